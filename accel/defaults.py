@@ -1,0 +1,189 @@
+"""The one table from a hardware profile to the pack's automatic choices.
+
+`choose(profile)` returns `Defaults`: the attention backend `auto` picks, the compile mode the
+Level-1 preset uses, the FP8 compute path `auto` uses, and TF32 — each with the reason shown to the
+user. Rows are tried in order; the first whose `match` accepts the profile decides. Within a row the
+attention preference list is walked and the first backend that `registry.available()` accepts wins;
+every skipped preference is reported with why (e.g. "flash_attn_3 is not installed; pip install fa3-fwd").
+
+Measured support for the orderings: `bench/results/` (GPU named in each file) and ../shared/gpu-facts.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..kernels.attention import registry
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    match: Callable  # profile -> bool
+    attention: tuple  # ((backend, why-preferred, optional extra condition(profile) -> (ok, why)), ...)
+    compile_mode: Callable  # profile -> (mode, reason)
+    fp8: Callable  # profile -> (path, reason)
+
+
+@dataclass
+class Defaults:
+    row: str
+    attention: str
+    attention_reason: str
+    attention_skipped: list = field(default_factory=list)  # [(backend, why not)]
+    compile_mode: str = "default"
+    compile_reason: str = ""
+    fp8_compute: str = "dequant"  # "scaled_mm_rowwise" | "scaled_mm_tensorwise" | "dequant"
+    fp8_reason: str = ""
+    tf32: bool = False
+    tf32_reason: str = ""
+
+    def report_lines(self) -> list[str]:
+        lines = [f"defaults for {self.row}:", f"  attention auto -> {self.attention}: {self.attention_reason}"]
+        for name, why in self.attention_skipped:
+            lines.append(f"    skipped {name}: {why}")
+        lines.append(f"  compile mode -> {self.compile_mode}: {self.compile_reason}")
+        lines.append(f"  fp8 compute -> {self.fp8_compute}: {self.fp8_reason}")
+        lines.append(f"  tf32 -> {'on' if self.tf32 else 'off'}: {self.tf32_reason}")
+        return lines
+
+
+def _sage_v1(profile):
+    v = profile.lib("sageattention").version or ""
+    if v.startswith("1."):
+        return True, ""
+    return False, "its auto dispatcher picks FP8 P/V kernels on this GPU (reported unstable); the FP16-P/V kernels above are preferred"
+
+
+# --- compile mode and fp8 path rules ------------------------------------------------------------
+
+def _compile_gpu(profile):
+    if not profile.triton:
+        return "eager", "triton is not installed, so inductor cannot build GPU kernels; install triton (Linux) or triton-windows"
+    if profile.device_kind == "cuda" and (profile.sm_int or 0) >= 80:
+        return ("max-autotune-no-cudagraphs",
+                "per-block compile with autotuned matmul/fusion kernels; CUDA graphs stay off because ComfyUI swaps modules per call")
+    return "default", "inductor default mode (max-autotune gains little before Ampere/on ROCm and compiles much longer)"
+
+
+def _compile_cpu(profile):
+    if profile.c_compiler:
+        return "default", f"inductor C++ backend with {profile.c_compiler}"
+    return "eager", "no C compiler found for inductor's CPU backend; install gcc/clang"
+
+
+def _compile_mps(profile):
+    return "eager", "inductor on MPS is experimental in PyTorch; compile gives no reliable gain there"
+
+
+def _fp8_cuda(profile):
+    if profile.fp8_rowwise:
+        return "scaled_mm_rowwise", f"sm{profile.sm_int}: FP8 tensor cores with row-wise (per-token x per-channel) torch._scaled_mm"
+    if profile.fp8_compute:
+        return "scaled_mm_tensorwise", f"sm{profile.sm_int}: FP8 tensor cores; this GPU/torch supports per-tensor scales only"
+    return "dequant", f"sm{profile.sm_int or '?'} has no FP8 tensor cores (needs SM >= 8.9): weights stay FP8 in memory, matmuls in bf16/fp16"
+
+
+def _fp8_rocm(profile):
+    if profile.fp8_compute:
+        return "scaled_mm_tensorwise", f"{profile.gcn_arch}: FP8 matmul with per-tensor scales"
+    return "dequant", f"{profile.gcn_arch or 'this AMD GPU'} has no FP8 matmul: weights dequantized per layer"
+
+
+def _fp8_none(profile):
+    return "dequant", f"{profile.device_kind}: no FP8 matmul; weights dequantized per layer"
+
+
+def _sm(lo, hi=None):
+    return lambda p: p.device_kind == "cuda" and p.sm_int is not None and lo <= p.sm_int <= (hi if hi is not None else lo)
+
+
+_FA3_WHY = "FlashAttention-3 is the fastest measured on H200 for Wan/Flux shapes (shared/gpu-facts.md)"
+_CUDNN_WHY = "cuDNN fused attention: the fastest SDPA kernel on Hopper (H200: 11.7 ms vs FA2 18.4 ms at Wan 1.3B 480p)"
+_FA2_WHY = "FlashAttention-2: exact attention, the standard fast kernel on Ampere/Ada"
+_SAGE16_WHY = "SageAttention INT8 Q/K with FP16 P/V (FA2 not installed): fast, small precision cost"
+_SDPA_WHY = "PyTorch SDPA: always available, PyTorch picks its best kernel"
+
+ROWS: tuple[Row, ...] = (
+    Row("Hopper (sm90)", _sm(90),
+        (("flash_attn_3", _FA3_WHY, None),
+         ("sdpa_cudnn", _CUDNN_WHY, None),
+         ("flash_attn_2", _FA2_WHY, None),
+         ("sdpa", _SDPA_WHY, None)),
+        _compile_gpu, _fp8_cuda),
+    Row("Blackwell datacenter (sm100-103)", _sm(100, 103),
+        (("flash_attn_4", "FlashAttention-4 (CuTe) targets Blackwell tensor cores", None),
+         ("sdpa_cudnn", "cuDNN fused attention supports Blackwell", None),
+         ("flash_attn_2", _FA2_WHY, None),
+         ("sdpa", _SDPA_WHY, None)),
+        _compile_gpu, _fp8_cuda),
+    Row("Blackwell consumer (sm120+)", _sm(110, 999),
+        (("flash_attn_2", _FA2_WHY, None),
+         ("sageattn_qk_int8_pv_fp16_cuda", _SAGE16_WHY, None),
+         ("sageattn_qk_int8_pv_fp16_triton", _SAGE16_WHY, None),
+         ("sdpa", _SDPA_WHY, None)),
+        _compile_gpu, _fp8_cuda),
+    Row("Ada (sm89: L40, L40S, RTX 40xx)", _sm(89),
+        (("flash_attn_2", _FA2_WHY + " (FA3 is Hopper-only)", None),
+         ("sageattn_qk_int8_pv_fp16_cuda", _SAGE16_WHY, None),
+         ("sageattn_qk_int8_pv_fp16_triton", _SAGE16_WHY, None),
+         ("sage", "SageAttention 1 (Triton, FP16 P/V)", _sage_v1),
+         ("sdpa", _SDPA_WHY, None)),
+        _compile_gpu, _fp8_cuda),
+    Row("Ampere (sm80 A100, sm86/87 RTX 30xx)", _sm(80, 88),
+        (("flash_attn_2", _FA2_WHY, None),
+         ("sageattn_qk_int8_pv_fp16_cuda", _SAGE16_WHY, None),
+         ("sageattn_qk_int8_pv_fp16_triton", _SAGE16_WHY, None),
+         ("sage", "SageAttention auto dispatcher (FP16 P/V on Ampere)", None),
+         ("sdpa", _SDPA_WHY, None)),
+        _compile_gpu, _fp8_cuda),
+    Row("pre-Ampere CUDA (sm < 80)", _sm(0, 79),
+        (("xformers", "xFormers memory-efficient attention (FlashAttention needs SM >= 8.0)", None),
+         ("sdpa", _SDPA_WHY, None)),
+        _compile_gpu, _fp8_cuda),
+    Row("AMD ROCm", lambda p: p.device_kind == "rocm",
+        (("flash_attn_2", "FlashAttention-2 ROCm build (CK/Triton)", None),
+         ("sdpa", _SDPA_WHY + " (AOTriton flash/efficient on ROCm)", None)),
+        _compile_gpu, _fp8_rocm),
+    Row("Apple MPS", lambda p: p.device_kind == "mps",
+        (("sdpa", "PyTorch SDPA: the only fused attention on MPS", None),),
+        _compile_mps, _fp8_none),
+    Row("CPU", lambda p: True,
+        (("sdpa", "PyTorch SDPA: the CPU flash kernel", None),),
+        _compile_cpu, _fp8_none),
+)
+
+
+def row_for(profile) -> Row:
+    for row in ROWS:
+        if row.match(profile):
+            return row
+    return ROWS[-1]
+
+
+def choose_attention(profile) -> tuple[str, str, list]:
+    """(backend, reason, skipped) for `auto` on this profile."""
+    row = row_for(profile)
+    skipped = []
+    for name, why, extra in row.attention:
+        ok, reason = registry.available(name, profile)
+        if ok and extra is not None:
+            ok, reason = extra(profile)
+        if ok:
+            if skipped:
+                why += " (preferred ones unavailable: " + ", ".join(n for n, _ in skipped) + ")"
+            return name, why, skipped
+        skipped.append((name, reason))
+    return "sdpa", _SDPA_WHY, skipped
+
+
+def choose(profile) -> Defaults:
+    row = row_for(profile)
+    attn, attn_why, skipped = choose_attention(profile)
+    mode, mode_why = row.compile_mode(profile)
+    fp8, fp8_why = row.fp8(profile)
+    if profile.tf32:
+        tf32, tf32_why = True, "TF32 tensor cores (SM >= 8.0): fp32 matmuls/convs (e.g. Wan's fp32 patch embedding) run on tensor cores"
+    else:
+        tf32, tf32_why = False, "no TF32 tensor cores on this device"
+    return Defaults(row.name, attn, attn_why, skipped, mode, mode_why, fp8, fp8_why, tf32, tf32_why)

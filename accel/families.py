@@ -1,0 +1,102 @@
+"""Model-family detection for a ComfyUI MODEL (ModelPatcher): one place that says what a model is.
+
+Used by the Level-1 preset (Wan only), TeaCache (coefficient choice), compile (block lists) and
+reports. Reads ComfyUI objects but imports nothing from ComfyUI.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# BaseModel class name -> family id
+_BASE_FAMILIES = {
+    "WAN21": "wan21", "WAN22": "wan22", "WAN21_Vace": "wan21", "WAN21_Camera": "wan21", "WAN22_Camera": "wan22",
+    "WAN22_S2V": "wan22", "WAN21_HuMo": "wan21", "WAN22_Animate": "wan22",
+    "Flux": "flux", "Flux2": "flux2", "Chroma": "chroma", "ChromaRadiance": "chroma", "FluxInpaint": "flux",
+    "QwenImage": "qwen_image", "HunyuanVideo": "hunyuan_video", "HunyuanVideoI2V": "hunyuan_video",
+    "HunyuanVideoSkyreelsI2V": "hunyuan_video", "HunyuanVideo15": "hunyuan_video15", "LTXV": "ltxv", "LTXAV": "ltxv",
+    "SD3": "sd3", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "BaseModel": "sd1", "Lumina2": "lumina2",
+    "HiDream": "hidream", "CosmosVideo": "cosmos", "CosmosPredict2": "cosmos",
+}
+
+_NAMES = {
+    "wan21": "Wan 2.1", "wan22": "Wan 2.2", "flux": "Flux.1", "flux2": "Flux.2", "chroma": "Chroma",
+    "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo", "hunyuan_video15": "HunyuanVideo 1.5",
+    "ltxv": "LTX-Video", "sd3": "SD3", "sdxl": "SDXL", "sd1": "SD1.x/2.x", "lumina2": "Lumina 2",
+    "hidream": "HiDream", "cosmos": "Cosmos", "unknown": "unknown model",
+}
+
+# Attribute names of per-block ModuleLists inside the diffusion model, in forward order.
+BLOCK_LISTS = ("blocks", "double_blocks", "single_blocks", "transformer_blocks", "joint_blocks", "layers")
+
+_WAN_SIZES = {1536: "1.3B", 5120: "14B", 3072: "5B"}
+
+
+@dataclass
+class Family:
+    family: str  # "wan21", "wan22", "flux", "qwen_image", ... or "unknown"
+    base_class: str  # ComfyUI BaseModel class name
+    variant: str = ""  # Wan: "t2v", "i2v", "ti2v", "vace", ...
+    size: str = ""  # Wan: "1.3B", "14B", "5B"
+    dims: dict = field(default_factory=dict)
+    block_keys: list = field(default_factory=list)  # e.g. ["diffusion_model.blocks.0", ...]
+
+    @property
+    def is_wan(self) -> bool:
+        return self.family in ("wan21", "wan22")
+
+    @property
+    def name(self) -> str:
+        text = _NAMES.get(self.family, self.family)
+        if self.is_wan:
+            if self.family == "wan21" and self.size == "14B" and self.variant in ("t2v", "i2v"):
+                text = "Wan 2.1 / 2.2 A14B"
+            text += f" {self.variant.upper()}" if self.variant else ""
+            text += f" {self.size}" if self.size else ""
+        elif self.family == "unknown":
+            text += f" ({self.base_class})"
+        return text
+
+
+def detect(model) -> Family:
+    """`model` is a ComfyUI ModelPatcher (MODEL) or a BaseModel."""
+    base = getattr(model, "model", model)
+    cls = type(base).__name__
+    fam = _BASE_FAMILIES.get(cls)
+    dm = getattr(base, "diffusion_model", None)
+    if fam is None:
+        # Subclasses of known classes (new ComfyUI variants) map to their nearest known ancestor.
+        for k in type(base).__mro__[1:]:
+            if k.__name__ in _BASE_FAMILIES and k.__name__ != "BaseModel":
+                fam = _BASE_FAMILIES[k.__name__]
+                break
+    if fam is None and dm is not None and type(dm).__name__.startswith("WanModel"):
+        fam = "wan21"
+    fam = fam or "unknown"
+    info = Family(fam, cls)
+    if dm is not None:
+        for attr in BLOCK_LISTS:
+            blocks = getattr(dm, attr, None)
+            if blocks is not None and hasattr(blocks, "__len__") and len(blocks) and hasattr(blocks, "__getitem__"):
+                info.block_keys += [f"diffusion_model.{attr}.{i}" for i in range(len(blocks))]
+    if info.is_wan and dm is not None:
+        dim = int(getattr(dm, "dim", 0) or 0)
+        info.dims = {"dim": dim, "num_heads": int(getattr(dm, "num_heads", 0) or 0),
+                     "num_layers": len(getattr(dm, "blocks", [])), "in_dim": _in_dim(dm),
+                     "out_dim": int(getattr(dm, "out_dim", 0) or 0)}
+        info.size = _WAN_SIZES.get(dim, f"dim{dim}")
+        mt = getattr(dm, "model_type", "t2v")
+        dm_cls = type(dm).__name__
+        if dm_cls != "WanModel":
+            info.variant = dm_cls.replace("WanModel", "").strip("_").lower() or mt
+        elif info.dims["out_dim"] == 48:
+            info.variant = "ti2v"
+            info.family = "wan22"
+        else:
+            info.variant = mt
+    return info
+
+
+def _in_dim(dm) -> int:
+    pe = getattr(dm, "patch_embedding", None)
+    w = getattr(pe, "weight", None)
+    return int(w.shape[1]) if w is not None and w.ndim >= 2 else 0

@@ -1,0 +1,7 @@
+"""Test/demo/bench harness: a real ComfyUI imported as a library, tiny or true random-weight models.
+
+Not part of the node pack (excluded from the registry archive). Import it with
+`sys.path.insert(0, "<repo>/harness")`; never put the repo root itself on sys.path (our `nodes/`
+package would shadow ComfyUI's `nodes` module).
+"""
+from .env import REPO_ROOT, bootstrap, comfy_root, load_pack, pack_module  # noqa: F401

@@ -1,0 +1,169 @@
+"""Random-weight models in the official key layout, built through ComfyUI's own classes.
+
+No weights are downloaded anywhere: tiny configs for CPU tests, true configs (Wan 1.3B / 14B, ...) for
+GPU benchmarks. Values are seeded and scaled like a trained network's (fan-in scaled linears, unit
+norms, small modulation), so activations stay finite through sampling.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+
+# name -> (dim, ffn_dim, num_layers). Heads are dim // 128 (ComfyUI's detection rule).
+WAN_SIZES = {
+    "tiny": (128, 256, 2),
+    "small": (256, 512, 3),
+    "1.3B": (1536, 8960, 30),
+    "14B": (5120, 13824, 40),
+    "5B": (3072, 14336, 30),
+}
+# variant -> (model_type, in_dim, out_dim)
+WAN_VARIANTS = {
+    "t2v": ("t2v", 16, 16),  # Wan 2.1 T2V, Wan 2.2 A14B T2V experts
+    "i2v": ("i2v", 36, 16),  # Wan 2.1 I2V / FLF, Wan 2.2 A14B I2V experts
+    "ti2v5b": ("t2v", 48, 48),  # Wan 2.2 TI2V-5B (Wan 2.2 VAE, 48 channels)
+}
+
+
+def _fill_(name: str, t: torch.Tensor, gen: torch.Generator) -> None:
+    """Initialise one tensor in place like a trained layer would look (seeded)."""
+    shape = t.shape
+    leaf = name.rsplit(".", 1)[-1]
+    if t.ndim == 0 or t.numel() == 0:
+        t.zero_()
+        return
+    if "modulation" in name:
+        t.copy_(torch.randn(shape, generator=gen, device=t.device, dtype=torch.float32) * (0.5 / math.sqrt(shape[-1])))
+    elif leaf in ("weight", "scale") and ("norm" in name) and t.ndim == 1:
+        t.copy_(1.0 + 0.05 * torch.randn(shape, generator=gen, device=t.device, dtype=torch.float32))
+    elif leaf == "bias" or t.ndim == 1:
+        t.copy_(0.02 * torch.randn(shape, generator=gen, device=t.device, dtype=torch.float32))
+    else:
+        fan_in = max(1, t[0].numel())
+        t.copy_(torch.randn(shape, generator=gen, device=t.device, dtype=torch.float32) / math.sqrt(fan_in))
+
+
+def randomize_(module: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
+    """Fill every parameter and buffer of an (uninitialised) module with seeded values."""
+    params = dict(module.named_parameters())
+    params.update(dict(module.named_buffers()))
+    dev = next(iter(params.values())).device if params else torch.device("cpu")
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    with torch.no_grad():
+        for name in sorted(params):
+            t = params[name]
+            if t.is_floating_point():
+                tmp = torch.empty(t.shape, dtype=torch.float32, device=t.device)
+                _fill_(name, tmp, gen)
+                t.copy_(tmp.to(t.dtype))
+    return module
+
+
+def wan_state_dict(variant: str = "t2v", size: str = "tiny", seed: int = 0, dtype=torch.bfloat16,
+                   device="cpu", dim=None, ffn_dim=None, num_layers=None) -> dict:
+    """A Wan state dict in the official checkpoint key layout (what UNETLoader detects)."""
+    import comfy.ops
+    from comfy.ldm.wan.model import WanModel
+
+    d, f, n = WAN_SIZES[size]
+    d, f, n = dim or d, ffn_dim or f, num_layers or n
+    model_type, in_dim, out_dim = WAN_VARIANTS[variant]
+    with torch.device("meta"):
+        m = WanModel(model_type=model_type, in_dim=in_dim, out_dim=out_dim, dim=d, ffn_dim=f,
+                     num_heads=d // 128, num_layers=n, text_len=512, dtype=dtype,
+                     operations=comfy.ops.disable_weight_init)
+    gen = torch.Generator(device=device).manual_seed(seed)
+    sd = {}
+    for name, t in sorted(m.state_dict().items()):
+        out = torch.empty(t.shape, dtype=torch.float32, device=device)
+        _fill_(name, out, gen)
+        # ComfyUI keeps patch_embedding fp32 at run time; checkpoints ship it in the model dtype.
+        sd[name] = out.to(dtype)
+    return sd
+
+
+def save_safetensors(sd: dict, path, metadata: dict | None = None) -> Path:
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous().cpu() for k, v in sd.items()}, str(path), metadata=metadata)
+    return path
+
+
+def write_wan(path, variant: str = "t2v", size: str = "tiny", seed: int = 0, dtype=torch.bfloat16) -> Path:
+    return save_safetensors(wan_state_dict(variant, size, seed, dtype), path)
+
+
+def load_diffusion_model(path, model_options: dict | None = None):
+    """ComfyUI's own loader (what UNETLoader calls): returns a ModelPatcher."""
+    import comfy.sd
+
+    return comfy.sd.load_diffusion_model(str(path), model_options=model_options or {})
+
+
+def wan_model(variant: str = "t2v", size: str = "tiny", seed: int = 0, dtype=torch.bfloat16, device="cpu",
+              model_options: dict | None = None):
+    """Build a Wan ModelPatcher from an in-memory state dict (no file), through ComfyUI's detection."""
+    import comfy.sd
+
+    sd = wan_state_dict(variant, size, seed, dtype, device=device)
+    m = comfy.sd.load_diffusion_model_state_dict(sd, model_options=model_options or {})
+    if m is None:
+        raise RuntimeError(f"ComfyUI did not detect the random Wan {variant}/{size} state dict")
+    return m
+
+
+FLUX_TINY = {
+    "image_model": "flux", "in_channels": 16, "out_channels": 16, "vec_in_dim": 32, "context_in_dim": 64,
+    "hidden_size": 128, "mlp_ratio": 2.0, "num_heads": 2, "depth": 1, "depth_single_blocks": 1,
+    "axes_dim": [8, 28, 28], "theta": 10000, "patch_size": 2, "qkv_bias": True, "guidance_embed": True,
+}
+
+
+def tiny_model_from_config(unet_config: dict, seed: int = 0, dtype=torch.float32):
+    """A random-weight ModelPatcher for any family ComfyUI's `model_config_from_unet_config` matches
+    (Flux's detection fixes hidden size 3072, so tiny Flux must be built from a config)."""
+    import comfy.model_detection
+    import comfy.model_management
+    import comfy.model_patcher
+
+    cfg = comfy.model_detection.model_config_from_unet_config(dict(unet_config))
+    if cfg is None:
+        raise RuntimeError(f"no ComfyUI model config matches {unet_config}")
+    cfg.set_inference_dtype(dtype, None)
+    model = cfg.get_model({}, device="cpu")
+    model.diffusion_model.to(dtype)
+    randomize_(model.diffusion_model, seed)
+    load = comfy.model_management.get_torch_device()
+    return comfy.model_patcher.ModelPatcher(model, load_device=load, offload_device=comfy.model_management.unet_offload_device())
+
+
+def tiny_flux(seed: int = 0, dtype=torch.float32):
+    return tiny_model_from_config(FLUX_TINY, seed, dtype)
+
+
+def conditioning(tokens: int = 16, dim: int = 4096, seed: int = 0, **extra):
+    """Positive/negative CONDITIONING without a text encoder: [[tensor(1, tokens, dim), {...}]]."""
+    g = torch.Generator().manual_seed(seed)
+    return [[torch.randn(1, tokens, dim, generator=g), dict(extra)]]
+
+
+def wan_latent(frames: int = 1, height: int = 16, width: int = 16, channels: int = 16, batch: int = 1):
+    """An empty Wan video latent of the pixel size given (like EmptyHunyuanLatentVideo / Wan22ImageToVideoLatent)."""
+    t = ((frames - 1) // 4) + 1
+    return {"samples": torch.zeros(batch, channels, t, height // 8, width // 8)}
+
+
+def sample(model, positive, negative, latent, steps: int = 2, cfg: float = 2.0, seed: int = 0,
+           sampler: str = "euler", scheduler: str = "simple", denoise: float = 1.0,
+           start_step=None, last_step=None, disable_noise: bool = False):
+    """Run ComfyUI's own KSampler path (common_ksampler) and return the output latent tensor."""
+    import nodes
+
+    out = nodes.common_ksampler(model, seed, steps, cfg, sampler, scheduler, positive, negative, latent,
+                                denoise=denoise, disable_noise=disable_noise, start_step=start_step,
+                                last_step=last_step, force_full_denoise=True)
+    return out[0]["samples"]

@@ -1,0 +1,1 @@
+"""Attention backends: one registry (`registry.BACKENDS`), one adapter per library."""

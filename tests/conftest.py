@@ -1,0 +1,43 @@
+"""Every test runs the pack inside a real ComfyUI (0.3.75 test bed, or COMFYUI_PATH).
+
+No tests/__init__.py on purpose: ComfyUI ships a package named `tests`.
+"""
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+
+import pytest  # noqa: E402
+
+import accel_harness as H  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def comfy(tmp_path_factory):
+    """ComfyUI imported headless; returns this session's base dir (models/, output/, ...)."""
+    base = H.bootstrap(tmp_path_factory.mktemp("comfy"))
+    import torch
+
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    return base
+
+
+@pytest.fixture(scope="session")
+def pack(comfy):
+    """The pack as ComfyUI's own loader imported it (fails the run on any import failure)."""
+    return H.load_pack()
+
+
+@pytest.fixture(scope="session")
+def mod(pack):
+    """mod('accel.hardware') -> that module of the loaded pack (one copy of every module)."""
+    return H.pack_module
+
+
+@pytest.fixture(scope="session")
+def M(comfy):
+    from accel_harness import models
+
+    return models

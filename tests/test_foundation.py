@@ -1,0 +1,83 @@
+"""The pack loads in a real ComfyUI, registers its nodes, imports nothing heavy, and the report runs."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import accel_harness as H
+
+HEAVY = ("triton", "flash_attn", "flash_attn_interface", "fa3_fwd_interface", "sageattention", "sageattn3",
+         "xformers", "torch._inductor", "torch._dynamo.convert_frame")
+
+
+def test_pack_loads_through_comfyui_loader(pack):
+    import nodes
+
+    assert pack.IMPORT_ERRORS == {}
+    assert "AccelHardwareReport" in nodes.NODE_CLASS_MAPPINGS
+    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+        assert nodes.NODE_CLASS_MAPPINGS[name] is cls
+        assert name in pack.NODE_DISPLAY_NAME_MAPPINGS, f"{name} has no display name"
+        assert getattr(cls, "CATEGORY", "").startswith("accel"), name
+        assert getattr(cls, "DESCRIPTION", ""), f"{name} has no DESCRIPTION"
+
+
+def test_every_input_has_a_tooltip(pack):
+    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+        spec = cls.INPUT_TYPES()
+        for section in ("required", "optional"):
+            for inp, val in spec.get(section, {}).items():
+                opts = val[1] if len(val) > 1 else {}
+                assert opts.get("tooltip"), f"{name}.{inp} has no tooltip"
+
+
+def test_startup_imports_nothing_heavy(comfy):
+    """Loading the pack at ComfyUI start-up must not import attention libraries, triton or inductor."""
+    code = textwrap.dedent(f"""
+        import sys, asyncio, json
+        sys.path.insert(0, {str(H.REPO_ROOT / 'harness')!r})
+        import accel_harness as H
+        H.bootstrap()
+        import nodes
+        asyncio.run(nodes.init_extra_nodes(init_custom_nodes=False, init_api_nodes=False))
+        before = set(sys.modules)
+        H.load_pack()
+        new = sorted(set(sys.modules) - before)
+        print("NEW=" + json.dumps(new))
+    """)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    line = [x for x in out.stdout.splitlines() if x.startswith("NEW=")][-1]
+    new = json.loads(line[4:])
+    heavy = [m for m in new if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert heavy == [], f"pack import pulled in heavy modules: {heavy}"
+
+
+def test_hardware_report_node_runs_in_a_prompt(pack):
+    from accel_harness.executor import run_prompt
+
+    prompt = {"1": {"class_type": "AccelHardwareReport", "inputs": {"refresh": True}}}
+    _, history = run_prompt(prompt)
+    text = history["outputs"]["1"]["text"][0]
+    assert "comfyui-accel hardware report" in text
+    assert "attention auto -> sdpa" in text  # CPU test machine
+    assert "compile mode ->" in text and "fp8 compute ->" in text
+
+
+def test_pyproject_registry_metadata():
+    import tomllib
+
+    data = tomllib.loads((H.REPO_ROOT / "pyproject.toml").read_text())
+    proj = data["project"]
+    assert proj["name"] == "comfyui-accel"
+    deps = " ".join(proj.get("dependencies", [])).lower()
+    for hard in ("torch", "flash-attn", "flash_attn", "sageattention", "xformers"):
+        assert hard not in deps, f"{hard} must not be a hard requirement"
+    assert set(data["tool"]["comfy"]) >= {"PublisherId", "DisplayName", "Icon"}
+    assert "Repository" in data["project"]["urls"]
+    ignore = (H.REPO_ROOT / ".comfyignore").read_text()
+    for p in ("tests", "bench/results", "harness"):
+        assert p in ignore
