@@ -18,3 +18,17 @@ def test_flux_family(mod, M):
     fam = mod("accel.families").detect(M.tiny_flux())
     assert fam.family == "flux" and not fam.is_wan
     assert fam.block_keys == ["diffusion_model.double_blocks.0", "diffusion_model.single_blocks.0"]
+
+
+def test_forward_helper_matches_sampling_path(M):
+    import torch
+    from accel_harness.forward import Forward
+
+    m = M.wan_model("t2v", "tiny")
+    x = torch.randn(1, 16, 2, 4, 4)
+    ctx = M.conditioning(8)[0][0]
+    with Forward(m) as f:
+        a = f(x, 0.7, ctx)
+        b = f(x, 0.7, ctx)
+    assert a.shape == x.shape and torch.isfinite(a).all()
+    assert torch.equal(a, b)
