@@ -30,7 +30,9 @@ class Forward:
         self.device = self.patcher.load_device
         return self
 
+    @torch.inference_mode()
     def __call__(self, x, sigma, context, cond_or_uncond=None, **extra):
+        """Inference mode, as ComfyUI's executor runs sampling (no autograd graph is kept)."""
         base = self.patcher.model
         x = x.to(self.device)
         sigma = torch.as_tensor(sigma, dtype=torch.float32, device=self.device).reshape(-1).expand(x.shape[0])

@@ -1,0 +1,60 @@
+"""Smoke check of the GPU machine: ComfyUI imports, the pack loads, attention libraries run,
+a true-config Wan 1.3B forward runs. Usage: python3 bench/gpu_check.py [--out DIR]"""
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import accel_harness as H  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--out", default=os.environ.get("OUT", "."))
+a = ap.parse_args()
+t0 = time.time()
+H.bootstrap(cpu=False)
+pack = H.load_pack()
+import torch  # noqa: E402
+
+print("pack loaded", round(time.time() - t0, 1), "s; nodes:", sorted(pack.NODE_CLASS_MAPPINGS))
+print(H.pack_module("accel.report").hardware_report(refresh=True))
+res = {}
+q = torch.randn(1, 4096, 8, 128, device="cuda", dtype=torch.bfloat16)
+try:
+    from fa3_fwd_interface import flash_attn_func
+    o = flash_attn_func(q, q, q)
+    o = o[0] if isinstance(o, tuple) else o
+    ref = torch.nn.functional.scaled_dot_product_attention(*(x.transpose(1, 2) for x in (q, q, q))).transpose(1, 2)
+    res["fa3_rel_err"] = float((o.float() - ref.float()).norm() / ref.float().norm())
+except Exception as e:
+    res["fa3_error"] = repr(e)
+try:
+    from sageattention import sageattn
+    o = sageattn(q, q, q, tensor_layout="NHD")
+    ref = torch.nn.functional.scaled_dot_product_attention(*(x.transpose(1, 2) for x in (q, q, q))).transpose(1, 2)
+    res["sage_rel_err"] = float((o.float() - ref.float()).norm() / ref.float().norm())
+except Exception as e:
+    res["sage_error"] = repr(e)
+from accel_harness import models as M  # noqa: E402
+from accel_harness.forward import Forward  # noqa: E402
+
+t = time.time()
+m = M.wan_model("t2v", "1.3B", device="cuda", dtype=torch.bfloat16)
+res["build_1.3B_s"] = round(time.time() - t, 1)
+x = torch.randn(1, 16, 21, 60, 104, device="cuda", dtype=torch.bfloat16)
+ctx = torch.randn(1, 512, 4096, device="cuda", dtype=torch.bfloat16)
+with Forward(m) as f:
+    for _ in range(2):
+        f(x, 0.9, ctx)
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(3):
+        s = time.perf_counter(); f(x, 0.9, ctx); torch.cuda.synchronize(); ts.append(time.perf_counter() - s)
+res["wan1.3B_480p81f_forward_ms"] = sorted(ts)[1] * 1000
+res["gpu"] = torch.cuda.get_device_name(0)
+res["torch"] = torch.__version__
+print(json.dumps(res, indent=1))
+Path(a.out).mkdir(parents=True, exist_ok=True)
+Path(a.out, "gpu_check.json").write_text(json.dumps(res, indent=1))
