@@ -5,7 +5,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup_testbed.sh
-VPY="${ACCEL_VENV:-$ROOT/.testbed/venv}/bin/python"
+VPY="${ACCEL_VENV:-${ACCEL_TESTBED:-$ROOT/.testbed}/venv}/bin/python"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export TRITON_INTERPRET="${TRITON_INTERPRET:-1}"
-exec "$VPY" -m pytest "$@"
+# The pytest config lives in tests/pytest.ini so that pytest's rootdir is tests/: the repo root is the
+# pack (it has an __init__.py) and must not be collected as a package (its folder name may not even be
+# a valid Python name, e.g. a clone called comfyui-accel).
+exec "$VPY" -m pytest -c tests/pytest.ini --rootdir tests "$@"
