@@ -350,7 +350,9 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
             lines.append(f"  torch.compile: runs as custom op {kern.op_name} (no graph break per call)")
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
-    if prev is not None and not isinstance(prev, AttentionOverride):
+    if isinstance(prev, AttentionOverride):
+        lines.append(f"  replaced the input model's earlier Accel Attention patch ({prev.kernel.label})")
+    elif prev is not None:
         lines.append(f"  replaced an earlier attention override ({getattr(prev, '__name__', type(prev).__name__)})")
     m.model_options["transformer_options"] = to
     text = "\n".join(lines)

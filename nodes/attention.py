@@ -64,6 +64,8 @@ class AccelAttention:
         # a backend installed on another machine validates here and then follows `fallback`.
         from ..kernels.attention import registry
 
+        if not isinstance(backend, str):  # linked from another node: checked when the node runs
+            return True
         if backend == "auto" or backend in registry.BACKENDS:
             return True
         return f"unknown attention backend '{backend}' (known: auto, {', '.join(registry.BACKENDS)})"

@@ -595,6 +595,52 @@ def test_compile_traces_without_graph_breaks(A, M, mod, fakes, stats, backend, l
     torch._dynamo.reset()
 
 
+@pytest.mark.parametrize("backend", ["sdpa", "flash_attn_3"])
+def test_whole_wan_forward_traces_in_one_graph(A, M, mod, fakes, stats, backend):
+    """ComfyUI's CPU attention (sub-quadratic) breaks the graph at every call; patched, the whole
+    tiny Wan forward is one graph (a library kernel is a custom op with a fake implementation)."""
+    libs, _ = fakes
+    model = wan(M, "t2v", torch.bfloat16)
+    prof = sim_profile(mod, libs, drop=("fa3_fwd_interface",)) if backend != "sdpa" else None
+    patched, _ = A.apply_attention(model, backend, profile=prof, tensor_device_types=("cpu",))
+    to = patched.model_options["transformer_options"]
+    dm = patched.model.diffusion_model
+    x, t, ctx = torch.randn(1, 16, 2, 4, 4, dtype=torch.bfloat16), torch.tensor([500.0]), torch.randn(1, 8, 4096, dtype=torch.bfloat16)
+    torch._dynamo.reset()
+    with torch.inference_mode():
+        explained = torch._dynamo.explain(lambda x, t, c: dm(x, t, c, transformer_options=dict(to)))(x, t, ctx)
+    torch._dynamo.reset()
+    assert explained.graph_break_count == 0, [str(r.reason)[:200] for r in explained.break_reasons]
+    assert stats[(backend, "served")] >= 2
+
+
+def test_nothing_is_imported_or_registered_at_startup(comfy):
+    """Loading the pack (ComfyUI start-up) imports no adapter module, so no library is imported and
+    no custom op is registered until the node runs."""
+    import json
+    import os
+    import subprocess
+    import textwrap
+
+    import accel_harness as H
+
+    code = textwrap.dedent(f"""
+        import sys, json
+        sys.path.insert(0, {str(H.REPO_ROOT / 'harness')!r})
+        import accel_harness as H
+        H.bootstrap()
+        pack = H.load_pack()
+        import torch
+        mods = sorted(m for m in sys.modules if m.startswith(pack.__name__ + '.kernels.attention.') or m.startswith(pack.__name__ + '.accel.attention'))
+        print("MODS=" + json.dumps(mods))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    mods = json.loads([x for x in out.stdout.splitlines() if x.startswith("MODS=")][-1][5:])
+    assert mods == [], mods
+
+
 # --- 7. autotune: measured choice per shape, cached on disk ----------------------------------------
 
 def test_autotune_times_once_per_shape_and_caches_on_disk(A, M, mod, fakes, stats, tmp_path, monkeypatch):

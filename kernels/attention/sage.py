@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import importlib
 
-from .base import OP_NAMESPACE, op_id, BHLD, BLHD, Kernel, compile_safe, contiguous_last, tensor_device_types, torch_dtypes
+from .base import (BHLD, BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, tensor_device_types,
+                   torch_dtypes)
 
 _LAYOUT = {BHLD: "HND", BLHD: "NHD"}
 

@@ -8,7 +8,7 @@ import importlib
 
 import torch
 
-from .base import OP_NAMESPACE, op_id, BLHD, Kernel, compile_safe, contiguous_last, tensor_device_types, torch_dtypes
+from .base import BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, tensor_device_types, torch_dtypes
 
 
 def _bias(mask, q, k):
