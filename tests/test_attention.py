@@ -38,6 +38,7 @@ def fakes(mod):
     """Put the fake libraries on sys.path; returns (probed LibraryInfo dict, fake common module)."""
     for name in FAKE_MODULES:
         assert name not in sys.modules or name == "_fake_common", f"a real {name} is imported; fakes would not load"
+    mod("accel.report").profile()  # cache this machine's real profile before the fakes are importable
     sys.path.insert(0, str(FAKES))
     try:
         hw = mod("accel.hardware")
@@ -65,7 +66,7 @@ def sim_profile(mod, libs, sm=(9, 0), drop=()):
 @pytest.fixture
 def stats(A):
     A.STATS = collections.Counter()
-    mod_log = sys.modules[A.__name__.rsplit(".", 2)[0] + ".accel.log"]
+    mod_log = A.log
     mod_log.reset_once("attention")
     mod_log.reset_once("attention-unavailable")
     yield A.STATS
@@ -270,6 +271,46 @@ LIB_CASES = [
     ("sage3", "sageattn3", (12, 0), (), 128),
     ("xformers", "xformers", (7, 5), (), 64),
 ]
+
+
+def test_every_registry_backend_has_an_adapter_and_a_test(mod):
+    registry = mod("kernels.attention.registry")
+    adapters = mod("kernels.attention.adapters")
+    assert set(adapters.ADAPTERS) == set(registry.BACKENDS)
+    tested = {c[0] for c in LIB_CASES} | {"sdpa", "sdpa_math"}  # + the pinned SDPA variants below
+    assert set(registry.BACKENDS) - tested == {"sdpa_cudnn", "sdpa_flash", "sdpa_efficient"}
+
+
+def test_pinned_sdpa_variants_pin_their_kernel(mod, monkeypatch):
+    """sdpa_cudnn/flash/efficient cannot run on a CPU: check they enter sdpa_kernel with their backend."""
+    from torch.nn.attention import SDPBackend
+
+    adapters = mod("kernels.attention.adapters")
+    hw = mod("accel.hardware")
+    prof = hw.HardwareProfile(device_kind="cuda", gpu_name="sim", sm=(9, 0), torch_version=torch.__version__)
+    seen = []
+    import torch.nn.attention as tna
+
+    real = tna.sdpa_kernel
+
+    def spy(backends, *a, **k):
+        seen.append(backends)
+        return real(SDPBackend.MATH)  # run the math kernel on this CPU instead
+
+    for name, member in (("sdpa_cudnn", "CUDNN_ATTENTION"), ("sdpa_flash", "FLASH_ATTENTION"),
+                         ("sdpa_efficient", "EFFICIENT_ATTENTION")):
+        adapters.forget()
+        with monkeypatch.context() as mp:
+            mp.setattr(tna, "sdpa_kernel", spy)  # the adapter binds sdpa_kernel when it is built
+            kern = adapters.build_kernel(name, prof)
+        q = torch.randn(1, 2, 8, 64)
+        seen.clear()
+        out = kern.call(q, q, q, None, None, "bhld")
+        assert seen == [getattr(SDPBackend, member)]
+        assert close(out, _spec_reference(q, q, q, 2, skip_reshape=True, skip_output_reshape=True), FP32_TOL)[0]
+        assert kern.device_types == {"cuda"}
+        assert (torch.float32 in kern.dtypes) == (name == "sdpa_efficient")  # registry: only it takes fp32
+    adapters.forget()
 
 
 @pytest.mark.parametrize("backend,lib,sm,drop,d", LIB_CASES, ids=[f"{c[0]}-{c[1]}" for c in LIB_CASES])

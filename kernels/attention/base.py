@@ -150,6 +150,7 @@ def reference(q: Tensor, k: Tensor, v: Tensor, layout: str = BHLD, mask=None, sc
 # --- torch.compile: library kernels as custom ops ---------------------------------------------
 
 _ops: dict = {}
+_impls: dict = {}  # op name -> current implementation (a rebuilt kernel replaces it)
 _ops_lock = threading.Lock()
 
 
@@ -159,6 +160,7 @@ def _register_op(opname: str, impl: Callable):
     graph break. Registered on first use (a node run), never at import. Returns None when this torch
     has no custom_op (callers then use torch.compiler.disable)."""
     with _ops_lock:
+        _impls[opname] = impl
         if opname in _ops:
             return _ops[opname]
         custom_op = getattr(getattr(torch, "library", None), "custom_op", None)
@@ -168,7 +170,7 @@ def _register_op(opname: str, impl: Callable):
             try:
                 def _impl(q: Tensor, k: Tensor, v: Tensor, mask: Optional[Tensor] = None,
                           scale: Optional[float] = None, layout: str = BHLD) -> Tensor:
-                    return impl(q, k, v, mask, scale, layout)
+                    return _impls[opname](q, k, v, mask, scale, layout)
 
                 op = custom_op(qualname, mutates_args=())(_impl)
 
