@@ -42,6 +42,7 @@ _KNOWN_KWARGS = frozenset({
 })
 _POSITIONAL = ("q", "k", "v", "heads", "mask", "attn_precision", "skip_reshape", "skip_output_reshape")
 _SDP_BATCH_LIMIT = 2 ** 15  # ComfyUI splits larger batches for SDPA on NVIDIA; leave those to it
+_OOM = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError  # torch < 2.5: cuda only
 
 
 class AttentionOverride:
@@ -146,7 +147,7 @@ class AttentionOverride:
                 return func(*args, **kwargs)
             try:
                 out, olay = invoke(kern, q4, k4, v4, lay, mask, scale)
-            except torch.OutOfMemoryError:
+            except _OOM:
                 raise
             except Exception as e:  # a kernel refusing an input we did not foresee: never crash sampling
                 if self.strict:

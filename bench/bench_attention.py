@@ -141,8 +141,8 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
             res["micro"].append({"shape": "-", "backend": name, "error": f"not usable: {type(e).__name__}: {e}"})
     for shape, L, Hh in shapes:
         D = 128
-        g = torch.Generator(device="cpu").manual_seed(0)
-        q, k, v = (torch.randn(1, L, Hh * D, generator=g).to(device, torch.bfloat16) for _ in range(3))
+        g = torch.Generator(device=device).manual_seed(0)
+        q, k, v = (torch.randn(1, L, Hh * D, generator=g, device=device, dtype=torch.bfloat16) for _ in range(3))
         heads = torch.tensor([0, Hh // 2])
         nq = min(REF_QUERIES, L)
 
