@@ -95,28 +95,29 @@ def markdown(res: dict) -> str:
 
 
 def timed(fn, device, warmup, reps):
+    """(median ms, all ms, result of the last call)."""
     import torch
 
     for _ in range(warmup):
         fn()
+    out = None
+    ts = []
     if device.type == "cuda":
         torch.cuda.synchronize(device)
-        ts = []
         for _ in range(reps):
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record()
-            fn()
+            out = fn()
             e.record()
             e.synchronize()
             ts.append(s.elapsed_time(e))
     else:
-        ts = []
         for _ in range(reps):
             t = time.perf_counter()
-            fn()
+            out = fn()
             ts.append((time.perf_counter() - t) * 1000)
-    ts.sort()
-    return ts[len(ts) // 2], ts
+    ts_sorted = sorted(ts)
+    return ts_sorted[len(ts) // 2], ts, out
 
 
 def micro_bench(res, out, device, shapes, backends, warmup, reps):
@@ -172,7 +173,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                     row["rel_err"] = float((got - ref).norm() / ref.norm())
                     row["cosine"] = float(torch.nn.functional.cosine_similarity(got.flatten(), ref.flatten(), dim=0))
                     del o
-                    ms, all_ms = timed(fn, device, warmup, reps)
+                    ms, all_ms, _ = timed(fn, device, warmup, reps)
                 row.update(ms=ms, all_ms=[round(x, 3) for x in all_ms], tflops=flops / (ms * 1e-3) / 1e12)
                 log(f"kernel {shape:18s} {name:32s} {ms:9.3f} ms {row['tflops']:6.0f} TFLOP/s err {row['rel_err']:.2e}")
             except Exception as e:
@@ -211,9 +212,9 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
         if device.type == "cuda":
             torch.cuda.reset_peak_memory_stats(device)
         with torch.inference_mode(), Forward(patcher) as f:
-            ms, all_ms = timed(lambda: f(x, 0.9, ctx), device, warmup, reps)
-            o = f(x, 0.9, ctx).float()
-        calls = warmup + reps + 1
+            ms, all_ms, o = timed(lambda: f(x, 0.9, ctx), device, warmup, reps)
+            o = o.float()
+        calls = warmup + reps
         served = sum(v for k_, v in A.STATS.items() if k_[1] == "served") // calls
         fallback = {"/".join(map(str, k_[2:])): v // calls for k_, v in A.STATS.items() if k_[1] == "fallback"}
         A.STATS = None
