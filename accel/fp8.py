@@ -121,17 +121,21 @@ def _apply_weight_fn(f, w):
     return f(w)
 
 
-def make_operations(rt: FP8Runtime):
-    """ComfyUI custom operations (pass as model_options["custom_operations"]): comfy.ops.manual_cast
-    with an FP8-aware Linear. One class per loaded model, carrying its `FP8Runtime`."""
+def make_operations(rt: FP8Runtime, manual_cast: bool = True):
+    """ComfyUI custom operations (pass as model_options["custom_operations"]): an FP8-aware Linear
+    (a comfy.ops.manual_cast.Linear: it always casts its weight per forward) beside ComfyUI's other
+    operations, from comfy.ops.manual_cast when the model needs casting (weights stored in another dtype
+    than the compute dtype, as ComfyUI itself decides) or comfy.ops.disable_weight_init otherwise, so
+    norms and convolutions run exactly as in a stock model. One class per loaded model."""
     import comfy.float
     import comfy.model_management as mm
     import comfy.ops as ops
 
     cast_bias_weight = ops.cast_bias_weight
     uncast = getattr(ops, "uncast_bias_weight", None)
+    base = ops.manual_cast if manual_cast else ops.disable_weight_init
 
-    class AccelFP8Ops(ops.manual_cast):
+    class AccelFP8Ops(base):
         class Linear(ops.manual_cast.Linear):
             accel_fp8_runtime = rt
 
@@ -471,7 +475,9 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     if rt.fast and profile.is_gpu and (not profile.triton or kfp8.triton_error() is not None):
         log.warn_once(("fp8", "no_triton"), "triton is not available: FP8 activations are quantized with PyTorch ops "
                                             "(slower); install triton (Linux) or triton-windows")
-    model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt)}
+    # ComfyUI's own rule (pick_operations): manual casting only when weights and compute dtypes differ
+    manual = mm.unet_manual_cast(keep_dtype, mm.get_torch_device(), supported) is not None
+    model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
     kwargs = {}
     if disable_dynamic is not None and "disable_dynamic" in inspect.signature(comfy.sd.load_diffusion_model_state_dict).parameters:
         kwargs["disable_dynamic"] = disable_dynamic
@@ -620,7 +626,8 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
                         w8, s8 = kfp8.requantize(t, scale, kfp8.E4M3, per_channel=False)
                         requant += 1
                 elif plan is not None and plan.quantize.get(layer, False):
-                    w8, s8 = kfp8.quantize_weight(t, kfp8.E4M3, per_channel=False)
+                    # (a stock fp8 model's unscaled weights are their values: upcast before scaling)
+                    w8, s8 = kfp8.quantize_weight(t.float() if kfp8.is_fp8(t) else t, kfp8.E4M3, per_channel=False)
                 else:
                     tensors[key] = t.to(hp_dtype) if t.is_floating_point() else t
                     continue
@@ -628,7 +635,7 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
                 tensors[layer + ".weight_scale"] = s8.to(torch.float32).reshape(()).cpu()
                 quant_layers.append(layer)
                 continue
-            tensors[key] = (t.to(hp_dtype) if t.is_floating_point() and not kfp8.is_fp8(t) else t).cpu()
+            tensors[key] = (t.to(hp_dtype) if t.is_floating_point() else t).cpu()
     if requant:
         notes.append(f"{requant} per-channel/e5m2 layers requantized to per-tensor e4m3fn (stock ComfyUI 0.3.75 "
                      f"reads scalar scales only)")

@@ -298,6 +298,7 @@ def whole_model(dev, smoke, repeats, errors):
             v["report"] = report
             print(report, flush=True)
         v["weight_bytes"] = model_bytes(patcher)
+        f = None
         try:
             with Forward(patcher) as f:
                 if dev.type == "cuda":
@@ -337,7 +338,7 @@ def whole_model(dev, smoke, repeats, errors):
             errors[f"model {name} forward"] = f"{type(e).__name__}: {e}"
             traceback.print_exc()
         finally:
-            del patcher, built
+            f = patcher = built = None  # drop every reference before the next 14B model is built
             mm.unload_all_models()
             gc.collect()
             if dev.type == "cuda":
