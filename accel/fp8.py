@@ -539,7 +539,8 @@ def _linear_bytes(dm):
 def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt) -> str:
     lin, other = _linear_bytes(dm)
     total = lin + other
-    bf16_equiv = sum(p.numel() for n, p in dm.named_parameters() if not n.endswith("weight_scale")) * 2
+    itemsize = torch.tensor([], dtype=keep_dtype).element_size()
+    stock = sum(p.numel() for n, p in dm.named_parameters() if not n.endswith("weight_scale")) * itemsize
     lines = [f"Accel FP8 loader: {source}",
              f"  model: {family.name} ({family.base_class})",
              f"  stored: {norm.describe()}, {_bytes(norm.stored_bytes)} on disk"]
@@ -555,11 +556,12 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
         action.append(f"{stats.dequantized} dequantized to {_dtype_name(keep_dtype)}")
     lines.append(f"  weight_format: {weight_format} -> fp8 linear layers: {fmts} ({'; '.join(action) or 'none'})")
     kept = ", ".join(f"{n} {why}" for why, n in sorted(plan.kept.items())) or "none"
-    lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}]; "
-                 f"norms/biases/modulation parameters always; rule: {plan.choice} - {plan.reason}")
-    saved = bf16_equiv - total
-    lines.append(f"  weights in memory: {_bytes(total)} (linear {_bytes(lin)}, other {_bytes(other)}) vs {_bytes(bf16_equiv)} "
-                 f"as bf16: saved {_bytes(max(0, saved))} ({total / max(1, bf16_equiv):.2f}x)")
+    lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}], "
+                 f"and all norms, biases and modulation parameters")
+    lines.append(f"  keep rule: {plan.choice} ({plan.reason})")
+    lines.append(f"  weights in memory: {_bytes(total)} (linear {_bytes(lin)}, other {_bytes(other)}) vs {_bytes(stock)} "
+                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {_bytes(max(0, stock - total))} "
+                 f"({total / max(1, stock):.2f}x)")
     if not stats.formats:
         comp = "no fp8 layers: ComfyUI's usual matmuls"
     elif path == "dequant":
