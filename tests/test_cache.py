@@ -352,3 +352,31 @@ def test_other_families(sc, M, family):
     assert torch.equal(M.sample(cal, pos, pos, lat, steps=STEPS, cfg=1.0), ref)
     assert "teacache" in json.loads(__import__("pathlib").Path(
         sc.cc.user_file(f"tiny_{family}")).read_text())  # the signal fit exists for both
+
+
+def test_auto_choice_per_family(mod):
+    cc = mod("accel.cache_coefficients")
+    Family = mod("accel.families").Family
+    f = lambda fam, v, s: Family(fam, "WAN21", variant=v, size=s)  # noqa: E731
+    cands, why = cc.auto_candidates("teacache", f("wan21", "t2v", "1.3B"))
+    assert cands == ["wan2.1_t2v_1.3B_ret_mode"]
+    cands, why = cc.auto_candidates("teacache", f("wan21", "i2v", "14B"))
+    assert "structurally identical" in why  # Wan 2.2 A14B experts get the Wan 2.1 14B sets, and we say so
+    assert cc.pick_auto(cands, latent_hw=60 * 104) == "wan2.1_i2v_480p_14B_ret_mode"
+    assert cc.pick_auto(cands, latent_hw=90 * 160) == "wan2.1_i2v_720p_14B_ret_mode"
+    assert cc.auto_candidates("teacache", f("wan22", "ti2v", "5B"))[0] == ["wan2.2_ti2v_5B"]
+    mc = cc.auto_candidates("magcache", f("wan21", "t2v", "14B"))
+    assert mc[0] == ["wan2.1_t2v_14B"] and "wan2.2_t2v_14B" in mc[1]
+    fl = cc.auto_candidates("teacache", Family("flux", "Flux"))[0]
+    assert cc.pick_auto(fl, has_ref=True) == "flux-kontext" and cc.pick_auto(fl) == "flux"
+    assert cc.auto_candidates("teacache", Family("qwen_image", "QwenImage"))[0] == []  # none published
+
+
+def test_node_definitions(pack):
+    for node_id, display in (("AccelTeaCache", "Accel TeaCache"), ("AccelMagCache", "Accel MagCache"),
+                             ("AccelCacheCalibrate", "Accel Cache Calibrate")):
+        cls = pack.NODE_CLASS_MAPPINGS[node_id]
+        assert pack.NODE_DISPLAY_NAME_MAPPINGS[node_id] == display
+        assert cls.CATEGORY == "accel/cache" and cls.RETURN_TYPES == ("MODEL", "STRING") and cls.DESCRIPTION
+        for name, spec in cls.INPUT_TYPES()["required"].items():
+            assert spec[1].get("tooltip"), (node_id, name)
