@@ -12,7 +12,7 @@ a quality figure for the real Wan 2.1 weights. Speed-ups are real for this confi
 
 Expected runtime on one H100: about 3 minutes (model build ~5 s, 18 sampling runs of 4-11 s).
 
-Usage (GPU machine, from the repo root, after `source bench/gpu_env.sh`):
+Usage (GPU machine, repo root): `bash bench/run_gpu.sh cache`, or after `source bench/gpu_env.sh`:
     python3 bench/bench_cache.py --out bench/results/h100
     python3 bench/bench_cache.py --smoke --out /tmp/x      # tiny model on the CPU, seconds
 """
