@@ -167,3 +167,25 @@ def sample(model, positive, negative, latent, steps: int = 2, cfg: float = 2.0, 
                                 denoise=denoise, disable_noise=disable_noise, start_step=start_step,
                                 last_step=last_step, force_full_denoise=True)
     return out[0]["samples"]
+
+
+HUNYUAN_VIDEO_TINY = {
+    "image_model": "hunyuan_video", "in_channels": 16, "out_channels": 16, "patch_size": [1, 2, 2], "vec_in_dim": 32,
+    "axes_dim": [8, 28, 28], "meanflow": False, "context_in_dim": 64, "hidden_size": 128, "mlp_ratio": 2.0,
+    "num_heads": 2, "depth": 1, "depth_single_blocks": 1, "theta": 256, "qkv_bias": True, "byt5": False,
+    "guidance_embed": True, "use_cond_type_embedding": False, "vision_in_dim": None,
+}
+QWEN_IMAGE_TINY = {
+    "image_model": "qwen_image", "in_channels": 64, "out_channels": 16, "num_layers": 2, "attention_head_dim": 64,
+    "num_attention_heads": 2, "joint_attention_dim": 64, "axes_dims_rope": (16, 24, 24),
+}
+
+
+def tiny_hunyuan_video(seed: int = 0, dtype=torch.float32):
+    """HunyuanVideo (T2V) at a tiny config: context 64, pooled 32, latent (B, 16, T, H, W)."""
+    return tiny_model_from_config(HUNYUAN_VIDEO_TINY, seed, dtype)
+
+
+def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
+    """Qwen-Image at a tiny config: context 64, latent (B, 16, 1, H, W)."""
+    return tiny_model_from_config(QWEN_IMAGE_TINY, seed, dtype)

@@ -1,0 +1,1086 @@
+"""Step caching for diffusion transformers (TeaCache, MagCache, and calibration of both) built only from
+ComfyUI's sanctioned hooks: no model forward code is copied, nothing global is patched.
+
+Design
+------
+Three wrappers, registered under one key (``accel_stepcache``) on a *clone* of the MODEL, like core's
+EasyCache (``comfy_extras/nodes_easycache.py``):
+
+* ``OUTER_SAMPLE`` — once per sampling run. Builds the run's state (``_Run``: per cond/uncond chunk
+  accumulators and residual caches, statistics) *inside* the run, so nothing heavy lives in
+  ``model_options`` (ComfyUI 0.3.75's ``clone()`` deep-copies it: only a small config dict is stored there).
+  In the guider's per-run copy of ``model_options`` it then installs one ``patches_replace["dit"]``
+  entry per transformer block that *chains* to whatever entry another node put there (any node order:
+  it looks at the final set of patches when sampling starts). A replace patch set at node time with
+  ``set_model_patch_replace`` would be a single slot per block: it would overwrite, or be overwritten by,
+  the patch of any other node applied later. At the end it logs the statistics.
+* ``CALC_COND_BATCH`` — brackets one model evaluation (cond + uncond) for the step statistics.
+* ``DIFFUSION_MODEL`` — opens a call context (chunk keys from ``cond_or_uncond`` + ``uuids``, in whatever
+  order ComfyUI batched them; sigma → schedule percent; first/last step; the timestep) for the block hooks.
+
+The skip/compute decision happens in the hook of the first block, with the block's own arguments:
+embeddings and the head/unpatchify always run (so the head sees this step's timestep modulation, as in
+the reference TeaCache), and only the transformer blocks are skipped:
+
+* skip: the first block returns ``img + cached residual`` (per chunk), every other block passes its input
+  through;
+* compute: every block runs through the chain (other nodes' block patches, then ComfyUI's block, which is
+  the ``torch.compile``d one while the compile node's APPLY_MODEL wrapper has swapped it in), and the last
+  block stores ``residual = img_out - img_in`` per chunk. Attention overrides
+  (``transformer_options["optimized_attention_override"]``) are untouched and apply on every computed
+  step.
+
+Signals: Wan uses the timestep embedding as TeaCache does for Wan (``e0`` = the projection the blocks get,
+for the ``*_ret_mode`` sets; ``e`` = the time embedding, recomputed from the timestep with the model's own
+``time_embedding`` module, for the others). Flux/HunyuanVideo use the modulated input of the first double
+block (computed with that block's own ``img_mod``/``img_norm1`` modules). MagCache needs no signal: it
+accumulates the published per-step magnitude ratios, interpolated on the schedule percent (log-linear on
+the cumulative ratio, so a longer step compounds the ratios it spans).
+
+The schedule percent of a step is read from its sigma through the model's ``model_sampling`` (as ComfyUI's
+own start/end percent inputs are), so KSamplerAdvanced partial schedules (``sample_sigmas`` is sliced;
+Wan 2.2 A14B high/low-noise experts) map onto the right part of a published table.
+
+Not cacheable with this mechanism (refused at the node or computed normally with one warning): models whose
+forward adds per-block injections outside the block call (Wan VACE/S2V/Animate, ControlNet residuals,
+post-block ``patches["double_block"]``), multi-GPU clones (one state per device would be needed).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import torch
+
+from . import cache_coefficients as cc
+from . import log
+from .errors import AccelError
+
+KEY = "accel_stepcache"  # config dict in model_options["transformer_options"] (small: survives deepcopy)
+RUN_KEY = "accel_stepcache_run"  # the _Run object, only in a sampling run's own model_options copy
+WRAPPER_KEY = "accel_stepcache"
+
+MODES = ("teacache", "magcache", "calibrate")
+LOW_STEPS = 8
+_LAST: dict = {}  # config id -> RunStats of the last finished run (bounded)
+_NODE_LAST: dict = {}  # ComfyUI node id -> RunStats of the last run of a MODEL that node produced
+_RUNS: dict = {}  # config id -> number of finished runs
+_CALIB: dict = {}  # calibration file name -> list of run records (this session)
+_LOCK = threading.Lock()
+
+
+# ============================================================================ adapters
+class _Adapter:
+    """How one model family's blocks look through `patches_replace["dit"]`."""
+
+    name = ""
+    signals: tuple = ()
+    control_outside = False  # does a ControlNet add to block outputs outside the block call?
+    inplace_blocks = False  # do the blocks update their input in place (then the input is cloned to cache)?
+
+    def keys(self, dm) -> list:
+        raise NotImplementedError
+
+    def first(self, args, call) -> torch.Tensor:
+        """The image-token stream entering the first block (records what img_out needs)."""
+        return args["img"]
+
+    def skipped(self, index: int, args, new_img=None) -> dict:
+        raise NotImplementedError
+
+    def img_out(self, out: dict, call) -> torch.Tensor:
+        return out["img"]
+
+    def signal(self, name, dm, args, call) -> torch.Tensor:
+        raise KeyError(name)
+
+
+class _WanAdapter(_Adapter):
+    name = "wan"
+    signals = ("e0", "e")
+
+    def keys(self, dm):
+        return [("double_block", i) for i in range(len(dm.blocks))]
+
+    def skipped(self, index, args, new_img=None):
+        return {"img": args["img"] if new_img is None else new_img}
+
+    def signal(self, name, dm, args, call):
+        if name == "e0":  # what the blocks receive: time_projection(e), (B, 1|T, 6, dim)
+            return args["vec"]
+        if name == "e":  # the time embedding itself, from the model's own modules
+            from comfy.ldm.wan.model import sinusoidal_embedding_1d
+
+            t = call.timestep
+            img = args["img"]
+            e = dm.time_embedding(sinusoidal_embedding_1d(dm.freq_dim, t.flatten()).to(dtype=img.dtype))
+            return e.reshape(t.shape[0], -1, e.shape[-1])
+        raise KeyError(name)
+
+
+class _DualAdapter(_Adapter):
+    """Flux / HunyuanVideo: double blocks (img, txt), then single blocks on cat(txt, img) or cat(img, txt)."""
+
+    signals = ("modulated",)
+    control_outside = True
+    inplace_blocks = True  # Flux/HunyuanVideo DoubleStreamBlock: `img += ...`
+
+    def __init__(self, name, txt_first: bool):
+        self.name = name
+        self.txt_first = txt_first
+
+    def keys(self, dm):
+        return ([("double_block", i) for i in range(len(dm.double_blocks))]
+                + [("single_block", i) for i in range(len(getattr(dm, "single_blocks", []) or []))])
+
+    def first(self, args, call):
+        call.img_len = args["img"].shape[1]
+        call.txt_len = args["txt"].shape[1]
+        return args["img"]
+
+    def skipped(self, index, args, new_img=None):
+        img = args["img"] if new_img is None else new_img
+        return {"img": img, "txt": args["txt"]} if "txt" in args else {"img": img}
+
+    def img_out(self, out, call):
+        x = out["img"]
+        if "txt" in out:  # no single blocks: the last double block's image stream
+            return x
+        return x[:, call.txt_len:] if self.txt_first else x[:, :call.img_len]
+
+    def signal(self, name, dm, args, call):
+        if name != "modulated":
+            raise KeyError(name)
+        from comfy.ldm.flux.layers import apply_mod
+
+        blk = dm.double_blocks[0]
+        mod1 = blk.img_mod(args["vec"])[0]
+        normed = blk.img_norm1(args["img"])
+        return apply_mod(normed, 1 + mod1.scale, mod1.shift, args.get("modulation_dims_img"))
+
+
+class _QwenAdapter(_Adapter):
+    name = "qwen_image"
+    signals = ("temb",)
+    control_outside = True
+
+    def keys(self, dm):
+        return [("double_block", i) for i in range(len(dm.transformer_blocks))]
+
+    def skipped(self, index, args, new_img=None):
+        return {"img": args["img"] if new_img is None else new_img, "txt": args["txt"]}
+
+    def signal(self, name, dm, args, call):
+        if name == "temb":
+            return args["vec"]
+        raise KeyError(name)
+
+
+ADAPTERS = {"wan": _WanAdapter(), "flux": _DualAdapter("flux", True),
+            "hunyuan_video": _DualAdapter("hunyuan_video", False), "qwen_image": _QwenAdapter()}
+DEFAULT_SIGNAL = {"wan": "e0", "flux": "modulated", "hunyuan_video": "modulated", "qwen_image": "temb"}
+SIGNAL_TEXT = {"e": "time embedding e (TeaCache use_ret_steps=False)",
+               "e0": "time projection e0 (TeaCache use_ret_steps=True)",
+               "modulated": "modulated input of the first double block", "temb": "timestep embedding"}
+
+
+def adapter_for_model(model):
+    """(adapter or None, Family, reason) for a ModelPatcher."""
+    from .families import detect
+
+    fam = detect(model)
+    name = cc.ADAPTER_OF_FAMILY.get(fam.family)
+    if name is None:
+        return None, fam, f"{fam.name} is not supported by the step cache"
+    if name == "wan":
+        dm = model.get_model_object("diffusion_model")
+        if type(dm).__name__ != "WanModel" or fam.variant not in cc.WAN_VARIANTS:
+            return None, fam, (f"{fam.name} ({type(dm).__name__}) adds per-block injections outside the block "
+                               "call; only Wan T2V, I2V/FLF and TI2V models can be step-cached")
+    return ADAPTERS[name], fam, ""
+
+
+# ============================================================================ statistics
+@dataclass
+class RunStats:
+    mode: str
+    set_name: str
+    node: str
+    evaluations: int = 0
+    computed: int = 0
+    skipped: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    pattern: str = ""
+    notes: list = field(default_factory=list)
+    run_index: int = 0
+
+    @property
+    def speedup(self) -> float:
+        return self.evaluations / self.computed if self.computed else 1.0
+
+    def text(self) -> str:
+        if self.mode == "calibrate":
+            head = (f"{self.node} run {self.run_index}: recorded {self.evaluations} model evaluations "
+                    f"({self.steps} steps, nothing skipped) in {self.seconds:.1f} s")
+        else:
+            head = (f"{self.node} run {self.run_index}: computed {self.computed}/{self.evaluations} model evaluations, "
+                    f"skipped {self.skipped} ({self.steps} steps, {self.seconds:.1f} s incl. model loading); "
+                    f"estimated speed-up of the transformer blocks {self.speedup:.2f}x "
+                    f"(embeddings, head, VAE and text encoder are not skipped, so end-to-end is less)")
+        lines = [head]
+        if self.pattern:
+            lines.append(f"  steps: {self.pattern}  (# computed, . skipped)")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def last_stats(model_or_id):
+    """RunStats of the last finished run of a cache node's MODEL (or its config id); None before any run."""
+    cid = model_or_id
+    if not isinstance(model_or_id, str):
+        cfg = model_or_id.model_options.get("transformer_options", {}).get(KEY)
+        cid = cfg and cfg.get("id")
+    return _LAST.get(cid)
+
+
+def _node_stats(node_id) -> RunStats | None:
+    return None if node_id is None else _NODE_LAST.get(str(node_id))
+
+
+# ============================================================================ per-run state
+class _Chunk:
+    """Per cond/uncond (and per conditioning uuid) state inside one run."""
+
+    __slots__ = ("prev_signal", "acc", "residual", "acc_ratio", "acc_steps", "acc_err", "last_p",
+                 "cal_prev_signal", "cal_prev_residual")
+
+    def __init__(self):
+        self.prev_signal = None
+        self.acc = 0.0
+        self.residual = None
+        self.acc_ratio, self.acc_steps, self.acc_err = 1.0, 0, 0.0
+        self.last_p = None
+        self.cal_prev_signal = {}
+        self.cal_prev_residual = None
+
+    def reset_acc(self):
+        self.acc = 0.0
+        self.acc_ratio, self.acc_steps, self.acc_err = 1.0, 0, 0.0
+
+
+class _Call:
+    __slots__ = ("dm", "keys", "timestep", "p", "sigma", "active", "force", "decided", "skip", "x_in",
+                 "x_version", "img_len", "txt_len", "to", "first_seen", "record", "blocker")
+
+    def __init__(self):
+        self.decided = self.skip = self.record = self.first_seen = False
+        self.force = None
+        self.blocker = None
+        self.x_in = None
+        self.img_len = self.txt_len = 0
+
+
+_SIG_CACHE: dict = {}
+
+
+def _named_args(dm, args, kwargs) -> dict:
+    """Arguments of the diffusion model's forward by name (positions differ per model family)."""
+    cls = type(dm)
+    sig = _SIG_CACHE.get(cls)
+    if sig is None:
+        try:
+            sig = inspect.signature(cls.forward)
+        except (TypeError, ValueError):
+            sig = False
+        _SIG_CACHE[cls] = sig
+    if not sig:
+        return dict(kwargs)
+    try:
+        bound = sig.bind_partial(dm, *args, **kwargs).arguments
+    except TypeError:
+        return dict(kwargs)
+    out = dict(bound.pop("kwargs", {}) or {})
+    out.update(bound)
+    return out
+
+
+def _find_to(args, kwargs):
+    for a in reversed(args):
+        if isinstance(a, dict) and "cond_or_uncond" in a:
+            return a
+    to = kwargs.get("transformer_options")
+    return to if isinstance(to, dict) else None
+
+
+class _Run:
+    def __init__(self, cfg: dict, patcher, sigmas):
+        self.cfg = cfg
+        self.mode = cfg["mode"]
+        self.adapter = ADAPTERS[cfg["adapter"]]
+        self.chunks: dict = {}
+        self.call: _Call | None = None
+        self.ms = patcher.get_model_object("model_sampling")
+        self._pcache: dict = {}
+        s = [float(v) for v in sigmas.flatten().tolist()] if sigmas is not None else []
+        self.sigmas = s
+        self.last_sigma = s[-2] if len(s) >= 2 else None
+        self.steps = max(0, len(s) - 1)
+        self.entry = None  # resolved coefficient set
+        self.set_name = cfg.get("set") or ""
+        self.thresh = self.start = self.end = None
+        self.K = None
+        self.eval_open = False
+        self.eval_flags = [0, 0]
+        self.stats = RunStats(self.mode, self.set_name, cfg.get("node", "Accel cache"))
+        self.t0 = time.perf_counter()
+        self.records = []  # calibration: per call
+        self.clone_input = self.adapter.inplace_blocks
+        if self.steps and self.steps <= LOW_STEPS and self.mode != "calibrate":
+            self.stats.notes.append(
+                f"only {self.steps} steps in this run: caching rarely helps at 8 steps or fewer (each skipped step "
+                "is a large jump); for 4-8-step Lightning/distilled schedules run Accel Cache Calibrate first, "
+                "or leave caching off")
+            log.warn_once(("stepcache-lowsteps", cfg["id"]), "%s: %d steps: step caching rarely helps at <= %d steps; "
+                          "calibrate (Accel Cache Calibrate) or leave it off", cfg.get("node"), self.steps, LOW_STEPS)
+
+    # ---------------------------------------------------------------- schedule
+    def percent(self, sigma: float) -> float:
+        p = self._pcache.get(sigma)
+        if p is None:
+            lo, hi = 0.0, 1.0
+            for _ in range(40):
+                mid = 0.5 * (lo + hi)
+                if float(self.ms.percent_to_sigma(mid)) > sigma:
+                    lo = mid
+                else:
+                    hi = mid
+            p = 0.5 * (lo + hi)
+            self._pcache[sigma] = p
+        return p
+
+    # ---------------------------------------------------------------- set resolution (first call)
+    def resolve(self, x, named):
+        cfg = self.cfg
+        kind = "teacache" if self.mode == "teacache" else "magcache"
+        if self.mode == "calibrate":
+            self.entry = {}
+            return
+        if cfg.get("entry") is not None:
+            self.entry = cfg["entry"]
+        else:
+            ref = named.get("ref_latents")
+            t = named.get("timestep")
+            name = cc.pick_auto(cfg["candidates"], latent_hw=int(x.shape[-1] * x.shape[-2]),
+                                has_ref=ref is not None and len(ref) > 0, per_token_t=bool(t is not None and t.ndim >= 2 and t.shape[-1] > 1))
+            self.set_name = name
+            self.entry = cc.resolve_named(kind, name)
+        self.stats.set_name = self.set_name
+        rec = self.entry.get("recommended", {})
+        if self.mode == "teacache":
+            self.thresh = cfg["thresh"] if cfg["thresh"] >= 0 else float(rec.get("rel_l1_thresh", 0.2))
+            self.start = cfg["start"] if cfg["start"] >= 0 else float(rec.get("start_percent", 0.0))
+            self.coeffs = [float(c) for c in self.entry["coefficients"]]
+            self.signal_name = self.entry.get("signal") or DEFAULT_SIGNAL[self.adapter.name]
+        else:
+            self.thresh = cfg["thresh"] if cfg["thresh"] >= 0 else float(rec.get("magcache_thresh", 0.12))
+            self.start = cfg["start"] if cfg["start"] >= 0 else float(rec.get("retention_ratio", 0.2))
+            self.K = cfg["K"] if cfg["K"] >= 0 else int(rec.get("magcache_K", 2))
+            self._build_mag_curves()
+        self.end = cfg["end"]
+        self.stats.notes.insert(0, f"set {self.set_name}: " + (
+            f"rel_l1_thresh {self.thresh:g}" if self.mode == "teacache" else f"magcache_thresh {self.thresh:g}, K {self.K}")
+            + f", start {self.start:.0%}, end {self.end:.0%}")
+
+    def _build_mag_curves(self):
+        """Cumulative log-magnitude curves C(p) per branch: ratio over a step p0->p1 = exp(C(p1) - C(p0))."""
+        ratios = self.entry["ratios"]
+        self.mag = {}
+        for branch, vals in ratios.items():
+            n = len(vals)
+            prog = self.entry.get("progress") or [k / n for k in range(n)]
+            cum, c = [], 0.0
+            for k, r in enumerate(vals):
+                if k:
+                    c += math.log(max(float(r), 1e-6))
+                cum.append(c)
+            self.mag[branch] = (list(map(float, prog)), cum)
+
+    def mag_ratio(self, branch: str, p0: float, p1: float) -> float:
+        prog, cum = self.mag.get(branch) or self.mag["cond"]
+
+        def C(p):
+            if len(prog) == 1:
+                return 0.0
+            if p <= prog[0]:
+                return cum[0]
+            for k in range(1, len(prog)):
+                if p <= prog[k]:
+                    w = (p - prog[k - 1]) / max(prog[k] - prog[k - 1], 1e-12)
+                    return cum[k - 1] + w * (cum[k] - cum[k - 1])
+            slope = (cum[-1] - cum[-2]) / max(prog[-1] - prog[-2], 1e-12)
+            return cum[-1] + slope * (p - prog[-1])
+        return math.exp(C(p1) - C(p0))
+
+    # ---------------------------------------------------------------- evaluation / call brackets
+    def begin_eval(self):
+        self.eval_open = True
+        self.eval_flags = [0, 0]
+
+    def end_eval(self):
+        if not self.eval_open:
+            return
+        self.eval_open = False
+        self._count(*self.eval_flags)
+
+    def _count(self, computed, skipped):
+        if not (computed or skipped):
+            return
+        self.stats.evaluations += 1
+        if computed:
+            self.stats.computed += 1
+            self.stats.pattern += "#"
+        else:
+            self.stats.skipped += 1
+            self.stats.pattern += "."
+
+    def begin_call(self, dm, args, kwargs, to):
+        call = _Call()
+        call.dm = dm
+        call.to = to
+        named = _named_args(dm, args, kwargs)
+        x = args[0]
+        if self.entry is None:
+            self.resolve(x, named)
+        call.timestep = named.get("timestep", args[1] if len(args) > 1 else None)
+        cou = list(to.get("cond_or_uncond") or [0])
+        uuids = list(to.get("uuids") or [None] * len(cou))
+        if len(uuids) != len(cou):
+            uuids = [None] * len(cou)
+        call.keys = list(zip(cou, uuids))
+        sig = to.get("sigmas")
+        call.sigma = float(sig.flatten()[0]) if isinstance(sig, torch.Tensor) else float(sig or 0.0)
+        call.p = self.percent(call.sigma)
+        if self.mode != "calibrate":
+            if self.adapter.control_outside and named.get("control") is not None:
+                call.blocker = "a ControlNet adds to block outputs outside the blocks"
+            elif (to.get("patches") or {}).get("double_block"):
+                call.blocker = "post-block patches (transformer_options['patches']['double_block']) are present"
+            elif to.get("multigpu_thread_device") is not None:
+                call.blocker = "multi-GPU clones"
+            if call.blocker:
+                call.force = "blocked"
+                if log.warn_once(("stepcache-blocked", self.cfg["id"], call.blocker),
+                                 "%s: %s, so every step is computed (no caching)", self.cfg.get("node"), call.blocker):
+                    self.stats.notes.append(f"caching disabled: {call.blocker}")
+            elif not (self.start <= call.p <= self.end):
+                call.force = "outside start/end percent"
+            elif self.last_sigma is not None and call.sigma <= self.last_sigma + 1e-6:
+                call.force = "last step"
+            elif self.thresh <= 0:
+                call.force = "threshold 0"
+        self.call = call
+
+    def end_call(self):
+        call, self.call = self.call, None
+        if call is None:
+            return
+        if not call.first_seen:
+            if log.warn_once(("stepcache-nohook", self.cfg["id"]),
+                             "%s: the transformer blocks did not go through patches_replace['dit'] (another node "
+                             "replaced the forward?); this step cache had no effect", self.cfg.get("node")):
+                self.stats.notes.append("the block hooks were never called: no caching happened")
+            return
+        flags = (0, 1) if call.skip else (1, 0)
+        if self.eval_open:
+            self.eval_flags[0] |= flags[0]
+            self.eval_flags[1] |= flags[1]
+        else:
+            self._count(*flags)
+
+    def chunk(self, key) -> _Chunk:
+        st = self.chunks.get(key)
+        if st is None:
+            st = self.chunks[key] = _Chunk()
+        return st
+
+    # ---------------------------------------------------------------- decision (first block)
+    def decide(self, args) -> bool:
+        """True = skip the blocks of this call."""
+        call = self.call
+        img = self.adapter.first(args, call)
+        call.first_seen = True
+        call.decided = True
+        n = len(call.keys)
+        per = img.shape[0] // n if n and img.shape[0] % n == 0 else None
+        if per is None:
+            call.force = call.force or "batch does not split into cond/uncond chunks"
+            n, per, call.keys = 1, img.shape[0], [("all", None)]
+        chunks = [self.chunk(k) for k in call.keys]
+        if self.mode == "calibrate":
+            self._calib_signals(args, call, chunks, per)
+            call.record = True
+            return False
+        wants = []
+        if self.mode == "teacache":
+            sig = self.adapter.signal(self.signal_name, call.dm, args, call)
+            sig = sig.float()
+            rels = []
+            for i, st in enumerate(chunks):
+                s = sig[i * per:(i + 1) * per]
+                prev = st.prev_signal
+                if prev is not None and prev.shape == s.shape:
+                    rels.append((s - prev).abs().mean() / prev.abs().mean().clamp_min(1e-12))
+                else:
+                    rels.append(None)
+                st.prev_signal = s.detach()
+            known = [r for r in rels if r is not None]
+            vals = iter(torch.stack(known).tolist() if known else [])  # one device sync per call
+            for i, st in enumerate(chunks):
+                if rels[i] is None:
+                    wants.append(False)
+                    continue
+                rel = next(vals)
+                est = 0.0
+                for c in self.coeffs:
+                    est = est * rel + c
+                st.acc += max(0.0, est)  # a fitted polynomial may dip below 0 for tiny changes: no negative estimate
+                wants.append(st.acc < self.thresh)
+        else:  # magcache
+            for i, (key, st) in enumerate(zip(call.keys, chunks)):
+                if st.last_p is None:
+                    wants.append(False)
+                else:
+                    branch = "uncond" if key[0] == 1 else "cond"
+                    st.acc_ratio *= self.mag_ratio(branch, st.last_p, call.p)
+                    st.acc_steps += 1
+                    st.acc_err += abs(1.0 - st.acc_ratio)
+                    wants.append(st.acc_err <= self.thresh and st.acc_steps <= self.K)
+                st.last_p = call.p
+        per_shape = (per,) + tuple(img.shape[1:])
+        have = all(st.residual is not None and tuple(st.residual.shape) == per_shape for st in chunks)
+        skip = call.force is None and have and all(wants)
+        if skip:
+            call.skip = True
+            return True
+        for st in chunks:
+            st.reset_acc()
+        call.record = True
+        call.x_in = img.clone() if self.clone_input else img
+        call.x_version = call.x_in._version
+        return False
+
+    def skip_output(self, args):
+        img = args["img"]
+        chunks = [self.chunk(k) for k in self.call.keys]
+        delta = torch.cat([st.residual.to(device=img.device, dtype=img.dtype) for st in chunks], dim=0)
+        return self.adapter.skipped(0, args, img + delta)
+
+    # ---------------------------------------------------------------- after the last block
+    def store(self, out: dict):
+        call = self.call
+        img_out = self.adapter.img_out(out, call)
+        if self.mode == "calibrate":
+            self._calib_residual(img_out, call)
+            return
+        x_in = call.x_in
+        if x_in is None or x_in._version != call.x_version or img_out.shape != x_in.shape:
+            if x_in is not None and x_in._version != call.x_version:
+                self.clone_input = True  # from the next step on, keep a copy of the block input
+            if log.warn_once(("stepcache-inplace", self.cfg["id"]),
+                             "%s: the block input was modified in place or changed shape; residual not cached "
+                             "for this step (the input is copied from now on)", self.cfg.get("node")):
+                self.stats.notes.append("block input modified in place: copied from then on")
+            for k in call.keys:
+                self.chunk(k).residual = None
+            return
+        res = img_out - x_in
+        n = len(call.keys)
+        per = res.shape[0] // n
+        dev = self.cfg.get("cache_device") == "CPU"
+        for i, k in enumerate(call.keys):
+            r = res[i * per:(i + 1) * per]
+            self.chunk(k).residual = r.to("cpu") if dev else r
+
+    # ---------------------------------------------------------------- calibration records
+    def _calib_signals(self, args, call, chunks, per):
+        call.x_in = self.adapter.first(args, call)
+        if self.clone_input:
+            call.x_in = call.x_in.clone()
+        call.x_version = call.x_in._version
+        sigs = {}
+        for name in self.adapter.signals:
+            try:
+                sigs[name] = self.adapter.signal(name, call.dm, args, call).float()
+            except Exception as e:  # a signal this model variant cannot give
+                log.warn_once(("stepcache-calsig", name), "calibration: signal %s unavailable (%s)", name, e)
+        call_rec = {"p": call.p, "sigma": call.sigma, "chunks": []}
+        for i, (key, st) in enumerate(zip(call.keys, chunks)):
+            rec = {"branch": "uncond" if key[0] == 1 else "cond", "signal": {}}
+            for name, s in sigs.items():
+                s = s[i * per:(i + 1) * per]
+                prev = st.cal_prev_signal.get(name)
+                if prev is not None and prev.shape == s.shape:
+                    rec["signal"][name] = float((s - prev).abs().mean() / prev.abs().mean().clamp_min(1e-12))
+                st.cal_prev_signal[name] = s.detach()
+            call_rec["chunks"].append(rec)
+        self.records.append(call_rec)
+        call.record = True
+
+    def _calib_residual(self, img_out, call):
+        res = (img_out - call.x_in).float()
+        n = len(call.keys)
+        per = res.shape[0] // n
+        rec = self.records[-1]
+        for i, k in enumerate(call.keys):
+            r = res[i * per:(i + 1) * per]
+            st = self.chunk(k)
+            prev = st.cal_prev_residual
+            c = rec["chunks"][i]
+            if prev is not None and prev.shape == r.shape:
+                c["residual_rel_l1"] = float((r - prev).abs().mean() / prev.abs().mean().clamp_min(1e-12))
+                c["mag_ratio"] = float((r.norm(dim=-1) / prev.norm(dim=-1).clamp_min(1e-12)).mean())
+                c["cos_dist"] = float(1 - torch.nn.functional.cosine_similarity(r.flatten(1), prev.flatten(1)).mean())
+            st.cal_prev_residual = r.detach()
+
+    # ---------------------------------------------------------------- end of run
+    def finish(self):
+        self.stats.seconds = time.perf_counter() - self.t0
+        self.stats.steps = self.steps
+        if self.mode == "calibrate":
+            try:
+                path, summary = _write_calibration(self)
+                self.stats.notes.append(summary)
+                self.stats.notes.append(f"written to {path}")
+            except Exception as e:
+                self.stats.notes.append(f"calibration not written: {type(e).__name__}: {e}")
+                log.warning("%s: calibration not written: %s", self.cfg.get("node"), e)
+        with _LOCK:
+            cid = self.cfg["id"]
+            _RUNS[cid] = self.stats.run_index = _RUNS.get(cid, 0) + 1
+            _LAST.pop(cid, None)
+            _LAST[cid] = self.stats
+            if self.cfg.get("node_id") is not None:
+                _NODE_LAST[str(self.cfg["node_id"])] = self.stats
+            while len(_LAST) > 256:
+                _LAST.pop(next(iter(_LAST)))
+        text = self.stats.text()
+        log.info("%s", text)
+        node_id = self.cfg.get("node_id")
+        if node_id is not None:
+            try:  # show the post-run statistics on the node (frontend progress text); harmless headless
+                from server import PromptServer
+
+                PromptServer.instance.send_progress_text(text, node_id)
+            except Exception:
+                pass
+
+
+# ============================================================================ block hook
+class _BlockHook:
+    """One `patches_replace["dit"][key]` entry for one run; chains to the entry it replaced."""
+
+    __slots__ = ("run", "index", "last", "prev")
+
+    def __init__(self, run: _Run, index: int, last: bool, prev):
+        self.run, self.index, self.last, self.prev = run, index, last, prev
+
+    def _original(self, args, extra):
+        if self.prev is not None:
+            return self.prev(args, extra)
+        return extra["original_block"](args)
+
+    def __call__(self, args, extra):
+        run = self.run
+        call = run.call
+        if call is None:
+            return self._original(args, extra)
+        if self.index == 0:
+            if run.decide(args):
+                return run.skip_output(args)
+        elif not call.decided:
+            return self._original(args, extra)
+        elif call.skip:
+            return run.adapter.skipped(self.index, args)
+        out = self._original(args, extra)
+        if self.last and call.record:
+            run.store(out)
+        return out
+
+
+# ============================================================================ wrappers
+def _outer_sample_wrapper(executor, *args, **kwargs):
+    guider = executor.class_obj
+    orig = guider.model_options
+    cfg = (orig.get("transformer_options") or {}).get(KEY)
+    if not cfg:
+        return executor(*args, **kwargs)
+    import comfy.model_patcher
+
+    guider.model_options = comfy.model_patcher.create_model_options_clone(orig)
+    sigmas = args[3] if len(args) > 3 else kwargs.get("sigmas")
+    run = _Run(cfg, guider.model_patcher, sigmas)
+    to = guider.model_options.setdefault("transformer_options", {})
+    to[RUN_KEY] = run
+    dm = guider.model_patcher.get_model_object("diffusion_model")
+    dit = dict((to.setdefault("patches_replace", {})).get("dit", {}))
+    keys = run.adapter.keys(dm)
+    for i, k in enumerate(keys):
+        dit[k] = _BlockHook(run, i, i == len(keys) - 1, dit.get(k))
+    to["patches_replace"] = dict(to["patches_replace"])
+    to["patches_replace"]["dit"] = dit
+    if "easycache" in to:
+        log.warn_once(("stepcache-easycache", cfg["id"]), "%s and EasyCache/LazyCache are both on this model: "
+                      "use one step cache", cfg.get("node"))
+    try:
+        return executor(*args, **kwargs)
+    finally:
+        try:
+            run.finish()
+        finally:
+            guider.model_options = orig
+
+
+def _calc_cond_batch_wrapper(executor, *args, **kwargs):
+    model_options = args[-1] if args and isinstance(args[-1], dict) else kwargs.get("model_options", {})
+    run = (model_options.get("transformer_options") or {}).get(RUN_KEY)
+    if run is None:
+        return executor(*args, **kwargs)
+    run.begin_eval()
+    try:
+        return executor(*args, **kwargs)
+    finally:
+        run.end_eval()
+
+
+def _diffusion_model_wrapper(executor, *args, **kwargs):
+    to = _find_to(args, kwargs)
+    run = to.get(RUN_KEY) if to else None
+    if run is None or run.call is not None:  # not ours, or a nested forward: run normally
+        return executor(*args, **kwargs)
+    run.begin_call(executor.class_obj, args, kwargs, to)
+    try:
+        return executor(*args, **kwargs)
+    finally:
+        run.end_call()
+
+
+# ============================================================================ public API (nodes call these)
+def _attach(model, cfg: dict):
+    import comfy.patcher_extension as pe
+
+    m = model.clone()
+    to = m.model_options.setdefault("transformer_options", {})
+    replaced = to.get(KEY)
+    to[KEY] = cfg
+    for kind, fn in ((pe.WrappersMP.OUTER_SAMPLE, _outer_sample_wrapper),
+                     (pe.WrappersMP.CALC_COND_BATCH, _calc_cond_batch_wrapper),
+                     (pe.WrappersMP.DIFFUSION_MODEL, _diffusion_model_wrapper)):
+        m.remove_wrappers_with_key(kind, WRAPPER_KEY)
+        m.add_wrapper_with_key(kind, WRAPPER_KEY, fn)
+    return m, replaced
+
+
+def _new_id(node_id) -> str:
+    return f"{node_id if node_id is not None else 'x'}/{uuid.uuid4().hex[:8]}"
+
+
+def _check_range(node, start, end):
+    if not (start < 0 or 0.0 <= start <= 1.0) or not (0.0 <= end <= 1.0):
+        raise AccelError(node, "start_percent", f"start {start} / end {end} must lie in 0..1 (start -1 = recommended)",
+                         "Set start_percent between 0 and 1 (or -1) and end_percent between 0 and 1")
+    if start >= 0 and start > end:
+        raise AccelError(node, "start_percent", f"start_percent {start} is after end_percent {end}",
+                         "Make start_percent smaller than end_percent")
+
+
+def _resolve_set(node, kind, input_name, model, choice):
+    """-> (adapter, family, entry or None (auto at run time), candidates, why)."""
+    adapter, fam, reason = adapter_for_model(model)
+    supported = cc.supported_text(kind)
+    how = ("For other models or step counts (e.g. 4-8-step Lightning LoRAs), run the model once through "
+           "'Accel Cache Calibrate' and pick the resulting user:<name> set")
+    if adapter is None:
+        raise AccelError(node, "model", f"{reason}. Published {kind} sets: {supported}", how)
+    if choice == "auto":
+        cands, why = cc.auto_candidates(kind, fam)
+        if not cands:
+            raise AccelError(node, input_name, f"{why}. Published {kind} sets: {supported}", how)
+        bad = [n for n in cands if cc.resolve_named(kind, n).get("signal", DEFAULT_SIGNAL[adapter.name])
+               not in adapter.signals] if kind == "teacache" else []
+        if bad:
+            raise AccelError(node, input_name, f"sets {bad} need a signal this pack cannot compute", how)
+        return adapter, fam, None, cands, why
+    try:
+        entry = cc.resolve_named(kind, choice)
+    except (KeyError, OSError, ValueError) as e:
+        raise AccelError(node, input_name, f"cannot load coefficient set '{choice}' ({e})",
+                         "Pick a set from the list, or calibrate again") from None
+    set_adapter = cc.adapter_for_set(entry)
+    if set_adapter != adapter.name:
+        raise AccelError(node, input_name, f"set '{choice}' was fitted on {entry.get('family')} "
+                         f"{entry.get('variant', '')}, but the model is {fam.name}",
+                         f"Use 'auto' or a set for this model family. Published {kind} sets: {supported}")
+    if kind == "teacache":
+        sig = entry.get("signal") or DEFAULT_SIGNAL[adapter.name]
+        if sig not in adapter.signals:
+            raise AccelError(node, input_name, f"set '{choice}' uses signal '{sig}', which this model does not provide",
+                             how)
+    why = "chosen explicitly"
+    if fam.is_wan and (entry.get("variant"), entry.get("size")) != (fam.variant, fam.size):
+        why += (f" (note: fitted on {entry.get('variant', '').upper()} {entry.get('size', '')}, the model is "
+                f"{fam.variant.upper()} {fam.size})")
+    return adapter, fam, entry, [choice], why
+
+
+def _set_lines(kind, entry_or_names, why):
+    if isinstance(entry_or_names, dict):
+        e = entry_or_names
+        return [f"  fitted on {e.get('fitted_on') or '?'}; source {cc.source_text(e)}"]
+    lines = [f"  auto: {why}"]
+    for n in entry_or_names:
+        e = cc.resolve_named(kind, n)
+        rec = e.get("recommended", {})
+        recs = ", ".join(f"{k} {v:g}" for k, v in rec.items())
+        lines.append(f"  - {n}: fitted on {e.get('fitted_on')}; recommended {recs}; source {cc.source_text(e)}")
+    return lines
+
+
+def _stats_lines(node_id, cfg_id=None):
+    prev = _node_stats(node_id)
+    lines = ["Statistics are measured during sampling, after this text is produced: each run logs a line "
+             "'accel: <node> run N: computed X/Y ...' and sends it to the frontend as this node's progress "
+             "text; this report shows the last run of this node when the node executes again (changed inputs)."]
+    lines.append("Last run of this node: " + (prev.text() if prev else "none yet in this session"))
+    return lines
+
+
+def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_percent: float,
+                       coefficients: str = "auto", cache_device: str = "GPU", node_id=None,
+                       node: str = "Accel TeaCache"):
+    """Clone `model` with TeaCache. rel_l1_thresh / start_percent < 0 mean: the chosen set's recommended value."""
+    _check_range(node, start_percent, end_percent)
+    adapter, fam, entry, cands, why = _resolve_set(node, "teacache", "coefficients", model, coefficients)
+    cfg = {"mode": "teacache", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
+           "set": coefficients if entry else "auto", "entry": entry, "candidates": cands,
+           "thresh": float(rel_l1_thresh), "start": float(start_percent), "end": float(end_percent),
+           "K": -1, "cache_device": cache_device}
+    m, replaced = _attach(model, cfg)
+    lines = [f"{node} on {fam.name}"]
+    lines.append(f"coefficients: {coefficients if entry else 'auto'}")
+    lines += _set_lines("teacache", entry if entry else cands, why)
+    e0 = entry or cc.resolve_named("teacache", cands[0])
+    rec = e0.get("recommended", {})
+    thr = f"{rel_l1_thresh:g}" if rel_l1_thresh >= 0 else f"{rec.get('rel_l1_thresh', 0.2):g} (recommended for the set)"
+    st = f"{start_percent:.0%}" if start_percent >= 0 else f"{rec.get('start_percent', 0.0):.0%} (recommended)"
+    lines.append(f"rel_l1_thresh {thr}; start {st}; end {end_percent:.0%}; residual cache on {cache_device}")
+    if rel_l1_thresh >= 0 and rec.get("rel_l1_thresh"):
+        ratio = rel_l1_thresh / rec["rel_l1_thresh"]
+        if rel_l1_thresh == 0:
+            lines.append("threshold 0: nothing is skipped (output identical to no cache)")
+        elif ratio > 2 or ratio < 0.25:
+            lines.append(f"warning: threshold is {ratio:.1f}x the recommended {rec['rel_l1_thresh']:g}; thresholds "
+                         "are specific to each coefficient set (their scales differ up to 10x)")
+    sig = e0.get("signal") or DEFAULT_SIGNAL[adapter.name]
+    lines.append(f"signal: {SIGNAL_TEXT.get(sig, sig)}; the first and the last step of every run are always computed")
+    if replaced:
+        lines.append(f"replaced an earlier {replaced.get('node')} on this model")
+    lines += _stats_lines(node_id)
+    report = "\n".join(lines)
+    log.info("%s: %s, coefficients %s", node, fam.name, cfg["set"] if entry else "auto " + "/".join(cands))
+    return m, report
+
+
+def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_percent: float, end_percent: float,
+                       ratios: str = "auto", cache_device: str = "GPU", node_id=None, node: str = "Accel MagCache"):
+    """Clone `model` with MagCache. Negative thresh / K / start mean: the set's recommended value."""
+    _check_range(node, start_percent, end_percent)
+    adapter, fam, entry, cands, why = _resolve_set(node, "magcache", "ratios", model, ratios)
+    cfg = {"mode": "magcache", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
+           "set": ratios if entry else "auto", "entry": entry, "candidates": cands,
+           "thresh": float(magcache_thresh), "start": float(start_percent), "end": float(end_percent),
+           "K": int(magcache_K), "cache_device": cache_device}
+    m, replaced = _attach(model, cfg)
+    e0 = entry or cc.resolve_named("magcache", cands[0])
+    rec = e0.get("recommended", {})
+    lines = [f"{node} on {fam.name}", f"ratios: {ratios if entry else 'auto'}"]
+    lines += _set_lines("magcache", entry if entry else cands, why)
+
+    def v(val, key, fmt="{:g}"):
+        return fmt.format(val) if val >= 0 else fmt.format(rec.get(key, 0)) + " (recommended)"
+    lines.append(f"magcache_thresh {v(magcache_thresh, 'magcache_thresh')}; K {v(magcache_K, 'magcache_K', '{}')}; "
+                 f"start (retention) {v(start_percent, 'retention_ratio', '{:.0%}')}; end {end_percent:.0%}; "
+                 f"residual cache on {cache_device}")
+    lines.append("ratios are interpolated on the schedule percent when the step count differs from the set's; "
+                 "the first and the last step of every run are always computed")
+    if replaced:
+        lines.append(f"replaced an earlier {replaced.get('node')} on this model")
+    lines += _stats_lines(node_id)
+    log.info("%s: %s, ratios %s", node, fam.name, cfg["set"] if entry else "auto " + "/".join(cands))
+    return m, "\n".join(lines)
+
+
+def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cache Calibrate"):
+    """Clone `model` so that its sampling runs record TeaCache/MagCache calibration data (nothing skipped)."""
+    adapter, fam, reason = adapter_for_model(model)
+    if adapter is None:
+        raise AccelError(node, "model", reason, "Calibration needs a model family the step cache supports: "
+                         "Wan 2.1/2.2 (T2V, I2V, TI2V), Flux.1, HunyuanVideo, Qwen-Image")
+    clean = cc.safe_name(name)
+    cfg = {"mode": "calibrate", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
+           "set": cc.USER_PREFIX + clean, "calib_name": clean, "entry": {}, "candidates": [],
+           "thresh": 0.0, "start": 0.0, "end": 1.0, "K": 0, "cache_device": "GPU",
+           "family": {"family": fam.family, "variant": fam.variant, "size": fam.size, "name": fam.name}}
+    m, _ = _attach(model, cfg)
+    try:
+        where = str(cc.user_file(clean))
+    except Exception:
+        where = f"<ComfyUI user dir>/accel/cache_coefficients/{clean}.json"
+    lines = [f"{node} on {fam.name}: every sampling run with this MODEL computes all steps and records, per step "
+             f"and per cond/uncond, the rel-L1 change of the cache signal ({', '.join(adapter.signals)}) and of the "
+             "transformer-block residual, and the residual magnitude ratio.",
+             f"After each run the fits (TeaCache polynomial, MagCache ratios) over all runs so far are written to {where}.",
+             f"Then choose 'user:{clean}' in Accel TeaCache (coefficients) or Accel MagCache (ratios). Calibrate with "
+             "the sampler, scheduler and step count you will use; 2-3 prompts/seeds give a steadier fit."]
+    lines += _stats_lines(node_id)
+    return m, "\n".join(lines)
+
+
+# ============================================================================ calibration fit + file
+def _polyfit(xs, ys, degree):
+    import numpy as np
+
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    deg = max(1, min(degree, len(set(np.round(x, 12).tolist())) - 1))
+    c = np.polyfit(x, y, deg)
+    pred = np.polyval(c, x)
+    nrmse = float(np.sqrt(np.mean((pred - y) ** 2)) / max(np.mean(np.abs(y)), 1e-12))
+    return [float(v) for v in c], deg, nrmse
+
+
+def _simulate_tea(seqs, coeffs, thresh, start=0.0):
+    """Fraction of steps a TeaCache threshold skips on recorded (p, rel_signal) sequences (first/last computed)."""
+    total = skipped = 0
+    for seq in seqs:
+        acc = 0.0
+        have = False
+        for j, (p, x) in enumerate(seq):
+            total += 1
+            if x is None or not have or j == len(seq) - 1 or p < start:
+                acc, have = 0.0, True
+                continue
+            est = 0.0
+            for c in coeffs:
+                est = est * x + c
+            acc += max(0.0, est)
+            if acc < thresh:
+                skipped += 1
+            else:
+                acc = 0.0
+    return skipped / total if total else 0.0
+
+
+def _simulate_mag(prog, ratios, thresh, K, start):
+    skipped, acc_r, acc_s, acc_e = 0, 1.0, 0, 0.0
+    for j in range(1, len(prog)):
+        acc_r *= ratios[j]
+        acc_s += 1
+        acc_e += abs(1 - acc_r)
+        if j < len(prog) - 1 and prog[j] >= start and acc_e <= thresh and acc_s <= K:
+            skipped += 1
+        else:
+            acc_r, acc_s, acc_e = 1.0, 0, 0.0
+    return skipped / len(prog) if prog else 0.0
+
+
+def _write_calibration(run: _Run):
+    import json
+
+    cfg = run.cfg
+    name = cfg["calib_name"]
+    recs = [r for r in run.records if r.get("chunks")]
+    with _LOCK:
+        runs = _CALIB.setdefault(name, [])
+        runs.append({"records": recs, "steps": run.steps, "family": cfg["family"]})
+        runs = list(runs)
+    fam = cfg["family"]
+    out = {"format": cc.USER_FORMAT, "name": name, "family": fam["family"], "variant": fam["variant"],
+           "size": fam["size"], "model": fam["name"], "runs": len(runs),
+           "fitted_on": f"{fam['name']}, {run.steps} steps, calibrated on this machine ({len(runs)} run(s))",
+           "created": time.strftime("%Y-%m-%d %H:%M:%S")}
+    summary = []
+    # --- TeaCache fit: x = rel-L1 change of the signal, y = rel-L1 change of the block residual
+    fits = {}
+    adapter = run.adapter
+    for sig in adapter.signals:
+        xs, ys, seqs = [], [], []
+        for r in runs:
+            per_branch = {}
+            for call in r["records"]:
+                for c in call["chunks"]:
+                    x = c["signal"].get(sig)
+                    per_branch.setdefault(c["branch"], []).append((call["p"], x))
+                    if x is not None and "residual_rel_l1" in c:
+                        xs.append(x)
+                        ys.append(c["residual_rel_l1"])
+            seqs += list(per_branch.values())
+        if len(xs) >= 2:
+            coeffs, deg, nrmse = _polyfit(xs, ys, 4)
+            fits[sig] = {"coefficients": coeffs, "degree": deg, "fit_nrmse": nrmse, "points": len(xs), "seqs": seqs}
+    if fits:
+        best = min(fits, key=lambda s: (fits[s]["fit_nrmse"], s != DEFAULT_SIGNAL[adapter.name]))
+        f = fits[best]
+        grid = [round(0.01 * k, 2) for k in range(1, 301)]
+        rec = next((t for t in grid if _simulate_tea(f["seqs"], f["coefficients"], t) >= 0.3), grid[-1])
+        out["teacache"] = {"signal": best, "coefficients": f["coefficients"], "degree": f["degree"],
+                           "fit_nrmse": f["fit_nrmse"], "points": f["points"],
+                           "recommended": {"rel_l1_thresh": rec, "start_percent": 0.0, "end_percent": 1.0},
+                           "recommended_note": "smallest threshold that skips about 30% of the calibrated steps; "
+                                               "quality not measured: compare outputs",
+                           "alternatives": {s: {k: v for k, v in fits[s].items() if k != "seqs"}
+                                            for s in fits if s != best}}
+        summary.append(f"TeaCache fit: signal {best}, degree {f['degree']}, {f['points']} points, "
+                       f"normalized RMSE {f['fit_nrmse']:.2f}; suggested rel_l1_thresh {rec:g}")
+    # --- MagCache ratios: mean per position over the runs that share the latest run's schedule
+    last = runs[-1]["records"]
+    prog = [round(c["p"], 6) for c in last]
+    same = [r["records"] for r in runs if [round(c["p"], 6) for c in r["records"]] == prog]
+    mag = {"progress": prog}
+    for branch in ("cond", "uncond"):
+        series = []
+        for recs_ in same:
+            vals = []
+            for call in recs_:
+                v = [c.get("mag_ratio") for c in call["chunks"] if c["branch"] == branch]
+                vals.append(v[0] if v else None)
+            if any(v is not None for v in vals):
+                series.append(vals)
+        if series:
+            mean = []
+            for j in range(len(prog)):
+                vs = [s[j] for s in series if s[j] is not None]
+                mean.append(round(sum(vs) / len(vs), 5) if vs else 1.0)
+            mean[0] = 1.0
+            mag[branch] = mean
+    if "cond" in mag:
+        ratios = {b: mag[b] for b in ("cond", "uncond") if b in mag}
+        thr = next((t for t in [round(0.01 * k, 2) for k in range(1, 61)]
+                    if _simulate_mag(prog, ratios["cond"], t, 2, 0.2) >= 0.3), 0.6)
+        out["magcache"] = {"ratios": ratios, "progress": prog,
+                           "recommended": {"magcache_thresh": thr, "retention_ratio": 0.2, "magcache_K": 2},
+                           "recommended_note": "smallest threshold (K 2, retention 0.2) that skips about 30% of the "
+                                               "calibrated steps; quality not measured: compare outputs"}
+        summary.append(f"MagCache ratios over {len(prog)} evaluations ({len(same)} run(s) with this schedule); "
+                       f"suggested magcache_thresh {thr:g}")
+    out["samples"] = [{"steps": r["steps"], "records": r["records"]} for r in runs[-8:]]
+    path = cc.user_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    tmp.replace(path)
+    return path, "; ".join(summary) or "not enough steps to fit anything (need at least 3 steps)"

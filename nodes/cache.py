@@ -1,0 +1,172 @@
+"""Accel TeaCache, Accel MagCache, Accel Cache Calibrate: wrapper-based step caches (accel/stepcache.py)."""
+from __future__ import annotations
+
+from ._common import CATEGORY_CACHE
+
+_DEVICES = ["GPU", "CPU"]
+_DEVICE_TIP = ("Where the cached transformer residual lives between steps. GPU is fastest; CPU saves GPU memory "
+               "(one residual per cond/uncond, e.g. about 1.5 GB for Wan 14B 720p 81 frames with CFG) at the cost "
+               "of a copy per step.")
+_STATS_TIP = ("This text is written when the node executes, before sampling. Per-run statistics (steps computed/"
+              "skipped, estimated speed-up) are logged after every sampling run and shown here when the node runs "
+              "again.")
+
+
+def _cc():
+    from ..accel import cache_coefficients
+
+    return cache_coefficients
+
+
+def _set_choices(kind: str) -> list:
+    cc = _cc()
+    names = [n for n, e in cc.published(kind).items() if cc.adapter_for_set(e)]
+    return ["auto"] + names + cc.user_sets(kind)
+
+
+def _user_changed(choice: str):
+    cc = _cc()
+    return cc.user_mtime(choice) if choice.startswith(cc.USER_PREFIX) else ""
+
+
+class AccelTeaCache:
+    DESCRIPTION = ("TeaCache step caching built on ComfyUI's own wrappers: skips the transformer blocks on steps "
+                   "whose change the published TeaCache polynomial predicts to be small, and reuses the cached "
+                   "residual (per cond/uncond). Keeps attention overrides, torch.compile and other nodes' block "
+                   "patches working in any node order. Wan 2.1/2.2, Flux.1/Kontext, HunyuanVideo; other models via "
+                   "Accel Cache Calibrate.")
+    CATEGORY = CATEGORY_CACHE
+    FUNCTION = "apply"
+    RETURN_TYPES = ("MODEL", "STRING")
+    RETURN_NAMES = ("model", "report")
+    OUTPUT_TOOLTIPS = ("The model with TeaCache (a clone; the input MODEL is untouched).",
+                       "What was configured, which coefficient set and why, and the last run's statistics. " + _STATS_TIP)
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        return {
+            "required": {
+                "model": ("MODEL", {"tooltip": "The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo, or a "
+                                               "model you calibrated)."}),
+                "rel_l1_thresh": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 10.0, "step": 0.01,
+                                            "tooltip": "How much accumulated estimated change to allow before computing "
+                                                       "again: higher = faster, more drift. -1 = the recommended value of "
+                                                       "the chosen coefficient set (shown in the report; scales differ "
+                                                       "up to 10x between sets). 0 = never skip."}),
+                "start_percent": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 1.0, "step": 0.01,
+                                            "tooltip": "Schedule percent (as in ComfyUI's start/end inputs) before which "
+                                                       "every step is computed. -1 = recommended for the set (0.1 for "
+                                                       "the Wan *_ret_mode sets, else 0)."}),
+                "end_percent": ("FLOAT", {"default": 1.0, "min": 0.0, "max": 1.0, "step": 0.01,
+                                          "tooltip": "Schedule percent after which every step is computed."}),
+                "coefficients": (_set_choices("teacache"), {"default": "auto",
+                                                            "tooltip": "auto: the published set for the detected model "
+                                                                       "(Wan I2V 480p/720p chosen per run from the latent "
+                                                                       "size). user:<name>: a set you calibrated with "
+                                                                       "Accel Cache Calibrate."}),
+                "cache_device": (_DEVICES, {"default": "GPU", "tooltip": _DEVICE_TIP}),
+            },
+            "hidden": {"unique_id": "UNIQUE_ID"},
+        }
+
+    @classmethod
+    def IS_CHANGED(cls, coefficients="auto", **kwargs):
+        return _user_changed(coefficients)
+
+    def apply(self, model, rel_l1_thresh, start_percent, end_percent, coefficients, cache_device, unique_id=None):
+        from ..accel import stepcache
+
+        m, report = stepcache.configure_teacache(model, rel_l1_thresh, start_percent, end_percent, coefficients,
+                                                 cache_device, node_id=unique_id)
+        return {"ui": {"text": [report]}, "result": (m, report)}
+
+
+class AccelMagCache:
+    DESCRIPTION = ("MagCache step caching on the same wrapper mechanism as Accel TeaCache: skips steps while the "
+                   "accumulated error predicted by the published residual-magnitude ratios stays under the "
+                   "threshold (at most K steps in a row). Ratios are interpolated when your step count differs. "
+                   "Wan 2.1/2.2, Flux.1/Kontext, Qwen-Image, HunyuanVideo; others via Accel Cache Calibrate.")
+    CATEGORY = CATEGORY_CACHE
+    FUNCTION = "apply"
+    RETURN_TYPES = ("MODEL", "STRING")
+    RETURN_NAMES = ("model", "report")
+    OUTPUT_TOOLTIPS = ("The model with MagCache (a clone; the input MODEL is untouched).",
+                       "What was configured, which ratio set and why, and the last run's statistics. " + _STATS_TIP)
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        return {
+            "required": {
+                "model": ("MODEL", {"tooltip": "The diffusion model to cache."}),
+                "magcache_thresh": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 1.0, "step": 0.01,
+                                              "tooltip": "Allowed accumulated magnitude error before computing again: "
+                                                         "higher = faster, more drift. -1 = recommended for the chosen "
+                                                         "ratio set. 0 = never skip."}),
+                "magcache_K": ("INT", {"default": -1, "min": -1, "max": 10, "step": 1,
+                                       "tooltip": "Most steps skipped in a row. -1 = recommended for the set."}),
+                "start_percent": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 1.0, "step": 0.01,
+                                            "tooltip": "MagCache's retention ratio: every step before this schedule "
+                                                       "percent is computed. -1 = recommended for the set (usually 0.2)."}),
+                "end_percent": ("FLOAT", {"default": 1.0, "min": 0.0, "max": 1.0, "step": 0.01,
+                                          "tooltip": "Schedule percent after which every step is computed."}),
+                "ratios": (_set_choices("magcache"), {"default": "auto",
+                                                      "tooltip": "auto: the published ratios for the detected model. "
+                                                                 "Wan 2.2 A14B experts look like Wan 2.1 14B: pick "
+                                                                 "wan2.2_t2v_14B / wan2.2_i2v_14B for them. user:<name>: "
+                                                                 "ratios you calibrated."}),
+                "cache_device": (_DEVICES, {"default": "GPU", "tooltip": _DEVICE_TIP}),
+            },
+            "hidden": {"unique_id": "UNIQUE_ID"},
+        }
+
+    @classmethod
+    def IS_CHANGED(cls, ratios="auto", **kwargs):
+        return _user_changed(ratios)
+
+    def apply(self, model, magcache_thresh, magcache_K, start_percent, end_percent, ratios, cache_device,
+              unique_id=None):
+        from ..accel import stepcache
+
+        m, report = stepcache.configure_magcache(model, magcache_thresh, magcache_K, start_percent, end_percent,
+                                                 ratios, cache_device, node_id=unique_id)
+        return {"ui": {"text": [report]}, "result": (m, report)}
+
+
+class AccelCacheCalibrate:
+    DESCRIPTION = ("Calibrates TeaCache and MagCache for a model and schedule with no published set (e.g. 4-8-step "
+                   "Lightning LoRAs, Wan 2.2 experts, fine-tunes): sampling with this MODEL skips nothing and records "
+                   "per step the change of the cache signal and of the transformer residual; after each run it fits "
+                   "the TeaCache polynomial and the MagCache ratios and writes them to "
+                   "<ComfyUI user dir>/accel/cache_coefficients/<name>.json, which Accel TeaCache / Accel MagCache "
+                   "then list as user:<name>.")
+    CATEGORY = CATEGORY_CACHE
+    FUNCTION = "apply"
+    RETURN_TYPES = ("MODEL", "STRING")
+    RETURN_NAMES = ("model", "report")
+    OUTPUT_TOOLTIPS = ("The model with calibration recording (nothing is skipped; output identical to the input "
+                       "MODEL's).", "Where the file goes and how to use it; the fit results are logged after each run.")
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        return {
+            "required": {
+                "model": ("MODEL", {"tooltip": "The model to calibrate, with the LoRAs you will use (a Lightning "
+                                               "LoRA changes the dynamics)."}),
+                "name": ("STRING", {"default": "my_model", "tooltip": "File name for the calibration "
+                                                                      "(letters, digits, . _ -). Runs in this session "
+                                                                      "with the same name are fitted together."}),
+            },
+            "hidden": {"unique_id": "UNIQUE_ID"},
+        }
+
+    def apply(self, model, name, unique_id=None):
+        from ..accel import stepcache
+
+        m, report = stepcache.configure_calibration(model, name, node_id=unique_id)
+        return {"ui": {"text": [report]}, "result": (m, report)}
+
+
+NODE_CLASS_MAPPINGS = {"AccelTeaCache": AccelTeaCache, "AccelMagCache": AccelMagCache,
+                       "AccelCacheCalibrate": AccelCacheCalibrate}
+NODE_DISPLAY_NAME_MAPPINGS = {"AccelTeaCache": "Accel TeaCache", "AccelMagCache": "Accel MagCache",
+                              "AccelCacheCalibrate": "Accel Cache Calibrate"}

@@ -1,0 +1,382 @@
+"""Step caches (Accel TeaCache / MagCache / Cache Calibrate) on real ComfyUI sampling with tiny random models.
+
+Every model is a real ComfyUI class (WanModel, Flux) at a tiny config, sampled through ComfyUI's own
+common_ksampler (euler, simple). fp32 so that "identical" can be checked with torch.equal.
+"""
+import copy
+import json
+import pickle
+
+import pytest
+import torch
+
+STEPS = 10
+SET = "wan2.1_t2v_1.3B_ret_mode"  # tiny models have no published set of their own: any Wan set drives the mechanism
+
+
+@pytest.fixture(scope="module")
+def sc(mod):
+    return mod("accel.stepcache")
+
+
+@pytest.fixture(scope="module")
+def wan(M):
+    return M.wan_model("t2v", "tiny", seed=0, dtype=torch.float32)
+
+
+@pytest.fixture(scope="module")
+def conds(M):
+    return M.conditioning(8, seed=1), M.conditioning(8, seed=2), M.wan_latent(5, 32, 32)
+
+
+def _sample(M, model, conds, steps=STEPS, cfg=3.0, **kw):
+    pos, neg, lat = conds
+    return M.sample(model, pos, neg, lat, steps=steps, cfg=cfg, **kw)
+
+
+@pytest.fixture(scope="module")
+def ref(M, wan, conds):
+    return _sample(M, wan, conds)
+
+
+def _rel(a, b):
+    return float((a - b).norm() / b.norm())
+
+
+def test_threshold_zero_is_identical(sc, M, wan, conds, ref):
+    m, report = sc.configure_teacache(wan, 0.0, 0.0, 1.0, SET, "GPU")
+    out = _sample(M, m, conds)
+    assert torch.equal(out, ref)  # nothing skipped: bit-identical (same ops, same order)
+    st = sc.last_stats(m)
+    assert (st.computed, st.skipped, st.evaluations) == (STEPS, 0, STEPS)
+    assert "threshold 0" in report and "source welltop-cn/ComfyUI-TeaCache" in report
+    mm, _ = sc.configure_magcache(wan, 0.0, 2, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
+    assert torch.equal(_sample(M, mm, conds), ref)
+
+
+def test_large_threshold_skips_with_bounded_error(sc, M, wan, conds, ref):
+    m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+    out = _sample(M, m, conds)
+    st = sc.last_stats(m)
+    assert st.skipped >= 3 and st.computed + st.skipped == STEPS
+    assert st.pattern[0] == "#" and st.pattern[-1] == "#"  # first and last step always computed
+    err = _rel(out, ref)
+    # random tiny weights: reusing a residual over a few steps moves the final latent, but boundedly;
+    # 0.5 is far above what we see (about 0.1) and far below an unrelated latent (about 1.4)
+    assert 0 < err < 0.5, err
+    # more threshold -> not fewer skips
+    m2, _ = sc.configure_teacache(wan, 5.0, 0.0, 1.0, SET, "GPU")
+    _sample(M, m2, conds)
+    assert sc.last_stats(m2).skipped >= st.skipped
+
+
+def test_magcache_skips_and_cpu_cache(sc, M, wan, conds, ref):
+    m, report = sc.configure_magcache(wan, 0.5, 3, 0.0, 1.0, "wan2.1_t2v_1.3B", "CPU")
+    out = _sample(M, m, conds)
+    st = sc.last_stats(m)
+    assert st.skipped >= 3 and "...." not in st.pattern  # K=3: never 4 skips in a row
+    assert 0 < _rel(out, ref) < 0.5
+    assert "interpolated" in report
+
+
+def test_mag_ratio_interpolation_compounds(sc, M, wan):
+    """Ratios over a longer step are the product of the calibrated ratios it spans."""
+    m, _ = sc.configure_magcache(wan, 0.1, 2, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
+    cfg = m.model_options["transformer_options"][sc.KEY]
+    run = sc._Run(cfg, m, torch.tensor([1.0, 0.5, 0.0]))
+    run.entry = cfg["entry"]
+    run._build_mag_curves()
+    r = cfg["entry"]["ratios"]["cond"]  # 50 steps
+    n = len(r)
+    assert run.mag_ratio("cond", 3 / n, 4 / n) == pytest.approx(r[4], rel=1e-9)
+    assert run.mag_ratio("cond", 3 / n, 5 / n) == pytest.approx(r[4] * r[5], rel=1e-9)
+    assert run.mag_ratio("uncond", 3 / n, 4 / n) == pytest.approx(cfg["entry"]["ratios"]["uncond"][4], rel=1e-9)
+
+
+def _permute_wrapper(executor, *args, **kwargs):
+    """An outer DIFFUSION_MODEL wrapper that flips the cond/uncond chunk order on every other call."""
+    to = args[-1]
+    _permute_wrapper.calls += 1
+    cou = to["cond_or_uncond"]
+    if len(cou) != 2 or _permute_wrapper.calls % 2:
+        return executor(*args, **kwargs)
+    flip = lambda t: torch.cat(t.chunk(2)[::-1]) if torch.is_tensor(t) and t.shape[0] == 2 else t  # noqa: E731
+    to2 = dict(to)
+    to2["cond_or_uncond"] = cou[::-1]
+    to2["uuids"] = to["uuids"][::-1]
+    a = [flip(x) for x in args[:-1]] + [to2]
+    return flip(executor(*a, **kwargs))
+
+
+def test_cond_uncond_separate_when_order_swaps(sc, M, wan, conds):
+    import comfy.patcher_extension as pe
+
+    m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+    base = _sample(M, m, conds)
+    # the flip happens outside our wrapper: we see [0, 1] and [1, 0] alternately
+    p = wan.clone()
+    p.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, "test_permute", _permute_wrapper)
+    mp, _ = sc.configure_teacache(p, 0.6, 0.0, 1.0, SET, "GPU")
+    _permute_wrapper.calls = 0
+    out = _sample(M, mp, conds)
+    assert _permute_wrapper.calls == STEPS
+    assert sc.last_stats(mp).skipped == sc.last_stats(m).skipped > 0
+    # residuals follow cond/uncond, not batch position; only batch-order rounding differs
+    assert torch.allclose(out, base, atol=1e-4, rtol=1e-4)
+
+
+def test_cfg1_and_state_reset_between_runs(sc, M, wan, conds):
+    m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+    a = _sample(M, m, conds, cfg=1.0)  # cfg 1: ComfyUI drops the uncond, one chunk per call
+    sa = copy.copy(sc.last_stats(m))
+    assert sa.skipped > 0
+    b = _sample(M, m, conds, cfg=1.0)  # a leftover residual from run 1 would change run 2's first steps
+    sb = sc.last_stats(m)
+    assert torch.equal(a, b) and (sa.pattern, sb.run_index) == (sb.pattern, sa.run_index + 1)
+    # a different latent size in the next run: fresh state, no shape clash
+    pos, neg, _ = conds
+    out = M.sample(m, pos, neg, M.wan_latent(9, 48, 32), steps=STEPS, cfg=1.0)
+    assert out.shape[2:] == (3, 6, 4) and torch.isfinite(out).all()
+
+
+def test_low_step_warning_and_guard_rails(sc, M, wan, conds, mod):
+    m, _ = sc.configure_teacache(wan, 0.3, 0.0, 1.0, SET, "GPU")
+    _sample(M, m, conds, steps=4)
+    assert any("rarely helps" in n for n in sc.last_stats(m).notes)
+    err = mod("accel.errors").AccelError
+    with pytest.raises(err, match="Accel Cache Calibrate") as e:  # tiny Wan: no published set for auto
+        sc.configure_teacache(wan, -1, -1, 1.0, "auto", "GPU")
+    assert "wan2.1_t2v_14B_ret_mode" in str(e.value)  # the message lists the supported sets
+    with pytest.raises(err, match="fitted on flux"):
+        sc.configure_teacache(wan, -1, -1, 1.0, "flux", "GPU")
+    with pytest.raises(err, match="start_percent"):
+        sc.configure_magcache(wan, -1, -1, 0.9, 0.5, "wan2.1_t2v_1.3B", "GPU")
+
+
+ATTN_CALLS = []
+
+
+def _counting_attention(func, *args, **kwargs):
+    """A stand-in for an attention node's override (a function: ComfyUI 0.3.75's clone deep-copies objects)."""
+    ATTN_CALLS.append(1)
+    return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("attn_first", [True, False])
+def test_attention_override_stacked_either_order(sc, M, wan, conds, attn_first):
+    over = _counting_attention
+    ATTN_CALLS.clear()
+
+    def with_attn(model):
+        m = model.clone()
+        m.model_options["transformer_options"]["optimized_attention_override"] = over
+        return m
+    if attn_first:
+        m, _ = sc.configure_teacache(with_attn(wan), 0.6, 0.0, 1.0, SET, "GPU")
+    else:
+        m = with_attn(sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")[0])
+    _sample(M, m, conds)
+    st = sc.last_stats(m)
+    assert st.skipped > 0
+    # 2 blocks x (self + cross attention) per computed step (cond+uncond batched in one call)
+    assert len(ATTN_CALLS) == st.computed * 2 * 2
+
+
+@pytest.mark.parametrize("patch_first", [True, False])
+def test_other_block_patches_kept_either_order(sc, M, wan, conds, patch_first):
+    calls = []
+
+    def scale_block1(args, extra):  # another node's replace patch on block 1: runs the block, then scales
+        calls.append(1)
+        out = extra["original_block"](args)
+        return {"img": out["img"] * 1.05}
+
+    def with_patch(model):
+        m = model.clone()
+        m.set_model_patch_replace(scale_block1, "dit", "double_block", 1)
+        return m
+    patched_ref = _sample(M, with_patch(wan), conds)
+    n0 = len(calls)
+    for thresh in (0.0, 0.6):
+        if patch_first:
+            m, _ = sc.configure_teacache(with_patch(wan), thresh, 0.0, 1.0, SET, "GPU")
+        else:
+            m = with_patch(sc.configure_teacache(wan, thresh, 0.0, 1.0, SET, "GPU")[0])
+        calls.clear()
+        out = _sample(M, m, conds)
+        st = sc.last_stats(m)
+        assert len(calls) == st.computed  # the other patch runs on every computed step
+        if thresh == 0:
+            assert n0 == STEPS and torch.equal(out, patched_ref)
+        else:
+            assert st.skipped > 0
+
+
+def test_compile_wrapper_stacked(sc, M, wan, conds):
+    """The core compile helper swaps blocks for compiled ones during apply_model; our hooks call them."""
+    from comfy_api.torch_helpers import set_torch_compile_wrapper
+    from torch._dynamo.utils import counters
+
+    m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+    eager = _sample(M, m, conds)
+    skipped = sc.last_stats(m).skipped
+    c = m.clone()
+    set_torch_compile_wrapper(c, backend="eager", keys=["diffusion_model.blocks.1"])
+    before = counters["frames"]["ok"]
+    out = _sample(M, c, conds)
+    assert counters["frames"]["ok"] > before  # dynamo compiled the swapped-in block: it was called
+    assert sc.last_stats(c).skipped == skipped > 0
+    assert torch.allclose(out, eager, atol=1e-5)
+
+
+def test_clone_deepcopy_and_input_untouched(sc, M, wan, conds):
+    m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+    cfg = m.model_options["transformer_options"][sc.KEY]
+    assert len(pickle.dumps(cfg)) < 20000  # only small config lives in model_options
+    assert sc.KEY not in wan.model_options.get("transformer_options", {})
+    assert not wan.get_wrappers(__import__("comfy.patcher_extension").patcher_extension.WrappersMP.DIFFUSION_MODEL,
+                                sc.WRAPPER_KEY)
+    c = m.clone()  # ComfyUI 0.3.75 deep-copies model_options here (e.g. a LoRA loader after our node)
+    assert c.model_options["transformer_options"][sc.KEY] is not cfg
+    a = _sample(M, m, conds)
+    b = _sample(M, c, conds)
+    assert torch.equal(a, b) and sc.last_stats(c).skipped == sc.last_stats(m).skipped > 0
+
+
+def test_two_experts_keep_their_own_state(sc, M, conds):
+    import nodes
+
+    pos, neg, lat = conds
+    high = M.wan_model("t2v", "tiny", seed=3, dtype=torch.float32)
+    low = M.wan_model("t2v", "tiny", seed=4, dtype=torch.float32)
+    steps, switch = 10, 5
+    # high-noise expert may skip (start 0); the low-noise expert's steps all lie after 50% of the schedule,
+    # so end_percent 0.45 must keep it from skipping anything: checks the sliced-schedule percent mapping
+    mh, _ = sc.configure_teacache(high, 5.0, 0.0, 1.0, SET, "GPU")
+    ml, _ = sc.configure_teacache(low, 5.0, 0.0, 0.45, SET, "GPU")
+    x = nodes.common_ksampler(mh, 0, steps, 3.0, "euler", "simple", pos, neg, lat, start_step=0, last_step=switch,
+                              force_full_denoise=False)[0]
+    out = nodes.common_ksampler(ml, 0, steps, 3.0, "euler", "simple", pos, neg, x, disable_noise=True,
+                                start_step=switch, last_step=steps, force_full_denoise=True)[0]["samples"]
+    sh, sl = sc.last_stats(mh), sc.last_stats(ml)
+    assert sh.evaluations == switch and sl.evaluations == steps - switch
+    assert sh.skipped > 0 and sl.skipped == 0
+    assert torch.isfinite(out).all()
+    # the same low expert with end 1.0 skips too, and its first step is computed (its own fresh state)
+    ml2, _ = sc.configure_teacache(low, 5.0, 0.0, 1.0, SET, "GPU")
+    nodes.common_ksampler(ml2, 0, steps, 3.0, "euler", "simple", pos, neg, x, disable_noise=True,
+                          start_step=switch, last_step=steps, force_full_denoise=True)
+    assert sc.last_stats(ml2).skipped > 0 and sc.last_stats(ml2).pattern[0] == "#"
+
+
+def test_calibration_writes_json_the_nodes_load(pack, sc, M, wan, conds, ref, mod):
+    cc = mod("accel.cache_coefficients")
+    nodes = pack.NODE_CLASS_MAPPINGS
+    m, report = nodes["AccelCacheCalibrate"]().apply(wan, "tiny wan/test", unique_id="77")["result"]
+    assert "user:tiny_wan_test" in report
+    out = _sample(M, m, conds)
+    assert torch.equal(out, ref)  # calibration skips nothing
+    path = cc.user_file("user:tiny_wan_test")
+    data = json.loads(path.read_text())
+    assert data["family"] == "wan21" and data["teacache"]["signal"] in ("e", "e0")
+    assert len(data["magcache"]["ratios"]["cond"]) == STEPS and len(data["magcache"]["ratios"]["uncond"]) == STEPS
+    # the combos list it; the nodes load it
+    tea_in = nodes["AccelTeaCache"].INPUT_TYPES()["required"]
+    assert "user:tiny_wan_test" in tea_in["coefficients"][0]
+    assert "user:tiny_wan_test" in nodes["AccelMagCache"].INPUT_TYPES()["required"]["ratios"][0]
+    res = nodes["AccelTeaCache"]().apply(wan, -1.0, -1.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="78")
+    mt, rep = res["result"]
+    assert res["ui"]["text"][0] == rep and "calibrated on this machine" in rep
+    _sample(M, mt, conds)
+    st = sc.last_stats(mt)
+    assert st.skipped > 0  # the suggested threshold skips about 30% of the calibrated steps
+    assert abs(st.skipped / STEPS - 0.3) < 0.2
+    mm, _ = nodes["AccelMagCache"]().apply(wan, 0.2, 2, 0.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="79")["result"]
+    _sample(M, mm, conds)
+    assert sc.last_stats(mm).evaluations == STEPS
+    # the next execution of the TeaCache node reports the previous run of that node
+    rep2 = nodes["AccelTeaCache"]().apply(wan, 0.2, -1.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="78")["result"][1]
+    assert "Last run of this node: Accel TeaCache run 1: computed" in rep2
+
+
+def test_flux_teacache_and_magcache(sc, M):
+    flux = M.tiny_flux(seed=0)
+    pos = [[torch.randn(1, 8, 64, generator=torch.Generator().manual_seed(1)),
+            {"pooled_output": torch.randn(1, 32, generator=torch.Generator().manual_seed(2)), "guidance": 3.5}]]
+    lat = {"samples": torch.zeros(1, 16, 8, 8)}
+    ref = M.sample(flux, pos, pos, lat, steps=STEPS, cfg=1.0)
+    m0, _ = sc.configure_teacache(flux, 0.0, 0.0, 1.0, "flux", "GPU")
+    assert torch.equal(M.sample(m0, pos, pos, lat, steps=STEPS, cfg=1.0), ref)
+    m1, _ = sc.configure_teacache(flux, 3.0, 0.0, 1.0, "flux", "GPU")
+    o1 = M.sample(m1, pos, pos, lat, steps=STEPS, cfg=1.0)
+    assert sc.last_stats(m1).skipped > 0 and 0 < _rel(o1, ref) < 0.5
+    m2, _ = sc.configure_magcache(flux, 0.5, 3, 0.0, 1.0, "auto", "GPU")  # auto: Flux.1 (no reference latents)
+    o2 = M.sample(m2, pos, pos, lat, steps=STEPS, cfg=1.0)
+    st = sc.last_stats(m2)
+    assert st.set_name == "flux" and st.skipped > 0 and 0 < _rel(o2, ref) < 0.5
+
+
+def test_data_table_provenance(mod):
+    cc = mod("accel.cache_coefficients")
+    t = cc.table()
+    for kind in ("teacache", "magcache"):
+        for name, e in t[kind].items():
+            assert e["source"]["repo"] and e["source"]["file"], name
+            assert e["recommended"], name
+    w = t["teacache"]["wan2.1_t2v_1.3B_ret_mode"]
+    assert w["coefficients"][0] == -5.21862437e04 and w["signal"] == "e0"  # lightx2v.md 4.3 / TeaCache4Wan2.1
+    mg = t["magcache"]["wan2.1_i2v_480p_14B"]["ratios"]
+    assert len(mg["cond"]) == len(mg["uncond"]) == 40 and mg["cond"][1] == 0.98783  # lightx2v.md Appendix A.1
+    assert t["magcache"]["wan2.1_t2v_14B"]["ratios"]["uncond"][1] == 1.03017  # MagCache A.2, de-interleaved
+
+
+@pytest.mark.parametrize("family", ["hunyuan_video", "qwen_image"])
+def test_other_families(sc, M, family):
+    if family == "hunyuan_video":
+        m = M.tiny_hunyuan_video()
+        pos = [[torch.randn(1, 8, 64, generator=torch.Generator().manual_seed(1)),
+                {"pooled_output": torch.randn(1, 32, generator=torch.Generator().manual_seed(2)), "guidance": 3.5}]]
+        lat = {"samples": torch.zeros(1, 16, 2, 8, 8)}
+        make = lambda t: sc.configure_teacache(m, t, 0.0, 1.0, "hunyuan_video", "GPU")[0]  # noqa: E731
+    else:
+        m = M.tiny_qwen_image()
+        pos = [[torch.randn(1, 8, 64, generator=torch.Generator().manual_seed(1)), {}]]
+        lat = {"samples": torch.zeros(1, 16, 1, 8, 8)}
+        make = lambda t: sc.configure_magcache(m, t, 3, 0.0, 1.0, "qwen_image", "GPU")[0]  # noqa: E731
+    ref = M.sample(m, pos, pos, lat, steps=STEPS, cfg=1.0)
+    assert torch.equal(M.sample(make(0.0), pos, pos, lat, steps=STEPS, cfg=1.0), ref)
+    mc = make(3.0)
+    out = M.sample(mc, pos, pos, lat, steps=STEPS, cfg=1.0)
+    assert sc.last_stats(mc).skipped > 0 and 0 < _rel(out, ref) < 0.5
+    cal, _ = sc.configure_calibration(m, f"tiny_{family}")
+    assert torch.equal(M.sample(cal, pos, pos, lat, steps=STEPS, cfg=1.0), ref)
+    assert "teacache" in json.loads(__import__("pathlib").Path(
+        sc.cc.user_file(f"tiny_{family}")).read_text())  # the signal fit exists for both
+
+
+def test_auto_choice_per_family(mod):
+    cc = mod("accel.cache_coefficients")
+    Family = mod("accel.families").Family
+    f = lambda fam, v, s: Family(fam, "WAN21", variant=v, size=s)  # noqa: E731
+    cands, why = cc.auto_candidates("teacache", f("wan21", "t2v", "1.3B"))
+    assert cands == ["wan2.1_t2v_1.3B_ret_mode"]
+    cands, why = cc.auto_candidates("teacache", f("wan21", "i2v", "14B"))
+    assert "structurally identical" in why  # Wan 2.2 A14B experts get the Wan 2.1 14B sets, and we say so
+    assert cc.pick_auto(cands, latent_hw=60 * 104) == "wan2.1_i2v_480p_14B_ret_mode"
+    assert cc.pick_auto(cands, latent_hw=90 * 160) == "wan2.1_i2v_720p_14B_ret_mode"
+    assert cc.auto_candidates("teacache", f("wan22", "ti2v", "5B"))[0] == ["wan2.2_ti2v_5B"]
+    mc = cc.auto_candidates("magcache", f("wan21", "t2v", "14B"))
+    assert mc[0] == ["wan2.1_t2v_14B"] and "wan2.2_t2v_14B" in mc[1]
+    fl = cc.auto_candidates("teacache", Family("flux", "Flux"))[0]
+    assert cc.pick_auto(fl, has_ref=True) == "flux-kontext" and cc.pick_auto(fl) == "flux"
+    assert cc.auto_candidates("teacache", Family("qwen_image", "QwenImage"))[0] == []  # none published
+
+
+def test_node_definitions(pack):
+    for node_id, display in (("AccelTeaCache", "Accel TeaCache"), ("AccelMagCache", "Accel MagCache"),
+                             ("AccelCacheCalibrate", "Accel Cache Calibrate")):
+        cls = pack.NODE_CLASS_MAPPINGS[node_id]
+        assert pack.NODE_DISPLAY_NAME_MAPPINGS[node_id] == display
+        assert cls.CATEGORY == "accel/cache" and cls.RETURN_TYPES == ("MODEL", "STRING") and cls.DESCRIPTION
+        for name, spec in cls.INPUT_TYPES()["required"].items():
+            assert spec[1].get("tooltip"), (node_id, name)
