@@ -75,6 +75,8 @@ def ensure_model(work: Path, size: str, gpu: bool) -> Path:
     M.save_safetensors(sd, tmp, metadata={"accel_demo_size": size})
     os.replace(tmp, path)
     del sd
+    if gpu:
+        torch.cuda.empty_cache()  # the server, not this process, needs the GPU memory now
     say(f"model: {n / 1e6:.1f} M parameters, {path.stat().st_size / 2**20:.1f} MiB, written in "
         f"{time.perf_counter() - t:.1f} s")
     return path
@@ -95,7 +97,7 @@ class Progress:
             v, m = data.get("value"), data.get("max")
             print(f"      {self.tag}:   step {v}/{m}", flush=True)
         elif typ == "execution_cached" and data.get("nodes"):
-            print(f"      {self.tag}: cached {len(data['nodes'])} node(s) (model already loaded)", flush=True)
+            print(f"      {self.tag}: {len(data['nodes'])} node(s) reused from ComfyUI's cache", flush=True)
 
 
 def run_one(srv: ComfyServer, listener: EventListener, progress: Progress, wf: D.DemoWorkflow, role: str,
@@ -156,45 +158,52 @@ def main(argv=None) -> int:
     try:
         srv.start(timeout=300)
         say(f"server: up in {srv.startup_s:.1f} s; UI at {srv.url}/")
-        info = srv.object_info()
-        ours = sorted(k for k in info if info[k].get("python_module", "").endswith("comfyui_accel"))
-        say(f"server: {len(info)} node types, ours: {', '.join(ours)}")
-        chain = tuple(s.strip() for s in a.chain.split(",") if s.strip()) if a.chain else D.DEFAULT_CHAIN
+        chain = tuple(x.strip() for x in a.chain.split(",") if x.strip()) if a.chain else D.DEFAULT_CHAIN
         skip = {} if (gpu or a.chain) else D.CPU_SKIP
-        wf = D.build(info, preset=preset, chain=chain, seed=a.seed, skip=skip, steps=a.steps)
-        say("accelerated branch: " + (" -> ".join(["UNETLoader", *wf.used, "KSampler"]) if wf.used else
-                                      "UNETLoader -> KSampler (no accel patch node available: the two branches are "
-                                      "the same graph; only the hardware report is ours)"))
-        for name, why in wf.skipped.items():
-            say(f"  skipped {name}: {why}")
-        titles = {k: v.get("_meta", {}).get("title", v["class_type"]) for k, v in wf.prompt.items()}
-        progress = Progress(titles)
-        with EventListener(srv, on_event=progress) as listener:
-            if listener.error:
-                say(f"websocket: {listener.error} (progress falls back to /history polling)")
-            warm = wf.with_seed(a.seed + 1000)
-            say("warm-up: stock (loads the model)")
-            run_one(srv, listener, progress, warm, "stock", "warm-up stock", a.timeout)
-            say("warm-up: accelerated (first run patches/compiles)")
-            run_one(srv, listener, progress, warm, "accel", "warm-up accel", a.timeout)
-            runs = {"stock": [], "accel": []}
-            for r in range(repeats):
-                wr = wf.with_seed(a.seed + r)
-                for role in ("stock", "accel"):
-                    say(f"timed run {r + 1}/{repeats}: {role}")
-                    res = run_one(srv, listener, progress, wr, role, f"run {r + 1} {role}", a.timeout)
-                    runs[role].append(res)
-                    say(f"  {role}: sampler {fmt(res['sampler_s'])}, prompt {fmt(res['server_s'])} (server), "
-                        f"{res['wall_s']:.2f} s (HTTP wall)")
-            say("comparing: the whole before/after workflow (cached samplers, runs AccelLatentDiff + report)")
-            both = run_one(srv, listener, progress, wf.with_seed(a.seed + repeats - 1), "both", "compare", a.timeout)
-        result = summarize(srv, wf, runs, both, preset, gpu, chain)
+        result = run_demo(srv, preset=preset, chain=chain, skip=skip, seed=a.seed, steps=a.steps,
+                          repeats=repeats, timeout=a.timeout, gpu=gpu)
     finally:
         srv.stop()
         say("server: stopped")
     (work / "demo_result.json").write_text(json.dumps(result, indent=2, default=str))
     say(f"result written to {work / 'demo_result.json'}")
     return 0 if result.get("ok") else 1
+
+
+def run_demo(srv: ComfyServer, preset: str = "tiny", chain=D.DEFAULT_CHAIN, skip=None, seed: int = 42,
+             steps=None, repeats: int = 1, timeout: float = 900.0, gpu: bool = False) -> dict:
+    """The demo on a running server (its models/ must hold D.DEMO_MODEL): compose, warm up, time, compare."""
+    info = srv.object_info()
+    ours = sorted(k for k in info if info[k].get("python_module", "").endswith("comfyui_accel"))
+    say(f"server: {len(info)} node types, ours: {', '.join(ours)}")
+    wf = D.build(info, preset=preset, chain=chain, seed=seed, skip=skip, steps=steps)
+    say("accelerated branch: " + (" -> ".join(["UNETLoader", *wf.used, "KSampler"]) if wf.used else
+                                  "UNETLoader -> KSampler (no accel patch node available: the two branches are "
+                                  "the same graph; only the hardware report is ours)"))
+    for name, why in wf.skipped.items():
+        say(f"  skipped {name}: {why}")
+    titles = {k: v.get("_meta", {}).get("title", v["class_type"]) for k, v in wf.prompt.items()}
+    progress = Progress(titles)
+    with EventListener(srv, on_event=progress) as listener:
+        if listener.error:
+            say(f"websocket: {listener.error} (no per-node times; prompt times come from /history)")
+        warm = wf.with_seed(seed + 1000)
+        say("warm-up: stock (loads the model)")
+        run_one(srv, listener, progress, warm, "stock", "warm-up stock", timeout)
+        say("warm-up: accelerated (first run patches/compiles)")
+        run_one(srv, listener, progress, warm, "accel", "warm-up accel", timeout)
+        runs = {"stock": [], "accel": []}
+        for r in range(repeats):
+            wr = wf.with_seed(seed + r)
+            for role in ("stock", "accel"):
+                say(f"timed run {r + 1}/{repeats}: {role}")
+                res = run_one(srv, listener, progress, wr, role, f"run {r + 1} {role}", timeout)
+                runs[role].append(res)
+                say(f"  {role}: sampler {fmt(res['sampler_s'])}, prompt {fmt(res['server_s'])} (server), "
+                    f"{res['wall_s']:.2f} s (HTTP wall)")
+        say("comparing: the whole before/after workflow (cached samplers, runs AccelLatentDiff + report)")
+        both = run_one(srv, listener, progress, wf.with_seed(seed + repeats - 1), "both", "compare", timeout)
+    return summarize(srv, wf, runs, both, preset, gpu, chain)
 
 
 def fmt(s):
@@ -240,7 +249,11 @@ def summarize(srv, wf, runs, both, preset, gpu, chain) -> dict:
         for i, r in enumerate(runs[role]):
             print(f"{role + ' ' + str(i + 1):<10}{fmt(r['sampler_s']):>14}{fmt(r['server_s']):>17}"
                   f"{r['wall_s']:>10.3f} s")
-    print(f"speedup (stock / accelerated sampler time, median): {'n/a' if sp is None else f'{sp:.2f}x'}")
+    if sp is None and not wf.used:
+        print("speedup: n/a - no accel patch node on this server, so both branches are one graph and ComfyUI "
+              "reused the stock result")
+    else:
+        print(f"speedup (stock / accelerated sampler time, median): {'n/a' if sp is None else f'{sp:.2f}x'}")
     if d is not None:
         print(f"max |accelerated - stock| = {d['max_abs']:.4g}   (latent max |x| {d['ref_max_abs']:.4g}, "
               f"rel L2 {d['rel_l2']:.3g}, cosine {d['cosine']:.6f})")

@@ -151,3 +151,22 @@ def test_comfy_run_submits_api_and_ui_workflows(server, tmp_path):
     r = comfy_cli(["run", "--workflow", str(bad), "--wait", "--host", "127.0.0.1", "--port", str(server.port),
                    "--timeout", "60"], cwd=tmp_path, home=tmp_path / "home")
     assert r.returncode != 0 and "latent_a" in (r.stdout + r.stderr), r.stdout[-2000:]
+
+
+def test_demo_script_runs_against_the_live_server(server, capsys):
+    """scripts/demo.py's run (warm-up, separate timed prompts, comparison, report) on this module's server."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("accel_demo_script", REPO / "scripts" / "demo.py")
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    res = demo.run_demo(server, preset="tiny", chain=("ModelSamplingSD3",), skip={}, steps=2, repeats=1, timeout=120)
+    out = capsys.readouterr().out
+    assert res["ok"] and res["chain_used"] == ["ModelSamplingSD3"]
+    assert res["speedup"] is not None and res["speedup"] > 0
+    assert all(s > 0 for s in res["stock_sampler_s"] + res["accel_sampler_s"])
+    assert res["diff"]["max_abs"] > 0 and res["diff"]["finite"]  # shift 3 vs 8: the branches really differ
+    assert "comfyui-accel hardware report" in res["hardware_report"]
+    for line in ("warm-up: stock", "timed run 1/1: accel", "step 2/2", "speedup (stock / accelerated",
+                 "max |accelerated - stock|", "AccelLatentDiff node"):
+        assert line in out, line

@@ -14,6 +14,7 @@ Standard library only (plus aiohttp for the optional websocket listener, which C
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -55,6 +56,29 @@ def gpu_available(python: str | None = None) -> bool:
             return False
     r = subprocess.run([python, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
                        capture_output=True, timeout=120)
+    return r.returncode == 0
+
+
+def _die_with_parent():
+    """In the child (Linux): get SIGTERM when the process that started the server dies, so a killed test
+    run or demo never leaves a ComfyUI server behind."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def has_module(python: str, name: str) -> bool:
+    """Whether `name` is importable in that Python (this process's, or asked in a subprocess)."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        import importlib.util
+
+        return importlib.util.find_spec(name) is not None
+    r = subprocess.run([python, "-c", f"import importlib.util,sys; sys.exit(importlib.util.find_spec({name!r}) is None)"],
+                       capture_output=True, timeout=60)
     return r.returncode == 0
 
 
@@ -108,6 +132,11 @@ class ComfyServer:
                "--disable-api-nodes", "--disable-auto-launch", "--log-stdout"]
         if self.cpu:
             cmd.append("--cpu")
+        if not has_module(self.python, "comfyui_frontend_package") and "--front-end-root" not in self.extra_args:
+            # without the frontend package main.py exits unless it is given a frontend folder (API use only)
+            empty = self.base / "no-frontend"
+            empty.mkdir(exist_ok=True)
+            cmd += ["--front-end-root", str(empty)]
         return cmd + self.extra_args
 
     def start(self, timeout: float = 180.0) -> "ComfyServer":
@@ -119,7 +148,9 @@ class ComfyServer:
         self._log = open(self.log_path, "ab")
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(self.command(), cwd=str(self.comfy), env=env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        atexit.register(self.stop)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
