@@ -44,8 +44,11 @@ def _compare_module():
 
 
 def default_work_dir() -> Path:
-    tb = Path(os.environ.get("ACCEL_TESTBED", REPO / ".testbed"))
-    return Path(os.environ.get("ACCEL_DEMO_DIR", tb / "demo"))
+    """$ACCEL_DEMO_DIR, else <test bed>/demo; a test bed shared by several checkouts gets one dir per checkout."""
+    if os.environ.get("ACCEL_DEMO_DIR"):
+        return Path(os.environ["ACCEL_DEMO_DIR"])
+    tb = Path(os.environ.get("ACCEL_TESTBED", REPO / ".testbed")).resolve()
+    return tb / "demo" if tb.is_relative_to(REPO.resolve()) else tb / f"demo-{REPO.name}"
 
 
 def ensure_model(work: Path, size: str, gpu: bool) -> Path:
