@@ -79,6 +79,8 @@ def test_prompt_with_our_nodes_runs_over_http(server):
     assert "execution_start" in events and "execution_success" in events
     files = server.output_files(entry)
     assert len(files) == 1 and files[0].exists() and files[0].suffix == ".latent", files
+    item = entry["outputs"]["6"]["latents"][0]
+    assert server.view(item) == files[0].read_bytes()  # fetched over HTTP like the frontend does
     lat = load_file(str(files[0]))["latent_tensor"]
     assert tuple(lat.shape) == (1, 16, 2, 6, 8)  # 5 frames -> 2 latent frames, 48x64 px -> 6x8
     assert torch.isfinite(lat).all() and lat.abs().max() > 0

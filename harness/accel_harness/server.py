@@ -273,6 +273,12 @@ class ComfyServer:
         """Submit and wait; returns the /history entry (outputs, status with timestamped messages)."""
         return self.wait(self.submit(prompt, client_id=client_id), timeout=timeout)
 
+    def view(self, item: dict) -> bytes:
+        """Fetch one output file over HTTP (/view), as the frontend does: item = {filename, subfolder, type}."""
+        q = urllib.parse.urlencode({"filename": item["filename"], "subfolder": item.get("subfolder", ""),
+                                    "type": item.get("type", "output")})
+        return self.get_bytes(f"/view?{q}")
+
     def output_files(self, entry: dict) -> list[Path]:
         """Absolute paths of the files the output nodes of a finished prompt wrote (type 'output')."""
         files = []
