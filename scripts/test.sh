@@ -4,8 +4,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-bash scripts/setup_testbed.sh
-VPY="${ACCEL_VENV:-${ACCEL_TESTBED:-$ROOT/.testbed}/venv}/bin/python"
+# --test-tools: also playwright (client), Debian chromium (as root, when missing) and comfy-cli (own venv)
+# for the live-server, browser and packaging tests; each step is skipped when already there.
+bash scripts/setup_testbed.sh --test-tools
+TB="${ACCEL_TESTBED:-$ROOT/.testbed}"
+export ACCEL_TESTBED="$TB"
+VPY="${ACCEL_VENV:-$TB/venv}/bin/python"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export TRITON_INTERPRET="${TRITON_INTERPRET:-1}"
 # The pytest config lives in tests/pytest.ini so that pytest's rootdir is tests/: the repo root is the
