@@ -161,11 +161,15 @@ def row_for(profile) -> Row:
     return ROWS[-1]
 
 
-def choose_attention(profile) -> tuple[str, str, list]:
-    """(backend, reason, skipped) for `auto` on this profile."""
+def choose_attention(profile, exclude: dict | None = None) -> tuple[str, str, list]:
+    """(backend, reason, skipped) for `auto` on this profile. `exclude` maps backends found unusable
+    after the profile was taken (e.g. a failed probe) to why; they are skipped with that reason."""
     row = row_for(profile)
     skipped = []
     for name, why, extra in row.attention:
+        if exclude and name in exclude:
+            skipped.append((name, exclude[name]))
+            continue
         ok, reason = registry.available(name, profile)
         if ok and extra is not None:
             ok, reason = extra(profile)

@@ -1,0 +1,365 @@
+"""Per-MODEL attention backend patching through ComfyUI's `optimized_attention_override` hook.
+
+`apply_attention(model, backend, fallback, autotune, node)` returns a patched clone and a report.
+The clone's `model_options["transformer_options"]["optimized_attention_override"]` holds one small
+immutable `AttentionOverride`; ComfyUI's `@wrap_attn` calls it as `override(func, *args, **kwargs)`
+with exactly what the model passed to its attention function, for every model that passes
+`transformer_options` to attention (Wan 2.1/2.2, Flux, Qwen-Image, HunyuanVideo, LTXV, SD3, SDXL).
+
+Call conventions handled (ComfyUI 0.3.75 and 0.33.x):
+  - (B, L, H*D) tensors with `heads` (Wan, SDXL, LTXV);
+  - (B, H, L, D) with `skip_reshape=True` (Flux, HunyuanVideo, Qwen-Image with `mask` positional);
+  - `skip_output_reshape=True` (output (B, H, L, D) instead of (B, L, H*D));
+  - `mask` (only mask-capable backends serve it), `scale`, `enable_gqa` (K/V with fewer heads),
+    `low_precision_attention=False` (low-precision backends such as Sage do not serve such calls),
+    `attn_precision` (ignored, as ComfyUI's SDPA path does).
+Whatever the backend cannot serve (a mask, a head_dim, float32, a non-CUDA tensor, an unknown
+argument) goes to ComfyUI's own function (`func`) with one warning per (backend, reason), or raises
+`AccelError` with fallback="error". Every decision that does not depend on the call is made at patch
+time; the per-call work is a few attribute and shape checks.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from . import defaults, log, report
+from .errors import AccelError
+from ..kernels.attention import adapters, registry
+from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
+
+OVERRIDE_KEY = "optimized_attention_override"
+FALLBACKS = ("sdpa", "error")
+NODE = "Accel Attention"
+
+# Tests set this to a collections.Counter to count served / fallen-back calls; None in production.
+STATS = None
+
+_KNOWN_KWARGS = frozenset({
+    "heads", "mask", "attn_precision", "skip_reshape", "skip_output_reshape", "transformer_options",
+    "_inside_attn_wrapper", "low_precision_attention", "enable_gqa", "scale",
+})
+_POSITIONAL = ("q", "k", "v", "heads", "mask", "attn_precision", "skip_reshape", "skip_output_reshape")
+_SDP_BATCH_LIMIT = 2 ** 15  # ComfyUI splits larger batches for SDPA on NVIDIA; leave those to it
+_OOM = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError  # torch < 2.5: cuda only
+
+
+class AttentionOverride:
+    """The object stored in transformer_options. Immutable after construction: `copy.deepcopy`
+    (ModelPatcher.clone in ComfyUI 0.3.75 deep-copies model_options) returns the same object, so a
+    clone costs nothing and shares the built kernels."""
+
+    __slots__ = ("backend", "kernel", "strict", "node", "tuner", "bad", "__weakref__")
+
+    def __init__(self, kernel, strict: bool = False, node: str = NODE, tuner=None):
+        self.backend = kernel.name
+        self.kernel = kernel
+        self.strict = strict
+        self.node = node
+        self.tuner = tuner
+        self.bad = set()  # call signatures on which the kernel raised (eager only): sent to ComfyUI
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __copy__(self):
+        return self
+
+    def __repr__(self):
+        return f"<accel attention override {self.kernel.label}{' strict' if self.strict else ''}>"
+
+    # --- the hot path -----------------------------------------------------------------------
+    def __call__(self, func, *args, **kwargs):
+        n = len(args)
+        if n > 5 or n < 3:
+            if n < 3 or n > len(_POSITIONAL):
+                return self._fallback(func, args, kwargs, "signature", "a call with an unexpected signature")
+            extra = {_POSITIONAL[i]: args[i] for i in range(5, n)}
+            if extra.keys() & kwargs.keys():
+                return self._fallback(func, args, kwargs, "signature", "a call with an unexpected signature")
+            return self(func, *args[:5], **kwargs, **extra)
+        if not kwargs.keys() <= _KNOWN_KWARGS:
+            unknown = ", ".join(sorted(set(kwargs) - _KNOWN_KWARGS))
+            return self._fallback(func, args, kwargs, "kwarg:" + unknown, f"calls with argument(s) {unknown}")
+        q, k, v = args[0], args[1], args[2]
+        heads = args[3] if n > 3 else kwargs.get("heads")
+        mask = args[4] if n > 4 else kwargs.get("mask")
+        kern = self.kernel
+
+        if mask is not None and not kern.supports_mask:
+            return self._fallback(func, args, kwargs, "mask", "attention masks")
+        dtype = q.dtype
+        if dtype not in kern.dtypes:
+            name = str(dtype).replace("torch.", "")
+            return self._fallback(func, args, kwargs, "dtype:" + name, f"{name} inputs")
+        if q.device.type not in kern.device_types:
+            return self._fallback(func, args, kwargs, "device:" + q.device.type, f"{q.device.type} tensors")
+        if kern.low_precision and kwargs.get("low_precision_attention", True) is False:
+            return self._fallback(func, args, kwargs, "exact",
+                                  "calls that ask for exact attention (low_precision_attention=False)")
+        if k.dtype != dtype or v.dtype != dtype:
+            return self._fallback(func, args, kwargs, "mixed-dtypes", "q/k/v of different dtypes")
+        if not kern.autograd and torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+            return self._fallback(func, args, kwargs, "grad", "calls that need gradients (training)")
+        scale = kwargs.get("scale")
+        if scale is not None and not kern.supports_scale:
+            return self._fallback(func, args, kwargs, "scale", "a custom softmax scale")
+
+        if kwargs.get("skip_reshape", False):
+            if q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
+                return self._fallback(func, args, kwargs, "shape", "tensors of unexpected rank")
+            b, h, lq, d = q.shape
+            hkv, lk = k.shape[1], k.shape[2]
+            if k.shape[3] != d or v.shape[3] != d or v.shape[1] != hkv:
+                return self._fallback(func, args, kwargs, "shape", "q/k/v of different head sizes")
+            lay = BHLD
+            q4, k4, v4 = q, k, v
+        else:
+            if q.ndim != 3 or k.ndim != 3 or v.ndim != 3 or not heads:
+                return self._fallback(func, args, kwargs, "shape", "tensors of unexpected rank")
+            b, lq, hd = q.shape
+            h = heads
+            d = hd // h
+            lk = k.shape[1]
+            hkv = k.shape[2] // d if d else 0
+            if d * h != hd or hkv * d != k.shape[2] or v.shape[2] != k.shape[2]:
+                return self._fallback(func, args, kwargs, "shape", "inner sizes not divisible by heads")
+            lay = BLHD
+            q4, k4, v4 = q.unflatten(-1, (h, d)), k.unflatten(-1, (hkv, d)), v.unflatten(-1, (hkv, d))
+        if hkv != h and (not kwargs.get("enable_gqa", False) or h % hkv):
+            return self._fallback(func, args, kwargs, "kv-heads", "K/V with a different number of heads")
+        if not kern.head_dim_ok(d):
+            return self._fallback(func, args, kwargs, f"head_dim:{d}", f"head_dim {d}")
+        if b > _SDP_BATCH_LIMIT:
+            return self._fallback(func, args, kwargs, "batch", f"batches over {_SDP_BATCH_LIMIT}")
+
+        compiling = is_compiling()
+        if self.tuner is not None and not compiling:
+            from ..kernels.attention.autotune import call_key
+
+            kern = self.tuner.pick(call_key(b, h, hkv, lq, lk, d, dtype, lay, mask is not None, scale),
+                                   q4, k4, v4, lay, mask, scale, d, False)
+        if compiling:
+            out, olay = invoke(kern, q4, k4, v4, lay, mask, scale)
+        else:
+            if self.bad and (kern.name, b, h, hkv, lq, lk, d, dtype, lay, mask is None) in self.bad:
+                return func(*args, **kwargs)
+            try:
+                out, olay = invoke(kern, q4, k4, v4, lay, mask, scale)
+            except _OOM:
+                raise
+            except Exception as e:  # a kernel refusing an input we did not foresee: never crash sampling
+                if self.strict:
+                    raise AccelError(self.node, "backend", f"{kern.label} failed on a call with q {tuple(q.shape)} "
+                                     f"{dtype}: {type(e).__name__}: {str(e).splitlines()[0][:300]}",
+                                     "Set fallback to 'sdpa' to let such calls use ComfyUI's attention") from e
+                self.bad.add((kern.name, b, h, hkv, lq, lk, d, dtype, lay, mask is None))
+                log.warn_once(("attention", kern.name, "error:" + type(e).__name__),
+                              "attention backend %s failed (%s: %s) on q %s; calls of that shape use ComfyUI's "
+                              "attention from now on (logged once)", kern.label, type(e).__name__,
+                              str(e).splitlines()[0][:300] if str(e) else "", tuple(q.shape))
+                return func(*args, **kwargs)
+        if STATS is not None:
+            STATS[(kern.name, "served")] += 1
+        if kwargs.get("skip_output_reshape", False):
+            return out if olay == BHLD else out.transpose(1, 2)
+        if olay == BHLD:
+            out = out.transpose(1, 2)
+        return out.reshape(b, lq, h * d)
+
+    def _fallback(self, func, args, kwargs, code: str, text: str):
+        if STATS is not None:
+            STATS[(self.backend, "fallback", code)] += 1
+        if self.strict:
+            raise AccelError(self.node, "backend", f"{self.kernel.label} cannot serve {text} (fallback is 'error')",
+                             "Set fallback to 'sdpa' to let such calls use ComfyUI's attention, or choose a backend "
+                             "that supports them ('auto' or an sdpa variant)")
+        if not is_compiling():
+            log.warn_once(("attention", self.backend, code),
+                          "attention backend %s cannot serve %s; those calls use ComfyUI's attention (%s). "
+                          "Logged once.", self.backend, text, getattr(func, "__name__", "original"))
+        return func(*args, **kwargs)
+
+
+# --- choosing and building a backend --------------------------------------------------------
+
+def installed_backends(profile=None) -> list:
+    """'auto' plus every registry backend usable on this machine, in registry order (node combo)."""
+    prof = profile if profile is not None else report.profile()
+    return ["auto"] + [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
+
+
+def _device():
+    dev = report.comfy_device()
+    return dev if dev is not None else torch.device("cpu")
+
+
+def _build(name: str, prof, extra_device_types, device):
+    """(kernel, None) or (None, why not): registry check, build (imports the library), probe."""
+    ok, reason = registry.available(name, prof)
+    if not ok:
+        return None, reason
+    try:
+        kern = adapters.build_kernel(name, prof, extra_device_types)
+    except Exception as e:
+        return None, f"could not be loaded ({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''})"
+    ok, why = adapters.probe_kernel(kern, device)
+    if not ok:
+        return None, why
+    return kern, None
+
+
+def _install_hint(name: str, problem: str) -> str:
+    """The package that provides `name`, unless the reason already says how to install it."""
+    spec = registry.BACKENDS[name]
+    if not spec.install or "install:" in problem:
+        return ""
+    return f"package: {spec.install}"
+
+
+def _resolve(prof, backend: str, strict: bool, node: str, extra_device_types, device):
+    """(kernel or None, why-line, skipped [(name, why)])."""
+    if backend == "auto":
+        exclude: dict = {}
+        while True:
+            name, why, skipped = defaults.choose_attention(prof, exclude)
+            if name in exclude:  # the last resort failed too
+                return None, "auto: no backend works here; ComfyUI's own attention stays in use", skipped
+            kern, problem = _build(name, prof, extra_device_types, device)
+            if kern is not None:
+                return kern, f"auto on {prof.gpu_class()}: {why}", skipped
+            exclude[name] = problem
+    if backend not in registry.BACKENDS:
+        raise AccelError(node, "backend", f"unknown attention backend '{backend}'",
+                         "Choose 'auto' or one of: " + ", ".join(registry.BACKENDS))
+    kern, problem = _build(backend, prof, extra_device_types, device)
+    if kern is not None:
+        return kern, f"{backend} chosen by the user ({registry.BACKENDS[backend].description})", []
+    hint = _install_hint(backend, problem)
+    if strict:
+        raise AccelError(node, "backend", f"{backend} cannot be used on this machine: {problem}"
+                         + (f" ({hint})" if hint else ""),
+                         "Choose 'auto' or an installed backend, or set fallback to 'sdpa'")
+    log.warn_once(("attention-unavailable", backend, problem),
+                  "[%s] attention backend %s cannot be used here (%s); fallback=sdpa: ComfyUI's own attention "
+                  "is used for this model", node, backend, problem)
+    return None, (f"{backend} cannot be used here: {problem}" + (f" ({hint})" if hint else "")
+                  + ". fallback=sdpa: ComfyUI's own attention is used"), []
+
+
+def autotune_path() -> Path:
+    """Where measured choices are kept: <ComfyUI user dir>/comfyui-accel/attention_autotune.json."""
+    try:
+        import folder_paths
+
+        base = Path(folder_paths.get_user_directory())
+    except Exception:
+        import tempfile
+
+        base = Path(tempfile.gettempdir())
+    return base / "comfyui-accel" / "attention_autotune.json"
+
+
+def _autotune_candidates(primary, prof, extra_device_types, device):
+    """Exact backends usable here (Sage kernels too when the primary is one), built and probed.
+    sdpa_math is left out (it materialises the full attention matrix) and so is plain sdpa (it
+    is one of the pinned SDPA kernels)."""
+    cands, dropped = [], []
+    for name, spec in registry.BACKENDS.items():
+        if name == primary.name or name in ("sdpa", "sdpa_math"):
+            continue
+        if spec.low_precision and not primary.low_precision:
+            continue
+        if not registry.available(name, prof)[0]:
+            continue
+        kern, problem = _build(name, prof, extra_device_types, device)
+        if kern is None:
+            dropped.append((name, problem))
+        else:
+            cands.append(kern)
+    return cands, dropped
+
+
+def _capabilities(kern) -> str:
+    dts = "/".join(sorted(str(d).replace("torch.", "") for d in kern.dtypes))
+    if kern.head_dims is not None:
+        hd = "head_dim " + "/".join(str(x) for x in sorted(kern.head_dims))
+    else:
+        hd = f"head_dim <= {kern.max_head_dim}"
+    parts = [dts, hd, "masks" if kern.supports_mask else "no masks"]
+    parts.append(", ".join(sorted(kern.device_types)) + " tensors")
+    if kern.low_precision:
+        parts.append("not exact (skips calls that ask for exact attention)")
+    return "; ".join(parts)
+
+
+def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotune: bool = False,
+                    node: str = NODE, *, profile=None, tensor_device_types=()):
+    """Patch a clone of `model` (a ComfyUI ModelPatcher) to run attention with `backend`.
+
+    backend: "auto" (accel.defaults.choose_attention for this GPU, then probed) or a registry name.
+    fallback: "sdpa" — calls the backend cannot serve, and a backend that is not usable here, use
+      ComfyUI's own attention function (SDPA on GPUs), with one warning per (backend, reason);
+      "error" — raise AccelError naming the node, the backend, the reason and the package.
+    autotune: time the usable exact backends (all Sage kernels too if the chosen one is Sage) on the
+      first real call of each shape and keep the fastest; cached on disk per GPU + shape.
+    profile, tensor_device_types: for tests and tools (a simulated HardwareProfile; extra tensor
+      device types the backend may serve, e.g. ("cpu",) with fake libraries).
+    Returns (patched clone, report text). The input model and its other clones are not changed.
+    """
+    if fallback not in FALLBACKS:
+        raise AccelError(node, "fallback", f"unknown fallback '{fallback}'", "Choose 'sdpa' or 'error'")
+    strict = fallback == "error"
+    prof = profile if profile is not None else report.profile()
+    device = _device()
+    kern, why, skipped = _resolve(prof, backend, strict, node, tuple(tensor_device_types), device)
+
+    lines = []
+    where = f"{prof.gpu_name or prof.device_kind}" + (f" (sm{prof.sm_int})" if prof.sm_int else "")
+    m = model.clone()
+    to = dict(m.model_options.get("transformer_options", {}))
+    prev = to.get(OVERRIDE_KEY)
+    if kern is None:
+        to.pop(OVERRIDE_KEY, None)
+        lines.append(f"{node}: ComfyUI's own attention on {where}")
+        lines.append(f"  why: {why}")
+    else:
+        tuner, tune_line = None, "autotune: off"
+        if autotune:
+            cands, dropped = _autotune_candidates(kern, prof, tuple(tensor_device_types), device)
+            if cands:
+                from ..kernels.attention.autotune import Tuner
+
+                path = autotune_path()
+                tuner = Tuner(kern, cands, path, prof.cache_key())
+                tune_line = (f"autotune: on - times {', '.join([kern.name] + [c.name for c in cands])} on the first "
+                             f"call of each new shape and keeps the fastest that matches; cache: {path}")
+            else:
+                tune_line = "autotune: on, but no other usable backend to compare here"
+            for name, problem in dropped:
+                tune_line += f"\n    not timed {name}: {problem}"
+        to[OVERRIDE_KEY] = AttentionOverride(kern, strict, node, tuner)
+        lines.append(f"{node}: {kern.label} on {where}")
+        lines.append(f"  why: {why}")
+        lines.append(f"  serves: {_capabilities(kern)}" + (f" ({kern.note})" if kern.note else ""))
+        target = "raise an error (fallback=error)" if strict else \
+            "use ComfyUI's attention, logged once per reason (fallback=sdpa)"
+        lines.append(f"  other calls: {target}")
+        lines.append("  " + tune_line)
+        if kern.op_name:
+            lines.append(f"  torch.compile: runs as custom op {kern.op_name} (no graph break per call)")
+    for name, problem in skipped:
+        lines.append(f"  skipped {name}: {problem}")
+    if isinstance(prev, AttentionOverride):
+        lines.append(f"  replaced the input model's earlier Accel Attention patch ({prev.kernel.label})")
+    elif prev is not None:
+        lines.append(f"  replaced an earlier attention override ({getattr(prev, '__name__', type(prev).__name__)})")
+    m.model_options["transformer_options"] = to
+    text = "\n".join(lines)
+    if kern is not None:
+        log.info("attention=%s for %s", kern.label, where)
+    return m, text
+
+
+__all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "FALLBACKS", "autotune_path"]

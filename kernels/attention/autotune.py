@@ -1,0 +1,150 @@
+"""Measured backend choice per call shape: time the candidate kernels on the first real call of a
+shape, keep the fastest whose result agrees with the primary kernel, remember it in memory and in a
+JSON file (keyed by GPU + software + candidate set + shape) so later runs do not time again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+from .base import BHLD, invoke, to_layout
+
+_disk_lock = threading.Lock()
+
+
+def _sync(device):
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_call(fn, device, warmup: int = 1, reps: int = 3) -> float:
+    """Median milliseconds of fn() (CUDA events on GPUs, perf_counter elsewhere)."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    times = []
+    if device.type == "cuda":
+        for _ in range(reps):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e))
+    else:
+        for _ in range(reps):
+            _sync(device)
+            t = time.perf_counter()
+            fn()
+            _sync(device)
+            times.append((time.perf_counter() - t) * 1000.0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+class Tuner:
+    """Holds the candidates of one patched model. `pick(key, ...)` returns the kernel to use for a
+    call shape, timing the candidates the first time a key is seen (in this process and on disk)."""
+
+    def __init__(self, primary, candidates, path: str | os.PathLike | None, device_key: str,
+                 tolerance: float = 0.03, warmup: int = 1, reps: int = 3):
+        self.primary = primary
+        self.candidates = [primary] + [c for c in candidates if c is not primary]
+        self.by_name = {c.name: c for c in self.candidates}
+        self.path = Path(path) if path else None
+        self.prefix = device_key + "|" + ",".join(sorted(self.by_name))
+        self.tolerance = tolerance
+        self.warmup, self.reps = warmup, reps
+        self.memo: dict = {}  # call key -> Kernel
+        self.last: dict = {}  # call key -> {"winner", "times_ms", "rejected"}
+        self._lock = threading.Lock()
+
+    # --- disk cache -------------------------------------------------------------------------
+    def _load(self) -> dict:
+        if self.path is None or not self.path.exists():
+            return {}
+        try:
+            return json.loads(self.path.read_text())
+        except Exception:
+            return {}
+
+    def _save(self, key: str, entry: dict) -> None:
+        if self.path is None:
+            return
+        with _disk_lock:
+            data = self._load()
+            data[key] = entry
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self.path.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+                os.replace(tmp, self.path)
+            except OSError:
+                pass  # a read-only user dir only costs re-tuning next run
+
+    def disk_key(self, call_key: tuple) -> str:
+        return self.prefix + "|" + "x".join(str(x) for x in call_key)
+
+    # --- choice -----------------------------------------------------------------------------
+    def pick(self, call_key: tuple, q, k, v, layout: str, mask, scale, head_dim: int, exact: bool):
+        kern = self.memo.get(call_key)
+        if kern is not None:
+            return kern
+        with self._lock:
+            kern = self.memo.get(call_key)
+            if kern is not None:
+                return kern
+            dkey = self.disk_key(call_key)
+            entry = self._load().get(dkey)
+            if entry and entry.get("winner") in self.by_name:
+                kern = self.by_name[entry["winner"]]
+                self.last[call_key] = dict(entry, source="disk")
+            else:
+                kern, entry = self._measure(q, k, v, layout, mask, scale, head_dim, exact)
+                self.last[call_key] = dict(entry, source="measured")
+                self._save(dkey, entry)
+            self.memo[call_key] = kern
+            return kern
+
+    def _measure(self, q, k, v, layout, mask, scale, head_dim, exact):
+        device = q.device
+        usable = [c for c in self.candidates if c.why_not(q, head_dim, mask is not None, scale, exact) is None]
+        if len(usable) <= 1:
+            only = usable[0] if usable else self.primary
+            return only, {"winner": only.name, "times_ms": {}, "rejected": {}}
+        ref = None
+        times, rejected = {}, {}
+        for cand in usable:
+            try:
+                out, lay = invoke(cand, q, k, v, layout, mask if cand.supports_mask else None, scale)
+                out = to_layout(out, lay, layout)
+                if ref is None:
+                    ref = out.float()
+                    norm = ref.norm().clamp_min(1e-12)
+                else:
+                    err = float((out.float() - ref).norm() / norm)
+                    if not err == err or err > self.tolerance:
+                        rejected[cand.name] = f"result differs from {usable[0].name} (relative error {err:.3g})"
+                        continue
+                del out
+                ms = time_call(lambda: invoke(cand, q, k, v, layout, mask if cand.supports_mask else None, scale),
+                               device, self.warmup, self.reps)
+                times[cand.name] = round(ms, 4)
+            except Exception as e:
+                rejected[cand.name] = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+        winner = min(times, key=times.get) if times else self.primary.name
+        return self.by_name[winner], {"winner": winner, "times_ms": times, "rejected": rejected}
+
+
+def call_key(b, h, hkv, lq, lk, d, dtype, layout: str, has_mask: bool, scale) -> tuple:
+    return (b, h, hkv, lq, lk, d, str(dtype).replace("torch.", ""), layout, int(has_mask),
+            "s" if scale is None else f"{scale:.6g}")
+
+
+__all__ = ["Tuner", "call_key", "time_call", "BHLD"]
