@@ -288,6 +288,12 @@ class _Call:
 _SIG_CACHE: dict = {}
 
 
+def _version(t):
+    """The tensor's in-place version counter, or None for an inference tensor (ComfyUI samples under
+    torch.inference_mode, where tensors do not track versions)."""
+    return None if t.is_inference() else t._version
+
+
 def _named_args(dm, args, kwargs) -> dict:
     """Arguments of the diffusion model's forward by name (positions differ per model family)."""
     cls = type(dm)
@@ -570,8 +576,9 @@ class _Run:
         for st in chunks:
             st.reset_acc()
         call.record = True
-        call.x_in = img.clone() if self.clone_input else img
-        call.x_version = call.x_in._version
+        # An inference tensor cannot reveal an in-place change: keep a copy of the block input then.
+        call.x_in = img.clone() if (self.clone_input or img.is_inference()) else img
+        call.x_version = _version(call.x_in)
         return False
 
     def skip_output(self, args):
@@ -588,8 +595,8 @@ class _Run:
             self._calib_residual(img_out, call)
             return
         x_in = call.x_in
-        if x_in is None or x_in._version != call.x_version or img_out.shape != x_in.shape:
-            if x_in is not None and x_in._version != call.x_version:
+        if x_in is None or _version(x_in) != call.x_version or img_out.shape != x_in.shape:
+            if x_in is not None and _version(x_in) != call.x_version:
                 self.clone_input = True  # from the next step on, keep a copy of the block input
             if log.warn_once(("stepcache-inplace", self.cfg["id"]),
                              "%s: the block input was modified in place or changed shape; residual not cached "
@@ -609,9 +616,9 @@ class _Run:
     # ---------------------------------------------------------------- calibration records
     def _calib_signals(self, args, call, chunks, per):
         call.x_in = self.adapter.first(args, call)
-        if self.clone_input:
+        if self.clone_input or call.x_in.is_inference():
             call.x_in = call.x_in.clone()
-        call.x_version = call.x_in._version
+        call.x_version = _version(call.x_in)
         sigs = {}
         for name in self.adapter.signals:
             try:

@@ -138,8 +138,10 @@ class AccelCacheCalibrate:
                    "per step the change of the cache signal and of the transformer residual; after each run it fits "
                    "the TeaCache polynomial and the MagCache ratios and writes them to "
                    "<ComfyUI user dir>/accel/cache_coefficients/<name>.json, which Accel TeaCache / Accel MagCache "
-                   "then list as user:<name>.")
+                   "then list as user:<name>. Experimental: the fitting is tested on tiny random models only, "
+                   "not yet on real checkpoints; compare outputs before relying on a suggested threshold.")
     CATEGORY = CATEGORY_CACHE
+    EXPERIMENTAL = True
     FUNCTION = "apply"
     RETURN_TYPES = ("MODEL", "STRING")
     RETURN_NAMES = ("model", "report")

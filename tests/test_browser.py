@@ -2,7 +2,9 @@
 
 For every UI workflow in workflows/*.json: it loads the way opening the file does (app.loadGraphData) with
 no "missing nodes" dialog, every node type is registered, our nodes show the widgets /object_info declares,
-the frontend turns it into an API prompt with every node, and a screenshot is saved to
+the frontend turns it into an API prompt with every node (notes excepted) that equals the workflow's API
+twin in workflows/api/ where there is one (and what accel_harness.uiformat.ui_to_api makes of the file),
+and a screenshot is saved to
 test-artifacts/browser/<name>.png (look at it). One server and one browser for the module.
 """
 import importlib.util
@@ -13,6 +15,7 @@ import pytest
 
 from accel_harness.browser import FRONTEND_SETTINGS, Browser, available
 from accel_harness.server import ComfyServer
+from accel_harness.uiformat import VIRTUAL_NODES, prompt_diff, ui_to_api
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
@@ -80,7 +83,13 @@ def test_ui_workflow_loads_in_the_frontend(app, info, path):
             missing = set(_widget_inputs(info[n["type"]])) - set(n["widgets"])
             assert not missing, f"{path.name}: node {n['id']} ({n['type']}) shows no widget for {sorted(missing)}"
     prompt = app.graph_to_prompt()
-    assert sorted(v["class_type"] for v in prompt.values()) == want
+    assert sorted(v["class_type"] for v in prompt.values()) == sorted(
+        n["type"] for n in wf["nodes"] if n["type"] not in VIRTUAL_NODES)
+    twin = REPO / "workflows" / "api" / path.name
+    if twin.exists():  # the frontend queues exactly the API twin (and agrees with uiformat.ui_to_api)
+        diff = prompt_diff(json.loads(twin.read_text()), prompt, ("api twin", "frontend"))
+        assert not diff, f"{path.name}: " + "\n".join(diff)
+        assert not prompt_diff(ui_to_api(wf, info), prompt, ("ui_to_api", "frontend"))
     assert shot.stat().st_size > 20_000  # a rendered canvas with nodes, not a blank page
     assert not [e for e in app.page_errors if "comfyui_accel" in e or "Accel" in e], app.page_errors
 

@@ -380,3 +380,21 @@ def test_node_definitions(pack):
         assert cls.CATEGORY == "accel/cache" and cls.RETURN_TYPES == ("MODEL", "STRING") and cls.DESCRIPTION
         for name, spec in cls.INPUT_TYPES()["required"].items():
             assert spec[1].get("tooltip"), (node_id, name)
+
+
+def test_caches_work_under_inference_mode(sc, M, wan, conds):
+    """ComfyUI executes nodes under torch.inference_mode (execution.py), where tensors track no version
+    counter: the caches must neither crash there nor skip differently (regression: found by the live-server
+    test in tests/test_workflows.py)."""
+    m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+    out = _sample(M, m, conds)
+    with torch.inference_mode():
+        m2, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
+        out2 = _sample(M, m2, conds)
+        mm, _ = sc.configure_magcache(wan, 0.5, 3, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
+        _sample(M, mm, conds)
+        cal, _ = sc.configure_calibration(wan, "inference_mode_check")
+        _sample(M, cal, conds)
+    assert sc.last_stats(m2).pattern == sc.last_stats(m).pattern and sc.last_stats(m2).skipped >= 3
+    assert torch.equal(out2, out)  # same decisions, same residuals
+    assert sc.last_stats(mm).skipped >= 1

@@ -81,3 +81,54 @@ def test_pyproject_registry_metadata():
     ignore = (H.REPO_ROOT / ".comfyignore").read_text()
     for p in ("tests", "bench/results", "harness"):
         assert p in ignore
+
+
+EXPERIMENTAL_NODES = {"AccelCacheCalibrate"}  # honest flags: only what is tested on tiny random models alone
+
+
+def test_outputs_have_names_and_tooltips(pack):
+    """The frontend shows RETURN_NAMES on the output slots and OUTPUT_TOOLTIPS when hovering them."""
+    import re
+
+    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+        types = tuple(cls.RETURN_TYPES)
+        names = tuple(getattr(cls, "RETURN_NAMES", ()) or ())
+        assert len(names) == len(types), f"{name}: RETURN_NAMES {names} for RETURN_TYPES {types}"
+        assert len(set(names)) == len(names) and all(re.fullmatch(r"[a-z][a-z0-9_]*", n) for n in names), (name, names)
+        tips = tuple(getattr(cls, "OUTPUT_TOOLTIPS", ()) or ())
+        assert len(tips) == len(types), f"{name}: {len(tips)} OUTPUT_TOOLTIPS for {len(types)} outputs"
+        assert all(isinstance(t, str) and len(t) > 10 for t in tips), (name, tips)
+        if not types:
+            assert getattr(cls, "OUTPUT_NODE", False), f"{name} has no outputs and is no output node"
+
+
+def test_display_names_categories_and_flags(pack):
+    import nodes as comfy_nodes
+
+    cats = {"accel/patch", "accel/loaders", "accel/cache", "accel/info", "accel/testing"}
+    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+        display = pack.NODE_DISPLAY_NAME_MAPPINGS[name]
+        assert display.startswith("Accel ") and comfy_nodes.NODE_DISPLAY_NAME_MAPPINGS[name] == display, (name, display)
+        assert cls.CATEGORY in cats, (name, cls.CATEGORY)
+        testing = cls.CATEGORY == "accel/testing"
+        assert testing == display.endswith("(test)"), f"{name}: test-only nodes (and only they) say '(test)'"
+        for flag in ("EXPERIMENTAL", "DEPRECATED"):
+            assert isinstance(getattr(cls, flag, False), bool), (name, flag)
+        assert not getattr(cls, "DEPRECATED", False), f"{name} is deprecated: say what replaces it, then update this"
+        exp = getattr(cls, "EXPERIMENTAL", False)
+        assert exp == (name in EXPERIMENTAL_NODES), f"{name}: EXPERIMENTAL={exp}"
+        if exp:
+            assert "experimental" in cls.DESCRIPTION.lower(), f"{name}: say in DESCRIPTION why it is experimental"
+        assert not (testing and exp)
+
+
+def test_frontend_sees_the_metadata(pack):
+    """What /object_info sends the frontend (same builder as the server): names, tooltips, the experimental badge."""
+    from accel_harness.uiformat import local_object_info
+
+    info = local_object_info(pack.NODE_CLASS_MAPPINGS)
+    for name, spec in info.items():
+        assert spec["output_name"] == list(pack.NODE_CLASS_MAPPINGS[name].RETURN_NAMES)
+        assert len(spec["output_tooltips"]) == len(spec["output"])
+        assert spec.get("experimental", False) == (name in EXPERIMENTAL_NODES)
+        assert spec["description"] and spec["display_name"].startswith("Accel ")

@@ -1,0 +1,573 @@
+"""The shipped workflows, each defined ONCE here; writes workflows/<name>.json (UI) and workflows/api/<name>.json (API).
+
+    .testbed/venv/bin/python scripts/workflows.py --write [NAME ...]   # regenerate (ComfyUI server + real frontend)
+    .testbed/venv/bin/python scripts/workflows.py --check              # files current? (no browser; exit 1 if not)
+    .testbed/venv/bin/python scripts/workflows.py --list
+
+How one definition becomes two files:
+1. A builder below composes the API prompt with `Flow.add(class_type, title, **inputs)`: every widget the
+   node has (required and optional) comes from the given value or the node's declared default in
+   /object_info, exactly what a fresh node in the UI would send. That prompt, with `_meta.title` on each
+   node, is written as workflows/api/<name>.json (the "Save (API)" format).
+2. --write opens the REAL ComfyUI frontend (headless Chromium, harness/accel_harness/browser.py) on a server
+   with this checkout loaded, loads the prompt with the app's own API loader (app.loadApiJson), adds the
+   notes, serializes the graph, then lays it out (columns of groups, left to right, from the builder's
+   `columns`), adds model download links to the loaders and writes workflows/<name>.json. Before writing,
+   it loads the result back and checks that the frontend's own graphToPrompt() gives the API prompt.
+3. --check (and tests/test_workflows.py) rebuild each API prompt from the node specs of the ComfyUI in this
+   process and compare it with workflows/api/<name>.json, and convert workflows/<name>.json back to API
+   (accel_harness.uiformat.ui_to_api) and compare that too: editing one file without the other, or a node
+   gaining an input, fails until the files are regenerated.
+
+Model file names are those of ComfyUI's own workflow templates (Comfy-Org/workflow_templates), so the files
+a user downloaded for the templates just work; loaders carry the templates' download links.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "harness"))
+
+from accel_harness import uiformat as U  # noqa: E402
+from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
+from accel_harness.workflow import ApiGraph  # noqa: E402
+
+UI_DIR = REPO / "workflows"
+API_DIR = REPO / "workflows" / "api"
+
+_HF = "https://huggingface.co"
+_WAN21 = f"{_HF}/Comfy-Org/Wan_2.1_ComfyUI_repackaged/resolve/main/split_files"
+_WAN22 = f"{_HF}/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files"
+_QWEN = f"{_HF}/Comfy-Org/Qwen-Image_ComfyUI/resolve/main/split_files"
+# file name -> (models/ folder, download link), as in ComfyUI's own templates.
+MODELS = {
+    "wan2.1_t2v_1.3B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors"),
+    "wan2.1_t2v_14B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_14B_fp16.safetensors"),
+    "wan2.1_i2v_480p_14B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_i2v_480p_14B_fp16.safetensors"),
+    "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors": (
+        "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors"),
+    "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors": (
+        "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors"),
+    "umt5_xxl_fp8_e4m3fn_scaled.safetensors": ("text_encoders", f"{_WAN21}/text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors"),
+    "wan_2.1_vae.safetensors": ("vae", f"{_WAN21}/vae/wan_2.1_vae.safetensors"),
+    "clip_vision_h.safetensors": ("clip_vision", f"{_WAN21}/clip_vision/clip_vision_h.safetensors"),
+    "flux1-dev.safetensors": ("diffusion_models", f"{_HF}/Comfy-Org/flux1-dev/resolve/main/flux1-dev.safetensors"),
+    "clip_l.safetensors": ("text_encoders", f"{_HF}/comfyanonymous/flux_text_encoders/resolve/main/clip_l.safetensors"),
+    "t5xxl_fp16.safetensors": ("text_encoders", f"{_HF}/comfyanonymous/flux_text_encoders/resolve/main/t5xxl_fp16.safetensors"),
+    "ae.safetensors": ("vae", f"{_HF}/Comfy-Org/Lumina_Image_2.0_Repackaged/resolve/main/split_files/vae/ae.safetensors"),
+    "qwen_image_fp8_e4m3fn.safetensors": ("diffusion_models", f"{_QWEN}/diffusion_models/qwen_image_fp8_e4m3fn.safetensors"),
+    "qwen_2.5_vl_7b_fp8_scaled.safetensors": ("text_encoders", f"{_QWEN}/text_encoders/qwen_2.5_vl_7b_fp8_scaled.safetensors"),
+    "qwen_image_vae.safetensors": ("vae", f"{_QWEN}/vae/qwen_image_vae.safetensors"),
+}
+# The loader inputs that name model files.
+MODEL_INPUTS = {"UNETLoader": ("unet_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
+                "DualCLIPLoader": ("clip_name1", "clip_name2"), "VAELoader": ("vae_name",),
+                "CLIPVisionLoader": ("clip_name",)}
+INPUT_IMAGE = "example.png"  # ships in ComfyUI/input/
+
+WAN_POSITIVE = ("A red fox trotting through fresh snow in a birch forest at sunrise, soft golden light, breath "
+                "visible in the cold air, the camera tracking alongside at low height, cinematic, detailed fur.")
+# Wan's recommended negative prompt (as in ComfyUI's Wan templates).
+WAN_NEGATIVE = ("色调艳丽，过曝，静态，细节模糊不清，字幕，风格，作品，画作，画面，静止，整体发灰，最差质量，低质量，JPEG压缩残留，丑陋的，"
+                "残缺的，多余的手指，画得不好的手部，画得不好的脸部，畸形的，毁容的，形态畸形的肢体，手指融合，静止不动的画面，杂乱的背景，"
+                "三条腿，背景人很多，倒着走")
+IMAGE_POSITIVE = ("A cozy bookshop café on a rainy evening, warm lamps, a cat asleep on a stack of old books, a "
+                  "chalkboard sign reading \"OPEN LATE\", steam rising from a cup of tea, photorealistic.")
+IMAGE_NEGATIVE = "low quality, blurry, distorted text, extra limbs"
+
+POS_COLOR, NEG_COLOR = ("#232", "#353"), ("#322", "#533")
+ACCEL_GROUP = "#8A8"  # the groups with comfyui-accel nodes
+
+
+@dataclass
+class Flow:
+    """One workflow: the API prompt (ApiGraph) plus what only the UI file has (layout, notes, colors)."""
+
+    name: str
+    info: dict
+    g: ApiGraph = field(default_factory=ApiGraph)
+    columns: list = field(default_factory=list)   # [[(group title or None, [node ids / note keys], "column"|"row")]]
+    notes: dict = field(default_factory=dict)     # note key -> (title, markdown, (w, h))
+    colors: dict = field(default_factory=dict)    # node id -> (color, bgcolor)
+    group_colors: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)   # role -> node id (for tests: samplers, saves)
+
+    def add(self, class_type: str, title: str | None = None, **inputs) -> str:
+        """Add a node with every widget filled (given value, else the node's default) and the given links."""
+        return self.g.add(class_type, title, **U.full_inputs(self.info, class_type, **inputs))
+
+    out = staticmethod(ApiGraph.out)
+
+    def note(self, key: str, title: str, text: str, size=(460, 240)) -> str:
+        self.notes[key] = (title, text.strip(), size)
+        return f"note:{key}"
+
+    def column(self, *groups) -> None:
+        """One column of the layout: groups (title, [ids], direction="column") stacked top to bottom."""
+        self.columns.append([(g[0], g[1], g[2] if len(g) > 2 else "column") for g in groups])
+
+    def api(self) -> dict:
+        """The API prompt as "Save (API)" writes it: inputs, class_type, _meta.title (display name by default)."""
+        out = {}
+        for nid, n in self.g.prompt().items():
+            title = (n.get("_meta") or {}).get("title") or self.info[n["class_type"]].get("display_name") or n["class_type"]
+            out[nid] = {"inputs": n["inputs"], "class_type": n["class_type"], "_meta": {"title": title}}
+        return out
+
+
+# ------------------------------------------------------------------------------------------ shared pieces
+
+def _wan_text(f: Flow, clip: list, positive: str = WAN_POSITIVE) -> tuple[str, str]:
+    pos = f.add("CLIPTextEncode", "Positive prompt", text=positive, clip=clip)
+    neg = f.add("CLIPTextEncode", "Negative prompt", text=WAN_NEGATIVE, clip=clip)
+    f.colors[pos], f.colors[neg] = POS_COLOR, NEG_COLOR
+    return pos, neg
+
+
+def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "") -> list[str]:
+    dec = f.add("VAEDecode", f"VAE Decode{suffix}", samples=latent, vae=vae)
+    vid = f.add("CreateVideo", f"Create Video{suffix}", images=f.out(dec), fps=16)
+    save = f.add("SaveVideo", f"Save Video{suffix}", video=f.out(vid), filename_prefix=prefix, format="auto", codec="auto")
+    return [dec, vid, save]
+
+
+def _files_note(files: list[str]) -> str:
+    rows = "\n".join(f"- `models/{MODELS[x][0]}/` [{x}]({MODELS[x][1]})" for x in files)
+    return f"**Model files** (the names ComfyUI's own templates use):\n{rows}"
+
+
+_ACCEL_TIPS = ("The first run compiles (a minute or more; cached on disk for restarts). Each accel node shows a "
+               "report under it: what it applied and why. Remove the accel nodes to get stock ComfyUI.")
+
+
+# ------------------------------------------------------------------------------------------ the workflows
+
+def wan21_t2v_1_3b_level1(info) -> Flow:
+    f = Flow("wan2.1_t2v_1.3B_level1", info)
+    unet = f.add("UNETLoader", "Load Wan 2.1 T2V 1.3B", unet_name="wan2.1_t2v_1.3B_fp16.safetensors", weight_dtype="default")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
+    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
+    pos, neg = _wan_text(f, f.out(clip))
+    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 33 frames)", width=832, height=480, length=33, batch_size=1)
+    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
+    l1 = f.add("AccelWanLevel1", None, model=f.out(shift))
+    ks = f.add("KSampler", None, model=f.out(l1), seed=42, steps=30, cfg=6.0, sampler_name="uni_pc", scheduler="simple",
+               positive=f.out(pos), negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_1.3B_level1")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = f.note("about", "Wan 2.1 T2V 1.3B + Accel Wan Level-1", f"""
+**Accel Wan Level-1** = fastest attention kernel for this GPU + torch.compile of every block + TF32, for this
+model only. Not bit-identical to stock (other kernels round differently); the node's report states it.
+
+{_files_note(["wan2.1_t2v_1.3B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}
+
+{_ACCEL_TIPS}""")
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate (comfyui-accel)", [shift, l1]))
+    f.column(("5 · Sample", [ks]))
+    f.column(("6 · Decode and save", outs))
+    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+def wan21_t2v_14b(info) -> Flow:
+    f = Flow("wan2.1_t2v_14B_attention_compile_teacache", info)
+    unet = f.add("UNETLoader", "Load Wan 2.1 T2V 14B", unet_name="wan2.1_t2v_14B_fp16.safetensors", weight_dtype="default")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
+    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
+    pos, neg = _wan_text(f, f.out(clip))
+    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 81 frames)", width=832, height=480, length=81, batch_size=1)
+    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
+    att = f.add("AccelAttention", None, model=f.out(shift), backend="auto")
+    comp = f.add("AccelCompile", None, model=f.out(att))
+    tea = f.add("AccelTeaCache", None, model=f.out(comp), coefficients="auto")
+    ks = f.add("KSampler", None, model=f.out(tea), seed=42, steps=30, cfg=6.0, sampler_name="uni_pc", scheduler="simple",
+               positive=f.out(pos), negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_14B_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = f.note("about", "Wan 2.1 T2V 14B + attention, compile, TeaCache", f"""
+**Accel Attention** (auto: FlashAttention-3 on H100/H200, FA2 on Ada/Ampere, else the fastest installed) →
+**Accel Compile** (per-block torch.compile) → **Accel TeaCache** (skips steps that change little: faster, not
+identical; `rel_l1_thresh` -1 = the published recommendation for Wan 2.1 14B, 0 = off).
+
+{_files_note(["wan2.1_t2v_14B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}
+
+{_ACCEL_TIPS}""")
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate (comfyui-accel)", [shift, att, comp, tea], "row"))
+    f.column(("5 · Sample", [ks]))
+    f.column(("6 · Decode and save", outs))
+    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+def wan21_i2v_480p(info) -> Flow:
+    f = Flow("wan2.1_i2v_480p_level1_teacache", info)
+    unet = f.add("UNETLoader", "Load Wan 2.1 I2V 480p 14B", unet_name="wan2.1_i2v_480p_14B_fp16.safetensors",
+                 weight_dtype="default")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
+    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
+    cvl = f.add("CLIPVisionLoader", "Load CLIP Vision H", clip_name="clip_vision_h.safetensors")
+    img = f.add("LoadImage", "Start image", image=INPUT_IMAGE)
+    cve = f.add("CLIPVisionEncode", None, clip_vision=f.out(cvl), image=f.out(img), crop="none")
+    pos, neg = _wan_text(f, f.out(clip), "The subject turns slowly towards the camera and smiles, gentle wind, "
+                                         "natural light, smooth camera push-in.")
+    i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
+                vae=f.out(vae), width=832, height=480, length=81, batch_size=1, clip_vision_output=f.out(cve),
+                start_image=f.out(img))
+    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
+    l1 = f.add("AccelWanLevel1", None, model=f.out(shift))
+    tea = f.add("AccelTeaCache", None, model=f.out(l1), coefficients="auto")
+    ks = f.add("KSampler", None, model=f.out(tea), seed=42, steps=20, cfg=6.0, sampler_name="uni_pc", scheduler="simple",
+               positive=f.out(i2v, 0), negative=f.out(i2v, 1), latent_image=f.out(i2v, 2), denoise=1.0)
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_i2v_480p_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = f.note("about", "Wan 2.1 I2V 480p + Level-1 + TeaCache", f"""
+**Accel Wan Level-1** (fast attention + per-block compile + TF32) → **Accel TeaCache** (`auto` picks the
+published I2V 480p or 720p set from the video size; faster, not identical; `rel_l1_thresh` 0 = off).
+Put your start image into the Load Image node.
+
+{_files_note(["wan2.1_i2v_480p_14B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors",
+              "clip_vision_h.safetensors", "wan_2.1_vae.safetensors"])}
+
+{_ACCEL_TIPS}""", size=(460, 280))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae, cvl]), ("2 · Start image", [img]))
+    f.column(("3 · Prompt", [pos, neg]), ("4 · Image conditioning", [cve, i2v]))
+    f.column(("5 · Accelerate (comfyui-accel)", [shift, l1, tea]))
+    f.column(("6 · Sample", [ks]))
+    f.column(("7 · Decode and save", outs))
+    f.group_colors["5 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+def wan22_a14b(info) -> Flow:
+    f = Flow("wan2.2_t2v_A14B_attention_compile_teacache", info)
+    hi = f.add("UNETLoader", "Load Wan 2.2 T2V high-noise expert", unet_name="wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors",
+               weight_dtype="default")
+    lo = f.add("UNETLoader", "Load Wan 2.2 T2V low-noise expert", unet_name="wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors",
+               weight_dtype="default")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
+    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
+    pos, neg = _wan_text(f, f.out(clip))
+    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 81 frames)", width=832, height=480, length=81, batch_size=1)
+    chains = {}
+    for tag, loader in (("high-noise", hi), ("low-noise", lo)):
+        shift = f.add("ModelSamplingSD3", f"Shift 8 ({tag})", model=f.out(loader), shift=8.0)
+        att = f.add("AccelAttention", f"Accel Attention ({tag})", model=f.out(shift), backend="auto")
+        comp = f.add("AccelCompile", f"Accel Compile ({tag})", model=f.out(att))
+        tea = f.add("AccelTeaCache", f"Accel TeaCache ({tag})", model=f.out(comp), coefficients="auto")
+        chains[tag] = [shift, att, comp, tea]
+    common = dict(steps=20, cfg=3.5, sampler_name="euler", scheduler="simple", positive=f.out(pos), negative=f.out(neg))
+    k1 = f.add("KSamplerAdvanced", "KSampler (high-noise expert, steps 0-10)", model=f.out(chains["high-noise"][-1]),
+               add_noise="enable", noise_seed=42, latent_image=f.out(lat), start_at_step=0, end_at_step=10,
+               return_with_leftover_noise="enable", **common)
+    k2 = f.add("KSamplerAdvanced", "KSampler (low-noise expert, steps 10-20)", model=f.out(chains["low-noise"][-1]),
+               add_noise="disable", noise_seed=0, latent_image=f.out(k1), start_at_step=10, end_at_step=10000,
+               return_with_leftover_noise="disable", **common)
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_accel")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = f.note("about", "Wan 2.2 A14B (two experts) + attention, compile, TeaCache", f"""
+Wan 2.2 A14B runs a **high-noise expert** for the first half of the steps and a **low-noise expert** for the rest
+(two KSamplerAdvanced, split at step 10). Each expert gets its own **Accel Attention → Accel Compile → Accel
+TeaCache**: the second expert reuses the first one's compiled code; each TeaCache keeps its own state and maps
+its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the report says so).
+
+{_files_note(["wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors", "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors",
+              "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}
+
+{_ACCEL_TIPS}""", size=(480, 320))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [hi, lo, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate the high-noise expert (comfyui-accel)", chains["high-noise"], "row"),
+             ("5 · Accelerate the low-noise expert (comfyui-accel)", chains["low-noise"], "row"))
+    f.column(("6 · Sample (two experts)", [k1, k2]))
+    f.column(("7 · Decode and save", outs))
+    for t in ("4 · Accelerate the high-noise expert (comfyui-accel)", "5 · Accelerate the low-noise expert (comfyui-accel)"):
+        f.group_colors[t] = ACCEL_GROUP
+    return f
+
+
+def flux_dev_fp8(info) -> Flow:
+    f = Flow("flux1_dev_fp8_teacache", info)
+    unet = f.add("AccelLoadDiffusionModelFP8", "Load FLUX.1-dev as FP8 (Accel)", unet_name="flux1-dev.safetensors")
+    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors", clip_name2="t5xxl_fp16.safetensors",
+                 type="flux")
+    vae = f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
+    pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
+    guid = f.add("FluxGuidance", None, conditioning=f.out(pos), guidance=3.5)
+    zero = f.add("ConditioningZeroOut", "Negative (unused by FLUX dev)", conditioning=f.out(pos))
+    f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
+    lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
+    tea = f.add("AccelTeaCache", None, model=f.out(unet), coefficients="auto")
+    ks = f.add("KSampler", None, model=f.out(tea), seed=42, steps=20, cfg=1.0, sampler_name="euler", scheduler="simple",
+               positive=f.out(guid), negative=f.out(zero), latent_image=f.out(lat), denoise=1.0)
+    dec = f.add("VAEDecode", None, samples=f.out(ks), vae=f.out(vae))
+    save = f.add("SaveImage", None, images=f.out(dec), filename_prefix="flux1_dev_accel")
+    f.outputs = {"sampler": ks, "save": save}
+    n = f.note("about", "FLUX.1-dev: FP8 load + TeaCache", f"""
+**Accel Load Diffusion Model (FP8)** loads the bf16 FLUX file with FP8 weights (half the memory; FP8 matmuls
+on H100/H200/L40/RTX 40xx and newer; embeddings, norms and the head stay bf16). **Accel TeaCache** skips steps
+that change little (`auto` = the published FLUX set; faster, not identical; `rel_l1_thresh` 0 = off).
+
+{_files_note(["flux1-dev.safetensors", "clip_l.safetensors", "t5xxl_fp16.safetensors", "ae.safetensors"])}
+
+flux1-dev needs the licence accepted on Hugging Face (black-forest-labs/FLUX.1-dev) before it downloads.""")
+    f.column(("Read me", [n]))
+    f.column(("1 · Models (FP8 load)", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, guid, zero]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate (comfyui-accel)", [tea]))
+    f.column(("5 · Sample", [ks]))
+    f.column(("6 · Decode and save", [dec, save]))
+    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    f.group_colors["1 · Models (FP8 load)"] = ACCEL_GROUP
+    return f
+
+
+def qwen_image(info) -> Flow:
+    f = Flow("qwen_image_attention_compile", info)
+    unet = f.add("UNETLoader", "Load Qwen-Image", unet_name="qwen_image_fp8_e4m3fn.safetensors", weight_dtype="default")
+    clip = f.add("CLIPLoader", "Load Qwen2.5-VL text encoder", clip_name="qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                 type="qwen_image")
+    vae = f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
+    pos = f.add("CLIPTextEncode", "Positive prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
+    neg = f.add("CLIPTextEncode", "Negative prompt", text=IMAGE_NEGATIVE, clip=f.out(clip))
+    f.colors[pos], f.colors[neg] = POS_COLOR, NEG_COLOR
+    lat = f.add("EmptySD3LatentImage", "Image size (1328x1328)", width=1328, height=1328, batch_size=1)
+    shift = f.add("ModelSamplingAuraFlow", "Shift 3.5", model=f.out(unet), shift=3.5)
+    att = f.add("AccelAttention", None, model=f.out(shift), backend="auto")
+    comp = f.add("AccelCompile", None, model=f.out(att))
+    ks = f.add("KSampler", None, model=f.out(comp), seed=42, steps=20, cfg=4.0, sampler_name="euler", scheduler="simple",
+               positive=f.out(pos), negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
+    dec = f.add("VAEDecode", None, samples=f.out(ks), vae=f.out(vae))
+    save = f.add("SaveImage", None, images=f.out(dec), filename_prefix="qwen_image_accel")
+    f.outputs = {"sampler": ks, "save": save}
+    n = f.note("about", "Qwen-Image + attention + compile", f"""
+**Accel Attention** (auto: the fastest exact backend for this GPU) → **Accel Compile** (per-block torch.compile).
+Same images as stock up to kernel rounding. Qwen-Image passes an attention mask for padded prompts: those calls
+use ComfyUI's attention (the report says how often).
+
+{_files_note(["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "qwen_image_vae.safetensors"])}
+
+{_ACCEL_TIPS}""")
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate (comfyui-accel)", [shift, att, comp]))
+    f.column(("5 · Sample", [ks]))
+    f.column(("6 · Decode and save", [dec, save]))
+    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+def wan21_before_after(info) -> Flow:
+    f = Flow("wan2.1_t2v_1.3B_before_after", info)
+    unet = f.add("UNETLoader", "Load Wan 2.1 T2V 1.3B", unet_name="wan2.1_t2v_1.3B_fp16.safetensors", weight_dtype="default")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
+    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
+    pos, neg = _wan_text(f, f.out(clip))
+    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 33 frames)", width=832, height=480, length=33, batch_size=1)
+    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
+    chain, model = [], f.out(shift)
+    for name in DEFAULT_CHAIN:  # the demo's accelerated chain (accel_harness/demo.py), same order and settings
+        nid = f.add(name, None, model=model, **CHAIN_VALUES.get(name, {}))
+        chain.append(nid)
+        model = f.out(nid)
+    common = dict(seed=42, steps=30, cfg=6.0, sampler_name="uni_pc", scheduler="simple", positive=f.out(pos),
+                  negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
+    ks_stock = f.add("KSampler", "KSampler (stock)", model=f.out(shift), **common)
+    ks_fast = f.add("KSampler", "KSampler (accelerated)", model=model, **common)
+    out_stock = _video_out(f, f.out(ks_stock), f.out(vae), "video/before_after_stock", " (stock)")
+    out_fast = _video_out(f, f.out(ks_fast), f.out(vae), "video/before_after_accelerated", " (accelerated)")
+    diff = f.add("AccelLatentDiff", "Accelerated vs stock", latent_a=f.out(ks_fast), latent_b=f.out(ks_stock),
+                 label="accelerated vs stock")
+    report = f.add("AccelHardwareReport", None, refresh=False)
+    f.outputs = {"stock_sampler": ks_stock, "accel_sampler": ks_fast, "stock_save": out_stock[-1],
+                 "accel_save": out_fast[-1], "diff": diff, "report": report}
+    n = f.note("about", "Before / after: stock vs accelerated Wan 2.1 1.3B", f"""
+One loaded model, two branches with the same seed: **stock** (top) and **accelerated** (bottom:
+{" → ".join(info[x]["display_name"] for x in DEFAULT_CHAIN)}). The queue panel shows each sampler's time;
+**Accelerated vs stock** shows how far the two latents are apart (kernel rounding only: no caches here).
+Run it twice: the first accelerated run compiles.
+
+{_files_note(["wan2.1_t2v_1.3B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}""",
+               size=(460, 270))
+    f.column(("Read me", [n]), ("What the pack detected", [report]))
+    f.column(("1 · Models", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Shared: shift", [shift]), ("5 · Accelerate (comfyui-accel)", chain, "row"))
+    f.column(("6a · Stock", [ks_stock]), ("6b · Accelerated", [ks_fast]))
+    f.column(("7a · Decode and save (stock)", out_stock, "row"), ("7b · Decode and save (accelerated)", out_fast, "row"),
+             ("8 · Compare", [diff]))
+    f.group_colors["5 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+WORKFLOWS = {
+    "wan2.1_t2v_1.3B_level1": wan21_t2v_1_3b_level1,
+    "wan2.1_t2v_14B_attention_compile_teacache": wan21_t2v_14b,
+    "wan2.1_i2v_480p_level1_teacache": wan21_i2v_480p,
+    "wan2.2_t2v_A14B_attention_compile_teacache": wan22_a14b,
+    "flux1_dev_fp8_teacache": flux_dev_fp8,
+    "qwen_image_attention_compile": qwen_image,
+    "wan2.1_t2v_1.3B_before_after": wan21_before_after,
+}
+
+
+def build(name: str, info: dict) -> Flow:
+    f = WORKFLOWS[name](info)
+    assert f.name == name, (f.name, name)
+    return f
+
+
+def model_files(prompt: dict) -> dict[str, set]:
+    """models/ folder -> file names a prompt's loaders name."""
+    out: dict[str, set] = {}
+    for n in prompt.values():
+        for inp in MODEL_INPUTS.get(n["class_type"], ()):
+            fname = n["inputs"][inp]
+            out.setdefault(MODELS[fname][0] if fname in MODELS else "?", set()).add(fname)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ UI file
+
+def finish_ui(ui: dict, f: Flow, note_ids: dict) -> dict:
+    """Layout, groups, colors, model links and a stable id on the serialized frontend graph."""
+    ids = lambda xs: [note_ids[x[5:]] if isinstance(x, str) and x.startswith("note:") else int(x) for x in xs]  # noqa: E731
+    columns = [[(t, ids(members), d) for t, members, d in col] for col in f.columns]
+    U.layout(ui, columns, colors=f.group_colors)
+    by_id = {n["id"]: n for n in ui["nodes"]}
+    for nid, (color, bg) in f.colors.items():
+        by_id[int(nid)]["color"], by_id[int(nid)]["bgcolor"] = color, bg
+    for n in ui["nodes"]:
+        files = [n["widgets_values"][0]] if n["type"] in MODEL_INPUTS else []
+        if n["type"] == "DualCLIPLoader":
+            files = n["widgets_values"][:2]
+        models = [{"name": x, "url": MODELS[x][1], "directory": MODELS[x][0]} for x in files if x in MODELS]
+        if models:
+            n.setdefault("properties", {})["models"] = models
+    xs = [n["pos"][0] for n in ui["nodes"]]
+    ys = [n["pos"][1] - U.NODE_TITLE_H for n in ui["nodes"]]
+    right = max(n["pos"][0] + n["size"][0] for n in ui["nodes"])
+    # Open at a zoom where node text still renders (the canvas draws low-detail boxes below ~0.6), showing the
+    # graph from its left edge (read me, models, prompt); wide graphs scroll to the right.
+    scale = round(max(0.7, min(1.0, 1500.0 / max(1.0, right - min(xs)))), 3)
+    ui.setdefault("extra", {})["ds"] = {"scale": scale, "offset": [round(80 / scale - min(xs) + U.GROUP_PAD, 1),
+                                                                   round(140 / scale - min(ys) + U.GROUP_TITLE_H, 1)]}
+    ui["id"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/comfyui-accel/comfyui-accel/workflows/{f.name}"))
+    return ui
+
+
+def write(names, work: Path | None = None) -> int:
+    import tempfile
+
+    from accel_harness.browser import FRONTEND_SETTINGS, Browser, available
+    from accel_harness.server import ComfyServer
+
+    ok, why = available()
+    if not ok:
+        raise SystemExit(f"cannot write UI workflows: {why}")
+    work = work or Path(tempfile.mkdtemp(prefix="accel-flows-"))
+    with ComfyServer(work, cpu=True, settings=FRONTEND_SETTINGS) as srv, Browser() as b:
+        info = srv.object_info()
+        b.open_app(srv.url)
+        for name in names:
+            f = build(name, info)
+            api = f.api()
+            b.api_to_ui(api, name=f"{name}.json")
+            note_ids = {k: b.add_note(text, title, size) for k, (title, text, size) in f.notes.items()}
+            ui = finish_ui(b.serialize(), f, note_ids)
+            problems = U.geometry_problems(ui)
+            if problems:
+                raise SystemExit(f"{name}: layout problems: {problems}")
+            # The file as written must load back into the frontend and queue exactly the API prompt.
+            b.load_workflow(ui, f"{name}.json")
+            if b.missing_nodes_dialog():
+                raise SystemExit(f"{name}: {b.missing_nodes_dialog()}")
+            diff = U.prompt_diff(api, b.graph_to_prompt(), ("api", "frontend")) + \
+                U.prompt_diff(api, U.ui_to_api(ui, info), ("api", "ui_to_api"))
+            if diff:
+                raise SystemExit(f"{name}: the UI workflow does not give the API prompt:\n  " + "\n  ".join(diff))
+            API_DIR.mkdir(parents=True, exist_ok=True)
+            (API_DIR / f"{name}.json").write_text(json.dumps(api, indent=2, ensure_ascii=False) + "\n")
+            (UI_DIR / f"{name}.json").write_text(json.dumps(ui, indent=2, ensure_ascii=False) + "\n")
+            print(f"wrote workflows/{name}.json ({len(ui['nodes'])} nodes, {len(ui['groups'])} groups) and "
+                  f"workflows/api/{name}.json ({len(api)} nodes)")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ check
+
+def check(info: dict, names=None) -> list[str]:
+    """Problems with the checked-in files for these node specs (empty list = current)."""
+    probs = []
+    for name in names or WORKFLOWS:
+        api_p, ui_p = API_DIR / f"{name}.json", UI_DIR / f"{name}.json"
+        if not api_p.exists() or not ui_p.exists():
+            probs.append(f"{name}: missing {'workflows/api/' if not api_p.exists() else 'workflows/'}{name}.json")
+            continue
+        want = build(name, info).api()
+        have = json.loads(api_p.read_text())
+        probs += [f"{name}: workflows/api/ is stale: {d}" for d in U.prompt_diff(want, have, ("definition", "file"))]
+        ui = json.loads(ui_p.read_text())
+        try:
+            conv = U.ui_to_api(ui, info)
+        except U.ConversionError as e:
+            probs.append(f"{name}: workflows/{name}.json: {e}")
+            continue
+        probs += [f"{name}: UI and API twins differ: {d}" for d in U.prompt_diff(have, conv, ("api file", "ui file"))]
+        probs += [f"{name}: layout: {p}" for p in U.geometry_problems(ui)]
+    extra = sorted({p.stem for p in API_DIR.glob("*.json")} - set(WORKFLOWS) - {"demo_before_after"})
+    probs += [f"workflows/api/{x}.json is not defined in scripts/workflows.py" for x in extra]
+    return probs
+
+
+def local_info() -> dict:
+    import accel_harness as H
+
+    H.bootstrap()
+    H.load_pack()
+    return U.local_object_info()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", action="store_true", help="regenerate the files (server + headless frontend)")
+    g.add_argument("--check", action="store_true", help="exit 1 if a file is missing, stale or its twin differs")
+    g.add_argument("--list", action="store_true")
+    ap.add_argument("names", nargs="*", help=f"workflows (default all): {', '.join(WORKFLOWS)}")
+    a = ap.parse_args(argv)
+    bad = [n for n in a.names if n not in WORKFLOWS]
+    if bad:
+        ap.error(f"unknown workflows {bad}")
+    names = a.names or list(WORKFLOWS)
+    if a.list:
+        for n in names:
+            print(n)
+        return 0
+    if a.write:
+        return write(names)
+    probs = check(local_info(), names)
+    for p in probs:
+        print(p)
+    print("workflows: OK" if not probs else f"workflows: {len(probs)} problem(s); regenerate with "
+          "`.testbed/venv/bin/python scripts/workflows.py --write`")
+    return 1 if probs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

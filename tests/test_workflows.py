@@ -1,0 +1,358 @@
+"""The shipped workflows (workflows/*.json UI, workflows/api/*.json API) against a real ComfyUI.
+
+Static (in process, ComfyUI 0.3.75 + this pack): every workflow scripts/workflows.py defines has both files;
+each API file equals what its definition builds from today's node specs (a node gaining an input makes it
+stale); each UI file converts back (accel_harness.uiformat.ui_to_api: widgets_values -> input names, the
+frontend's extra control_after_generate / upload values) to exactly its API twin, so editing one without
+the other fails; layouts are readable (nothing overlaps, links run left to right); model names are
+ComfyUI's template names; every API prompt passes ComfyUI's own validate_prompt with placeholder model
+files under those names. tests/test_browser.py loads the UI files in the real frontend and checks that its
+graphToPrompt() gives the API twin.
+
+Live (ComfyUI's main.py over HTTP, tiny random Wan written under the template file names): the before/after
+prompt and a Wan 2.1 prompt with every accel node run to success and their outputs exist.
+"""
+import copy
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from accel_harness import uiformat as U
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("accel_workflows_script", REPO / "scripts" / "workflows.py")
+    m = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = m  # dataclasses look their module up there
+    spec.loader.exec_module(m)
+    return m
+
+
+W = _load_script()
+NAMES = list(W.WORKFLOWS)
+
+
+@pytest.fixture(scope="module")
+def info(pack):
+    return U.local_object_info()
+
+
+def _ui(name):
+    return json.loads((REPO / "workflows" / f"{name}.json").read_text())
+
+
+def _api(name):
+    return json.loads((REPO / "workflows" / "api" / f"{name}.json").read_text())
+
+
+# ------------------------------------------------------------------------------------------ static
+
+def test_the_issue_workflows_are_defined():
+    """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image and a before/after workflow."""
+    assert len(NAMES) == 7 and set(NAMES) == set(EXPECTED_NODES)
+    assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_files_are_current_and_twins_match(info, name):
+    problems = W.check(info, [name])
+    assert not problems, "\n".join(problems) + "\nregenerate with `.testbed/venv/bin/python scripts/workflows.py --write`"
+
+
+def test_check_reports_files_that_are_not_defined(info, tmp_path, monkeypatch):
+    monkeypatch.setattr(W, "API_DIR", tmp_path)
+    (tmp_path / "orphan.json").write_text("{}")
+    assert any("orphan.json is not defined" in p for p in W.check(info, []))
+
+
+EXPECTED_NODES = {
+    "wan2.1_t2v_1.3B_level1": {"AccelWanLevel1", "EmptyHunyuanLatentVideo", "ModelSamplingSD3", "KSampler"},
+    "wan2.1_t2v_14B_attention_compile_teacache": {"AccelAttention", "AccelCompile", "AccelTeaCache", "KSampler"},
+    "wan2.1_i2v_480p_level1_teacache": {"WanImageToVideo", "CLIPVisionLoader", "CLIPVisionEncode", "LoadImage",
+                                        "AccelWanLevel1", "AccelTeaCache"},
+    "wan2.2_t2v_A14B_attention_compile_teacache": {"KSamplerAdvanced", "AccelAttention", "AccelCompile", "AccelTeaCache"},
+    "flux1_dev_fp8_teacache": {"AccelLoadDiffusionModelFP8", "AccelTeaCache", "DualCLIPLoader", "FluxGuidance",
+                               "EmptySD3LatentImage", "SaveImage"},
+    "qwen_image_attention_compile": {"AccelAttention", "AccelCompile", "EmptySD3LatentImage", "SaveImage"},
+    "wan2.1_t2v_1.3B_before_after": {"AccelCUDASettings", "AccelAttention", "AccelCompile", "AccelLatentDiff"},
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_workflow_content(name):
+    api = _api(name)
+    types = [v["class_type"] for v in api.values()]
+    assert EXPECTED_NODES[name] <= set(types), EXPECTED_NODES[name] - set(types)
+    assert "AccelRandomConditioning" not in types  # shipped workflows use real text encoders
+    if name.startswith("wan2.2"):  # one accel chain per expert, KSamplerAdvanced split at step 10
+        assert types.count("AccelCompile") == 2 and types.count("AccelTeaCache") == 2 == types.count("UNETLoader")
+        k = sorted((v["inputs"]["start_at_step"], v["inputs"]["end_at_step"]) for v in api.values()
+                   if v["class_type"] == "KSamplerAdvanced")
+        assert k == [(0, 10), (10, 10000)]
+    if name.endswith("before_after"):  # same seed and settings on both branches, only the model differs
+        ks = [v["inputs"] for v in api.values() if v["class_type"] == "KSampler"]
+        assert len(ks) == 2 and {k: v for k, v in ks[0].items() if k != "model"} == \
+            {k: v for k, v in ks[1].items() if k != "model"} and ks[0]["model"] != ks[1]["model"]
+    ui = _ui(name)
+    assert len(ui["groups"]) >= 5 and all(g["title"] for g in ui["groups"])
+    notes = [n for n in ui["nodes"] if n["type"] == "MarkdownNote"]
+    assert len(notes) == 1 and "Model files" in notes[0]["widgets_values"][0]
+    assert not U.geometry_problems(ui)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_model_files_use_template_names_with_links(name):
+    files = W.model_files(_api(name))
+    assert "?" not in files, f"model files not in scripts/workflows.py MODELS: {files['?']}"
+    for folder, names in files.items():
+        for f in names:
+            assert W.MODELS[f][1].startswith("https://huggingface.co/") and W.MODELS[f][1].endswith("/" + f)
+    loaders = [n for n in _ui(name)["nodes"] if n["type"] in W.MODEL_INPUTS]
+    assert loaders and all(n["properties"].get("models") for n in loaders)  # the frontend's download links
+
+
+def test_converter_follows_frontend_widget_rules(info):
+    ui = _ui("wan2.1_i2v_480p_level1_teacache")
+    by_type = {n["type"]: n for n in ui["nodes"]}
+    ks, img = by_type["KSampler"], by_type["LoadImage"]
+    assert ks["widgets_values"][:2] == [42, "fixed"]            # seed, then control_after_generate
+    assert img["widgets_values"] == [W.INPUT_IMAGE, "image"]    # combo, then the upload widget's value
+    api = U.ui_to_api(ui, info)
+    assert api[str(ks["id"])]["inputs"]["seed"] == 42 and "control_after_generate" not in api[str(ks["id"])]["inputs"]
+    assert api[str(img["id"])]["inputs"] == {"image": W.INPUT_IMAGE}
+    assert all(n["class_type"] != "MarkdownNote" for n in api.values())
+    bad = copy.deepcopy(ui)
+    next(n for n in bad["nodes"] if n["type"] == "KSampler")["widgets_values"].pop(1)  # lose the control value
+    with pytest.raises(U.ConversionError, match="widgets_values"):
+        U.ui_to_api(bad, info)
+
+
+@pytest.mark.parametrize("edit", ["widget", "link", "title", "node"])
+def test_editing_one_twin_without_the_other_fails(info, edit):
+    name = "wan2.1_t2v_14B_attention_compile_teacache"
+    ui, api = _ui(name), _api(name)
+    assert not U.prompt_diff(api, U.ui_to_api(ui, info))
+    tea = next(n for n in ui["nodes"] if n["type"] == "AccelTeaCache")
+    if edit == "widget":
+        tea["widgets_values"][0] = 0.2                                # rel_l1_thresh in the UI only
+    elif edit == "link":                                              # sampler fed by compile, bypassing TeaCache
+        comp = next(n for n in ui["nodes"] if n["type"] == "AccelCompile")
+        ks = next(n for n in ui["nodes"] if n["type"] == "KSampler")
+        lid = next(i["link"] for i in ks["inputs"] if i["name"] == "model")
+        link = next(l for l in ui["links"] if l[0] == lid)
+        link[1] = comp["id"]
+    elif edit == "title":
+        api[str(tea["id"])]["_meta"]["title"] = "renamed"             # in the API only
+    else:
+        del api[str(tea["id"])]
+    assert U.prompt_diff(api, U.ui_to_api(ui, info)), f"an edit of the {edit} went unnoticed"
+
+
+def test_layout_check_can_fail():
+    ui = _ui("qwen_image_attention_compile")
+    assert not U.geometry_problems(ui)
+    shift = next(n for n in ui["nodes"] if n["type"] == "ModelSamplingAuraFlow")
+    decode = next(n for n in ui["nodes"] if n["type"] == "VAEDecode")
+    decode["pos"] = [shift["pos"][0] + 10, shift["pos"][1] + 10]  # on top of the shift node, left of its sampler
+    probs = U.geometry_problems(ui)
+    assert any("overlap" in p for p in probs) and any("right to left" in p or "partly inside" in p for p in probs)
+
+
+def _placeholder(path: Path):
+    import torch
+    from safetensors.torch import save_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        save_file({"placeholder": torch.zeros(1)}, str(path))
+
+
+@pytest.fixture(scope="module")
+def model_files(comfy, M):
+    """Every model file the workflows name, under its template name: tiny random Wan for the Wan diffusion
+    models (loadable), a one-tensor placeholder for the rest (validate_prompt only checks that the name is
+    listed). Plus ComfyUI's example.png for Load Image."""
+    from PIL import Image
+
+    for name in NAMES:
+        for folder, files in W.model_files(_api(name)).items():
+            for f in files:
+                p = comfy / "models" / folder / f
+                if f.startswith("wan2.") and not p.exists():
+                    M.write_wan(p, "i2v" if "_i2v_" in f else "t2v", "tiny")
+                _placeholder(p)
+    img = comfy / "input" / W.INPUT_IMAGE
+    if not img.exists():
+        Image.new("RGB", (64, 48), (90, 120, 200)).save(img)
+    return comfy
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_api_prompt_passes_comfyui_validation(model_files, name):
+    from accel_harness import executor
+
+    prompt = _api(name)
+    ok, err, outputs, node_errors = executor.validate(prompt)
+    assert ok is True and not node_errors, (err, node_errors)
+    saves = {k for k, v in prompt.items() if v["class_type"] in ("SaveVideo", "SaveImage")}
+    assert saves and saves <= set(outputs)
+
+
+def test_validation_catches_a_wrong_model_name(model_files):
+    from accel_harness import executor
+
+    prompt = _api("wan2.1_t2v_1.3B_level1")
+    next(v for v in prompt.values() if v["class_type"] == "UNETLoader")["inputs"]["unet_name"] = "wan2.1_t2v_1.3B_bf16.safetensors"
+    ok, err, outputs, node_errors = executor.validate(prompt)
+    assert ok is not True or node_errors
+    assert "unet_name" in json.dumps(node_errors)
+
+
+# ------------------------------------------------------------------------------------------ live server
+
+def derive_tiny(prompt: dict, info: dict, prefix: str, steps: int = 2, size=(64, 48), length: int = 5) -> dict:
+    """A shipped Wan prompt made runnable on a CPU with tiny random models: CLIPTextEncode -> the test-only
+    AccelRandomConditioning (no text encoder), VAEDecode -> CreateVideo -> SaveVideo -> SaveLatent (no VAE),
+    a tiny video size and few steps; everything else (loaders, file names, accel nodes and their settings,
+    links, ids) stays as shipped. Nodes no output needs any more (CLIPLoader, VAELoader) are dropped."""
+    p = copy.deepcopy(prompt)
+    for nid, n in list(p.items()):
+        ct, inp = n["class_type"], n["inputs"]
+        if ct == "CLIPTextEncode":
+            p[nid] = {"class_type": "AccelRandomConditioning", "_meta": {"title": n["_meta"]["title"] + " (random)"},
+                      "inputs": {"seed": int(nid), "tokens": 8, "dim": 4096, "scale": 1.0}}
+        elif ct == "SaveVideo":
+            create = p[inp["video"][0]]
+            decode = p[create["inputs"]["images"][0]]
+            p[nid] = {"class_type": "SaveLatent", "_meta": n["_meta"],
+                      "inputs": {"samples": decode["inputs"]["samples"], "filename_prefix": f"{prefix}/{nid}"}}
+        elif ct == "EmptyHunyuanLatentVideo":
+            inp.update(width=size[0], height=size[1], length=length)
+        elif ct in ("KSampler", "KSamplerAdvanced"):
+            inp["steps"] = steps
+    return U.prune(p, [k for k, v in p.items() if info[v["class_type"]].get("output_node")])
+
+
+@pytest.fixture(scope="module")
+def server(comfy, M, tmp_path_factory):
+    from accel_harness.server import ComfyServer
+
+    base = tmp_path_factory.mktemp("flows-server")
+    for f in ("wan2.1_t2v_1.3B_fp16.safetensors", "wan2.1_t2v_14B_fp16.safetensors"):
+        M.write_wan(base / "models" / "diffusion_models" / f, "t2v", "tiny")
+    srv = ComfyServer(base)
+    try:
+        srv.start(timeout=180)
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="module")
+def live_info(server):
+    return server.object_info()
+
+
+def test_live_server_sends_node_metadata_to_the_frontend(live_info):
+    """Output names, output tooltips and the experimental flag reach the frontend through /object_info."""
+    ours = {k: v for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}
+    assert len(ours) >= 12
+    for name, spec in ours.items():
+        assert len(spec["output_name"]) == len(spec["output"]) == len(spec.get("output_tooltips") or [])
+        assert spec.get("experimental", False) == (name == "AccelCacheCalibrate"), name
+    assert ours["AccelRandomConditioning"]["display_name"].endswith("(test)")
+
+
+def _latents(server, entry):
+    import torch
+    from safetensors.torch import load_file
+
+    files = [p for p in server.output_files(entry) if p.suffix == ".latent"]
+    assert files and all(p.exists() for p in files), files
+    out = {}
+    for p in files:
+        lat = load_file(str(p))["latent_tensor"]
+        assert torch.isfinite(lat).all() and lat.abs().max() > 0, p
+        out[p.parent.name + "/" + p.name] = lat
+    return out
+
+
+def test_before_after_runs_on_the_live_server(server, live_info):
+    """The shipped before/after prompt (stock branch and the demo's accelerated chain incl. a real inductor
+    compile on the CPU), derived for tiny models (see derive_tiny), over HTTP."""
+    from accel_harness.server import ui_text
+
+    shipped = _api("wan2.1_t2v_1.3B_before_after")
+    prompt = derive_tiny(shipped, live_info, "e2e_before_after")
+    assert {"AccelCUDASettings", "AccelAttention", "AccelCompile", "AccelLatentDiff"} <= \
+        {v["class_type"] for v in prompt.values()}
+    comp = next(v for v in prompt.values() if v["class_type"] == "AccelCompile")
+    assert comp == next(v for v in shipped.values() if v["class_type"] == "AccelCompile")  # as shipped
+    entry = server.run(prompt, timeout=300)
+    assert entry["status"]["status_str"] == "success"
+    lats = _latents(server, entry)
+    assert len(lats) == 2
+    a, b = lats.values()
+    # Same seed, same weights; the branches differ only by attention kernel and compiled fusion order on
+    # fp32 CPU: cosine 0.999 is far below that rounding (~1e-6) and far above a real difference.
+    cos = float((a.flatten() @ b.flatten()) / (a.norm() * b.norm()))
+    assert cos > 0.999, cos
+    diff_id = next(k for k, v in prompt.items() if v["class_type"] == "AccelLatentDiff")
+    assert ui_text(entry, diff_id).startswith("accelerated vs stock")
+    log = server.log_tail(400)
+    assert "compiled" in log and "(inductor)" in log and "runs eager from now on" not in log, log[-3000:]
+
+
+def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live_info):
+    """The shipped Wan 2.1 14B prompt (attention -> compile -> TeaCache), derived for tiny models (see
+    derive_tiny), extended so that every accel node runs: CUDA settings in the chain, an FP8-loaded branch
+    with Level-1 (compile off here: the compile path already runs in the main chain) and MagCache, a
+    calibration branch, the FP8 saver, the latent diff and the hardware report. The tiny model has no
+    published cache set, so TeaCache/MagCache name the Wan 2.1 14B sets instead of `auto`."""
+    from accel_harness.server import ui_text
+
+    p = derive_tiny(_api("wan2.1_t2v_14B_attention_compile_teacache"), live_info, "e2e_every_node", steps=3)
+    ids = {v["class_type"]: k for k, v in p.items()}
+    g = max(int(k) for k in p)
+
+    def add(ct, **inputs):
+        nonlocal g
+        g += 1
+        p[str(g)] = {"class_type": ct, "inputs": U.full_inputs(live_info, ct, **inputs), "_meta": {"title": ct}}
+        return str(g)
+
+    att = p[ids["AccelAttention"]]
+    cuda = add("AccelCUDASettings", model=att["inputs"]["model"])
+    att["inputs"]["model"] = [cuda, 0]
+    p[ids["AccelTeaCache"]]["inputs"]["coefficients"] = "wan2.1_t2v_14B"
+    ks = p[ids["KSampler"]]["inputs"]
+    common = {k: ks[k] for k in ("seed", "steps", "cfg", "sampler_name", "scheduler", "positive", "negative",
+                                 "latent_image", "denoise")}
+    fp8 = add("AccelLoadDiffusionModelFP8", unet_name="wan2.1_t2v_14B_fp16.safetensors")
+    l1 = add("AccelWanLevel1", model=[fp8, 0], compile=False)
+    mag = add("AccelMagCache", model=[l1, 0], ratios="wan2.1_t2v_14B")
+    ks2 = add("KSampler", model=[mag, 0], **common)
+    add("SaveLatent", samples=[ks2, 0], filename_prefix="e2e_every_node/fp8_level1_magcache")
+    cal = add("AccelCacheCalibrate", model=p[ids["ModelSamplingSD3"]]["inputs"]["model"], name="e2e_tiny")
+    ks3 = add("KSampler", model=[cal, 0], **common)
+    add("SaveLatent", samples=[ks3, 0], filename_prefix="e2e_every_node/calibrate")
+    save8 = add("AccelSaveFP8Model", model=[fp8, 0], filename_prefix="e2e/tiny_fp8")
+    diff = add("AccelLatentDiff", latent_a=[ks2, 0], latent_b=[ids["KSampler"], 0], label="fp8 level1 vs accel")
+    rep = add("AccelHardwareReport", refresh=False)
+    ours = {k for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}  # every node
+    assert ours <= {v["class_type"] for v in p.values()}, ours - {v["class_type"] for v in p.values()}
+
+    entry = server.run(p, timeout=300)
+    assert entry["status"]["status_str"] == "success"
+    assert len(_latents(server, entry)) == 3
+    assert "comfyui-accel hardware report" in ui_text(entry, rep)
+    assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
+    fp8_files = list((server.base / "models" / "diffusion_models" / "e2e").glob("tiny_fp8*.safetensors"))
+    assert fp8_files and fp8_files[0].stat().st_size > 0, ui_text(entry, save8)
+    cal_files = list(server.base.joinpath("user").rglob("e2e_tiny.json"))
+    assert cal_files, "Accel Cache Calibrate wrote no calibration file"
