@@ -1,0 +1,474 @@
+"""Accel Compile inside a real ComfyUI, on tiny random Wan 2.1 (dim 128, 2 blocks, fp32, CPU).
+
+Mechanism tests use dynamo with backend="eager" (tracing, guards, recompiles and caches are dynamo's,
+identical for inductor); two tests run real inductor (C++ on CPU): compiled == eager, and a warm
+restart in a second process that must hit the persistent FX-graph cache.
+
+Attention runs through an override that calls ComfyUI's attention_pytorch (SDPA): on CPU ComfyUI's
+default sub-quadratic attention calls psutil and breaks graphs; the override is also how the
+pack's attention node plugs in, so every test exercises compile + attention override together.
+"""
+import copy
+import functools
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+
+import accel_harness as H
+
+# fp32 CPU: inductor's fused kernels reorder float sums; 1e-4 relative to the output scale is far above
+# that (~1e-6) and far below any real difference (a LoRA at strength 1 changes outputs by ~1e-1).
+TOL = 1e-4
+
+
+def _close(a, b, tol=TOL):
+    scale = max(1.0, float(b.abs().max()))
+    return float((a - b).abs().max()) <= tol * scale
+
+
+# ------------------------------------------------------------------------------------------------ fixtures
+
+@pytest.fixture(scope="module")
+def C(mod):
+    return mod("accel.compile")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    """No dynamo state leaks between tests (or into other test files)."""
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def sdpa_override(func, *args, **kwargs):
+    from comfy.ldm.modules.attention import attention_pytorch
+
+    return attention_pytorch(*args, **kwargs)
+
+
+def half_key_override(func, q, k, v, *args, **kwargs):
+    """A deliberately different attention (keys scaled by 0.5): its outputs differ from sdpa_override's."""
+    from comfy.ldm.modules.attention import attention_pytorch
+
+    return attention_pytorch(q, k * 0.5, v, *args, **kwargs)
+
+
+def with_override(model, fn):
+    m = model.clone()
+    m.model_options.setdefault("transformer_options", {})["optimized_attention_override"] = fn
+    return m
+
+
+@pytest.fixture
+def wan(M):
+    return with_override(M.wan_model(dtype=torch.float32, seed=1), sdpa_override)
+
+
+def inputs(frames=1, h=4, w=4, batch=1, seed=0, tokens=8):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(batch, 16, frames, h, w, generator=g), torch.randn(batch, tokens, 4096, generator=g)
+
+
+def forward(patcher, x, ctx, sigma=0.7):
+    from accel_harness.forward import Forward
+
+    with Forward(patcher) as f:
+        return f(x, sigma, ctx).float()
+
+
+def graphs():
+    from torch._dynamo.utils import counters
+
+    return int(counters["stats"]["unique_graphs"])
+
+
+def lora_sd(M, rank=4, seed=3):
+    """A LoRA for tiny Wan in the official diffusers-style key layout (lora_A / lora_B) that ComfyUI's
+    comfy/lora.py maps through its generic `diffusion_model.<module>` keys."""
+    g = torch.Generator().manual_seed(seed)
+    sd = {}
+    for name, (out_f, in_f) in {"blocks.0.self_attn.q": (128, 128), "blocks.0.ffn.0": (256, 128),
+                                "blocks.1.cross_attn.o": (128, 128), "blocks.1.ffn.2": (128, 256)}.items():
+        sd[f"diffusion_model.{name}.lora_A.weight"] = torch.randn(rank, in_f, generator=g) * 0.3
+        sd[f"diffusion_model.{name}.lora_B.weight"] = torch.randn(out_f, rank, generator=g) * 0.3
+    return sd
+
+
+def with_lora(model, sd, strength):
+    import comfy.sd
+
+    return comfy.sd.load_lora_for_models(model, None, sd, strength, 0.0)[0]
+
+
+def block_types_during_forward(patcher, x, ctx):
+    """Record what sits in diffusion_model.blocks while the model runs (via a DIFFUSION_MODEL wrapper)."""
+    import comfy.patcher_extension as pe
+
+    seen = []
+
+    def spy(executor, *args, **kwargs):
+        seen.append([type(b).__name__ for b in executor.class_obj.blocks])
+        return executor(*args, **kwargs)
+
+    m = patcher.clone()
+    m.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, "test.spy", spy)
+    out = forward(m, x, ctx)
+    return seen, out
+
+
+# ------------------------------------------------------------------------------------------------ node
+
+def test_node_registered_with_report(pack, wan, C, mod):
+    import comfy.patcher_extension as pe
+    import nodes
+
+    cls = nodes.NODE_CLASS_MAPPINGS["AccelCompile"]
+    assert pack.NODE_DISPLAY_NAME_MAPPINGS["AccelCompile"] == "Accel Compile"
+    assert cls.CATEGORY == "accel/patch" and cls.RETURN_TYPES == ("MODEL", "STRING")
+    req = cls.INPUT_TYPES()["required"]
+    assert req["mode"][0] == ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
+    assert req["scope"][1]["default"] == "blocks" and req["on_failure"][1]["default"] == "eager"
+    out = cls().patch(wan, "default", "blocks", "auto", False, "inductor", 64, "eager")
+    m, report = out["result"]
+    assert out["ui"]["text"] == [report]
+    assert m is not wan and m.model is wan.model
+    assert m.get_wrappers(pe.WrappersMP.APPLY_MODEL, C.WRAPPER_KEY)
+    assert not wan.get_wrappers(pe.WrappersMP.APPLY_MODEL, C.WRAPPER_KEY), "the input MODEL must stay unpatched"
+    assert "mode default (inductor)" in report and "2 blocks" in report and "guard filter" in report
+    cc = mod("accel.compile_cache")
+    assert cc.info()["dir"] in report  # the cache folder is named in the report
+    if cc._user_set() is None:  # not overridden by the user's TORCHINDUCTOR_CACHE_DIR: ours, under ComfyUI/user
+        import folder_paths
+
+        assert cc.info()["dir"] == os.path.join(folder_paths.get_user_directory(), "comfyui-accel", "compile-cache")
+        assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == cc.info()["dir"]
+    assert C.compile_status(wan) == {"enabled": False}
+    st = C.compile_status(m)
+    assert st["enabled"] and st["mode"] == "default" and st["fell_back"] is False and st["recompiles"] == 0
+
+
+def test_bad_inputs_name_node_and_input(wan, C, mod):
+    AccelError = mod("accel.errors").AccelError
+    for kw, inp in (({"mode": "fastest"}, "mode"), ({"scope": "layers"}, "scope"), ({"dynamic": "maybe"}, "dynamic"),
+                    ({"recompile_limit": 0}, "recompile_limit"), ({"on_failure": "ignore"}, "on_failure"),
+                    ({"mode_chain": ["default", "turbo"]}, "mode")):
+        with pytest.raises(AccelError) as e:
+            C.apply_compile(wan, **kw)
+        assert e.value.node == "Accel Compile" and e.value.input_name == inp, kw
+
+
+# ------------------------------------------------------------------------------------------------ inductor
+
+def test_inductor_per_block_matches_eager_and_fills_cache(wan, C, mod):
+    x, ctx = inputs()
+    ref = forward(wan, x, ctx)
+    m, _ = C.apply_compile(wan, mode="default", scope="blocks", backend="inductor")
+    g0 = graphs()
+    seen, out = block_types_during_forward(m, x, ctx)
+    assert _close(out, ref), float((out - ref).abs().max())
+    assert seen == [["_Region", "_Region"]], "each transformer block must run through the compiled region"
+    assert [type(b).__name__ for b in wan.model.diffusion_model.blocks] == ["WanAttentionBlock"] * 2, "originals restored"
+    st = C.compile_status(m)
+    # both blocks share ONE graph (same code, parameters are graph inputs, inputs made contiguous)
+    assert graphs() - g0 == 1 and st["graphs"] == 1 and st["regions"] == 2 and st["compile_seconds"] > 0
+    cache = mod("accel.compile_cache").info()["dir"]
+    assert os.path.isdir(os.path.join(cache, "fxgraph")), f"no FX graph cache under {cache}"
+    out2 = forward(m, x, ctx)
+    assert torch.equal(out2, out) and graphs() - g0 == 1, "a second call must not compile again"
+
+
+def test_warm_restart_hits_persistent_cache(comfy, mod):
+    """A second Python process with the same cache folder compiles the same graph from disk.
+    (test_inductor_per_block... above filled the folder; this runs its own compile first if run alone.)"""
+    cache_dir = mod("accel.compile_cache").activate()["dir"]
+    code = textwrap.dedent(f"""
+        import json, os, sys, time, logging
+        sys.path.insert(0, {str(H.REPO_ROOT / 'harness')!r})
+        import accel_harness as H
+        H.bootstrap()
+        import torch
+        torch.set_num_threads(1)
+        H.load_pack()
+        from accel_harness import models as M
+        from accel_harness.forward import Forward
+        from comfy.ldm.modules.attention import attention_pytorch
+        from torch._dynamo.utils import counters
+        C = H.pack_module("accel.compile")
+        def sdpa_override(func, *args, **kwargs):
+            return attention_pytorch(*args, **kwargs)
+        m = M.wan_model(dtype=torch.float32, seed=1)
+        m.model_options.setdefault("transformer_options", {{}})["optimized_attention_override"] = sdpa_override
+        c, _ = C.apply_compile(m, backend="inductor")
+        g = torch.Generator().manual_seed(0)
+        x, ctx = torch.randn(1, 16, 1, 4, 4, generator=g), torch.randn(1, 8, 4096, generator=g)
+        with Forward(c) as f:
+            f(x, 0.7, ctx)
+        st = C.compile_status(c)
+        print("RESULT=" + json.dumps({{"hit": counters["inductor"]["fxgraph_cache_hit"],
+                                      "miss": counters["inductor"]["fxgraph_cache_miss"],
+                                      "seconds": st["compile_seconds"],
+                                      "dir": H.pack_module("accel.compile_cache").info()["dir"]}}))
+    """)
+    env = dict(os.environ, OMP_NUM_THREADS="1", ACCEL_COMPILE_CACHE_DIR=cache_dir)
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    runs = []
+    for _ in range(2):  # the first run fills the cache if this test runs alone; the second must hit it
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs.append(json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("RESULT=")][-1][7:]))
+        if runs[-1]["hit"] >= 1 and runs[-1]["miss"] == 0:
+            break
+    warm = runs[-1]
+    assert os.path.abspath(warm["dir"]) == os.path.abspath(cache_dir)
+    assert warm["hit"] >= 1 and warm["miss"] == 0, runs
+
+
+# ------------------------------------------------------------------------------------------------ LoRA
+
+def test_lora_before_and_after_compile_take_effect(M, wan, C):
+    sd = lora_sd(M)
+    x, ctx = inputs()
+    base = forward(wan, x, ctx)
+    ref1 = forward(with_lora(wan, sd, 1.0), x, ctx)
+    ref05 = forward(with_lora(wan, sd, 0.5), x, ctx)
+    assert not _close(ref1, base, 1e-2), "the test LoRA must change the output"
+
+    compiled, _ = C.apply_compile(wan, backend="eager")
+    assert _close(forward(compiled, x, ctx), base)
+    g0 = graphs()
+    after = with_lora(compiled, sd, 1.0)  # LoRA after the compile node
+    assert _close(forward(after, x, ctx), ref1)
+    after05 = with_lora(compiled, sd, 0.5)  # strength change: a new LoRA clone
+    assert _close(forward(after05, x, ctx), ref05)
+    assert graphs() == g0, "LoRA after compile / a strength change must reuse the compiled graph"
+
+    before, _ = C.apply_compile(with_lora(wan, sd, 1.0), backend="eager")  # LoRA before the compile node
+    assert _close(forward(before, x, ctx), ref1)
+    before05, _ = C.apply_compile(with_lora(wan, sd, 0.5), backend="eager")  # the node re-executes
+    assert _close(forward(before05, x, ctx), ref05)
+    assert graphs() == g0, "re-executing the compile node for a new LoRA strength must reuse compiled code"
+    assert C.compile_status(before05)["recompiles"] == 0 and C.compile_status(after05)["recompiles"] == 0
+
+
+def test_lowvram_lora_blocks_run_eager_no_storm(M, wan, C, caplog):
+    """Partial load (lowvram) + LoRA: ComfyUI patches those weights per call with LowVramPatch objects that
+    dynamo would guard on (a recompile per block per LoRA change). Those blocks run eager instead."""
+    import comfy.model_management as mm
+    import comfy.patcher_extension as pe
+
+    sd = lora_sd(M)
+    x, ctx = inputs()
+    compiled, _ = C.apply_compile(wan, backend="eager")
+
+    def lowvram_forward(p):
+        mm.unload_all_models()
+        p.patch_model(p.load_device, lowvram_model_memory=1)  # nothing fits: every Linear is cast per call
+        try:
+            to = copy.copy(p.model_options.get("transformer_options", {}))
+            to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
+            to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
+            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
+        finally:
+            p.unpatch_model(p.offload_device)
+
+    caplog.set_level(logging.WARNING)
+    out1 = lowvram_forward(with_lora(compiled, sd, 1.0))
+    st = C.compile_status(compiled)
+    assert st["eager_regions"] == 2, st  # both blocks carry LoRA'd layers
+    assert _close(out1, forward(with_lora(wan, sd, 1.0), x, ctx))
+    g0 = graphs()
+    out05 = lowvram_forward(with_lora(compiled, sd, 0.5))
+    assert _close(out05, forward(with_lora(wan, sd, 0.5), x, ctx))
+    assert graphs() == g0, "a LoRA strength change under lowvram must not recompile"
+    assert sum("patches per call" in r.getMessage() for r in caplog.records) == 1
+
+
+# ------------------------------------------------------------------------------------------------ shapes
+
+def test_new_resolution_recompiles_once_with_reason(wan, C, caplog):
+    caplog.set_level(logging.INFO, logger="comfyui-accel")
+    m, _ = C.apply_compile(wan, backend="eager", dynamic="auto")
+    g0 = graphs()
+    for shape in ((1, 4, 4), (1, 6, 4), (1, 8, 6), (5, 6, 4), (9, 4, 8)):  # (frames, h, w) latent sizes
+        x, ctx = inputs(*shape)
+        assert _close(forward(m, x, ctx), forward(wan, x, ctx)), shape
+    st = C.compile_status(m)
+    # first shape: 1 graph; first new shape: 1 recompile into a dynamic graph; later sizes/frames: none
+    assert st["recompiles"] == 1 and graphs() - g0 == 2, st
+    assert "size mismatch" in st["last_recompile_reason"]
+    msgs = [r.getMessage() for r in caplog.records if "recompiled (" in r.getMessage()]
+    assert len(msgs) == 1 and "size mismatch" in msgs[0]
+
+
+def test_recompile_limit_is_configurable(wan, C, caplog):
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
+    m, _ = C.apply_compile(wan, backend="eager", dynamic="false", recompile_limit=2)
+    for shape in ((1, 4, 4), (1, 6, 4), (1, 8, 4), (1, 10, 4)):
+        x, ctx = inputs(*shape)
+        assert _close(forward(m, x, ctx), forward(wan, x, ctx)), shape  # past the limit: still correct (eager)
+    st = C.compile_status(m)
+    assert st["recompile_limit_hit"] and st["graphs"] == 2, st
+    assert sum("recompile limit (2) is reached" in r.getMessage() for r in caplog.records) == 1
+
+
+# ------------------------------------------------------------------------------------------------ failures
+
+@pytest.fixture
+def broken_backend():
+    """Registers dynamo backends that raise (always / only on their first compile)."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    calls = {"flaky": 0}
+
+    def always(gm, example_inputs, **kw):
+        raise RuntimeError("simulated compiler failure: type fp8e4nv not supported in this architecture")
+
+    def flaky(gm, example_inputs, **kw):
+        calls["flaky"] += 1
+        if calls["flaky"] == 1:
+            raise RuntimeError("simulated max-autotune failure")
+        return gm.forward
+
+    register_backend(always, name="accel_test_broken")
+    register_backend(flaky, name="accel_test_flaky")
+    yield calls
+    _COMPILER_FNS.pop("accel_test_broken", None)
+    _COMPILER_FNS.pop("accel_test_flaky", None)
+
+
+def test_compile_failure_falls_back_to_eager_once(M, wan, C, broken_backend, caplog):
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
+    pos, neg = M.conditioning(8, seed=1), M.conditioning(8, seed=2)
+    latent = M.wan_latent(frames=1, height=32, width=32)
+    ref = M.sample(wan, pos, neg, latent, steps=2, cfg=2.0)
+    m, _ = C.apply_compile(wan, backend="accel_test_broken")
+    out = M.sample(m, pos, neg, latent, steps=2, cfg=2.0)  # the prompt succeeds
+    assert _close(out, ref)
+    out = M.sample(m, pos, neg, latent, steps=2, cfg=2.0)
+    assert _close(out, ref)
+    lines = [r.getMessage() for r in caplog.records if "compile" in r.getMessage()]
+    assert len(lines) == 1 and "runs eager from now on" in lines[0] and "fp8e4nv" in lines[0], lines
+    st = C.compile_status(m)
+    assert st["fell_back"] and st["mode"] == "eager" and "simulated compiler failure" in st["reason"]
+    # the node re-executed for the same model and settings: stays eager, no new attempt, no new log line
+    m2, report = C.apply_compile(wan, backend="accel_test_broken")
+    assert "EAGER" in report and C.compile_status(m2)["fell_back"]
+
+
+def test_compile_failure_raises_when_asked(M, wan, C, mod, broken_backend):
+    AccelError = mod("accel.errors").AccelError
+    m, _ = C.apply_compile(wan, backend="accel_test_broken", on_failure="raise")
+    x, ctx = inputs()
+    with pytest.raises(AccelError) as e:
+        forward(m, x, ctx)
+    assert e.value.node == "Accel Compile" and "simulated compiler failure" in str(e.value)
+
+
+def test_mode_chain_moves_to_next_mode(wan, C, broken_backend, caplog):
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
+    m, report = C.apply_compile(wan, backend="accel_test_flaky", mode_chain=["max-autotune-no-cudagraphs", "default"])
+    assert "max-autotune-no-cudagraphs -> default -> eager" in report
+    x, ctx = inputs()
+    ref = forward(wan, x, ctx)
+    assert _close(forward(m, x, ctx), ref)  # first mode fails: this call ran eager
+    st = C.compile_status(m)
+    assert st["mode"] == "default" and not st["fell_back"] and st["failures"][0][0] == "max-autotune-no-cudagraphs"
+    assert _close(forward(m, x, ctx), ref)  # second mode compiles and runs
+    st = C.compile_status(m)
+    assert st["graphs"] == 1 and st["mode"] == "default" and broken_backend["flaky"] == 2
+    assert sum("using mode default" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_model_errors_are_not_hidden_by_fallback(wan, C):
+    """If the eager re-run fails too, the model (not the compiler) is at fault: its error surfaces."""
+    m, _ = C.apply_compile(wan, backend="eager")
+    x, ctx = inputs()
+    with pytest.raises(Exception) as e:
+        forward(m, x, ctx[:, :, :100])  # wrong text width: the model itself fails
+    assert "AccelError" not in type(e.value).__name__
+    assert not C.compile_status(m)["fell_back"]
+
+
+def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, monkeypatch):
+    report_mod = mod("accel.report")
+    real = report_mod.profile()
+    monkeypatch.setattr(report_mod, "profile", lambda refresh=False: real.replace(c_compiler=None))
+    m, report = C.apply_compile(wan, backend="inductor")
+    assert "EAGER" in report and "C/C++ compiler" in report
+    g0 = graphs()
+    x, ctx = inputs()
+    assert _close(forward(m, x, ctx), forward(wan, x, ctx)) and graphs() == g0
+    with pytest.raises(mod("accel.errors").AccelError):
+        C.apply_compile(wan.clone(), backend="inductor", on_failure="raise", mode="max-autotune")
+
+
+# ------------------------------------------------------------------------------------------------ attention
+
+def test_attention_override_in_either_order_never_stale(M, C):
+    base = M.wan_model(dtype=torch.float32, seed=1)
+    x, ctx = inputs()
+    ref_a = forward(with_override(base, sdpa_override), x, ctx)
+    ref_b = forward(with_override(base, half_key_override), x, ctx)
+    assert not _close(ref_a, ref_b, 1e-3)
+
+    compiled, _ = C.apply_compile(with_override(base, sdpa_override), backend="eager")  # attention, then compile
+    assert _close(forward(compiled, x, ctx), ref_a)
+    b_after = with_override(compiled, half_key_override)  # compile, then another attention backend
+    assert _close(forward(b_after, x, ctx), ref_b), "the compiled code must not keep the old attention"
+    g0 = graphs()
+    assert _close(forward(compiled, x, ctx), ref_a)  # back to A: its compiled code is reused
+    assert _close(forward(b_after, x, ctx), ref_b)
+    assert graphs() == g0
+
+    # the attention node re-executed (new closure / partial / deep-copied object): same kernel, no recompile
+    def make_closure(scale):
+        def ov(func, q, k, v, *args, **kwargs):
+            from comfy.ldm.modules.attention import attention_pytorch
+
+            return attention_pytorch(q, k * scale, v, *args, **kwargs)
+        return ov
+
+    class Obj:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def __call__(self, func, q, k, v, *args, **kwargs):
+            return half_key_override(func, q, k, v, *args, **kwargs)
+
+    for make in (make_closure, lambda s: functools.partial(half_key_override), lambda s: copy.deepcopy(Obj(s))):
+        first = with_override(compiled, make(0.5))
+        assert _close(forward(first, x, ctx), ref_b)
+        g1 = graphs()
+        again = with_override(compiled, make(0.5))
+        assert _close(forward(again, x, ctx), ref_b)
+        assert graphs() == g1, make
+    other = with_override(compiled, make_closure(1.0))  # same code, different captured value: a new variant
+    assert _close(forward(other, x, ctx), ref_a)
+
+
+# ------------------------------------------------------------------------------------------------ misc
+
+def test_whole_model_scope_and_core_wrapper_replaced(wan, C):
+    import comfy.patcher_extension as pe
+    from comfy_api.torch_helpers import set_torch_compile_wrapper
+
+    x, ctx = inputs()
+    ref = forward(wan, x, ctx)
+    core = wan.clone()
+    set_torch_compile_wrapper(core, backend="eager")
+    m, report = C.apply_compile(core, scope="model", backend="eager")
+    assert not m.get_wrappers(pe.WrappersMP.APPLY_MODEL, "torch.compile"), "core's wrapper must be replaced"
+    assert "whole diffusion model" in report
+    assert _close(forward(m, x, ctx), ref)
+    st = C.compile_status(m)
+    assert st["regions"] == 1 and st["graphs"] >= 1 and not st["fell_back"]
