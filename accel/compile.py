@@ -89,6 +89,13 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
 
     keys, region_note = _region_keys(m, cfg.scope)
     cfg.keys = tuple(keys)
+    if len(keys) > 1 and not _shares_block_graphs():
+        # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
+        need = 2 * len(keys) + 8
+        if cfg.recompile_limit < need:
+            log.warn_once(("compile", "noinline"), "compile: torch._dynamo.config.inline_inbuilt_nn_modules is off, so "
+                          "every block compiles separately; recompile limit raised from %d to %d", cfg.recompile_limit, need)
+            cfg.recompile_limit = need
     cache_info = compile_cache.activate() if cfg.backend == "inductor" else None
     status = _status_for(m.model, cfg)
     if not status.fell_back:
@@ -339,12 +346,13 @@ _NO_RUNNERS: dict = {}
 class _CallState:
     """Per BaseModel: the swap targets, and the runners for the current call."""
 
-    __slots__ = ("targets", "runners", "runner_sets", "castables", "load_key", "eager_idx", "__weakref__")
+    __slots__ = ("status", "targets", "runners", "runner_sets", "castables", "load_key", "eager_idx", "__weakref__")
 
     def __init__(self):
+        self.status = None
         self.targets = None  # [(parent, name, orig, region)]
         self.runners = _NO_RUNNERS  # module class -> compiled runner, set for the duration of a call
-        self.runner_sets = {}  # (signature, mode) -> {module class: runner}
+        self.runner_sets = {}  # (signature, mode) -> ({module class: runner}, [runner code objects])
         self.castables = None
         self.load_key = None
         self.eager_idx = frozenset()
@@ -370,22 +378,22 @@ class CompileWrapper:
     # -- per call -----------------------------------------------------------------------------------
     def __call__(self, executor, *args, **kwargs):
         base = executor.class_obj
-        st = _status_for(base, self.cfg)
-        if st.fell_back:
-            return executor(*args, **kwargs)
         cs = self._states.get(base)
         if cs is None:
-            cs = self._prepare(base, st)
+            cs = self._prepare(base)
+        st = cs.status
+        if st.fell_back:
+            return executor(*args, **kwargs)
         to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
         mode = st.chain[st.mode_index]
         rkey = (_signature(to, self.cfg.scope), mode)
-        runners = cs.runner_sets.get(rkey)
-        if runners is None:
+        hit = cs.runner_sets.get(rkey)
+        if hit is None:
             runners = {cls: _runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
-            cs.runner_sets[rkey] = runners
+            hit = cs.runner_sets[rkey] = (runners, [_RUNNER_CODES[id(fn)] for fn in runners.values()])
+        runners, codes = hit
         cs.runners = runners
         self._lowvram_check(base, cs, st)
-        codes = [_RUNNER_CODES[id(fn)] for fn in runners.values()]
         before = _entry_counts(codes)
         graphs0 = _unique_graphs()
         t0 = time.perf_counter()
@@ -399,17 +407,13 @@ class CompileWrapper:
         finally:
             cs.runners = _NO_RUNNERS
         st.calls += 1
-        after = _entry_counts(codes)
-        if after != before or _unique_graphs() != graphs0:
-            self._account(st, codes, before, after, graphs0, time.perf_counter() - t0)
-        if not st.limit_hit and any(n >= self.cfg.recompile_limit for n in after.values()):
-            st.limit_hit = True
-            log.warning("compile: the recompile limit (%d) is reached; new shapes now run eager. Raise "
-                        "recompile_limit or use dynamic=true for workflows with many resolutions.", self.cfg.recompile_limit)
+        if _unique_graphs() != graphs0:  # dynamo compiled something during this call
+            self._account(st, codes, before, graphs0, time.perf_counter() - t0)
         return out
 
-    def _prepare(self, base, st):
+    def _prepare(self, base):
         cs = _CallState()
+        cs.status = st = _status_for(base, self.cfg)
         targets = []
         for key in self.cfg.keys:
             parent, name = _resolve_parent(base, key)
@@ -465,12 +469,13 @@ class CompileWrapper:
                           "offload with LoRA); those run eager to avoid recompiling on every LoRA change. Free VRAM "
                           "(or lower the resolution) so the model loads completely to compile them.", len(eager), len(cs.targets))
 
-    def _account(self, st, codes, before, after, graphs0, seconds):
-        new = {c: after.get(c, 0) - before.get(c, 0) for c in codes if after.get(c, 0) > before.get(c, 0)}
+    def _account(self, st, codes, before, graphs0, seconds):
+        after = _entry_counts(codes)
+        new = {c: (before.get(c, 0), n - before.get(c, 0)) for c, n in after.items() if n > before.get(c, 0)}
         st.compiles += 1
         st.graphs += max(0, _unique_graphs() - graphs0)
         st.compile_seconds += seconds
-        recompiled = sum(n for c, n in new.items() if before.get(c, 0) > 0)
+        recompiled = sum(k for known, k in new.values() if known > 0)
         if recompiled:
             st.recompiles += recompiled
             st.last_recompile_reason = _last_guard_failure(new)
@@ -479,6 +484,10 @@ class CompileWrapper:
         elif new:
             log.info("compile: compiled %d region(s) with mode %s (%s) in %.1f s",
                      st.regions - st.eager_regions, st.chain[st.mode_index], self.cfg.backend, seconds)
+        if not st.limit_hit and any(n >= self.cfg.recompile_limit for n in after.values()):
+            st.limit_hit = True
+            log.warning("compile: the recompile limit (%d) is reached; new shapes now run eager. Raise "
+                        "recompile_limit or use dynamic=true for workflows with many resolutions.", self.cfg.recompile_limit)
 
     def _on_failure(self, executor, args, kwargs, st, mode, err):
         """The compiled call failed. Run the same call eagerly: if that fails too, the model (not the
@@ -510,7 +519,7 @@ def _runner_template(module, *args, **kwargs):
 
 
 _RUNNERS: dict = {}
-_RUNNER_CODES: dict = {}  # compiled fn -> its code object (for cache-entry counts)
+_RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry counts)
 
 
 def _runner(cls, sig, mode, cfg: CompileConfig):
@@ -559,6 +568,15 @@ def _guard_filter(entries):
     return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH" for e in entries]
 
 
+def _shares_block_graphs() -> bool:
+    try:
+        import torch._dynamo.config as dc
+
+        return bool(getattr(dc, "inline_inbuilt_nn_modules", False))
+    except Exception:
+        return True
+
+
 @functools.lru_cache(maxsize=None)
 def _compile_accepts(name) -> bool:
     try:
@@ -591,8 +609,8 @@ class _RecompileLimit:
         cfg = torch._dynamo.config
         self.attr = "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit"
         self.old = getattr(cfg, self.attr)
-        if self.old < self.limit:
-            setattr(cfg, self.attr, self.limit)
+        if self.old != self.limit:
+            setattr(cfg, self.attr, self.limit)  # this call only; restored on exit
         else:
             self.attr = None
         return self
@@ -603,28 +621,36 @@ class _RecompileLimit:
         return False
 
 
+_DYN: dict = {}  # lazily bound dynamo internals (never imported at pack import)
+
+
 def _entry_counts(codes) -> dict:
     """Number of dynamo cache entries (compiled variants) of each runner code object."""
+    fn = _DYN.get("entries")
+    if fn is None:
+        try:
+            fn = torch._C._dynamo.eval_frame._debug_get_cache_entry_list
+        except Exception:
+            fn = lambda code: ()  # noqa: E731
+        _DYN["entries"] = fn
     out = {}
-    try:
-        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
-    except Exception:
-        return out
     for code in codes:
         try:
-            out[code] = len(_debug_get_cache_entry_list(code))
+            out[code] = len(fn(code))
         except Exception:
             out[code] = 0
     return out
 
 
 def _unique_graphs() -> int:
-    try:
-        from torch._dynamo.utils import counters
-
-        return int(counters["stats"]["unique_graphs"])
-    except Exception:
-        return 0
+    counters = _DYN.get("counters")
+    if counters is None:
+        try:
+            from torch._dynamo.utils import counters
+        except Exception:
+            return 0
+        _DYN["counters"] = counters
+    return counters["stats"]["unique_graphs"]
 
 
 def _last_guard_failure(codes) -> str:
@@ -756,17 +782,24 @@ def _is_interrupt(e) -> bool:
 
 
 def _short_error(e) -> str:
-    text = f"{type(e).__name__}: {e}"
-    # dynamo/inductor wrap the cause in long messages; keep the most telling line
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    keep = lines[0] if lines else type(e).__name__
-    for ln in lines:
-        low = ln.lower()
-        if any(w in low for w in ("error:", "not supported", "cannot find", "no such file", "unsupported", "fp8e4nv", "compiler")):
-            if ln is not lines[0]:
-                keep = f"{lines[0][:160]} ... {ln[:200]}"
+    """One line naming the root cause (dynamo wraps backend errors in BackendCompilerFailed etc.)."""
+    inner = e
+    for _ in range(6):
+        nxt = getattr(inner, "inner_exception", None) or inner.__cause__
+        if nxt is None or nxt is inner:
             break
-    return keep[:400]
+        inner = nxt
+    lines = [ln.strip() for ln in str(inner).splitlines() if ln.strip()]
+    first = lines[0] if lines else ""
+    for ln in lines[1:6]:
+        low = ln.lower()
+        if any(w in low for w in ("not supported", "cannot find", "no such file", "unsupported", "fp8e4nv", "compiler")):
+            first = f"{first} ... {ln}"
+            break
+    text = f"{type(inner).__name__}: {first}" if first else type(inner).__name__
+    if inner is not e:
+        text = f"{type(e).__name__} <- {text}"
+    return text[:400]
 
 
 def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info) -> str:
