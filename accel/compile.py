@@ -451,16 +451,17 @@ class CompileWrapper:
                 parent._modules[name] = orig
 
     def _lowvram_check(self, base, cs, st):
-        """Regions holding modules with per-call weight/bias functions (ComfyUI lowvram partial loads with
-        LoRA, weight wrappers) run eager: dynamo guards on those Python objects, which change with
-        every LoRA change and differ per block (a recompile storm)."""
+        """Regions holding modules whose LoRA ComfyUI applies per call (LowVramPatch objects of lowvram
+        partial loads) run eager: dynamo guards on those objects, which are new on every LoRA change and
+        differ per block (a recompile storm). Other weight functions (weight wrappers) compile normally."""
         key = (getattr(base, "model_lowvram", False), getattr(base, "lowvram_patch_counter", 0),
                getattr(base, "model_loaded_weight_memory", 0), getattr(base, "current_weight_patches_uuid", None))
         if key == cs.load_key:
             return
         cs.load_key = key
         eager = frozenset(i for i, mods in enumerate(cs.castables)
-                          if any(getattr(m, "weight_function", None) or getattr(m, "bias_function", None) for m in mods))
+                          if any(_per_call_patch(m.weight_function) or _per_call_patch(getattr(m, "bias_function", ()))
+                                 for m in mods))
         cs.eager_idx = eager
         st.eager_regions = len(eager)
         if eager:
@@ -763,6 +764,10 @@ def _describe(obj, depth) -> str:
 # --------------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------------
+
+def _per_call_patch(fns) -> bool:
+    return bool(fns) and any(type(f).__name__ == "LowVramPatch" for f in fns)
+
 
 def _resolve_parent(base, key):
     parts = key.split(".")
