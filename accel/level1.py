@@ -1,0 +1,230 @@
+"""Wan Level-1: one call that applies the exact-math speedups to a ComfyUI Wan 2.1 / 2.2 MODEL.
+
+    clone, report = apply_level1(model)
+
+On a clone (the input MODEL is never changed), in this order:
+1. attention `auto` through `accel.attention.apply_attention` (FlashAttention-3 on H100/H200, FA2 on
+   Ada/Ampere, the fastest installed elsewhere; per-call fallback to SDPA for shapes a kernel cannot serve);
+2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.defaults.choose()`
+   picks (max-autotune-no-cudagraphs on CUDA sm >= 80 with triton), with the fallback chain
+   max-autotune-no-cudagraphs -> default -> eager;
+3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.numerics).
+CFG, the sampler, steps, weights and the schedule are never touched.
+
+Wan 2.2 A14B: apply it to each expert. Both experts have the same block structure, and the compiled
+blocks take their weights as graph inputs (dynamo inlines nn.Modules), so the second expert runs the
+code compiled for the first: no second compile in the same process (checked in tests/test_level1.py);
+in a new process inductor's on-disk FX-graph/autotune caches make the compile a cache hit.
+
+Fidelity: outputs are NOT bit-identical to stock ComfyUI (another attention kernel and fused,
+compiled kernels round differently); the deviation is measured, see FIDELITY and README.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import log
+from .errors import AccelError
+
+NODE = "Accel Wan Level-1"
+CALLBACK_KEY = "accel_level1"
+
+# Modes a user may force; "auto" = accel.defaults.choose(profile).compile_mode.
+COMPILE_MODES = ("auto", "max-autotune-no-cudagraphs", "default")
+
+# Where a run's denoised latent may land relative to stock ComfyUI (same weights, seed and inputs).
+# Measured: CPU numbers by tests/test_level1.py (tiny random Wan, fp32); GPU numbers by
+# bench/bench_level1.py (true 1.3B / 14B configs, bf16), filled in from bench/results/ by the lead.
+FIDELITY = {
+    "cpu_tiny_fp32": ("cosine 0.9999998-1.0, max |diff| 2e-6 to 5e-6 of the denoised latent (values ~1; tiny Wan 2.1 "
+                      "T2V compiled, I2V and 2.2 TI2V-5B with SDPA attention, fp32, 2 steps, cfg 2)"),
+    "gpu": None,  # e.g. "H100, Wan 1.3B bf16 480p 81f: cosine 0.9999x per forward, 0.999x after 4 steps (cfg 5)"
+}
+
+
+def fidelity_statement(attention: bool = True, compile: bool = True) -> str:
+    if not attention and not compile:
+        return ("fidelity: attention and compile off, so the same kernels as stock run; TF32 (if on) rounds "
+                "fp32 matmuls/convolutions to TF32 on NVIDIA GPUs.")
+    text = ("fidelity: not bit-identical to stock ComfyUI (a different attention kernel and fused compiled kernels "
+            "round differently; CFG and the sampler are untouched). Measured against stock, same seed: "
+            + FIDELITY["cpu_tiny_fp32"] + " on CPU")
+    if FIDELITY.get("gpu"):
+        text += "; " + FIDELITY["gpu"]
+    else:
+        text += "; GPU figures: README 'Accel Wan Level-1' and bench/results/"
+    return text + "."
+
+
+@dataclass(frozen=True)
+class Level1Options:
+    attention: bool = True
+    compile: bool = True
+    compile_mode: str = "auto"
+    tf32: bool = True
+    cudnn_benchmark: bool = True
+    strict: bool = False  # raise instead of falling back
+
+
+def check_wan(model, node: str = NODE):
+    """The model's Family if it is Wan 2.1 / 2.2; else an AccelError naming what it is."""
+    from . import families
+
+    fam = families.detect(model)
+    if not fam.is_wan:
+        raise AccelError(
+            node, "model",
+            f"this node is for Wan 2.1 / Wan 2.2 models, but the model connected is {fam.name}",
+            "For other models use the generic nodes: Accel Attention (fast attention), Accel Compile "
+            "(torch.compile) and Accel CUDA Settings (TF32, cudnn.benchmark)")
+    return fam
+
+
+def compile_chain(mode: str) -> list:
+    """Modes tried in order (eager after the last): max-autotune -> default -> eager."""
+    if mode in ("max-autotune", "max-autotune-no-cudagraphs"):
+        return [mode, "default"]
+    if mode == "eager":
+        return []
+    return [mode]
+
+
+def resolve_compile_mode(requested: str, profile) -> tuple:
+    """(mode, reason). mode "eager" means: do not compile."""
+    from . import defaults
+
+    if requested in (None, "", "auto"):
+        d = defaults.choose(profile)
+        return d.compile_mode, d.compile_reason
+    if requested not in COMPILE_MODES:
+        raise AccelError(NODE, "compile_mode", f"unknown mode {requested!r}", "use one of: " + ", ".join(COMPILE_MODES))
+    return requested, "chosen in the node"
+
+
+def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
+                 tf32: bool = True, cudnn_benchmark: bool = True, strict: bool = False,
+                 node: str = NODE, profile=None):
+    """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
+    from . import numerics
+    from . import report as report_mod
+
+    fam = check_wan(model, node)
+    prof = profile if profile is not None else report_mod.profile()
+    lines = [f"{node}: {fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}"]
+    m = model
+
+    # 1. attention -----------------------------------------------------------------------------
+    if attention:
+        from . import attention as attention_mod
+
+        m, text = attention_mod.apply_attention(m, backend="auto", fallback="error" if strict else "sdpa",
+                                                autotune=False, node=node)
+        lines.append(_section("attention", text, node))
+    else:
+        lines.append("attention: off (ComfyUI's own attention)")
+
+    # 2. compile -------------------------------------------------------------------------------
+    if compile:
+        mode, why = resolve_compile_mode(compile_mode, prof)
+        chain = compile_chain(mode)
+        if not chain:
+            lines.append(f"compile: not applied ({why})")
+        else:
+            from . import compile as compile_mod
+
+            m, text = compile_mod.apply_compile(
+                m, mode=chain[0], scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
+                recompile_limit=64, on_failure="raise" if strict else "eager", mode_chain=chain, node=node)
+            lines.append(_section("compile", text, node))
+            lines.append(f"  mode {chain[0]} ({why}); fallback chain: {' -> '.join(chain + ([] if strict else ['eager']))}")
+            lines.append("  first run: seconds to compile with 'default', minutes with max-autotune on a cold "
+                         "cache; a compile summary (mode used, seconds, recompiles) is logged after it")
+            if fam.size == "14B":
+                lines.append("  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's "
+                             "compiled blocks (same structure, weights are graph inputs): no second compile")
+    else:
+        lines.append("compile: off")
+
+    # 3. numerics ------------------------------------------------------------------------------
+    if m is model:
+        m = model.clone()
+    settings = numerics.NumericsSettings(tf32_matmul=True if tf32 else None, tf32_cudnn=True if tf32 else None,
+                                         cudnn_benchmark=True if cudnn_benchmark else None)
+    if settings.is_empty():
+        lines.append("numerics: unchanged (TF32 and cudnn.benchmark off in the node)")
+    else:
+        m, nlines = numerics.apply_numerics(m, settings, source=node, profile=prof, in_place=True)
+        lines += nlines
+
+    lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
+    lines.append(fidelity_statement(attention, compile))
+    if compile:
+        _attach_run_summary(m, node)
+    text = "\n".join(lines)
+    log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", node, fam.name,
+             "on" if attention else "off", "on" if compile else "off", "on" if tf32 else "off")
+    return m, text
+
+
+def compile_summary(model) -> str:
+    """One line from accel.compile.compile_status(model): mode in use, fallbacks, compile time."""
+    try:
+        from . import compile as compile_mod
+
+        st = compile_mod.compile_status(model)
+    except Exception as e:  # no compile on this model, or the compile feature is absent
+        return f"compile status unavailable ({type(e).__name__}: {e})"
+    if not st or not st.get("enabled", True):
+        return "not compiled"
+    keys = ("mode", "fell_back", "reason", "compile_seconds", "graphs", "recompiles", "last_recompile_reason", "calls")
+    picked = {k: st[k] for k in keys if k in st and st[k] not in ("", None, [])}
+    if not picked:
+        picked = st
+    return ", ".join(f"{k}={_fmt(v)}" for k, v in picked.items())
+
+
+def _attach_run_summary(m, node):
+    """Log the compile outcome (mode used, fallbacks, seconds) once per model after its first run."""
+    try:
+        import comfy.patcher_extension as pe
+    except Exception:  # pragma: no cover - ComfyUI always present when a node runs
+        return
+    done = {"logged": False}
+
+    def after_run(patcher):
+        if done["logged"]:
+            return
+        done["logged"] = True
+        try:
+            log.info("%s compile summary: %s", node, compile_summary(patcher))
+        except Exception:  # never let a report break a run
+            pass
+
+    m.remove_callbacks_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY)
+    m.add_callback_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY, after_run)
+
+
+def _section(name, text, node=NODE):
+    """'name: <first line of a sub-report>' + its other lines, without repeating the node or section name."""
+    body = (text or "").strip().splitlines()
+    if not body:
+        return f"{name}: applied"
+    first = body[0]
+    for prefix in (f"{node}: ", f"{name}: "):
+        if first.startswith(prefix):
+            first = first[len(prefix):]
+    return "\n".join([f"{name}: {first}"] + body[1:])
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return str(v)
+
+
+def _device_text(p):
+    if p is None:
+        return "unknown device"
+    name = getattr(p, "gpu_name", None) or getattr(p, "device_kind", "?")
+    sm = getattr(p, "sm_int", None)
+    return f"{name}" + (f" (sm{sm})" if sm else "")

@@ -1,0 +1,80 @@
+"""Accel CUDA Settings: TF32, cudnn.benchmark, fp16 accumulation and SDPA order, for one model's runs only."""
+from __future__ import annotations
+
+from ._common import CATEGORY_PATCH
+
+_TRI = ["on", "off", "unchanged"]
+
+
+def _tri(v: str):
+    return None if v == "unchanged" else v == "on"
+
+
+class AccelCUDASettings:
+    DESCRIPTION = ("Sets PyTorch's global numerics switches (TF32 for matmul and cuDNN, cudnn.benchmark, fp16 "
+                   "accumulation, SDPA backend order) only while THIS model samples: they are set when its "
+                   "sampling starts and restored to their previous values when it ends, so other models in the "
+                   "same workflow or process are unaffected (unlike the --fast command-line flags). "
+                   "Attention and weights are not touched. Works with any model.")
+    CATEGORY = CATEGORY_PATCH
+    FUNCTION = "apply"
+    RETURN_TYPES = ("MODEL", "STRING")
+    RETURN_NAMES = ("model", "report")
+    OUTPUT_TOOLTIPS = ("A clone of the model that carries these settings for its sampling runs.",
+                       "What will be set during this model's runs, and what has no effect on this machine.")
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        from ..accel.numerics import SDPA_PRESETS
+
+        return {
+            "required": {
+                "model": ("MODEL", {"tooltip": "The model whose sampling runs get these settings (any family)."}),
+                "tf32_matmul": (_TRI, {"default": "on", "tooltip":
+                                "TF32 tensor cores for float32 matmuls (torch.backends.cuda.matmul.allow_tf32). "
+                                "Faster fp32 layers on Ampere and newer NVIDIA GPUs; ~1e-3 relative rounding on "
+                                "those layers. bf16/fp16 matmuls are unaffected. 'unchanged' leaves the process "
+                                "setting as it is."}),
+                "tf32_cudnn": (_TRI, {"default": "on", "tooltip":
+                               "TF32 for float32 cuDNN convolutions (torch.backends.cudnn.allow_tf32), e.g. Wan's "
+                               "fp32 patch embedding. PyTorch's default is already on."}),
+                "cudnn_benchmark": (_TRI, {"default": "on", "tooltip":
+                                    "cudnn.benchmark: time the cuDNN convolution algorithms once per new shape and "
+                                    "keep the fastest. Helps repeated runs at one resolution; the first run at a "
+                                    "new resolution pays the search."}),
+                "fp16_accumulation": (_TRI, {"default": "unchanged", "tooltip":
+                                      "Accumulate fp16 matmuls in fp16 (torch >= 2.7, "
+                                      "torch.backends.cuda.matmul.allow_fp16_accumulation): faster on consumer "
+                                      "GPUs, less precise. Affects fp16 models only; ignored where torch lacks it."}),
+                "sdpa_order": (list(SDPA_PRESETS), {"default": "unchanged", "tooltip":
+                               "The order in which PyTorch's scaled_dot_product_attention tries its kernels "
+                               "(cuDNN, FlashAttention-2, memory-efficient, math); all stay enabled except with "
+                               "'math only'. Matters only where attention goes through torch SDPA (ComfyUI's "
+                               "default attention on most GPUs, or the 'sdpa' backend of Accel Attention)."}),
+            }
+        }
+
+    def apply(self, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
+        from ..accel import numerics, report
+        from ..accel.errors import AccelError
+
+        node = "Accel CUDA Settings"
+        for name, val in (("tf32_matmul", tf32_matmul), ("tf32_cudnn", tf32_cudnn),
+                          ("cudnn_benchmark", cudnn_benchmark), ("fp16_accumulation", fp16_accumulation)):
+            if val not in _TRI:
+                raise AccelError(node, name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
+        if sdpa_order not in numerics.SDPA_PRESETS:
+            raise AccelError(node, "sdpa_order", f"unknown value {sdpa_order!r}",
+                             "use one of: " + ", ".join(numerics.SDPA_PRESETS))
+        preset = numerics.SDPA_PRESETS[sdpa_order]
+        order, exclusive = preset if preset is not None else (None, False)
+        settings = numerics.NumericsSettings(
+            tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
+            fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
+        m, lines = numerics.apply_numerics(model, settings, source=node, profile=report.profile())
+        text = node + "\n" + "\n".join(lines)
+        return {"ui": {"text": [text]}, "result": (m, text)}
+
+
+NODE_CLASS_MAPPINGS = {"AccelCUDASettings": AccelCUDASettings}
+NODE_DISPLAY_NAME_MAPPINGS = {"AccelCUDASettings": "Accel CUDA Settings"}
