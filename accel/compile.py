@@ -451,16 +451,17 @@ class CompileWrapper:
                 parent._modules[name] = orig
 
     def _lowvram_check(self, base, cs, st):
-        """Regions holding modules with per-call weight/bias functions (ComfyUI lowvram partial loads with
-        LoRA, weight wrappers) run eager: dynamo guards on those Python objects, which change with
-        every LoRA change and differ per block (a recompile storm)."""
+        """Regions holding modules whose LoRA ComfyUI applies per call (LowVramPatch objects of lowvram
+        partial loads) run eager: dynamo guards on those objects, which are new on every LoRA change and
+        differ per block (a recompile storm). Other weight functions (weight wrappers) compile normally."""
         key = (getattr(base, "model_lowvram", False), getattr(base, "lowvram_patch_counter", 0),
                getattr(base, "model_loaded_weight_memory", 0), getattr(base, "current_weight_patches_uuid", None))
         if key == cs.load_key:
             return
         cs.load_key = key
         eager = frozenset(i for i, mods in enumerate(cs.castables)
-                          if any(getattr(m, "weight_function", None) or getattr(m, "bias_function", None) for m in mods))
+                          if any(_per_call_patch(m.weight_function) or _per_call_patch(getattr(m, "bias_function", ()))
+                                 for m in mods))
         cs.eager_idx = eager
         st.eager_regions = len(eager)
         if eager:
@@ -717,19 +718,29 @@ def _describe_memo(obj) -> str:
 
 
 def _describe(obj, depth) -> str:
+    """Qualified names and simple values only: never ids (deep copies and re-executed nodes must map to
+    the same text) and never the contents of mutable containers held by objects (caches, tuner memos:
+    they change while the model runs)."""
     if isinstance(obj, _SIMPLE):
         return repr(obj)[:80]
-    if depth > 3:
-        return type(obj).__qualname__
-    sig = getattr(obj, "accel_signature", None)
+    try:
+        sig = getattr(obj, "accel_signature", None)
+    except Exception:
+        sig = None
     if isinstance(sig, str):
         return sig
-    if isinstance(obj, torch.dtype):
+    if isinstance(obj, (torch.dtype, torch.device)):
         return str(obj)
-    if isinstance(obj, (list, tuple)):
+    if depth > 3:
+        return type(obj).__qualname__
+    if isinstance(obj, tuple) or (isinstance(obj, list) and depth == 0):
         return "(" + ",".join(_describe(x, depth + 1) for x in list(obj)[:8]) + ")"
+    if isinstance(obj, (list, dict, set, frozenset)):
+        if isinstance(obj, frozenset) and all(isinstance(x, _SIMPLE + (torch.dtype,)) for x in obj):
+            return "{" + ",".join(sorted(str(x) for x in obj))[:120] + "}"
+        return type(obj).__name__
     if isinstance(obj, functools.partial):
-        args = ",".join(_describe(a, depth + 1) for a in obj.args[:8])
+        args = ",".join(_describe(x, depth + 1) for x in obj.args[:8])
         kws = ",".join(f"{k}={_describe(v, depth + 1)}" for k, v in sorted(obj.keywords.items())[:8])
         return f"partial({_describe(obj.func, depth + 1)};{args};{kws})"
     if isinstance(obj, types.MethodType):
@@ -745,17 +756,21 @@ def _describe(obj, depth) -> str:
                     cells.append("?")
             text += "<" + ",".join(cells) + ">"
         return text
-    if isinstance(obj, types.BuiltinFunctionType) or callable(obj) and isinstance(obj, type):
-        return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', repr(obj))}"
+    if isinstance(obj, (type, types.BuiltinFunctionType, types.ModuleType)):
+        return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', getattr(obj, '__name__', '?'))}"
     if isinstance(obj, torch.Tensor):
         return f"tensor{tuple(obj.shape)}{obj.dtype}"
-    if isinstance(obj, dict):
-        return "{" + ",".join(f"{k}:{_describe(v, depth + 1)}" for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))[:8]) + "}"
     cls = type(obj)
     text = f"{cls.__module__}.{cls.__qualname__}"
-    d = getattr(obj, "__dict__", None)
-    if d:
-        vals = [f"{k}={_describe(v, depth + 1)}" for k, v in sorted(d.items()) if not k.startswith("__")][:12]
+    if isinstance(obj, torch.nn.Module):
+        return text
+    attrs = dict(getattr(obj, "__dict__", None) or {})
+    for klass in cls.__mro__:
+        for name in getattr(klass, "__slots__", ()) or ():
+            if isinstance(name, str) and not name.startswith("__") and name not in attrs and hasattr(obj, name):
+                attrs[name] = getattr(obj, name)
+    vals = [f"{k}={_describe(v, depth + 1)}" for k, v in sorted(attrs.items()) if not k.startswith("_")][:16]
+    if vals:
         text += "{" + ",".join(vals) + "}"
     return text
 
@@ -763,6 +778,10 @@ def _describe(obj, depth) -> str:
 # --------------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------------
+
+def _per_call_patch(fns) -> bool:
+    return bool(fns) and any(type(f).__name__ == "LowVramPatch" for f in fns)
+
 
 def _resolve_parent(base, key):
     parts = key.split(".")

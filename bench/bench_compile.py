@@ -19,17 +19,17 @@ Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
 Options: --models, --modes (ours), --mant-models (models that run max-autotune* modes), --core-models,
 --warm-modes, --warm-models, --repeats, --warmup, --budget-s (skips optional steps past it).
 
-Expected runtime, default selection, one H100: about 7-8 min (1.3B: build 5 s, eager 5 s, default
-compile ~20 s, core whole-model compile ~1-2 min, warm child ~30 s; 14B: build ~30 s, eager ~20 s,
-default compile ~25 s, warm child ~60 s; 1.3B max-autotune-no-cudagraphs compile 1-3 min, last and
-skipped when the budget is spent). Writes <out>/bench_compile.json and .md; progress on stdout.
+Expected runtime, default selection, one H100: about 7-8 min. Order (optional steps are skipped, and
+recorded as skipped, once --budget-s would be exceeded): 1.3B build 5 s, eager 5 s, Accel default
+compile ~20 s, max-autotune-no-cudagraphs compile 1-3 min, core whole-model compile ~1-2 min, warm
+child ~35 s; 14B build ~30 s, eager ~20 s, default compile ~25 s, warm child ~70 s (usually skipped by
+the budget: run `--models 14B` alone for it). Writes <out>/bench_compile.json and .md; progress on stdout.
 """
 from __future__ import annotations
 
 import argparse
 import gc
 import json
-import math
 import os
 import subprocess
 import sys
@@ -184,6 +184,33 @@ def core_compile(model):
         return m
 
 
+class fresh_inductor_cache:
+    """A separate, empty inductor cache folder for one candidate (so that core's compile is as cold as ours)."""
+
+    def __enter__(self):
+        self.old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="accel-bench-core-")
+        self._clear()
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = self.old
+        self._clear()
+        return False
+
+    @staticmethod
+    def _clear():
+        try:
+            from torch._inductor.utils import clear_caches
+
+            clear_caches()
+        except Exception:
+            pass
+
+
 def free(*objs):
     import torch
 
@@ -261,7 +288,8 @@ def bench_model(a, H, size, modes, core, results):
             try:
                 reset_dynamo()
                 c = core_compile(m)
-                r, out = run_candidate(a, c, x, ctx, eager_ms)
+                with fresh_inductor_cache():
+                    r, out = run_candidate(a, c, x, ctx, eager_ms)
                 r.update(compare(out, ref))
                 entry["candidates"][name] = r
                 log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s")
@@ -399,35 +427,15 @@ def main(argv=None):
     log(f"compile cache (cold): {cc['dir']} ({cc['source']})")
     results = {"env": env_info(a), "models": {}}
     log(f"env: {results['env']}")
-    ours = [m for m in a.modes if m not in MANT]
-    mant = [m for m in a.modes if m in MANT]
     try:
-        for size in a.models:  # main pass: eager, default-type modes, core
-            bench_model(a, H, size, ours, size in a.core_models or a.smoke, results)
+        for size in a.models:
+            modes = [m for m in a.modes if m not in MANT or size in a.mant_models]
+            bench_model(a, H, size, modes, size in a.core_models or a.smoke, results)
             write(a, results)
-            for mode in ours:
+            for mode in modes:
                 if mode in a.warm_modes and (size in a.warm_models or a.smoke):
                     warm_restart(a, size, mode, results)
-            write(a, results)
-        for size in [s for s in a.models if s in a.mant_models]:  # the expensive autotune modes last
-            if not mant:
-                break
-            entry = results["models"].setdefault(size, {"candidates": {}})
-            if over_budget(a, 200):
-                for mode in mant:
-                    entry["candidates"][f"accel:{mode}"] = {"skipped": "time budget"}
-                log("max-autotune modes skipped (budget)")
-                continue
-            # rebuild and re-time eager in this phase so the speed-up compares like with like
-            sub = {"models": {}}
-            bench_model(a, H, size, mant, False, sub)
-            got = sub["models"].get(size, {})
-            for name, r in got.get("candidates", {}).items():
-                entry["candidates"][name if name != "eager" else "eager (max-autotune phase)"] = r
-            write(a, results)
-            for mode in mant:
-                if mode in a.warm_modes and size in a.warm_models:
-                    warm_restart(a, size, mode, results)
+                    write(a, results)
     finally:
         results["wall_s"] = round(time.time() - T_START, 1)
         write(a, results)

@@ -463,6 +463,33 @@ def test_attention_override_in_either_order_never_stale(M, C):
     assert _close(forward(other, x, ctx), ref_a)
 
 
+def test_with_the_packs_attention_node_in_either_order(M, C, mod):
+    """The real Accel Attention override (an immutable object with __slots__): each backend gets its own
+    compiled code; re-running the attention node (a new override object, same backend) reuses it."""
+    A = mod("accel.attention")
+    base = M.wan_model(dtype=torch.float32, seed=1)
+    x, ctx = inputs()
+    attn, _ = A.apply_attention(base, "sdpa")
+    ov = attn.model_options["transformer_options"][A.OVERRIDE_KEY]
+    sig = C._signature({A.OVERRIDE_KEY: ov}, "blocks")
+    assert "sdpa" in sig
+    again, _ = A.apply_attention(base, "sdpa")  # the attention node re-executed
+    assert C._signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
+    assert C._signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
+    math_m, _ = A.apply_attention(base, "sdpa_math")
+    if math_m.model_options["transformer_options"].get(A.OVERRIDE_KEY) is not None:
+        other = C._signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
+        assert other != sig, "two attention backends must never share compiled code"
+
+    ref = forward(attn, x, ctx)
+    first, _ = C.apply_compile(attn, backend="eager")  # attention, then compile
+    assert _close(forward(first, x, ctx), ref)
+    g0 = graphs()
+    second, _ = A.apply_attention(C.apply_compile(base, backend="eager")[0], "sdpa")  # compile, then attention
+    assert _close(forward(second, x, ctx), ref)
+    assert graphs() == g0, "same attention backend, same settings: the compiled graph is reused"
+
+
 # ------------------------------------------------------------------------------------------------ misc
 
 def test_whole_model_scope_and_core_wrapper_replaced(wan, C):
