@@ -171,7 +171,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                         row["served_by"] = served[0] if served else "ComfyUI (fallback)"
                     got = sub(o)[:, :, :nq].float()
                     row["rel_err"] = float((got - ref).norm() / ref.norm())
-                    row["cosine"] = float(torch.nn.functional.cosine_similarity(got.flatten(), ref.flatten(), dim=0))
+                    row["cosine"] = float(torch.nn.functional.cosine_similarity(got.flatten().double(), ref.flatten().double(), dim=0))
                     del o
                     ms, all_ms, _ = timed(fn, device, warmup, reps)
                 row.update(ms=ms, all_ms=[round(x, 3) for x in all_ms], tflops=flops / (ms * 1e-3) / 1e12)
@@ -254,7 +254,7 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
             row.update(ms=ms, all_ms=all_ms, peak_gib=peak, served=served, fallback=fallback or 0)
             if stock is not None:
                 row["speedup"] = stock_ms / ms
-                row["cosine"] = float(torch.nn.functional.cosine_similarity(o.flatten(), stock.flatten(), dim=0))
+                row["cosine"] = float(torch.nn.functional.cosine_similarity(o.flatten().double(), stock.flatten().double(), dim=0))
                 row["rel_err"] = float((o - stock).norm() / stock.norm())
             del o, patched
             log(f"model {size} {name:14s} {ms:9.1f} ms  x{row.get('speedup', 0):.3f}  cos {row.get('cosine', 0):.6f}")

@@ -175,7 +175,7 @@ def main():
                 mse = float(((x - y) ** 2).mean())
                 rng = float(y.max() - y.min())
                 r["psnr_db"] = round(20 * math.log10(rng) - 10 * math.log10(mse), 2) if mse > 0 else float("inf")
-                r["cosine"] = round(float(torch.nn.functional.cosine_similarity(x, y, dim=0)), 6)
+                r["cosine"] = round(float(torch.nn.functional.cosine_similarity(x.double(), y.double(), dim=0)), 6)
                 r["rel_l2"] = round(float((x - y).norm() / y.norm()), 5)
             except Exception:
                 res["errors"][f"{label} deviation"] = traceback.format_exc()

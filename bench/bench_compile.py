@@ -163,7 +163,7 @@ def compare(out, ref):
     import torch
 
     d = (out - ref).abs().max().item()
-    cos = torch.nn.functional.cosine_similarity(out.flatten(), ref.flatten(), dim=0).item()
+    cos = torch.nn.functional.cosine_similarity(out.flatten().double(), ref.flatten().double(), dim=0).item()
     return {"max_abs_diff": round(d, 5), "cosine_vs_eager": round(cos, 6)}
 
 

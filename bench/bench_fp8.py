@@ -121,7 +121,7 @@ def timed(fn, dev, warmup=3, reps=10):
 def cos(a, b):
     import torch
 
-    return float(torch.nn.functional.cosine_similarity(a.float().flatten(), b.float().flatten(), dim=0))
+    return float(torch.nn.functional.cosine_similarity(a.double().flatten(), b.double().flatten(), dim=0))
 
 
 def relerr(a, b):
