@@ -18,6 +18,8 @@ from __future__ import annotations
 import copy
 import json
 
+from .workflow import _spec_parts as _parts
+
 WIDGET_TYPES = ("INT", "FLOAT", "STRING", "BOOLEAN", "COMBO")
 # Node types that exist only in the frontend: never sent to the server.
 VIRTUAL_NODES = ("Note", "MarkdownNote", "PrimitiveNode", "Reroute")
@@ -82,15 +84,7 @@ def local_object_info(class_types=None) -> dict:
     return out
 
 
-def _parts(spec):
-    """(type, options, extra) of one input spec from /object_info."""
-    typ = spec[0]
-    extra = spec[1] if len(spec) > 1 and isinstance(spec[1], dict) else {}
-    if isinstance(typ, list):
-        return "COMBO", list(typ), extra
-    if typ == "COMBO":
-        return "COMBO", list(extra.get("options", [])), extra
-    return typ, None, extra
+
 
 
 def is_widget(spec) -> bool:
