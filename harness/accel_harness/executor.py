@@ -38,7 +38,9 @@ def run_prompt(prompt: dict, executor=None):
         raise RuntimeError(f"prompt failed validation: {error} {node_errors}")
     server = StandInServer()
     if executor is None:
-        executor = execution.PromptExecutor(server, cache_type=execution.CacheType.CLASSIC, cache_args={"lru": 0, "ram": 0})
+        # 0.33 reads cache_args["ram_inactive"] unconditionally (KeyError if absent); 0.3.75 ignores it.
+        cache_args = {"lru": 0, "ram": 0, "ram_inactive": 0}
+        executor = execution.PromptExecutor(server, cache_type=execution.CacheType.CLASSIC, cache_args=cache_args)
     else:
         executor.server = server
     pid = str(uuid.uuid4())

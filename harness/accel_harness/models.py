@@ -142,7 +142,15 @@ def tiny_model_from_config(unet_config: dict, seed: int = 0, dtype=torch.float32
 
 
 def tiny_flux(seed: int = 0, dtype=torch.float32):
-    return tiny_model_from_config(FLUX_TINY, seed, dtype)
+    import dataclasses
+
+    import comfy.ldm.flux.model
+
+    cfg = dict(FLUX_TINY)
+    # Newer ComfyUI (0.33) FluxParams requires txt_ids_dims; detection sets [] for Flux.1 (model_detection.py).
+    if "txt_ids_dims" in {f.name for f in dataclasses.fields(comfy.ldm.flux.model.FluxParams)}:
+        cfg["txt_ids_dims"] = []
+    return tiny_model_from_config(cfg, seed, dtype)
 
 
 def conditioning(tokens: int = 16, dim: int = 4096, seed: int = 0, **extra):
