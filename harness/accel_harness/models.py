@@ -141,15 +141,20 @@ def tiny_model_from_config(unet_config: dict, seed: int = 0, dtype=torch.float32
     return comfy.model_patcher.ModelPatcher(model, load_device=load, offload_device=comfy.model_management.unet_offload_device())
 
 
-def tiny_flux(seed: int = 0, dtype=torch.float32):
+def _with_required_fields(config: dict, params_cls, extra: dict) -> dict:
+    """Add the `extra` keys that this ComfyUI's params dataclass declares (newer ComfyUI, e.g. 0.33, made
+    some fields required that older versions lack; passing them to an older version would fail)."""
     import dataclasses
 
+    names = {f.name for f in dataclasses.fields(params_cls)}
+    return {**config, **{k: v for k, v in extra.items() if k in names}}
+
+
+def tiny_flux(seed: int = 0, dtype=torch.float32):
     import comfy.ldm.flux.model
 
-    cfg = dict(FLUX_TINY)
-    # Newer ComfyUI (0.33) FluxParams requires txt_ids_dims; detection sets [] for Flux.1 (model_detection.py).
-    if "txt_ids_dims" in {f.name for f in dataclasses.fields(comfy.ldm.flux.model.FluxParams)}:
-        cfg["txt_ids_dims"] = []
+    # 0.33 detection sets txt_ids_dims=[] for Flux.1 (model_detection.py)
+    cfg = _with_required_fields(FLUX_TINY, comfy.ldm.flux.model.FluxParams, {"txt_ids_dims": []})
     return tiny_model_from_config(cfg, seed, dtype)
 
 
@@ -191,7 +196,12 @@ QWEN_IMAGE_TINY = {
 
 def tiny_hunyuan_video(seed: int = 0, dtype=torch.float32):
     """HunyuanVideo (T2V) at a tiny config: context 64, pooled 32, latent (B, 16, T, H, W)."""
-    return tiny_model_from_config(HUNYUAN_VIDEO_TINY, seed, dtype)
+    import comfy.ldm.hunyuan_video.model
+
+    # 0.33 detection sets meanflow_sum=False unless the checkpoint is the meanflow-sum variant
+    cfg = _with_required_fields(HUNYUAN_VIDEO_TINY, comfy.ldm.hunyuan_video.model.HunyuanVideoParams,
+                                {"meanflow_sum": False})
+    return tiny_model_from_config(cfg, seed, dtype)
 
 
 def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
