@@ -78,7 +78,7 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
     "raise" (AccelError naming `node`).
     """
     cfg = _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
-    m = _clone(model)
+    m = _clone(model, node)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -231,13 +231,21 @@ def _wrappers_mp():
     return pe.WrappersMP
 
 
-def _clone(model):
-    """`clone(disable_dynamic=True)` where ComfyUI has it (0.33+: DynamicVRAM casts break graphs)."""
+def _clone(model, node="Accel Compile"):
+    """`clone(disable_dynamic=True)` where ComfyUI has it (0.33+: ComfyUI itself disables DynamicVRAM for
+    torch.compile, see its TorchCompileModel)."""
     try:
         params = inspect.signature(model.clone).parameters
     except (TypeError, ValueError):
         params = {}
     if "disable_dynamic" in params:
+        is_dynamic = getattr(model, "is_dynamic", None)
+        if callable(is_dynamic) and is_dynamic() and getattr(model, "cached_patcher_init", None) is None:
+            # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
+            raise AccelError(node, "model", "this model is a DynamicVRAM model whose loader cannot re-create it "
+                             "without DynamicVRAM (no cached_patcher_init), and torch.compile needs that",
+                             "load it with a core loader (Load Diffusion Model / Load Checkpoint) or 'Accel Load "
+                             "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")
         return model.clone(disable_dynamic=True)
     return model.clone()
 

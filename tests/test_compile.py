@@ -506,3 +506,23 @@ def test_whole_model_scope_and_core_wrapper_replaced(wan, C):
     assert _close(forward(m, x, ctx), ref)
     st = C.compile_status(m)
     assert st["regions"] == 1 and st["graphs"] >= 1 and not st["fell_back"]
+
+
+def test_dynamic_patcher_without_reload_factory_is_a_clear_error(wan, C, mod):
+    """ComfyUI 0.33 DynamicVRAM: clone(disable_dynamic=True) raises a bare RuntimeError for a patcher whose
+    loader set no cached_patcher_init (custom loaders). The node must turn that into an AccelError naming
+    the node, the input and the remedy. ComfyUI without clone(disable_dynamic=) has no such patchers: skip."""
+    import inspect
+
+    if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
+    dyn = wan.clone()
+    dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
+    dyn.cached_patcher_init = None
+    with pytest.raises(RuntimeError) as core:  # the core behaviour this guards against
+        dyn.clone(disable_dynamic=True)
+    assert not isinstance(core.value, mod("accel.errors").AccelError)
+    with pytest.raises(mod("accel.errors").AccelError) as e:
+        C.apply_compile(dyn, backend="eager", node="Accel Compile")
+    msg = str(e.value)
+    assert "[Accel Compile]" in msg and "'model'" in msg and "--disable-dynamic-vram" in msg
