@@ -41,31 +41,27 @@ def build(name: str, spec, extra_device_types=()) -> Kernel:
     member = PINNED[name]
     sdpa = torch.nn.functional.scaled_dot_product_attention
     native_gqa = _torch_at_least(2, 5) and member in (None, "MATH")
+    def kwargs(q, k, mask, scale):
+        kw = {}
+        if mask is not None:
+            kw["attn_mask"] = _norm_mask(mask)
+        if scale is not None:
+            kw["scale"] = scale
+        if k.shape[1] != q.shape[1]:
+            kw["enable_gqa"] = True
+        return kw
+
     if member is None:
         def call(q, k, v, mask, scale, layout):
-            kw = {}
-            if mask is not None:
-                kw["attn_mask"] = _norm_mask(mask)
-            if scale is not None:
-                kw["scale"] = scale
-            if k.shape[1] != q.shape[1]:
-                kw["enable_gqa"] = True
-            return sdpa(q, k, v, **kw)
+            return sdpa(q, k, v, **kwargs(q, k, mask, scale))
     else:
         from torch.nn.attention import SDPBackend, sdpa_kernel  # torch >= 2.3
 
         backend = getattr(SDPBackend, member)
 
         def call(q, k, v, mask, scale, layout):
-            kw = {}
-            if mask is not None:
-                kw["attn_mask"] = _norm_mask(mask)
-            if scale is not None:
-                kw["scale"] = scale
-            if k.shape[1] != q.shape[1]:
-                kw["enable_gqa"] = True
             with sdpa_kernel(backend):
-                return sdpa(q, k, v, **kw)
+                return sdpa(q, k, v, **kwargs(q, k, mask, scale))
 
     return Kernel(
         name=name, library=None, version=torch.__version__, layouts=(BHLD,), call=call,
