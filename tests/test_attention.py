@@ -639,6 +639,37 @@ def test_compile_traces_without_graph_breaks(A, M, mod, fakes, stats, backend, l
     torch._dynamo.reset()
 
 
+def test_fp16_cast_of_a_bf16_only_build_is_traced_outside_the_custom_op(A, M, mod, fakes, stats):
+    """fa3-fwd is bf16-only: fp16 calls are cast. The casts must be graph ops around the custom op
+    (so inductor fuses them into RoPE / the next op), not hidden inside it."""
+    libs, fc = fakes
+    patched, _ = A.apply_attention(M.tiny_flux(), "flash_attn_3", profile=sim_profile(mod, libs, drop=("flash_attn_interface",)),
+                                   tensor_device_types=("cpu",))
+    ov = override_of(A, patched)
+    q, k, v = (torch.randn(1, 2, 16, 128, dtype=torch.float16) for _ in range(3))
+    graphs = []
+    fc.CALLS.clear()
+
+    def capture(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    def block(q, k, v):
+        return ov(_original([]), q * 2, k, v, 2, skip_reshape=True, transformer_options={}, _inside_attn_wrapper=True) * 3
+
+    torch._dynamo.reset()
+    out = torch.compile(block, backend=capture, fullgraph=True)(q, k, v)
+    torch._dynamo.reset()
+    assert out.dtype == torch.float16
+    assert close(out, block(q, k, v), BF16_TOL)[0]
+    (gm,) = graphs
+    op_nodes = [n for n in gm.graph.nodes if "comfyui_accel" in str(n.target)]
+    assert len(op_nodes) == 1, gm.code
+    ins = [a for a in op_nodes[0].args[:3]]
+    assert all(a.meta["example_value"].dtype == torch.bfloat16 for a in ins), gm.code
+    assert op_nodes[0].meta["example_value"].dtype == torch.bfloat16
+    assert fc.CALLS and all(c["lib"] == "fa3_fwd_interface" for c in fc.CALLS)
+
 @pytest.mark.parametrize("backend", ["sdpa", "flash_attn_3"])
 def test_whole_wan_forward_traces_in_one_graph(A, M, mod, fakes, stats, backend):
     """ComfyUI's CPU attention (sub-quadratic) breaks the graph at every call; patched, the whole

@@ -12,6 +12,7 @@ import importlib
 
 import torch
 
+from ..convert import convert
 from .base import BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, tensor_device_types, torch_dtypes
 
 MODULES = {
@@ -59,22 +60,28 @@ def build(name: str, spec, library: str, version, extra_device_types=()) -> Kern
 
     dtypes = torch_dtypes(spec.dtypes)
     note = ""
+    call = compile_safe(op_id(name, library), impl)
     if _fa3_disabled_fp16(library):
         # ComfyUI runs Wan in fp16 by default on most GPUs. A bf16-only build (the PyPI fa3-fwd wheel)
         # still serves those calls: q/k/v are cast to bf16 for the kernel and the output back to fp16
-        # (bf16 attention precision, measured in bench/results; the cast is ~2% of the kernel time).
-        bf16_impl = impl
+        # (bf16 attention precision, measured in bench/results). The casts sit OUTSIDE the custom op,
+        # so under torch.compile inductor fuses them into the ops that produce q/k (RoPE) and consume
+        # the output instead of running four extra memory passes per call.
+        bf16_call = call
 
-        def impl(q, k, v, mask, scale, layout):
+        def call(q, k, v, mask, scale, layout):
             if q.dtype == torch.float16:
+                # eager: a streaming Triton conversion (PyTorch's fp16->bf16 copy is ~2.5x slower);
+                # under torch.compile: plain .to(), fused by inductor
                 bf = torch.bfloat16
-                return bf16_impl(q.to(bf), k.to(bf), v.to(bf), mask, scale, layout).to(torch.float16)
-            return bf16_impl(q, k, v, mask, scale, layout)
+                out = bf16_call(convert(q, bf), convert(k, bf), convert(v, bf), mask, scale, layout)
+                return convert(out, torch.float16)
+            return bf16_call(q, k, v, mask, scale, layout)
 
         note = f"{library} was built without fp16: fp16 calls run the kernel in bf16 (inputs cast, output cast back)"
     return Kernel(
         name=name, library=library, version=version, layouts=(BLHD,),
-        call=compile_safe(op_id(name, library), impl), op_name=f"{OP_NAMESPACE}::{op_id(name, library)}",
+        call=call, op_name=f"{OP_NAMESPACE}::{op_id(name, library)}",
         dtypes=dtypes, device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
         head_dims=frozenset(spec.head_dims) if spec.head_dims else None, max_head_dim=spec.max_head_dim,
         supports_mask=False, gqa=True, supports_scale=True, low_precision=spec.low_precision,
