@@ -169,10 +169,16 @@ def triton_error() -> str | None:
     return _triton_state.get("error")
 
 
+def _compiling() -> bool:
+    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    return bool(f()) if f is not None else False
+
+
 def quantize_rows(x2d: torch.Tensor, dtype=E4M3):
     """Per-token quantization: fused Triton kernel on GPU (one read of x, one write of x8), else the
-    reference."""
-    if x2d.is_cuda and dtype == E4M3:
+    reference. Under torch.compile the reference's plain ops are traced instead, so inductor fuses the
+    quantization into the op that produces x (norm + modulation, GELU): no separate pass at all."""
+    if x2d.is_cuda and dtype == E4M3 and not _compiling():
         k = _triton_quant()
         if k is not None:
             return k.quantize_rows(x2d, dtype)
@@ -180,8 +186,9 @@ def quantize_rows(x2d: torch.Tensor, dtype=E4M3):
 
 
 def quantize_tensor(x2d: torch.Tensor, dtype=E4M3):
-    """Per-tensor quantization: amax with one reduction, then the fused scale+cast kernel on GPU."""
-    if x2d.is_cuda and dtype == E4M3:
+    """Per-tensor quantization: amax with one reduction, then the fused scale+cast kernel on GPU
+    (traced plain ops under torch.compile, as in quantize_rows)."""
+    if x2d.is_cuda and dtype == E4M3 and not _compiling():
         k = _triton_quant()
         if k is not None:
             amax = torch.linalg.vector_norm(x2d, ord=math.inf, dtype=torch.float32)
@@ -205,6 +212,31 @@ def scaled_mm_supported(x: torch.Tensor, w8: torch.Tensor) -> tuple[bool, str]:
 
 
 _bias_state = {"rowwise_bias_ok": True}
+_rowwise_out: dict = {}  # (device type, index) -> frozenset of output dtypes row-wise _scaled_mm writes
+
+
+def rowwise_out_dtypes(device) -> frozenset:
+    """Output dtypes torch._scaled_mm writes directly with row-wise scales on `device` (probed once with
+    a tiny call, in eager mode: loaders call this at load time). bf16 everywhere it runs; fp16 on newer
+    torch builds (2.11 on H100: yes). Without it an fp16 model pays a bf16->fp16 conversion pass after
+    every FP8 layer. While torch.compile traces, only an earlier probe's answer is used (else bf16)."""
+    device = torch.device(device)
+    key = (device.type, device.index)
+    if key not in _rowwise_out:
+        if _compiling():
+            return frozenset({torch.bfloat16})
+        ok = set()
+        for dt in (torch.bfloat16, torch.float16):
+            try:
+                x8 = torch.zeros(32, 32, device=device).to(E4M3)
+                w8 = torch.zeros(32, 32, device=device).to(E4M3)
+                torch._scaled_mm(x8, w8.t(), scale_a=torch.ones(32, 1, device=device),
+                                 scale_b=torch.ones(1, 32, device=device), out_dtype=dt)
+                ok.add(dt)
+            except Exception:
+                pass
+        _rowwise_out[key] = frozenset(ok)
+    return _rowwise_out[key]
 
 
 def scaled_mm(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16, use_fast_accum=True):
@@ -217,13 +249,15 @@ def scaled_mm(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16, use_fast_accu
         sw_row = sw.reshape(1, n) if per_channel_w else sw.reshape(1, 1).expand(1, n)
         sw_row = sw_row.to(torch.float32).contiguous()
         sx = sx.to(torch.float32).reshape(-1, 1).contiguous()
+        # write the caller's dtype directly where this torch can (no conversion pass), else bf16
+        mm_dtype = out_dtype if out_dtype in rowwise_out_dtypes(x8.device) else torch.bfloat16
         if bias is not None and _bias_state["rowwise_bias_ok"]:
             try:
-                return torch._scaled_mm(x8, wt, scale_a=sx, scale_b=sw_row, bias=bias.to(torch.bfloat16),
-                                        out_dtype=torch.bfloat16, use_fast_accum=use_fast_accum).to(out_dtype)
+                return torch._scaled_mm(x8, wt, scale_a=sx, scale_b=sw_row, bias=bias.to(mm_dtype),
+                                        out_dtype=mm_dtype, use_fast_accum=use_fast_accum).to(out_dtype)
             except RuntimeError:
                 _bias_state["rowwise_bias_ok"] = False
-        out = torch._scaled_mm(x8, wt, scale_a=sx, scale_b=sw_row, out_dtype=torch.bfloat16,
+        out = torch._scaled_mm(x8, wt, scale_a=sx, scale_b=sw_row, out_dtype=mm_dtype,
                                use_fast_accum=use_fast_accum)
         if bias is not None:
             out = out.add_(bias.to(out.dtype))

@@ -352,6 +352,33 @@ def test_compute_path_resolution(F, mod, AccelError, caplog):
         F.resolve_compute(F.COMPUTE_FP8, _profile(mod, (8, 6)), strict=True)
 
 
+
+def test_activation_dtype_avoids_a_conversion_after_every_fp8_layer(F, K, mod, monkeypatch):
+    """Row-wise FP8 matmul writing bf16 only: an fp16 model computes in bf16 instead (one conversion pass
+    per layer saved), unless the user asked for a dtype or a launch flag fixes it; otherwise unchanged."""
+    import comfy.cli_args
+    import comfy.model_management as mm
+
+    f16, bf16 = torch.float16, torch.bfloat16
+    supported = [f16, bf16, torch.float32]
+    monkeypatch.setattr(mm, "get_torch_device", lambda: torch.device("cuda", 0))
+    monkeypatch.setattr(K, "rowwise_out_dtypes", lambda dev: frozenset({bf16}))
+    dt, note = F.activation_dtype(f16, "scaled_mm_rowwise", supported)
+    assert dt == bf16 and "conversion" in note
+    assert F.activation_dtype(f16, "scaled_mm_tensorwise", supported) == (f16, "")
+    assert F.activation_dtype(f16, "dequant", supported) == (f16, "")
+    assert F.activation_dtype(bf16, "scaled_mm_rowwise", supported) == (bf16, "")
+    assert F.activation_dtype(f16, "scaled_mm_rowwise", [f16, torch.float32]) == (f16, "")  # model without bf16
+    assert F.activation_dtype(f16, "scaled_mm_rowwise", supported, requested=f16)[0] == f16
+    monkeypatch.setattr(comfy.cli_args.args, "fp16_unet", True)
+    assert F.activation_dtype(f16, "scaled_mm_rowwise", supported) == (f16, "")  # --fp16-unet is respected
+    monkeypatch.setattr(comfy.cli_args.args, "fp16_unet", False)
+    monkeypatch.setattr(K, "rowwise_out_dtypes", lambda dev: frozenset({bf16, f16}))
+    assert F.activation_dtype(f16, "scaled_mm_rowwise", supported) == (f16, "")  # torch writes fp16: keep it
+    monkeypatch.setattr(mm, "get_torch_device", lambda: torch.device("cpu"))
+    monkeypatch.setattr(K, "rowwise_out_dtypes", lambda dev: frozenset({bf16}))
+    assert F.activation_dtype(f16, "scaled_mm_rowwise", supported) == (f16, "")  # CPU: ComfyUI's choice
+
 @pytest.mark.parametrize("sm,mode", [((9, 0), "scaled_mm_rowwise"), ((8, 9), "scaled_mm_tensorwise")])
 def test_fp8_matmul_path_inside_the_model(F, K, M, mod, bf16_sd, ddir, cond, bf16_out, sm, mode):
     """The FP8-matmul forward of our Linear, wired through ComfyUI's cast_bias_weight, run in real
@@ -368,6 +395,56 @@ def test_fp8_matmul_path_inside_the_model(F, K, M, mod, bf16_sd, ddir, cond, bf1
     assert res.runtime.calls["fp8"] > 0 and res.runtime.calls["dequant"] == 0
     assert rel(out, bf16_out) <= 0.05  # measured 0.033
 
+
+@pytest.mark.parametrize("sm", [(9, 0), (8, 9)])
+def test_fp8_model_under_compile_traces_once(F, K, M, mod, bf16_sd, ddir, cond, sm):
+    """An FP8 model wrapped by Accel Compile: one graph for all blocks, no recompile per call (the Linear
+    keeps no per-call Python state in the traced region), same output as the eager FP8 model."""
+    C = mod("accel.compile")
+    p = write(M, ddir, "fast_compile.safetensors", dict(bf16_sd))
+    res = F.load_file(str(p), profile=_profile(mod, sm))
+    res.runtime.allow_cpu = True
+    try:
+        K.fp8_linear(torch.randn(2, 16, dtype=torch.bfloat16), torch.zeros(16, 16, dtype=E4M3), torch.ones(()))
+    except (RuntimeError, NotImplementedError) as e:
+        pytest.skip(f"no CPU torch._scaled_mm: {e}")
+    eager = run(M, res.patcher, cond)
+    assert res.runtime.calls["fp8"] > 0
+    torch._dynamo.reset()
+    compiled, _ = C.apply_compile(res.patcher, backend="eager")
+    out = run(M, compiled, cond)
+    out2 = run(M, compiled, cond, seed=1)
+    st = C.compile_status(compiled)
+    torch._dynamo.reset()
+    assert st["recompiles"] == 0 and not st["fell_back"], st
+    assert rel(out, eager) <= 1e-3  # same FP8 math; traced quantization rounds like the eager one
+    assert out2.shape == out.shape
+
+def test_fp8_linear_under_compile_has_no_per_call_guards(F, K, M, mod, bf16_sd, ddir):
+    """The FP8 Linear traced by dynamo: calling it again must not recompile (a call counter read while
+    tracing became a guard `calls['fp8'] == N` and recompiled every block call until the limit: found
+    on the GPU). fullgraph: the whole FP8 path is one graph, as on the GPU."""
+    p = write(M, ddir, "fast_linear_compile.safetensors", dict(bf16_sd))
+    res = F.load_file(str(p), profile=_profile(mod, (9, 0)))
+    res.runtime.allow_cpu = True
+    lin = res.patcher.model.diffusion_model.blocks[0].self_attn.q
+    assert F.is_accel_linear(lin) and lin.weight.dtype == E4M3
+    x = torch.randn(1, 8, lin.in_features, dtype=torch.bfloat16)
+    try:
+        eager = lin(x)
+    except (RuntimeError, NotImplementedError) as e:
+        pytest.skip(f"no CPU torch._scaled_mm: {e}")
+    torch._dynamo.reset()
+    old = torch._dynamo.config.error_on_recompile
+    torch._dynamo.config.error_on_recompile = True
+    try:
+        f = torch.compile(lambda t: lin(t), backend="eager", fullgraph=True)
+        outs = [f(x) for _ in range(3)]
+    finally:
+        torch._dynamo.config.error_on_recompile = old
+        torch._dynamo.reset()
+    assert all(torch.equal(o, outs[0]) for o in outs)
+    assert rel(outs[0], eager) <= 1e-2  # traced plain-op quantization vs the eager path
 
 def test_fp8_matmul_failure_falls_back_once(F, K, M, mod, bf16_sd, ddir, cond, AccelError, monkeypatch, caplog):
     p = write(M, ddir, "fail_bf16.safetensors", dict(bf16_sd))
