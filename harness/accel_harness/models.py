@@ -105,11 +105,12 @@ def load_diffusion_model(path, model_options: dict | None = None):
 
 
 def wan_model(variant: str = "t2v", size: str = "tiny", seed: int = 0, dtype=torch.bfloat16, device="cpu",
-              model_options: dict | None = None):
-    """Build a Wan ModelPatcher from an in-memory state dict (no file), through ComfyUI's detection."""
+              model_options: dict | None = None, num_layers: int | None = None):
+    """Build a Wan ModelPatcher from an in-memory state dict (no file), through ComfyUI's detection.
+    `num_layers` keeps a size's block shapes with fewer blocks (per-block profiling)."""
     import comfy.sd
 
-    sd = wan_state_dict(variant, size, seed, dtype, device=device)
+    sd = wan_state_dict(variant, size, seed, dtype, device=device, num_layers=num_layers)
     m = comfy.sd.load_diffusion_model_state_dict(sd, model_options=model_options or {})
     if m is None:
         raise RuntimeError(f"ComfyUI did not detect the random Wan {variant}/{size} state dict")
