@@ -1,0 +1,101 @@
+"""kernels/epilogue: the Linear -> GELU(tanh) rewrite that Accel Compile hands to inductor. The rewritten
+graph computes the same values (on CPU through the plain ops; on CUDA through cuBLASLt's tanh-GELU
+epilogue, which is what `_addmm_activation(use_gelu=True)` is there), only fusable pairs are rewritten,
+and inductor's FX-graph cache still works with the pass (warm restarts are covered in test_compile)."""
+import torch
+import torch.nn.functional as F
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def E(mod):
+    return mod("kernels.epilogue")
+
+
+def capture(fn, *args):
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append((gm, list(example_inputs)))
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(fn, backend=backend, fullgraph=True)(*args)
+    torch._dynamo.reset()
+    return graphs[0]
+
+
+def test_ffn_pair_is_rewritten_and_values_match(E):
+    ffn = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(approximate="tanh"), torch.nn.Linear(64, 32))
+    x = torch.randn(2, 5, 32)
+    gm, inputs = capture(ffn, x)
+    assert E.rewrite(gm.graph) == 1
+    gm.recompile()
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert any("linear_gelu_tanh" in str(t) for t in targets) and not any(t in E._GELUS for t in targets)
+    with torch.no_grad():
+        out = gm(*inputs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        assert torch.allclose(out, ffn(x), atol=1e-6)
+
+
+def test_only_fusable_pairs_are_rewritten(E):
+    lin = torch.nn.Linear(16, 16)
+    x = torch.randn(3, 16)
+
+    def exact_gelu(t):
+        return F.gelu(lin(t))  # erf GELU: cuBLASLt's epilogue is the tanh one
+
+    def two_users(t):
+        y = lin(t)
+        return F.gelu(y, approximate="tanh") + y
+
+    def no_bias(t):
+        return F.gelu(F.linear(t, lin.weight), approximate="tanh")
+
+    for fn in (exact_gelu, two_users, no_bias):
+        gm, _ = capture(fn, x)
+        assert E.rewrite(gm.graph) == 0, fn.__name__
+
+
+def test_fused_function_falls_back_off_cuda(E):
+    x, w, b = torch.randn(4, 8, dtype=torch.bfloat16), torch.randn(6, 8, dtype=torch.bfloat16), torch.randn(6, dtype=torch.bfloat16)
+    assert torch.equal(E.linear_gelu_tanh(x, w, b), F.gelu(F.linear(x, w, b), approximate="tanh"))
+
+
+def test_accel_compile_hands_the_pass_to_inductor(mod, E):
+    C = mod("accel.compile")
+    cfg = C._validate("default", "blocks", "auto", False, "inductor", 64, "eager", None, "Accel Compile")
+    opts = C._compile_kwargs("default", cfg)["options"]
+    assert opts["pre_grad_custom_pass"] is E.GELU_EPILOGUE_PASS and E.GELU_EPILOGUE_PASS.uuid()
+    opts = C._compile_kwargs("max-autotune-no-cudagraphs", cfg)["options"]
+    assert opts["pre_grad_custom_pass"] is E.GELU_EPILOGUE_PASS and opts.get("max_autotune")
+
+
+def test_inductor_compiles_a_tiny_wan_ffn_with_the_pass(E):
+    ffn = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(approximate="tanh"), torch.nn.Linear(64, 32))
+    x = torch.randn(2, 5, 32)
+    torch._dynamo.reset()
+    with torch.inference_mode():
+        out = torch.compile(ffn, options={"pre_grad_custom_pass": E.GELU_EPILOGUE_PASS})(x)
+        ref = ffn(x)
+    torch._dynamo.reset()
+    assert torch.allclose(out, ref, atol=1e-5)
+
+
+def test_pass_pickles_to_a_stable_key_and_copies_to_itself(E):
+    import copy
+    import pickle
+
+    p = E.GELU_EPILOGUE_PASS
+    assert pickle.loads(pickle.dumps(p)) == f"comfyui_accel.GeluEpiloguePass:{p.uuid()}"
+    assert copy.copy(p) is p and copy.deepcopy({"x": p})["x"] is p
+
+
+def test_report_says_the_epilogue_is_applied(M, mod):
+    C = mod("accel.compile")
+    _, report = C.apply_compile(M.wan_model("t2v", "tiny", dtype=torch.float32), backend="inductor")
+    assert "FFN epilogue: Linear -> GELU(tanh)" in report
+    _, report = C.apply_compile(M.wan_model("t2v", "tiny", dtype=torch.float32), backend="eager")
+    assert "FFN epilogue" not in report
