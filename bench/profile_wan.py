@@ -5,9 +5,11 @@ Builds a Wan model with the true block shapes of a size (default 14B: dim 5120, 
 fewer blocks (--layers), so a profile takes seconds; per-block figures carry over to the full model
 (the blocks are identical). Variants (pick with --variants):
   stock        ComfyUI as loaded (its dtype choice, its attention)
+  (a suffix "#n" repeats a variant, e.g. stock,compile,compile_nogelu,compile#2,compile_nogelu#2,stock#2)
   attn         Accel Attention 'auto'
   compile      Accel Compile, default mode, per-block scope
   compile_cdt  the same with inductor's coordinate_descent_tuning on (set globally: run it last)
+  compile_nogelu  Accel Compile without the Linear->GELU(tanh) epilogue fusion (kernels/epilogue.py)
   l1           Accel Wan Level-1 with compile mode 'default'
   l1_mant      Accel Wan Level-1 with max-autotune-no-cudagraphs (its default on sm >= 80; ~1 min compile)
   fp8          FP8 per-channel weights (accel.fp8.load_state_dict), the loader's automatic compute dtype
@@ -149,6 +151,34 @@ def main(argv=None):
             res["checks"]["convert_32760x5120"] = f"{type(e).__name__}: {e}"
         log(f"conversion: {res['checks']['convert_32760x5120']}")
 
+    if cuda:  # Linear -> GELU(tanh): addmm + separate GELU vs cuBLASLt's GELU epilogue (kernels/epilogue.py)
+        try:
+            import torch.nn.functional as Fn
+
+            xa = torch.randn(32760, 5120, device=dev, dtype=torch.float16)
+            wa = torch.randn(13824, 5120, device=dev, dtype=torch.float16) / 72
+            ba = torch.randn(13824, device=dev, dtype=torch.float16) * 0.02
+            s0, s1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+            def t_ms(fn, n=20):
+                fn()
+                sync()
+                s0.record()
+                for _ in range(n):
+                    fn()
+                s1.record()
+                sync()
+                return round(s0.elapsed_time(s1) / n, 3)
+            sep = lambda: Fn.gelu(torch.addmm(ba, xa, wa.t()), approximate="tanh")  # noqa: E731
+            fused = lambda: torch.ops.aten._addmm_activation(ba, xa, wa.t(), use_gelu=True)  # noqa: E731
+            d = (sep().float() - fused().float()).abs().max().item()
+            res["checks"]["gelu_epilogue_32760x5120x13824"] = {"addmm_then_gelu_ms": t_ms(sep), "addmm_gelu_epilogue_ms": t_ms(fused),
+                                                             "max_abs_diff": d}
+            del xa, wa, ba
+        except Exception as e:
+            res["checks"]["gelu_epilogue_32760x5120x13824"] = f"{type(e).__name__}: {e}"
+        log(f"gelu epilogue: {res['checks']['gelu_epilogue_32760x5120x13824']}")
+
     g = torch.Generator(device="cpu").manual_seed(0)
     x = torch.randn(*res["latent"], generator=g).to(dev)
     ctx = torch.randn(1, 512 if not a.smoke else 16, 4096, generator=g).to(dev, torch.bfloat16)
@@ -171,11 +201,13 @@ def main(argv=None):
         r = F.load_state_dict(sd, None, f"random Wan {a.size} x{a.layers}", weight_format="fp8_e4m3fn per-channel scaled", **kw)
         return r.patcher
 
-    def compile_with(inductor_config):
+    def compile_with(inductor_config, gelu_epilogue=True):
         """Accel Compile (default mode) with extra inductor settings, from a fresh dynamo cache."""
         import torch._inductor.config as ic
 
         torch._dynamo.reset()
+        C._RUNNERS.clear()
+        C.GELU_EPILOGUE = gelu_epilogue
         for k, val in inductor_config.items():
             setattr(ic, k, val)
         return C.apply_compile(stock(), mode="default")[0]
@@ -183,8 +215,9 @@ def main(argv=None):
     builders = {
         "stock": lambda: stock(),
         "attn": lambda: A.apply_attention(stock(), backend="auto")[0],
-        "compile": lambda: C.apply_compile(stock(), mode="default")[0],
+        "compile": lambda: compile_with({}),
         "compile_cdt": lambda: compile_with({"coordinate_descent_tuning": True}),
+        "compile_nogelu": lambda: compile_with({}, gelu_epilogue=False),
         "l1": lambda: L1.apply_level1(stock(), compile_mode="default")[0],
         "l1_mant": lambda: L1.apply_level1(stock(), compile_mode="max-autotune-no-cudagraphs")[0],
         "fp8": lambda: fp8(),
@@ -196,7 +229,7 @@ def main(argv=None):
         v = res["variants"].setdefault(name, {})
         try:
             t = time.time()
-            patcher = builders[name]()
+            patcher = builders[name.split("#")[0]]()  # "compile#2": the same variant again (drift check)
             v["build_s"] = round(time.time() - t, 1)
             with Forward(patcher) as f:
                 sync()
