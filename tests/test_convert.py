@@ -1,26 +1,16 @@
 """kernels/convert: the Triton fp16<->bf16 conversion (run in the Triton interpreter on CPU) is bit-exact
 against torch's `.to()` - normal values, subnormals, signed zeros, overflow to inf, inf, NaN - and the
 dispatcher keeps `.to()` where it must (torch.compile tracing, CPU tensors, other dtypes)."""
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
 import torch
 
-import accel_harness as H
+from accel_harness.interp import run_interpreted
 
 
 def test_triton_conversion_is_bit_exact_in_the_interpreter():
     pytest.importorskip("triton")
-    code = textwrap.dedent(f"""
-        import importlib.util, sys, torch
-        root = {str(H.REPO_ROOT)!r}
-        spec = importlib.util.spec_from_file_location("accel_kernels_t", root + "/kernels/__init__.py",
-                                                      submodule_search_locations=[root + "/kernels"])
-        pkg = importlib.util.module_from_spec(spec); sys.modules["accel_kernels_t"] = pkg; spec.loader.exec_module(pkg)
-        import accel_kernels_t.convert as C
+    ok, err = run_interpreted("""
+        import accel_kernels.convert as C
         g = torch.Generator().manual_seed(0)
         special = torch.tensor([0.0, -0.0, 65504.0, -65504.0, 6e-8, -6e-8, 1e-5, float("inf"), float("-inf"), float("nan")])
         for src, dst in [(torch.float16, torch.bfloat16), (torch.bfloat16, torch.float16)]:
@@ -39,9 +29,7 @@ def test_triton_conversion_is_bit_exact_in_the_interpreter():
         assert torch.equal(y, x.to(torch.bfloat16)) and y.shape == x.shape
         print("OK")
     """)
-    env = dict(os.environ, TRITON_INTERPRET="1", OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0 and "OK" in out.stdout, out.stderr[-3000:]
+    assert ok, err
 
 
 def test_dispatch_keeps_plain_to_where_it_must(mod, monkeypatch):

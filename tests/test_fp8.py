@@ -11,14 +11,11 @@ errors of order 1 or more, far above every bound used here.
 import json
 import os
 import struct
-import subprocess
-import sys
-import textwrap
 
 import pytest
 import torch
 
-import accel_harness as H
+from accel_harness.interp import run_interpreted
 
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 
@@ -224,13 +221,8 @@ def test_triton_quant_kernel_matches_reference(comfy):
     The interpreter's own fp8 cast is inexact, so the kernel stores its clamped fp32 values (the
     GPU's hardware cast to e4m3fn is compared with the reference in the bench)."""
     pytest.importorskip("triton")
-    code = textwrap.dedent(f"""
-        import importlib.util, sys, torch
-        root = {str(H.REPO_ROOT)!r}
-        spec = importlib.util.spec_from_file_location("accel_kernels_t", root + "/kernels/__init__.py",
-                                                      submodule_search_locations=[root + "/kernels"])
-        pkg = importlib.util.module_from_spec(spec); sys.modules["accel_kernels_t"] = pkg; spec.loader.exec_module(pkg)
-        import accel_kernels_t.fp8 as K, accel_kernels_t.fp8_triton as T
+    ok, err = run_interpreted("""
+        import accel_kernels.fp8 as K, accel_kernels.fp8_triton as T
         g = torch.Generator().manual_seed(0)
         for m, k in [(5, 100), (3, 256), (2, 1000)]:
             x = (torch.randn(m, k, generator=g) * torch.logspace(-2, 2, m).unsqueeze(1)).to(torch.bfloat16)
@@ -244,9 +236,7 @@ def test_triton_quant_kernel_matches_reference(comfy):
             assert torch.allclose(ys, yrs, rtol=1e-5, atol=1e-6)
         print("OK")
     """)
-    env = dict(os.environ, TRITON_INTERPRET="1", OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0 and "OK" in out.stdout, out.stderr[-3000:]
+    assert ok, err
 
 
 # --- every input form loads into ComfyUI and samples ---------------------------------------------------
