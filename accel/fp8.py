@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..kernels import fp8 as kfp8
+from ..kernels.tracing import is_compiling as _compiling
 from . import defaults, families, log
 from . import fp8_formats as formats
 from .errors import AccelError
@@ -95,11 +96,6 @@ class FP8Runtime:
     allow_cpu: bool = False  # tests: run the scaled_mm path on CPU (torch has CPU kernels)
     loaded: set = field(default_factory=set)  # layers whose fp8 weight (and scale) our Linear took
     calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0})
-
-
-def _compiling() -> bool:
-    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    return bool(f()) if f is not None else False
 
 
 def _fast_failed(rt: FP8Runtime, err: Exception, layer: str):

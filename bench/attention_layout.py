@@ -36,16 +36,10 @@ def main(argv=None):
     res = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "times_ms": {}, "compiled_strides": []}
     B, L, Hh, D = 1, 32760, 40, 128
 
-    def time_ms(fn, n=10):
-        fn()
-        torch.cuda.synchronize()
-        s0, s1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s0.record()
-        for _ in range(n):
-            fn()
-        s1.record()
-        torch.cuda.synchronize()
-        return round(s0.elapsed_time(s1) / n, 3)
+    time_call = H.pack_module("kernels.attention.autotune").time_call
+
+    def time_ms(fn):  # median ms per call (CUDA events), the autotuner's timer
+        return round(time_call(fn, torch.device("cuda"), warmup=1, reps=10), 3)
 
     try:
         import fa3_fwd_interface as fa3

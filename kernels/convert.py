@@ -11,13 +11,10 @@ import logging
 
 import torch
 
+from .tracing import is_compiling as _compiling
+
 _state: dict = {}
 _FAST = {(torch.float16, torch.bfloat16), (torch.bfloat16, torch.float16)}
-
-
-def _compiling() -> bool:
-    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    return bool(f()) if f is not None else False
 
 
 def _kernel():
@@ -29,7 +26,8 @@ def _kernel():
         except Exception as e:  # pragma: no cover - depends on the machine
             _state["mod"] = None
             logging.getLogger("comfyui-accel").warning(
-                "accel: triton is not available (%s: %s): fp16<->bf16 conversions use PyTorch's slower copy",
+                "accel: triton is not available (%s: %s): fp16<->bf16 conversions use PyTorch's slower copy; "
+                "install triton (Linux) or triton-windows for the fast path",
                 type(e).__name__, e)
     return _state["mod"]
 

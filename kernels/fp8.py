@@ -24,6 +24,8 @@ import math
 
 import torch
 
+from .tracing import is_compiling as _compiling
+
 E4M3 = torch.float8_e4m3fn
 E5M2 = torch.float8_e5m2
 FP8_DTYPES = (E4M3, E5M2)
@@ -167,11 +169,6 @@ def _triton_quant():
 def triton_error() -> str | None:
     _triton_quant()
     return _triton_state.get("error")
-
-
-def _compiling() -> bool:
-    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    return bool(f()) if f is not None else False
 
 
 def quantize_rows(x2d: torch.Tensor, dtype=E4M3):

@@ -15,6 +15,8 @@ from typing import Callable, Optional
 import torch
 from torch import Tensor
 
+from ..tracing import is_compiling  # noqa: F401  (re-exported for accel.attention)
+
 BHLD = "bhld"
 BLHD = "blhd"
 OP_NAMESPACE = "comfyui_accel"
@@ -30,16 +32,6 @@ def torch_dtypes(names) -> frozenset:
 
 def tensor_device_types(devices) -> frozenset:
     return frozenset(_DEVICE_TYPES[d] for d in devices if d in _DEVICE_TYPES)
-
-
-if hasattr(torch, "compiler") and hasattr(torch.compiler, "is_compiling"):
-    is_compiling = torch.compiler.is_compiling
-else:  # older torch
-    def is_compiling() -> bool:
-        try:
-            return bool(torch._dynamo.is_compiling())
-        except Exception:
-            return False
 
 
 @dataclass(frozen=True, eq=False)
