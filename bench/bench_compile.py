@@ -65,6 +65,9 @@ def parse(argv=None):
     ap.add_argument("--warm-models", default="1.3B,14B")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--interleave", type=int, default=4,
+                    help="after each candidate, this many rounds alternating eager and it (mirrored order) with GPU "
+                         "clock/power sampling; 0 = off")
     ap.add_argument("--budget-s", type=float, default=470.0, help="skip optional steps once this much time has passed")
     ap.add_argument("--cache-dir", default=None, help="compile cache folder (default: a fresh temp folder = cold)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)  # "<model>:<mode>": warm-restart child
@@ -76,6 +79,7 @@ def parse(argv=None):
         a.models, a.mant_models, a.core_models, a.warm_models = ["tiny"], [], ["tiny"], ["tiny"]
         a.modes = [m for m in a.modes if m not in MANT] or ["default"]
         a.repeats, a.warmup = 2, 1
+        a.interleave = min(a.interleave, 2)
     return a
 
 
@@ -165,6 +169,27 @@ def compare(out, ref):
     d = (out - ref).abs().max().item()
     cos = torch.nn.functional.cosine_similarity(out.flatten().double(), ref.flatten().double(), dim=0).item()
     return {"max_abs_diff": round(d, 5), "cosine_vs_eager": round(cos, 6)}
+
+
+def ab_rounds(a, H, eager, cand, name, x, ctx):
+    """Eager and a candidate timed in alternating rounds (drift and heat cost both the same), with the
+    GPU's SM clock, power and temperature while each ran (accel_harness.gpumon)."""
+    import torch
+    from accel_harness.forward import Forward
+    from accel_harness.gpumon import GpuMonitor, interleaved
+
+    time_call = H.pack_module("kernels.attention.autotune").time_call
+    dev = torch.device(device_and_dtype(a)[0])
+
+    def timer(patcher, reps):
+        with Forward(patcher) as f:
+            return time_call(lambda: f(x, 0.5, ctx), dev, warmup=1, reps=reps)
+
+    with GpuMonitor() as mon:
+        r = interleaved({"eager": eager, name: cand}, rounds=a.interleave, reps=max(1, a.repeats // 2 + 1),
+                        timer=timer, monitor=mon)
+    r["gpu"] = mon.summary()
+    return r
 
 
 def core_compile(model):
@@ -274,6 +299,10 @@ def bench_model(a, H, size, modes, core, results):
             entry["candidates"][name] = r
             log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s, "
                 f"cos {r['cosine_vs_eager']}, status mode={r['status']['mode']} graphs={r['status']['graphs']}")
+            if a.interleave:
+                r["interleaved"] = ab_rounds(a, H, m, c, name, x, ctx)
+                log(f"  interleaved x{a.interleave}: {r['interleaved']['median_ms']} -> "
+                    f"{r['interleaved']['speedup'][name]}x; gpu {r['interleaved']['gpu']}")
             free(c, out)
         except Exception as e:
             entry["candidates"][name] = {"error": traceback.format_exc(limit=4)}
@@ -293,6 +322,9 @@ def bench_model(a, H, size, modes, core, results):
                 r.update(compare(out, ref))
                 entry["candidates"][name] = r
                 log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s")
+                if a.interleave:
+                    r["interleaved"] = ab_rounds(a, H, m, c, name, x, ctx)
+                    log(f"  interleaved x{a.interleave}: {r['interleaved']['speedup'][name]}x")
                 free(c, out)
             except Exception as e:
                 entry["candidates"][name] = {"error": traceback.format_exc(limit=4)}
@@ -412,6 +444,27 @@ def write(a, results):
                          f"{r.get('cosine_vs_eager', '-')} | {r.get('max_abs_diff', '-')} | {r.get('peak_mem_gib', '-')} | {note} |")
         if entry.get("error"):
             lines.append(f"| {model} | build | - | - | - | - | - | - | - | {entry['error']} |")
+    ab = [(model, name, r["interleaved"]) for model, entry in results["models"].items()
+          for name, r in entry.get("candidates", {}).items() if r.get("interleaved")]
+    if ab:
+        lines += ["", "Interleaved: eager and the candidate alternate in mirrored order (E C, C E, ...), each round the "
+                  "median of a few forwards after one warm-up; speedup = median over rounds of eager/candidate. "
+                  "GPU columns: nvidia-smi samples while each ran (SM clock median, power median, max temperature, "
+                  "share of samples with the software power cap active).", "",
+                  "| model | candidate | rounds | eager ms | candidate ms | speedup | SM MHz eager / cand | "
+                  "power W eager / cand | max temp C | power-capped eager / cand |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for model, name, r in ab:
+            g = r.get("gpu", {})
+            ge, gc_ = g.get("eager", {}), g.get(name, {})
+            pair = lambda k: f"{ge.get(k, '-')} / {gc_.get(k, '-')}"  # noqa: E731
+            lines.append(f"| {model} | {name} | {len(r['rounds'])} | {r['median_ms']['eager']} | {r['median_ms'][name]} | "
+                         f"{r['speedup'][name]} | {pair('sm_mhz_median')} | {pair('power_w_median')} | "
+                         f"{max(ge.get('temp_c_max', 0), gc_.get('temp_c_max', 0)) or '-'} | "
+                         f"{pair('share_sw_power_cap')} |")
+        errs = {r.get("gpu", {}).get("_error") for _, _, r in ab} - {None}
+        if errs:
+            lines.append(f"\nGPU monitor: {'; '.join(sorted(errs))}")
     lines += ["", "Targets (issue #3): default mode forward >= 1.08x eager on H100/H200; warm-restart compile <= 15 s for 1.3B.",
               "", f"Total bench wall time: {results.get('wall_s')} s"]
     (out / "bench_compile.md").write_text("\n".join(lines) + "\n")

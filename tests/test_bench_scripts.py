@@ -19,3 +19,77 @@ def test_profile_wan_smoke(tmp_path):
         assert v["median_ms"] > 0 and v["kernel_total_ms"] > 0 and v["top"]
     assert res["variants"]["attn"]["cosine_vs_first"] > 0.9999  # SDPA on CPU vs ComfyUI's CPU attention
     assert "| stock |" in (out / "profile_wan.md").read_text()
+
+
+def test_bench_compile_smoke_interleaved(tmp_path):
+    """bench_compile end to end on tiny Wan (CPU, inductor): eager, Accel Compile default, and the
+    interleaved eager/compiled rounds that the GPU figures quote."""
+    out = tmp_path / "bc"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_compile.py"), "--smoke", "--out", str(out),
+                        "--modes", "default", "--core-models", "", "--warm-modes", "", "--interleave", "2"],
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "bench_compile.json").read_text())
+    cand = res["models"]["tiny"]["candidates"]
+    assert cand["eager"]["forward_ms"] > 0
+    c = cand["accel:default"]
+    assert "error" not in c, c.get("error")
+    assert c["status"]["graphs"] >= 1 and not c["status"]["fell_back"]
+    ab = c["interleaved"]
+    assert ab["order"] == [["eager", "accel:default"], ["accel:default", "eager"]]
+    assert ab["speedup"]["accel:default"] > 0 and len(ab["rounds"]) == 2
+    assert "Interleaved" in (out / "bench_compile.md").read_text()
+
+
+def test_interleaved_mirrors_order_and_takes_median_of_round_ratios():
+    from accel_harness.gpumon import GpuMonitor, interleaved
+
+    calls = []
+    times = {"a": iter([10.0, 12.0, 30.0]), "b": iter([5.0, 6.0, 10.0])}
+
+    def timer(label, reps):
+        calls.append((label, reps))
+        return next(times[label])
+
+    r = interleaved({"a": "a", "b": "b"}, rounds=3, reps=2, timer=timer, monitor=GpuMonitor(command=["true"]))
+    assert [c[0] for c in calls] == ["a", "b", "b", "a", "a", "b"] and all(c[1] == 2 for c in calls)
+    assert r["median_ms"] == {"a": 12.0, "b": 6.0}
+    assert r["speedup"] == {"b": 2.0}  # ratios 2.0, 2.0, 3.0
+    try:
+        interleaved({"a": "a"}, rounds=1, reps=1, timer=timer)
+    except ValueError as e:
+        assert "2 candidates" in str(e)
+    else:
+        raise AssertionError("one candidate must be refused")
+
+
+def test_gpu_monitor_files_samples_under_the_running_phase():
+    import time
+
+    from accel_harness.gpumon import GpuMonitor, parse_sample, summarize
+
+    assert parse_sample("1755, 698.12, 71, 0x0000000000000004") == {
+        "sm_mhz": 1755.0, "power_w": 698.12, "temp_c": 71.0, "reasons": 4}
+    assert parse_sample("[N/A], 1, 2, 0x0") is None and parse_sample("1, 2") is None
+    s = summarize([parse_sample("1980, 500, 60, 0x0"), parse_sample("1700, 700, 70, 0x4")])
+    assert s["samples"] == 2 and s["temp_c_max"] == 70 and s["share_sw_power_cap"] == 0.5 and s["sm_mhz_min"] == 1700
+    assert summarize([]) == {"samples": 0}
+
+    fake = [sys.executable, "-c", "print('1800, 650.5, 66, 0x4')"]
+    with GpuMonitor(interval_s=0.01, command=fake) as mon:
+        time.sleep(0.2)  # no phase: nothing recorded
+        mon.phase("compiled")
+        deadline = time.time() + 20
+        while not mon._samples.get("compiled") and time.time() < deadline:
+            time.sleep(0.05)
+        mon.phase(None)
+    summ = mon.summary()
+    assert set(summ) == {"compiled"}, summ
+    assert summ["compiled"]["sm_mhz_median"] == 1800 and summ["compiled"]["share_sw_power_cap"] == 1.0
+
+    with GpuMonitor(command=[sys.executable, "-c", "print('garbage')"], interval_s=0.01) as bad:
+        bad.phase("x")
+        deadline = time.time() + 20
+        while bad.error is None and time.time() < deadline:
+            time.sleep(0.05)
+    assert "unreadable" in bad.summary()["_error"]
