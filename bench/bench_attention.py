@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import accel_harness as H  # noqa: E402
+from accel_harness.timing import timed  # noqa: E402
 
 MICRO_SHAPES = [  # (name, tokens, heads)
     ("wan1.3B_480p_81f", 32760, 12),
@@ -92,32 +93,6 @@ def markdown(res: dict) -> str:
     if res.get("errors"):
         lines += ["## Errors", ""] + [f"- {e}" for e in res["errors"]]
     return "\n".join(lines) + "\n"
-
-
-def timed(fn, device, warmup, reps):
-    """(median ms, all ms, result of the last call)."""
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    out = None
-    ts = []
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            out = fn()
-            e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e))
-    else:
-        for _ in range(reps):
-            t = time.perf_counter()
-            out = fn()
-            ts.append((time.perf_counter() - t) * 1000)
-    ts_sorted = sorted(ts)
-    return ts_sorted[len(ts) // 2], ts, out
 
 
 def micro_bench(res, out, device, shapes, backends, warmup, reps):

@@ -133,6 +133,7 @@ def run_candidate(a, patcher, x, ctx, eager_ms=None):
     """First call (compile + forward), then warm-up and timed repeats. Returns (dict, output)."""
     import torch
     from accel_harness.forward import Forward
+    from accel_harness.timing import timed
 
     r = {}
     if torch.cuda.is_available():
@@ -143,18 +144,9 @@ def run_candidate(a, patcher, x, ctx, eager_ms=None):
         out = f(x, 0.5, ctx)
         sync()
         r["first_call_s"] = round(time.perf_counter() - t, 3)
-        for _ in range(a.warmup):
-            f(x, 0.5, ctx)
-        sync()
-        ts = []
-        for _ in range(a.repeats):
-            t = time.perf_counter()
-            f(x, 0.5, ctx)
-            sync()
-            ts.append(time.perf_counter() - t)
-    ts.sort()
-    r["forward_ms"] = round(1000 * ts[len(ts) // 2], 2)
-    r["forward_ms_all"] = [round(1000 * v, 2) for v in ts]
+        med, ts, _ = timed(lambda: f(x, 0.5, ctx), device_and_dtype(a)[0], warmup=a.warmup, reps=a.repeats)
+    r["forward_ms"] = round(med, 2)
+    r["forward_ms_all"] = [round(v, 2) for v in ts]
     r["compile_s"] = round(max(0.0, r["first_call_s"] - r["forward_ms"] / 1000), 3)
     if eager_ms:
         r["speedup_vs_eager"] = round(eager_ms / r["forward_ms"], 4)
@@ -173,17 +165,13 @@ def compare(out, ref):
 
 def ab_rounds(a, H, eager, cand, name, x, ctx):
     """Eager and a candidate timed in alternating rounds (drift and heat cost both the same), with the
-    GPU's SM clock, power and temperature while each ran (accel_harness.gpumon)."""
-    import torch
+    GPU's SM clock, power and temperature while each ran (accel_harness.timing)."""
     from accel_harness.forward import Forward
-    from accel_harness.gpumon import GpuMonitor, interleaved
-
-    time_call = H.pack_module("kernels.attention.autotune").time_call
-    dev = torch.device(device_and_dtype(a)[0])
+    from accel_harness.timing import GpuMonitor, interleaved, timed
 
     def timer(patcher, reps):
         with Forward(patcher) as f:
-            return time_call(lambda: f(x, 0.5, ctx), dev, warmup=1, reps=reps)
+            return timed(lambda: f(x, 0.5, ctx), device_and_dtype(a)[0], warmup=1, reps=reps)[0]
 
     with GpuMonitor() as mon:
         r = interleaved({"eager": eager, name: cand}, rounds=a.interleave, reps=max(1, a.repeats // 2 + 1),

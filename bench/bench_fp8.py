@@ -28,7 +28,6 @@ import gc
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 import traceback
@@ -36,6 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import accel_harness as H  # noqa: E402
+from accel_harness.timing import timed as timed_all  # noqa: E402
 
 T0 = time.time()
 
@@ -95,27 +95,8 @@ def main():
 # --- timing helpers ---------------------------------------------------------------------------------------
 
 def timed(fn, dev, warmup=3, reps=10):
-    """Median milliseconds of fn() (CUDA events on GPU, perf_counter on CPU)."""
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    times = []
-    if dev.type == "cuda":
-        torch.cuda.synchronize()
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-    else:
-        for _ in range(reps):
-            t = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
+    """Median milliseconds of fn() (the harness timer: CUDA events on GPU)."""
+    return timed_all(fn, dev, warmup=warmup, reps=reps)[0]
 
 
 def cos(a, b):
@@ -307,20 +288,8 @@ def whole_model(dev, smoke, repeats, errors):
                     torch.cuda.reset_peak_memory_stats()
                 log(f"model {name}: loaded ({v['weight_bytes'] / 2**30:.2f} GiB weights); forward warm-up")
                 y = f(x, sigma, ctx)
-                ts = []
-                for i in range(repeats):
-                    if dev.type == "cuda":
-                        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                        s.record()
-                        y = f(x, sigma, ctx)
-                        e.record()
-                        e.synchronize()
-                        ts.append(s.elapsed_time(e))
-                    else:
-                        t1 = time.perf_counter()
-                        y = f(x, sigma, ctx)
-                        ts.append((time.perf_counter() - t1) * 1000)
-                v["forward_ms"] = round(statistics.median(ts), 2)
+                med, ts, y = timed_all(lambda: f(x, sigma, ctx), dev, warmup=0, reps=repeats)
+                v["forward_ms"] = round(med, 2)
                 v["forward_ms_all"] = [round(t2, 2) for t2 in ts]
                 if dev.type == "cuda":
                     v["gpu_peak_forward_bytes"] = torch.cuda.max_memory_allocated() - base_alloc

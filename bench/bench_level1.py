@@ -31,7 +31,6 @@ import argparse
 import gc
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -133,25 +132,10 @@ class Bench:
             self.torch.cuda.synchronize()
 
     def time_calls(self, fn, warmup, repeats):
-        """Median ms of `repeats` calls after `warmup` calls; returns (median_ms, all_ms, last_output)."""
-        out = None
-        for _ in range(warmup):
-            out = fn()
-        self.sync()
-        ts = []
-        for _ in range(repeats):
-            if self.cuda:
-                s, e = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
-                s.record()
-                out = fn()
-                e.record()
-                e.synchronize()
-                ts.append(s.elapsed_time(e))
-            else:
-                t = time.perf_counter()
-                out = fn()
-                ts.append((time.perf_counter() - t) * 1000)
-        return statistics.median(ts), ts, out
+        """(median ms, [ms of each call], last output) of `repeats` calls after `warmup`: the harness timer."""
+        from accel_harness.timing import timed
+
+        return timed(fn, "cuda" if self.cuda else "cpu", warmup=warmup, reps=repeats)
 
     def compare(self, a, b):
         F = self.torch.nn.functional

@@ -28,7 +28,6 @@ import argparse
 import gc
 import json
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -106,10 +105,10 @@ def main(argv=None):
         if cuda:
             torch.cuda.synchronize()
 
-    time_call = H.pack_module("kernels.attention.autotune").time_call
+    from accel_harness.timing import timed
 
-    def time_ms(fn):  # median ms per call (CUDA events), the autotuner's timer
-        return time_call(fn, dev, warmup=2, reps=20)
+    def time_ms(fn):  # median ms per call (CUDA events), the harness timer
+        return timed(fn, dev, warmup=2, reps=20)[0]
 
     # --- a check the FP8 loader's dtype choice rests on -------------------------------------------
     if cuda:
@@ -221,15 +220,8 @@ def main(argv=None):
                 o = f(x, 0.9, ctx)
                 sync()
                 v["first_call_s"] = round(time.perf_counter() - t, 2)
-                f(x, 0.9, ctx)
-                ms = []
-                for _ in range(a.repeats):
-                    sync()
-                    t = time.perf_counter()
-                    o = f(x, 0.9, ctx)
-                    sync()
-                    ms.append((time.perf_counter() - t) * 1000)
-                v["median_ms"] = round(statistics.median(ms), 2)
+                med, _, o = timed(lambda: f(x, 0.9, ctx), dev, warmup=1, reps=a.repeats)
+                v["median_ms"] = round(med, 2)
                 v["dtype"] = str(o.dtype)
                 of = o.float().flatten()
                 if ref is None:

@@ -42,7 +42,7 @@ def test_bench_compile_smoke_interleaved(tmp_path):
 
 
 def test_interleaved_mirrors_order_and_takes_median_of_round_ratios():
-    from accel_harness.gpumon import GpuMonitor, interleaved
+    from accel_harness.timing import GpuMonitor, interleaved
 
     calls = []
     times = {"a": iter([10.0, 12.0, 30.0]), "b": iter([5.0, 6.0, 10.0])}
@@ -66,7 +66,7 @@ def test_interleaved_mirrors_order_and_takes_median_of_round_ratios():
 def test_gpu_monitor_files_samples_under_the_running_phase():
     import time
 
-    from accel_harness.gpumon import GpuMonitor, parse_sample, summarize
+    from accel_harness.timing import GpuMonitor, parse_sample, summarize
 
     assert parse_sample("1755, 698.12, 71, 0x0000000000000004") == {
         "sm_mhz": 1755.0, "power_w": 698.12, "temp_c": 71.0, "reasons": 4}
@@ -93,3 +93,36 @@ def test_gpu_monitor_files_samples_under_the_running_phase():
         while bad.error is None and time.time() < deadline:
             time.sleep(0.05)
     assert "unreadable" in bad.summary()["_error"]
+
+
+def _smoke(tmp_path, script, *extra):
+    out = tmp_path / script
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / f"{script}.py"), "--smoke", "--out", str(out), *extra],
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return out
+
+
+def test_bench_attention_smoke(tmp_path):
+    out = _smoke(tmp_path, "bench_attention")
+    res = json.loads((out / "bench_attention.json").read_text())
+    assert not res["errors"], res["errors"]
+    md = (out / "bench_attention.md").read_text()
+    assert "| tiny | stock |" in md and "| smoke_256x2 | sdpa |" in md
+
+
+def test_bench_fp8_smoke(tmp_path):
+    out = _smoke(tmp_path, "bench_fp8")
+    res = json.loads((out / "fp8.json").read_text())
+    assert not res["errors"], res["errors"]
+    variants = res["model"]["variants"]
+    assert res["micro"] and variants
+    for v in variants:
+        assert "error" not in v, v
+        assert v["forward_ms"] > 0 and len(v["forward_ms_all"]) >= 1, v
+
+
+def test_bench_level1_smoke(tmp_path):
+    out = _smoke(tmp_path, "bench_level1")
+    md = (out / "level1.md").read_text()
+    assert "| tiny | stock |" in md and "| tiny | Level-1 |" in md

@@ -1,12 +1,15 @@
-"""Fair side-by-side timing on a GPU that heats up: interleaved A/B rounds, and what the GPU's clocks,
-power and temperature were while each candidate ran.
+"""Timing for the GPU benchmarks: one timer (the pack's own, kernels.attention.autotune.time_call, which
+the attention autotuner uses), fair side-by-side rounds on a GPU that heats up, and what the GPU's
+clocks, power and temperature were while each candidate ran.
+
+`timed(fn, device, warmup, reps)` -> (median ms, every ms, last result): CUDA events on GPUs.
 
 Timing candidates one after another (eager first, then compiled) lets a GPU that warms up and reaches
 its power or thermal limit during the run charge the later candidate for it. `interleaved` alternates
 the candidates in mirrored order (A B, B A, A B, ...), so a slow drift costs each the same, and returns
 each candidate's median and the median of the per-round ratios. `GpuMonitor` samples `nvidia-smi`
 in a thread and files each sample under the candidate running at that moment, so a result can say
-"the compiled forward ran at 1755 MHz, eager at 1980 MHz, power-capped in 80% of samples".
+"the compiled forward ran at 1410 MHz, eager at 1440 MHz, both power-capped in every sample".
 
 Both run on the CPU too (no nvidia-smi: the monitor records nothing and says so), which is how the
 tests check them.
@@ -17,6 +20,24 @@ import shutil
 import statistics
 import subprocess
 import threading
+
+
+def timed(fn, device, warmup: int = 1, reps: int = 3):
+    """(median ms, [ms of each call], result of the last call) of fn(), timed by the pack's time_call."""
+    import torch
+
+    from .env import pack_module
+
+    time_call = pack_module("kernels.attention.autotune").time_call
+    box = {}
+
+    def call():
+        box["out"] = fn()
+
+    times: list = []
+    med = time_call(call, torch.device(device), warmup=warmup, reps=reps, times=times)
+    return med, times, box.get("out")
+
 
 FIELDS = ("clocks.sm", "power.draw", "temperature.gpu", "clocks_event_reasons.active")
 # nvidia-smi's clock event (throttle) reason bits that slow the SM clock
