@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import accel_harness as H  # noqa: E402
-from accel_harness.timing import timed  # noqa: E402
+from accel_harness.timing import ab_forwards, ab_markdown, timed  # noqa: E402
 
 MICRO_SHAPES = [  # (name, tokens, heads)
     ("wan1.3B_480p_81f", 32760, 12),
@@ -90,6 +90,9 @@ def markdown(res: dict) -> str:
                              f"{r['ms']:.1f} | {r.get('speedup', 1.0):.3f}x | {r.get('cosine', 1.0):.6f} | "
                              f"{r.get('peak_gib', 0):.1f} | {r.get('served', '')} / {r.get('fallback', '')} |")
         lines.append("")
+        ab = [(r["model"], r["backend"], r["interleaved"]) for r in model if r.get("interleaved")]
+        if ab:
+            lines += ab_markdown(ab) + [""]
     if res.get("errors"):
         lines += ["## Errors", ""] + [f"- {e}" for e in res["errors"]]
     return "\n".join(lines) + "\n"
@@ -164,7 +167,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
             torch.cuda.empty_cache()
 
 
-def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmup, reps):
+def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmup, reps, interleave=0):
     import torch
     from accel_harness import models as M
     from accel_harness.forward import Forward
@@ -231,8 +234,13 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
                 row["speedup"] = stock_ms / ms
                 row["cosine"] = float(torch.nn.functional.cosine_similarity(o.flatten().double(), stock.flatten().double(), dim=0))
                 row["rel_err"] = float((o - stock).norm() / stock.norm())
-            del o, patched
             log(f"model {size} {name:14s} {ms:9.1f} ms  x{row.get('speedup', 0):.3f}  cos {row.get('cosine', 0):.6f}")
+            if name == "auto" and interleave:
+                row["interleaved"] = ab_forwards({"stock": m, "auto": patched}, x, ctx, 0.9, device,
+                                                 rounds=interleave, reps=max(1, reps // 2 + 1))
+                log(f"model {size} auto interleaved x{interleave}: {row['interleaved']['median_ms']} -> "
+                    f"{row['interleaved']['speedup']['auto']}x")
+            del o, patched
         except Exception as e:
             row["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             res["errors"].append(f"model {size} {name}: {traceback.format_exc(limit=3)}")
@@ -259,6 +267,8 @@ def main():
     ap.add_argument("--skip-micro", action="store_true")
     ap.add_argument("--skip-model", action="store_true")
     ap.add_argument("--sizes", default="1.3B,14B", help="Wan sizes for the whole-model part")
+    ap.add_argument("--interleave", type=int, default=4,
+                    help="rounds alternating stock and `auto` (mirrored order, GPU clocks sampled); 0 = off")
     a = ap.parse_args()
     STATE["t0"] = time.time()
     out = Path(a.out)
@@ -301,7 +311,8 @@ def main():
             backends = ["auto", "sdpa_math"]
         for size, lat, ctx, warm, reps in model_sizes:
             try:
-                model_bench(res, out, device, size, lat, ctx, backends, warm, reps)
+                model_bench(res, out, device, size, lat, ctx, backends, warm, reps,
+                            interleave=min(a.interleave, 2) if a.smoke else a.interleave)
             except Exception:
                 res["errors"].append(f"model {size}: " + traceback.format_exc(limit=5))
             save(out, res)

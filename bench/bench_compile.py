@@ -163,21 +163,13 @@ def compare(out, ref):
     return {"max_abs_diff": round(d, 5), "cosine_vs_eager": round(cos, 6)}
 
 
-def ab_rounds(a, H, eager, cand, name, x, ctx):
+def ab_rounds(a, eager, cand, name, x, ctx):
     """Eager and a candidate timed in alternating rounds (drift and heat cost both the same), with the
     GPU's SM clock, power and temperature while each ran (accel_harness.timing)."""
-    from accel_harness.forward import Forward
-    from accel_harness.timing import GpuMonitor, interleaved, timed
+    from accel_harness.timing import ab_forwards
 
-    def timer(patcher, reps):
-        with Forward(patcher) as f:
-            return timed(lambda: f(x, 0.5, ctx), device_and_dtype(a)[0], warmup=1, reps=reps)[0]
-
-    with GpuMonitor() as mon:
-        r = interleaved({"eager": eager, name: cand}, rounds=a.interleave, reps=max(1, a.repeats // 2 + 1),
-                        timer=timer, monitor=mon)
-    r["gpu"] = mon.summary()
-    return r
+    return ab_forwards({"eager": eager, name: cand}, x, ctx, 0.5, device_and_dtype(a)[0], rounds=a.interleave,
+                       reps=max(1, a.repeats // 2 + 1))
 
 
 def core_compile(model):
@@ -288,7 +280,7 @@ def bench_model(a, H, size, modes, core, results):
             log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s, "
                 f"cos {r['cosine_vs_eager']}, status mode={r['status']['mode']} graphs={r['status']['graphs']}")
             if a.interleave:
-                r["interleaved"] = ab_rounds(a, H, m, c, name, x, ctx)
+                r["interleaved"] = ab_rounds(a, m, c, name, x, ctx)
                 log(f"  interleaved x{a.interleave}: {r['interleaved']['median_ms']} -> "
                     f"{r['interleaved']['speedup'][name]}x; gpu {r['interleaved']['gpu']}")
             free(c, out)
@@ -311,7 +303,7 @@ def bench_model(a, H, size, modes, core, results):
                 entry["candidates"][name] = r
                 log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s")
                 if a.interleave:
-                    r["interleaved"] = ab_rounds(a, H, m, c, name, x, ctx)
+                    r["interleaved"] = ab_rounds(a, m, c, name, x, ctx)
                     log(f"  interleaved x{a.interleave}: {r['interleaved']['speedup'][name]}x")
                 free(c, out)
             except Exception as e:
@@ -435,24 +427,9 @@ def write(a, results):
     ab = [(model, name, r["interleaved"]) for model, entry in results["models"].items()
           for name, r in entry.get("candidates", {}).items() if r.get("interleaved")]
     if ab:
-        lines += ["", "Interleaved: eager and the candidate alternate in mirrored order (E C, C E, ...), each round the "
-                  "median of a few forwards after one warm-up; speedup = median over rounds of eager/candidate. "
-                  "GPU columns: nvidia-smi samples while each ran (SM clock median, power median, max temperature, "
-                  "share of samples with the software power cap active).", "",
-                  "| model | candidate | rounds | eager ms | candidate ms | speedup | SM MHz eager / cand | "
-                  "power W eager / cand | max temp C | power-capped eager / cand |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for model, name, r in ab:
-            g = r.get("gpu", {})
-            ge, gc_ = g.get("eager", {}), g.get(name, {})
-            pair = lambda k: f"{ge.get(k, '-')} / {gc_.get(k, '-')}"  # noqa: E731
-            lines.append(f"| {model} | {name} | {len(r['rounds'])} | {r['median_ms']['eager']} | {r['median_ms'][name]} | "
-                         f"{r['speedup'][name]} | {pair('sm_mhz_median')} | {pair('power_w_median')} | "
-                         f"{max(ge.get('temp_c_max', 0), gc_.get('temp_c_max', 0)) or '-'} | "
-                         f"{pair('share_sw_power_cap')} |")
-        errs = {r.get("gpu", {}).get("_error") for _, _, r in ab} - {None}
-        if errs:
-            lines.append(f"\nGPU monitor: {'; '.join(sorted(errs))}")
+        from accel_harness.timing import ab_markdown
+
+        lines += [""] + ab_markdown(ab)
     lines += ["", "Targets (issue #3): default mode forward >= 1.08x eager on H100/H200; warm-restart compile <= 15 s for 1.3B.",
               "", f"Total bench wall time: {results.get('wall_s')} s"]
     (out / "bench_compile.md").write_text("\n".join(lines) + "\n")

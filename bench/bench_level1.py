@@ -58,6 +58,8 @@ def parse(argv=None):
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--tokens", type=int, default=512, help="text tokens of the context")
     ap.add_argument("--no-breakdown", action="store_true", help="skip the attention-only variant")
+    ap.add_argument("--interleave", type=int, default=4,
+                    help="rounds alternating stock and Level-1 forwards (mirrored order, GPU clocks sampled); 0 = off")
     ap.add_argument("--no-sample", action="store_true", help="skip the 4-step sampling runs")
     ap.add_argument("--no-warm-restart", action="store_true", help="skip the second-process warm-cache compile")
     ap.add_argument("--cache-dir", default=None, help="inductor/triton cache dir (default: a fresh empty one = cold)")
@@ -67,6 +69,7 @@ def parse(argv=None):
         a.sizes = "tiny"
         a.frames, a.height, a.width, a.tokens = 5, 64, 64, 16
         a.steps, a.repeats, a.warmup = 2, 2, 1
+        a.interleave = min(a.interleave, 2)
     return a
 
 
@@ -227,6 +230,14 @@ class Bench:
             return r
         self.record(size, "forward_level1", level1_fwd)
 
+        if a.interleave and "model" in l1:
+            def interleaved():
+                from accel_harness.timing import ab_forwards
+
+                return ab_forwards({"stock": model, "Level-1": l1["model"]}, x, ctx, 0.9, self.dev,
+                                   rounds=a.interleave, reps=max(1, a.repeats // 2 + 1))
+            self.record(size, "forward_interleaved", interleaved)
+
         if not a.no_sample:
             lat = {"samples": self.inputs(seed=3)[0].cpu()}
             pos = [[self.inputs(seed=1)[1].cpu().float(), {}]]
@@ -337,6 +348,12 @@ class Bench:
             lines.append(f"| {size} | {_cell(s.get('seconds', s))} | {_cell(l.get('seconds', l))} | "
                          f"{l.get('speedup_vs_stock', '')} | {_f(l.get('cosine'), 6)} | {_e(l.get('max_abs_diff'))} | "
                          f"{f1.get('cold_compile_s', '')} | {l.get('recompile_batch2_s', '')} | {_cell(w.get('warm_compile_s', w)) if w else ''} |")
+        ab = [(size, "Level-1", e["forward_interleaved"]) for size, e in self.res["sizes"].items()
+              if isinstance(e.get("forward_interleaved"), dict) and "rounds" in e["forward_interleaved"]]
+        if ab:
+            from accel_harness.timing import ab_markdown
+
+            lines += [""] + ab_markdown(ab)
         for size, e in self.res["sizes"].items():
             r = e.get("forward_level1")
             if isinstance(r, dict) and r.get("report"):

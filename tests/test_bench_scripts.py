@@ -38,7 +38,7 @@ def test_bench_compile_smoke_interleaved(tmp_path):
     ab = c["interleaved"]
     assert ab["order"] == [["eager", "accel:default"], ["accel:default", "eager"]]
     assert ab["speedup"]["accel:default"] > 0 and len(ab["rounds"]) == 2
-    assert "Interleaved" in (out / "bench_compile.md").read_text()
+    assert "| tiny | accel:default (vs eager) | 2 |" in (out / "bench_compile.md").read_text()
 
 
 def test_interleaved_mirrors_order_and_takes_median_of_round_ratios():
@@ -109,6 +109,9 @@ def test_bench_attention_smoke(tmp_path):
     assert not res["errors"], res["errors"]
     md = (out / "bench_attention.md").read_text()
     assert "| tiny | stock |" in md and "| smoke_256x2 | sdpa |" in md
+    auto = next(r for r in res["model"] if r["backend"] == "auto")
+    assert auto["interleaved"]["order"] == [["stock", "auto"], ["auto", "stock"]]
+    assert "| tiny | auto (vs stock) | 2 |" in md
 
 
 def test_bench_fp8_smoke(tmp_path):
@@ -129,3 +132,4 @@ def test_bench_level1_smoke(tmp_path):
     out = _smoke(tmp_path, "bench_level1")
     md = (out / "level1.md").read_text()
     assert "| tiny | stock |" in md and "| tiny | Level-1 |" in md
+    assert "| tiny | Level-1 (vs stock) | 2 |" in md

@@ -156,3 +156,48 @@ def interleaved(fns: dict, rounds: int, reps: int, timer, monitor: GpuMonitor | 
     speed = {k: round(statistics.median(r[base] / r[k] for r in per_round), 4) for k in labels if k != base}
     return {"rounds": per_round, "median_ms": med, "speedup": speed, "order": order}
 
+
+
+def ab_forwards(patchers: dict, x, context, sigma, device, rounds: int = 4, reps: int = 3) -> dict:
+    """Whole diffusion-model forwards of several MODELs (ModelPatchers; the first is the baseline) in
+    interleaved rounds, each round the median of `reps` forwards after one warm-up, with nvidia-smi
+    sampled per candidate. Returns interleaved()'s dict plus "gpu": {label: clock/power summary}."""
+    from .forward import Forward
+
+    def timer(patcher, n):
+        with Forward(patcher) as f:
+            return timed(lambda: f(x, sigma, context), device, warmup=1, reps=n)[0]
+
+    with GpuMonitor() as mon:
+        r = interleaved(patchers, rounds=rounds, reps=reps, timer=timer, monitor=mon)
+    r["gpu"] = mon.summary()
+    return r
+
+
+def ab_markdown(rows: list[tuple[str, str, dict]]) -> list[str]:
+    """Markdown lines for [(model, candidate label, ab_forwards() result)]: the table the benchmarks print."""
+    if not rows:
+        return []
+    lines = ["Interleaved: the baseline and the candidate alternate in mirrored order (B C, C B, ...), each round "
+             "the median of a few forwards after one warm-up; speedup = median over rounds of baseline/candidate "
+             "(range in brackets). GPU columns: nvidia-smi samples while each ran (SM clock median, power median, "
+             "max temperature, share of samples with the software power cap active).", "",
+             "| model | candidate | rounds | baseline ms | candidate ms | speedup (range) | SM MHz base / cand | "
+             "power W base / cand | max temp C | power-capped base / cand |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    errs = set()
+    for model, name, r in rows:
+        base = next(iter(r["median_ms"]))
+        g = r.get("gpu", {})
+        gb, gc = g.get(base, {}), g.get(name, {})
+        ratios = [row[base] / row[name] for row in r["rounds"]]
+        pair = lambda k: f"{gb.get(k, '-')} / {gc.get(k, '-')}"  # noqa: E731
+        lines.append(f"| {model} | {name} (vs {base}) | {len(r['rounds'])} | {r['median_ms'][base]} | "
+                     f"{r['median_ms'][name]} | {r['speedup'][name]} ({min(ratios):.3f}-{max(ratios):.3f}) | "
+                     f"{pair('sm_mhz_median')} | {pair('power_w_median')} | "
+                     f"{max(gb.get('temp_c_max', 0), gc.get('temp_c_max', 0)) or '-'} | {pair('share_sw_power_cap')} |")
+        if g.get("_error"):
+            errs.add(g["_error"])
+    if errs:
+        lines += ["", f"GPU monitor: {'; '.join(sorted(errs))}"]
+    return lines
