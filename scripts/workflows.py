@@ -25,7 +25,6 @@ a user downloaded for the templates just work; loaders carry the templates' down
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import uuid
@@ -124,11 +123,66 @@ class Flow:
 
 # ------------------------------------------------------------------------------------------ shared pieces
 
-def _wan_text(f: Flow, clip: list, positive: str = WAN_POSITIVE) -> tuple[str, str]:
+_UMT5 = "umt5_xxl_fp8_e4m3fn_scaled.safetensors"  # Wan's text encoder
+_WAN_VAE = "wan_2.1_vae.safetensors"               # Wan's VAE (Wan 2.1 and the Wan 2.2 A14B experts)
+# Widget values the workflows give accel nodes (others keep the node's default); see _chain.
+_ACCEL_VALUES = {"AccelAttention": {"backend": "auto"}, "AccelTeaCache": {"coefficients": "auto"}}
+_ACCEL = "4 · Accelerate (comfyui-accel)"  # the accel group of _layout
+_ACCEL_TIPS = ("The first run compiles (a minute or more; cached on disk for restarts). Each accel node shows a "
+               "report under it: what it applied and why. Remove the accel nodes to get stock ComfyUI.")
+
+
+def _unet(f: Flow, title: str, unet_name: str) -> str:
+    return f.add("UNETLoader", title, unet_name=unet_name, weight_dtype="default")
+
+
+def _wan_encoders(f: Flow) -> tuple[str, str]:
+    """Wan's umT5 text encoder and VAE loaders."""
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name=_UMT5, type="wan")
+    vae = f.add("VAELoader", "Load Wan VAE", vae_name=_WAN_VAE)
+    return clip, vae
+
+
+def _prompts(f: Flow, clip: list, positive: str = WAN_POSITIVE, negative: str = WAN_NEGATIVE) -> tuple[str, str]:
     pos = f.add("CLIPTextEncode", "Positive prompt", text=positive, clip=clip)
-    neg = f.add("CLIPTextEncode", "Negative prompt", text=WAN_NEGATIVE, clip=clip)
+    neg = f.add("CLIPTextEncode", "Negative prompt", text=negative, clip=clip)
     f.colors[pos], f.colors[neg] = POS_COLOR, NEG_COLOR
     return pos, neg
+
+
+def _video_latent(f: Flow, frames: int) -> str:
+    return f.add("EmptyHunyuanLatentVideo", f"Video size (832x480, {frames} frames)", width=832, height=480,
+                 length=frames, batch_size=1)
+
+
+def _shift8(f: Flow, model: list, title: str = "Shift 8") -> str:
+    return f.add("ModelSamplingSD3", title, model=model, shift=8.0)
+
+
+def _wan_t2v(f: Flow, unet_title: str, unet_name: str, frames: int) -> tuple[str, ...]:
+    """The Wan 2.1 T2V front: (unet, clip, vae, pos, neg, lat, shift) = loaders, prompts, video size, shift 8."""
+    unet = _unet(f, unet_title, unet_name)
+    clip, vae = _wan_encoders(f)
+    pos, neg = _prompts(f, f.out(clip))
+    lat = _video_latent(f, frames)
+    return unet, clip, vae, pos, neg, lat, _shift8(f, f.out(unet))
+
+
+def _chain(f: Flow, model: list, class_types, tag: str | None = None, values: dict = _ACCEL_VALUES) -> list[str]:
+    """Model-patching nodes in a row, each taking the previous one's MODEL, with `values`; titled
+    "<display name> (<tag>)" when a tag is given."""
+    ids = []
+    for name in class_types:
+        title = f"{f.info[name]['display_name']} ({tag})" if tag else None
+        ids.append(f.add(name, title, model=model, **values.get(name, {})))
+        model = f.out(ids[-1])
+    return ids
+
+
+def _ksampler(f: Flow, model: list, positive: list, negative: list, latent: list, steps: int, cfg: float,
+              sampler: str, title: str | None = None) -> str:
+    return f.add("KSampler", title, model=model, seed=42, steps=steps, cfg=cfg, sampler_name=sampler,
+                 scheduler="simple", positive=positive, negative=negative, latent_image=latent, denoise=1.0)
 
 
 def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "") -> list[str]:
@@ -138,110 +192,89 @@ def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "") 
     return [dec, vid, save]
 
 
+def _image_out(f: Flow, latent: list, vae: list, prefix: str) -> list[str]:
+    dec = f.add("VAEDecode", None, samples=latent, vae=vae)
+    save = f.add("SaveImage", None, images=f.out(dec), filename_prefix=prefix)
+    return [dec, save]
+
+
 def _files_note(files: list[str]) -> str:
     rows = "\n".join(f"- `models/{MODELS[x][0]}/` [{x}]({MODELS[x][1]})" for x in files)
     return f"**Model files** (the names ComfyUI's own templates use):\n{rows}"
 
 
-_ACCEL_TIPS = ("The first run compiles (a minute or more; cached on disk for restarts). Each accel node shows a "
-               "report under it: what it applied and why. Remove the accel nodes to get stock ComfyUI.")
+def _about(f: Flow, title: str, body: str, files: list[str], tail: str = _ACCEL_TIPS, size=(460, 240)) -> str:
+    """The "Read me" note: what the workflow does, the model files it needs (with links), then `tail`."""
+    return f.note("about", title, "\n\n".join(x for x in (body.strip(), _files_note(files), tail) if x), size)
+
+
+def _layout(f: Flow, note: str, models: list, prompt: list, size: list, accel: list, sample: list, save: list,
+            accel_direction: str = "column", models_title: str = "1 · Models") -> None:
+    """The usual columns: read me | models | prompt, size | accelerate | sample | decode and save."""
+    f.column(("Read me", [note]))
+    f.column((models_title, models))
+    f.column(("2 · Prompt", prompt), ("3 · Size", size))
+    f.column((_ACCEL, accel, accel_direction))
+    f.column(("5 · Sample", sample))
+    f.column(("6 · Decode and save", save))
+    f.group_colors[_ACCEL] = ACCEL_GROUP
 
 
 # ------------------------------------------------------------------------------------------ the workflows
 
 def wan21_t2v_1_3b_level1(info) -> Flow:
     f = Flow("wan2.1_t2v_1.3B_level1", info)
-    unet = f.add("UNETLoader", "Load Wan 2.1 T2V 1.3B", unet_name="wan2.1_t2v_1.3B_fp16.safetensors", weight_dtype="default")
-    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
-    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
-    pos, neg = _wan_text(f, f.out(clip))
-    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 33 frames)", width=832, height=480, length=33, batch_size=1)
-    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
-    l1 = f.add("AccelWanLevel1", None, model=f.out(shift))
-    ks = f.add("KSampler", None, model=f.out(l1), seed=42, steps=30, cfg=6.0, sampler_name="uni_pc", scheduler="simple",
-               positive=f.out(pos), negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
+    unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 1.3B", "wan2.1_t2v_1.3B_fp16.safetensors", 33)
+    [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"])
+    ks = _ksampler(f, f.out(l1), f.out(pos), f.out(neg), f.out(lat), steps=30, cfg=6.0, sampler="uni_pc")
     outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_1.3B_level1")
     f.outputs = {"sampler": ks, "save": outs[-1]}
-    n = f.note("about", "Wan 2.1 T2V 1.3B + Accel Wan Level-1", f"""
+    n = _about(f, "Wan 2.1 T2V 1.3B + Accel Wan Level-1", """
 **Accel Wan Level-1** = fastest attention kernel for this GPU + torch.compile of every block + TF32, for this
-model only. Not bit-identical to stock (other kernels round differently); the node's report states it.
-
-{_files_note(["wan2.1_t2v_1.3B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}
-
-{_ACCEL_TIPS}""")
-    f.column(("Read me", [n]))
-    f.column(("1 · Models", [unet, clip, vae]))
-    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
-    f.column(("4 · Accelerate (comfyui-accel)", [shift, l1]))
-    f.column(("5 · Sample", [ks]))
-    f.column(("6 · Decode and save", outs))
-    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+model only. Not bit-identical to stock (other kernels round differently); the node's report states it.""",
+               ["wan2.1_t2v_1.3B_fp16.safetensors", _UMT5, _WAN_VAE])
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, l1], [ks], outs)
     return f
 
 
 def wan21_t2v_14b(info) -> Flow:
     f = Flow("wan2.1_t2v_14B_attention_compile_teacache", info)
-    unet = f.add("UNETLoader", "Load Wan 2.1 T2V 14B", unet_name="wan2.1_t2v_14B_fp16.safetensors", weight_dtype="default")
-    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
-    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
-    pos, neg = _wan_text(f, f.out(clip))
-    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 81 frames)", width=832, height=480, length=81, batch_size=1)
-    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
-    att = f.add("AccelAttention", None, model=f.out(shift), backend="auto")
-    comp = f.add("AccelCompile", None, model=f.out(att))
-    tea = f.add("AccelTeaCache", None, model=f.out(comp), coefficients="auto")
-    ks = f.add("KSampler", None, model=f.out(tea), seed=42, steps=30, cfg=6.0, sampler_name="uni_pc", scheduler="simple",
-               positive=f.out(pos), negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
+    unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 14B", "wan2.1_t2v_14B_fp16.safetensors", 81)
+    chain = _chain(f, f.out(shift), ["AccelAttention", "AccelCompile", "AccelTeaCache"])
+    ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(neg), f.out(lat), steps=30, cfg=6.0, sampler="uni_pc")
     outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_14B_accel")
     f.outputs = {"sampler": ks, "save": outs[-1]}
-    n = f.note("about", "Wan 2.1 T2V 14B + attention, compile, TeaCache", f"""
+    n = _about(f, "Wan 2.1 T2V 14B + attention, compile, TeaCache", """
 **Accel Attention** (auto: FlashAttention-3 on H100/H200, FA2 on Ada/Ampere, else the fastest installed) →
 **Accel Compile** (per-block torch.compile) → **Accel TeaCache** (skips steps that change little: faster, not
-identical; `rel_l1_thresh` -1 = the published recommendation for Wan 2.1 14B, 0 = off).
-
-{_files_note(["wan2.1_t2v_14B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}
-
-{_ACCEL_TIPS}""")
-    f.column(("Read me", [n]))
-    f.column(("1 · Models", [unet, clip, vae]))
-    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
-    f.column(("4 · Accelerate (comfyui-accel)", [shift, att, comp, tea], "row"))
-    f.column(("5 · Sample", [ks]))
-    f.column(("6 · Decode and save", outs))
-    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+identical; `rel_l1_thresh` -1 = the published recommendation for Wan 2.1 14B, 0 = off).""",
+               ["wan2.1_t2v_14B_fp16.safetensors", _UMT5, _WAN_VAE])
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, *chain], [ks], outs, accel_direction="row")
     return f
 
 
 def wan21_i2v_480p(info) -> Flow:
     f = Flow("wan2.1_i2v_480p_level1_teacache", info)
-    unet = f.add("UNETLoader", "Load Wan 2.1 I2V 480p 14B", unet_name="wan2.1_i2v_480p_14B_fp16.safetensors",
-                 weight_dtype="default")
-    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
-    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
+    unet = _unet(f, "Load Wan 2.1 I2V 480p 14B", "wan2.1_i2v_480p_14B_fp16.safetensors")
+    clip, vae = _wan_encoders(f)
     cvl = f.add("CLIPVisionLoader", "Load CLIP Vision H", clip_name="clip_vision_h.safetensors")
     img = f.add("LoadImage", "Start image", image=INPUT_IMAGE)
     cve = f.add("CLIPVisionEncode", None, clip_vision=f.out(cvl), image=f.out(img), crop="none")
-    pos, neg = _wan_text(f, f.out(clip), "The subject turns slowly towards the camera and smiles, gentle wind, "
-                                         "natural light, smooth camera push-in.")
+    pos, neg = _prompts(f, f.out(clip), "The subject turns slowly towards the camera and smiles, gentle wind, "
+                                        "natural light, smooth camera push-in.")
     i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
                 vae=f.out(vae), width=832, height=480, length=81, batch_size=1, clip_vision_output=f.out(cve),
                 start_image=f.out(img))
-    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
-    l1 = f.add("AccelWanLevel1", None, model=f.out(shift))
-    tea = f.add("AccelTeaCache", None, model=f.out(l1), coefficients="auto")
-    ks = f.add("KSampler", None, model=f.out(tea), seed=42, steps=20, cfg=6.0, sampler_name="uni_pc", scheduler="simple",
-               positive=f.out(i2v, 0), negative=f.out(i2v, 1), latent_image=f.out(i2v, 2), denoise=1.0)
+    shift = _shift8(f, f.out(unet))
+    l1, tea = _chain(f, f.out(shift), ["AccelWanLevel1", "AccelTeaCache"])
+    ks = _ksampler(f, f.out(tea), f.out(i2v, 0), f.out(i2v, 1), f.out(i2v, 2), steps=20, cfg=6.0, sampler="uni_pc")
     outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_i2v_480p_accel")
     f.outputs = {"sampler": ks, "save": outs[-1]}
-    n = f.note("about", "Wan 2.1 I2V 480p + Level-1 + TeaCache", f"""
+    n = _about(f, "Wan 2.1 I2V 480p + Level-1 + TeaCache", """
 **Accel Wan Level-1** (fast attention + per-block compile + TF32) → **Accel TeaCache** (`auto` picks the
 published I2V 480p or 720p set from the video size; faster, not identical; `rel_l1_thresh` 0 = off).
-Put your start image into the Load Image node.
-
-{_files_note(["wan2.1_i2v_480p_14B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors",
-              "clip_vision_h.safetensors", "wan_2.1_vae.safetensors"])}
-
-{_ACCEL_TIPS}""", size=(460, 280))
+Put your start image into the Load Image node.""",
+               ["wan2.1_i2v_480p_14B_fp16.safetensors", _UMT5, "clip_vision_h.safetensors", _WAN_VAE], size=(460, 280))
     f.column(("Read me", [n]))
     f.column(("1 · Models", [unet, clip, vae, cvl]), ("2 · Start image", [img]))
     f.column(("3 · Prompt", [pos, neg]), ("4 · Image conditioning", [cve, i2v]))
@@ -254,21 +287,15 @@ Put your start image into the Load Image node.
 
 def wan22_a14b(info) -> Flow:
     f = Flow("wan2.2_t2v_A14B_attention_compile_teacache", info)
-    hi = f.add("UNETLoader", "Load Wan 2.2 T2V high-noise expert", unet_name="wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors",
-               weight_dtype="default")
-    lo = f.add("UNETLoader", "Load Wan 2.2 T2V low-noise expert", unet_name="wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors",
-               weight_dtype="default")
-    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
-    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
-    pos, neg = _wan_text(f, f.out(clip))
-    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 81 frames)", width=832, height=480, length=81, batch_size=1)
+    hi = _unet(f, "Load Wan 2.2 T2V high-noise expert", "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors")
+    lo = _unet(f, "Load Wan 2.2 T2V low-noise expert", "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors")
+    clip, vae = _wan_encoders(f)
+    pos, neg = _prompts(f, f.out(clip))
+    lat = _video_latent(f, 81)
     chains = {}
     for tag, loader in (("high-noise", hi), ("low-noise", lo)):
-        shift = f.add("ModelSamplingSD3", f"Shift 8 ({tag})", model=f.out(loader), shift=8.0)
-        att = f.add("AccelAttention", f"Accel Attention ({tag})", model=f.out(shift), backend="auto")
-        comp = f.add("AccelCompile", f"Accel Compile ({tag})", model=f.out(att))
-        tea = f.add("AccelTeaCache", f"Accel TeaCache ({tag})", model=f.out(comp), coefficients="auto")
-        chains[tag] = [shift, att, comp, tea]
+        shift = _shift8(f, f.out(loader), f"Shift 8 ({tag})")
+        chains[tag] = [shift, *_chain(f, f.out(shift), ["AccelAttention", "AccelCompile", "AccelTeaCache"], tag)]
     common = dict(steps=20, cfg=3.5, sampler_name="euler", scheduler="simple", positive=f.out(pos), negative=f.out(neg))
     k1 = f.add("KSamplerAdvanced", "KSampler (high-noise expert, steps 0-10)", model=f.out(chains["high-noise"][-1]),
                add_noise="enable", noise_seed=42, latent_image=f.out(lat), start_at_step=0, end_at_step=10,
@@ -278,16 +305,13 @@ def wan22_a14b(info) -> Flow:
                return_with_leftover_noise="disable", **common)
     outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_accel")
     f.outputs = {"sampler": k2, "save": outs[-1]}
-    n = f.note("about", "Wan 2.2 A14B (two experts) + attention, compile, TeaCache", f"""
+    n = _about(f, "Wan 2.2 A14B (two experts) + attention, compile, TeaCache", """
 Wan 2.2 A14B runs a **high-noise expert** for the first half of the steps and a **low-noise expert** for the rest
 (two KSamplerAdvanced, split at step 10). Each expert gets its own **Accel Attention → Accel Compile → Accel
 TeaCache**: the second expert reuses the first one's compiled code; each TeaCache keeps its own state and maps
-its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the report says so).
-
-{_files_note(["wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors", "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors",
-              "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}
-
-{_ACCEL_TIPS}""", size=(480, 320))
+its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the report says so).""",
+               ["wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors", "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors",
+                _UMT5, _WAN_VAE], size=(480, 320))
     f.column(("Read me", [n]))
     f.column(("1 · Models", [hi, lo, clip, vae]))
     f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
@@ -311,84 +335,52 @@ def flux_dev_fp8(info) -> Flow:
     zero = f.add("ConditioningZeroOut", "Negative (unused by FLUX dev)", conditioning=f.out(pos))
     f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
     lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
-    tea = f.add("AccelTeaCache", None, model=f.out(unet), coefficients="auto")
-    ks = f.add("KSampler", None, model=f.out(tea), seed=42, steps=20, cfg=1.0, sampler_name="euler", scheduler="simple",
-               positive=f.out(guid), negative=f.out(zero), latent_image=f.out(lat), denoise=1.0)
-    dec = f.add("VAEDecode", None, samples=f.out(ks), vae=f.out(vae))
-    save = f.add("SaveImage", None, images=f.out(dec), filename_prefix="flux1_dev_accel")
-    f.outputs = {"sampler": ks, "save": save}
-    n = f.note("about", "FLUX.1-dev: FP8 load + TeaCache", f"""
+    [tea] = _chain(f, f.out(unet), ["AccelTeaCache"])
+    ks = _ksampler(f, f.out(tea), f.out(guid), f.out(zero), f.out(lat), steps=20, cfg=1.0, sampler="euler")
+    outs = _image_out(f, f.out(ks), f.out(vae), "flux1_dev_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "FLUX.1-dev: FP8 load + TeaCache", """
 **Accel Load Diffusion Model (FP8)** loads the bf16 FLUX file with FP8 weights (half the memory; FP8 matmuls
 on H100/H200/L40/RTX 40xx and newer; embeddings, norms and the head stay bf16). **Accel TeaCache** skips steps
-that change little (`auto` = the published FLUX set; faster, not identical; `rel_l1_thresh` 0 = off).
-
-{_files_note(["flux1-dev.safetensors", "clip_l.safetensors", "t5xxl_fp16.safetensors", "ae.safetensors"])}
-
-flux1-dev needs the licence accepted on Hugging Face (black-forest-labs/FLUX.1-dev) before it downloads.""")
-    f.column(("Read me", [n]))
-    f.column(("1 · Models (FP8 load)", [unet, clip, vae]))
-    f.column(("2 · Prompt", [pos, guid, zero]), ("3 · Size", [lat]))
-    f.column(("4 · Accelerate (comfyui-accel)", [tea]))
-    f.column(("5 · Sample", [ks]))
-    f.column(("6 · Decode and save", [dec, save]))
-    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+that change little (`auto` = the published FLUX set; faster, not identical; `rel_l1_thresh` 0 = off).""",
+               ["flux1-dev.safetensors", "clip_l.safetensors", "t5xxl_fp16.safetensors", "ae.safetensors"],
+               tail="flux1-dev needs the licence accepted on Hugging Face (black-forest-labs/FLUX.1-dev) before it "
+                    "downloads.")
+    _layout(f, n, [unet, clip, vae], [pos, guid, zero], [lat], [tea], [ks], outs, models_title="1 · Models (FP8 load)")
     f.group_colors["1 · Models (FP8 load)"] = ACCEL_GROUP
     return f
 
 
 def qwen_image(info) -> Flow:
     f = Flow("qwen_image_attention_compile", info)
-    unet = f.add("UNETLoader", "Load Qwen-Image", unet_name="qwen_image_fp8_e4m3fn.safetensors", weight_dtype="default")
+    unet = _unet(f, "Load Qwen-Image", "qwen_image_fp8_e4m3fn.safetensors")
     clip = f.add("CLIPLoader", "Load Qwen2.5-VL text encoder", clip_name="qwen_2.5_vl_7b_fp8_scaled.safetensors",
                  type="qwen_image")
     vae = f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
-    pos = f.add("CLIPTextEncode", "Positive prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
-    neg = f.add("CLIPTextEncode", "Negative prompt", text=IMAGE_NEGATIVE, clip=f.out(clip))
-    f.colors[pos], f.colors[neg] = POS_COLOR, NEG_COLOR
+    pos, neg = _prompts(f, f.out(clip), IMAGE_POSITIVE, IMAGE_NEGATIVE)
     lat = f.add("EmptySD3LatentImage", "Image size (1328x1328)", width=1328, height=1328, batch_size=1)
     shift = f.add("ModelSamplingAuraFlow", "Shift 3.5", model=f.out(unet), shift=3.5)
-    att = f.add("AccelAttention", None, model=f.out(shift), backend="auto")
-    comp = f.add("AccelCompile", None, model=f.out(att))
-    ks = f.add("KSampler", None, model=f.out(comp), seed=42, steps=20, cfg=4.0, sampler_name="euler", scheduler="simple",
-               positive=f.out(pos), negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
-    dec = f.add("VAEDecode", None, samples=f.out(ks), vae=f.out(vae))
-    save = f.add("SaveImage", None, images=f.out(dec), filename_prefix="qwen_image_accel")
-    f.outputs = {"sampler": ks, "save": save}
-    n = f.note("about", "Qwen-Image + attention + compile", f"""
+    att, comp = _chain(f, f.out(shift), ["AccelAttention", "AccelCompile"])
+    ks = _ksampler(f, f.out(comp), f.out(pos), f.out(neg), f.out(lat), steps=20, cfg=4.0, sampler="euler")
+    outs = _image_out(f, f.out(ks), f.out(vae), "qwen_image_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Qwen-Image + attention + compile", """
 **Accel Attention** (auto: the fastest exact backend for this GPU) → **Accel Compile** (per-block torch.compile).
 Same images as stock up to kernel rounding. Qwen-Image passes an attention mask for padded prompts: those calls
-use ComfyUI's attention (the report says how often).
-
-{_files_note(["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "qwen_image_vae.safetensors"])}
-
-{_ACCEL_TIPS}""")
-    f.column(("Read me", [n]))
-    f.column(("1 · Models", [unet, clip, vae]))
-    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
-    f.column(("4 · Accelerate (comfyui-accel)", [shift, att, comp]))
-    f.column(("5 · Sample", [ks]))
-    f.column(("6 · Decode and save", [dec, save]))
-    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+use ComfyUI's attention (the report says how often).""",
+               ["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "qwen_image_vae.safetensors"])
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, att, comp], [ks], outs)
     return f
 
 
 def wan21_before_after(info) -> Flow:
     f = Flow("wan2.1_t2v_1.3B_before_after", info)
-    unet = f.add("UNETLoader", "Load Wan 2.1 T2V 1.3B", unet_name="wan2.1_t2v_1.3B_fp16.safetensors", weight_dtype="default")
-    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name="umt5_xxl_fp8_e4m3fn_scaled.safetensors", type="wan")
-    vae = f.add("VAELoader", "Load Wan VAE", vae_name="wan_2.1_vae.safetensors")
-    pos, neg = _wan_text(f, f.out(clip))
-    lat = f.add("EmptyHunyuanLatentVideo", "Video size (832x480, 33 frames)", width=832, height=480, length=33, batch_size=1)
-    shift = f.add("ModelSamplingSD3", "Shift 8", model=f.out(unet), shift=8.0)
-    chain, model = [], f.out(shift)
-    for name in DEFAULT_CHAIN:  # the demo's accelerated chain (accel_harness/demo.py), same order and settings
-        nid = f.add(name, None, model=model, **CHAIN_VALUES.get(name, {}))
-        chain.append(nid)
-        model = f.out(nid)
-    common = dict(seed=42, steps=30, cfg=6.0, sampler_name="uni_pc", scheduler="simple", positive=f.out(pos),
-                  negative=f.out(neg), latent_image=f.out(lat), denoise=1.0)
-    ks_stock = f.add("KSampler", "KSampler (stock)", model=f.out(shift), **common)
-    ks_fast = f.add("KSampler", "KSampler (accelerated)", model=model, **common)
+    unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 1.3B", "wan2.1_t2v_1.3B_fp16.safetensors", 33)
+    # the demo's accelerated chain (accel_harness/demo.py), same order and settings
+    chain = _chain(f, f.out(shift), DEFAULT_CHAIN, values=CHAIN_VALUES)
+    common = dict(positive=f.out(pos), negative=f.out(neg), latent=f.out(lat), steps=30, cfg=6.0, sampler="uni_pc")
+    ks_stock = _ksampler(f, f.out(shift), title="KSampler (stock)", **common)
+    ks_fast = _ksampler(f, f.out(chain[-1]), title="KSampler (accelerated)", **common)
     out_stock = _video_out(f, f.out(ks_stock), f.out(vae), "video/before_after_stock", " (stock)")
     out_fast = _video_out(f, f.out(ks_fast), f.out(vae), "video/before_after_accelerated", " (accelerated)")
     diff = f.add("AccelLatentDiff", "Accelerated vs stock", latent_a=f.out(ks_fast), latent_b=f.out(ks_stock),
@@ -396,14 +388,12 @@ def wan21_before_after(info) -> Flow:
     report = f.add("AccelHardwareReport", None, refresh=False)
     f.outputs = {"stock_sampler": ks_stock, "accel_sampler": ks_fast, "stock_save": out_stock[-1],
                  "accel_save": out_fast[-1], "diff": diff, "report": report}
-    n = f.note("about", "Before / after: stock vs accelerated Wan 2.1 1.3B", f"""
+    n = _about(f, "Before / after: stock vs accelerated Wan 2.1 1.3B", f"""
 One loaded model, two branches with the same seed: **stock** (top) and **accelerated** (bottom:
 {" → ".join(info[x]["display_name"] for x in DEFAULT_CHAIN)}). The queue panel shows each sampler's time;
 **Accelerated vs stock** shows how far the two latents are apart (kernel rounding only: no caches here).
-Run it twice: the first accelerated run compiles.
-
-{_files_note(["wan2.1_t2v_1.3B_fp16.safetensors", "umt5_xxl_fp8_e4m3fn_scaled.safetensors", "wan_2.1_vae.safetensors"])}""",
-               size=(460, 270))
+Run it twice: the first accelerated run compiles.""",
+               ["wan2.1_t2v_1.3B_fp16.safetensors", _UMT5, _WAN_VAE], tail="", size=(460, 270))
     f.column(("Read me", [n]), ("What the pack detected", [report]))
     f.column(("1 · Models", [unet, clip, vae]))
     f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
