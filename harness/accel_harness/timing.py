@@ -39,6 +39,25 @@ def timed(fn, device, warmup: int = 1, reps: int = 3):
     return med, times, box.get("out")
 
 
+def first_call(fn, device):
+    """(wall seconds, result) of one call, synchronized before and after: a compile's first call."""
+    import time
+
+    import torch
+
+    dev = torch.device(device)
+
+    def sync():
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+
+    sync()
+    t = time.perf_counter()
+    out = fn()
+    sync()
+    return time.perf_counter() - t, out
+
+
 FIELDS = ("clocks.sm", "power.draw", "temperature.gpu", "clocks_event_reasons.active")
 # nvidia-smi's clock event (throttle) reason bits that slow the SM clock
 REASONS = {0x4: "sw_power_cap", 0x8: "hw_slowdown", 0x20: "sw_thermal", 0x40: "hw_thermal", 0x80: "hw_power_brake"}
