@@ -11,25 +11,21 @@ import logging
 
 import torch
 
+from .optional import load_once
 from .tracing import is_compiling as _compiling
 
 _state: dict = {}
 _FAST = {(torch.float16, torch.bfloat16), (torch.bfloat16, torch.float16)}
 
 
-def _kernel():
-    if "mod" not in _state:
-        try:
-            from . import convert_triton
+def _warn(error: str) -> None:
+    logging.getLogger("comfyui-accel").warning(
+        "accel: triton is not available (%s): fp16<->bf16 conversions use PyTorch's slower copy; "
+        "install triton (Linux) or triton-windows for the fast path", error)
 
-            _state["mod"] = convert_triton if convert_triton.available() else None
-        except Exception as e:  # pragma: no cover - depends on the machine
-            _state["mod"] = None
-            logging.getLogger("comfyui-accel").warning(
-                "accel: triton is not available (%s: %s): fp16<->bf16 conversions use PyTorch's slower copy; "
-                "install triton (Linux) or triton-windows for the fast path",
-                type(e).__name__, e)
-    return _state["mod"]
+
+def _kernel():
+    return load_once(_state, "convert_triton", _warn)
 
 
 def convert(t: torch.Tensor, dtype: torch.dtype, allow_cpu: bool = False) -> torch.Tensor:

@@ -24,6 +24,7 @@ import math
 
 import torch
 
+from .optional import load_once
 from .tracing import is_compiling as _compiling
 
 E4M3 = torch.float8_e4m3fn
@@ -155,15 +156,7 @@ _triton_state: dict = {}
 
 def _triton_quant():
     """kernels.fp8_triton, or None when Triton cannot be imported (imported on first GPU use only)."""
-    if "mod" not in _triton_state:
-        try:
-            from . import fp8_triton
-
-            _triton_state["mod"] = fp8_triton if fp8_triton.available() else None
-        except Exception as e:  # pragma: no cover - depends on the machine
-            _triton_state["mod"] = None
-            _triton_state["error"] = f"{type(e).__name__}: {e}"
-    return _triton_state["mod"]
+    return load_once(_triton_state, "fp8_triton")
 
 
 def triton_error() -> str | None:

@@ -54,3 +54,14 @@ def test_dispatch_keeps_plain_to_where_it_must(mod, monkeypatch):
     f = torch.compile(lambda t: C.convert(t, torch.bfloat16, allow_cpu=True), backend="eager", fullgraph=True)
     assert torch.equal(f(x), x.to(torch.bfloat16)) and calls == []  # traced: .to(), for inductor to fuse
     torch._dynamo.reset()
+def test_optional_kernel_import_failure_is_remembered_and_reported_once(mod):
+    """kernels.optional.load_once (convert's and fp8's Triton modules): one import attempt per process; a
+    failure is kept and reported once (the caller's log line), later calls return None without retrying."""
+    opt = mod("kernels.optional")
+    seen, state = [], {}
+    assert opt.load_once(state, "no_such_kernel_module", seen.append) is None
+    assert opt.load_once(state, "no_such_kernel_module", seen.append) is None
+    assert len(seen) == 1 and "ModuleNotFoundError" in seen[0] and state["error"] == seen[0]
+    ok = {}
+    m = opt.load_once(ok, "convert_triton")
+    assert "error" not in ok and (m is None or m.__name__.endswith("convert_triton"))

@@ -10,7 +10,6 @@ errors of order 1 or more, far above every bound used here.
 """
 import json
 import os
-import struct
 
 import pytest
 import torch
@@ -321,6 +320,14 @@ def test_keep_high_precision_options(F, M, ddir):
 
 # --- compute path --------------------------------------------------------------------------------------
 
+def _need_cpu_scaled_mm(K):
+    """Skip where this PyTorch has no CPU torch._scaled_mm (the model-level FP8 tests run it on CPU)."""
+    try:
+        K.fp8_linear(torch.randn(2, 16, dtype=torch.bfloat16), torch.zeros(16, 16, dtype=E4M3), torch.ones(()))
+    except (RuntimeError, NotImplementedError) as e:
+        pytest.skip(f"no CPU torch._scaled_mm: {e}")
+
+
 def _profile(mod, sm, torch_version="2.11.0"):
     hw = mod("accel.hardware")
     return hw.HardwareProfile("cuda", "test GPU", sm, torch_version=torch_version, triton_version="3.6.0")
@@ -377,10 +384,7 @@ def test_fp8_matmul_path_inside_the_model(F, K, M, mod, bf16_sd, ddir, cond, bf1
     res = F.load_file(str(p), profile=_profile(mod, sm))
     assert res.compute == mode and mode in res.report
     res.runtime.allow_cpu = True
-    try:
-        K.fp8_linear(torch.randn(2, 16, dtype=torch.bfloat16), torch.zeros(16, 16, dtype=E4M3), torch.ones(()))
-    except (RuntimeError, NotImplementedError) as e:
-        pytest.skip(f"no CPU torch._scaled_mm: {e}")
+    _need_cpu_scaled_mm(K)
     out = run(M, res.patcher, cond)
     assert res.runtime.calls["fp8"] > 0 and res.runtime.calls["dequant"] == 0
     assert rel(out, bf16_out) <= 0.05  # measured 0.033
@@ -394,10 +398,7 @@ def test_fp8_model_under_compile_traces_once(F, K, M, mod, bf16_sd, ddir, cond, 
     p = write(M, ddir, "fast_compile.safetensors", dict(bf16_sd))
     res = F.load_file(str(p), profile=_profile(mod, sm))
     res.runtime.allow_cpu = True
-    try:
-        K.fp8_linear(torch.randn(2, 16, dtype=torch.bfloat16), torch.zeros(16, 16, dtype=E4M3), torch.ones(()))
-    except (RuntimeError, NotImplementedError) as e:
-        pytest.skip(f"no CPU torch._scaled_mm: {e}")
+    _need_cpu_scaled_mm(K)
     eager = run(M, res.patcher, cond)
     assert res.runtime.calls["fp8"] > 0
     torch._dynamo.reset()
@@ -541,7 +542,6 @@ def test_saved_file_loads_with_stock_unetloader(F, M, bf16_sd, ddir, cond, bf16_
     path = text.splitlines()[0].split(": ", 1)[1]
     assert os.path.dirname(path) == str(ddir / "saved") and path.endswith("_00001.safetensors")
     assert "requantized to per-tensor" in text  # per-channel is not portable
-    n = len(block_linears(bf16_sd))
     with safe_open(path, "pt") as f:
         meta = json.loads(f.metadata()["_quantization_metadata"])
         assert meta["format_version"] == "1.0"
