@@ -23,9 +23,10 @@ What makes it trustworthy:
   nothing. Compiled runners are cached per (block class, signature, settings) at module level, so a
   node re-executed for a new LoRA strength reuses them too.
 - Shapes: `dynamic="auto"` compiles static first; a new resolution / frame count recompiles once
-  (dynamo marks the changed dims dynamic) and the reason is logged. Blocks whose weights ComfyUI
-  streams with per-call patch functions (lowvram partial loads with LoRA) run eager: their guards
-  would change on every LoRA change.
+  (dynamo marks the changed dims dynamic) and the reason is logged.
+- Memory: ComfyUI keeps managing the weights. Under DynamicVRAM (0.33) and in partial loads, each
+  compiled block's weights are fetched eagerly just before it runs (accel.compile_stream), so the model
+  is never forced resident and per-call LoRA patches never reach a guard.
 - Failures (no triton, no C compiler, fp8e4nv on sm < 89, an unsupported op, ...) at compile or at
   any call: the call is re-run eagerly; if that succeeds, the next mode of the chain is used (or
   eager for the rest of this model's life), with one log line. `on_failure="raise"` raises an
@@ -48,7 +49,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import compile_cache, log
+from . import compile_cache, compile_stream, log
 from .errors import AccelError
 
 WRAPPER_KEY = "accel.compile"
@@ -80,7 +81,7 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
     "raise" (AccelError naming `node`).
     """
     cfg = _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
-    m = _clone(model, node)
+    m, memory_note = _clone(model, node)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -106,7 +107,7 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
             _fail_preflight(status, cfg, problem)
     wrapper = CompileWrapper(cfg)
     m.add_wrapper_with_key(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY, wrapper)
-    report = _report(m.model, cfg, status, region_note, cache_info)
+    report = _report(m.model, cfg, status, region_note, cache_info, memory_note)
     log.info("%s", report.splitlines()[0])
     return m, report
 
@@ -167,7 +168,7 @@ class CompileStatus:
     limit_hit: bool = False
     calls: int = 0
     regions: int = 0
-    eager_regions: int = 0  # regions run eager for this load (lowvram per-call patches)
+    streamed_regions: int = 0  # regions of the last call whose weights were fetched outside the graph
 
     @property
     def mode(self) -> str:
@@ -179,7 +180,7 @@ class CompileStatus:
                 "failures": [list(f) for f in self.failures], "compile_seconds": round(self.compile_seconds, 3),
                 "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
-                "calls": self.calls, "regions": self.regions, "eager_regions": self.eager_regions}
+                "calls": self.calls, "regions": self.regions, "streamed_regions": self.streamed_regions}
 
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
@@ -234,22 +235,29 @@ def _wrappers_mp():
 
 
 def _clone(model, node="Accel Compile"):
-    """`clone(disable_dynamic=True)` where ComfyUI has it (0.33+: ComfyUI itself disables DynamicVRAM for
-    torch.compile, see its TorchCompileModel)."""
+    """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
+    (accel.compile_stream); elsewhere `clone(disable_dynamic=True)` (what core's TorchCompileModel does)."""
+    if not compile_stream.patcher_is_dynamic(model):
+        return model.clone(), None
+    why = compile_stream.dynamic_support()
+    if why is None:
+        return model.clone(), ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches "
+                               "its weights just before it runs)")
     try:
         params = inspect.signature(model.clone).parameters
     except (TypeError, ValueError):
         params = {}
     if "disable_dynamic" in params:
-        is_dynamic = getattr(model, "is_dynamic", None)
-        if callable(is_dynamic) and is_dynamic() and getattr(model, "cached_patcher_init", None) is None:
+        if getattr(model, "cached_patcher_init", None) is None:
             # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
             raise AccelError(node, "model", "this model is a DynamicVRAM model whose loader cannot re-create it "
                              "without DynamicVRAM (no cached_patcher_init), and torch.compile needs that",
                              "load it with a core loader (Load Diffusion Model / Load Checkpoint) or 'Accel Load "
                              "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")
-        return model.clone(disable_dynamic=True)
-    return model.clone()
+        log.warning("compile: DynamicVRAM turned off for this model (%s); it loads like --disable-dynamic-vram", why)
+        return model.clone(disable_dynamic=True), (f"memory: DynamicVRAM OFF for this model ({why}); "
+                                                   "ComfyUI loads it the legacy way (resident, or partial on small cards)")
+    return model.clone(), None
 
 
 def _region_keys(model, scope):
@@ -342,10 +350,11 @@ class _Region(torch.nn.Module):
                 if isinstance(v, torch.Tensor) and not v.is_contiguous():
                     kwargs[k] = v.contiguous()
         orig = self._modules["_orig_mod"]
-        fn = self._call_state.runners.get(type(orig))
+        cs = self._call_state
+        fn = cs.runners.get(type(orig))
         if fn is None:
             return orig(*args, **kwargs)
-        return fn(orig, *args, **kwargs)
+        return cs.fetcher.run(orig, fn, args, kwargs)
 
     forward = __call__
 
@@ -356,16 +365,14 @@ _NO_RUNNERS: dict = {}
 class _CallState:
     """Per BaseModel: the swap targets, and the runners for the current call."""
 
-    __slots__ = ("status", "targets", "runners", "runner_sets", "castables", "load_key", "eager_idx", "__weakref__")
+    __slots__ = ("status", "targets", "runners", "runner_sets", "fetcher", "__weakref__")
 
     def __init__(self):
         self.status = None
         self.targets = None  # [(parent, name, orig, region)]
         self.runners = _NO_RUNNERS  # module class -> compiled runner, set for the duration of a call
         self.runner_sets = {}  # (signature, mode) -> ({module class: runner}, [runner code objects])
-        self.castables = None
-        self.load_key = None
-        self.eager_idx = frozenset()
+        self.fetcher = compile_stream.BlockFetcher()
 
 
 class CompileWrapper:
@@ -403,7 +410,7 @@ class CompileWrapper:
             hit = cs.runner_sets[rkey] = (runners, [_RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
         cs.runners = runners
-        self._lowvram_check(base, cs, st)
+        cs.fetcher.streamed = 0
         before = _entry_counts(codes)
         graphs0 = _unique_graphs()
         t0 = time.perf_counter()
@@ -417,6 +424,7 @@ class CompileWrapper:
         finally:
             cs.runners = _NO_RUNNERS
         st.calls += 1
+        st.streamed_regions = cs.fetcher.streamed
         if _unique_graphs() != graphs0:  # dynamo compiled something during this call
             self._account(st, codes, before, graphs0, time.perf_counter() - t0)
         return out
@@ -430,7 +438,6 @@ class CompileWrapper:
             orig = parent._modules[name]
             targets.append((parent, name, orig, _Region(orig, cs)))
         cs.targets = targets
-        cs.castables = [[m for m in t[2].modules() if hasattr(m, "weight_function")] for t in targets]
         st.regions = len(targets)
         self._states[base] = cs
         return cs
@@ -438,12 +445,9 @@ class CompileWrapper:
     @staticmethod
     def _run_swapped(executor, cs, args, kwargs):
         targets = cs.targets
-        eager = cs.eager_idx
         swapped = []
         try:
             for i, (parent, name, orig, region) in enumerate(targets):
-                if i in eager:
-                    continue
                 cur = parent._modules.get(name)
                 if cur is not orig:
                     # an object patch put another module there since we looked: compile that one if it is
@@ -460,26 +464,6 @@ class CompileWrapper:
             for parent, name, orig in swapped:
                 parent._modules[name] = orig
 
-    def _lowvram_check(self, base, cs, st):
-        """Regions holding modules whose LoRA ComfyUI applies per call (LowVramPatch objects of lowvram
-        partial loads) run eager: dynamo guards on those objects, which are new on every LoRA change and
-        differ per block (a recompile storm). Other weight functions (weight wrappers) compile normally."""
-        key = (getattr(base, "model_lowvram", False), getattr(base, "lowvram_patch_counter", 0),
-               getattr(base, "model_loaded_weight_memory", 0), getattr(base, "current_weight_patches_uuid", None))
-        if key == cs.load_key:
-            return
-        cs.load_key = key
-        eager = frozenset(i for i, mods in enumerate(cs.castables)
-                          if any(_per_call_patch(m.weight_function) or _per_call_patch(getattr(m, "bias_function", ()))
-                                 for m in mods))
-        cs.eager_idx = eager
-        st.eager_regions = len(eager)
-        if eager:
-            log.warn_once(("compile", "lowvram", id(base), len(eager)),
-                          "compile: %d of %d compiled regions hold weights that ComfyUI patches per call (partial "
-                          "offload with LoRA); those run eager to avoid recompiling on every LoRA change. Free VRAM "
-                          "(or lower the resolution) so the model loads completely to compile them.", len(eager), len(cs.targets))
-
     def _account(self, st, codes, before, graphs0, seconds):
         after = _entry_counts(codes)
         new = {c: (before.get(c, 0), n - before.get(c, 0)) for c, n in after.items() if n > before.get(c, 0)}
@@ -494,7 +478,7 @@ class CompileWrapper:
                      st.last_recompile_reason or "reason not recorded", seconds, st.recompiles, self.cfg.recompile_limit)
         elif new:
             log.info("compile: compiled %d region(s) with mode %s (%s) in %.1f s",
-                     st.regions - st.eager_regions, st.chain[st.mode_index], self.cfg.backend, seconds)
+                     st.regions, st.chain[st.mode_index], self.cfg.backend, seconds)
         if not st.limit_hit and any(n >= self.cfg.recompile_limit for n in after.values()):
             st.limit_hit = True
             log.warning("compile: the recompile limit (%d) is reached; new shapes now run eager. Raise "
@@ -802,10 +786,6 @@ def _describe(obj, depth) -> str:
 # Helpers
 # --------------------------------------------------------------------------------------------------
 
-def _per_call_patch(fns) -> bool:
-    return bool(fns) and any(type(f).__name__ == "LowVramPatch" for f in fns)
-
-
 def _resolve_parent(base, key):
     parts = key.split(".")
     obj = base
@@ -844,7 +824,7 @@ def _short_error(e) -> str:
     return text[:400]
 
 
-def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info) -> str:
+def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info, memory_note=None) -> str:
     chain = " -> ".join(cfg.chain) + " -> eager"
     head = (f"compile: mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
             f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")
@@ -859,6 +839,8 @@ def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache
     if cfg.backend == "inductor" and GELU_EPILOGUE and _inductor_has("pre_grad_custom_pass"):
         lines.append("  FFN epilogue: Linear -> GELU(tanh) runs as one cuBLASLt matmul with the GELU in its epilogue "
                      "(one memory pass fewer per FFN; same math)")
+    if memory_note:
+        lines.append("  " + memory_note)
     if cache_info is not None:
         lines.append("  cache: " + compile_cache.describe())
     if st.fell_back:

@@ -1,0 +1,160 @@
+"""Compiled blocks that keep ComfyUI's weight streaming: DynamicVRAM (0.33+) and partial loads.
+
+Under DynamicVRAM (ComfyUI 0.33's default on NVIDIA, `ModelPatcherDynamic`) a Linear's weights are not
+parameters on the GPU: every `comfy.ops` layer fetches them at call time through `cast_bias_weight`
+(comfy-aimdo's virtual VRAM buffer: resident pages, or a copy into a cast buffer), and LoRA is applied
+there too (`weight_lowvram_function`). The same holds for the legacy patcher's partial loads (lowvram:
+`comfy_cast_weights`, LoRA as `LowVramPatch` weight functions). None of that can be traced by dynamo:
+core's TorchCompileModel therefore turns DynamicVRAM off for the model (`clone(disable_dynamic=True)`),
+which makes the whole model resident, or partially loaded with recompiles on a card where it does not fit.
+
+What we do instead: just before a compiled block runs, its weights are fetched EAGERLY, the way
+ComfyUI's own block prefetcher (`comfy.model_prefetch`) does it — `comfy.ops.cast_modules_with_vbar`
+for all streamed layers of the block at once (one cast buffer, one stream sync), then
+`resolve_cast_module_with_vbar` per layer (LoRA and weight wrappers applied there) — and handed to the
+compiled block as plain on-device parameters for the duration of that call; afterwards the layers get
+their own state back and the prefetch state is released (`cleanup_prefetched_modules`). Layers that are
+not vbar-backed but still cast per call (legacy partial loads, small force-loaded layers with weight
+functions) are fetched with `comfy.ops.cast_bias_weight`. The compiled graph therefore only ever sees
+resident tensors: one graph for every block, no guard on LoRA objects, no graph break per layer, and
+ComfyUI keeps deciding what stays in VRAM.
+
+Only one block's streamed weights are materialised at a time, like stock ComfyUI's per-layer casting
+(a 14B Wan block is ~0.7 GB in fp16). Everything is feature-detected; where the running ComfyUI lacks
+the cast API, `dynamic_support()` says why and the caller turns DynamicVRAM off for the model instead.
+"""
+from __future__ import annotations
+
+import weakref
+
+import torch
+
+_LOWVRAM_ATTRS = ("weight_lowvram_function", "bias_lowvram_function")
+
+
+def dynamic_support() -> str | None:
+    """None when the running ComfyUI has the block-fetch API we use under DynamicVRAM, else why not."""
+    try:
+        import comfy.model_prefetch as mp
+        import comfy.ops as ops
+    except Exception as e:  # noqa: BLE001 - ComfyUI < 0.33 or a trimmed tree
+        return f"this ComfyUI has no comfy.model_prefetch ({type(e).__name__})"
+    missing = [n for n, mod in (("cast_modules_with_vbar", ops), ("resolve_cast_module_with_vbar", ops),
+                                 ("cleanup_prefetched_modules", mp)) if not hasattr(mod, n)]
+    if missing:
+        return "this ComfyUI lacks " + ", ".join(missing)
+    return None
+
+
+def patcher_is_dynamic(patcher) -> bool:
+    fn = getattr(patcher, "is_dynamic", None)
+    return bool(callable(fn) and fn())
+
+
+class BlockFetcher:
+    """Per compiled model: fetches one block's weights outside the graph (see the module docstring)."""
+
+    def __init__(self):
+        self._layers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self.streamed = 0  # block calls of the current model call whose weights were fetched here
+
+    def layers(self, block):
+        got = self._layers.get(block)
+        if got is None:
+            got = tuple(m for m in block.modules() if hasattr(m, "comfy_cast_weights"))
+            self._layers[block] = got
+        return got
+
+    def pending(self, block):
+        """The layers of `block` that would cast their weights per call right now."""
+        out = []
+        for m in self.layers(block):
+            if m._parameters.get("weight") is None:
+                continue  # e.g. LayerNorm without affine: nothing to fetch, its cast path is a no-op
+            if not (m.comfy_cast_weights or m.weight_function or m.bias_function or getattr(m, "_v", None) is not None):
+                continue
+            if getattr(m, "weight_scale", None) is not None and (
+                    m.weight_function or m.bias_function or any(getattr(m, a, None) for a in _LOWVRAM_ATTRS)):
+                continue  # scaled low-precision weight with LoRA: its own cast path patches the true values
+            out.append(m)
+        return out
+
+    def run(self, block, fn, args, kwargs):
+        layers = self.pending(block)
+        if not layers:
+            return fn(block, *args, **kwargs)
+        x = _first_float(args, kwargs)
+        if x is None:
+            return fn(block, *args, **kwargs)
+        import comfy.model_management as mm
+        import comfy.ops as ops
+
+        dtype, device = x.dtype, x.device
+        vbar = [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device]
+        stream = None
+        saved = []
+        try:
+            if vbar:
+                stream = ops.cast_modules_with_vbar(vbar, dtype, device, dtype, mm.device_supports_non_blocking(device))
+                mm.sync_stream(device, stream)
+            vset = set(map(id, vbar))
+            for m in layers:
+                keep = getattr(m, "weight_scale", None) is not None  # pre-scaled low-precision weights stay as stored
+                wdtype = m.weight.dtype if keep else dtype
+                if id(m) in vset:
+                    w, b = ops.resolve_cast_module_with_vbar(m, wdtype, device, dtype, None, False)
+                else:
+                    w, b = ops.cast_bias_weight(m, None, dtype=wdtype, device=device, bias_dtype=dtype)
+                saved.append(_swap_in(m, w, b, keep))
+            self.streamed += 1
+            return fn(block, *args, **kwargs)
+        finally:
+            for item in reversed(saved):
+                _restore(item)
+            if vbar:
+                import comfy.model_prefetch as mp
+
+                mp.cleanup_prefetched_modules(block, vbar)
+            if stream is not None:
+                stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
+
+
+def _first_float(args, kwargs):
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, torch.Tensor) and a.is_floating_point():
+            return a
+    return None
+
+
+def _param(t):
+    if t is None or isinstance(t, torch.nn.Parameter):
+        return t
+    return torch.nn.Parameter(t, requires_grad=False)
+
+
+def _swap_in(m, w, b, keep_cast):
+    p = m._parameters
+    item = (m, p.get("weight"), "bias" in p, p.get("bias"), m.comfy_cast_weights, m.weight_function, m.bias_function,
+            {a: m.__dict__[a] for a in _LOWVRAM_ATTRS if a in m.__dict__})
+    p["weight"] = _param(w)
+    if b is not None:
+        p["bias"] = _param(b)
+    # the fetched tensors already carry LoRA / weight wrappers: the layer must not apply them again
+    m.weight_function, m.bias_function = [], []
+    for a in item[7]:
+        m.__dict__[a] = None
+    # plain comfy layers run as ordinary Linear/Norm on the fetched tensors; layers that quantize or
+    # dequantize in their own cast path (e.g. the pack's FP8 Linear) keep it, on tensors now on device
+    m.comfy_cast_weights = keep_cast
+    return item
+
+
+def _restore(item):
+    m, w, had_bias, b, ccw, wf, bf, lowvram = item
+    p = m._parameters
+    p["weight"] = w
+    if had_bias:
+        p["bias"] = b
+    m.comfy_cast_weights, m.weight_function, m.bias_function = ccw, wf, bf
+    for a, v in lowvram.items():
+        m.__dict__[a] = v
