@@ -254,8 +254,7 @@ def base_file(unets, cc):
     """A valid calibration file (from a real run) to damage one key at a time."""
     _calibrate("hc_base", steps=6)
     data = json.loads(_file(cc, "hc_base").read_text())
-    cc.validate_set("teacache", data["teacache"], "x")
-    cc.validate_set("magcache", data["magcache"], "x")
+    assert len(data["teacache"]["coefficients"]) >= 2 and len(data["magcache"]["ratios"]["cond"]) == 6
     return data
 
 
