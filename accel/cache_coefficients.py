@@ -2,7 +2,9 @@
 (`accel/data/cache_coefficients.json`, every set with its source repo + file), plus the sets users
 calibrate themselves (JSON files under ComfyUI's user directory, `accel/cache_coefficients/`).
 
-Also the `auto` policy: which published set fits a detected model family (`accel.families.detect`).
+Also THE validation of a set (`validate_set`: numbers finite, lengths and ranges right, keys known), used by
+the loader (nodes' VALIDATE_INPUTS, run time) and by the calibration writer, with errors naming the file and
+the key; and the `auto` policy: which published set fits a detected model family (`accel.families.detect`).
 Imports nothing from ComfyUI at module level.
 """
 from __future__ import annotations
@@ -13,6 +15,8 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
+
+from . import log
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "cache_coefficients.json"
 USER_PREFIX = "user:"
@@ -257,8 +261,6 @@ def user_sets(kind: str | None = None) -> list[str]:
     out = []
     for p in sorted(d.glob("*.json")):
         if name_problem(p.stem):
-            from . import log
-
             log.warn_once(("cc-badname", str(p)), "calibration file %s not listed: its name is not %s", p, NAME_RULE)
             continue
         try:
@@ -266,10 +268,8 @@ def user_sets(kind: str | None = None) -> list[str]:
         except FileNotFoundError:
             continue
         except SetError as e:
-            from . import log
-
             log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s", e)
-            if isinstance(e, SetError) and e.key == "format":
+            if e.key == "format":
                 continue  # some other JSON file: not ours
             out.append(USER_PREFIX + p.stem)
             continue

@@ -1213,7 +1213,8 @@ def _check_same_model(node, name, path, data, cfg):
     theirs = (data.get("family", ""), data.get("variant", ""), data.get("size", ""))
     problem = None
     if theirs != (fam["family"], fam["variant"], fam["size"]):
-        problem = f"holds {_run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is {fam['name']}"
+        problem = (f"holds {_run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
+                   f"{fam['name']}")
     elif data.get("fingerprint") and cfg.get("fingerprint") and data["fingerprint"] != cfg["fingerprint"]:
         problem = (f"holds {_run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
                    f"fingerprint {data['fingerprint']}, this model {cfg['fingerprint']})")
@@ -1377,7 +1378,8 @@ def _write_calibration(run: _Run):
     if not recs:
         raise AccelError(node, "model", "the run recorded nothing (the transformer blocks never went through the "
                          "calibration hooks: another node replaced the model's forward?); nothing written",
-                         "Put Accel Cache Calibrate directly before the sampler, without nodes that replace the forward")
+                         "Put Accel Cache Calibrate directly before the sampler, without nodes that replace the "
+                         "forward")
     path = cc.user_file(name)
     where = cc.where_text(name)
     try:

@@ -151,10 +151,10 @@ class AccelMagCache:
 class AccelCacheCalibrate:
     DESCRIPTION = ("Calibrates TeaCache and MagCache for a model and schedule with no published set (e.g. 4-8-step "
                    "Lightning LoRAs, Wan 2.2 experts, fine-tunes): sampling with this MODEL skips nothing and records "
-                   "per step the change of the cache signal and of the transformer residual; after each run it fits "
-                   "the TeaCache polynomial and the MagCache ratios and writes them to "
-                   "<ComfyUI user dir>/accel/cache_coefficients/<name>.json, which Accel TeaCache / Accel MagCache "
-                   "then list as user:<name>. Experimental: the fitting is tested on tiny random models only, "
+                   "per step the change of the cache signal and of the transformer residual; each completed run is "
+                   "added to the runs in <ComfyUI user dir>/accel/cache_coefficients/<name>.json (also across "
+                   "restarts; interrupted runs write nothing) and the TeaCache polynomial and MagCache ratios are "
+                   "refitted over all of them; Accel TeaCache / Accel MagCache list the file as user:<name>. Experimental: the fitting is tested on tiny random models only, "
                    "not yet on real checkpoints; compare outputs before relying on a suggested threshold.")
     CATEGORY = CATEGORY_CACHE
     EXPERIMENTAL = True
