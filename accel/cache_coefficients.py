@@ -2,16 +2,21 @@
 (`accel/data/cache_coefficients.json`, every set with its source repo + file), plus the sets users
 calibrate themselves (JSON files under ComfyUI's user directory, `accel/cache_coefficients/`).
 
-Also the `auto` policy: which published set fits a detected model family (`accel.families.detect`).
+Also THE validation of a set (`validate_set`: numbers finite, lengths and ranges right, keys known), used by
+the loader (nodes' VALIDATE_INPUTS, run time) and by the calibration writer, with errors naming the file and
+the key; and the `auto` policy: which published set fits a detected model family (`accel.families.detect`).
 Imports nothing from ComfyUI at module level.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from functools import lru_cache
 from pathlib import Path
+
+from . import log
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "cache_coefficients.json"
 USER_PREFIX = "user:"
@@ -60,7 +65,111 @@ def supported_text(kind: str) -> str:
     return ", ".join(names)
 
 
+# ---------------------------------------------------------------- validation (one rule set)
+# The values the step cache uses when a set recommends none (one source for the runtime and the report).
+DEFAULT_RECOMMENDED = {"teacache": {"rel_l1_thresh": 0.2, "start_percent": 0.0, "end_percent": 1.0},
+                       "magcache": {"magcache_thresh": 0.12, "retention_ratio": 0.2, "magcache_K": 2}}
+# recommended key -> (lowest, highest, integer?): the ranges of the matching node inputs
+RECOMMENDED_RANGE = {"teacache": {"rel_l1_thresh": (0.0, 10.0, False), "start_percent": (0.0, 1.0, False),
+                                  "end_percent": (0.0, 1.0, False)},
+                     "magcache": {"magcache_thresh": (0.0, 1.0, False), "retention_ratio": (0.0, 1.0, False),
+                                  "magcache_K": (0, 10, True)}}
+MAG_BRANCHES = ("cond", "uncond")
+TEA_MAX_COEFFICIENTS = 10  # a polynomial of degree <= 9
+
+
+class SetError(ValueError):
+    """A coefficient set (a user file or a table entry) that cannot be used: names the set/file and the key."""
+
+    def __init__(self, where: str, key: str, problem: str):
+        self.where, self.key, self.problem = where, key, problem
+        super().__init__(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _number(where, key, v, lo=None, hi=None, integer=False, positive=False) -> float:
+    if not _is_number(v):
+        raise SetError(where, key, f"{json.dumps(v)[:40]} is not a number")
+    if not math.isfinite(v):
+        raise SetError(where, key, f"{v} is not a finite number")
+    if integer and v != int(v):
+        raise SetError(where, key, f"{v} is not a whole number")
+    if positive and v <= 0:
+        raise SetError(where, key, f"{v} must be greater than 0")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise SetError(where, key, f"{v} is outside {lo:g}..{hi:g}")
+    return v
+
+
+def _number_list(where, key, v, min_len, max_len=None, **kw) -> list:
+    if not isinstance(v, list):
+        raise SetError(where, key, f"must be a list of numbers, not {type(v).__name__}")
+    if len(v) < min_len or (max_len is not None and len(v) > max_len):
+        want = f"{min_len}..{max_len}" if max_len is not None else f"at least {min_len}"
+        raise SetError(where, key, f"has {len(v)} values, needs {want}")
+    return [_number(where, f"{key}[{i}]", x, **kw) for i, x in enumerate(v)]
+
+
+def validate_set(kind: str, sec, where: str) -> dict:
+    """THE check of one coefficient set section (`teacache` or `magcache`), used by the loader (nodes, run time)
+    and by the calibration writer. Raises SetError naming `where` and the key; returns `sec` unchanged."""
+    if not isinstance(sec, dict) or not sec:
+        raise SetError(where, kind, f"must be a non-empty object, not {json.dumps(sec)[:40]}")
+    if kind == "teacache":
+        _number_list(where, "teacache.coefficients", sec.get("coefficients"), 2, TEA_MAX_COEFFICIENTS)
+        sig = sec.get("signal")
+        if sig is not None and (not isinstance(sig, str) or not sig):
+            raise SetError(where, "teacache.signal", f"{json.dumps(sig)[:40]} is not a signal name")
+    elif kind == "magcache":
+        ratios = sec.get("ratios")
+        if not isinstance(ratios, dict) or "cond" not in ratios:
+            raise SetError(where, "magcache.ratios", "must be an object with a 'cond' list (and optionally "
+                           f"'uncond'), not {json.dumps(ratios)[:40]}")
+        extra = sorted(set(ratios) - set(MAG_BRANCHES))
+        if extra:
+            raise SetError(where, "magcache.ratios", f"unknown branch(es) {extra}; only {list(MAG_BRANCHES)}")
+        lens = {}
+        for b in MAG_BRANCHES:
+            if b in ratios:
+                lens[b] = len(_number_list(where, f"magcache.ratios.{b}", ratios[b], 2, positive=True))
+        if len(set(lens.values())) > 1:
+            raise SetError(where, "magcache.ratios", f"cond has {lens['cond']} values but uncond {lens['uncond']}")
+        prog = sec.get("progress")
+        if prog is not None:
+            vals = _number_list(where, "magcache.progress", prog, lens["cond"], lens["cond"], lo=0.0, hi=1.0)
+            if any(b < a for a, b in zip(vals, vals[1:])):
+                raise SetError(where, "magcache.progress", "must not decrease")
+    else:
+        raise SetError(where, kind, "unknown kind")
+    rec = sec.get("recommended", {})
+    if not isinstance(rec, dict):
+        raise SetError(where, f"{kind}.recommended", f"must be an object, not {json.dumps(rec)[:40]}")
+    ranges = RECOMMENDED_RANGE[kind]
+    for k, v in rec.items():
+        if k not in ranges:
+            raise SetError(where, f"{kind}.recommended.{k}", f"unknown key; known: {', '.join(ranges)}")
+        lo, hi, integer = ranges[k]
+        _number(where, f"{kind}.recommended.{k}", v, lo, hi, integer)
+    if kind == "teacache" and rec.get("start_percent", 0.0) > rec.get("end_percent", 1.0):
+        raise SetError(where, "teacache.recommended.start_percent",
+                       f"{rec['start_percent']} is after end_percent {rec.get('end_percent', 1.0)}")
+    return sec
+
+
+def recommended(kind: str, entry: dict) -> dict:
+    """The set's recommended values, completed with the defaults (what the step cache runs with)."""
+    out = dict(DEFAULT_RECOMMENDED[kind])
+    out.update((entry or {}).get("recommended") or {})
+    return out
+
+
 # ---------------------------------------------------------------- user (calibrated) sets
+NAME_RULE = "letters, digits, '.', '_' and '-' (at most 80, not starting or ending with '.')"
+
+
 def user_dir() -> Path:
     import folder_paths  # ComfyUI
 
@@ -72,8 +181,77 @@ def safe_name(name: str) -> str:
     return name[:80] or "calibration"
 
 
+def name_problem(name) -> str | None:
+    """Why `name` cannot be a calibration file name as given (None = fine). Names are never changed silently:
+    two names that sanitise to one file (`my model`, `my/model`) would merge two models' runs."""
+    if not isinstance(name, str) or not name.strip():
+        return "is empty"
+    if safe_name(name) != name:
+        return (f"'{name}' would have to be changed to '{safe_name(name)}' to be a file name (allowed: {NAME_RULE}); "
+                "names are not changed silently, as two names would then share one file")
+    return None
+
+
+def _stem(name: str) -> str:
+    return name[len(USER_PREFIX):] if name.startswith(USER_PREFIX) else name
+
+
+def user_file(name: str) -> Path:
+    """'user:<stem>' or '<stem>' -> its file. Raises SetError for a stem that is not a valid name."""
+    stem = _stem(name)
+    bad = name_problem(stem)
+    if bad:
+        raise SetError(USER_PREFIX + str(stem), "", f"the name {bad}")
+    return user_dir() / f"{stem}.json"
+
+
+def where_text(name: str) -> str:
+    try:
+        return f"{USER_PREFIX}{_stem(name)} ({user_file(name)})"
+    except Exception:
+        return f"{USER_PREFIX}{_stem(name)}"
+
+
+def read_user_file(path: Path, where: str) -> dict:
+    """A calibration file's top level, checked (dict, our format, family strings). Raises SetError/FileNotFoundError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError) as e:
+        raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SetError(where, "", f"is not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise SetError(where, "", f"must hold a JSON object at the top level, not {type(data).__name__}")
+    if data.get("format") != USER_FORMAT:
+        raise SetError(where, "format", f"{json.dumps(data.get('format'))[:60]} is not '{USER_FORMAT}' "
+                       "(not a file written by Accel Cache Calibrate)")
+    for k in ("family", "variant", "size"):
+        if not isinstance(data.get(k, ""), str):
+            raise SetError(where, k, f"{json.dumps(data.get(k))[:40]} is not a string")
+    return data
+
+
+def load_user(name: str, kind: str | None = None) -> dict:
+    """A calibration file, validated (its `kind` section must exist and be valid; without `kind`, every
+    section present). Raises SetError naming the file and key; FileNotFoundError if it does not exist."""
+    where = where_text(name)
+    data = read_user_file(user_file(name), where)
+    kinds = [kind] if kind else [k for k in ("teacache", "magcache") if k in data]
+    for k in kinds:
+        if k not in data:
+            raise SetError(where, k, "missing: the file holds no " + k + " set")
+        validate_set(k, data[k], where)
+    return data
+
+
 def user_sets(kind: str | None = None) -> list[str]:
-    """Names ('user:<stem>') of calibration files that hold a `kind` section (or any, if None)."""
+    """Names ('user:<stem>') of the files in the calibration folder that a `kind` node may list: those with a
+    `kind` section (or any, if None) and also damaged ones (invalid JSON, wrong top level), so that picking one
+    explains what is wrong instead of the name silently missing from the list."""
     try:
         d = user_dir()
     except Exception:
@@ -82,45 +260,43 @@ def user_sets(kind: str | None = None) -> list[str]:
         return []
     out = []
     for p in sorted(d.glob("*.json")):
+        if name_problem(p.stem):
+            log.warn_once(("cc-badname", str(p)), "calibration file %s not listed: its name is not %s", p, NAME_RULE)
+            continue
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except Exception:
+            data = read_user_file(p, str(p))
+        except FileNotFoundError:
             continue
-        if data.get("format") != USER_FORMAT:
+        except SetError as e:
+            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s", e)
+            if e.key == "format":
+                continue  # some other JSON file: not ours
+            out.append(USER_PREFIX + p.stem)
             continue
-        if kind is None or data.get(kind):
+        if kind is None or kind in data:
             out.append(USER_PREFIX + p.stem)
     return out
-
-
-def user_file(name: str) -> Path:
-    return user_dir() / f"{safe_name(name[len(USER_PREFIX):] if name.startswith(USER_PREFIX) else name)}.json"
-
-
-def load_user(name: str) -> dict:
-    p = user_file(name)
-    return json.loads(p.read_text(encoding="utf-8"))
 
 
 def user_mtime(name: str) -> float:
     try:
         return os.path.getmtime(user_file(name))
-    except OSError:
+    except (OSError, SetError):
         return 0.0
 
 
 def resolve_named(kind: str, name: str) -> dict:
-    """A set by name -> an entry dict (published or calibrated). Raises KeyError."""
+    """A set by name -> an entry dict (published or calibrated), validated. Raises KeyError (unknown published
+    name), FileNotFoundError (no such user file) or SetError (naming the file and the key)."""
     if name.startswith(USER_PREFIX):
-        data = load_user(name)
-        sec = data.get(kind)
-        if not sec:
-            raise KeyError(f"{name} has no {kind} data")
-        entry = dict(sec)
+        data = load_user(name, kind)
+        entry = dict(data[kind])
         entry.update({"family": data.get("family", ""), "variant": data.get("variant", ""), "size": data.get("size", ""),
                       "fitted_on": data.get("fitted_on", ""), "source": {}, "user_file": str(user_file(name))})
         return entry
-    return dict(published(kind)[name])
+    entry = dict(published(kind)[name])
+    validate_set(kind, entry, f"{name} ({DATA_FILE})")
+    return entry
 
 
 # ---------------------------------------------------------------- auto

@@ -69,7 +69,7 @@ LOW_STEPS = 8
 _LAST: dict = {}  # config id -> RunStats of the last finished run (bounded)
 _NODE_LAST: dict = {}  # ComfyUI node id -> RunStats of the last run of a MODEL that node produced
 _RUNS: dict = {}  # config id -> number of finished runs
-_CALIB: dict = {}  # calibration file name -> list of run records (this session)
+_FRESH: set = set()  # calibration config ids (overwrite on) whose first completed run already started the file again
 _LOCK = threading.Lock()
 
 
@@ -386,21 +386,20 @@ class _Run:
             self.set_name = name
             self.entry = cc.resolve_named(kind, name)
         self.stats.set_name = self.set_name
-        rec = self.entry.get("recommended", {})
+        eff = effective_settings(kind, cfg, self.entry)
+        self.thresh, self.start, self.end, self.K = eff["thresh"], eff["start"], eff["end"], eff["K"]
         if self.mode == "teacache":
-            self.thresh = cfg["thresh"] if cfg["thresh"] >= 0 else float(rec.get("rel_l1_thresh", 0.2))
-            self.start = cfg["start"] if cfg["start"] >= 0 else float(rec.get("start_percent", 0.0))
             self.coeffs = [float(c) for c in self.entry["coefficients"]]
             self.signal_name = self.entry.get("signal") or DEFAULT_SIGNAL[self.adapter.name]
         else:
-            self.thresh = cfg["thresh"] if cfg["thresh"] >= 0 else float(rec.get("magcache_thresh", 0.12))
-            self.start = cfg["start"] if cfg["start"] >= 0 else float(rec.get("retention_ratio", 0.2))
-            self.K = cfg["K"] if cfg["K"] >= 0 else int(rec.get("magcache_K", 2))
             self._build_mag_curves()
-        self.end = cfg["end"]
         self.stats.notes.insert(0, f"set {self.set_name}: " + (
             f"rel_l1_thresh {self.thresh:g}" if self.mode == "teacache" else f"magcache_thresh {self.thresh:g}, K {self.K}")
             + f", start {self.start:.0%}, end {self.end:.0%}")
+        empty = empty_window_text(eff)
+        if empty:
+            self.stats.notes.append(empty)
+            log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("node"), empty)
 
     def _build_mag_curves(self):
         """Cumulative log-magnitude curves C(p) per branch: ratio over a step p0->p1 = exp(C(p1) - C(p0))."""
@@ -554,6 +553,8 @@ class _Run:
                 est = 0.0
                 for c in self.coeffs:
                     est = est * rel + c
+                if not math.isfinite(est):  # a NaN signal or an overflowing polynomial: compute, never skip
+                    est = math.inf
                 st.acc += max(0.0, est)  # a fitted polynomial may dip below 0 for tiny changes: no negative estimate
                 wants.append(st.acc < self.thresh)
         else:  # magcache
@@ -655,17 +656,31 @@ class _Run:
             st.cal_prev_residual = r.detach()
 
     # ---------------------------------------------------------------- end of run
-    def finish(self):
+    def finish(self, completed: bool):
+        """End of a sampling run. `completed` = the sampler returned normally; an interrupted or failed run
+        writes no calibration (its partial records would damage the fit) and says so. Returns an AccelError
+        to raise when a completed calibration run could not be written (None otherwise)."""
         self.stats.seconds = time.perf_counter() - self.t0
         self.stats.steps = self.steps
-        if self.mode == "calibrate":
+        error = None
+        if not completed:
+            self.stats.notes.append(f"the run did not finish (interrupted or failed) after {self.stats.evaluations} "
+                                    "model evaluations" + (": nothing written, the calibration file is unchanged"
+                                                           if self.mode == "calibrate" else ""))
+        elif self.mode == "calibrate":
             try:
                 path, summary = _write_calibration(self)
                 self.stats.notes.append(summary)
                 self.stats.notes.append(f"written to {path}")
-            except Exception as e:
-                self.stats.notes.append(f"calibration not written: {type(e).__name__}: {e}")
-                log.warning("%s: calibration not written: %s", self.cfg.get("node"), e)
+            except AccelError as e:
+                error = e
+            except Exception as e:  # disk full, permissions, ...: the file on disk is untouched (atomic write)
+                error = AccelError(self.cfg.get("node", "Accel Cache Calibrate"), "name",
+                                   f"calibration not written ({type(e).__name__}: {e}); the file on disk is unchanged",
+                                   "Check the folder's free space and permissions, then run again")
+            if error is not None:
+                self.stats.notes.append(f"calibration not written: {error}")
+                log.warning("%s", error)
         with _LOCK:
             cid = self.cfg["id"]
             _RUNS[cid] = self.stats.run_index = _RUNS.get(cid, 0) + 1
@@ -685,6 +700,7 @@ class _Run:
                 PromptServer.instance.send_progress_text(text, node_id)
             except Exception:
                 pass
+        return error
 
 
 # ============================================================================ block hook
@@ -744,12 +760,17 @@ def _outer_sample_wrapper(executor, *args, **kwargs):
         log.warn_once(("stepcache-easycache", cfg["id"]), "%s and EasyCache/LazyCache are both on this model: "
                       "use one step cache", cfg.get("node"))
     try:
-        return executor(*args, **kwargs)
-    finally:
         try:
-            run.finish()
-        finally:
-            guider.model_options = orig
+            out = executor(*args, **kwargs)
+        except BaseException:
+            run.finish(completed=False)  # interrupted or failed: record stats, write nothing
+            raise
+        error = run.finish(completed=True)
+        if error is not None:
+            raise error
+        return out
+    finally:
+        guider.model_options = orig
 
 
 def _calc_cond_batch_wrapper(executor, *args, **kwargs):
@@ -796,13 +817,99 @@ def _new_id(node_id) -> str:
     return f"{node_id if node_id is not None else 'x'}/{uuid.uuid4().hex[:8]}"
 
 
-def _check_range(node, start, end):
-    if not (start < 0 or 0.0 <= start <= 1.0) or not (0.0 <= end <= 1.0):
-        raise AccelError(node, "start_percent", f"start {start} / end {end} must lie in 0..1 (start -1 = recommended)",
+RECOMMENDED = -1  # the sentinel of the threshold / K / start_percent inputs: "the set's recommended value"
+
+
+def _is_recommended(v) -> bool:
+    return abs(float(v) - RECOMMENDED) < 1e-6
+
+
+def _check_inputs(node, start, end, thresh=None, K=None):
+    """Node inputs, checked before anything runs: NaN or a negative value other than -1 is an error naming the
+    input (ComfyUI's min/max check lets NaN and -0.5 through; they used to disable caching silently)."""
+    for name, v in (("start_percent", start), ("end_percent", end)) + ((thresh,) if thresh else ()):
+        if not math.isfinite(float(v)):
+            raise AccelError(node, name, f"{v} is not a number", f"Set {name} to -1 (recommended) or a value >= 0")
+    if start < 0 and not _is_recommended(start):
+        raise AccelError(node, "start_percent", f"{start:g} is negative; the only value below 0 is -1, which means "
+                         "the set's recommended start", "Set start_percent to -1 or to a value in 0..1")
+    if start > 1 or not (0.0 <= end <= 1.0):
+        raise AccelError(node, "start_percent" if start > 1 else "end_percent",
+                         f"start {start:g} / end {end:g} must lie in 0..1 (start -1 = recommended)",
                          "Set start_percent between 0 and 1 (or -1) and end_percent between 0 and 1")
     if start >= 0 and start > end:
         raise AccelError(node, "start_percent", f"start_percent {start} is after end_percent {end}",
                          "Make start_percent smaller than end_percent")
+    if thresh and thresh[1] < 0 and not _is_recommended(thresh[1]):
+        raise AccelError(node, thresh[0], f"{thresh[1]:g} is negative; the only value below 0 is -1 (recommended)",
+                         f"Set {thresh[0]} to -1 or to a value >= 0 (0 = never skip)")
+    if K is not None and K < 0 and K != RECOMMENDED:
+        raise AccelError(node, "magcache_K", f"{K} is negative; the only value below 0 is -1 (recommended)",
+                         "Set magcache_K to -1 or to a value >= 0")
+
+
+def effective_settings(kind: str, cfg: dict, entry: dict) -> dict:
+    """What a run uses: the node's inputs, -1 replaced by the set's recommended value (or the default when the
+    set recommends none). THE one place for both the run and the node's report. Values: thresh, start, end, K,
+    and `src` {name: 'input' | 'recommended' | 'default'}."""
+    rec = (entry or {}).get("recommended") or {}
+    full = cc.recommended(kind, entry)
+    keys = ({"thresh": "rel_l1_thresh", "start": "start_percent"} if kind == "teacache"
+            else {"thresh": "magcache_thresh", "start": "retention_ratio", "K": "magcache_K"})
+    out, src = {"end": float(cfg["end"]), "K": None}, {"end": "input"}
+    for k, rk in keys.items():
+        v = cfg.get(k, RECOMMENDED)
+        if v is not None and not _is_recommended(v):
+            out[k], src[k] = v, "input"
+        else:
+            out[k], src[k] = full[rk], ("recommended" if rk in rec else "default")
+    out["thresh"], out["start"] = float(out["thresh"]), float(out["start"])
+    if out["K"] is not None:
+        out["K"] = int(out["K"])
+    out["src"] = src
+    return out
+
+
+def empty_window_text(eff: dict) -> str:
+    """A warning when the schedule window in which steps may be skipped is empty ('' when it is not)."""
+    if eff["start"] < eff["end"]:
+        return ""
+    how = "the set's recommended " if eff["src"].get("start") != "input" else ""
+    return (f"warning: nothing will be skipped: {how}start {eff['start']:.0%} is not before end_percent "
+            f"{eff['end']:.0%}, so the window in which steps may be skipped is empty (raise end_percent or set "
+            "start_percent explicitly)")
+
+
+def load_set(node, kind, input_name, choice) -> dict:
+    """A named set, validated, or an AccelError naming the input, the file and the key, and what to do."""
+    try:
+        return cc.resolve_named(kind, choice)
+    except cc.SetError as e:
+        raise AccelError(node, input_name, f"coefficient set {e}",
+                         "Fix or delete that file (or run Accel Cache Calibrate again under a new name), or pick "
+                         "another set") from None
+    except FileNotFoundError:
+        raise AccelError(node, input_name, f"coefficient set {cc.where_text(choice)} does not exist",
+                         "Calibrate it with Accel Cache Calibrate, or pick another set") from None
+    except KeyError:
+        raise AccelError(node, input_name, f"unknown coefficient set '{choice}'",
+                         f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}") from None
+
+
+def check_choice(node, kind, input_name, choice) -> str | None:
+    """For a node's VALIDATE_INPUTS (before the prompt runs): the error text for a set choice, or None."""
+    if not isinstance(choice, str) or choice == "auto":
+        return None
+    if not choice.startswith(cc.USER_PREFIX):
+        e = cc.published(kind).get(choice)
+        if e is None or not cc.adapter_for_set(e):
+            return str(AccelError(node, input_name, f"'{choice}' is not a {kind} set this pack can use",
+                                  f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}"))
+    try:
+        load_set(node, kind, input_name, choice)
+    except AccelError as e:
+        return str(e)
+    return None
 
 
 def _resolve_set(node, kind, input_name, model, choice):
@@ -822,11 +929,7 @@ def _resolve_set(node, kind, input_name, model, choice):
         if bad:
             raise AccelError(node, input_name, f"sets {bad} need a signal this pack cannot compute", how)
         return adapter, fam, None, cands, why
-    try:
-        entry = cc.resolve_named(kind, choice)
-    except (KeyError, OSError, ValueError) as e:
-        raise AccelError(node, input_name, f"cannot load coefficient set '{choice}' ({e})",
-                         "Pick a set from the list, or calibrate again") from None
+    entry = load_set(node, kind, input_name, choice)
     set_adapter = cc.adapter_for_set(entry)
     if set_adapter != adapter.name:
         raise AccelError(node, input_name, f"set '{choice}' was fitted on {entry.get('family')} "
@@ -857,6 +960,25 @@ def _set_lines(kind, entry_or_names, why):
     return lines
 
 
+def _shown(eff, key, fmt="{:g}") -> str:
+    """A run value for the report, with where it comes from (the value shown is the value used)."""
+    src = eff["src"][key]
+    return fmt.format(eff[key]) + {"input": "", "recommended": " (recommended for the set)",
+                                   "default": " (default; the set recommends none)"}[src]
+
+
+def _auto_note(entry, cands) -> str:
+    return "" if entry or len(cands) < 2 else f" (values of {cands[0]}; the set chosen per run may recommend others)"
+
+
+def _window_lines(node, cfg, eff) -> list:
+    text = empty_window_text(eff)
+    if not text:
+        return []
+    log.warning("%s: %s", node, text)
+    return [text]
+
+
 def _stats_lines(node_id, cfg_id=None):
     prev = _node_stats(node_id)
     lines = ["Statistics are measured during sampling, after this text is produced: each run logs a line "
@@ -869,8 +991,8 @@ def _stats_lines(node_id, cfg_id=None):
 def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_percent: float,
                        coefficients: str = "auto", cache_device: str = "GPU", node_id=None,
                        node: str = "Accel TeaCache"):
-    """Clone `model` with TeaCache. rel_l1_thresh / start_percent < 0 mean: the chosen set's recommended value."""
-    _check_range(node, start_percent, end_percent)
+    """Clone `model` with TeaCache. rel_l1_thresh / start_percent -1 mean: the chosen set's recommended value."""
+    _check_inputs(node, start_percent, end_percent, ("rel_l1_thresh", rel_l1_thresh))
     adapter, fam, entry, cands, why = _resolve_set(node, "teacache", "coefficients", model, coefficients)
     cfg = {"mode": "teacache", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
            "set": coefficients if entry else "auto", "entry": entry, "candidates": cands,
@@ -882,10 +1004,11 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
     lines += _set_lines("teacache", entry if entry else cands, why)
     e0 = entry or cc.resolve_named("teacache", cands[0])
     rec = e0.get("recommended", {})
-    thr = f"{rel_l1_thresh:g}" if rel_l1_thresh >= 0 else f"{rec.get('rel_l1_thresh', 0.2):g} (recommended for the set)"
-    st = f"{start_percent:.0%}" if start_percent >= 0 else f"{rec.get('start_percent', 0.0):.0%} (recommended)"
-    lines.append(f"rel_l1_thresh {thr}; start {st}; end {end_percent:.0%}; residual cache on {cache_device}")
-    if rel_l1_thresh >= 0 and rec.get("rel_l1_thresh"):
+    eff = effective_settings("teacache", cfg, e0)
+    lines.append(f"rel_l1_thresh {_shown(eff, 'thresh')}; start {_shown(eff, 'start', '{:.0%}')}; "
+                 f"end {end_percent:.0%}; residual cache on {cache_device}" + _auto_note(entry, cands))
+    lines += _window_lines(node, cfg, eff)
+    if eff["src"]["thresh"] == "input" and rec.get("rel_l1_thresh"):
         ratio = rel_l1_thresh / rec["rel_l1_thresh"]
         if rel_l1_thresh == 0:
             lines.append("threshold 0: nothing is skipped (output identical to no cache)")
@@ -904,8 +1027,8 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
 
 def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_percent: float, end_percent: float,
                        ratios: str = "auto", cache_device: str = "GPU", node_id=None, node: str = "Accel MagCache"):
-    """Clone `model` with MagCache. Negative thresh / K / start mean: the set's recommended value."""
-    _check_range(node, start_percent, end_percent)
+    """Clone `model` with MagCache. thresh / K / start -1 mean: the set's recommended value."""
+    _check_inputs(node, start_percent, end_percent, ("magcache_thresh", magcache_thresh), int(magcache_K))
     adapter, fam, entry, cands, why = _resolve_set(node, "magcache", "ratios", model, ratios)
     cfg = {"mode": "magcache", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
            "set": ratios if entry else "auto", "entry": entry, "candidates": cands,
@@ -913,15 +1036,13 @@ def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_per
            "K": int(magcache_K), "cache_device": cache_device}
     m, replaced = _attach(model, cfg)
     e0 = entry or cc.resolve_named("magcache", cands[0])
-    rec = e0.get("recommended", {})
     lines = [f"{node} on {fam.name}", f"ratios: {ratios if entry else 'auto'}"]
     lines += _set_lines("magcache", entry if entry else cands, why)
-
-    def v(val, key, fmt="{:g}"):
-        return fmt.format(val) if val >= 0 else fmt.format(rec.get(key, 0)) + " (recommended)"
-    lines.append(f"magcache_thresh {v(magcache_thresh, 'magcache_thresh')}; K {v(magcache_K, 'magcache_K', '{}')}; "
-                 f"start (retention) {v(start_percent, 'retention_ratio', '{:.0%}')}; end {end_percent:.0%}; "
-                 f"residual cache on {cache_device}")
+    eff = effective_settings("magcache", cfg, e0)
+    lines.append(f"magcache_thresh {_shown(eff, 'thresh')}; K {_shown(eff, 'K', '{}')}; "
+                 f"start (retention) {_shown(eff, 'start', '{:.0%}')}; end {end_percent:.0%}; "
+                 f"residual cache on {cache_device}" + _auto_note(entry, cands))
+    lines += _window_lines(node, cfg, eff)
     lines.append("ratios are interpolated on the schedule percent when the step count differs from the set's; "
                  "the first and the last step of every run are always computed")
     if replaced:
@@ -931,30 +1052,175 @@ def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_per
     return m, "\n".join(lines)
 
 
-def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cache Calibrate"):
-    """Clone `model` so that its sampling runs record TeaCache/MagCache calibration data (nothing skipped)."""
+def name_error(node, name) -> AccelError | None:
+    """The error for a calibration name that is not a file name as given (None = fine); the node's
+    VALIDATE_INPUTS and configure_calibration both use it."""
+    bad = cc.name_problem(name)
+    if not bad:
+        return None
+    return AccelError(node, "name", f"the calibration name {bad}",
+                      f"Use only {cc.NAME_RULE}, e.g. '{cc.safe_name(name if isinstance(name, str) else '')}'")
+
+
+def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cache Calibrate", overwrite: bool = False):
+    """Clone `model` so that its sampling runs record TeaCache/MagCache calibration data (nothing skipped).
+
+    Every completed run is added to the runs already in the file `name` (the file is the history: it survives
+    restarts); an interrupted or failed run writes nothing. Refused before sampling: a name that is not a
+    file name as given, a file that cannot be extended (damaged, not ours) or that holds another model's runs,
+    unless `overwrite` (then the first completed run starts the file again; the old one is kept as a .bak)."""
+    bad = name_error(node, name)
+    if bad:
+        raise bad
     adapter, fam, reason = adapter_for_model(model)
     if adapter is None:
         raise AccelError(node, "model", reason, "Calibration needs a model family the step cache supports: "
                          "Wan 2.1/2.2 (T2V, I2V, TI2V), Flux.1, HunyuanVideo, Qwen-Image")
-    clean = cc.safe_name(name)
     cfg = {"mode": "calibrate", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
-           "set": cc.USER_PREFIX + clean, "calib_name": clean, "entry": {}, "candidates": [],
-           "thresh": 0.0, "start": 0.0, "end": 1.0, "K": 0, "cache_device": "GPU",
+           "set": cc.USER_PREFIX + name, "calib_name": name, "entry": {}, "candidates": [],
+           "thresh": 0.0, "start": 0.0, "end": 1.0, "K": 0, "cache_device": "GPU", "overwrite": bool(overwrite),
+           "fingerprint": model_fingerprint(model),
            "family": {"family": fam.family, "variant": fam.variant, "size": fam.size, "name": fam.name}}
+    path = cc.user_file(name)
+    if overwrite:
+        try:
+            n = _run_count(cc.read_user_file(path, str(path)))
+            state = f"The file now holds {n} run(s): the first completed run replaces it"
+        except FileNotFoundError:
+            state = "There is no such file yet"
+        except Exception:
+            state = "The file now is damaged or not a calibration: the first completed run replaces it"
+        state += " (overwrite is on; the old file is kept as a .bak copy next to it), later runs are added."
+    else:
+        old = _read_calibration(node, name, path)  # raises when the file cannot be extended
+        if old is None:
+            state = "There is no such file yet: the first completed run creates it."
+        else:
+            _check_same_model(node, name, path, old, cfg)
+            state = (f"The file holds {_run_count(old)} run(s) of this model: each completed run is added to them "
+                     "and the fits are redone over all runs.")
+            if not old.get("fingerprint"):
+                state += (" (It was written by an older version without a model fingerprint: make sure its runs "
+                          "are of this model.)")
     m, _ = _attach(model, cfg)
-    try:
-        where = str(cc.user_file(clean))
-    except Exception:
-        where = f"<ComfyUI user dir>/accel/cache_coefficients/{clean}.json"
     lines = [f"{node} on {fam.name}: every sampling run with this MODEL computes all steps and records, per step "
              f"and per cond/uncond, the rel-L1 change of the cache signal ({', '.join(adapter.signals)}) and of the "
              "transformer-block residual, and the residual magnitude ratio.",
-             f"After each run the fits (TeaCache polynomial, MagCache ratios) over all runs so far are written to {where}.",
-             f"Then choose 'user:{clean}' in Accel TeaCache (coefficients) or Accel MagCache (ratios). Calibrate with "
+             f"After each completed run the fits (TeaCache polynomial, MagCache ratios) over all runs are written to "
+             f"{path}. An interrupted or failed run writes nothing. {state}",
+             f"Then choose 'user:{name}' in Accel TeaCache (coefficients) or Accel MagCache (ratios). Calibrate with "
              "the sampler, scheduler and step count you will use; 2-3 prompts/seeds give a steadier fit."]
     lines += _stats_lines(node_id)
     return m, "\n".join(lines)
+
+
+def model_fingerprint(model) -> str:
+    """A short hash of what a calibration depends on besides the schedule: the diffusion model's class, parameter
+    names and shapes, a sample of its weights, and its weight patches (LoRAs: keys, strengths, a sample of their
+    tensors). '' when it cannot be computed. Reads a few hundred numbers: cheap."""
+    import hashlib
+
+    h = hashlib.sha1()
+
+    def sample(t, n):
+        try:
+            h.update(f"{tuple(t.shape)}".encode())
+            h.update(t.detach().reshape(-1)[:n].to("cpu", torch.float32).numpy().tobytes())
+        except Exception:
+            h.update(b"?")
+
+    def tensors(obj, depth=0):
+        if torch.is_tensor(obj):
+            yield obj
+        elif depth < 3 and isinstance(obj, (tuple, list)):
+            for o in obj:
+                yield from tensors(o, depth + 1)
+        elif depth < 3 and hasattr(obj, "weights"):
+            yield from tensors(obj.weights, depth + 1)
+    try:
+        dm = model.get_model_object("diffusion_model")
+        h.update(type(dm).__name__.encode())
+        params = list(dm.named_parameters())
+        for n, t in params:
+            h.update(f"{n}{tuple(t.shape)};".encode())
+        for _, t in params[::max(1, len(params) // 16)]:
+            sample(t, 64)
+        patches = getattr(model, "patches", None) or {}
+        for k in sorted(patches):
+            for e in patches[k]:
+                h.update(f"{k}:{e[0]!r}:{e[2] if len(e) > 2 else ''!r}:{type(e[1]).__name__};".encode())
+                for t in list(tensors(e[1]))[:2]:
+                    sample(t, 16)
+    except Exception:
+        return ""
+    return h.hexdigest()[:16]
+
+
+def _run_count(data: dict) -> int:
+    samples = data.get("samples") or []
+    runs = data.get("runs", 0)
+    runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
+    return max(runs, len(samples) if isinstance(samples, list) else 0)
+
+
+def _check_samples(samples, where):
+    """The recorded runs of a calibration file (what the fits are redone from): a damaged one is refused, not fitted."""
+    if not isinstance(samples, list):
+        raise cc.SetError(where, "samples", f"must be a list of runs, not {type(samples).__name__}")
+    for i, smp in enumerate(samples):
+        key = f"samples[{i}]"
+        if not isinstance(smp, dict) or not isinstance(smp.get("records"), list):
+            raise cc.SetError(where, key, "must be an object with a 'records' list")
+        for j, rec in enumerate(smp["records"]):
+            rk = f"{key}.records[{j}]"
+            if not isinstance(rec, dict) or not isinstance(rec.get("chunks"), list):
+                raise cc.SetError(where, rk, "must be an object with 'p' and a 'chunks' list")
+            cc._number(where, f"{rk}.p", rec.get("p"), 0.0, 1.0)
+            for c, ch in enumerate(rec["chunks"]):
+                ck = f"{rk}.chunks[{c}]"
+                if not isinstance(ch, dict) or ch.get("branch") not in cc.MAG_BRANCHES \
+                        or not isinstance(ch.get("signal", {}), dict):
+                    raise cc.SetError(where, ck, "must be an object with 'branch' cond/uncond and a 'signal' object")
+                for name, v in ch.get("signal", {}).items():
+                    cc._number(where, f"{ck}.signal.{name}", v)
+                for name in ("residual_rel_l1", "mag_ratio", "cos_dist"):
+                    if name in ch:
+                        cc._number(where, f"{ck}.{name}", ch[name])
+
+
+def _overwrite_remedy(path) -> str:
+    return (f"Use another name, or set 'overwrite' to true to start {path.name} again (the old file is kept as a "
+            ".bak copy next to it)")
+
+
+def _read_calibration(node, name, path):
+    """The calibration file as it is on disk, checked so that runs can be added to it; None when there is none.
+    AccelError naming the file and the key when it cannot be extended."""
+    where = cc.where_text(name)
+    try:
+        data = cc.read_user_file(path, where)
+        _check_samples(data.get("samples", []), where)
+    except FileNotFoundError:
+        return None
+    except cc.SetError as e:
+        raise AccelError(node, "name", f"cannot add runs to {e}", _overwrite_remedy(path)) from None
+    return data
+
+
+def _check_same_model(node, name, path, data, cfg):
+    """Refuse to merge two models' runs into one file (same family and size, same fingerprint when recorded)."""
+    fam = cfg["family"]
+    theirs = (data.get("family", ""), data.get("variant", ""), data.get("size", ""))
+    problem = None
+    if theirs != (fam["family"], fam["variant"], fam["size"]):
+        problem = (f"holds {_run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
+                   f"{fam['name']}")
+    elif data.get("fingerprint") and cfg.get("fingerprint") and data["fingerprint"] != cfg["fingerprint"]:
+        problem = (f"holds {_run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
+                   f"fingerprint {data['fingerprint']}, this model {cfg['fingerprint']})")
+    if problem:
+        raise AccelError(node, "name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
+                         "together", _overwrite_remedy(path))
 
 
 # ============================================================================ calibration fit + file
@@ -1005,28 +1271,14 @@ def _simulate_mag(prog, ratios, thresh, K, start):
     return skipped / len(prog) if prog else 0.0
 
 
-def _write_calibration(run: _Run):
-    import json
-
-    cfg = run.cfg
-    name = cfg["calib_name"]
-    recs = [r for r in run.records if r.get("chunks")]
-    with _LOCK:
-        runs = _CALIB.setdefault(name, [])
-        runs.append({"records": recs, "steps": run.steps, "family": cfg["family"]})
-        runs = list(runs)
-    fam = cfg["family"]
-    out = {"format": cc.USER_FORMAT, "name": name, "family": fam["family"], "variant": fam["variant"],
-           "size": fam["size"], "model": fam["name"], "runs": len(runs),
-           "fitted_on": f"{fam['name']}, {run.steps} steps, calibrated on this machine ({len(runs)} run(s))",
-           "created": time.strftime("%Y-%m-%d %H:%M:%S")}
-    summary = []
+def _fit(samples, adapter) -> tuple[dict, list]:
+    """TeaCache polynomial and MagCache ratios over recorded runs -> ({kind: section}, summary lines)."""
+    out, summary = {}, []
     # --- TeaCache fit: x = rel-L1 change of the signal, y = rel-L1 change of the block residual
     fits = {}
-    adapter = run.adapter
     for sig in adapter.signals:
         xs, ys, seqs = [], [], []
-        for r in runs:
+        for r in samples:
             per_branch = {}
             for call in r["records"]:
                 for c in call["chunks"]:
@@ -1053,12 +1305,16 @@ def _write_calibration(run: _Run):
                                             for s in fits if s != best}}
         summary.append(f"TeaCache fit: signal {best}, degree {f['degree']}, {f['points']} points, "
                        f"normalized RMSE {f['fit_nrmse']:.2f}; suggested rel_l1_thresh {rec:g}")
-    # --- MagCache ratios: mean per position over the runs that share the latest run's schedule
-    last = runs[-1]["records"]
-    prog = [round(c["p"], 6) for c in last]
-    same = [r["records"] for r in runs if [round(c["p"], 6) for c in r["records"]] == prog]
+    # --- MagCache ratios: mean per position over the runs of the schedule most runs used (ties: the latest),
+    # so that one run with another step count does not replace the ratios of several
+    groups: dict = {}
+    for i, r in enumerate(samples):
+        groups.setdefault(tuple(round(c["p"], 6) for c in r["records"]), []).append(i)
+    key = max(groups, key=lambda k: (len(groups[k]), groups[k][-1])) if groups else ()
+    prog = list(key)
+    same = [samples[i]["records"] for i in groups.get(key, [])]
     mag = {"progress": prog}
-    for branch in ("cond", "uncond"):
+    for branch in cc.MAG_BRANCHES:
         series = []
         for recs_ in same:
             vals = []
@@ -1074,20 +1330,103 @@ def _write_calibration(run: _Run):
                 mean.append(round(sum(vs) / len(vs), 5) if vs else 1.0)
             mean[0] = 1.0
             mag[branch] = mean
-    if "cond" in mag:
-        ratios = {b: mag[b] for b in ("cond", "uncond") if b in mag}
+    if "cond" in mag and len(prog) >= 2:
+        ratios = {b: mag[b] for b in cc.MAG_BRANCHES if b in mag}
         thr = next((t for t in [round(0.01 * k, 2) for k in range(1, 61)]
                     if _simulate_mag(prog, ratios["cond"], t, 2, 0.2) >= 0.3), 0.6)
         out["magcache"] = {"ratios": ratios, "progress": prog,
                            "recommended": {"magcache_thresh": thr, "retention_ratio": 0.2, "magcache_K": 2},
                            "recommended_note": "smallest threshold (K 2, retention 0.2) that skips about 30% of the "
                                                "calibrated steps; quality not measured: compare outputs"}
-        summary.append(f"MagCache ratios over {len(prog)} evaluations ({len(same)} run(s) with this schedule); "
-                       f"suggested magcache_thresh {thr:g}")
-    out["samples"] = [{"steps": r["steps"], "records": r["records"]} for r in runs[-8:]]
-    path = cc.user_file(name)
+        summary.append(f"MagCache ratios over {len(prog)} evaluations ({len(same)} of {len(samples)} run(s) with "
+                       f"this schedule); suggested magcache_thresh {thr:g}")
+    return out, summary
+
+
+def _atomic_write(path, data: dict):
+    """Write `data` as JSON so that a crash leaves either the old file or the new one, never a torn one."""
+    import json
+    import os
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=1), encoding="utf-8")
-    tmp.replace(path)
-    return path, "; ".join(summary) or "not enough steps to fit anything (need at least 3 steps)"
+    fd, tmp = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, allow_nan=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_calibration(run: _Run):
+    """Add a completed run to its calibration file and redo the fits over all runs in it. Raises AccelError
+    (nothing written) when the run recorded nothing, the file was changed into something that cannot be
+    extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file
+    holds without `overwrite`."""
+    import shutil
+
+    cfg = run.cfg
+    node, name = cfg.get("node", "Accel Cache Calibrate"), cfg["calib_name"]
+    recs = [r for r in run.records if r.get("chunks")]
+    if not recs:
+        raise AccelError(node, "model", "the run recorded nothing (the transformer blocks never went through the "
+                         "calibration hooks: another node replaced the model's forward?); nothing written",
+                         "Put Accel Cache Calibrate directly before the sampler, without nodes that replace the "
+                         "forward")
+    path = cc.user_file(name)
+    where = cc.where_text(name)
+    try:
+        _check_samples([{"records": recs}], "this run")
+    except cc.SetError as e:
+        raise AccelError(node, "model", f"the run recorded unusable values ({e}): the model's output is not finite; "
+                         "nothing written, the file is unchanged", "Fix the model (NaN/inf outputs) and run "
+                         "again") from None
+    with _LOCK:
+        fresh = bool(cfg.get("overwrite")) and cfg["id"] not in _FRESH
+        old = None if fresh else _read_calibration(node, name, path)
+        if old is not None:
+            _check_same_model(node, name, path, old, cfg)
+        prior = list(old.get("samples") or []) if old else []
+        prior_runs = _run_count(old) if old else 0
+        samples = prior + [{"steps": run.steps, "records": recs, "created": time.strftime("%Y-%m-%d %H:%M:%S")}]
+        n_runs = prior_runs + 1
+        fam = cfg["family"]
+        out = {"format": cc.USER_FORMAT, "name": name, "family": fam["family"], "variant": fam["variant"],
+               "size": fam["size"], "model": fam["name"], "fingerprint": cfg.get("fingerprint", ""), "runs": n_runs,
+               "fitted_on": f"{fam['name']}, {run.steps} steps, calibrated on this machine ({n_runs} run(s))",
+               "created": time.strftime("%Y-%m-%d %H:%M:%S")}
+        sections, summary = _fit(samples, run.adapter)
+        for kind, sec in sections.items():
+            try:
+                cc.validate_set(kind, sec, where)
+            except cc.SetError as e:
+                raise AccelError(node, "model", f"the {kind} fit gave unusable values ({e}); nothing written, the "
+                                 "file is unchanged", "Check that the model's output is finite (no NaN) and "
+                                 "calibrate with at least 3 steps") from None
+        out.update(sections)
+        out["samples"] = samples
+        # the last guard before replacing: never fewer runs than the file holds now, unless asked (overwrite)
+        try:
+            on_disk = _run_count(cc.read_user_file(path, where))
+        except FileNotFoundError:
+            on_disk = 0
+        except cc.SetError:
+            on_disk = None  # damaged: only reachable with overwrite (else _read_calibration refused above)
+        if not fresh and (on_disk is None or on_disk >= n_runs):
+            raise AccelError(node, "name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
+                             f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
+        if fresh and path.exists():
+            shutil.copy2(path, path.with_name(f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}.json.bak"))
+        _atomic_write(path, out)
+        _FRESH.add(cfg["id"])
+    summary.append(f"{n_runs} run(s) in the file" + (f", {len(samples)} with their records" if len(samples) != n_runs
+                                                    else ""))
+    return path, "; ".join(summary) if sections else ("; ".join(summary) + "; not enough steps to fit anything "
+                                                      "(need at least 3 steps)")

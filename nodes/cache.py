@@ -26,7 +26,15 @@ def _set_choices(kind: str) -> list:
 
 def _user_changed(choice: str):
     cc = _cc()
-    return cc.user_mtime(choice) if choice.startswith(cc.USER_PREFIX) else ""
+    return cc.user_mtime(choice) if isinstance(choice, str) and choice.startswith(cc.USER_PREFIX) else ""
+
+
+def _check_choice(node: str, kind: str, input_name: str, choice):
+    """VALIDATE_INPUTS for a set choice: replaces ComfyUI's "value not in list" check, so that a damaged or
+    missing user:<name> file is reported with its file, key and remedy before the prompt runs."""
+    from ..accel import stepcache
+
+    return stepcache.check_choice(node, kind, input_name, choice) or True
 
 
 class AccelTeaCache:
@@ -72,6 +80,10 @@ class AccelTeaCache:
     @classmethod
     def IS_CHANGED(cls, coefficients="auto", **kwargs):
         return _user_changed(coefficients)
+
+    @classmethod
+    def VALIDATE_INPUTS(cls, coefficients):
+        return _check_choice("Accel TeaCache", "teacache", "coefficients", coefficients)
 
     def apply(self, model, rel_l1_thresh, start_percent, end_percent, coefficients, cache_device, unique_id=None):
         from ..accel import stepcache
@@ -123,6 +135,10 @@ class AccelMagCache:
     def IS_CHANGED(cls, ratios="auto", **kwargs):
         return _user_changed(ratios)
 
+    @classmethod
+    def VALIDATE_INPUTS(cls, ratios):
+        return _check_choice("Accel MagCache", "magcache", "ratios", ratios)
+
     def apply(self, model, magcache_thresh, magcache_K, start_percent, end_percent, ratios, cache_device,
               unique_id=None):
         from ..accel import stepcache
@@ -135,10 +151,10 @@ class AccelMagCache:
 class AccelCacheCalibrate:
     DESCRIPTION = ("Calibrates TeaCache and MagCache for a model and schedule with no published set (e.g. 4-8-step "
                    "Lightning LoRAs, Wan 2.2 experts, fine-tunes): sampling with this MODEL skips nothing and records "
-                   "per step the change of the cache signal and of the transformer residual; after each run it fits "
-                   "the TeaCache polynomial and the MagCache ratios and writes them to "
-                   "<ComfyUI user dir>/accel/cache_coefficients/<name>.json, which Accel TeaCache / Accel MagCache "
-                   "then list as user:<name>. Experimental: the fitting is tested on tiny random models only, "
+                   "per step the change of the cache signal and of the transformer residual; each completed run is "
+                   "added to the runs in <ComfyUI user dir>/accel/cache_coefficients/<name>.json (also across "
+                   "restarts; interrupted runs write nothing) and the TeaCache polynomial and MagCache ratios are "
+                   "refitted over all of them; Accel TeaCache / Accel MagCache list the file as user:<name>. Experimental: the fitting is tested on tiny random models only, "
                    "not yet on real checkpoints; compare outputs before relying on a suggested threshold.")
     CATEGORY = CATEGORY_CACHE
     EXPERIMENTAL = True
@@ -154,17 +170,38 @@ class AccelCacheCalibrate:
             "required": {
                 "model": ("MODEL", {"tooltip": "The model to calibrate, with the LoRAs you will use (a Lightning "
                                                "LoRA changes the dynamics)."}),
-                "name": ("STRING", {"default": "my_model", "tooltip": "File name for the calibration "
-                                                                      "(letters, digits, . _ -). Runs in this session "
-                                                                      "with the same name are fitted together."}),
+                "name": ("STRING", {"default": "my_model", "tooltip": "File name for the calibration: letters, digits, "
+                                                                      ". _ - only (other names are refused, not "
+                                                                      "changed). Each completed run is added to the "
+                                                                      "runs already in that file, also after a "
+                                                                      "restart; interrupted runs write nothing. A "
+                                                                      "file holding another model's runs is refused: "
+                                                                      "use one name per model and LoRA setup."}),
+            },
+            "optional": {
+                "overwrite": ("BOOLEAN", {"default": False,
+                                          "tooltip": "Off (default): runs are added to the file; a file of another "
+                                                     "model or a damaged file is refused. On: the first completed "
+                                                     "run after this node executes replaces the file (the old file "
+                                                     "is kept as <name>.<time>.json.bak next to it); later runs are "
+                                                     "added."}),
             },
             "hidden": {"unique_id": "UNIQUE_ID"},
         }
 
-    def apply(self, model, name, unique_id=None):
+    @classmethod
+    def VALIDATE_INPUTS(cls, name):
+        if not isinstance(name, str):  # linked from another node: checked when the node runs
+            return True
         from ..accel import stepcache
 
-        m, report = stepcache.configure_calibration(model, name, node_id=unique_id)
+        bad = stepcache.name_error("Accel Cache Calibrate", name)
+        return str(bad) if bad else True
+
+    def apply(self, model, name, overwrite=False, unique_id=None):
+        from ..accel import stepcache
+
+        m, report = stepcache.configure_calibration(model, name, node_id=unique_id, overwrite=bool(overwrite))
         return {"ui": {"text": [report]}, "result": (m, report)}
 
 

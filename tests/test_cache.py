@@ -272,7 +272,7 @@ def test_two_experts_keep_their_own_state(sc, M, conds):
 def test_calibration_writes_json_the_nodes_load(pack, sc, M, wan, conds, ref, mod):
     cc = mod("accel.cache_coefficients")
     nodes = pack.NODE_CLASS_MAPPINGS
-    m, report = nodes["AccelCacheCalibrate"]().apply(wan, "tiny wan/test", unique_id="77")["result"]
+    m, report = nodes["AccelCacheCalibrate"]().apply(wan, "tiny_wan_test", unique_id="77")["result"]
     assert "user:tiny_wan_test" in report
     out = _sample(M, m, conds)
     assert torch.equal(out, ref)  # calibration skips nothing
