@@ -108,6 +108,20 @@ def test_complete_file_still_loads_without_warnings(F, M, ddir, bf16_sd):
     assert not res.stats.nonfinite
 
 
+def test_quantized_weights_are_checked_finite(F, mod, M, ddir, bf16_sd, AccelError, monkeypatch):
+    """Quantizing finite weights must give finite fp8 weights and scales (here a broken quantizer)."""
+    K = mod("kernels.fp8")
+    real = K.quantize_weight
+
+    def broken(w, dtype=K.E4M3, per_channel=False):
+        w8, s = real(w, dtype, per_channel)
+        return w8, s * float("nan")
+
+    monkeypatch.setattr(K, "quantize_weight", broken)
+    with pytest.raises(AccelError, match="gave NaN/Inf values from finite weights"):
+        F.load_file(str(write(M, ddir, "hostile_quant.safetensors", dict(bf16_sd))))
+
+
 # --- NaN / Inf weights: loaded, but said once, with names and counts ------------------------------------------
 
 @pytest.mark.parametrize("form", ["bf16", "fp8"])
