@@ -95,6 +95,9 @@ class FP8Runtime:
     strict: bool = False
     allow_cpu: bool = False  # tests: run the scaled_mm path on CPU (torch has CPU kernels)
     loaded: set = field(default_factory=set)  # layers whose fp8 weight (and scale) our Linear took
+    # torch's (missing_keys, unexpected_keys) lists of the model's load_state_dict call, the ones ComfyUI
+    # only logs as "unet missing/unexpected" (see check_keys)
+    load_keys: tuple | None = None
     calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0})
 
 
@@ -147,6 +150,7 @@ def make_operations(rt: FP8Runtime, manual_cast: bool = True):
             # -- loading -------------------------------------------------------------------------
             def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs):
+                rt.load_keys = (missing_keys, unexpected_keys)  # shared by every module of this load
                 wkey, skey = prefix + "weight", prefix + "weight_scale"
                 w = state_dict.pop(wkey, None)
                 s = state_dict.pop(skey, None)
@@ -338,6 +342,7 @@ class Stats:
     dequantized: int = 0  # fp8 layers turned high precision (kept layers)
     high_precision: int = 0
     formats: dict = field(default_factory=dict)  # "e4m3fn per-channel" -> count
+    nonfinite: dict = field(default_factory=dict)  # tensor name (in the diffusion model) -> NaN/Inf values
 
 
 def _fmt_key(w8, scale) -> str:
@@ -357,8 +362,64 @@ def _quant_device(t: torch.Tensor):
         return t.device
 
 
+def count_nonfinite(t: torch.Tensor) -> int:
+    """NaN/Inf values in a float tensor (fp8 by bit pattern: e4m3fn has NaN only, e5m2 Inf and NaN)."""
+    if not t.is_floating_point():
+        return 0
+    if kfp8.is_fp8(t):
+        mask = 0x7F if t.dtype == kfp8.E4M3 else 0x7C
+        return int(((t.view(torch.uint8) & mask) == mask).sum())
+    ok = torch.isfinite(t)
+    return 0 if bool(ok.all()) else int((~ok).sum())
+
+
+def _listing(names, counts=None, show: int = 8) -> str:
+    items = [f"{n} ({counts[n]})" if counts else n for n in names[:show]]
+    return ", ".join(items) + (f" and {len(names) - show} more" if len(names) > show else "")
+
+
+def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, node: str, input_name: str) -> None:
+    """Tensors the model needs but the file lacks (they would stay uninitialised memory: NaN on one run,
+    other garbage on the next), or tensors the model does not have: an error naming them. Uses torch's
+    own missing/unexpected lists of ComfyUI's load_state_dict call (ComfyUI only logs them). Missing
+    buffers are not counted: models compute those themselves."""
+    if rt.load_keys is None:
+        return
+    missing, unexpected = rt.load_keys
+    params = {n for n, _ in dm.named_parameters()}
+    missing = sorted({k for k in missing if k in params})
+    unexpected = sorted(set(unexpected))
+    problems = []
+    if missing:
+        problems.append(f"{len(missing)} tensor(s) the model needs are missing from the file: {_listing(missing)}")
+    if unexpected:
+        problems.append(f"it has {len(unexpected)} tensor(s) the model does not have: {_listing(unexpected)}")
+    if problems:
+        raise AccelError(node, input_name, f"'{source}' does not match the model ComfyUI detected in it ({model_name}): "
+                         + "; ".join(problems),
+                         "The file is incomplete or damaged: download it again, or use the original checkpoint")
+
+
+def nonfinite_tensors(dm, skip=()) -> dict:
+    """{name: NaN/Inf count} over the parameters and buffers of `dm` not named in `skip`."""
+    out = {}
+    for name, t in list(dm.named_parameters()) + list(dm.named_buffers()):
+        if name not in skip:
+            n = count_nonfinite(t.detach())
+            if n:
+                out[name] = n
+    return out
+
+
+def nonfinite_text(counts: dict) -> str:
+    names = sorted(counts)
+    return (f"{len(names)} tensors hold NaN/Inf values: {_listing(names, counts)} (values per tensor) - the output will "
+            f"be NaN or garbage; the file is damaged (download it again) or was saved from a diverged training run")
+
+
 def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bool, keep_dtype) -> Stats:
-    """Bring every Linear into its planned storage."""
+    """Bring every Linear into its planned storage. Counts NaN/Inf values in every Linear weight as
+    loaded (`Stats.nonfinite`); a layer quantized from finite values must come out finite."""
     st = Stats()
     if weight_format in WEIGHT_FORMATS and WEIGHT_FORMATS[weight_format] is not None:
         target, explicit = WEIGHT_FORMATS[weight_format], True
@@ -372,6 +433,11 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
             m._accel_name = name
             w, s = m.weight, m.weight_scale
             fp8 = s is not None
+            dev = _quant_device(w)
+            wd = w.to(dev)
+            bad = count_nonfinite(wd)
+            if bad:
+                st.nonfinite[name + ".weight"] = bad
             if keep_all:
                 if fp8:
                     st.kept_fp8 += 1
@@ -387,13 +453,17 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
                 if fp8 and (not explicit or (w.dtype == dt and (s.numel() > 1) == per_channel)):
                     st.kept_fp8 += 1
                 else:
-                    dev = _quant_device(w)
                     if fp8:
-                        w8, s8 = kfp8.requantize(w.to(dev), s.to(dev), dt, per_channel)
+                        w8, s8 = kfp8.requantize(wd, s.to(dev), dt, per_channel)
                         st.requantized += 1
                     else:
-                        w8, s8 = kfp8.quantize_weight(w.to(dev), dt, per_channel)
+                        w8, s8 = kfp8.quantize_weight(wd, dt, per_channel)
                         st.quantized += 1
+                    if not bad and (count_nonfinite(w8) or not bool(torch.isfinite(s8).all())):
+                        rt = type(m).accel_fp8_runtime
+                        raise AccelError(rt.node, "weight_format",
+                                         f"quantizing layer '{name}' of '{rt.source}' gave NaN/Inf values from finite weights",
+                                         "Report this as a bug; weight_format 'keep as stored' loads the file unquantized")
                     m.weight = torch.nn.Parameter(w8.to(w.device), requires_grad=False)
                     m.weight_scale = torch.nn.Parameter(s8.to(w.device), requires_grad=False)
                     del w8, s8
@@ -401,15 +471,16 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
                 st.formats[key] = st.formats.get(key, 0) + 1
             else:
                 if fp8:
-                    dev = _quant_device(w)
-                    m.weight = torch.nn.Parameter(kfp8.dequantize(w.to(dev), s.to(dev), keep_dtype).to(w.device),
+                    m.weight = torch.nn.Parameter(kfp8.dequantize(wd, s.to(dev), keep_dtype).to(w.device),
                                                   requires_grad=False)
                     m.weight_scale = None
                     st.dequantized += 1
                 elif w.dtype != keep_dtype:
                     m.weight = torch.nn.Parameter(w.to(keep_dtype), requires_grad=False)
                 st.high_precision += 1
-            del w, s
+            del w, s, wd
+    skip = {n + leaf for n, m in diffusion_model.named_modules() if is_accel_linear(m) for leaf in (".weight", ".weight_scale")}
+    st.nonfinite.update(nonfinite_tensors(diffusion_model, skip))
     return st
 
 
@@ -494,6 +565,10 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                                                            metadata=norm.metadata or None, **kwargs)
     except AccelError:
         raise
+    except KeyError as e:  # ComfyUI's model detection reads a tensor the file lacks
+        raise AccelError(node, input_name, f"'{source}': tensor {e} is missing from the file (ComfyUI reads it to "
+                                           f"detect the model)",
+                         "The file is incomplete or damaged: download it again, or use the original checkpoint") from e
     except Exception as e:
         raise AccelError(node, input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
                          "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
@@ -510,6 +585,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                          "Use the original checkpoint")
 
     dm = patcher.model.diffusion_model
+    check_keys(dm, rt, source, type(patcher.model).__name__, node, input_name)
     family = families.detect(patcher)
     plan = plan_layers(dm, family, keep, extra_keep)
     stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
@@ -518,6 +594,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
         log.info(f"{source}: e5m2 layers dequantize per layer (FP8 matmul uses e4m3fn weights)")
     text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt)
+    if stats.nonfinite:
+        log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
     if dtype_note:
         text += f"\n  activations: {dtype_note}"
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
@@ -611,6 +689,8 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     lines.append(f"  compute: {comp}")
     for note in norm.notes:
         lines.append(f"  note: {note}")
+    if stats.nonfinite:
+        lines.append(f"  warning: {nonfinite_text(stats.nonfinite)}")
     return "\n".join(lines)
 
 
@@ -680,36 +760,170 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     return tensors, quant_layers, notes
 
 
-def output_path(filename_prefix: str) -> str:
-    """A new file under models/diffusion_models (never overwrites, never leaves that folder)."""
+_DEFAULT_PREFIX = "accel_fp8"
+_PREFIX_REMEDY = "Use a plain name or a sub-folder such as 'wan/my_model'"
+_NUMBERED = "_00001.safetensors.partial"  # the longest name a save writes (the temporary file)
+
+
+def _save_error(problem: str, remedy: str = _PREFIX_REMEDY) -> AccelError:
+    return AccelError(SAVE_NODE, "filename_prefix", problem, remedy)
+
+
+def _save_base() -> str:
     import folder_paths
 
     dirs = folder_paths.get_folder_paths("diffusion_models")
     base = next((d for d in dirs if os.path.basename(os.path.normpath(d)) == "diffusion_models"), dirs[0])
-    prefix = (filename_prefix or "accel_fp8").strip().replace("\\", "/")
-    if prefix.endswith(".safetensors"):
+    return os.path.abspath(base)
+
+
+def _limit(folder: str, name: str, default: int) -> int:
+    """The filesystem's name/path length limit at `folder` (its nearest existing ancestor)."""
+    while folder and not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    try:
+        return int(os.pathconf(folder, name))
+    except (AttributeError, OSError, ValueError, TypeError):
+        return default
+
+
+def _check_prefix(filename_prefix) -> tuple[str, str, str]:
+    """(base, folder, stem) of a save, checked without touching the disk: inside models/diffusion_models,
+    a real file name (not '.', './', 'sub/..'), no NUL/control characters, every name within the
+    filesystem's length limit, no existing file where a folder is needed, the folder writable."""
+    raw = str(filename_prefix)
+    shown = repr(raw) if any(ord(c) < 32 for c in raw) else f"'{raw}'"
+    if len(shown) > 80:
+        shown = f"{shown[:60]}...' ({len(raw)} characters)"
+    prefix = str(filename_prefix if filename_prefix is not None else "").strip() or _DEFAULT_PREFIX
+    if "\x00" in prefix:
+        raise _save_error(f"{shown} contains a NUL byte, which no file name may contain", "Remove it")
+    if any(ord(c) < 32 for c in prefix):
+        raise _save_error(f"{shown} contains a control character (newline, tab, ...)", "Remove it")
+    prefix = prefix.replace("\\", "/")
+    if prefix.lower().endswith(".safetensors"):
         prefix = prefix[: -len(".safetensors")]
+    base = _save_base()
     full = os.path.abspath(os.path.join(base, prefix))
-    if os.path.commonpath([full, os.path.abspath(base)]) != os.path.abspath(base) or not os.path.basename(full):
-        raise AccelError(SAVE_NODE, "filename_prefix", f"'{filename_prefix}' points outside models/diffusion_models",
-                         "Use a plain name or a sub-folder such as 'wan/my_model'")
+    if os.path.commonpath([full, base]) != base:
+        raise _save_error(f"{shown} points outside models/diffusion_models")
+    if full == base:
+        raise _save_error(f"{shown} does not name a file inside models/diffusion_models (it is the folder itself)")
+    parts = os.path.relpath(full, base).split(os.sep)
+    name_max = _limit(base, "PC_NAME_MAX", 255)
+    for i, part in enumerate(parts):
+        n = len(os.fsencode(part)) + (len(_NUMBERED) if i == len(parts) - 1 else 0)
+        if n > name_max:
+            what = "file name" if i == len(parts) - 1 else f"folder name '{part[:40]}...'"
+            raise _save_error(f"{shown}: the {what} is too long ({n} bytes with the number and extension; this "
+                              f"filesystem allows {name_max})", "Use a shorter name")
+    if len(os.fsencode(full)) + len(_NUMBERED) >= _limit(base, "PC_PATH_MAX", 4096):
+        raise _save_error(f"{shown}: the path is too long for this filesystem", "Use a shorter name or fewer sub-folders")
+    folder, stem = os.path.split(full)
+    existing = folder
+    while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise _save_error(f"{shown}: '{os.path.relpath(existing, os.path.dirname(base))}' is a file, not a folder",
+                          "Use another name (existing files are never replaced)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise _save_error(f"{shown}: the folder '{existing}' is not writable",
+                          "Check its permissions, or point models/diffusion_models elsewhere (extra_model_paths.yaml)")
+    return base, folder, stem
+
+
+def _candidates(folder: str, stem: str):
     i = 1
     while True:
-        cand = f"{full}_{i:05d}.safetensors"
-        if not os.path.exists(cand):
-            return cand
+        path = os.path.join(folder, f"{stem}_{i:05d}.safetensors")
+        if not os.path.lexists(path) and not os.path.lexists(path + ".partial"):
+            yield path
         i += 1
 
 
-def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: str = KEEP_AUTO, extra_keep: str = "") -> str:
-    """Save `patcher` in the portable format; returns the report text."""
-    path = output_path(filename_prefix)
-    tensors, layers, notes = portable_tensors(patcher, keep=keep, extra_keep=extra_keep)
-    if not layers:
-        raise AccelError(SAVE_NODE, "model", f"{source} has no linear layer to quantize",
-                         "Connect a diffusion model (e.g. from Accel Load Diffusion Model (FP8))")
-    size = sum(t.numel() * t.element_size() for t in tensors.values())
-    formats.write_portable(path, tensors, layers, {"accel_source": source})
+def output_path(filename_prefix: str) -> str:
+    """The next free file for `filename_prefix` under models/diffusion_models (checked, nothing created)."""
+    _, folder, stem = _check_prefix(filename_prefix)
+    return next(_candidates(folder, stem))
+
+
+@dataclass
+class SaveTarget:
+    """A reserved save: `tmp` (`<path>.partial`) was created empty and exclusively before any long work;
+    `created` lists the folders made for it. `discard` undoes both."""
+
+    prefix: str
+    path: str
+    tmp: str
+    created: list
+
+    def discard(self) -> None:
+        try:
+            if os.path.isfile(self.tmp) and not os.path.islink(self.tmp):
+                os.unlink(self.tmp)
+        except OSError:
+            pass
+        for d in reversed(self.created):
+            try:
+                os.rmdir(d)  # only if empty
+            except OSError:
+                break
+
+    def write_error(self, err: Exception) -> AccelError:
+        if isinstance(err, FileExistsError):
+            return _save_error(f"'{self.prefix}': '{os.path.basename(self.path)}' appeared in its folder while the model was "
+                               f"being quantized; it was left as it is and nothing was saved",
+                               "Run the node again: it picks the next free number")
+        return _save_error(f"'{self.prefix}': could not write '{self.path}' ({type(err).__name__}: {err}); nothing was saved",
+                           "Check free disk space and the folder's permissions, or choose another filename_prefix")
+
+
+def reserve_target(filename_prefix: str) -> SaveTarget:
+    """Check `filename_prefix` and reserve the next free `<stem>_NNNNN.safetensors` (its `.partial`
+    temporary created exclusively): run before loading or quantizing anything."""
+    _, folder, stem = _check_prefix(filename_prefix)
+    created = []
+    try:
+        missing = []
+        d = folder
+        while not os.path.isdir(d):
+            missing.append(d)
+            d = os.path.dirname(d)
+        for d in reversed(missing):
+            os.mkdir(d)
+            created.append(d)
+        for path in _candidates(folder, stem):
+            try:
+                fd = os.open(path + ".partial", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                continue  # taken between the check and now: the next number
+            os.close(fd)
+            return SaveTarget(str(filename_prefix), path, path + ".partial", created)
+    except OSError as e:
+        SaveTarget(str(filename_prefix), "", "", created).discard()
+        raise _save_error(f"'{filename_prefix}': cannot create a file in '{folder}' ({type(e).__name__}: {e})",
+                          "Check the folder's permissions and free disk space, or choose another filename_prefix") from e
+
+
+def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: str = KEEP_AUTO, extra_keep: str = "",
+                  target: SaveTarget | None = None) -> str:
+    """Save `patcher` in the portable format; returns the report text. The target is checked and
+    reserved first (`reserve_target`); an existing file is never replaced; on any failure nothing is left."""
+    target = target or reserve_target(filename_prefix)
+    try:
+        tensors, layers, notes = portable_tensors(patcher, keep=keep, extra_keep=extra_keep)
+        if not layers:
+            raise AccelError(SAVE_NODE, "model", f"{source} has no linear layer to quantize",
+                             "Connect a diffusion model (e.g. from Accel Load Diffusion Model (FP8))")
+        size = sum(t.numel() * t.element_size() for t in tensors.values())
+        try:
+            formats.write_portable(target.path, tensors, layers, {"accel_source": source}, tmp=target.tmp)
+        except Exception as e:
+            raise target.write_error(e) from e
+    except BaseException:
+        target.discard()
+        raise
+    path = target.path
     lines = [f"Accel Save FP8 Model: {path}",
              f"  {len(layers)} linear layers fp8 e4m3fn + fp32 scalar weight_scale, metadata _quantization_metadata "
              f"(format 1.0); other tensors bf16; {_bytes(size)}",
@@ -722,7 +936,13 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
 
 
 def convert_file(path: str, filename_prefix: str, keep: str = KEEP_AUTO, extra_keep: str = "") -> str:
-    """File -> portable file: load through our loader (per-tensor e4m3fn, dequant compute), then save."""
-    res = load_file(path, "fp8_e4m3fn per-tensor scaled", COMPUTE_DEQUANT, keep, extra_keep, input_name="source_file",
-                    node=SAVE_NODE)
-    return save_portable(res.patcher, filename_prefix, source=os.path.basename(path))
+    """File -> portable file: load through our loader (per-tensor e4m3fn, dequant compute), then save.
+    The target is checked and reserved before the file is read."""
+    target = reserve_target(filename_prefix)
+    try:
+        res = load_file(path, "fp8_e4m3fn per-tensor scaled", COMPUTE_DEQUANT, keep, extra_keep,
+                        input_name="source_file", node=SAVE_NODE)
+    except BaseException:
+        target.discard()
+        raise
+    return save_portable(res.patcher, filename_prefix, source=os.path.basename(path), target=target)

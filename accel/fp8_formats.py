@@ -22,6 +22,7 @@ not portable to 0.3.75 (its TensorCoreFP8Layout takes a scalar), so the writer t
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import struct
@@ -373,24 +374,48 @@ def portable_metadata(quant_layers, fmt: str = "float8_e4m3fn", extra: dict | No
     return meta
 
 
-def write_portable(path, tensors: dict, quant_layers, extra_metadata: dict | None = None) -> str:
-    """Write `tensors` (fp8 weights + fp32 scalar `<layer>.weight_scale` for each of `quant_layers`)
-    with the portable metadata. Checks the invariants the stock loaders rely on first."""
+def _save_file(tensors: dict, filename: str, metadata: dict | None = None) -> None:
+    """safetensors' writer (one name, so tests can make it fail like a full disk)."""
     from safetensors.torch import save_file
 
+    save_file(tensors, filename, metadata=metadata)
+
+
+def publish(tmp: str, path: str) -> None:
+    """Give the finished `tmp` file its final name without ever replacing a file at `path` (one that
+    appeared while the model was being quantized): a hard link fails if `path` exists; where the
+    filesystem has no hard links, `path` is checked just before the rename. Raises FileExistsError."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here (some network/FUSE/FAT filesystems)
+        if os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, "a file of this name appeared during the save", path) from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
+
+
+def write_portable(path, tensors: dict, quant_layers, extra_metadata: dict | None = None, tmp: str | None = None) -> str:
+    """Write `tensors` (fp8 weights + fp32 scalar `<layer>.weight_scale` for each of `quant_layers`)
+    with the portable metadata: into `tmp` (default `<path>.partial`), then renamed to `path`, which is
+    never replaced (FileExistsError). Checks the invariants the stock loaders rely on first."""
     for layer in quant_layers:
         w = tensors[layer + ".weight"]
         s = tensors[layer + ".weight_scale"]
         if w.dtype != torch.float8_e4m3fn or s.dtype != torch.float32 or s.numel() != 1:
             raise ValueError(f"layer {layer}: portable format needs an e4m3fn weight and an fp32 scalar scale")
     path = str(path)
+    if os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, "the target file exists", path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = path + ".partial"
+    tmp = tmp or path + ".partial"
     out = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     # An empty `scaled_fp8` marker: stock ComfyUI 0.3.75 otherwise picks fp8 as the model dtype for
     # such a file on FP8-capable GPUs (weight_dtype = the most common dtype) and stores the norms and
     # modulation in fp8 too; with the marker it picks bf16/fp16 for them (0.33 ignores it).
     out[MARKER] = torch.empty((0,), dtype=torch.float8_e4m3fn)
-    save_file(out, tmp, metadata=portable_metadata(quant_layers, extra=extra_metadata))
-    os.replace(tmp, path)
+    _save_file(out, tmp, metadata=portable_metadata(quant_layers, extra=extra_metadata))
+    publish(tmp, path)
     return path

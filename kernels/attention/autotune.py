@@ -5,6 +5,7 @@ JSON file (keyed by GPU + software + candidate set + shape) so later runs do not
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -13,6 +14,38 @@ from pathlib import Path
 from .base import BHLD, invoke, to_layout
 
 _disk_lock = threading.Lock()
+_warned: set = set()  # cache files already reported as ignored (one log line per file and process)
+_warn_lock = threading.Lock()
+
+
+def _ignored(path, why: str) -> None:
+    with _warn_lock:
+        if str(path) in _warned:
+            return
+        _warned.add(str(path))
+    logging.getLogger("comfyui-accel").warning(
+        "accel: attention autotune cache %s ignored (%s); the shapes it held are timed again and the file is rewritten",
+        path, why)
+
+
+def valid_entry(entry, names) -> str | None:
+    """Why a cache entry cannot be used (None: it can): a dict whose `winner` names one of `names`,
+    with optional `times_ms` {name: number} and `rejected` {name: text}."""
+    if not isinstance(entry, dict):
+        return f"an entry is {type(entry).__name__}, not an object"
+    winner = entry.get("winner")
+    if not isinstance(winner, str):
+        return f"a winner is {type(winner).__name__}, not a backend name"
+    if winner not in names:
+        return f"winner '{winner[:60]}' is not one of the backends compared here ({', '.join(sorted(names))})"
+    times = entry.get("times_ms", {})
+    if not isinstance(times, dict) or not all(isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+                                              for k, v in times.items()):
+        return "times_ms is not an object of numbers"
+    rejected = entry.get("rejected", {})
+    if not isinstance(rejected, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in rejected.items()):
+        return "rejected is not an object of texts"
+    return None
 
 
 def _sync(device):
@@ -69,12 +102,19 @@ class Tuner:
 
     # --- disk cache -------------------------------------------------------------------------
     def _load(self) -> dict:
+        """The cache file's object ({} if absent). A file that is unreadable or not a JSON object is
+        ignored with one log line; entries are checked where they are used (`valid_entry`)."""
         if self.path is None or not self.path.exists():
             return {}
         try:
-            return json.loads(self.path.read_text())
-        except Exception:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except Exception as e:
+            _ignored(self.path, f"{type(e).__name__}: {e}".splitlines()[0][:200])
             return {}
+        if not isinstance(data, dict):
+            _ignored(self.path, f"it holds a JSON {type(data).__name__}, not an object")
+            return {}
+        return data
 
     def _save(self, key: str, entry: dict) -> None:
         if self.path is None:
@@ -104,7 +144,10 @@ class Tuner:
                 return kern
             dkey = self.disk_key(call_key)
             entry = self._load().get(dkey)
-            if entry and entry.get("winner") in self.by_name:
+            why = None if entry is None else valid_entry(entry, self.by_name)
+            if why is not None:
+                _ignored(self.path, why)
+            if entry is not None and why is None:
                 kern = self.by_name[entry["winner"]]
                 self.last[call_key] = dict(entry, source="disk")
             else:

@@ -1,0 +1,310 @@
+"""Hostile inputs for the FP8 loader and saver and the attention autotune cache (issue #13): every case
+runs through the real ComfyUI harness (API prompts through ComfyUI's own validate_prompt + executor, or
+the pack's functions as ComfyUI imported them) and fails on the code before the fix.
+
+Classes covered:
+- a file that lacks tensors the model needs, or has tensors it does not have: an error naming them, before
+  any quantization (it used to quantize uninitialised memory: NaN on one run, other garbage on the next);
+- NaN/Inf weights: loaded (ComfyUI loads them too) but the report and the log say which tensors, how many;
+- saver targets that are not a new file inside models/diffusion_models ('.', './', 'sub/..', a NUL byte, a
+  300-character name, a sub-folder that is a file, a taken '.partial' path): an error naming
+  filename_prefix BEFORE the model is loaded or quantized, nothing written outside the folder, nothing
+  existing replaced;
+- a corrupt or hand-edited autotune cache file: ignored with one log line, never a crash or an unknown backend.
+"""
+import logging
+import os
+
+import pytest
+import torch
+
+from accel_harness.executor import run_prompt
+
+SAVE_NODE = "[Accel Save FP8 Model] input 'filename_prefix':"
+LOAD_NODE = "[Accel Load Diffusion Model (FP8)] input 'unet_name':"
+
+
+@pytest.fixture(scope="module")
+def F(mod):
+    return mod("accel.fp8")
+
+
+@pytest.fixture(scope="module")
+def AccelError(mod):
+    return mod("accel.errors").AccelError
+
+
+@pytest.fixture(scope="module")
+def ddir(comfy):
+    return comfy / "models" / "diffusion_models"
+
+
+@pytest.fixture(scope="module")
+def bf16_sd(M):
+    return M.wan_state_dict(size="tiny", seed=0, dtype=torch.bfloat16)
+
+
+def write(M, ddir, name, sd):
+    return M.save_safetensors({k: v for k, v in sd.items()}, ddir / name)
+
+
+def load_prompt(name, **extra):
+    """The FP8 loader as an API client sends it, its report shown by ComfyUI's PreviewAny output node."""
+    inputs = {"unet_name": name, "weight_format": "auto", "compute": "auto",
+              "keep_high_precision": "auto (per model family)", **extra}
+    return {"1": {"class_type": "AccelLoadDiffusionModelFP8", "inputs": inputs},
+            "2": {"class_type": "PreviewAny", "inputs": {"source": ["1", 1]}}}
+
+
+def prompt_error(prompt) -> str:
+    with pytest.raises(RuntimeError) as ei:
+        run_prompt(prompt)
+    return str(ei.value)
+
+
+# --- missing / unexpected tensors ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["missing_linear", "missing_detect", "missing_norm", "missing_two", "unexpected",
+                                  "unexpected_in_layer"])
+def test_missing_or_unexpected_tensors_are_named(pack, F, M, ddir, bf16_sd, case, monkeypatch):
+    """Each case used to load (the removed layer quantized from uninitialised memory); now the error names
+    the tensors, and comes before finalize (quantization) runs."""
+    sd = dict(bf16_sd)
+    if case == "missing_linear":
+        del sd["blocks.1.ffn.0.weight"]
+        names = ["blocks.1.ffn.0.weight"]
+    elif case == "missing_detect":  # a tensor ComfyUI's model detection reads
+        del sd["blocks.0.ffn.0.weight"]
+        names = ["blocks.0.ffn.0.weight"]
+    elif case == "missing_norm":
+        del sd["blocks.1.norm3.weight"]
+        names = ["blocks.1.norm3.weight"]
+    elif case == "missing_two":
+        del sd["blocks.1.self_attn.k.weight"], sd["blocks.0.modulation"]
+        names = ["blocks.1.self_attn.k.weight", "blocks.0.modulation"]
+    elif case == "unexpected":
+        sd["blocks.0.extra_proj.weight"] = torch.ones(4, 4, dtype=torch.bfloat16)
+        names = ["blocks.0.extra_proj.weight"]
+    else:
+        sd["blocks.0.ffn.0.lora_down"] = torch.ones(4, 4, dtype=torch.bfloat16)
+        names = ["blocks.0.ffn.0.lora_down"]
+    name = f"hostile_{case}.safetensors"
+    write(M, ddir, name, sd)
+    finalized = []
+    real_finalize = F.finalize
+    monkeypatch.setattr(F, "finalize", lambda *a, **k: finalized.append(1) or real_finalize(*a, **k))
+    msg = prompt_error(load_prompt(name))
+    assert "AccelError" in msg and LOAD_NODE in msg and name in msg, msg
+    assert ("missing" if case.startswith("missing") else "does not have") in msg, msg
+    for n in names:
+        assert n in msg, (n, msg)
+    assert "download it again" in msg or "original checkpoint" in msg, msg
+    assert not finalized  # the error comes before any quantization
+
+
+def test_complete_file_still_loads_without_warnings(F, M, ddir, bf16_sd):
+    res = F.load_file(str(write(M, ddir, "hostile_ok.safetensors", dict(bf16_sd))))
+    assert "NaN" not in res.report and "warning" not in res.report, res.report
+    assert not res.stats.nonfinite
+
+
+def test_quantized_weights_are_checked_finite(F, mod, M, ddir, bf16_sd, AccelError, monkeypatch):
+    """Quantizing finite weights must give finite fp8 weights and scales (here a broken quantizer)."""
+    K = mod("kernels.fp8")
+    real = K.quantize_weight
+
+    def broken(w, dtype=K.E4M3, per_channel=False):
+        w8, s = real(w, dtype, per_channel)
+        return w8, s * float("nan")
+
+    monkeypatch.setattr(K, "quantize_weight", broken)
+    with pytest.raises(AccelError, match="gave NaN/Inf values from finite weights"):
+        F.load_file(str(write(M, ddir, "hostile_quant.safetensors", dict(bf16_sd))))
+
+
+# --- NaN / Inf weights: loaded, but said once, with names and counts ------------------------------------------
+
+@pytest.mark.parametrize("form", ["bf16", "fp8"])
+def test_nonfinite_weights_are_reported(pack, F, mod, M, ddir, bf16_sd, form, caplog):
+    K = mod("kernels.fp8")
+    sd = dict(bf16_sd)
+    w = sd["blocks.0.ffn.0.weight"].clone()
+    w[0, :3] = float("nan")
+    w[1, 0] = float("inf")
+    sd["blocks.0.ffn.0.weight"] = w
+    b = sd["blocks.1.norm3.weight"].clone()
+    b[5] = float("-inf")
+    sd["blocks.1.norm3.weight"] = b
+    expect = {"blocks.0.ffn.0.weight": 4, "blocks.1.norm3.weight": 1}
+    if form == "fp8":  # an fp8 file: e4m3fn has NaN but no Inf, so the Inf becomes NaN (still 4 values)
+        for layer in ("blocks.0.ffn.0", "blocks.0.ffn.2", "blocks.1.self_attn.q"):
+            w8, s = K.quantize_weight(torch.nan_to_num(sd[layer + ".weight"].float()), per_channel=False)
+            sd[layer + ".weight"], sd[layer + ".weight_scale"] = w8, s
+        w8 = sd["blocks.0.ffn.0.weight"].clone()
+        w8.view(torch.uint8)[0, :3] = 0x7F
+        w8.view(torch.uint8)[1, 0] = 0xFF
+        sd["blocks.0.ffn.0.weight"] = w8
+    name = f"hostile_nan_{form}.safetensors"
+    write(M, ddir, name, sd)
+    with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
+        _, hist = run_prompt(load_prompt(name))
+    report = hist["outputs"]["1"]["text"][0]
+    assert "NaN/Inf" in report, report
+    for t, n in expect.items():
+        assert f"{t} ({n})" in report, (t, n, report)
+    assert "2 tensors" in report, report
+    warned = [r.getMessage() for r in caplog.records if "NaN/Inf" in r.getMessage()]
+    assert len(warned) == 1 and name in warned[0], warned
+
+
+# --- saver: the target is checked first, never outside its folder, never replacing a file -----------------------
+
+@pytest.fixture
+def no_long_work(F, monkeypatch):
+    """Loading and quantizing raise: an error from the target check must come before them."""
+    def boom(*a, **k):
+        raise AssertionError("long work started before the target was checked")
+
+    monkeypatch.setattr(F, "load_file", boom)
+    monkeypatch.setattr(F, "portable_tensors", boom)
+
+
+def save_prompt(prefix, source="hostile_src.safetensors"):
+    return {"1": {"class_type": "AccelSaveFP8Model", "inputs": {"filename_prefix": prefix, "source_file": source}}}
+
+
+def _tree(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs + _)
+
+
+@pytest.fixture(scope="module")
+def src(M, ddir, bf16_sd):
+    return write(M, ddir, "hostile_src.safetensors", dict(bf16_sd))
+
+
+@pytest.mark.parametrize("prefix,needle", [
+    (".", "does not name a file"), ("./", "does not name a file"), ("sub/..", "does not name a file"),
+    ("..", "outside"), ("../escape", "outside"), ("a/../../escape", "outside"), ("/tmp/abs_escape", "outside"),
+    ("bad\x00name", "NUL"), ("x" * 300, "too long"), ("ok/" + "y" * 300 + "/m", "too long"),
+    ("subfile/model", "is a file"), ("hostile_src.safetensors/m", "is a file"),
+])
+def test_bad_save_targets_fail_before_any_work(pack, comfy, ddir, src, no_long_work, prefix, needle):
+    (ddir / "subfile").write_text("a user's file")
+    before = _tree(comfy / "models")
+    msg = prompt_error(save_prompt(prefix))
+    assert "AccelError" in msg and SAVE_NODE in msg and needle in msg, msg
+    assert "long work started" not in msg, msg
+    assert _tree(comfy / "models") == before  # nothing written, created or replaced
+    assert (ddir / "subfile").read_text() == "a user's file"
+
+
+def test_taken_partial_path_is_skipped_not_touched(pack, F, ddir, src):
+    """A '<name>_00001.safetensors.partial' that exists (a directory, or another save in progress) is left
+    alone: the save uses the next free number; an existing file is never replaced."""
+    (ddir / "taken_00001.safetensors.partial").mkdir()
+    (ddir / "taken_00001.safetensors.partial" / "keep.txt").write_text("keep")
+    (ddir / "taken_00002.safetensors").write_bytes(b"a user's model")
+    (ddir / "taken_00003.safetensors.partial").write_bytes(b"another save in progress")
+    _, hist = run_prompt(save_prompt("taken"))
+    assert "taken_00004.safetensors" in hist["outputs"]["1"]["text"][0]
+    assert (ddir / "taken_00004.safetensors").stat().st_size > 1000
+    assert (ddir / "taken_00001.safetensors.partial" / "keep.txt").read_text() == "keep"
+    assert (ddir / "taken_00002.safetensors").read_bytes() == b"a user's model"
+    assert (ddir / "taken_00003.safetensors.partial").read_bytes() == b"another save in progress"
+    assert not (ddir / "taken_00001.safetensors").exists() and not (ddir / "taken_00004.safetensors.partial").exists()
+
+
+def test_write_error_is_wrapped_and_leaves_nothing(pack, F, mod, ddir, src, monkeypatch):
+    """A failing write (disk full, permissions) gives an AccelError naming filename_prefix; no partial
+    file and no new folder is left behind."""
+    formats = mod("accel.fp8_formats")
+
+    def full_disk(tensors, filename, metadata=None):
+        with open(filename, "wb") as f:
+            f.write(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(formats, "_save_file", full_disk)
+    before = _tree(ddir)
+    msg = prompt_error(save_prompt("newdir/deeper/full"))
+    assert "AccelError" in msg and SAVE_NODE in msg and "No space left on device" in msg, msg
+    assert "free disk space" in msg, msg
+    assert _tree(ddir) == before and not (ddir / "newdir").exists()
+
+
+def test_file_appearing_during_the_save_is_not_replaced(pack, F, mod, ddir, src, monkeypatch):
+    """Another process creates the target name while the model is quantized: it is kept; the error says so."""
+    formats = mod("accel.fp8_formats")
+    real = formats._save_file
+
+    def racing(tensors, filename, metadata=None):
+        real(tensors, filename, metadata=metadata)
+        (ddir / "race_00001.safetensors").write_bytes(b"someone else's file")
+
+    monkeypatch.setattr(formats, "_save_file", racing)
+    msg = prompt_error(save_prompt("race"))
+    assert "AccelError" in msg and SAVE_NODE in msg and "race_00001.safetensors" in msg, msg
+    assert (ddir / "race_00001.safetensors").read_bytes() == b"someone else's file"
+    assert not (ddir / "race_00001.safetensors.partial").exists()
+
+
+def test_plain_and_subfolder_prefixes_still_save(pack, F, ddir, src):
+    for prefix, rel in [("plain", "plain_00001.safetensors"), ("wan/sub/m.safetensors", "wan/sub/m_00001.safetensors"),
+                        ("  spaced  ", "spaced_00001.safetensors"), ("", "accel_fp8_00001.safetensors")]:
+        _, hist = run_prompt(save_prompt(prefix))
+        assert (ddir / rel).is_file(), (prefix, hist["outputs"]["1"]["text"][0])
+
+
+# --- attention autotune disk cache: wrong types are ignored with one log line ---------------------------------
+
+def _kernels(mod):
+    base = mod("kernels.attention.base")
+
+    def sdpa(q, k, v, mask, scale, layout):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+
+    def make(name):
+        return base.Kernel(name=name, library=None, version=None, layouts=(base.BHLD,), call=sdpa,
+                           dtypes=frozenset({torch.float32}), device_types=frozenset({"cpu"}))
+    return make("sdpa"), make("other")
+
+
+CORRUPT = {
+    "list": "[1, 2, 3]",
+    "string": '"hello"',
+    "entry_list": '{"KEY": ["sdpa"]}',
+    "winner_list": '{"KEY": {"winner": ["sdpa"]}}',
+    "winner_dict": '{"KEY": {"winner": {"a": 1}}}',
+    "unknown_backend": '{"KEY": {"winner": "flash_attn_9"}}',
+    "winner_int": '{"KEY": {"winner": 3}}',
+    "times_wrong": '{"KEY": {"winner": "other", "times_ms": [1, 2], "rejected": "x"}}',
+    "not_json": "{not json",
+    "binary": b"\xff\xfe\x00garbage",
+}
+
+
+@pytest.mark.parametrize("case", list(CORRUPT))
+def test_corrupt_autotune_cache_is_ignored(mod, tmp_path, case, caplog):
+    AT = mod("kernels.attention.autotune")
+    primary, other = _kernels(mod)
+    path = tmp_path / "attention_autotune.json"
+    tuner = AT.Tuner(primary, [other], path, "dev", warmup=0, reps=1)
+    q = torch.randn(1, 2, 8, 16)
+    key = AT.call_key(1, 2, 2, 8, 8, 16, q.dtype, "bhld", False, None)
+    raw = CORRUPT[case]
+    raw = raw.replace("KEY", tuner.disk_key(key)) if isinstance(raw, str) else raw
+    path.write_bytes(raw.encode() if isinstance(raw, str) else raw)
+    with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
+        kern = tuner.pick(key, q, q, q, "bhld", None, None, 16, True)
+        tuner2 = AT.Tuner(primary, [other], path, "dev", warmup=0, reps=1)  # a second patch: still one line
+        kern2 = tuner2.pick(key, q, q, q, "bhld", None, None, 16, True)
+    assert kern in (primary, other) and kern2 in (primary, other)
+    entry = tuner.last[key]
+    assert entry["source"] == "measured" and entry["winner"] in ("sdpa", "other"), entry
+    assert isinstance(entry["times_ms"], dict) and isinstance(entry["rejected"], dict)
+    lines = [r.getMessage() for r in caplog.records if "autotune" in r.getMessage()]
+    assert len(lines) == 1 and str(path) in lines[0] and "ignored" in lines[0], lines
+    # the measured choice was written back as a valid cache: the next patch reads it
+    tuner3 = AT.Tuner(primary, [other], path, "dev", warmup=0, reps=1)
+    assert tuner3.pick(key, q, q, q, "bhld", None, None, 16, True) is kern2
+    assert tuner3.last[key]["source"] == "disk"
