@@ -305,14 +305,9 @@ def ui_to_api(ui: dict, info: dict, notes: list | None = None) -> dict:
         spec = info[typ]
         vals = n.get("widgets_values")
         filled = []
-        if isinstance(vals, dict):
-            def value_for(name, kind, s):
-                if name is not None and name in vals:
-                    return vals[name]
-                if name is not None:
-                    filled.append(name)
-                return _default_for(name, kind, s)
-            layout = widget_layout(spec, value_for)
+        if isinstance(vals, dict):  # some custom nodes save {name: value}: only those values are sent
+            layout = [x for x in widget_layout(spec, lambda name, kind, s: vals.get(name, _MISSING))
+                      if x[2] is not _MISSING]
         else:
             vals = list(vals or [])
             pos = 0
