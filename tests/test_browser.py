@@ -1,21 +1,26 @@
 """Workflows in the REAL ComfyUI frontend (comfyui-frontend-package) in headless Debian Chromium via Playwright.
 
+Runs on the frontend of the test bed's ComfyUI (1.32.9 with 0.3.75, 1.49.x with 0.33).
 For every UI workflow in workflows/*.json: it loads the way opening the file does (app.loadGraphData) with
-no "missing nodes" dialog, every node type is registered, our nodes show the widgets /object_info declares,
+no "missing nodes" notice (the dialog of 1.32, the error overlay of 1.49; a workflow with an unknown node type
+proves the check can fail), every node type is registered, our nodes show the widgets /object_info declares,
 the frontend turns it into an API prompt with every node (notes excepted) that equals the workflow's API
-twin in workflows/api/ where there is one (and what accel_harness.uiformat.ui_to_api makes of the file),
-and a screenshot is saved to
+twin in workflows/api/ where there is one (and what accel_harness.uiformat.ui_to_api makes of the file; inputs
+a newer ComfyUI added are taken at their defaults and reported as warnings), on 0.33 every node with a dynamic
+combo converts as the frontend serialises it, and a screenshot is saved to
 test-artifacts/browser/<name>.png (look at it). One server and one browser for the module.
 """
 import importlib.util
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from accel_harness.browser import FRONTEND_SETTINGS, Browser, available
 from accel_harness.server import ComfyServer
-from accel_harness.uiformat import VIRTUAL_NODES, prompt_diff, ui_to_api
+from accel_harness.uiformat import (DYNAMIC_COMBO, VIRTUAL_NODES, WIDGET_TYPES, dynamic_options, fill_new_inputs,
+                                   input_rows, ordered_inputs, prompt_diff, ui_to_api, widget_slots)
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
@@ -48,17 +53,6 @@ def app(server):
         yield b
 
 
-def _widget_inputs(spec):
-    names = []
-    for sect in ("required", "optional"):
-        for name, s in (spec["input"].get(sect) or {}).items():
-            typ = s[0]
-            if isinstance(typ, list) or typ in ("INT", "FLOAT", "STRING", "BOOLEAN", "COMBO"):
-                if not (len(s) > 1 and isinstance(s[1], dict) and s[1].get("forceInput")):
-                    names.append(name)
-    return names
-
-
 def test_there_are_ui_workflows():
     assert (REPO / "workflows" / "hardware_report.json") in UI_WORKFLOWS
 
@@ -70,7 +64,7 @@ def test_ui_workflow_loads_in_the_frontend(app, info, path):
     app.clear_alerts()
     app.load_workflow(wf, path.name)
     shot = app.screenshot(ARTIFACTS / f"{path.stem}.png")
-    assert app.missing_nodes_dialog() is None, f"{path.name}: {app.missing_nodes_dialog()}"
+    assert app.missing_nodes_notice() is None, f"{path.name}: {app.missing_nodes_notice()}"
     # e.g. "Invalid workflow against zod schema" (Comfy.Validation.Workflows is on)
     bad = [t for t in app.alerts() if "invalid" in t.lower() or "error" in t.lower()]
     assert not bad, f"{path.name}: the frontend reported {bad}"
@@ -80,28 +74,99 @@ def test_ui_workflow_loads_in_the_frontend(app, info, path):
     assert all(n["registered"] for n in nodes), [n["type"] for n in nodes if not n["registered"]]
     for n in nodes:
         if n["type"] in info and info[n["type"]].get("python_module") == "custom_nodes.comfyui_accel":
-            missing = set(_widget_inputs(info[n["type"]])) - set(n["widgets"])
+            missing = {name for name, _ in widget_slots(info[n["type"]]) if name} - set(n["widgets"])
             assert not missing, f"{path.name}: node {n['id']} ({n['type']}) shows no widget for {sorted(missing)}"
     prompt = app.graph_to_prompt()
     assert sorted(v["class_type"] for v in prompt.values()) == sorted(
         n["type"] for n in wf["nodes"] if n["type"] not in VIRTUAL_NODES)
     twin = REPO / "workflows" / "api" / path.name
-    if twin.exists():  # the frontend queues exactly the API twin (and agrees with uiformat.ui_to_api)
-        diff = prompt_diff(json.loads(twin.read_text()), prompt, ("api twin", "frontend"))
+    notes = []
+    assert not prompt_diff(ui_to_api(wf, info, notes), prompt, ("ui_to_api", "frontend"))
+    if twin.exists():  # the frontend queues exactly the API twin (inputs a newer ComfyUI added: at their defaults)
+        diff = prompt_diff(fill_new_inputs(json.loads(twin.read_text()), wf, info, notes), prompt,
+                           ("api twin", "frontend"))
         assert not diff, f"{path.name}: " + "\n".join(diff)
-        assert not prompt_diff(ui_to_api(wf, info), prompt, ("ui_to_api", "frontend"))
+    for n in notes:
+        warnings.warn(f"{path.name}: {n}")
     assert shot.stat().st_size > 20_000  # a rendered canvas with nodes, not a blank page
     assert not [e for e in app.page_errors if "comfyui_accel" in e or "Accel" in e], app.page_errors
 
 
 def test_missing_node_types_are_detected(app):
-    """The check above can fail: an unknown node type brings up the frontend's missing-nodes dialog."""
+    """The check above can fail: an unknown node type brings up the frontend's missing-nodes notice (the dialog
+    of frontend 1.32, the error overlay of 1.49), and closing it clears it."""
     wf = json.loads((REPO / "workflows" / "hardware_report.json").read_text())
     wf["nodes"][0]["type"] = "AccelNodeThatDoesNotExist"
     app.load_workflow(wf, "broken.json")
     try:
-        text = app.missing_nodes_dialog()
-        assert text and "AccelNodeThatDoesNotExist" in text
+        text = app.missing_nodes_notice()
+        assert text and "AccelNodeThatDoesNotExist" in text, text
     finally:
         app.close_dialogs()
-    assert app.missing_nodes_dialog() is None
+    assert app.missing_nodes_notice() is None
+
+
+def _dynamic_variants(rows, prefix="", depth=3):
+    """[[(widget name, option key), ...]]: each way to set the visible dynamic combos among `rows` (one at a
+    time, the others at their defaults), down into the inputs each option adds."""
+    out = []
+    for name, spec, _ in rows:
+        options = dynamic_options(spec)
+        if options is None or spec[1].get("hidden"):
+            continue
+        for key, sub in options.items():
+            inner = _dynamic_variants(input_rows(sub), f"{prefix}{name}.", depth - 1) if depth > 1 else []
+            out += [[(prefix + name, key)] + v for v in inner] or [[(prefix + name, key)]]
+    return out
+
+
+def _input_types(rows) -> set:
+    """Types of these inputs and of every input their dynamic combos' options add."""
+    out = set()
+    for _, spec, _ in rows:
+        out.add(spec[0] if isinstance(spec[0], str) else "COMBO")
+        for sub in (dynamic_options(spec) or {}).values():
+            out |= _input_types(input_rows(sub))
+    return out
+
+
+def test_converter_matches_the_frontend_on_dynamic_combos(app, info):
+    """Every node with a DynamicCombo input (ComfyUI 0.33+), with each option (nested ones too) chosen in the
+    real frontend: uiformat.ui_to_api of the node as the frontend saves it gives what the frontend queues."""
+    dynamic = sorted(t for t, spec in info.items() if any(x[0] == DYNAMIC_COMBO for _, x, _ in ordered_inputs(spec)))
+    if not dynamic:
+        pytest.skip("this ComfyUI has no DynamicCombo inputs (0.33 has them)")
+    # Widgets of other kinds the frontend draws (COLORS, CURVE, ...) are not modelled: leave out their nodes.
+    other = set(app.page.evaluate("() => Object.keys(app.widgets)")) - {*WIDGET_TYPES, DYNAMIC_COMBO}
+    types = [t for t in dynamic if not _input_types(ordered_inputs(info[t])) & other]
+    assert len(types) >= len(dynamic) / 2 and "SaveVideo" in types, (dynamic, types)
+    cases = [(t, v) for t in types for v in _dynamic_variants(ordered_inputs(info[t]))[:12]]
+    got = app.page.evaluate("""async (cases) => {
+        const out = [];
+        for (const [type, sets] of cases) {
+            app.graph.clear();
+            const n = LiteGraph.createNode(type);
+            app.graph.add(n);
+            let error = null;
+            for (const [name, key] of sets) {
+                const w = (n.widgets || []).find(w => w.name === name);
+                if (!w) { error = 'no widget ' + name; break; }
+                w.value = key;
+                w.callback?.(key, app.canvas, n);
+            }
+            if (error) { out.push({error}); continue; }
+            const ser = JSON.parse(JSON.stringify(n.serialize()));
+            const prompt = (await app.graphToPrompt()).output[String(n.id)];
+            out.push({ser, prompt});
+        }
+        app.graph.clear();
+        return out;
+    }""", cases)
+    checked = 0
+    for (t, sets), r in zip(cases, got):
+        assert "error" not in r, (t, sets, r)
+        mine = ui_to_api({"nodes": [r["ser"]], "links": []}, info)[str(r["ser"]["id"])]["inputs"]
+        theirs = {k: v for k, v in r["prompt"]["inputs"].items() if not isinstance(v, list)}
+        assert mine == theirs, (t, sets, r["ser"].get("widgets_values"))
+        checked += 1
+    assert checked >= len(types)

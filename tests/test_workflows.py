@@ -1,10 +1,12 @@
 """The shipped workflows (workflows/*.json UI, workflows/api/*.json API) against a real ComfyUI.
 
-Static (in process, ComfyUI 0.3.75 + this pack): every workflow scripts/workflows.py defines has both files;
-each API file equals what its definition builds from today's node specs (a node gaining an input makes it
-stale); each UI file converts back (accel_harness.uiformat.ui_to_api: widgets_values -> input names, the
-frontend's extra control_after_generate / upload values) to exactly its API twin, so editing one without
-the other fails; layouts are readable (nothing overlaps, links run left to right); model names are
+Static (in process, the test bed's ComfyUI + this pack): every workflow scripts/workflows.py defines has both
+files; each API file equals what its definition builds from today's node specs (a node gaining an input makes
+it stale); each UI file converts back (accel_harness.uiformat.ui_to_api: widgets_values -> input names, the
+frontend's extra control_after_generate / upload values, ComfyUI 0.33's dynamic combos) to exactly its API
+twin, so editing one without the other fails. The files are written with ComfyUI 0.3.75; on a newer ComfyUI,
+inputs its core nodes gained that neither file has are taken at their defaults, as the frontend does, and
+reported as warnings (uiformat.fill_new_inputs); any other difference fails; layouts are readable (nothing overlaps, links run left to right); model names are
 ComfyUI's template names; every API prompt passes ComfyUI's own validate_prompt with placeholder model
 files under those names. tests/test_browser.py loads the UI files in the real frontend and checks that its
 graphToPrompt() gives the API twin.
@@ -16,6 +18,7 @@ import copy
 import importlib.util
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -60,8 +63,11 @@ def test_the_issue_workflows_are_defined():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_files_are_current_and_twins_match(info, name):
-    problems = W.check(info, [name])
+    notes = []
+    problems = W.check(info, [name], notes)
     assert not problems, "\n".join(problems) + "\nregenerate with `.testbed/venv/bin/python scripts/workflows.py --write`"
+    for n in notes:  # a newer ComfyUI's core inputs that neither file has, taken at their defaults
+        warnings.warn(n)
 
 
 def test_check_reports_files_that_are_not_defined(info, tmp_path, monkeypatch):
@@ -135,7 +141,8 @@ def test_converter_follows_frontend_widget_rules(info):
 @pytest.mark.parametrize("edit", ["widget", "link", "title", "node"])
 def test_editing_one_twin_without_the_other_fails(info, edit):
     name = "wan2.1_t2v_14B_attention_compile_teacache"
-    ui, api = _ui(name), _api(name)
+    ui = _ui(name)
+    api = U.fill_new_inputs(_api(name), ui, info)
     assert not U.prompt_diff(api, U.ui_to_api(ui, info))
     tea = next(n for n in ui["nodes"] if n["type"] == "AccelTeaCache")
     if edit == "widget":
@@ -151,6 +158,83 @@ def test_editing_one_twin_without_the_other_fails(info, edit):
     else:
         del api[str(tea["id"])]
     assert U.prompt_diff(api, U.ui_to_api(ui, info)), f"an edit of the {edit} went unnoticed"
+
+
+# ---- ComfyUI 0.33's dynamic inputs and inputs added to core nodes, on a node spec written out here (so these
+# run on any ComfyUI). SAVE is 0.33's SaveVideo as /object_info declares it (trimmed: two formats, no AV1).
+_ENCODING = ["COMFY_DYNAMICCOMBO_V3", {"options": [
+    {"key": "auto", "inputs": {"required": {}}},
+    {"key": "re-encode", "inputs": {"required": {
+        "crf": ["FLOAT", {"default": 23.0, "min": 0.0, "max": 51.0}],
+        "color_space": ["COMBO", {"default": "auto", "options": ["auto", "sRGB", "HDR", "HDR PQ"]}]}}}]}]
+_CODEC = ["COMFY_DYNAMICCOMBO_V3", {"options": [
+    {"key": "auto", "inputs": {"required": {}}},
+    {"key": "h264", "inputs": {"required": {}, "optional": {"encoding": _ENCODING}}}]}]
+SAVE = {"SaveVideo": {
+    "input": {"required": {"video": ["VIDEO", {}], "filename_prefix": ["STRING", {"default": "video/ComfyUI"}],
+                           "format": ["COMFY_DYNAMICCOMBO_V3", {"options": [
+                               {"key": "auto", "inputs": {"required": {"codec": _CODEC}}},
+                               {"key": "mp4", "inputs": {"required": {"codec": _CODEC}}}]}]},
+              "optional": {"codec": ["COMFY_DYNAMICCOMBO_V3", dict(_CODEC[1], hidden=True)]}},
+    "input_order": {"required": ["video", "filename_prefix", "format"], "optional": ["codec"]},
+    "output": ["VIDEO"], "display_name": "Save Video"}}
+
+
+def _save_node(values, widget_inputs, **extra):
+    inputs = [{"name": "video", "type": "VIDEO", "link": 1}] + [
+        {"name": w, "type": "X", "widget": {"name": w}, "link": None} for w in widget_inputs]
+    return {"nodes": [{"id": 2, "type": "SaveVideo", "inputs": inputs, "widgets_values": values, **extra}],
+            "links": [[1, 1, 0, 2, 0, "VIDEO"]]}  # node 1 (the video's source) is left out
+
+
+def test_converter_models_dynamic_combos_as_frontend_1_49_saves_them():
+    """widgets_values as frontend 1.49.6 serialised 0.33's SaveVideo set to mp4 / h264 / re-encode (recorded
+    from the real frontend): each chosen option's inputs follow their combo, named "<combo>.<input>"."""
+    names = ["filename_prefix", "format", "format.codec", "format.codec.encoding", "format.codec.encoding.crf",
+             "format.codec.encoding.color_space", "codec"]
+    values = ["video/x", "mp4", "h264", "re-encode", 23, "auto", "auto"]
+    ui = _save_node(values, names, widgets_values_named=dict(zip(names, values)))
+    assert U.ui_to_api(ui, SAVE)["2"]["inputs"] == {**dict(zip(names, values)), "video": ["1", 0]}
+    # a fresh node: format auto -> format.codec, then the hidden top-level codec
+    assert U.widget_slots(SAVE["SaveVideo"]) == [("filename_prefix", "STRING"), ("format", U.DYNAMIC_COMBO),
+                                                 ("format.codec", U.DYNAMIC_COMBO), ("codec", U.DYNAMIC_COMBO)]
+    assert list(U.full_inputs(SAVE, "SaveVideo", video=["9", 0], format="mp4", **{"format.codec": "h264"})) == [
+        "video", "filename_prefix", "format", "format.codec", "format.codec.encoding", "codec"]
+    bad = _save_node(["video/x", "mp4", "vp9", "auto"], names[:3] + ["codec"])        # not an option of format.codec
+    with pytest.raises(U.ConversionError, match="vp9"):
+        U.ui_to_api(bad, SAVE)
+    named = dict(zip(names, values), **{"format.codec": "auto"})                       # the two forms disagree
+    with pytest.raises(U.ConversionError, match="disagree"):
+        U.ui_to_api(_save_node(values, names, widgets_values_named=named), SAVE)
+
+
+def test_files_from_an_older_comfyui_get_the_new_inputs_at_their_defaults():
+    """A file saved before SaveVideo had format.codec (frontend 1.32 on ComfyUI 0.3.75: prefix, format, codec):
+    the frontend reads its values in order and leaves the rest at their defaults; so does the converter, and
+    says so. It is accepted only where the file is consistent in itself."""
+    old = ["filename_prefix", "format", "codec"]
+    notes = []
+    api = U.ui_to_api(_save_node(["video/x", "auto", "auto"], old), SAVE, notes)
+    assert api["2"]["inputs"] == {"filename_prefix": "video/x", "format": "auto", "format.codec": "auto",
+                                  "codec": "auto", "video": ["1", 0]}
+    assert len(notes) == 1 and "codec" in notes[0] and "defaults" in notes[0]
+    with pytest.raises(U.ConversionError, match="widgets_values"):  # lists 3 widget inputs, has 2 values
+        U.ui_to_api(_save_node(["video/x", "auto"], old), SAVE)
+    with pytest.raises(U.ConversionError, match="widgets_values"):  # more values than widgets
+        U.ui_to_api(_save_node(["video/x", "auto", "auto", "auto", "auto"], old), SAVE)
+    # The API twin written with the old ComfyUI gets format.codec (the UI file does not list it either) ...
+    ui = _save_node(["video/x", "auto", "auto"], old)
+    twin = {"2": {"class_type": "SaveVideo", "_meta": {"title": "Save Video"},
+                  "inputs": {"video": ["1", 0], "filename_prefix": "video/x", "format": "auto", "codec": "auto"}}}
+    notes = []
+    assert not U.prompt_diff(U.fill_new_inputs(twin, ui, SAVE, notes), api)
+    assert len(notes) == 1 and "format.codec" in notes[0]
+    assert "format.codec" not in twin["2"]["inputs"]                 # a copy: the file's prompt is unchanged
+    # ... but an input the UI file lists is never filled: dropping it from the API file is a difference.
+    del twin["2"]["inputs"]["codec"]
+    assert U.prompt_diff(U.fill_new_inputs(twin, ui, SAVE), api) == ["node 2 (SaveVideo).codec: '<missing>' vs 'auto'"]
+    twin["2"]["inputs"].update(codec="auto", format="mp4")           # a changed value stays a difference
+    assert U.prompt_diff(U.fill_new_inputs(twin, ui, SAVE), api)
 
 
 def test_layout_check_can_fail():

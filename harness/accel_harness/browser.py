@@ -3,7 +3,7 @@
     with ComfyServer(base, settings=FRONTEND_SETTINGS) as srv, Browser() as b:
         b.open_app(srv.url)
         b.load_workflow(ui_json)                 # app.loadGraphData, as opening a file does
-        assert b.missing_nodes_dialog() is None
+        assert b.missing_nodes_notice() is None      # no "missing nodes" dialog (1.32) / overlay (1.49)
         nodes = b.graph_nodes()                  # [{"id", "type", "title", "widgets": [...], "values": [...]}]
         b.screenshot("test-artifacts/browser/x.png")
         ui = b.api_to_ui(api_prompt)             # the frontend's own API->UI conversion (app.loadApiJson)
@@ -29,7 +29,9 @@ FRONTEND_SETTINGS = {
     "Comfy.TutorialCompleted": True,
     "Comfy.Validation.Workflows": True,
 }
-MISSING_NODES_TEXT = "missing nodes"
+# Where the frontend reports node types it does not know: the dialog (frontend 1.32), the error overlay (1.49).
+MISSING_NODES_SELECTORS = (".p-dialog", "[role=dialog]", "[data-testid=error-overlay]")
+MISSING_NODES_TEXT = "missing node"  # "... missing nodes ..." (1.32), "Missing node: X" / "Missing Node Packs" (1.49)
 
 
 def available() -> tuple[bool, str]:
@@ -109,11 +111,17 @@ class Browser:
                            "{showMissingNodesDialog: true, showMissingModelsDialog: false}); }", [workflow, name])
         self.settle()
 
-    def missing_nodes_dialog(self) -> str | None:
-        """The text of a visible "missing nodes" dialog, or None."""
+    def missing_nodes_notice(self) -> str | None:
+        """The text of the frontend's visible "missing nodes" notice, or None.
+
+        Frontend 1.32 opens a dialog ("... missing nodes ..."); 1.49 shows an error overlay instead
+        ("Missing node: <type>", or "Missing Node Packs" for several). Both are looked for, so the check works
+        on either; tests/test_browser.py loads a workflow with an unknown node type to prove each can fail.
+        """
         texts = self.page.evaluate(
-            "() => Array.from(document.querySelectorAll('.p-dialog, [role=dialog]'))"
-            ".filter(d => d.offsetParent !== null || d.getClientRects().length).map(d => d.innerText)")
+            "(sel) => Array.from(document.querySelectorAll(sel))"
+            ".filter(d => d.offsetParent !== null || d.getClientRects().length).map(d => d.innerText)",
+            ", ".join(MISSING_NODES_SELECTORS))
         for t in texts:
             if MISSING_NODES_TEXT in t.lower():
                 return t
@@ -130,7 +138,10 @@ class Browser:
         self.settle(0.2)
 
     def close_dialogs(self) -> None:
+        """Close dialogs (Escape) and dismiss the error overlay (frontend 1.49: Escape leaves it open)."""
         self.page.keyboard.press("Escape")
+        self.page.evaluate("() => document.querySelectorAll('[data-testid=error-overlay-dismiss]')"
+                           ".forEach(b => b.click())")
         self.settle(0.2)
 
     def graph_nodes(self) -> list[dict]:
@@ -174,7 +185,7 @@ class Browser:
         """
         self.page.evaluate("async ([api, name]) => { await app.loadApiJson(api, name); }", [api_prompt, name])
         self.settle()
-        missing = self.missing_nodes_dialog()
+        missing = self.missing_nodes_notice()
         if missing:
             raise RuntimeError(f"the frontend does not know some node types: {missing}")
         if fixed_seeds:

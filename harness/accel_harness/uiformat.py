@@ -2,16 +2,23 @@
 
     info = local_object_info()                 # /object_info of the in-process ComfyUI (or srv.object_info())
     prompt = ui_to_api(ui_workflow, info)      # the API prompt the frontend would queue for this file
+    twin = fill_new_inputs(api_twin, ui_workflow, info, notes)  # + inputs this ComfyUI added, at defaults
     full_inputs(info, "KSampler", seed=42, model=[...], ...)   # every widget, as a fresh node in the UI has it
     layout(ui, columns)                        # positions + groups, left to right, nothing overlapping
     problems = geometry_problems(ui)           # overlapping nodes/groups, links that run right-to-left
 
-`ui_to_api` follows the frontend's own rules (frontend 1.32, graphToPrompt): widgets_values holds one value
-per widget input in input order (required, then optional), an INT `seed`/`noise_seed` (or one declared
-`control_after_generate`) is followed by its "control after generate" value, an `image_upload` combo by its
-upload widget's value; links replace widget values; frontend-only nodes (notes, reroutes) are not in the
-prompt; the title goes to `_meta.title` (the display name when the node has no own title).
-tests/test_browser.py checks these rules against the real frontend (`app.graphToPrompt()`).
+`ui_to_api` follows the frontend's own rules (frontends 1.32 and 1.49, graphToPrompt): widgets_values holds one
+value per widget in widget order (`widget_layout`: inputs in declared order, required then optional), an INT
+`seed`/`noise_seed` (or one declared `control_after_generate`) is followed by its "control after generate"
+value, an `image_upload` combo by its upload widget's value, and a DynamicCombo (ComfyUI 0.33) by the inputs
+of its chosen option ("format" -> "format.codec" -> ...); links replace widget values; frontend-only nodes
+(notes, reroutes) are not in the prompt; the title goes to `_meta.title` (the display name when the node has
+no own title). tests/test_browser.py checks these rules against the real frontend (`app.graphToPrompt()`).
+
+Files saved with an older ComfyUI lack the inputs its core nodes gained since (0.33: CreateVideo.bit_depth,
+SaveVideo's format.codec). The frontend gives those their defaults; `ui_to_api(..., notes=[])` does the same
+and `fill_new_inputs` does it for the API twin (only for inputs the UI file does not list either), each
+saying so in `notes`. Everything else stays strict.
 """
 from __future__ import annotations
 
@@ -24,6 +31,10 @@ WIDGET_TYPES = ("INT", "FLOAT", "STRING", "BOOLEAN", "COMBO")
 # Node types that exist only in the frontend: never sent to the server.
 VIRTUAL_NODES = ("Note", "MarkdownNote", "PrimitiveNode", "Reroute")
 UPLOAD_FLAGS = ("image_upload", "video_upload", "audio_upload", "animated_image_upload")
+DYNAMIC_COMBO = "COMFY_DYNAMICCOMBO_V3"  # ComfyUI 0.33+: a combo whose chosen option adds its own inputs
+AUTOGROW = "COMFY_AUTOGROW_V3"           # ComfyUI 0.33+: inputs that grow as they are connected
+CONTROL_VALUES = ("fixed", "increment", "decrement", "randomize")  # "control after generate"
+_MISSING = object()
 NODE_TITLE_H = 30   # LiteGraph.NODE_TITLE_HEIGHT: the title bar is drawn above node.pos
 GROUP_TITLE_H = 50  # room for a group's title (font 24) above its first node's title bar
 GROUP_PAD = 20      # space between a group's border and its nodes
@@ -84,46 +95,100 @@ def local_object_info(class_types=None) -> dict:
     return out
 
 
-
+def dynamic_options(spec) -> dict | None:
+    """{option key: that option's inputs ({"required": {...}, "optional": {...}})} of a DynamicCombo input
+    (ComfyUI 0.33+, comfy_api io.DynamicCombo), None for any other input."""
+    if spec[0] != DYNAMIC_COMBO:
+        return None
+    extra = spec[1] if len(spec) > 1 and isinstance(spec[1], dict) else {}
+    return {o["key"]: o.get("inputs") or {} for o in extra.get("options", [])}
 
 
 def is_widget(spec) -> bool:
+    """Whether the frontend shows a widget (and so a widgets_values slot) for this input."""
     typ, _, extra = _parts(spec)
-    return typ in WIDGET_TYPES and not extra.get("forceInput", False)
+    return (typ in WIDGET_TYPES or typ == DYNAMIC_COMBO) and not extra.get("forceInput", False)
 
 
-def ordered_inputs(node_info: dict) -> list[tuple[str, list, bool]]:
-    """[(name, spec, required)] of the required then optional inputs, in the node's declared order."""
-    spec_in = node_info.get("input", {}) or {}
-    order = node_info.get("input_order") or {}
+def input_rows(spec_in: dict, order: dict | None = None) -> list[tuple[str, list, bool]]:
+    """[(name, spec, required)] of an {"required": {...}, "optional": {...}} input spec (a node's, or a dynamic
+    combo option's), required first, in `order` where given, else as declared."""
     rows = []
     for sect in ("required", "optional"):
         specs = spec_in.get(sect) or {}
-        for name in (order.get(sect) or list(specs)):
+        for name in ((order or {}).get(sect) or list(specs)):
             if name in specs:
                 rows.append((name, specs[name], sect == "required"))
     return rows
 
 
+def ordered_inputs(node_info: dict) -> list[tuple[str, list, bool]]:
+    """[(name, spec, required)] of the required then optional inputs, in the node's declared order."""
+    return input_rows(node_info.get("input", {}) or {}, node_info.get("input_order"))
+
+
+def widget_layout(node_info: dict, value_for) -> list[tuple[str | None, str, object]]:
+    """The node's widgets in the frontend's order, each with its value: [(input name or None for an extra
+    value, kind, value)], where `value_for(name, kind, spec)` gives each slot's value as the walk reaches it.
+
+    Order: the declared inputs (required, then optional); an INT `seed`/`noise_seed` (or one declared
+    `control_after_generate`) is followed by its "control after generate" value, an upload combo by its upload
+    widget's value. A DynamicCombo (ComfyUI 0.33+, frontend 1.49) is a combo of its option keys; the selected
+    option's own inputs follow it right away, named "<combo>.<input>" (required, then optional), and nest the
+    same way, which is how frontend 1.49 inserts and serialises them. Its widgets_values are read in this
+    order, one at a time, so a combo's value decides which inputs come next.
+    """
+    out = []
+
+    def walk(rows, prefix):
+        for name, spec, _ in rows:
+            typ, _, extra = _parts(spec)
+            if typ == AUTOGROW and any(is_widget(s) for _, s, _ in input_rows((extra.get("template") or {}).get("input") or {})):
+                raise ConversionError(f"input '{prefix}{name}' grows widgets ({AUTOGROW}): not modelled here")
+            if not is_widget(spec):
+                continue
+            full = prefix + name
+            value = value_for(full, typ, spec)
+            out.append((full, typ, value))
+            ctrl = extra.get("control_after_generate")
+            # frontend: `control_after_generate ?? ['seed', 'noise_seed'].includes(name)`, with the FULL name, so
+            # a dynamic combo's nested "sampling_mode.seed" gets no control value
+            if typ == "INT" and (ctrl if ctrl is not None else full in ("seed", "noise_seed")):
+                out.append((None, "control_after_generate", value_for(None, "control_after_generate", spec)))
+            if any(extra.get(f) for f in UPLOAD_FLAGS):
+                out.append((None, "upload", value_for(None, "upload", spec)))
+            options = dynamic_options(spec)
+            if options is not None and isinstance(value, str) and value in options:
+                walk(input_rows(options[value]), full + ".")
+
+    walk(ordered_inputs(node_info), "")
+    return out
+
+
+def _default_for(name, kind, spec):
+    return default_value(spec, name) if name is not None else None
+
+
+def _dynamic_default(name, kind, spec):
+    """Only a dynamic combo's value shapes the layout (it decides which inputs follow): its default, else None."""
+    return default_value(spec, name) if kind == DYNAMIC_COMBO else None
+
+
 def widget_slots(node_info: dict) -> list[tuple[str | None, str]]:
-    """The frontend's widgets_values layout: [(input name or None for an extra value, kind)] in order."""
-    slots = []
-    for name, spec, _ in ordered_inputs(node_info):
-        if not is_widget(spec):
-            continue
-        typ, _, extra = _parts(spec)
-        slots.append((name, typ))
-        ctrl = extra.get("control_after_generate")
-        if typ == "INT" and (ctrl if ctrl is not None else name in ("seed", "noise_seed")):
-            slots.append((None, "control_after_generate"))
-        if any(extra.get(f) for f in UPLOAD_FLAGS):
-            slots.append((None, "upload"))
-    return slots
+    """The frontend's widgets_values layout of a fresh node (dynamic combos at their defaults):
+    [(input name or None for an extra value, kind)] in order."""
+    return [(name, kind) for name, kind, _ in widget_layout(node_info, _dynamic_default)]
 
 
 def default_value(spec, name: str = "?"):
-    """The value a freshly added node shows for this widget: the declared default, else the first option / min."""
+    """The value a freshly added node shows for this widget: the declared default, else the first option / min.
+    A DynamicCombo starts at its first option (frontend 1.49 builds it from the option keys alone)."""
     typ, options, extra = _parts(spec)
+    if typ == DYNAMIC_COMBO:
+        keys = list(dynamic_options(spec))
+        if not keys:
+            raise ConversionError(f"dynamic combo input '{name}' has no options")
+        return keys[0]
     if typ == "COMBO":
         if "default" in extra and (not options or extra["default"] in options):
             return extra["default"]
@@ -136,30 +201,91 @@ def default_value(spec, name: str = "?"):
             "STRING": ""}[typ]
 
 
+def _in_declared_order(node_info: dict, widgets: dict, links: dict) -> dict:
+    """Widget values (a dynamic combo's nested inputs right after it) and links, in declared input order."""
+    out = {}
+    for name, _, _ in ordered_inputs(node_info):
+        if name in links:
+            out[name] = links[name]
+        for k, v in widgets.items():
+            if k == name or k.startswith(name + "."):
+                out[k] = v
+    return out
+
+
 def full_inputs(info: dict, class_type: str, **given) -> dict:
-    """Every input the frontend would send for a fresh node of `class_type`: each widget (required AND optional)
-    from `given` or its default, and the links in `given`. A required link input not given, or a name the node
-    does not have, raises ConversionError."""
+    """Every input the frontend would send for a fresh node of `class_type`: each widget (required AND optional,
+    and the inputs a dynamic combo's chosen option adds, named "<combo>.<input>") from `given` or its default,
+    and the links in `given`. A required link input not given, or a name the node does not have, raises
+    ConversionError."""
     if class_type not in info:
         raise ConversionError(f"{class_type} is not in /object_info (not installed?)")
+    node = info[class_type]
     given = dict(given)
-    out = {}
-    for name, spec, required in ordered_inputs(info[class_type]):
+    widgets = {name: v for name, _, v in widget_layout(
+        node, lambda name, kind, spec: given[name] if name in given else _default_for(name, kind, spec))
+        if name is not None}
+    links = {}
+    for name, spec, required in ordered_inputs(node):
+        if is_widget(spec):
+            continue
         if name in given:
-            out[name] = given.pop(name)
-        elif is_widget(spec):
-            out[name] = default_value(spec, name)
+            links[name] = given[name]
         elif required:
             raise ConversionError(f"{class_type}: required input '{name}' ({_parts(spec)[0]}) needs a link")
-    if given:
-        raise ConversionError(f"{class_type}: unknown inputs {sorted(given)}")
-    return out
+    unknown = set(given) - set(widgets) - set(links)
+    if unknown:
+        raise ConversionError(f"{class_type}: unknown inputs {sorted(unknown)}")
+    return _in_declared_order(node, widgets, links)
 
 
 # ------------------------------------------------------------------------------------------ UI -> API
 
-def ui_to_api(ui: dict, info: dict) -> dict:
-    """The API prompt for a UI workflow, as the frontend's "Save (API)" / queue would produce it."""
+def saved_widget_inputs(ui_node: dict) -> set | None:
+    """Names of the widget inputs a UI node had when its file was saved (frontends since 1.16 list every widget
+    as an input slot with a `widget` entry), or None when the file does not say."""
+    names = {i["name"] for i in ui_node.get("inputs") or [] if i.get("widget")}
+    return names or None
+
+
+def _saved_slot_count(ui_node: dict, node_info: dict) -> int | None:
+    """How many widgets_values the node had when saved: its saved widget inputs plus the extra values
+    (control after generate, upload) that the current spec gives those inputs."""
+    saved = saved_widget_inputs(ui_node)
+    if saved is None:
+        return None
+    extras = sum(1 for name, _ in widget_slots(node_info) if name is None)
+    return len(saved) + extras
+
+
+def _check_value(nid, typ_name, name, kind, spec, v):
+    """Raise when a positional widgets_values entry cannot belong to its slot (the values have shifted)."""
+    if kind == "control_after_generate":
+        ok = v in CONTROL_VALUES
+    elif kind in ("INT", "FLOAT"):
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    elif kind == "BOOLEAN":
+        ok = isinstance(v, bool)
+    elif kind == "STRING":
+        ok = isinstance(v, str)
+    elif kind == DYNAMIC_COMBO:
+        ok = isinstance(v, str) and v in dynamic_options(spec)
+    else:
+        ok = not isinstance(v, (dict, list)) or kind == "upload"
+    if not ok:
+        raise ConversionError(f"node {nid} ({typ_name}): widgets_values entry {v!r} does not fit slot "
+                              f"{name or kind} ({kind}): the values do not match this node's widgets")
+
+
+def ui_to_api(ui: dict, info: dict, notes: list | None = None) -> dict:
+    """The API prompt for a UI workflow, as the frontend's "Save (API)" / queue would produce it.
+
+    widgets_values are read in widget order (widget_layout), as the frontend does. A file saved before a
+    node gained inputs has fewer values than the node now has widgets: the frontend leaves the rest at their
+    defaults, and so does this, appending a line per node to `notes` when given. It is accepted only when the
+    file is consistent in itself (as many values as the widget inputs its node lists); more values than
+    widgets, or a value that cannot be its slot's, raises ConversionError.
+    """
     links = {}
     for l in ui.get("links") or []:
         if isinstance(l, dict):  # schema 1 links
@@ -177,20 +303,42 @@ def ui_to_api(ui: dict, info: dict) -> dict:
         if typ not in info:
             raise ConversionError(f"node {nid}: unknown node type {typ}")
         spec = info[typ]
-        inputs = {}
         vals = n.get("widgets_values")
-        slots = widget_slots(spec)
-        if isinstance(vals, dict):
-            inputs.update({k: v for k, v in vals.items() if any(k == s for s, _ in slots)})
+        filled = []
+        if isinstance(vals, dict):  # some custom nodes save {name: value}: only those values are sent
+            layout = [x for x in widget_layout(spec, lambda name, kind, s: vals.get(name, _MISSING))
+                      if x[2] is not _MISSING]
         else:
             vals = list(vals or [])
-            if len(vals) != len(slots):
-                raise ConversionError(
-                    f"node {nid} ({typ}): {len(vals)} widgets_values for {len(slots)} widget slots "
-                    f"{[s or kind for s, kind in slots]}")
-            for (name, _), v in zip(slots, vals):
+            pos = 0
+
+            def value_for(name, kind, s):
+                nonlocal pos
+                if pos < len(vals):
+                    v = vals[pos]
+                    pos += 1
+                    _check_value(nid, typ, name, kind, s, v)
+                    return v
                 if name is not None:
-                    inputs[name] = v
+                    filled.append(name)
+                return _default_for(name, kind, s)
+            layout = widget_layout(spec, value_for)
+            slots = [name or kind for name, kind, _ in layout]
+            saved = _saved_slot_count(n, spec)
+            if len(vals) > len(layout) or (len(vals) < len(layout) and saved != len(vals)):
+                raise ConversionError(f"node {nid} ({typ}): {len(vals)} widgets_values for {len(layout)} widget "
+                                      f"slots {slots}")
+            named = n.get("widgets_values_named")
+            if isinstance(named, dict):  # frontend 1.49 saves both; they must agree
+                bad = sorted(k for k, _, v in layout if k in named and named[k] != v)
+                if bad:
+                    raise ConversionError(f"node {nid} ({typ}): widgets_values and widgets_values_named disagree "
+                                          f"on {bad}")
+        inputs = {name: v for name, _, v in layout if name is not None}
+        if filled and notes is not None:
+            notes.append(f"node {nid} ({typ}): the file (saved with an older ComfyUI) has {len(vals)} widget values "
+                         f"for {len(layout)} widgets; " + ", ".join(f"{k}={inputs[k]!r}" for k in filled)
+                         + " at their defaults, as the frontend does")
         for inp in n.get("inputs") or []:
             lid = inp.get("link")
             if lid is None:
@@ -206,6 +354,40 @@ def ui_to_api(ui: dict, info: dict) -> dict:
             inputs[inp["name"]] = [str(origin), slot]
         out[str(nid)] = {"inputs": inputs, "class_type": typ,
                          "_meta": {"title": n.get("title") or spec.get("display_name") or typ}}
+    return out
+
+
+def fill_new_inputs(api: dict, ui: dict, info: dict, notes: list | None = None) -> dict:
+    """A copy of the API twin `api` of UI workflow `ui`, with every widget input the running ComfyUI declares
+    that neither file had when saved (a newer ComfyUI's core node gained it, e.g. CreateVideo.bit_depth,
+    SaveVideo's format.codec in 0.33) set to its default, as the frontend sends it for such a file. An input
+    the UI file lists but the API file lacks is NOT filled (the twins then differ). One line per filled node
+    goes to `notes`.
+    """
+    out = copy.deepcopy(api)
+    by_id = {str(n["id"]): n for n in ui.get("nodes") or []}
+    for nid, node in out.items():
+        spec, ui_node = info.get(node["class_type"]), by_id.get(nid)
+        saved = saved_widget_inputs(ui_node) if ui_node is not None else None
+        if spec is None or saved is None:
+            continue
+        inputs, filled = node["inputs"], []
+
+        def value_for(name, kind, s):
+            if name is None:
+                return None
+            if name in inputs:
+                return inputs[name]
+            if name in saved:
+                return _MISSING
+            filled.append(name)
+            return _default_for(name, kind, s)
+        for name, _, v in widget_layout(spec, value_for):
+            if name is not None and name not in inputs and v is not _MISSING:
+                inputs[name] = v
+        if filled and notes is not None:
+            notes.append(f"node {nid} ({node['class_type']}): inputs this ComfyUI added, in neither file, taken at their "
+                         "defaults: " + ", ".join(f"{k}={inputs[k]!r}" for k in filled))
     return out
 
 
