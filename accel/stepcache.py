@@ -350,13 +350,7 @@ class _Run:
         self.t0 = time.perf_counter()
         self.records = []  # calibration: per call
         self.clone_input = self.adapter.inplace_blocks
-        if self.steps and self.steps <= LOW_STEPS and self.mode != "calibrate":
-            self.stats.notes.append(
-                f"only {self.steps} steps in this run: caching rarely helps at 8 steps or fewer (each skipped step "
-                "is a large jump); for 4-8-step Lightning/distilled schedules run Accel Cache Calibrate first, "
-                "or leave caching off")
-            log.warn_once(("stepcache-lowsteps", cfg["id"]), "%s: %d steps: step caching rarely helps at <= %d steps; "
-                          "calibrate (Accel Cache Calibrate) or leave it off", cfg.get("node"), self.steps, LOW_STEPS)
+        self.few_step = False  # a distilled few-step schedule: decided once the set is known (resolve)
 
     # ---------------------------------------------------------------- schedule
     def percent(self, sigma: float) -> float:
@@ -392,6 +386,7 @@ class _Run:
             self.entry = cc.resolve_named(kind, name)
         self.stats.set_name = self.set_name
         eff = effective_settings(kind, cfg, self.entry)
+        self._check_few_steps()
         self.thresh, self.start, self.end, self.K = eff["thresh"], eff["start"], eff["end"], eff["K"]
         if self.mode == "teacache":
             self.coeffs = [float(c) for c in self.entry["coefficients"]]
@@ -414,6 +409,28 @@ class _Run:
         if empty:
             self.stats.notes.append(empty)
             log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("node"), empty)
+
+    def _check_few_steps(self):
+        """Distilled few-step schedules (LightX2V / Lightning 4- and 8-step LoRAs): every step is a large jump, and
+        the published sets were fitted on 40-50 steps, so a skipped step reuses a residual that no longer fits and
+        ruins the result. At <= LOW_STEPS steps nothing is skipped, and the report says why, unless the set was
+        calibrated on this very step count (Accel Cache Calibrate with the distilled model)."""
+        total = self.total or self.steps
+        if not total or total > LOW_STEPS:
+            return
+        calibrated = (self.entry.get("expected") or {}).get("steps") if self.entry.get("user_file") else None
+        if calibrated == total or (self.mode == "magcache" and self.entry.get("user_file")
+                                   and len(self.entry["ratios"]["cond"]) == total):
+            self.stats.notes.append(f"{total}-step schedule: the set was calibrated on {total} steps, so caching "
+                                    "stays on")
+            return
+        self.few_step = True
+        text = (f"{total}-step schedule (a distilled few-step model, e.g. a LightX2V/Lightning 4- or 8-step LoRA?): "
+                f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; the set was fitted on "
+                "many more steps), so every step was computed. Remove the cache node for this model, or calibrate "
+                "it on this step count with Accel Cache Calibrate and pick the user:<name> set")
+        self.stats.notes.append(text)
+        log.warn_once(("stepcache-fewsteps", self.cfg["id"]), "%s: %s", self.cfg.get("node"), text)
 
     # ---------------------------------------------------------------- evaluation / call brackets
     def begin_eval(self):
@@ -467,6 +484,8 @@ class _Run:
                 if log.warn_once(("stepcache-blocked", self.cfg["id"], call.blocker),
                                  "%s: %s, so every step is computed (no caching)", self.cfg.get("node"), call.blocker):
                     self.stats.notes.append(f"caching disabled: {call.blocker}")
+            elif self.few_step:
+                call.force = "few-step schedule"
             elif self.thresh <= 0:
                 call.force = "threshold 0"
         self.call = call

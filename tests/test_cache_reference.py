@@ -305,3 +305,39 @@ def test_runtime_teacache_follows_reference(sc, sched, M, wan, conds, cc):
     if all(x is None or x < hi for v in xs.values() for x in v):  # inside the fitted range: exactly the reference
         assert st.pattern == _joint(*(oracle_welltop_teacache(xs[b], c, 0.3, 0.1, 1.0) for b in xs))
     assert st.pattern[:2] == "##"  # step 0 (no previous input) and step 1 (< start 10%) computed
+
+
+# ============================================================================ distilled few-step runs
+def test_few_step_runs_skip_nothing_and_say_why(sc, M, wan, conds):
+    """A 4-step run (LightX2V 4-step LoRA style) with a large threshold: the old code skipped steps; now every step
+    is computed and the run's statistics say why."""
+    pos, neg, lat = conds
+    m, _ = sc.configure_magcache(wan, 1.0, 4, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
+    M.sample(m, pos, neg, lat, steps=4, cfg=3.0)
+    st = sc.last_stats(m)
+    assert (st.skipped, st.pattern) == (0, "####")
+    assert any("4-step schedule" in n and "every step was computed" in n for n in st.notes)
+    M.sample(m, pos, neg, lat, steps=12, cfg=3.0)  # the same node at 12 steps caches
+    assert sc.last_stats(m).skipped > 0
+
+
+# ============================================================================ calibration matches the runtime
+def test_calibrated_sets_skip_what_the_file_promises(pack, sc, M, wan, conds, cc):
+    """Accel Cache Calibrate writes, with its recommended values, the skip pattern they give on the calibrated
+    run; the runtime with that set and those values skips exactly that (TeaCache: Wan's signal depends only on the
+    timestep, so a cached run sees the same changes; MagCache: table-driven). Also at a calibrated few-step count."""
+    nodes = pack.NODE_CLASS_MAPPINGS
+    pos, neg, lat = conds
+    for steps, name in ((12, "ref_cal_12"), (6, "ref_cal_6")):
+        m, _ = nodes["AccelCacheCalibrate"]().apply(wan, name, unique_id=f"cal{steps}")["result"]
+        M.sample(m, pos, neg, lat, steps=steps, cfg=3.0)
+        data = __import__("json").loads(cc.user_file(f"user:{name}").read_text())
+        for kind, node, args in (("magcache", "AccelMagCache", (-1.0, -1, -1.0, 1.0)),
+                                 ("teacache", "AccelTeaCache", (-1.0, -1.0, 1.0))):
+            exp = data[kind]["expected"]
+            assert exp["steps"] == steps
+            mc, _ = nodes[node]().apply(wan, *args, f"user:{name}", "GPU", unique_id=f"{kind}{steps}")["result"]
+            M.sample(mc, pos, neg, lat, steps=steps, cfg=3.0)
+            st = sc.last_stats(mc)
+            assert st.pattern == exp["pattern"], (kind, steps, st.pattern, exp["pattern"])
+        assert "." in data["magcache"]["expected"]["pattern"]
