@@ -150,9 +150,11 @@ def validate_set(kind: str, sec, where: str) -> dict:
                 raise SetError(where, "magcache.progress", "must not decrease")
         # schedule rules of the set's reference (accel/stepcache_schedule.py)
         if sec.get("lookup", "floor") not in MAG_LOOKUPS:
-            raise SetError(where, "magcache.lookup", f"{json.dumps(sec.get('lookup'))[:40]} is not one of {MAG_LOOKUPS}")
+            raise SetError(where, "magcache.lookup",
+                           f"{json.dumps(sec.get('lookup'))[:40]} is not one of {MAG_LOOKUPS}")
         if sec.get("experts", "") not in MAG_EXPERTS:
-            raise SetError(where, "magcache.experts", f"{json.dumps(sec.get('experts'))[:40]} is not one of {MAG_EXPERTS}")
+            raise SetError(where, "magcache.experts",
+                           f"{json.dumps(sec.get('experts'))[:40]} is not one of {MAG_EXPERTS}")
         _number_list(where, "magcache.never_skip_steps", sec.get("never_skip_steps", []), 0, lo=0, hi=10000,
                      integer=True)
     else:

@@ -1047,8 +1047,8 @@ def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_per
     lines.append(f"one ratio per step: when the step count differs from the set's "
                  f"({len(e0['ratios']['cond'])}), the {rules['lookup']} table entry is used, as the set's source does"
                  + ("; Wan 2.2 A14B expert rule (" + rules["experts"].upper() + "): retention applies again after the "
-                    "expert switch" + (" and the high-noise expert is never cached" if rules["experts"] == "i2v" else "")
-                    if rules["experts"] else "")
+                    "expert switch" + (" and the high-noise expert is never cached"
+                                       if rules["experts"] == "i2v" else "") if rules["experts"] else "")
                  + (f"; table step(s) {rules['never_skip']} are never skipped" if rules["never_skip"] else "")
                  + "; the first step of every run is computed")
     if replaced:
