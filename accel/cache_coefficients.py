@@ -29,6 +29,8 @@ WAN_VARIANTS = ("t2v", "i2v", "ti2v")  # VACE/S2V/Animate inject per block outsi
 
 # Latent pixels (H*W after the VAE) between Wan 480p (60x104) and 720p (90x160): above it, I2V uses the 720p set.
 I2V_720P_MIN_LATENT_PIXELS = (60 * 104 + 90 * 160) // 2
+# HunyuanVideo latent pixels between 544p (68x120) and 720p (90x160): above it, the 720p MagCache set.
+HV_720P_MIN_LATENT_PIXELS = (68 * 120 + 90 * 160) // 2
 
 
 @lru_cache(maxsize=1)
@@ -75,6 +77,8 @@ RECOMMENDED_RANGE = {"teacache": {"rel_l1_thresh": (0.0, 10.0, False), "start_pe
                      "magcache": {"magcache_thresh": (0.0, 1.0, False), "retention_ratio": (0.0, 1.0, False),
                                   "magcache_K": (0, 10, True)}}
 MAG_BRANCHES = ("cond", "uncond")
+MAG_LOOKUPS = ("floor", "nearest")  # table entry of a step when the step count differs from the table's
+MAG_EXPERTS = ("", "t2v", "i2v")  # Wan 2.2 A14B expert-switch rules
 TEA_MAX_COEFFICIENTS = 10  # a polynomial of degree <= 9
 
 
@@ -123,6 +127,8 @@ def validate_set(kind: str, sec, where: str) -> dict:
         sig = sec.get("signal")
         if sig is not None and (not isinstance(sig, str) or not sig):
             raise SetError(where, "teacache.signal", f"{json.dumps(sig)[:40]} is not a signal name")
+        if not isinstance(sec.get("compute_last", False), bool):
+            raise SetError(where, "teacache.compute_last", "must be true or false")
     elif kind == "magcache":
         ratios = sec.get("ratios")
         if not isinstance(ratios, dict) or "cond" not in ratios:
@@ -142,6 +148,15 @@ def validate_set(kind: str, sec, where: str) -> dict:
             vals = _number_list(where, "magcache.progress", prog, lens["cond"], lens["cond"], lo=0.0, hi=1.0)
             if any(b < a for a, b in zip(vals, vals[1:])):
                 raise SetError(where, "magcache.progress", "must not decrease")
+        # schedule rules of the set's reference (accel/stepcache_schedule.py)
+        if sec.get("lookup", "floor") not in MAG_LOOKUPS:
+            raise SetError(where, "magcache.lookup",
+                           f"{json.dumps(sec.get('lookup'))[:40]} is not one of {MAG_LOOKUPS}")
+        if sec.get("experts", "") not in MAG_EXPERTS:
+            raise SetError(where, "magcache.experts",
+                           f"{json.dumps(sec.get('experts'))[:40]} is not one of {MAG_EXPERTS}")
+        _number_list(where, "magcache.never_skip_steps", sec.get("never_skip_steps", []), 0, lo=0, hi=10000,
+                     integer=True)
     else:
         raise SetError(where, kind, "unknown kind")
     rec = sec.get("recommended", {})
@@ -326,25 +341,40 @@ def auto_candidates(kind: str, fam) -> tuple[list[str], str]:
                     + "; 480p or 720p set chosen per run from the latent size")
         return [], f"no published {kind} set for Wan {v.upper()} {s}"
     if f == "flux":
-        return (["flux", "flux-kontext"] if tea else ["flux", "flux_kontext"]), \
-            "Flux.1; the Kontext set is used when the run has reference latents"
+        return (["flux", "flux-kontext"] if tea else ["flux", "flux_kontext", "flux_kontext_28steps"]), \
+            "Flux.1; the Kontext set is used when the run has reference latents" + (
+                "" if tea else " (its 20- or 28-step table, whichever is nearer the run's step count)")
     if f == "hunyuan_video":
-        return ["hunyuan_video"], "HunyuanVideo"
+        return (["hunyuan_video"], "HunyuanVideo") if tea else (
+            ["hunyuan_video", "hunyuan_video_544p"], "HunyuanVideo; the 544p or 720p table from the latent size")
     if f == "qwen_image" and not tea:
-        return ["qwen_image"], "Qwen-Image"
+        return ["qwen_image", "qwen_image_50steps"], "Qwen-Image (the 40- or 50-step table nearer the run's step count)"
     return [], f"no published {kind} set for {fam.name}"
 
 
-def pick_auto(candidates: list[str], *, latent_hw: int = 0, has_ref: bool = False, per_token_t: bool = False) -> str:
-    """Finish an `auto` choice at run time (see `auto_candidates`)."""
+def _table_len(name: str) -> int:
+    e = published("magcache").get(name) or published("teacache").get(name) or {}
+    r = e.get("ratios") or {}
+    return len(r.get("cond") or [])
+
+
+def pick_auto(candidates: list[str], *, latent_hw: int = 0, has_ref: bool = False, per_token_t: bool = False,
+              steps: int = 0) -> str:
+    """Finish an `auto` choice at run time (see `auto_candidates`): by the run's content (I2V 480p/720p and
+    HunyuanVideo 544p/720p from the latent size, Kontext from reference latents, TI2V mode from the timesteps),
+    then, among MagCache tables of one model, the one whose step count is nearest the run's (ties: the first)."""
     if len(candidates) == 1:
         return candidates[0]
-    names = set(candidates)
+    names = list(candidates)
     if any("i2v_720p" in n for n in names):
         want = "720p" if latent_hw >= I2V_720P_MIN_LATENT_PIXELS else "480p"
-        return next(n for n in candidates if want in n)
+        names = [n for n in names if want in n] or names
     if any("kontext" in n for n in names):
-        return next(n for n in candidates if ("kontext" in n) == bool(has_ref))
+        names = [n for n in names if ("kontext" in n) == bool(has_ref)] or names
     if "wan2.2_ti2v_5B_i2v" in names:
-        return "wan2.2_ti2v_5B_i2v" if per_token_t else "wan2.2_ti2v_5B"
-    return candidates[0]
+        names = ["wan2.2_ti2v_5B_i2v" if per_token_t else "wan2.2_ti2v_5B"]
+    if "hunyuan_video_544p" in names:
+        names = ["hunyuan_video_544p" if latent_hw < HV_720P_MIN_LATENT_PIXELS else "hunyuan_video"]
+    if len(names) > 1 and steps:
+        names = sorted(names, key=lambda n: (abs(_table_len(n) - steps) if _table_len(n) else 0, names.index(n)))
+    return names[0]

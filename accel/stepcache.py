@@ -33,13 +33,17 @@ the reference TeaCache), and only the transformer blocks are skipped:
 Signals: Wan uses the timestep embedding as TeaCache does for Wan (``e0`` = the projection the blocks get,
 for the ``*_ret_mode`` sets; ``e`` = the time embedding, recomputed from the timestep with the model's own
 ``time_embedding`` module, for the others). Flux/HunyuanVideo use the modulated input of the first double
-block (computed with that block's own ``img_mod``/``img_norm1`` modules). MagCache needs no signal: it
-accumulates the published per-step magnitude ratios, interpolated on the schedule percent (log-linear on
-the cumulative ratio, so a longer step compounds the ratios it spans).
+block (computed with that block's own ``img_mod``/``img_norm1`` modules). MagCache needs no signal:
+it accumulates the published per-step magnitude ratios, one table entry per step.
 
-The schedule percent of a step is read from its sigma through the model's ``model_sampling`` (as ComfyUI's
-own start/end percent inputs are), so KSamplerAdvanced partial schedules (``sample_sigmas`` is sliced;
-Wan 2.2 A14B high/low-noise experts) map onto the right part of a published table.
+Which steps may be skipped, and how the accumulators evolve, follows the reference implementations' rules,
+restated with citations in ``accel/stepcache_schedule.py``; the runtime measures the TeaCache signal and applies
+those rules per cond/uncond chunk (a batched call is skipped only when every chunk may skip).
+
+The step of a call is its sigma's index in the run's sigmas; a KSamplerAdvanced partial run (``sample_sigmas``
+is sliced: Wan 2.2 A14B high/low-noise experts, denoise < 1) is placed in the whole schedule from the schedule
+percents of its first and last sigma (read through the model's ``model_sampling``), so the start/end inputs and
+the published tables refer to the whole schedule.
 
 Not cacheable with this mechanism (refused at the node or computed normally with one warning): models whose
 forward adds per-block injections outside the block call (Wan VACE/S2V/Animate, ControlNet residuals,
@@ -58,7 +62,10 @@ import torch
 
 from . import cache_coefficients as cc
 from . import log
+from . import stepcache_schedule as sched
 from .errors import AccelError
+from .stepcache_calibrate import (DEFAULT_SIGNAL, _check_same_model, _read_calibration, _run_count,
+                                  _write_calibration, model_fingerprint)
 
 KEY = "accel_stepcache"  # config dict in model_options["transformer_options"] (small: survives deepcopy)
 RUN_KEY = "accel_stepcache_run"  # the _Run object, only in a sampling run's own model_options copy
@@ -69,7 +76,6 @@ LOW_STEPS = 8
 _LAST: dict = {}  # config id -> RunStats of the last finished run (bounded)
 _NODE_LAST: dict = {}  # ComfyUI node id -> RunStats of the last run of a MODEL that node produced
 _RUNS: dict = {}  # config id -> number of finished runs
-_FRESH: set = set()  # calibration config ids (overwrite on) whose first completed run already started the file again
 _LOCK = threading.Lock()
 
 
@@ -182,7 +188,6 @@ class _QwenAdapter(_Adapter):
 
 ADAPTERS = {"wan": _WanAdapter(), "flux": _DualAdapter("flux", True),
             "hunyuan_video": _DualAdapter("hunyuan_video", False), "qwen_image": _QwenAdapter()}
-DEFAULT_SIGNAL = {"wan": "e0", "flux": "modulated", "hunyuan_video": "modulated", "qwen_image": "temb"}
 SIGNAL_TEXT = {"e": "time embedding e (TeaCache use_ret_steps=False)",
                "e0": "time projection e0 (TeaCache use_ret_steps=True)",
                "modulated": "modulated input of the first double block", "temb": "timestep embedding"}
@@ -218,6 +223,7 @@ class RunStats:
     pattern: str = ""
     notes: list = field(default_factory=list)
     run_index: int = 0
+    trace: list = field(default_factory=list)  # per model call: (schedule step, {branch: TeaCache input change})
 
     @property
     def speedup(self) -> float:
@@ -256,25 +262,19 @@ def _node_stats(node_id) -> RunStats | None:
 class _Chunk:
     """Per cond/uncond (and per conditioning uuid) state inside one run."""
 
-    __slots__ = ("prev_signal", "acc", "residual", "acc_ratio", "acc_steps", "acc_err", "last_p",
-                 "cal_prev_signal", "cal_prev_residual")
+    __slots__ = ("prev_signal", "acc", "residual", "mag", "cal_prev_signal", "cal_prev_residual")
 
     def __init__(self):
         self.prev_signal = None
-        self.acc = 0.0
+        self.acc = 0.0  # TeaCache accumulated estimate
         self.residual = None
-        self.acc_ratio, self.acc_steps, self.acc_err = 1.0, 0, 0.0
-        self.last_p = None
+        self.mag = None  # MagCache accumulated ratio, steps, error (set on the chunk's first call)
         self.cal_prev_signal = {}
         self.cal_prev_residual = None
 
-    def reset_acc(self):
-        self.acc = 0.0
-        self.acc_ratio, self.acc_steps, self.acc_err = 1.0, 0, 0.0
-
 
 class _Call:
-    __slots__ = ("dm", "keys", "timestep", "p", "sigma", "active", "force", "decided", "skip", "x_in",
+    __slots__ = ("dm", "keys", "timestep", "p", "sigma", "step", "active", "force", "decided", "skip", "x_in",
                  "x_version", "img_len", "txt_len", "to", "first_seen", "record", "blocker")
 
     def __init__(self):
@@ -334,8 +334,12 @@ class _Run:
         self._pcache: dict = {}
         s = [float(v) for v in sigmas.flatten().tolist()] if sigmas is not None else []
         self.sigmas = s
-        self.last_sigma = s[-2] if len(s) >= 2 else None
         self.steps = max(0, len(s) - 1)
+        # where this run lies in the whole schedule (KSamplerAdvanced slices: Wan 2.2 A14B experts, denoise < 1)
+        self.offset, self.total = sched.run_position(self.steps, self.percent(s[0]), self.percent(s[-1])) \
+            if self.steps else (0, 0)
+        self.split = (self.offset if self.offset > 0 else self.offset + self.steps
+                      if self.offset + self.steps < self.total else None)
         self.entry = None  # resolved coefficient set
         self.set_name = cfg.get("set") or ""
         self.thresh = self.start = self.end = None
@@ -346,13 +350,7 @@ class _Run:
         self.t0 = time.perf_counter()
         self.records = []  # calibration: per call
         self.clone_input = self.adapter.inplace_blocks
-        if self.steps and self.steps <= LOW_STEPS and self.mode != "calibrate":
-            self.stats.notes.append(
-                f"only {self.steps} steps in this run: caching rarely helps at 8 steps or fewer (each skipped step "
-                "is a large jump); for 4-8-step Lightning/distilled schedules run Accel Cache Calibrate first, "
-                "or leave caching off")
-            log.warn_once(("stepcache-lowsteps", cfg["id"]), "%s: %d steps: step caching rarely helps at <= %d steps; "
-                          "calibrate (Accel Cache Calibrate) or leave it off", cfg.get("node"), self.steps, LOW_STEPS)
+        self.few_step = False  # a distilled few-step schedule: decided once the set is known (resolve)
 
     # ---------------------------------------------------------------- schedule
     def percent(self, sigma: float) -> float:
@@ -382,17 +380,28 @@ class _Run:
             ref = named.get("ref_latents")
             t = named.get("timestep")
             name = cc.pick_auto(cfg["candidates"], latent_hw=int(x.shape[-1] * x.shape[-2]),
-                                has_ref=ref is not None and len(ref) > 0, per_token_t=bool(t is not None and t.ndim >= 2 and t.shape[-1] > 1))
+                                has_ref=ref is not None and len(ref) > 0, steps=self.total,
+                                per_token_t=bool(t is not None and t.ndim >= 2 and t.shape[-1] > 1))
             self.set_name = name
             self.entry = cc.resolve_named(kind, name)
         self.stats.set_name = self.set_name
         eff = effective_settings(kind, cfg, self.entry)
+        self._check_few_steps()
         self.thresh, self.start, self.end, self.K = eff["thresh"], eff["start"], eff["end"], eff["K"]
         if self.mode == "teacache":
             self.coeffs = [float(c) for c in self.entry["coefficients"]]
             self.signal_name = self.entry.get("signal") or DEFAULT_SIGNAL[self.adapter.name]
+            self.compute_last = bool(self.entry.get("compute_last"))
         else:
-            self._build_mag_curves()
+            self.rules = sched.mag_rules(self.entry)
+            self.tables = {b: [float(v) for v in r] for b, r in self.entry["ratios"].items()}
+            self._mag_start = {}  # branch -> accumulators at this run's first step (see sched.mag_walk)
+            for b in ("cond", "uncond"):
+                st = [1.0, 0, 0.0]
+                for _ in sched.mag_walk(self.entry, self.total, self.thresh, self.K, self.start, self.end, b,
+                                        self.offset, self.split, st):
+                    pass
+                self._mag_start[b] = st
         self.stats.notes.insert(0, f"set {self.set_name}: " + (
             f"rel_l1_thresh {self.thresh:g}" if self.mode == "teacache" else f"magcache_thresh {self.thresh:g}, K {self.K}")
             + f", start {self.start:.0%}, end {self.end:.0%}")
@@ -401,35 +410,27 @@ class _Run:
             self.stats.notes.append(empty)
             log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("node"), empty)
 
-    def _build_mag_curves(self):
-        """Cumulative log-magnitude curves C(p) per branch: ratio over a step p0->p1 = exp(C(p1) - C(p0))."""
-        ratios = self.entry["ratios"]
-        self.mag = {}
-        for branch, vals in ratios.items():
-            n = len(vals)
-            prog = self.entry.get("progress") or [k / n for k in range(n)]
-            cum, c = [], 0.0
-            for k, r in enumerate(vals):
-                if k:
-                    c += math.log(max(float(r), 1e-6))
-                cum.append(c)
-            self.mag[branch] = (list(map(float, prog)), cum)
-
-    def mag_ratio(self, branch: str, p0: float, p1: float) -> float:
-        prog, cum = self.mag.get(branch) or self.mag["cond"]
-
-        def C(p):
-            if len(prog) == 1:
-                return 0.0
-            if p <= prog[0]:
-                return cum[0]
-            for k in range(1, len(prog)):
-                if p <= prog[k]:
-                    w = (p - prog[k - 1]) / max(prog[k] - prog[k - 1], 1e-12)
-                    return cum[k - 1] + w * (cum[k] - cum[k - 1])
-            slope = (cum[-1] - cum[-2]) / max(prog[-1] - prog[-2], 1e-12)
-            return cum[-1] + slope * (p - prog[-1])
-        return math.exp(C(p1) - C(p0))
+    def _check_few_steps(self):
+        """Distilled few-step schedules (LightX2V / Lightning 4- and 8-step LoRAs): every step is a large jump, and
+        the published sets were fitted on 40-50 steps, so a skipped step reuses a residual that no longer fits and
+        ruins the result. At <= LOW_STEPS steps nothing is skipped, and the report says why, unless the set was
+        calibrated on this very step count (Accel Cache Calibrate with the distilled model)."""
+        total = self.total or self.steps
+        if not total or total > LOW_STEPS:
+            return
+        calibrated = (self.entry.get("expected") or {}).get("steps") if self.entry.get("user_file") else None
+        if calibrated == total or (self.mode == "magcache" and self.entry.get("user_file")
+                                   and len(self.entry["ratios"]["cond"]) == total):
+            self.stats.notes.append(f"{total}-step schedule: the set was calibrated on {total} steps, so caching "
+                                    "stays on")
+            return
+        self.few_step = True
+        text = (f"{total}-step schedule (a distilled few-step model, e.g. a LightX2V/Lightning 4- or 8-step LoRA?): "
+                f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; the set was fitted on "
+                "many more steps), so every step was computed. Remove the cache node for this model, or calibrate "
+                "it on this step count with Accel Cache Calibrate and pick the user:<name> set")
+        self.stats.notes.append(text)
+        log.warn_once(("stepcache-fewsteps", self.cfg["id"]), "%s: %s", self.cfg.get("node"), text)
 
     # ---------------------------------------------------------------- evaluation / call brackets
     def begin_eval(self):
@@ -470,6 +471,7 @@ class _Run:
         sig = to.get("sigmas")
         call.sigma = float(sig.flatten()[0]) if isinstance(sig, torch.Tensor) else float(sig or 0.0)
         call.p = self.percent(call.sigma)
+        call.step = self.offset + sched.step_index(call.sigma, self.sigmas) if self.sigmas else 0
         if self.mode != "calibrate":
             if self.adapter.control_outside and named.get("control") is not None:
                 call.blocker = "a ControlNet adds to block outputs outside the blocks"
@@ -482,10 +484,8 @@ class _Run:
                 if log.warn_once(("stepcache-blocked", self.cfg["id"], call.blocker),
                                  "%s: %s, so every step is computed (no caching)", self.cfg.get("node"), call.blocker):
                     self.stats.notes.append(f"caching disabled: {call.blocker}")
-            elif not (self.start <= call.p <= self.end):
-                call.force = "outside start/end percent"
-            elif self.last_sigma is not None and call.sigma <= self.last_sigma + 1e-6:
-                call.force = "last step"
+            elif self.few_step:
+                call.force = "few-step schedule"
             elif self.thresh <= 0:
                 call.force = "threshold 0"
         self.call = call
@@ -545,37 +545,35 @@ class _Run:
                 st.prev_signal = s.detach()
             known = [r for r in rels if r is not None]
             vals = iter(torch.stack(known).tolist() if known else [])  # one device sync per call
-            for i, st in enumerate(chunks):
-                if rels[i] is None:
+            enabled = sched.tea_enabled(call.step, self.total, self.start, self.end, self.compute_last)
+            trace = {}
+            for i, (key, st) in enumerate(zip(call.keys, chunks)):
+                if rels[i] is None:  # no previous input: compute (the accumulator starts at 0)
                     wants.append(False)
                     continue
-                rel = next(vals)
-                est = 0.0
-                for c in self.coeffs:
-                    est = est * rel + c
-                if not math.isfinite(est):  # a NaN signal or an overflowing polynomial: compute, never skip
-                    est = math.inf
-                st.acc += max(0.0, est)  # a fitted polynomial may dip below 0 for tiny changes: no negative estimate
-                wants.append(st.acc < self.thresh)
-        else:  # magcache
-            for i, (key, st) in enumerate(zip(call.keys, chunks)):
-                if st.last_p is None:
-                    wants.append(False)
-                else:
-                    branch = "uncond" if key[0] == 1 else "cond"
-                    st.acc_ratio *= self.mag_ratio(branch, st.last_p, call.p)
-                    st.acc_steps += 1
-                    st.acc_err += abs(1.0 - st.acc_ratio)
-                    wants.append(st.acc_err <= self.thresh and st.acc_steps <= self.K)
-                st.last_p = call.p
+                x = next(vals)
+                trace["uncond" if key[0] == 1 else "cond"] = x
+                # updated on every call, also outside start/end (which only force computing), as the reference
+                st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
+                wants.append(w and enabled)
+            self.stats.trace.append((call.step, trace))
+        else:  # magcache: one table entry per step; accumulators only touched on enabled steps
+            for key, st in zip(call.keys, chunks):
+                branch = "uncond" if key[0] == 1 else "cond"
+                if st.mag is None:
+                    st.mag = list(self._mag_start[branch])
+                table = self.tables.get(branch) or self.tables["cond"]
+                t = sched.mag_table_index(call.step, self.total, len(table), self.rules["lookup"])
+                ok = sched.mag_enabled(call.step, self.total, self.start, self.end, int(branch == "uncond"),
+                                       self.rules["experts"], self.split) and t not in self.rules["never_skip"]
+                wants.append(sched.mag_update(st.mag, table[t], self.thresh, self.K) if ok else False)
+            self.stats.trace.append((call.step, {}))
         per_shape = (per,) + tuple(img.shape[1:])
         have = all(st.residual is not None and tuple(st.residual.shape) == per_shape for st in chunks)
         skip = call.force is None and have and all(wants)
         if skip:
             call.skip = True
             return True
-        for st in chunks:
-            st.reset_acc()
         call.record = True
         # An inference tensor cannot reveal an in-place change: keep a copy of the block input then.
         call.x_in = img.clone() if (self.clone_input or img.is_inference()) else img
@@ -626,7 +624,7 @@ class _Run:
                 sigs[name] = self.adapter.signal(name, call.dm, args, call).float()
             except Exception as e:  # a signal this model variant cannot give
                 log.warn_once(("stepcache-calsig", name), "calibration: signal %s unavailable (%s)", name, e)
-        call_rec = {"p": call.p, "sigma": call.sigma, "chunks": []}
+        call_rec = {"p": call.p, "sigma": call.sigma, "step": call.step, "chunks": []}
         for i, (key, st) in enumerate(zip(call.keys, chunks)):
             rec = {"branch": "uncond" if key[0] == 1 else "cond", "signal": {}}
             for name, s in sigs.items():
@@ -1016,7 +1014,9 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
             lines.append(f"warning: threshold is {ratio:.1f}x the recommended {rec['rel_l1_thresh']:g}; thresholds "
                          "are specific to each coefficient set (their scales differ up to 10x)")
     sig = e0.get("signal") or DEFAULT_SIGNAL[adapter.name]
-    lines.append(f"signal: {SIGNAL_TEXT.get(sig, sig)}; the first and the last step of every run are always computed")
+    lines.append(f"signal: {SIGNAL_TEXT.get(sig, sig)}; the first step of every run is computed"
+                 + ("" if not e0.get("compute_last") else ", and the last (as the set's source, LightX2V, does)")
+                 + "; a change beyond the polynomial's fitted range is computed, not skipped")
     if replaced:
         lines.append(f"replaced an earlier {replaced.get('node')} on this model")
     lines += _stats_lines(node_id)
@@ -1043,8 +1043,14 @@ def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_per
                  f"start (retention) {_shown(eff, 'start', '{:.0%}')}; end {end_percent:.0%}; "
                  f"residual cache on {cache_device}" + _auto_note(entry, cands))
     lines += _window_lines(node, cfg, eff)
-    lines.append("ratios are interpolated on the schedule percent when the step count differs from the set's; "
-                 "the first and the last step of every run are always computed")
+    rules = sched.mag_rules(e0)
+    lines.append(f"one ratio per step: when the step count differs from the set's "
+                 f"({len(e0['ratios']['cond'])}), the {rules['lookup']} table entry is used, as the set's source does"
+                 + ("; Wan 2.2 A14B expert rule (" + rules["experts"].upper() + "): retention applies again after the "
+                    "expert switch" + (" and the high-noise expert is never cached"
+                                       if rules["experts"] == "i2v" else "") if rules["experts"] else "")
+                 + (f"; table step(s) {rules['never_skip']} are never skipped" if rules["never_skip"] else "")
+                 + "; the first step of every run is computed")
     if replaced:
         lines.append(f"replaced an earlier {replaced.get('node')} on this model")
     lines += _stats_lines(node_id)
@@ -1112,321 +1118,3 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
              "the sampler, scheduler and step count you will use; 2-3 prompts/seeds give a steadier fit."]
     lines += _stats_lines(node_id)
     return m, "\n".join(lines)
-
-
-def model_fingerprint(model) -> str:
-    """A short hash of what a calibration depends on besides the schedule: the diffusion model's class, parameter
-    names and shapes, a sample of its weights, and its weight patches (LoRAs: keys, strengths, a sample of their
-    tensors). '' when it cannot be computed. Reads a few hundred numbers: cheap."""
-    import hashlib
-
-    h = hashlib.sha1()
-
-    def sample(t, n):
-        try:
-            h.update(f"{tuple(t.shape)}".encode())
-            h.update(t.detach().reshape(-1)[:n].to("cpu", torch.float32).numpy().tobytes())
-        except Exception:
-            h.update(b"?")
-
-    def tensors(obj, depth=0):
-        if torch.is_tensor(obj):
-            yield obj
-        elif depth < 3 and isinstance(obj, (tuple, list)):
-            for o in obj:
-                yield from tensors(o, depth + 1)
-        elif depth < 3 and hasattr(obj, "weights"):
-            yield from tensors(obj.weights, depth + 1)
-    try:
-        dm = model.get_model_object("diffusion_model")
-        h.update(type(dm).__name__.encode())
-        params = list(dm.named_parameters())
-        for n, t in params:
-            h.update(f"{n}{tuple(t.shape)};".encode())
-        for _, t in params[::max(1, len(params) // 16)]:
-            sample(t, 64)
-        patches = getattr(model, "patches", None) or {}
-        for k in sorted(patches):
-            for e in patches[k]:
-                h.update(f"{k}:{e[0]!r}:{e[2] if len(e) > 2 else ''!r}:{type(e[1]).__name__};".encode())
-                for t in list(tensors(e[1]))[:2]:
-                    sample(t, 16)
-    except Exception:
-        return ""
-    return h.hexdigest()[:16]
-
-
-def _run_count(data: dict) -> int:
-    samples = data.get("samples") or []
-    runs = data.get("runs", 0)
-    runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
-    return max(runs, len(samples) if isinstance(samples, list) else 0)
-
-
-def _check_samples(samples, where):
-    """The recorded runs of a calibration file (what the fits are redone from): a damaged one is refused, not fitted."""
-    if not isinstance(samples, list):
-        raise cc.SetError(where, "samples", f"must be a list of runs, not {type(samples).__name__}")
-    for i, smp in enumerate(samples):
-        key = f"samples[{i}]"
-        if not isinstance(smp, dict) or not isinstance(smp.get("records"), list):
-            raise cc.SetError(where, key, "must be an object with a 'records' list")
-        for j, rec in enumerate(smp["records"]):
-            rk = f"{key}.records[{j}]"
-            if not isinstance(rec, dict) or not isinstance(rec.get("chunks"), list):
-                raise cc.SetError(where, rk, "must be an object with 'p' and a 'chunks' list")
-            cc._number(where, f"{rk}.p", rec.get("p"), 0.0, 1.0)
-            for c, ch in enumerate(rec["chunks"]):
-                ck = f"{rk}.chunks[{c}]"
-                if not isinstance(ch, dict) or ch.get("branch") not in cc.MAG_BRANCHES \
-                        or not isinstance(ch.get("signal", {}), dict):
-                    raise cc.SetError(where, ck, "must be an object with 'branch' cond/uncond and a 'signal' object")
-                for name, v in ch.get("signal", {}).items():
-                    cc._number(where, f"{ck}.signal.{name}", v)
-                for name in ("residual_rel_l1", "mag_ratio", "cos_dist"):
-                    if name in ch:
-                        cc._number(where, f"{ck}.{name}", ch[name])
-
-
-def _overwrite_remedy(path) -> str:
-    return (f"Use another name, or set 'overwrite' to true to start {path.name} again (the old file is kept as a "
-            ".bak copy next to it)")
-
-
-def _read_calibration(node, name, path):
-    """The calibration file as it is on disk, checked so that runs can be added to it; None when there is none.
-    AccelError naming the file and the key when it cannot be extended."""
-    where = cc.where_text(name)
-    try:
-        data = cc.read_user_file(path, where)
-        _check_samples(data.get("samples", []), where)
-    except FileNotFoundError:
-        return None
-    except cc.SetError as e:
-        raise AccelError(node, "name", f"cannot add runs to {e}", _overwrite_remedy(path)) from None
-    return data
-
-
-def _check_same_model(node, name, path, data, cfg):
-    """Refuse to merge two models' runs into one file (same family and size, same fingerprint when recorded)."""
-    fam = cfg["family"]
-    theirs = (data.get("family", ""), data.get("variant", ""), data.get("size", ""))
-    problem = None
-    if theirs != (fam["family"], fam["variant"], fam["size"]):
-        problem = (f"holds {_run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
-                   f"{fam['name']}")
-    elif data.get("fingerprint") and cfg.get("fingerprint") and data["fingerprint"] != cfg["fingerprint"]:
-        problem = (f"holds {_run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
-                   f"fingerprint {data['fingerprint']}, this model {cfg['fingerprint']})")
-    if problem:
-        raise AccelError(node, "name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
-                         "together", _overwrite_remedy(path))
-
-
-# ============================================================================ calibration fit + file
-def _polyfit(xs, ys, degree):
-    import numpy as np
-
-    x = np.asarray(xs, dtype=np.float64)
-    y = np.asarray(ys, dtype=np.float64)
-    deg = max(1, min(degree, len(set(np.round(x, 12).tolist())) - 1))
-    c = np.polyfit(x, y, deg)
-    pred = np.polyval(c, x)
-    nrmse = float(np.sqrt(np.mean((pred - y) ** 2)) / max(np.mean(np.abs(y)), 1e-12))
-    return [float(v) for v in c], deg, nrmse
-
-
-def _simulate_tea(seqs, coeffs, thresh, start=0.0):
-    """Fraction of steps a TeaCache threshold skips on recorded (p, rel_signal) sequences (first/last computed)."""
-    total = skipped = 0
-    for seq in seqs:
-        acc = 0.0
-        have = False
-        for j, (p, x) in enumerate(seq):
-            total += 1
-            if x is None or not have or j == len(seq) - 1 or p < start:
-                acc, have = 0.0, True
-                continue
-            est = 0.0
-            for c in coeffs:
-                est = est * x + c
-            acc += max(0.0, est)
-            if acc < thresh:
-                skipped += 1
-            else:
-                acc = 0.0
-    return skipped / total if total else 0.0
-
-
-def _simulate_mag(prog, ratios, thresh, K, start):
-    skipped, acc_r, acc_s, acc_e = 0, 1.0, 0, 0.0
-    for j in range(1, len(prog)):
-        acc_r *= ratios[j]
-        acc_s += 1
-        acc_e += abs(1 - acc_r)
-        if j < len(prog) - 1 and prog[j] >= start and acc_e <= thresh and acc_s <= K:
-            skipped += 1
-        else:
-            acc_r, acc_s, acc_e = 1.0, 0, 0.0
-    return skipped / len(prog) if prog else 0.0
-
-
-def _fit(samples, adapter) -> tuple[dict, list]:
-    """TeaCache polynomial and MagCache ratios over recorded runs -> ({kind: section}, summary lines)."""
-    out, summary = {}, []
-    # --- TeaCache fit: x = rel-L1 change of the signal, y = rel-L1 change of the block residual
-    fits = {}
-    for sig in adapter.signals:
-        xs, ys, seqs = [], [], []
-        for r in samples:
-            per_branch = {}
-            for call in r["records"]:
-                for c in call["chunks"]:
-                    x = c["signal"].get(sig)
-                    per_branch.setdefault(c["branch"], []).append((call["p"], x))
-                    if x is not None and "residual_rel_l1" in c:
-                        xs.append(x)
-                        ys.append(c["residual_rel_l1"])
-            seqs += list(per_branch.values())
-        if len(xs) >= 2:
-            coeffs, deg, nrmse = _polyfit(xs, ys, 4)
-            fits[sig] = {"coefficients": coeffs, "degree": deg, "fit_nrmse": nrmse, "points": len(xs), "seqs": seqs}
-    if fits:
-        best = min(fits, key=lambda s: (fits[s]["fit_nrmse"], s != DEFAULT_SIGNAL[adapter.name]))
-        f = fits[best]
-        grid = [round(0.01 * k, 2) for k in range(1, 301)]
-        rec = next((t for t in grid if _simulate_tea(f["seqs"], f["coefficients"], t) >= 0.3), grid[-1])
-        out["teacache"] = {"signal": best, "coefficients": f["coefficients"], "degree": f["degree"],
-                           "fit_nrmse": f["fit_nrmse"], "points": f["points"],
-                           "recommended": {"rel_l1_thresh": rec, "start_percent": 0.0, "end_percent": 1.0},
-                           "recommended_note": "smallest threshold that skips about 30% of the calibrated steps; "
-                                               "quality not measured: compare outputs",
-                           "alternatives": {s: {k: v for k, v in fits[s].items() if k != "seqs"}
-                                            for s in fits if s != best}}
-        summary.append(f"TeaCache fit: signal {best}, degree {f['degree']}, {f['points']} points, "
-                       f"normalized RMSE {f['fit_nrmse']:.2f}; suggested rel_l1_thresh {rec:g}")
-    # --- MagCache ratios: mean per position over the runs of the schedule most runs used (ties: the latest),
-    # so that one run with another step count does not replace the ratios of several
-    groups: dict = {}
-    for i, r in enumerate(samples):
-        groups.setdefault(tuple(round(c["p"], 6) for c in r["records"]), []).append(i)
-    key = max(groups, key=lambda k: (len(groups[k]), groups[k][-1])) if groups else ()
-    prog = list(key)
-    same = [samples[i]["records"] for i in groups.get(key, [])]
-    mag = {"progress": prog}
-    for branch in cc.MAG_BRANCHES:
-        series = []
-        for recs_ in same:
-            vals = []
-            for call in recs_:
-                v = [c.get("mag_ratio") for c in call["chunks"] if c["branch"] == branch]
-                vals.append(v[0] if v else None)
-            if any(v is not None for v in vals):
-                series.append(vals)
-        if series:
-            mean = []
-            for j in range(len(prog)):
-                vs = [s[j] for s in series if s[j] is not None]
-                mean.append(round(sum(vs) / len(vs), 5) if vs else 1.0)
-            mean[0] = 1.0
-            mag[branch] = mean
-    if "cond" in mag and len(prog) >= 2:
-        ratios = {b: mag[b] for b in cc.MAG_BRANCHES if b in mag}
-        thr = next((t for t in [round(0.01 * k, 2) for k in range(1, 61)]
-                    if _simulate_mag(prog, ratios["cond"], t, 2, 0.2) >= 0.3), 0.6)
-        out["magcache"] = {"ratios": ratios, "progress": prog,
-                           "recommended": {"magcache_thresh": thr, "retention_ratio": 0.2, "magcache_K": 2},
-                           "recommended_note": "smallest threshold (K 2, retention 0.2) that skips about 30% of the "
-                                               "calibrated steps; quality not measured: compare outputs"}
-        summary.append(f"MagCache ratios over {len(prog)} evaluations ({len(same)} of {len(samples)} run(s) with "
-                       f"this schedule); suggested magcache_thresh {thr:g}")
-    return out, summary
-
-
-def _atomic_write(path, data: dict):
-    """Write `data` as JSON so that a crash leaves either the old file or the new one, never a torn one."""
-    import json
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, allow_nan=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _write_calibration(run: _Run):
-    """Add a completed run to its calibration file and redo the fits over all runs in it. Raises AccelError
-    (nothing written) when the run recorded nothing, the file was changed into something that cannot be
-    extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file
-    holds without `overwrite`."""
-    import shutil
-
-    cfg = run.cfg
-    node, name = cfg.get("node", "Accel Cache Calibrate"), cfg["calib_name"]
-    recs = [r for r in run.records if r.get("chunks")]
-    if not recs:
-        raise AccelError(node, "model", "the run recorded nothing (the transformer blocks never went through the "
-                         "calibration hooks: another node replaced the model's forward?); nothing written",
-                         "Put Accel Cache Calibrate directly before the sampler, without nodes that replace the "
-                         "forward")
-    path = cc.user_file(name)
-    where = cc.where_text(name)
-    try:
-        _check_samples([{"records": recs}], "this run")
-    except cc.SetError as e:
-        raise AccelError(node, "model", f"the run recorded unusable values ({e}): the model's output is not finite; "
-                         "nothing written, the file is unchanged", "Fix the model (NaN/inf outputs) and run "
-                         "again") from None
-    with _LOCK:
-        fresh = bool(cfg.get("overwrite")) and cfg["id"] not in _FRESH
-        old = None if fresh else _read_calibration(node, name, path)
-        if old is not None:
-            _check_same_model(node, name, path, old, cfg)
-        prior = list(old.get("samples") or []) if old else []
-        prior_runs = _run_count(old) if old else 0
-        samples = prior + [{"steps": run.steps, "records": recs, "created": time.strftime("%Y-%m-%d %H:%M:%S")}]
-        n_runs = prior_runs + 1
-        fam = cfg["family"]
-        out = {"format": cc.USER_FORMAT, "name": name, "family": fam["family"], "variant": fam["variant"],
-               "size": fam["size"], "model": fam["name"], "fingerprint": cfg.get("fingerprint", ""), "runs": n_runs,
-               "fitted_on": f"{fam['name']}, {run.steps} steps, calibrated on this machine ({n_runs} run(s))",
-               "created": time.strftime("%Y-%m-%d %H:%M:%S")}
-        sections, summary = _fit(samples, run.adapter)
-        for kind, sec in sections.items():
-            try:
-                cc.validate_set(kind, sec, where)
-            except cc.SetError as e:
-                raise AccelError(node, "model", f"the {kind} fit gave unusable values ({e}); nothing written, the "
-                                 "file is unchanged", "Check that the model's output is finite (no NaN) and "
-                                 "calibrate with at least 3 steps") from None
-        out.update(sections)
-        out["samples"] = samples
-        # the last guard before replacing: never fewer runs than the file holds now, unless asked (overwrite)
-        try:
-            on_disk = _run_count(cc.read_user_file(path, where))
-        except FileNotFoundError:
-            on_disk = 0
-        except cc.SetError:
-            on_disk = None  # damaged: only reachable with overwrite (else _read_calibration refused above)
-        if not fresh and (on_disk is None or on_disk >= n_runs):
-            raise AccelError(node, "name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
-                             f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
-        if fresh and path.exists():
-            shutil.copy2(path, path.with_name(f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}.json.bak"))
-        _atomic_write(path, out)
-        _FRESH.add(cfg["id"])
-    summary.append(f"{n_runs} run(s) in the file" + (f", {len(samples)} with their records" if len(samples) != n_runs
-                                                    else ""))
-    return path, "; ".join(summary) if sections else ("; ".join(summary) + "; not enough steps to fit anything "
-                                                      "(need at least 3 steps)")

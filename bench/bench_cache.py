@@ -15,6 +15,13 @@ Expected runtime on one H100: about 3 minutes (model build ~5 s, 18 sampling run
 Usage (GPU machine, repo root): `bash bench/run_gpu.sh cache`, or after `source bench/gpu_env.sh`:
     python3 bench/bench_cache.py --out bench/results/h100
     python3 bench/bench_cache.py --smoke --out /tmp/x      # tiny model on the CPU, seconds
+
+Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 20, 30, 50):
+  * `schedule`: for every published MagCache set (all families), the skip pattern its recommended values give,
+    from the runtime's own rules (accel/stepcache_schedule.py; no model needed, exact: MagCache is table-driven);
+  * `sweep`: for every published Wan set the pack can apply (TeaCache and MagCache, recommended values), one
+    sampling run per step count: evaluations computed/skipped, the pattern, and deviation from the uncached run
+    at that step count (PSNR, cosine, rel L2). Untimed. --sweep-steps "" turns it off.
 """
 from __future__ import annotations
 
@@ -55,6 +62,7 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--cfg", type=float, default=5.0)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sweep-steps", default="20,30,50", help="step counts of the per-set sweep ('' = no sweep)")
     a = ap.parse_args()
     out_dir = Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -182,9 +190,72 @@ def main():
         if report:
             r["report"] = report
         res["runs"][label] = r
+    steps_list = [int(x) for x in a.sweep_steps.split(",") if x.strip()]
+    if steps_list:
+        try:
+            _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync)
+        except Exception:
+            res["errors"]["sweep"] = traceback.format_exc()
+            print(f"[{NAME}] sweep failed:\n{res['errors']['sweep']}", flush=True)
     res["total_s"] = round(time.time() - t_start, 1)
     _write(out_dir, res)
     print(f"[{NAME}] done in {res['total_s']} s -> {out_dir / (NAME + '.json')}", flush=True)
+
+
+def _deviation(x, y) -> dict:
+    import torch
+
+    x, y = x.flatten().double(), y.flatten().double()
+    mse = float(((x - y) ** 2).mean())
+    rng = float(y.max() - y.min())
+    return {"psnr_db": round(20 * math.log10(rng) - 10 * math.log10(mse), 2) if mse > 0 else float("inf"),
+            "cosine": round(float(torch.nn.functional.cosine_similarity(x, y, dim=0)), 6),
+            "rel_l2": round(float((x - y).norm() / y.norm()), 5)}
+
+
+def _joint(patterns) -> str:
+    return "".join("." if all(p[j] == "." for p in patterns) else "#" for j in range(min(map(len, patterns))))
+
+
+def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync):
+    """Skip counts and deviation vs uncached per coefficient set and step count (see the module doc)."""
+    from accel_harness import models as M
+
+    cc = H.pack_module("accel.cache_coefficients")
+    sched = H.pack_module("accel.stepcache_schedule")
+    res["sweep_steps"] = steps_list
+    res["schedule"] = {}
+    for name, e in cc.published("magcache").items():
+        r = cc.recommended("magcache", e)
+        res["schedule"][name] = {}
+        for n in steps_list:
+            pat = _joint([sched.simulate_mag(e, n, r["magcache_thresh"], int(r["magcache_K"]), r["retention_ratio"],
+                                             branch=b) for b in e["ratios"]])
+            res["schedule"][name][str(n)] = {"skipped": pat.count("."), "steps": n, "pattern": pat}
+    sets = [(k, n) for k in ("teacache", "magcache") for n, e in cc.published(k).items()
+            if e.get("family") in ("wan21", "wan22") and cc.adapter_for_set(e)]
+    if a.smoke:
+        sets = [s for s in sets if s[1] in ("wan2.1_t2v_1.3B", "wan2.2_t2v_14B")]
+    res["sweep"] = {}
+    for n in steps_list:
+        sync()
+        ref = M.sample(model, pos, neg, latent, steps=n, cfg=a.cfg, seed=0).float().cpu()
+        for kind, name in sets:
+            key = f"{kind}:{name}"
+            try:
+                if kind == "teacache":
+                    m, _ = sc.configure_teacache(model, -1, -1, 1.0, name, "GPU")
+                else:
+                    m, _ = sc.configure_magcache(model, -1, -1, -1, 1.0, name, "GPU")
+                lat = M.sample(m, pos, neg, latent, steps=n, cfg=a.cfg, seed=0).float().cpu()
+                st = sc.last_stats(m)
+                row = {"evaluations": st.evaluations, "computed": st.computed, "skipped": st.skipped,
+                       "pattern": st.pattern, **_deviation(lat, ref)}
+            except Exception:
+                row = {"error": traceback.format_exc().strip().splitlines()[-1]}
+            res["sweep"].setdefault(key, {})[str(n)] = row
+            print(f"[{NAME}] sweep {key} {n} steps: {row.get('skipped', '-')} skipped, "
+                  f"PSNR {row.get('psnr_db', '-')}", flush=True)
 
 
 def _write(out_dir: Path, res: dict):
@@ -206,6 +277,24 @@ def _write(out_dir: Path, res: dict):
         if "pattern" in r:
             lines.append(f"\n`{label}`: steps `{r['pattern']}` (# computed, . skipped); estimated block speed-up "
                          f"{r['estimated_block_speedup']}x")
+    if res.get("sweep"):
+        ns = res.get("sweep_steps", [])
+        lines += ["", f"## Per set, recommended values, at {'/'.join(map(str, ns))} steps",
+                  "", "skipped/evaluations and PSNR (dB) vs the uncached run at the same step count", "",
+                  "| set | " + " | ".join(f"{n} steps" for n in ns) + " |", "| --- |" + " --- |" * len(ns)]
+        for key, per in res["sweep"].items():
+            cells = []
+            for n in ns:
+                r = per.get(str(n), {})
+                cells.append(f"{r['skipped']}/{r['evaluations']}, {r['psnr_db']}" if "skipped" in r
+                             else r.get("error", "-")[:40])
+            lines.append(f"| {key} | " + " | ".join(cells) + " |")
+    if res.get("schedule"):
+        ns = res.get("sweep_steps", [])
+        lines += ["", "## MagCache schedules (every published set, recommended values, no model needed)", "",
+                  "| set | " + " | ".join(f"skipped at {n}" for n in ns) + " |", "| --- |" + " --- |" * len(ns)]
+        for name, per in res["schedule"].items():
+            lines.append(f"| {name} | " + " | ".join(str(per[str(n)]["skipped"]) for n in ns) + " |")
     if res.get("errors"):
         lines += ["", "## Errors", ""] + [f"- {k}: `{v.strip().splitlines()[-1]}`" for k, v in res["errors"].items()]
     (out_dir / f"{NAME}.md").write_text("\n".join(lines) + "\n")

@@ -96,7 +96,8 @@ class AccelTeaCache:
 class AccelMagCache:
     DESCRIPTION = ("MagCache step caching on the same wrapper mechanism as Accel TeaCache: skips steps while the "
                    "accumulated error predicted by the published residual-magnitude ratios stays under the "
-                   "threshold (at most K steps in a row). Ratios are interpolated when your step count differs. "
+                   "threshold (at most K steps in a row). At other step counts each step uses one table entry, as "
+                   "the reference does. "
                    "Wan 2.1/2.2, Flux.1/Kontext, Qwen-Image, HunyuanVideo; others via Accel Cache Calibrate.")
     CATEGORY = CATEGORY_CACHE
     FUNCTION = "apply"

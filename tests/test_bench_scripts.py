@@ -133,3 +133,25 @@ def test_bench_level1_smoke(tmp_path):
     md = (out / "level1.md").read_text()
     assert "| tiny | stock |" in md and "| tiny | Level-1 |" in md
     assert "| tiny | Level-1 (vs stock) | 2 |" in md
+
+
+def test_bench_cache_smoke_records_skips_per_set(tmp_path):
+    """bench_cache end to end on tiny Wan (CPU): the timed variants, and per set at 20/30/50 steps the skip counts
+    and the deviation vs the uncached run (issue #14)."""
+    out = tmp_path / "cache"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_cache.py"), "--smoke", "--out", str(out),
+                        "--repeats", "1"], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "bench_cache.json").read_text())
+    assert not res["errors"], res["errors"]
+    for key in ("magcache:wan2.1_t2v_1.3B", "teacache:wan2.1_t2v_1.3B", "magcache:wan2.2_t2v_14B"):
+        for n in ("20", "30", "50"):
+            row = res["sweep"][key][n]
+            assert row["evaluations"] == int(n) and row["computed"] + row["skipped"] == int(n)
+            assert "psnr_db" in row and "cosine" in row
+    assert res["sweep"]["magcache:wan2.1_t2v_1.3B"]["50"]["skipped"] > 0
+    # the runtime skips what the schedule table says (MagCache is table-driven)
+    mag = res["sweep"]["magcache:wan2.1_t2v_1.3B"]["30"]
+    assert mag["pattern"] == res["schedule"]["wan2.1_t2v_1.3B"]["30"]["pattern"]
+    assert res["schedule"]["qwen_image"]["20"]["skipped"] == 7
+    assert "| magcache:wan2.1_t2v_1.3B |" in (out / "bench_cache.md").read_text()

@@ -386,16 +386,16 @@ def test_missing_user_file_names_the_remedy(unets):
                     "does not exist", "Accel Cache Calibrate")
 
 
-def test_calibration_writer_uses_the_same_validation(sc, cc, base_file, monkeypatch):
+def test_calibration_writer_uses_the_same_validation(sc, cc, base_file, monkeypatch, mod):
     """A fit that gives unusable values (here: forced NaN) is not written: the loader's rule guards the writer."""
     name = "hc_writer_nan"
-    real = sc._fit
+    real = mod("accel.stepcache_calibrate")._fit
 
     def nan_fit(samples, adapter):
         out, summary = real(samples, adapter)
         out["teacache"]["coefficients"][0] = math.nan
         return out, summary
-    monkeypatch.setattr(sc, "_fit", nan_fit)
+    monkeypatch.setattr(mod("accel.stepcache_calibrate"), "_fit", nan_fit)
     with pytest.raises(RuntimeError) as e:
         _calibrate(name)
     assert "teacache.coefficients[0]" in _msg(e) and "nothing written" in _msg(e)
