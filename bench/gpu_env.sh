@@ -1,8 +1,16 @@
-# Source on the GPU machine, from the repo root: installs carried wheels into /tmp/site and points the
-# harness at the carried ComfyUI. Usage: source bench/gpu_env.sh
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1 \
-  || { echo "wheel install failed"; return 1; }
-export PYTHONPATH="/tmp/site:$PWD/.gpu/shims${PYTHONPATH:+:$PYTHONPATH}"
-export COMFYUI_PATH="$PWD/.gpu/ComfyUI"
+# Source on the GPU machine, from the repo root: unpacks .gpu/carry.tar.xz (bench/prepare_gpu_carry.sh) to
+# /tmp/carry once and points the harness at one of the carried ComfyUI trees.
+# Usage: source bench/gpu_env.sh [033|075]      (default 033: current ComfyUI)
+_ver="${1:-033}"
+if [ ! -d /tmp/carry/site ]; then
+  mkdir -p /tmp/carry && xz -dc .gpu/carry.tar.xz | tar -C /tmp/carry -xf - || { echo "carry unpack failed"; return 1; }
+fi
+[ -d "/tmp/carry/comfy$_ver" ] || { echo "no ComfyUI $_ver in the carry"; return 1; }
+export PYTHONPATH="/tmp/carry/site:/tmp/carry/shims${PYTHONPATH:+:$PYTHONPATH}"
+export COMFYUI_PATH="/tmp/carry/comfy$_ver"
 export PYTHONUNBUFFERED=1
 export TORCHINDUCTOR_CACHE_DIR="${TORCHINDUCTOR_CACHE_DIR:-/tmp/inductor-cache}"
+# KJNodes (peer, benchmarks only): linked into custom_nodes when carried
+if [ -d /tmp/carry/kjnodes ] && [ ! -e "$COMFYUI_PATH/custom_nodes/ComfyUI-KJNodes" ]; then
+  ln -s /tmp/carry/kjnodes "$COMFYUI_PATH/custom_nodes/ComfyUI-KJNodes"
+fi

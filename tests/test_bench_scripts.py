@@ -155,3 +155,30 @@ def test_bench_cache_smoke_records_skips_per_set(tmp_path):
     assert mag["pattern"] == res["schedule"]["wan2.1_t2v_1.3B"]["30"]["pattern"]
     assert res["schedule"]["qwen_image"]["20"]["skipped"] == 7
     assert "| magcache:wan2.1_t2v_1.3B |" in (out / "bench_cache.md").read_text()
+
+
+def test_bench_matrix_smoke(tmp_path):
+    """bench_matrix end to end on tiny Wan (CPU): ComfyUI started like main.py (harness mainlike), weights
+    through comfy.sd.load_diffusion_model, chains built with the real nodes, sampled with ComfyUI's sampler;
+    fidelity against stock and the markdown table."""
+    out = tmp_path / "mx"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(out),
+                        "--chains", "stock,attention,core_fp8_fast", "--weights", str(tmp_path / "w")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert set(ch) == {"stock", "attention", "core_fp8_fast"}
+    assert ch["stock"]["cosine"] == 1.0 and ch["attention"]["cosine"] > 0.9999
+    assert 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 weights deviate, measurably
+    assert all(c["times_s"] and c["speedup"] > 0 and c["finite"] for c in ch.values())
+    assert res["meta"]["start"]["dynamic_vram"] in ("off", "not in this ComfyUI")  # --cpu: ComfyUI turns it off
+    assert "| attention | Accel Attention (auto) |" in (out / "matrix.md").read_text()
+
+
+def test_simulated_card_args():
+    from accel_harness import mainlike
+
+    assert mainlike.simulate_card_args(80, 24) == ["--reserve-vram", "56.00"]
+    assert mainlike.simulate_card_args(24, 24) == [] and mainlike.simulate_card_args(24, 48) == []

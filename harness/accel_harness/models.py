@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import contextlib
+
 import torch
 
 # name -> (dim, ffn_dim, num_layers). Heads are dim // 128 (ComfyUI's detection rule).
@@ -61,6 +63,26 @@ def randomize_(module: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
     return module
 
 
+@contextlib.contextmanager
+def _plain_parameters():
+    """Layers with real parameters while the key names are read. With DynamicVRAM on (ComfyUI 0.33 started
+    like main.py), comfy.ops layers defer creating their weights to load time, so a model built outside a
+    loader would have an empty state dict."""
+    try:
+        import comfy.memory_management as cmm
+    except ImportError:
+        yield
+        return
+    prev = getattr(cmm, "aimdo_enabled", None)
+    if prev:
+        cmm.aimdo_enabled = False
+    try:
+        yield
+    finally:
+        if prev:
+            cmm.aimdo_enabled = prev
+
+
 def wan_state_dict(variant: str = "t2v", size: str = "tiny", seed: int = 0, dtype=torch.bfloat16,
                    device="cpu", dim=None, ffn_dim=None, num_layers=None) -> dict:
     """A Wan state dict in the official checkpoint key layout (what UNETLoader detects)."""
@@ -70,7 +92,7 @@ def wan_state_dict(variant: str = "t2v", size: str = "tiny", seed: int = 0, dtyp
     d, f, n = WAN_SIZES[size]
     d, f, n = dim or d, ffn_dim or f, num_layers or n
     model_type, in_dim, out_dim = WAN_VARIANTS[variant]
-    with torch.device("meta"):
+    with torch.device("meta"), _plain_parameters():
         m = WanModel(model_type=model_type, in_dim=in_dim, out_dim=out_dim, dim=d, ffn_dim=f,
                      num_heads=d // 128, num_layers=n, text_len=512, dtype=dtype,
                      operations=comfy.ops.disable_weight_init)

@@ -1,0 +1,417 @@
+"""One matrix, side by side: stock ComfyUI vs every chain of the pack and what users pick instead, through
+ComfyUI's own loader and sampler, in one process started the way main.py starts ComfyUI (DynamicVRAM where
+that ComfyUI turns it on), optionally on a simulated smaller card (`--card 24` -> --reserve-vram).
+
+Per chain: first-run time (includes compiling), then `--rounds` timed runs interleaved across the chains
+(round-robin, order reversed every other round), cosine and max |diff| of the final latent vs stock (same
+seed, noise and conditioning), peak VRAM: torch's max_memory_allocated and the device's used memory
+sampled every 50 ms (comfy-aimdo's weight buffers are not torch allocations), and the memory left
+allocated after `comfy.model_management.unload_all_models()` (memory hygiene).
+
+Model: Wan 2.1 T2V at a true config (1.3B or 14B) with seeded random weights in the official key layout,
+written once to a safetensors file (reused between runs) and loaded with `comfy.sd.load_diffusion_model`.
+Random weights show speed and deviation from stock, never visual quality.
+
+Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
+    python3 bench/bench_matrix.py --size 14B --out $OUT/m80
+    python3 bench/bench_matrix.py --size 14B --card 24 --chains stock,attention,compile,level1 --out $OUT/m24
+CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# chain name -> what it is (the table's second column). Node chains are built in Matrix.build().
+CHAINS = {
+    "stock": "ComfyUI as loaded (Load Diffusion Model)",
+    "attention": "Accel Attention (auto)",
+    "compile": "Accel Compile (defaults)",
+    "cuda_attn_compile": "Accel CUDA Settings -> Accel Attention -> Accel Compile (defaults)",
+    "level1": "Accel Wan Level-1 (defaults)",
+    "level1_default": "Accel Wan Level-1, compile_mode default",
+    "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
+    "core_compile": "ComfyUI TorchCompileModel (inductor)",
+    "core_fp8_fast": "ComfyUI Load Diffusion Model, weight_dtype fp8_e4m3fn_fast",
+    "kj_sage_compile": "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced (defaults)",
+}
+
+
+def parse(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--smoke", action="store_true", help="tiny Wan on the CPU: checks the script end to end")
+    ap.add_argument("--size", default="14B", choices=["1.3B", "14B", "tiny"])
+    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"], help="weights in the file (ComfyUI runs Wan fp16)")
+    ap.add_argument("--card", type=float, default=0, help="simulate a card of this many GiB (--reserve-vram); 0 = the whole GPU")
+    ap.add_argument("--chains", default="stock,attention,compile,cuda_attn_compile,level1,core_compile")
+    ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--cfg", type=float, default=5.0)
+    ap.add_argument("--rounds", type=int, default=1, help="timed runs per chain after the first run")
+    ap.add_argument("--frames", type=int, default=81)
+    ap.add_argument("--height", type=int, default=480)
+    ap.add_argument("--width", type=int, default=832)
+    ap.add_argument("--tokens", type=int, default=512)
+    ap.add_argument("--weights", default="/tmp/accel-bench-weights", help="folder for the random-weight files")
+    ap.add_argument("--weights-only", action="store_true", help="write the weights file and exit (run in its own "
+                    "process first, so the GPU memory used to generate it is gone before the measurement)")
+    ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
+    a = ap.parse_args(argv)
+    if a.smoke:
+        a.size, a.frames, a.height, a.width, a.tokens, a.steps = "tiny", 5, 64, 64, 16, 2
+    return a
+
+
+def log(msg):
+    print(f"[bench_matrix {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def gpu_total_gib() -> float | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits", "-i", "0"],
+                             capture_output=True, text=True, timeout=20).stdout.strip()
+        return float(out.splitlines()[0]) / 1024
+    except Exception:  # noqa: BLE001
+        return None
+
+
+class MemSampler:
+    """Peak device memory in use (all processes' view of this GPU: torch + comfy-aimdo + cudaMallocAsync pools)."""
+
+    def __init__(self, torch):
+        self.torch, self.peak, self._stop = torch, 0, threading.Event()
+
+    def used(self):
+        free, total = self.torch.cuda.mem_get_info()
+        return total - free
+
+    def __enter__(self):
+        self.peak = self.used()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+        return self
+
+    def _run(self):
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, self.used())
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._t.join()
+        self.peak = max(self.peak, self.used())
+
+
+def call_node(name, **inputs):
+    """Run a ComfyUI node (V1 or V3) by class name with its declared defaults for inputs not given."""
+    import nodes
+
+    cls = nodes.NODE_CLASS_MAPPINGS[name]
+    if hasattr(cls, "define_schema"):  # V3
+        schema = cls.define_schema()
+        kw = {}
+        for i in schema.inputs:
+            if i.id not in inputs and getattr(i, "default", None) is not None:
+                kw[i.id] = i.default
+        kw.update(inputs)
+        out = cls.execute(**kw)
+        return tuple(getattr(out, "result", None) or out.args)
+    spec = cls.INPUT_TYPES()
+    kw = {}
+    for group in ("required", "optional"):
+        for k, v in spec.get(group, {}).items():
+            if k in inputs:
+                continue
+            if len(v) > 1 and isinstance(v[1], dict) and "default" in v[1]:
+                kw[k] = v[1]["default"]
+            elif isinstance(v[0], list) and v[0]:
+                kw[k] = v[0][0]
+    kw.update(inputs)
+    out = getattr(cls(), cls.FUNCTION)(**kw)
+    return tuple(out["result"]) if isinstance(out, dict) else tuple(out)
+
+
+class Matrix:
+    def __init__(self, a):
+        self.a = a
+        self.out = Path(a.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.res = {"name": "matrix", "command": " ".join([sys.executable] + sys.argv), "chains": {}, "errors": []}
+
+    def boot(self):
+        sys.path.insert(0, str(REPO / "harness"))
+        from accel_harness import env, mainlike
+
+        comfy_args = self.a.comfy_args.split()
+        total = None if self.a.smoke else gpu_total_gib()
+        if self.a.card and total:
+            comfy_args += mainlike.simulate_card_args(total, self.a.card)
+        if self.a.smoke:
+            comfy_args += ["--cpu"]
+        self.start = mainlike.start(comfy_args)
+        import accel_harness as H
+
+        H.bootstrap(cpu=self.a.smoke)
+        H.load_pack()
+        import torch
+
+        self.H, self.torch = H, torch
+        self.cuda = torch.cuda.is_available() and not self.a.smoke
+        self.dev = "cuda" if self.cuda else "cpu"
+        import comfy.model_management as mm
+
+        self.mm = mm
+        self.res["meta"] = {
+            "comfyui": self.start.get("comfyui"), "start": self.start, "torch": torch.__version__,
+            "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "gpu_total_gib": total,
+            "simulated_card_gib": self.a.card or None, "size": self.a.size, "dtype": self.a.dtype,
+            "steps": self.a.steps, "cfg": self.a.cfg, "frames": self.a.frames, "height": self.a.height,
+            "width": self.a.width, "rounds": self.a.rounds,
+            "patcher": getattr(sys.modules["comfy.model_patcher"], "CoreModelPatcher",
+                               sys.modules["comfy.model_patcher"].ModelPatcher).__name__,
+            "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+        }
+        log(f"started: {self.res['meta']}")
+
+    # --- model, inputs ---------------------------------------------------------------------------
+    def weights_file(self):
+        from accel_harness import models as M
+
+        torch = self.torch
+        dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[self.a.dtype]
+        path = Path(self.a.weights) / f"wan21_t2v_{self.a.size}_{self.a.dtype}_seed0.safetensors"
+        if not path.exists():
+            t0 = time.time()
+            sd = M.wan_state_dict("t2v", self.a.size, seed=0, dtype=dt, device=self.dev)
+            if not sd:
+                raise RuntimeError("the random Wan state dict is empty")
+            tmp = path.with_suffix(".partial")
+            M.save_safetensors(sd, tmp)
+            os.replace(tmp, path)
+            del sd
+            log(f"wrote {path} in {time.time() - t0:.0f} s")
+        return path
+
+    def inputs(self):
+        from accel_harness import models as M
+
+        pos = M.conditioning(self.a.tokens, seed=1)
+        neg = M.conditioning(self.a.tokens, seed=2)
+        lat = M.wan_latent(self.a.frames, self.a.height, self.a.width)
+        return pos, neg, lat
+
+    def sample(self, model):
+        from accel_harness import models as M
+
+        pos, neg, lat = self.inputs()
+        if self.cuda:
+            self.torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        out = M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0)
+        if self.cuda:
+            self.torch.cuda.synchronize()
+        return time.perf_counter() - t0, out.float().cpu()
+
+    # --- chains ----------------------------------------------------------------------------------
+    def build(self, name, path):
+        """(model, report text) for one chain; loads what the chain loads."""
+        torch = self.torch
+        if name == "core_fp8_fast":
+            # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
+            return self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True}), ""
+        if name == "fp8_level1":
+            F = self.H.pack_module("accel.fp8")
+            res = F.load_file(str(path))
+            m, rep = call_node("AccelWanLevel1", model=res.patcher)[:2]
+            return m, getattr(res, "report", "") + "\n" + rep
+        base = self.base(path)
+        if name == "stock":
+            return base, ""
+        if name == "attention":
+            return call_node("AccelAttention", model=base)[:2]
+        if name == "compile":
+            return call_node("AccelCompile", model=base)[:2]
+        if name == "cuda_attn_compile":
+            m = call_node("AccelCUDASettings", model=base)[0]
+            m = call_node("AccelAttention", model=m)[0]
+            return call_node("AccelCompile", model=m)[:2]
+        if name == "level1":
+            return call_node("AccelWanLevel1", model=base)[:2]
+        if name == "level1_default":
+            return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
+        if name == "core_compile":
+            return call_node("TorchCompileModel", model=base, backend="inductor")[0], ""
+        if name == "kj_sage_compile":
+            self._load_peer(os.environ.get("KJNODES_PATH", "/tmp/carry/kjnodes"), "PathchSageAttentionKJ")
+            m = call_node("PathchSageAttentionKJ", model=base, sage_attention="auto")[0]
+            return call_node("TorchCompileModelAdvanced", model=m)[0], ""
+        raise SystemExit(f"unknown chain {name}; known: {', '.join(CHAINS)}")
+
+    def _load_peer(self, path, node):
+        """Load a peer pack (benchmarks only) through ComfyUI's own custom-node loader."""
+        import asyncio
+
+        import nodes
+
+        if node in nodes.NODE_CLASS_MAPPINGS:
+            return
+        if not Path(path).is_dir():
+            raise RuntimeError(f"peer pack not found at {path} (bench/prepare_gpu_carry.sh with KJNODES=...)")
+        asyncio.run(nodes.load_custom_node(str(path), set(nodes.NODE_CLASS_MAPPINGS), module_parent="custom_nodes"))
+        if node not in nodes.NODE_CLASS_MAPPINGS:
+            raise RuntimeError(f"{path} did not register {node} (see its import errors above)")
+
+    def _load(self, path, opts):
+        import comfy.sd
+
+        return comfy.sd.load_diffusion_model(str(path), model_options=opts)
+
+    def base(self, path):
+        if not hasattr(self, "_base"):
+            t0 = time.time()
+            self._base = self._load(path, {})
+            log(f"loaded {path.name} as {type(self._base).__name__} in {time.time() - t0:.1f} s")
+        return self._base
+
+    # --- run -------------------------------------------------------------------------------------
+    def run(self):
+        if not self.a.smoke and not self.a.weights_only:
+            # generate the weights in a child process: its GPU memory is returned to the driver when it exits
+            subprocess.run([sys.executable, __file__, "--weights-only", "--size", self.a.size, "--dtype", self.a.dtype,
+                            "--weights", self.a.weights, "--out", self.a.out], check=True)
+        self.boot()
+        path = self.weights_file()
+        if self.a.weights_only:
+            return
+        names = [c.strip() for c in self.a.chains.split(",") if c.strip()]
+        if names[0] != "stock":
+            names.insert(0, "stock")
+        models, ref = {}, None
+        torch = self.torch
+        for n in names:  # first runs, in order: builds, compiles, gives the reference latent
+            try:
+                t0 = time.perf_counter()
+                m, report = self.build(n, path)
+                build_s = time.perf_counter() - t0
+                if self.cuda:
+                    torch.cuda.reset_peak_memory_stats()
+                with MemSampler(torch) if self.cuda else _Null() as ms:
+                    first_s, lat = self.sample(m)
+                r = self.res["chains"][n] = {"what": CHAINS.get(n, n), "build_s": round(build_s, 2),
+                                             "first_run_s": round(first_s, 2), "report": report, "times_s": []}
+                if self.cuda:
+                    r["first_peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+                    r["first_peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
+                if ref is None:
+                    ref = lat
+                r.update(_fidelity(lat, ref))
+                r["patcher"] = type(m).__name__
+                models[n] = m
+                log(f"{n}: first run {first_s:.1f} s (build {build_s:.1f} s) {_short(r)}")
+            except Exception as e:  # noqa: BLE001 - record and go on with the other chains
+                self.res["errors"].append({"chain": n, "error": f"{type(e).__name__}: {e}",
+                                           "trace": traceback.format_exc()[-3000:]})
+                log(f"{n}: FAILED {type(e).__name__}: {e}")
+                if "out of memory" in str(e).lower():
+                    self.res["chains"][n] = {"what": CHAINS.get(n, n), "oom": True, "error": str(e)[:300]}
+            self.save()
+        order = [n for n in names if n in models]
+        for rnd in range(self.a.rounds):
+            for n in (order if rnd % 2 == 0 else order[::-1]):
+                r = self.res["chains"][n]
+                if self.cuda:
+                    torch.cuda.reset_peak_memory_stats()
+                with MemSampler(torch) if self.cuda else _Null() as ms:
+                    t, lat = self.sample(models[n])
+                r["times_s"].append(round(t, 3))
+                if self.cuda:
+                    r["peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+                    r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
+                r.update(_fidelity(lat, ref))
+                log(f"round {rnd}: {n} {t:.2f} s {_short(r)}")
+            self.save()
+        base_t = _median(self.res["chains"]["stock"]["times_s"]) if "stock" in models else None
+        for n, r in self.res["chains"].items():
+            t = _median(r.get("times_s") or [])
+            if t and base_t:
+                r["speedup"] = round(base_t / t, 3)
+        # memory hygiene: drop every patched model, unload, measure what stays allocated
+        del models
+        self.mm.unload_all_models()
+        self.mm.soft_empty_cache()
+        if self.cuda:
+            import gc
+
+            gc.collect()
+            self.res["after_unload_alloc_gib"] = round(torch.cuda.memory_allocated() / 2 ** 30, 3)
+        self.save()
+        print("\n".join(self.markdown()[-(len(self.res["chains"]) + 4):]))
+
+    def save(self):
+        (self.out / "matrix.json").write_text(json.dumps(self.res, indent=1, default=str))
+        (self.out / "matrix.md").write_text("\n".join(self.markdown()) + "\n")
+
+    def markdown(self):
+        m = self.res.get("meta", {})
+        lines = [f"# Matrix: Wan 2.1 T2V {m.get('size')} {m.get('dtype')}, {m.get('frames')}f {m.get('height')}x{m.get('width')}, "
+                 f"{m.get('steps')} steps CFG {m.get('cfg')}",
+                 "", f"GPU {m.get('gpu')} ({m.get('gpu_total_gib') and round(m['gpu_total_gib'])} GiB"
+                 + (f", simulated {m['simulated_card_gib']:g} GiB card" if m.get("simulated_card_gib") else "")
+                 + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM {m.get('start', {}).get('dynamic_vram')}, "
+                 f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality.",
+                 f"Command: `{self.res['command']}`", "",
+                 "| chain | what | time (s) | speedup | cosine vs stock | max abs diff | peak alloc (GiB) | peak device (GiB) | first run (s) |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for n, r in self.res["chains"].items():
+            if r.get("oom"):
+                lines.append(f"| {n} | {r['what']} | OOM | | | | | | |")
+                continue
+            t = _median(r.get("times_s") or [])
+            lines.append(f"| {n} | {r['what']} | {t if t is not None else ''} | {r.get('speedup', '')} | "
+                         f"{r.get('cosine', '')} | {r.get('max_abs_diff', '')} | {r.get('peak_alloc_gib', r.get('first_peak_alloc_gib', ''))} | "
+                         f"{r.get('peak_device_gib', r.get('first_peak_device_gib', ''))} | {r.get('first_run_s', '')} |")
+        if "after_unload_alloc_gib" in self.res:
+            lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB")
+        for e in self.res["errors"]:
+            lines.append(f"\nERROR {e['chain']}: {e['error'][:300]}")
+        return lines
+
+
+class _Null:
+    peak = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _fidelity(lat, ref):
+    import torch
+
+    a, b = lat.flatten().double(), ref.flatten().double()
+    cos = float(torch.nn.functional.cosine_similarity(a, b, dim=0))
+    return {"cosine": round(cos, 6), "max_abs_diff": round(float((a - b).abs().max()), 5),
+            "finite": bool(torch.isfinite(lat).all())}
+
+
+def _median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else None
+
+
+def _short(r):
+    return f"cos {r.get('cosine')} maxdiff {r.get('max_abs_diff')} peak dev {r.get('peak_device_gib', r.get('first_peak_device_gib'))} GiB"
+
+
+if __name__ == "__main__":
+    Matrix(parse()).run()
