@@ -356,6 +356,12 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
     elif prev is not None:
         lines.append(f"  replaced an earlier attention override ({getattr(prev, '__name__', type(prev).__name__)})")
     m.model_options["transformer_options"] = to
+    if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
+        from . import numerics
+
+        line = numerics.attach_auto_sdpa(m, prof, node)
+        if line:
+            lines.append("  " + line)
     text = "\n".join(lines)
     if kern is not None:
         log.info("attention=%s for %s", kern.label, where)

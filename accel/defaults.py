@@ -6,7 +6,7 @@ user. Rows are tried in order; the first whose `match` accepts the profile decid
 attention preference list is walked and the first backend that `registry.available()` accepts wins;
 every skipped preference is reported with why (e.g. "flash_attn_3 is not installed; pip install fa3-fwd").
 
-Measured support for the orderings: `bench/results/` (GPU named in each file) and ../shared/gpu-facts.md.
+Measured support for the orderings: `bench/results/` (GPU named in each file).
 """
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ class Row:
     attention: tuple  # ((backend, why-preferred, optional extra condition(profile) -> (ok, why)), ...)
     compile_mode: Callable  # profile -> (mode, reason)
     fp8: Callable  # profile -> (path, reason)
+    sdpa_order: tuple | None = None  # PyTorch SDPA kernel order for `auto` (None: leave PyTorch's/ComfyUI's)
+    sdpa_why: str = "not measured on this GPU class: PyTorch's (or ComfyUI's) own order is kept"
 
 
 @dataclass
@@ -37,6 +39,8 @@ class Defaults:
     fp8_reason: str = ""
     tf32: bool = False
     tf32_reason: str = ""
+    sdpa_order: tuple | None = None
+    sdpa_reason: str = ""
 
     def report_lines(self) -> list[str]:
         lines = [f"defaults for {self.row}:", f"  attention auto -> {self.attention}: {self.attention_reason}"]
@@ -45,6 +49,8 @@ class Defaults:
         lines.append(f"  compile mode -> {self.compile_mode}: {self.compile_reason}")
         lines.append(f"  fp8 compute -> {self.fp8_compute}: {self.fp8_reason}")
         lines.append(f"  tf32 -> {'on' if self.tf32 else 'off'}: {self.tf32_reason}")
+        order = " > ".join(self.sdpa_order) if self.sdpa_order else "unchanged"
+        lines.append(f"  SDPA order -> {order}: {self.sdpa_reason}")
         return lines
 
 
@@ -104,6 +110,11 @@ _CUDNN_WHY = "cuDNN fused attention: the fastest SDPA kernel on Hopper (H200: 11
 _FA2_WHY = "FlashAttention-2: exact attention, the standard fast kernel on Ampere/Ada"
 _SAGE16_WHY = "SageAttention INT8 Q/K with FP16 P/V (FA2 not installed): fast, small precision cost"
 _SDPA_WHY = "PyTorch SDPA: always available, PyTorch picks its best kernel"
+# ComfyUI 0.33 makes SDPA try FlashAttention-2 first; on Hopper cuDNN is faster at every shape measured
+_HOPPER_SDPA = ("cudnn", "flash", "efficient", "math")
+_HOPPER_SDPA_WHY = ("cuDNN first: the fastest exact SDPA kernel measured on H100 (Wan 14B 480p 38.7 ms vs FA2 59.1 ms; "
+                    "Flux 1024px 0.55 vs 0.84 ms; bench/results/h100/attention_kernels_and_model_before_fp16_fix.md); "
+                    "ComfyUI 0.33 puts FlashAttention-2 first")
 
 ROWS: tuple[Row, ...] = (
     Row("Hopper (sm90)", _sm(90),
@@ -111,7 +122,7 @@ ROWS: tuple[Row, ...] = (
          ("sdpa_cudnn", _CUDNN_WHY, None),
          ("flash_attn_2", _FA2_WHY, None),
          ("sdpa", _SDPA_WHY, None)),
-        _compile_gpu, _fp8_cuda),
+        _compile_gpu, _fp8_cuda, _HOPPER_SDPA, _HOPPER_SDPA_WHY),
     Row("Blackwell datacenter (sm100-103)", _sm(100, 103),
         (("flash_attn_4", "FlashAttention-4 (CuTe) targets Blackwell tensor cores", None),
          ("sdpa_cudnn", "cuDNN fused attention supports Blackwell", None),
@@ -191,4 +202,5 @@ def choose(profile) -> Defaults:
         tf32, tf32_why = True, "TF32 tensor cores (SM >= 8.0): fp32 matmuls/convs (e.g. Wan's fp32 patch embedding) run on tensor cores"
     else:
         tf32, tf32_why = False, "no TF32 tensor cores on this device"
-    return Defaults(row.name, attn, attn_why, skipped, mode, mode_why, fp8, fp8_why, tf32, tf32_why)
+    return Defaults(row.name, attn, attn_why, skipped, mode, mode_why, fp8, fp8_why, tf32, tf32_why,
+                    row.sdpa_order, row.sdpa_why)

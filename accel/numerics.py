@@ -39,9 +39,11 @@ _SDPA = {
     "math": ("math", "MATH"),
 }
 
-# Presets offered by the CUDA Settings node: label -> (order, exclusive)
+# Presets offered by the CUDA Settings node: label -> (order, exclusive), None (unchanged) or "auto"
 # exclusive=False: every backend stays enabled, only the order in which SDPA tries them changes.
+SDPA_AUTO = "auto (fastest exact order for this GPU)"
 SDPA_PRESETS = {
+    SDPA_AUTO: "auto",  # accel.defaults: per GPU class, measured (Hopper: cuDNN first); else unchanged
     "unchanged": None,
     "cudnn > flash > efficient > math": (("cudnn", "flash", "efficient", "math"), False),
     "flash > cudnn > efficient > math": (("flash", "cudnn", "efficient", "math"), False),
@@ -149,6 +151,9 @@ def snapshot() -> dict:
         s[f"sdp.{name}"] = _get(getattr(torch.backends.cuda, f"{stem}_sdp_enabled"))
     if has_sdpa_priority():
         s["sdp.priority"] = _get(lambda: list(torch._C._get_sdp_priority_order()))
+    held = _comfy_sdpa_priority()
+    if held is not None:
+        s["comfy.sdpa_priority"] = list(held)
     return {k: v for k, v in s.items() if v is not _MISSING}
 
 
@@ -168,6 +173,18 @@ def _set_tf32_cudnn(on: bool) -> None:
         torch.backends.cudnn.conv.fp32_precision = "tf32" if on else "ieee"
 
 
+def _comfy_sdpa_priority():
+    """The SDPA priority list ComfyUI itself passes to `sdpa_kernel(..., set_priority=True)` around each call
+    (0.33+: `comfy.ops.SDPA_BACKEND_PRIORITY`, FlashAttention-2 first). That inner context overrides the
+    process order, so an order set here must also be written into this list (in place: ComfyUI reads it at
+    call time), for this model's run only like every other flag here. None where ComfyUI has no such list."""
+    import sys
+
+    ops = sys.modules.get("comfy.ops")
+    lst = getattr(ops, "SDPA_BACKEND_PRIORITY", None) if ops is not None else None
+    return lst if isinstance(lst, list) else None
+
+
 def _set_sdpa(order, exclusive: bool) -> None:
     torch = _torch()
     for name, (stem, _) in _SDPA.items():
@@ -181,6 +198,13 @@ def _set_sdpa(order, exclusive: bool) -> None:
         wanted = [int(getattr(SDPBackend, _SDPA[n][1])) for n in order]
         prev = list(torch._C._get_sdp_priority_order())
         torch._C._set_sdp_priority_order(wanted + [b for b in prev if b not in wanted])
+    held = _comfy_sdpa_priority()
+    if held is not None:
+        from torch.nn.attention import SDPBackend
+
+        wanted = [getattr(SDPBackend, _SDPA[n][1]) for n in order]
+        rest = [b for b in held if b not in wanted]
+        held[:] = wanted + ([] if exclusive else rest)
 
 
 def apply_settings(settings: NumericsSettings) -> dict:
@@ -244,6 +268,9 @@ def restore(saved: dict) -> None:
             attempt(f"sdp.{name}", lambda stem=stem, name=name: getattr(torch.backends.cuda, f"enable_{stem}_sdp")(saved[f"sdp.{name}"]))
     if "sdp.priority" in saved:
         attempt("sdp.priority", lambda: torch._C._set_sdp_priority_order(saved["sdp.priority"]))
+    held = _comfy_sdpa_priority()
+    if "comfy.sdpa_priority" in saved and held is not None:
+        attempt("comfy.ops.SDPA_BACKEND_PRIORITY", lambda: held.__setitem__(slice(None), saved["comfy.sdpa_priority"]))
 
 
 @contextlib.contextmanager
@@ -349,6 +376,28 @@ def explain(settings: NumericsSettings, profile=None) -> list[str]:
         lines.append("  note: the SDPA order applies where ComfyUI's own attention (or an 'sdpa' backend) calls "
                      "torch SDPA; kernels chosen by a compiled graph are fixed when it is compiled")
     return lines
+
+
+def auto_sdpa_order(profile) -> tuple:
+    """(order or None, reason): the fastest exact SDPA kernel order measured for this GPU class
+    (accel.defaults, one table), or None where nothing was measured (PyTorch's / ComfyUI's order stays)."""
+    from . import defaults
+
+    d = defaults.choose(profile)
+    return d.sdpa_order, d.sdpa_reason
+
+
+def attach_auto_sdpa(model, profile, source: str) -> str | None:
+    """Give `model` (a clone you own) the measured SDPA order for its runs, unless it carries one already
+    (e.g. from Accel CUDA Settings: the user's choice wins). Returns the report line, or None."""
+    order, why = auto_sdpa_order(profile)
+    if not order:
+        return None
+    have = settings_of(model)
+    if have is not None and have.sdpa_order:
+        return f"SDPA order: kept the one already on this model ({' > '.join(have.sdpa_order)})"
+    attach(model, NumericsSettings(sdpa_order=tuple(order)), source)
+    return f"SDPA order for calls that reach torch SDPA: {' > '.join(order)} ({why})"
 
 
 def apply_numerics(model, settings: NumericsSettings, source: str = "Accel CUDA Settings", profile=None,

@@ -25,7 +25,7 @@ class AccelCUDASettings:
 
     @classmethod
     def INPUT_TYPES(cls):
-        from ..accel.numerics import SDPA_PRESETS
+        from ..accel.numerics import SDPA_AUTO, SDPA_PRESETS
 
         return {
             "required": {
@@ -46,11 +46,13 @@ class AccelCUDASettings:
                                       "Accumulate fp16 matmuls in fp16 (torch >= 2.7, "
                                       "torch.backends.cuda.matmul.allow_fp16_accumulation): faster on consumer "
                                       "GPUs, less precise. Affects fp16 models only; ignored where torch lacks it."}),
-                "sdpa_order": (list(SDPA_PRESETS), {"default": "unchanged", "tooltip":
+                "sdpa_order": (list(SDPA_PRESETS), {"default": SDPA_AUTO, "tooltip":
                                "The order in which PyTorch's scaled_dot_product_attention tries its kernels "
-                               "(cuDNN, FlashAttention-2, memory-efficient, math); all stay enabled except with "
-                               "'math only'. Matters only where attention goes through torch SDPA (ComfyUI's "
-                               "default attention on most GPUs, or the 'sdpa' backend of Accel Attention)."}),
+                               "(cuDNN, FlashAttention-2, memory-efficient, math); all exact, all stay enabled except "
+                               "with 'math only'. auto: the fastest order measured for this GPU (H100/H200: cuDNN "
+                               "first; ComfyUI 0.33 itself puts FlashAttention-2 first), unchanged where not measured. "
+                               "Matters where attention goes through torch SDPA: ComfyUI's default attention on most "
+                               "GPUs, calls Accel Attention hands back to it, or its 'sdpa' backend."}),
             }
         }
 
@@ -67,11 +69,19 @@ class AccelCUDASettings:
             raise AccelError(node, "sdpa_order", f"unknown value {sdpa_order!r}",
                              "use one of: " + ", ".join(numerics.SDPA_PRESETS))
         preset = numerics.SDPA_PRESETS[sdpa_order]
+        prof = report.profile()
+        auto_line = None
+        if preset == "auto":
+            auto, why = numerics.auto_sdpa_order(prof)
+            preset = (auto, False) if auto else None
+            auto_line = "SDPA order auto -> " + (" > ".join(auto) if auto else "unchanged") + ": " + why
         order, exclusive = preset if preset is not None else (None, False)
         settings = numerics.NumericsSettings(
             tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
             fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
-        m, lines = numerics.apply_numerics(model, settings, source=node, profile=report.profile())
+        m, lines = numerics.apply_numerics(model, settings, source=node, profile=prof)
+        if auto_line:
+            lines = [*lines, auto_line]
         text = node + "\n" + "\n".join(lines)
         return {"ui": {"text": [text]}, "result": (m, text)}
 

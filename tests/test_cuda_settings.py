@@ -226,3 +226,81 @@ def test_bad_input_names_node_and_input(pack, mod, wan):
     AccelError = mod("accel.errors").AccelError
     with pytest.raises(AccelError, match=r"\[Accel CUDA Settings\] input 'sdpa_order'"):
         apply_node(pack, wan, sdpa_order="fastest please")
+
+
+# ------------------------------------------------------------------------------------------------ SDPA order
+
+def _hopper(mod):
+    hw = mod("accel.hardware")
+    libs = {k: hw.LibraryInfo(k, False, error="not installed") for k, _m, _d in hw.ATTENTION_LIBRARIES}
+    return hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H100 80GB HBM3", sm=(9, 0), gcn_arch=None,
+                              vram_bytes=80 * 2**30, torch_version="2.11.0", cuda_version="13.0",
+                              triton_version="3.6.0", c_compiler="cc", libraries=libs)
+
+
+@pytest.fixture
+def comfy_priority(monkeypatch):
+    """ComfyUI 0.33 keeps its own SDPA order in comfy.ops.SDPA_BACKEND_PRIORITY (FlashAttention-2 first) and
+    passes it to sdpa_kernel(set_priority=True) around every call; it defines it only when CUDA is
+    available, so on this CPU machine the same list is put there as 0.33 builds it."""
+    import comfy.ops
+    from torch.nn.attention import SDPBackend
+
+    lst = [SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+    monkeypatch.setattr(comfy.ops, "SDPA_BACKEND_PRIORITY", lst, raising=False)
+    return lst
+
+
+def test_sdpa_order_also_reorders_comfyuis_own_priority_list_for_the_run(clean_flags, comfy_priority):
+    """0.33's inner sdpa_kernel context overrides the process order: the order must be written into
+    ComfyUI's list (in place: it is read at call time) and restored after the run."""
+    from torch.nn.attention import SDPBackend
+
+    num = clean_flags
+    before = list(comfy_priority)
+    s = num.NumericsSettings(sdpa_order=("cudnn", "flash", "efficient", "math"))
+    with num.scoped(s):
+        assert comfy_priority[0] == SDPBackend.CUDNN_ATTENTION
+        assert sorted(map(int, comfy_priority)) == sorted(map(int, before))
+    assert comfy_priority == before
+
+
+def test_auto_order_is_measured_per_gpu_class(mod):
+    d = mod("accel.defaults")
+    hopper = d.choose(_hopper(mod))
+    assert hopper.sdpa_order[0] == "cudnn" and "bench/results/h100" in hopper.sdpa_reason
+    cpu = d.choose(_hopper(mod).replace(device_kind="cpu", sm=None, gpu_name=None))
+    assert cpu.sdpa_order is None  # not measured: PyTorch's / ComfyUI's order stays
+    assert any("SDPA order" in ln for ln in hopper.report_lines())
+
+
+def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, monkeypatch):
+    rep = mod("accel.report")
+    monkeypatch.setattr(rep, "profile", lambda refresh=False: _hopper(mod))
+    spec = pack.NODE_CLASS_MAPPINGS[NODE].INPUT_TYPES()["required"]["sdpa_order"]
+    assert spec[1]["default"].startswith("auto")
+    from accel_harness import models as M
+
+    wan = M.wan_model(dtype=torch.float32)
+    out = node(pack).apply(wan, "on", "on", "on", "unchanged", spec[1]["default"])
+    m, text = out["result"]
+    assert "SDPA order auto -> cudnn > flash > efficient > math" in text
+    assert mod("accel.numerics").settings_of(m).sdpa_order == ("cudnn", "flash", "efficient", "math")
+
+
+def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack, mod, monkeypatch):
+    """Calls Accel Attention hands back to ComfyUI (masks, shapes) run torch SDPA: on Hopper with cuDNN
+    first. An order the user set with Accel CUDA Settings before it is kept."""
+    rep = mod("accel.report")
+    monkeypatch.setattr(rep, "profile", lambda refresh=False: _hopper(mod))
+    A, num = mod("accel.attention"), mod("accel.numerics")
+    from accel_harness import models as M
+
+    wan = M.wan_model(dtype=torch.float32)
+    m, text = A.apply_attention(wan, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
+    assert num.settings_of(m).sdpa_order[0] == "cudnn" and "cudnn > flash" in text
+    user, _ = num.apply_numerics(wan, num.NumericsSettings(sdpa_order=("efficient", "flash", "cudnn", "math")))
+    m2, text2 = A.apply_attention(user, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
+    assert num.settings_of(m2).sdpa_order[0] == "efficient" and "kept the one already on this model" in text2
+    strict, _ = A.apply_attention(wan, "sdpa", fallback="error", profile=_hopper(mod), tensor_device_types=("cpu",))
+    assert num.settings_of(strict) is None  # nothing is handed back to ComfyUI in strict mode
