@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 import torch
 
 from . import compile_cache, compile_stream, log
+from .dynamo_compat import (RecompileLimit, compile_accepts, entry_counts, guard_filter_supported, inductor_has,
+                            last_guard_failure, shares_block_graphs, unique_graphs)
 from .errors import AccelError
 
 WRAPPER_KEY = "accel.compile"
@@ -92,7 +94,7 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
 
     keys, region_note = _region_keys(m, cfg.scope)
     cfg.keys = tuple(keys)
-    if len(keys) > 1 and not _shares_block_graphs():
+    if len(keys) > 1 and not shares_block_graphs():
         # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
         need = 2 * len(keys) + 8
         if cfg.recompile_limit < need:
@@ -299,7 +301,7 @@ def _preflight(model, cfg: CompileConfig) -> str | None:
                         "(needs SM >= 8.9); load the model as fp8_e5m2 or bf16 to compile it")
     elif cfg.backend == "cudagraphs" and kind != "cuda":
         return f"the cudagraphs backend needs a CUDA device (this model runs on {kind})"
-    if not _guard_filter_supported():
+    if not guard_filter_supported():
         log.warn_once(("compile", "noguardfilter"),
                       "compile: this torch (%s) has no guard_filter_fn; LoRA or attention changes may recompile", torch.__version__)
     return None
@@ -411,11 +413,11 @@ class CompileWrapper:
         runners, codes = hit
         cs.runners = runners
         cs.fetcher.streamed = 0
-        before = _entry_counts(codes)
-        graphs0 = _unique_graphs()
+        before = entry_counts(codes)
+        graphs0 = unique_graphs()
         t0 = time.perf_counter()
         try:
-            with _RecompileLimit(self.cfg.recompile_limit):
+            with RecompileLimit(self.cfg.recompile_limit):
                 out = self._run_swapped(executor, cs, args, kwargs)
         except Exception as e:  # noqa: BLE001 - any compile/first-call failure; genuine errors re-raise below
             if _is_interrupt(e):
@@ -425,7 +427,7 @@ class CompileWrapper:
             cs.runners = _NO_RUNNERS
         st.calls += 1
         st.streamed_regions = cs.fetcher.streamed
-        if _unique_graphs() != graphs0:  # dynamo compiled something during this call
+        if unique_graphs() != graphs0:  # dynamo compiled something during this call
             self._account(st, codes, before, graphs0, time.perf_counter() - t0)
         return out
 
@@ -465,15 +467,15 @@ class CompileWrapper:
                 parent._modules[name] = orig
 
     def _account(self, st, codes, before, graphs0, seconds):
-        after = _entry_counts(codes)
+        after = entry_counts(codes)
         new = {c: (before.get(c, 0), n - before.get(c, 0)) for c, n in after.items() if n > before.get(c, 0)}
         st.compiles += 1
-        st.graphs += max(0, _unique_graphs() - graphs0)
+        st.graphs += max(0, unique_graphs() - graphs0)
         st.compile_seconds += seconds
         recompiled = sum(k for known, k in new.values() if known > 0)
         if recompiled:
             st.recompiles += recompiled
-            st.last_recompile_reason = _last_guard_failure(new)
+            st.last_recompile_reason = last_guard_failure(new)
             log.info("compile: recompiled (%s) in %.1f s; %d recompile(s) so far for this model, limit %d",
                      st.last_recompile_reason or "reason not recorded", seconds, st.recompiles, self.cfg.recompile_limit)
         elif new:
@@ -540,14 +542,14 @@ def _runner(cls, sig, mode, cfg: CompileConfig):
 
 def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
     kw = {"backend": cfg.backend, "fullgraph": cfg.fullgraph, "dynamic": cfg.dynamic}
-    gf = _guard_filter if _guard_filter_supported() else None
+    gf = _guard_filter if guard_filter_supported() else None
     if cfg.backend == "inductor":
         from torch._inductor import list_mode_options
 
         opts = dict(list_mode_options(mode))  # options instead of mode: torch refuses both, and the filter needs options
         if gf is not None:
             opts["guard_filter_fn"] = gf
-        if GELU_EPILOGUE and _inductor_has("pre_grad_custom_pass"):
+        if GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
             from ..kernels.epilogue import GELU_EPILOGUE_PASS
 
             opts["pre_grad_custom_pass"] = GELU_EPILOGUE_PASS
@@ -557,122 +559,14 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
             kw["mode"] = mode
     elif gf is not None:
         kw["options"] = {"guard_filter_fn": gf}
-    if _compile_accepts("recompile_limit"):
+    if compile_accepts("recompile_limit"):
         kw["recompile_limit"] = cfg.recompile_limit
     return kw
-
-
-def _inductor_has(name: str) -> bool:
-    try:
-        import torch._inductor.config as ic
-
-        return hasattr(ic, name)
-    except Exception:
-        return False
 
 
 def _guard_filter(entries):
     """Keep every guard except those on transformer_options (tensor shape/dtype guards there stay)."""
     return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH" for e in entries]
-
-
-def _shares_block_graphs() -> bool:
-    try:
-        import torch._dynamo.config as dc
-
-        return bool(getattr(dc, "inline_inbuilt_nn_modules", False))
-    except Exception:
-        return True
-
-
-@functools.lru_cache(maxsize=None)
-def _compile_accepts(name) -> bool:
-    try:
-        return name in inspect.signature(torch.compile).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-@functools.lru_cache(maxsize=None)
-def _guard_filter_supported() -> bool:
-    try:
-        src = inspect.getsource(torch.compile)
-    except (OSError, TypeError):
-        return False
-    return "guard_filter_fn" in src
-
-
-class _RecompileLimit:
-    """Applies the recompile limit during a call where torch.compile has no `recompile_limit` argument."""
-
-    __slots__ = ("limit", "old", "attr")
-
-    def __init__(self, limit):
-        self.limit = limit
-        self.attr = None
-
-    def __enter__(self):
-        if _compile_accepts("recompile_limit"):
-            return self
-        cfg = torch._dynamo.config
-        self.attr = "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit"
-        self.old = getattr(cfg, self.attr)
-        if self.old != self.limit:
-            setattr(cfg, self.attr, self.limit)  # this call only; restored on exit
-        else:
-            self.attr = None
-        return self
-
-    def __exit__(self, *exc):
-        if self.attr is not None:
-            setattr(torch._dynamo.config, self.attr, self.old)
-        return False
-
-
-_DYN: dict = {}  # lazily bound dynamo internals (never imported at pack import)
-
-
-def _entry_counts(codes) -> dict:
-    """Number of dynamo cache entries (compiled variants) of each runner code object."""
-    fn = _DYN.get("entries")
-    if fn is None:
-        try:
-            fn = torch._C._dynamo.eval_frame._debug_get_cache_entry_list
-        except Exception:
-            fn = lambda code: ()  # noqa: E731
-        _DYN["entries"] = fn
-    out = {}
-    for code in codes:
-        try:
-            out[code] = len(fn(code))
-        except Exception:
-            out[code] = 0
-    return out
-
-
-def _unique_graphs() -> int:
-    counters = _DYN.get("counters")
-    if counters is None:
-        try:
-            from torch._dynamo.utils import counters
-        except Exception:
-            return 0
-        _DYN["counters"] = counters
-    return counters["stats"]["unique_graphs"]
-
-
-def _last_guard_failure(codes) -> str:
-    try:
-        from torch._dynamo.utils import guard_failures
-    except Exception:
-        return ""
-    for code in codes:
-        fails = guard_failures.get(code)
-        if fails:
-            text = str(fails[-1]).strip()
-            lines = [re.sub(r"^\d+/\d+: ", "", ln.strip(" -")) for ln in text.splitlines() if ln.strip()]
-            return "; ".join(lines[:2])[:300]
-    return ""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -831,12 +725,12 @@ def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache
     lines = [head]
     if len(cfg.chain) > 1:
         lines.append(f"  fallback chain: {chain}")
-    if _guard_filter_supported():
+    if guard_filter_supported():
         lines.append("  guard filter: transformer_options ignored (LoRA, cond/uncond, cache and option changes do not recompile; "
                      "attention backends are keyed separately)")
     else:
         lines.append(f"  guard filter: unavailable on torch {torch.__version__}; LoRA/attention changes may recompile")
-    if cfg.backend == "inductor" and GELU_EPILOGUE and _inductor_has("pre_grad_custom_pass"):
+    if cfg.backend == "inductor" and GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
         lines.append("  FFN epilogue: Linear -> GELU(tanh) runs as one cuBLASLt matmul with the GELU in its epilogue "
                      "(one memory pass fewer per FFN; same math)")
     if memory_note:

@@ -1,0 +1,149 @@
+"""Every private or version-dependent torch.compile symbol the pack uses, in one place.
+
+torch.compile's public API does not say how many variants a compiled function holds, why it recompiled or
+whether the guard filter is supported; the pack needs all three to report what compile did. Each function
+below names the torch symbol it reads, since when it exists, and what it returns where it does not: a
+newer torch that drops a symbol degrades a report line, never a prompt. `tests/test_dynamo_compat.py` runs
+each against the installed torch (CI: 2.14.1; the GPU machine: 2.11), so a torch that changes one fails there.
+Nothing here imports torch._dynamo / torch._inductor at module import time.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import warnings
+
+import torch
+
+
+@functools.lru_cache(maxsize=None)
+def guard_filter_supported() -> bool:
+    """torch.compile(options={"guard_filter_fn": f}) is honoured (torch >= 2.8: torch/__init__.py pops it
+    from the options and hands it to `torch._dynamo.eval_frame._optimize(guard_filter_fn=)`). Detected from
+    that function's signature, which needs no source files (the old check read torch.compile's source and
+    said "unsupported" on installs shipped without .py sources)."""
+    try:
+        import torch._dynamo.eval_frame as ef
+
+        opt = getattr(ef, "_optimize", None)
+        if opt is not None and "guard_filter_fn" in inspect.signature(opt).parameters:
+            return True
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        return "guard_filter_fn" in inspect.getsource(torch.compile)
+    except (OSError, TypeError):
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def compile_accepts(name: str) -> bool:
+    """torch.compile takes keyword `name` (e.g. `recompile_limit`, torch >= 2.13)."""
+    try:
+        return name in inspect.signature(torch.compile).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def shares_block_graphs() -> bool:
+    """Dynamo inlines nn.Modules, so parameters are graph inputs and every block of a class shares one graph
+    (`torch._dynamo.config.inline_inbuilt_nn_modules`: opt-in before 2.5, default after, always on and
+    deprecated from 2.10 — reading it then warns, so the warning is silenced and True assumed if absent)."""
+    try:
+        import torch._dynamo.config as dc
+    except Exception:  # noqa: BLE001
+        return True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bool(getattr(dc, "inline_inbuilt_nn_modules", True))
+
+
+def inductor_has(name: str) -> bool:
+    """`torch._inductor.config` has option `name` (e.g. `pre_grad_custom_pass`)."""
+    try:
+        import torch._inductor.config as ic
+
+        return hasattr(ic, name)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class RecompileLimit:
+    """The recompile limit for one call where torch.compile has no `recompile_limit` keyword: dynamo's
+    `config.recompile_limit` (2.6+; `cache_size_limit` before) set on entry and restored on exit."""
+
+    __slots__ = ("limit", "old", "attr")
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.attr = None
+
+    def __enter__(self):
+        if compile_accepts("recompile_limit"):
+            return self
+        cfg = torch._dynamo.config
+        self.attr = "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit"
+        self.old = getattr(cfg, self.attr)
+        if self.old != self.limit:
+            setattr(cfg, self.attr, self.limit)
+        else:
+            self.attr = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.attr is not None:
+            setattr(torch._dynamo.config, self.attr, self.old)
+        return False
+
+
+_BOUND: dict = {}
+
+
+def entry_counts(codes) -> dict:
+    """Compiled variants (dynamo cache entries) per code object:
+    `torch._C._dynamo.eval_frame._debug_get_cache_entry_list(code)` (2.1+). 0 where unavailable."""
+    fn = _BOUND.get("entries")
+    if fn is None:
+        try:
+            fn = torch._C._dynamo.eval_frame._debug_get_cache_entry_list
+        except Exception:  # noqa: BLE001
+            fn = lambda code: ()  # noqa: E731
+        _BOUND["entries"] = fn
+    out = {}
+    for code in codes:
+        try:
+            out[code] = len(fn(code))
+        except Exception:  # noqa: BLE001
+            out[code] = 0
+    return out
+
+
+def unique_graphs() -> int:
+    """Graphs dynamo has compiled in this process: `torch._dynamo.utils.counters["stats"]["unique_graphs"]`
+    (2.0+). 0 where unavailable (the report then shows no graph count)."""
+    counters = _BOUND.get("counters")
+    if counters is None:
+        try:
+            from torch._dynamo.utils import counters
+        except Exception:  # noqa: BLE001
+            return 0
+        _BOUND["counters"] = counters
+    return counters["stats"]["unique_graphs"]
+
+
+def last_guard_failure(codes) -> str:
+    """Why the last recompile of any of `codes` happened: `torch._dynamo.utils.guard_failures[code]`
+    (2.0+; entries like "0/0: tensor 'x' size mismatch ..."), first two lines. "" where unavailable."""
+    try:
+        from torch._dynamo.utils import guard_failures
+    except Exception:  # noqa: BLE001
+        return ""
+    for code in codes:
+        fails = guard_failures.get(code)
+        if fails:
+            text = str(fails[-1]).strip()
+            lines = [re.sub(r"^\d+/\d+: ", "", ln.strip(" -")) for ln in text.splitlines() if ln.strip()]
+            return "; ".join(lines[:2])[:300]
+    return ""

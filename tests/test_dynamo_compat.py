@@ -1,0 +1,87 @@
+"""accel.dynamo_compat against the installed torch: each private symbol the compile node reads still exists
+and means what the pack assumes. A torch that renames or changes one fails here, not in a user's report."""
+import pytest
+import torch
+
+
+@pytest.fixture(scope="module")
+def D(mod):
+    return mod("accel.dynamo_compat")
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _major_minor():
+    return tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+
+
+def test_guard_filter_detected_without_sources(D, monkeypatch):
+    """torch >= 2.8 honours options={"guard_filter_fn"}; detection must not need torch's .py sources."""
+    import inspect
+
+    D.guard_filter_supported.cache_clear()
+
+    def no_source(obj):
+        raise OSError("could not get source code")
+
+    monkeypatch.setattr(inspect, "getsource", no_source)
+    try:
+        assert D.guard_filter_supported() is (_major_minor() >= (2, 8))
+    finally:
+        D.guard_filter_supported.cache_clear()
+
+
+def test_guard_filter_is_applied(D):
+    """The filter really drops guards: a changed Python value it filters out does not recompile."""
+    if not D.guard_filter_supported():
+        pytest.skip("this torch has no guard_filter_fn")
+    calls = []
+
+    def keep_no_constants(entries):
+        calls.append(len(entries))
+        return [e.guard_type == "TENSOR_MATCH" for e in entries]
+
+    def f(x, opts):
+        return x * 2 + (1 if opts["k"] else 0)
+
+    g = torch.compile(f, backend="eager", options={"guard_filter_fn": keep_no_constants})
+    x = torch.ones(3)
+    g(x, {"k": True})
+    before = D.unique_graphs()
+    g(x, {"k": False})  # a recompile without the filter
+    assert calls and D.unique_graphs() == before
+
+
+def test_counters_entries_and_guard_failures(D):
+    code_fn = lambda x: x.sin() + 1  # noqa: E731
+    g = torch.compile(code_fn, backend="eager", dynamic=False)
+    g0 = D.unique_graphs()
+    g(torch.ones(4))
+    assert D.unique_graphs() == g0 + 1
+    assert D.entry_counts([code_fn.__code__]) == {code_fn.__code__: 1}
+    g(torch.ones(5))  # new size, dynamic=False: a recompile with a recorded reason
+    assert D.entry_counts([code_fn.__code__])[code_fn.__code__] == 2
+    assert "size mismatch" in D.last_guard_failure([code_fn.__code__])
+
+
+def test_blocks_share_graphs_and_options(D):
+    assert D.shares_block_graphs() is True  # torch >= 2.5 default; the node raises the limit otherwise
+    assert D.inductor_has("pre_grad_custom_pass") and not D.inductor_has("no_such_option_xyz")
+    assert D.compile_accepts("backend") and not D.compile_accepts("no_such_kwarg")
+
+
+def test_recompile_limit_context_restores_dynamo_config(D, monkeypatch):
+    monkeypatch.setattr(D, "compile_accepts", lambda name: False)
+    cfg = torch._dynamo.config
+    attr = "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit"
+    old = getattr(cfg, attr)
+    with D.RecompileLimit(old + 5):
+        assert getattr(cfg, attr) == old + 5
+    assert getattr(cfg, attr) == old
