@@ -77,6 +77,9 @@ def test_pyproject_registry_metadata():
     for hard in ("torch", "flash-attn", "flash_attn", "sageattention", "xformers"):
         assert hard not in deps, f"{hard} must not be a hard requirement"
     assert set(data["tool"]["comfy"]) >= {"PublisherId", "DisplayName", "Icon"}
+    # the icon URL points into this repository's main branch: the file must exist and be a PNG
+    icon = data["tool"]["comfy"]["Icon"].split("/main/", 1)[1]
+    assert (H.REPO_ROOT / icon).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", icon
     assert "Repository" in data["project"]["urls"]
     ignore = (H.REPO_ROOT / ".comfyignore").read_text()
     for p in ("tests", "bench/results", "harness"):
