@@ -62,6 +62,10 @@ def parse(argv=None):
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--tokens", type=int, default=512)
     ap.add_argument("--weights", default="/tmp/accel-bench-weights", help="folder for the random-weight files")
+    ap.add_argument("--hygiene", type=int, default=0, help="memory hygiene: N runs of a two-expert (Wan 2.2 A14B "
+                    "style) workflow, high-noise then low-noise model every run, both patched with --hygiene-chain; "
+                    "allocated memory per run and after unload vs the baseline before loading")
+    ap.add_argument("--hygiene-chain", default="level1")
     ap.add_argument("--weights-only", action="store_true", help="write the weights file and exit (run in its own "
                     "process first, so the GPU memory used to generate it is gone before the measurement)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
@@ -182,15 +186,15 @@ class Matrix:
         log(f"started: {self.res['meta']}")
 
     # --- model, inputs ---------------------------------------------------------------------------
-    def weights_file(self):
+    def weights_file(self, seed=0):
         from accel_harness import models as M
 
         torch = self.torch
         dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[self.a.dtype]
-        path = Path(self.a.weights) / f"wan21_t2v_{self.a.size}_{self.a.dtype}_seed0.safetensors"
+        path = Path(self.a.weights) / f"wan21_t2v_{self.a.size}_{self.a.dtype}_seed{seed}.safetensors"
         if not path.exists():
             t0 = time.time()
-            sd = M.wan_state_dict("t2v", self.a.size, seed=0, dtype=dt, device=self.dev)
+            sd = M.wan_state_dict("t2v", self.a.size, seed=seed, dtype=dt, device=self.dev)
             if not sd:
                 raise RuntimeError("the random Wan state dict is empty")
             tmp = path.with_suffix(".partial")
@@ -286,11 +290,23 @@ class Matrix:
         if not self.a.smoke and not self.a.weights_only:
             # generate the weights in a child process: its GPU memory is returned to the driver when it exits
             subprocess.run([sys.executable, __file__, "--weights-only", "--size", self.a.size, "--dtype", self.a.dtype,
-                            "--weights", self.a.weights, "--out", self.a.out], check=True)
+                            "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene)], check=True)
         self.boot()
+        if self.cuda:
+            self.res["baseline_alloc_gib"] = round(self.torch.cuda.memory_allocated() / 2 ** 30, 3)
         path = self.weights_file()
+        if self.a.hygiene:
+            self.weights_file(seed=1)
         if self.a.weights_only:
             return
+        if self.a.chains.strip():
+            self.matrix(path)
+        if self.a.hygiene:
+            self.hygiene(path)
+        self.save()
+        print("\n".join(self.markdown()[-(len(self.res["chains"]) + 6):]))
+
+    def matrix(self, path):
         names = [c.strip() for c in self.a.chains.split(",") if c.strip()]
         if names[0] != "stock":
             names.insert(0, "stock")
@@ -343,17 +359,56 @@ class Matrix:
             t = _median(r.get("times_s") or [])
             if t and base_t:
                 r["speedup"] = round(base_t / t, 3)
-        # memory hygiene: drop every patched model, unload, measure what stays allocated
+        # drop every patched model, unload, measure what stays allocated
         del models
-        self.mm.unload_all_models()
-        self.mm.soft_empty_cache()
-        if self.cuda:
-            import gc
+        self.res["after_unload_alloc_gib"] = self._unload()
 
-            gc.collect()
-            self.res["after_unload_alloc_gib"] = round(torch.cuda.memory_allocated() / 2 ** 30, 3)
-        self.save()
-        print("\n".join(self.markdown()[-(len(self.res["chains"]) + 4):]))
+    def _unload(self):
+        import gc
+
+        self.mm.unload_all_models()
+        gc.collect()
+        self.mm.soft_empty_cache()
+        return round(self.torch.cuda.memory_allocated() / 2 ** 30, 3) if self.cuda else 0.0
+
+    def hygiene(self, path):
+        """N runs of a two-expert workflow (high-noise model for the first half of the steps, low-noise for the
+        rest, like Wan 2.2 A14B), both experts patched with one chain: allocated memory after every run, and
+        after unloading everything, against the baseline taken before anything was loaded."""
+        import nodes
+
+        torch, chain = self.torch, self.a.hygiene_chain
+        if hasattr(self, "_base"):
+            del self._base
+        self._unload()
+        self._base = self._load(path, {})
+        high = self.build(chain, path)[0]
+        del self._base
+        low_path = self.weights_file(seed=1)
+        self._base = self._load(low_path, {})
+        low = self.build(chain, low_path)[0]
+        del self._base
+        pos, neg, lat = self.inputs()
+        half = max(1, self.a.steps // 2)
+        rows = []
+        for i in range(self.a.hygiene):
+            t0 = time.perf_counter()
+            x = nodes.common_ksampler(high, 0, self.a.steps, self.a.cfg, "euler", "simple", pos, neg, lat,
+                                      start_step=0, last_step=half, force_full_denoise=False)[0]
+            out = nodes.common_ksampler(low, 0, self.a.steps, self.a.cfg, "euler", "simple", pos, neg, x,
+                                        disable_noise=True, start_step=half, last_step=self.a.steps,
+                                        force_full_denoise=True)[0]["samples"]
+            if self.cuda:
+                torch.cuda.synchronize()
+            rows.append({"run": i, "s": round(time.perf_counter() - t0, 3), "finite": bool(torch.isfinite(out).all()),
+                         "alloc_gib": round(torch.cuda.memory_allocated() / 2 ** 30, 3) if self.cuda else None})
+            log(f"hygiene run {i}: {rows[-1]}")
+        del high, low, x, out
+        after = self._unload()
+        allocs = [r["alloc_gib"] for r in rows if r["alloc_gib"] is not None]
+        self.res["hygiene"] = {"chain": chain, "runs": rows, "after_unload_alloc_gib": after,
+                               "baseline_alloc_gib": self.res.get("baseline_alloc_gib"),
+                               "growth_gib_first_to_last": round(allocs[-1] - allocs[0], 3) if allocs else None}
 
     def save(self):
         (self.out / "matrix.json").write_text(json.dumps(self.res, indent=1, default=str))
@@ -379,7 +434,15 @@ class Matrix:
                          f"{r.get('cosine', '')} | {r.get('max_abs_diff', '')} | {r.get('peak_alloc_gib', r.get('first_peak_alloc_gib', ''))} | "
                          f"{r.get('peak_device_gib', r.get('first_peak_device_gib', ''))} | {r.get('first_run_s', '')} |")
         if "after_unload_alloc_gib" in self.res:
-            lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB")
+            lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB "
+                         f"(baseline before loading: {self.res.get('baseline_alloc_gib')} GiB)")
+        h = self.res.get("hygiene")
+        if h:
+            lines += ["", f"## Memory hygiene: {len(h['runs'])} two-expert runs (high -> low noise), both experts: {h['chain']}",
+                      "", "| run | time (s) | allocated after (GiB) | finite |", "| --- | --- | --- | --- |"]
+            lines += [f"| {r['run']} | {r['s']} | {r['alloc_gib']} | {r['finite']} |" for r in h["runs"]]
+            lines.append(f"\nGrowth first -> last run: {h['growth_gib_first_to_last']} GiB; after unload: "
+                         f"{h['after_unload_alloc_gib']} GiB (baseline {h['baseline_alloc_gib']} GiB)")
         for e in self.res["errors"]:
             lines.append(f"\nERROR {e['chain']}: {e['error'][:300]}")
         return lines

@@ -163,7 +163,8 @@ def test_bench_matrix_smoke(tmp_path):
     fidelity against stock and the markdown table."""
     out = tmp_path / "mx"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(out),
-                        "--chains", "stock,attention,core_fp8_fast", "--weights", str(tmp_path / "w")],
+                        "--chains", "stock,attention,core_fp8_fast", "--weights", str(tmp_path / "w"),
+                        "--hygiene", "2", "--hygiene-chain", "attention"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
@@ -174,7 +175,10 @@ def test_bench_matrix_smoke(tmp_path):
     assert 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 weights deviate, measurably
     assert all(c["times_s"] and c["speedup"] > 0 and c["finite"] for c in ch.values())
     assert res["meta"]["start"]["dynamic_vram"] in ("off", "not in this ComfyUI")  # --cpu: ComfyUI turns it off
-    assert "| attention | Accel Attention (auto) |" in (out / "matrix.md").read_text()
+    h = res["hygiene"]  # two-expert runs (high -> low noise model), both patched
+    assert h["chain"] == "attention" and len(h["runs"]) == 2 and all(r["finite"] for r in h["runs"])
+    md = (out / "matrix.md").read_text()
+    assert "| attention | Accel Attention (auto) |" in md and "## Memory hygiene: 2 two-expert runs" in md
 
 
 def test_simulated_card_args():
