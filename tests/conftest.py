@@ -41,3 +41,29 @@ def M(comfy):
     from accel_harness import models
 
     return models
+
+
+# --- shared by the FP8 tests ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def F(mod):
+    return mod("accel.fp8")
+
+
+@pytest.fixture(scope="session")
+def AccelError(mod):
+    return mod("accel.errors").AccelError
+
+
+@pytest.fixture(scope="session")
+def ddir(comfy):
+    """models/diffusion_models of this session's ComfyUI base dir."""
+    return comfy / "models" / "diffusion_models"
+
+
+@pytest.fixture(scope="session")
+def bf16_sd(M):
+    """The tiny Wan 2.1 T2V state dict (official key layout, seed 0, bf16)."""
+    import torch
+
+    return M.wan_state_dict(size="tiny", seed=0, dtype=torch.bfloat16)

@@ -9,7 +9,7 @@ pack, found from the node classes themselves (a new one cannot be missed), must 
 import pytest
 
 from accel_harness.executor import validate
-from accel_harness.server import ComfyServer, ServerError
+from accel_harness.server import ServerError, tiny_wan_server
 
 TRUE = [True, 1, "true", "True", "TRUE", " yes ", "Yes", "1"]
 FALSE = [False, 0, "false", "False", "FALSE", "no", "NO ", "0", {"__value__": "false"}]
@@ -104,14 +104,8 @@ def test_node_functions_parse_booleans_too(pack, pairs, mod):
 
 @pytest.fixture(scope="module")
 def server(comfy, M, tmp_path_factory):
-    base = tmp_path_factory.mktemp("bool-server")
-    M.write_wan(base / "models" / "diffusion_models" / "tiny_wan.safetensors", "t2v", "tiny")
-    srv = ComfyServer(base)
-    try:
-        srv.start(timeout=180)
+    with tiny_wan_server(tmp_path_factory.mktemp("bool-server")) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 def _http_prompt(refresh, strict):

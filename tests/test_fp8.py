@@ -22,28 +22,8 @@ E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 # --- fixtures ----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def F(mod):
-    return mod("accel.fp8")
-
-
-@pytest.fixture(scope="module")
 def K(mod):
     return mod("kernels.fp8")
-
-
-@pytest.fixture(scope="module")
-def AccelError(mod):
-    return mod("accel.errors").AccelError
-
-
-@pytest.fixture(scope="module")
-def ddir(comfy):
-    return comfy / "models" / "diffusion_models"
-
-
-@pytest.fixture(scope="module")
-def bf16_sd(M):
-    return M.wan_state_dict(size="tiny", seed=0, dtype=torch.bfloat16)
 
 
 def block_linears(sd):

@@ -24,26 +24,6 @@ SAVE_NODE = "[Accel Save FP8 Model] input 'filename_prefix':"
 LOAD_NODE = "[Accel Load Diffusion Model (FP8)] input 'unet_name':"
 
 
-@pytest.fixture(scope="module")
-def F(mod):
-    return mod("accel.fp8")
-
-
-@pytest.fixture(scope="module")
-def AccelError(mod):
-    return mod("accel.errors").AccelError
-
-
-@pytest.fixture(scope="module")
-def ddir(comfy):
-    return comfy / "models" / "diffusion_models"
-
-
-@pytest.fixture(scope="module")
-def bf16_sd(M):
-    return M.wan_state_dict(size="tiny", seed=0, dtype=torch.bfloat16)
-
-
 def write(M, ddir, name, sd):
     return M.save_safetensors({k: v for k, v in sd.items()}, ddir / name)
 

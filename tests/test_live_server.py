@@ -5,13 +5,12 @@ validation errors over HTTP, the demo's workflow builder against the live node s
 per-node timings, latent diff), the static demo workflow being current and valid, and `comfy run`.
 """
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from accel_harness import demo as D
-from accel_harness.server import ComfyServer, EventListener, ServerError, comfy_cli, find_comfy_cli, ui_text
+from accel_harness.server import EventListener, ServerError, comfy_cli, find_comfy_cli, tiny_wan_server, ui_text
 from accel_harness.workflow import structure
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,15 +19,8 @@ OURS = "custom_nodes.comfyui_accel"
 
 @pytest.fixture(scope="module")
 def server(comfy, M, tmp_path_factory):
-    base = tmp_path_factory.mktemp("live-server")
-    M.write_wan(base / "models" / "diffusion_models" / D.DEMO_MODEL, "t2v", "tiny")
-    srv = ComfyServer(base)
-    try:
-        srv.start(timeout=180)
+    with tiny_wan_server(tmp_path_factory.mktemp("live-server"), D.DEMO_MODEL) as srv:
         yield srv
-    finally:
-        srv.stop()
-    assert not srv.alive()
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ Standard library only (plus aiohttp for the optional websocket listener, which C
 """
 from __future__ import annotations
 
+import contextlib
+
 import atexit
 import json
 import os
@@ -419,3 +421,20 @@ def find_comfy_cli(cli_venv=None) -> Path | None:
             return exe
     w = shutil.which("comfy")
     return Path(w) if w else None
+
+
+@contextlib.contextmanager
+def tiny_wan_server(base, model_name: str = "tiny_wan.safetensors"):
+    """ComfyUI's main.py serving `base`, with a tiny random Wan 2.1 T2V file in models/diffusion_models
+    (for API tests); stopped (and checked gone) on exit."""
+    from . import models
+
+    models.write_wan(Path(base) / "models" / "diffusion_models" / model_name, "t2v", "tiny")
+    srv = ComfyServer(base)
+    try:
+        srv.start(timeout=180)
+        yield srv
+    finally:
+        srv.stop()
+    assert not srv.alive()
+
