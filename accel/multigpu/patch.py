@@ -10,6 +10,7 @@ Two wrappers on the clone (the pack's pattern, no global patching):
 from __future__ import annotations
 
 import inspect
+import pickle
 
 from .. import log
 from ..errors import AccelError
@@ -104,6 +105,16 @@ class MultiGPURuntime:
         key = f"{id(dm)}:{uuid}"
         try:
             p.load(key, dm, to.get("optimized_attention_override"))
+        except (pickle.PicklingError, AttributeError, TypeError) as e:
+            raise AccelError(self.node, "model", f"its layers cannot be sent to the worker processes ({type(e).__name__}: {e})",
+                             "Layer classes built at run time (some FP8 loaders) are not supported yet: load the model "
+                             "in fp16/bf16 for multi-GPU, or set gpus to 1") from e
+        except pool_mod.WorkerError as e:
+            raise AccelError(self.node, "model", f"the workers could not load the model: {e}",
+                             "Its traceback is in the console (each GPU holds the whole model: out of memory needs a smaller "
+                             "model or free GPUs); "
+                             "set gpus to 1 to sample without them") from e
+        try:
             out = p.run(call, check_interrupt=_interrupted)
         except pool_mod.WorkerError as e:
             raise AccelError(self.node, "model", f"a worker failed while sampling: {e}",
