@@ -61,6 +61,9 @@ if [ ! -f "$STAMP" ]; then
   touch "$STAMP"
 fi
 
+# yunchang: the sequence-parallel engine of Accel Multi-GPU (optional for the pack; its tests skip without it).
+if [ ! -f "$VENV/.accel-yunchang-v1" ]; then log "installing yunchang (Accel Multi-GPU; needs only torch)"; pipi -q -c "$TB/constraints.txt" 'yunchang>=0.6.4,<0.7' && touch "$VENV/.accel-yunchang-v1"; fi
+
 # A test bed remembers the tree it was built for ($TB/comfyui_path): a later run without COMFYUI_PATH keeps it.
 if [ -z "${COMFYUI_PATH:-}" ] && [ -f "$TB/comfyui_path" ]; then
   PREV="$(cat "$TB/comfyui_path")"

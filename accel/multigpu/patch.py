@@ -1,0 +1,151 @@
+"""`apply_multigpu(model, gpus, device)`: a MODEL clone whose diffusion-model forward runs on N workers.
+
+Two wrappers on the clone (the pack's pattern, no global patching):
+  - OUTER_SAMPLE remembers which ModelPatcher samples (its `patches_uuid` keys the weights the
+    workers hold: a LoRA added later is a new key, so the workers reload);
+  - DIFFUSION_MODEL replaces the local forward: its arguments go to the workers, rank 0's output
+    comes back. transformer_options are not sent (callbacks, patchers); the attention override in
+    them is, when it can be pickled (the workers run it per rank, inside Ulysses).
+"""
+from __future__ import annotations
+
+import inspect
+import pickle
+
+from .. import log
+from ..errors import AccelError
+
+NODE = "Accel Multi-GPU"
+KEY = "accel_multigpu"
+DEVICES = ("cuda", "cpu")
+
+
+def yunchang_available() -> bool:
+    try:
+        import yunchang.comm.all_to_all  # noqa: F401
+        return True
+    except Exception:
+        return False
+
+
+def _wan_class():
+    from comfy.ldm.wan.model import WanModel
+
+    return WanModel
+
+
+def check_inputs(model, gpus: int, device: str, node: str = NODE) -> str:
+    """All checks that can fail, before any sampling. Returns a one-line description of the model."""
+    if device not in DEVICES:
+        raise AccelError(node, "device", f"{device!r} is not one of {DEVICES}", "Pick cuda (or cpu for tests)")
+    dm = getattr(getattr(model, "model", None), "diffusion_model", None)
+    wan = _wan_class()
+    if type(dm) is not wan:
+        kind = type(dm).__name__ if dm is not None else type(model).__name__
+        raise AccelError(node, "model", f"sequence parallel supports Wan 2.1/2.2 (WanModel); this model is {kind}",
+                         "Connect a Wan 2.1/2.2 T2V/I2V/TI2V model (VACE, camera, S2V and other families are not "
+                         "supported yet), or remove this node")
+    if gpus < 1:
+        raise AccelError(node, "gpus", f"{gpus} is below 1", "Set gpus to the number of GPUs to use (2-8)")
+    if gpus > 1:
+        if not yunchang_available():
+            raise AccelError(node, "gpus", "the sequence-parallel engine yunchang is not installed",
+                             "Install it into ComfyUI's Python: python -m pip install yunchang (it needs only torch), "
+                             "or set gpus to 1")
+        if device == "cuda":
+            import torch
+
+            have = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            if have < gpus:
+                raise AccelError(node, "gpus", f"{gpus} GPUs asked for, this machine has {have} visible",
+                                 f"Set gpus to {max(1, have)} or less (CUDA_VISIBLE_DEVICES limits what is visible)")
+        heads = dm.blocks[0].self_attn.num_heads if len(dm.blocks) else 0
+        if heads % gpus:
+            log.info("multigpu: %d heads are not a multiple of %d GPUs: padded to %d (some GPU work is wasted)",
+                     heads, gpus, -(-heads // gpus) * gpus)
+    return f"Wan dim {dm.dim}, {len(dm.blocks)} blocks"
+
+
+class MultiGPURuntime:
+    """The clone's wrappers' shared state. Not deep-copied by clone() (wrapper functions are shared)."""
+
+    def __init__(self, gpus: int, device: str, node: str = NODE, **pool_opts):
+        self.gpus, self.device, self.node, self.pool_opts = gpus, device, node, pool_opts
+        self.patcher = None
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def outer_sample(self, executor, *args, **kwargs):
+        prev, self.patcher = self.patcher, getattr(executor.class_obj, "model_patcher", None)
+        try:
+            return executor(*args, **kwargs)
+        finally:
+            self.patcher = prev
+
+    def diffusion_model(self, executor, *args, **kwargs):
+        from . import pool as pool_mod
+
+        dm = executor.class_obj
+        bound = inspect.signature(executor.original).bind(*args, **kwargs)
+        call = {}
+        for name, value in bound.arguments.items():
+            if bound.signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
+                call.update(value)
+            else:
+                call[name] = value
+        to = call.pop("transformer_options", None) or {}
+        x = call.get("x", args[0] if args else None)
+        try:
+            p = pool_mod.get_pool(self.gpus, self.device, **self.pool_opts)
+        except pool_mod.WorkerError as e:
+            raise AccelError(self.node, "gpus", f"the {self.gpus} worker processes did not start ({e})",
+                             "See the console for the workers' errors; check that the GPUs are free, or lower gpus") from e
+        uuid = getattr(self.patcher, "patches_uuid", None)
+        key = f"{id(dm)}:{uuid}"
+        try:
+            p.load(key, dm, to.get("optimized_attention_override"))
+        except (pickle.PicklingError, AttributeError, TypeError) as e:
+            raise AccelError(self.node, "model", f"its layers cannot be sent to the worker processes ({type(e).__name__}: {e})",
+                             "Layer classes built at run time (some FP8 loaders) are not supported yet: load the model "
+                             "in fp16/bf16 for multi-GPU, or set gpus to 1") from e
+        except pool_mod.WorkerError as e:
+            raise AccelError(self.node, "model", f"the workers could not load the model: {e}",
+                             "Its traceback is in the console (each GPU holds the whole model: out of memory needs a smaller "
+                             "model or free GPUs); "
+                             "set gpus to 1 to sample without them") from e
+        try:
+            out = p.run(call, check_interrupt=_interrupted)
+        except pool_mod.WorkerError as e:
+            raise AccelError(self.node, "model", f"a worker failed while sampling: {e}",
+                             "Its traceback is in the console; fix the cause and queue again (the workers restart); set gpus to 1 to "
+                             "sample without them") from e
+        import comfy.model_management as mm
+
+        if out is None or _interrupted():
+            mm.throw_exception_if_processing_interrupted()
+            raise mm.InterruptProcessingException()
+        return out.to(device=x.device, dtype=x.dtype) if x is not None else out
+
+
+def _interrupted() -> bool:
+    import comfy.model_management as mm
+
+    return bool(mm.processing_interrupted())
+
+
+def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE, **pool_opts):
+    """(patched clone, report). gpus == 1: an unpatched clone (stock sampling)."""
+    import comfy.patcher_extension as pe
+
+    desc = check_inputs(model, gpus, device, node)
+    m = model.clone()
+    if gpus == 1:
+        return m, f"{node}: gpus=1, sampling runs in ComfyUI's process as stock ({desc})"
+    rt = MultiGPURuntime(gpus, device, node, **pool_opts)
+    m.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, rt.outer_sample)
+    m.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, KEY, rt.diffusion_model)
+    report = (f"{node}: {desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker "
+              f"processes; workers start and load the weights on the first sampling step")
+    log.info("multigpu: %s", report)
+    return m, report

@@ -1,0 +1,240 @@
+"""Worker processes owned by ComfyUI's process: start, load a model once, run forwards, shut down.
+
+One pool is alive at a time (the GPUs are exclusive); a request for another size or device shuts the
+old one down first. Pools end on ComfyUI exit (atexit), on `shutdown_all()`, when a worker fails
+(the others may be stuck in a collective: all are killed), and when an interrupt is not answered
+within `interrupt_grace_s`. Workers also exit by themselves when ComfyUI's process is gone.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import pickle
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Listener, wait
+from pathlib import Path
+
+from .. import log
+from . import transport
+
+
+class WorkerError(RuntimeError):
+    """A worker failed (its traceback is in the message) or did not start."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pack_identity():
+    """(module name ComfyUI gave this pack, pack root folder)."""
+    pkg = __name__.rsplit(".accel.multigpu.pool", 1)[0]
+    return pkg, str(Path(__file__).resolve().parents[2])
+
+
+class WorkerPool:
+    def __init__(self, world: int, device: str = "cuda", gpu_ids=None, start_timeout_s: float = 300.0,
+                 collective_timeout_s: float = 600.0, interrupt_grace_s: float = 60.0):
+        self.world, self.device = world, device
+        self.gpu_ids = list(gpu_ids if gpu_ids is not None else range(world))
+        self.start_timeout_s, self.collective_timeout_s = start_timeout_s, collective_timeout_s
+        self.interrupt_grace_s = interrupt_grace_s
+        self.procs: list = []
+        self.conns: list = []
+        self.model_key = None
+        self.inner = None
+        self.busy = False  # a forward is in flight (tests wait on it)
+        self.lock = threading.Lock()
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def pids(self) -> list:
+        return [p.pid for p in self.procs]
+
+    def alive(self) -> bool:
+        return bool(self.procs) and all(p.poll() is None for p in self.procs)
+
+    def start(self) -> "WorkerPool":
+        authkey = secrets.token_bytes(16)
+        listener = Listener(("127.0.0.1", 0), authkey=authkey)
+        name, root = _pack_identity()
+        cfg = {"world": self.world, "device": self.device, "gpu_ids": self.gpu_ids,
+               "backend": "nccl" if self.device == "cuda" else "gloo", "port": _free_port(),
+               "address": list(listener.address), "parent_pid": os.getpid(), "timeout_s": self.collective_timeout_s,
+               "sys_path": list(sys.path), "pack_name": name, "pack_root": root}
+        entry = str(Path(__file__).with_name("_entry.py"))
+        accepted: list = []
+
+        def accept():
+            try:
+                for _ in range(self.world):
+                    accepted.append(listener.accept())
+            except OSError:
+                pass
+
+        t = threading.Thread(target=accept, daemon=True)
+        t.start()
+        for r in range(self.world):
+            env = dict(os.environ, ACCEL_MG_AUTHKEY=authkey.hex(), ACCEL_MG_CONFIG=json.dumps(dict(cfg, rank=r)))
+            self.procs.append(subprocess.Popen([sys.executable, entry], env=env))
+        deadline = time.monotonic() + self.start_timeout_s
+        while t.is_alive() and time.monotonic() < deadline and all(p.poll() is None for p in self.procs):
+            t.join(0.1)
+        listener.close()
+        if len(accepted) != self.world:
+            self.shutdown(0)
+            raise WorkerError(f"{len(accepted)} of {self.world} workers connected within {self.start_timeout_s:.0f} s")
+        # connections arrive in any order: each worker says its rank first
+        by_rank = {}
+        for c in accepted:
+            if not c.poll(self.start_timeout_s):
+                self.shutdown(0)
+                raise WorkerError("a worker connected but did not join the process group")
+            msg = transport.get(c)
+            by_rank[msg[1]] = c
+        self.conns = [by_rank[r] for r in range(self.world)]
+        log.info("multigpu: %d %s workers ready (pids %s)", self.world, self.device, self.pids)
+        return self
+
+    def shutdown(self, grace_s: float = 10.0) -> None:
+        for c in self.conns:
+            try:
+                transport.put(c, ("stop",))
+            except Exception:
+                pass
+        deadline = time.monotonic() + grace_s
+        for p in self.procs:
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
+        for c in self.conns:
+            try:
+                c.close()
+            except Exception:
+                pass
+        self.procs, self.conns, self.model_key = [], [], None
+
+    # ------------------------------------------------------------------ work
+    def _collect(self, expect: str, check_interrupt=None) -> list:
+        """One reply per rank; raises WorkerError on a worker error or death (pool shut down)."""
+        replies = [None] * self.world
+        pending = dict(enumerate(self.conns))
+        interrupted_at = None
+        while pending:
+            ready = wait(list(pending.values()), timeout=0.1)
+            for c in ready:
+                r = next(k for k, v in pending.items() if v is c)
+                try:
+                    msg = transport.get(c)
+                except (EOFError, OSError):
+                    msg = ("error", r, "connection closed")
+                if msg[0] == "error":
+                    log.warning("multigpu: worker %s failed (%s):\n%s", msg[1], expect, msg[2])
+                    self.shutdown(1.0)
+                    last = msg[2].strip().splitlines()[-1] if msg[2].strip() else "no traceback"
+                    raise WorkerError(f"worker {msg[1]} failed ({expect}): {last}")
+                replies[r] = msg
+                del pending[r]
+            if pending and not ready:
+                dead = [r for r in pending if self.procs[r].poll() is not None]
+                if dead:
+                    codes = {r: self.procs[r].returncode for r in dead}
+                    self.shutdown(1.0)
+                    raise WorkerError(f"worker(s) exited with codes {codes} while computing ({expect})")
+                if check_interrupt is not None and interrupted_at is None and check_interrupt():
+                    interrupted_at = time.monotonic()
+                if interrupted_at is not None and time.monotonic() - interrupted_at > self.interrupt_grace_s:
+                    log.warning("multigpu: interrupted, workers did not finish the step within %.0f s: stopping them",
+                                self.interrupt_grace_s)
+                    self.shutdown(0)
+                    return None
+        return replies
+
+    def load(self, key, module, inner=None) -> None:
+        """Make the workers hold `module`'s weights (sent when `key` changes) and run `inner` (the user's
+        attention override, sent when it changes) inside their Ulysses attention."""
+        with self.lock:
+            try:
+                pickle.dumps(inner)
+            except Exception:
+                log.warn_once(("multigpu", "inner", type(inner).__name__),
+                              "multigpu: the attention override %r cannot be sent to the workers; they use ComfyUI's attention",
+                              inner)
+                inner = None
+            if self.model_key == key:
+                if inner is not self.inner:
+                    for c in self.conns:
+                        transport.put(c, ("inner", inner))
+                    self._collect("inner")
+                    self.inner = inner
+                return
+            skeleton, tensors = transport.snapshot(module)
+            for c in self.conns:
+                transport.put(c, ("load", key, inner))
+            threads = [threading.Thread(target=transport.send_model, args=(c, skeleton, tensors)) for c in self.conns]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self._collect("load")
+            self.model_key, self.inner = key, inner
+
+    def run(self, kwargs: dict, check_interrupt=None):
+        """rank 0's output (CPU), or None when an interrupt stopped the pool."""
+        with self.lock:
+            payload = ("run", self.model_key, transport.to_cpu(kwargs))
+            for c in self.conns:
+                transport.put(c, payload)
+            self.busy = True
+            try:
+                replies = self._collect("forward", check_interrupt)
+            finally:
+                self.busy = False
+            return None if replies is None else replies[0][1]
+
+
+_POOL: dict = {}
+_POOL_LOCK = threading.Lock()
+
+
+def get_pool(world: int, device: str, **opts) -> WorkerPool:
+    """The live pool for (world, device), starting it (and stopping another) when needed."""
+    with _POOL_LOCK:
+        p = _POOL.get("pool")
+        if p is not None and (p.world, p.device) == (world, device) and p.alive():
+            for k, v in opts.items():  # timeouts of the newest MODEL apply
+                setattr(p, k, v)
+            return p
+        if p is not None:
+            p.shutdown()
+        _POOL["pool"] = None
+        p = WorkerPool(world, device, **opts).start()
+        _POOL["pool"] = p
+        return p
+
+
+def current_pool():
+    return _POOL.get("pool")
+
+
+def shutdown_all() -> None:
+    with _POOL_LOCK:
+        p = _POOL.pop("pool", None)
+        if p is not None:
+            p.shutdown()
+
+
+atexit.register(shutdown_all)

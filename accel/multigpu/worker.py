@@ -1,0 +1,86 @@
+"""The worker loop: one process per GPU (rank r of N), started and owned by `pool.WorkerPool`.
+
+Messages from ComfyUI's process (one Connection each): ("load", key, inner) followed by the model
+(transport.send_model), ("inner", override), ("run", key, kwargs), ("stop",). Replies: ("ready", rank), ("loaded", key),
+("out", tensor) from rank 0 / ("done",) from the others, ("error", rank, text). A worker exits when
+told to, when its connection closes, or when its parent process is gone (watchdog thread).
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+import traceback
+from datetime import timedelta
+
+
+def _watch_parent(ppid: int) -> None:
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != ppid:
+            os._exit(3)
+
+
+def main(cfg: dict) -> None:
+    from multiprocessing.connection import Client
+
+    import torch
+    import torch.distributed as dist
+
+    from . import sp, transport
+
+    rank, world = cfg["rank"], cfg["world"]
+    threading.Thread(target=_watch_parent, args=(cfg["parent_pid"],), daemon=True).start()
+    conn = Client(tuple(cfg["address"]), authkey=bytes.fromhex(os.environ["ACCEL_MG_AUTHKEY"]))
+    try:
+        if cfg["device"] == "cuda":
+            torch.cuda.set_device(cfg["gpu_ids"][rank])
+            device = torch.device("cuda", torch.cuda.current_device())
+        else:
+            torch.set_num_threads(1)
+            device = torch.device("cpu")
+        dist.init_process_group(cfg["backend"], init_method=f"tcp://127.0.0.1:{cfg['port']}", rank=rank,
+                                world_size=world, timeout=timedelta(seconds=cfg["timeout_s"]))
+        transport.put(conn, ("ready", rank))
+        loaded = None  # (key, diffusion model, transformer_options, state)
+        while True:
+            try:
+                msg = transport.get(conn)
+            except (EOFError, OSError):
+                break
+            try:
+                if msg[0] == "stop":
+                    break
+                if msg[0] == "load":
+                    _, key, inner = msg
+                    loaded = None
+                    if device.type == "cuda":
+                        torch.cuda.empty_cache()
+                    dm = transport.recv_model(conn, device).eval()
+                    state = sp.SPState(rank, world)
+                    state.inner = inner
+                    loaded = (key, dm, sp.install(dm, state), state)
+                    transport.put(conn, ("loaded", key))
+                elif msg[0] == "inner":
+                    if loaded is not None:
+                        loaded[3].inner = msg[1]
+                    transport.put(conn, ("ok",))
+                elif msg[0] == "run":
+                    _, key, kwargs = msg
+                    if loaded is None or loaded[0] != key:
+                        raise RuntimeError(f"run for model {key} but {loaded and loaded[0]} is loaded")
+                    kwargs = transport.to_device(kwargs, device)
+                    with torch.no_grad():
+                        out = loaded[1](transformer_options=dict(loaded[2]), **kwargs)
+                    if rank == 0:
+                        transport.put(conn, ("out", out.to("cpu")))
+                    else:
+                        transport.put(conn, ("done",))
+            except Exception:
+                transport.put(conn, ("error", rank, traceback.format_exc()))
+    finally:
+        try:
+            if dist.is_initialized():
+                dist.destroy_process_group()
+        finally:
+            conn.close()

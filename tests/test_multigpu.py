@@ -1,0 +1,235 @@
+"""Accel Multi-GPU on CPU: 2 worker processes over gloo, tiny random Wan 2.1 (fp32) inside the real ComfyUI.
+
+The workers are real (the same entry script, process group, yunchang all-to-all and model transport a
+GPU run uses); only the device (cpu) and backend (gloo) differ from NCCL on GPUs.
+Tolerance: sequence-parallel vs one process, fp32: max |a-b| <= 1e-5 * max(1, max|b|). Measured on
+2-core CPU: 8.1e-7 (L=9, padded) and 0.0 (L=24): only BLAS blocking over fewer rows differs.
+"""
+import os
+import threading
+import time
+
+import pytest
+import torch
+
+import accel_harness as H
+
+pytest.importorskip("yunchang", reason="yunchang not installed (scripts/setup_testbed.sh installs it)")
+
+TOL = 1e-5
+TIMEOUT = 120  # no test may hang: pytest-timeout per test
+
+
+def _close(a, b, tol=TOL):
+    scale = max(1.0, float(b.abs().max()))
+    return float((a - b).abs().max()) <= tol * scale, float((a - b).abs().max()) / scale
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is gone for our purposes
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def MG(mod):
+    P = mod("accel.multigpu.pool")
+    yield mod("accel.multigpu.patch")
+    P.shutdown_all()
+
+
+@pytest.fixture(scope="module")
+def P(mod):
+    return mod("accel.multigpu.pool")
+
+
+def wan(M, heads=2, seed=0):
+    import comfy.sd
+
+    sd = M.wan_state_dict("t2v", "tiny", seed, torch.float32, dim=128 * heads, ffn_dim=256)
+    return comfy.sd.load_diffusion_model_state_dict(sd, model_options={})
+
+
+def run(M, model, frames=1, size=48, steps=2):
+    pos, neg = M.conditioning(seed=1), M.conditioning(seed=2)
+    return M.sample(model, pos, neg, M.wan_latent(frames, size, size), steps=steps, cfg=3.0, seed=7)
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_two_workers_equal_one_process(M, MG, P):
+    """2 heads, 9 tokens (odd: the sequence is padded to 10 and the pad never acts as a key)."""
+    model = wan(M, heads=2)
+    ref = run(M, model)
+    m, report = MG.apply_multigpu(model, gpus=2, device="cpu")
+    assert "2 cpu worker" in report
+    out = run(M, m)
+    ok, err = _close(out, ref)
+    assert ok, f"sequence parallel differs from one process: {err:.2e}"
+    pool = P.current_pool()
+    assert pool is not None and pool.alive() and len(pool.pids) == 2
+    # a second, different model (seed) reloads the workers; a longer video (3 latent frames) too
+    model2 = wan(M, heads=2, seed=3)
+    ref2 = run(M, model2, frames=9, size=32)
+    out2 = run(M, MG.apply_multigpu(model2, gpus=2, device="cpu")[0], frames=9, size=32)
+    ok, err = _close(out2, ref2)
+    assert ok, err
+    assert not torch.allclose(out2, run(M, m, frames=9, size=32), atol=1e-3), "workers kept the first model's weights"
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_heads_not_a_multiple_of_gpus(M, MG):
+    """1 head over 2 workers: padded with a zero head, dropped after attention."""
+    model = wan(M, heads=1, seed=5)
+    ref = run(M, model, frames=5, size=32, steps=1)
+    out = run(M, MG.apply_multigpu(model, gpus=2, device="cpu")[0], frames=5, size=32, steps=1)
+    ok, err = _close(out, ref)
+    assert ok, err
+
+
+def test_one_gpu_is_stock(M, MG, P):
+    model = wan(M, heads=2, seed=1)
+    m, report = MG.apply_multigpu(model, gpus=1, device="cpu")
+    assert "stock" in report and not m.wrappers.get("outer_sample", {}).get(MG.KEY)
+    assert torch.equal(run(M, m, steps=1), run(M, model, steps=1))
+
+
+def test_errors_before_sampling(M, MG, monkeypatch):
+    AccelError = MG.AccelError
+    model = wan(M, heads=2)
+    with pytest.raises(AccelError, match="input 'gpus'.*this machine has .*Set gpus to"):
+        MG.apply_multigpu(model, gpus=64, device="cuda")
+    with pytest.raises(AccelError, match="input 'model'.*Wan"):
+        MG.apply_multigpu(M.tiny_flux(), gpus=2, device="cpu")
+    monkeypatch.setattr(MG, "yunchang_available", lambda: False)
+    with pytest.raises(AccelError, match="input 'gpus'.*yunchang.*pip install yunchang"):
+        MG.apply_multigpu(model, gpus=2, device="cpu")
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_node_in_a_prompt(M, MG, mod):
+    """The node through ComfyUI's node class: report and errors name the node."""
+    pack = H.load_pack()
+    cls = pack.NODE_CLASS_MAPPINGS["AccelMultiGPU"]
+    res = cls().patch(wan(M, heads=2), 2, "cpu")
+    assert "sequence parallel" in res["result"][1]
+    with pytest.raises(MG.AccelError, match=r"\[Accel Multi-GPU\] input 'gpus'"):
+        cls().patch(wan(M, heads=2), 99, "cuda")
+
+
+# Attention overrides the workers run per rank (pickled by reference: the workers get the parent's sys.path,
+# so they import this test module). They also show that the user's override reaches the workers.
+def slow_attention(func, *args, **kwargs):
+    time.sleep(0.5)
+    return func(*args, **kwargs)
+
+
+def failing_attention(func, *args, **kwargs):
+    import torch.distributed as dist
+
+    if dist.is_initialized() and dist.get_rank() == 1:
+        raise RuntimeError("boom on rank 1")
+    return func(*args, **kwargs)
+
+
+def with_override(model, fn):
+    m = model.clone()
+    m.model_options["transformer_options"]["optimized_attention_override"] = fn
+    return m
+
+
+def interrupt_when_busy(P, after=0.3):
+    import comfy.model_management as mm
+
+    def go():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            p = P.current_pool()
+            if p is not None and p.busy:
+                time.sleep(after)
+                mm.interrupt_current_processing(True)
+                return
+            time.sleep(0.02)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_interrupt_finishes_the_step_and_keeps_workers(M, MG, P):
+    """Interrupt during a worker step (4 slow attention calls, ~2 s): the step ends, the prompt stops with
+    ComfyUI's interrupt, the workers stay for the next prompt."""
+    import comfy.model_management as mm
+
+    model = wan(M, heads=2, seed=2)
+    m = MG.apply_multigpu(with_override(model, slow_attention), gpus=2, device="cpu", interrupt_grace_s=60)[0]
+    run(M, m, steps=1)
+    pids = P.current_pool().pids
+    t = interrupt_when_busy(P)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(mm.InterruptProcessingException):
+            run(M, m, steps=3)
+    finally:
+        mm.interrupt_current_processing(False)
+        t.join(5)
+    assert time.monotonic() - t0 < 6, "the interrupt did not stop the prompt after the step"
+    pool = P.current_pool()
+    assert pool.alive() and pool.pids == pids, "an interrupt answered in time must keep the workers"
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_unanswered_interrupt_stops_workers(M, MG, P):
+    """Workers that do not finish the step within interrupt_grace_s are stopped; the prompt ends, no hang."""
+    import comfy.model_management as mm
+
+    model = wan(M, heads=2, seed=2)
+    m = MG.apply_multigpu(with_override(model, slow_attention), gpus=2, device="cpu", interrupt_grace_s=0.2)[0]
+    run(M, m, steps=1)
+    pids = P.current_pool().pids
+    t = interrupt_when_busy(P, after=0.1)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(mm.InterruptProcessingException):
+            run(M, m, steps=1)
+    finally:
+        mm.interrupt_current_processing(False)
+        t.join(5)
+    assert time.monotonic() - t0 < 1.9, "the prompt waited for the whole step"
+    assert not any(_alive(p) for p in pids), "workers still running after an unanswered interrupt"
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P):
+    import signal
+
+    model = wan(M, heads=2)
+    m = MG.apply_multigpu(model, gpus=2, device="cpu")[0]
+    run(M, m, steps=1)
+    pids = P.current_pool().pids
+    # a worker killed between prompts: the next prompt starts fresh workers
+    os.kill(pids[1], signal.SIGKILL)
+    time.sleep(0.3)
+    ok, _ = _close(run(M, m, steps=1), run(M, model, steps=1))
+    assert ok
+    pids2 = P.current_pool().pids
+    assert set(pids2).isdisjoint(pids) and not any(_alive(p) for p in pids)
+    # a worker failing inside a step: an AccelError naming the node, every worker stopped
+    bad = MG.apply_multigpu(with_override(model, failing_attention), gpus=2, device="cpu")[0]
+    with pytest.raises(MG.AccelError, match=r"\[Accel Multi-GPU\] input 'model': a worker failed.*boom on rank 1"):
+        run(M, bad, steps=1)
+    assert not any(_alive(p) for p in pids2), "a failed pool must not leave workers behind"
+    run(M, m, steps=1)
+    new = P.current_pool().pids
+    P.shutdown_all()
+    deadline = time.monotonic() + 15
+    while any(_alive(p) for p in new) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in new), "workers still running after shutdown_all()"
+    assert P.current_pool() is None
