@@ -22,14 +22,15 @@ the per-step change the rate was measured on (the linear estimate is outside the
 Measured deviation: when a step is computed after skipped steps, ``dres`` is the actual relative change of the
 residual against the cached one that the skipped steps used; the report gives its largest and mean value.
 
-Why this works under Accel Compile (and why core's EasyCache does not, observed with TorchCompileModel, whose
-default compiles the whole diffusion model): EasyCache's decision lives in a DIFFUSION_MODEL wrapper, i.e.
-inside ``diffusion_model.forward``, so torch.compile traces it: its ``.item()`` calls and Python state changes
-(skip flags, cached tensors that are ``None`` on the first step) become graph breaks and guards that fail as the
-state changes, so the frame recompiles until dynamo's limit and then runs eager. Here the decision lives in the
-block hooks that call the compiled blocks (Accel Compile's default scope 'blocks': the hooks run eagerly between
-compiled blocks, and ``compile._signature`` leaves ``patches_replace['dit']`` out of the compiled code's key), so
-the compiled graphs never see the cache state.
+Under Accel Compile: with its default scope ('blocks') the decision, the measures and the cached tensors live in
+the block hooks, which run eagerly *between* the compiled blocks (``compile._signature`` leaves
+``patches_replace['dit']`` out of the compiled code's key, so a new run's hooks recompile nothing); with scope
+'model' dynamo traces the hooks too, with graph breaks at the decision's ``.tolist()`` (tested: same skips and
+output as uncompiled, backend 'eager'). Core's EasyCache keeps its decision and state in a DIFFUSION_MODEL
+wrapper, i.e. inside ``diffusion_model.forward``, which core's TorchCompileModel compiles whole by default: its
+``.item()`` calls and state changes are traced there. Issue #14 reports that it does not work under compile; on
+CPU with backend 'eager' (Accel Compile scopes blocks/model, core TorchCompileModel) it gave the same output as
+uncompiled here, so that failure, if it is one, is specific to inductor / CUDA graphs and was not reproduced.
 """
 from __future__ import annotations
 
@@ -162,8 +163,8 @@ def summary(run) -> list:
                      f"sum {m.get('est_sum', 0.0):.3f} (threshold {run.thresh:g})")
     if meas:
         lines.append(f"measured change of the residual after each run of skipped steps (at the next computed step): "
-                     f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} run(s) - the relative "
-                     "error the cached residual had by then")
+                     f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} skipped span(s) (counted per "
+                     "cond/uncond) - the relative error the reused residual had by then")
     return lines
 
 
