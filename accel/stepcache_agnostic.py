@@ -162,7 +162,7 @@ def summary(run) -> list:
         lines.append(f"estimated change of the reused residual on skipped steps: largest {m.get('est_max', 0.0):.3f}, "
                      f"sum {m.get('est_sum', 0.0):.3f} (threshold {run.thresh:g})")
     if meas:
-        lines.append(f"measured change of the residual after each run of skipped steps (at the next computed step): "
+        lines.append(f"measured change of the residual after each span of skipped steps (at the next computed step): "
                      f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} skipped span(s) (counted per "
                      "cond/uncond) - the relative error the reused residual had by then")
     return lines

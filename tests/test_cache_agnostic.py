@@ -96,7 +96,7 @@ def test_every_family(agn, sc, M, family):
     assert 0 < _rel(out, ref) < TOL, _rel(out, ref)
     text = st.text()
     assert "estimated change of the reused residual on skipped steps: largest" in text
-    assert "measured change of the residual after each run of skipped steps" in text
+    assert "measured change of the residual after each span of skipped steps" in text
     assert st.measures["est_max"] < loose and st.measures["measured"]
 
 
