@@ -62,6 +62,7 @@ import torch
 
 from . import cache_coefficients as cc
 from . import log
+from . import stepcache_agnostic as agn
 from . import stepcache_schedule as sched
 from .errors import AccelError
 from .stepcache_calibrate import (DEFAULT_SIGNAL, _check_same_model, _read_calibration, _run_count,
@@ -71,7 +72,7 @@ KEY = "accel_stepcache"  # config dict in model_options["transformer_options"] (
 RUN_KEY = "accel_stepcache_run"  # the _Run object, only in a sampling run's own model_options copy
 WRAPPER_KEY = "accel_stepcache"
 
-MODES = ("teacache", "magcache", "calibrate")
+MODES = ("teacache", "magcache", "calibrate", "agnostic")  # agnostic: accel/stepcache_agnostic.py
 LOW_STEPS = 8
 _LAST: dict = {}  # config id -> RunStats of the last finished run (bounded)
 _NODE_LAST: dict = {}  # ComfyUI node id -> RunStats of the last run of a MODEL that node produced
@@ -186,8 +187,23 @@ class _QwenAdapter(_Adapter):
         raise KeyError(name)
 
 
+class _LTXVAdapter(_Adapter):
+    """LTX-Video: ("double_block", i) entries taking img/txt/vec/pe and returning {"img"} only (no signal: used
+    by the coefficient-free cache)."""
+
+    name = "ltxv"
+    inplace_blocks = True  # BasicTransformerBlock: `x.addcmul_(...)`, `x += ...`
+
+    def keys(self, dm):
+        return [("double_block", i) for i in range(len(dm.transformer_blocks))]
+
+    def skipped(self, index, args, new_img=None):
+        return {"img": args["img"] if new_img is None else new_img}
+
+
 ADAPTERS = {"wan": _WanAdapter(), "flux": _DualAdapter("flux", True),
-            "hunyuan_video": _DualAdapter("hunyuan_video", False), "qwen_image": _QwenAdapter()}
+            "hunyuan_video": _DualAdapter("hunyuan_video", False), "qwen_image": _QwenAdapter(),
+            "ltxv": _LTXVAdapter()}
 SIGNAL_TEXT = {"e": "time embedding e (TeaCache use_ret_steps=False)",
                "e0": "time projection e0 (TeaCache use_ret_steps=True)",
                "modulated": "modulated input of the first double block", "temb": "timestep embedding"}
@@ -224,6 +240,7 @@ class RunStats:
     notes: list = field(default_factory=list)
     run_index: int = 0
     trace: list = field(default_factory=list)  # per model call: (schedule step, {branch: TeaCache input change})
+    measures: dict = field(default_factory=dict)  # agnostic mode: estimated / measured residual change
 
     @property
     def speedup(self) -> float:
@@ -262,7 +279,7 @@ def _node_stats(node_id) -> RunStats | None:
 class _Chunk:
     """Per cond/uncond (and per conditioning uuid) state inside one run."""
 
-    __slots__ = ("prev_signal", "acc", "residual", "mag", "cal_prev_signal", "cal_prev_residual")
+    __slots__ = ("prev_signal", "acc", "residual", "mag", "cal_prev_signal", "cal_prev_residual", "agn")
 
     def __init__(self):
         self.prev_signal = None
@@ -271,17 +288,18 @@ class _Chunk:
         self.mag = None  # MagCache accumulated ratio, steps, error (set on the chunk's first call)
         self.cal_prev_signal = {}
         self.cal_prev_residual = None
+        self.agn = None  # agnostic mode: stepcache_agnostic.ChunkState
 
 
 class _Call:
     __slots__ = ("dm", "keys", "timestep", "p", "sigma", "step", "active", "force", "decided", "skip", "x_in",
-                 "x_version", "img_len", "txt_len", "to", "first_seen", "record", "blocker")
+                 "x_version", "img_len", "txt_len", "to", "first_seen", "record", "blocker", "agn")
 
     def __init__(self):
         self.decided = self.skip = self.record = self.first_seen = False
         self.force = None
         self.blocker = None
-        self.x_in = None
+        self.x_in = self.agn = None
         self.img_len = self.txt_len = 0
 
 
@@ -374,6 +392,12 @@ class _Run:
         if self.mode == "calibrate":
             self.entry = {}
             return
+        if self.mode == "agnostic":  # no set: the node's inputs are the run's values
+            self.entry = {}
+            self.thresh, self.start, self.end = cfg["thresh"], cfg["start"], cfg["end"]
+            self._check_few_steps()
+            self.stats.notes.insert(0, f"threshold {self.thresh:g}, start {self.start:.0%}, end {self.end:.0%}")
+            return
         if cfg.get("entry") is not None:
             self.entry = cfg["entry"]
         else:
@@ -425,10 +449,12 @@ class _Run:
                                     "stays on")
             return
         self.few_step = True
+        why, how = (("the set was fitted on many more steps", ", or calibrate it on this step count with Accel Cache "
+                     "Calibrate and pick the user:<name> set") if self.mode != "agnostic" else
+                    ("the change rate needs two computed steps, so little would be left to skip", ""))
         text = (f"{total}-step schedule (a distilled few-step model, e.g. a LightX2V/Lightning 4- or 8-step LoRA?): "
-                f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; the set was fitted on "
-                "many more steps), so every step was computed. Remove the cache node for this model, or calibrate "
-                "it on this step count with Accel Cache Calibrate and pick the user:<name> set")
+                f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; {why}), so every "
+                f"step was computed. Remove the cache node for this model{how}")
         self.stats.notes.append(text)
         log.warn_once(("stepcache-fewsteps", self.cfg["id"]), "%s: %s", self.cfg.get("node"), text)
 
@@ -557,6 +583,8 @@ class _Run:
                 st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
                 wants.append(w and enabled)
             self.stats.trace.append((call.step, trace))
+        elif self.mode == "agnostic":  # measured input change x measured rate (accel/stepcache_agnostic.py)
+            wants = agn.decide(self, call, img, chunks, per)
         else:  # magcache: one table entry per step; accumulators only touched on enabled steps
             for key, st in zip(call.keys, chunks):
                 branch = "uncond" if key[0] == 1 else "cond"
@@ -573,6 +601,8 @@ class _Run:
         skip = call.force is None and have and all(wants)
         if skip:
             call.skip = True
+            if self.mode == "agnostic":
+                agn.skipped(self, call)
             return True
         call.record = True
         # An inference tensor cannot reveal an in-place change: keep a copy of the block input then.
@@ -611,6 +641,8 @@ class _Run:
         for i, k in enumerate(call.keys):
             r = res[i * per:(i + 1) * per]
             self.chunk(k).residual = r.to("cpu") if dev else r
+        if self.mode == "agnostic" and call.agn is not None:
+            agn.store(self, call, res, per)
 
     # ---------------------------------------------------------------- calibration records
     def _calib_signals(self, args, call, chunks, per):
@@ -665,7 +697,9 @@ class _Run:
             self.stats.notes.append(f"the run did not finish (interrupted or failed) after {self.stats.evaluations} "
                                     "model evaluations" + (": nothing written, the calibration file is unchanged"
                                                            if self.mode == "calibrate" else ""))
-        elif self.mode == "calibrate":
+        if self.mode == "agnostic":
+            self.stats.notes += agn.summary(self)
+        if completed and self.mode == "calibrate":
             try:
                 path, summary = _write_calibration(self)
                 self.stats.notes.append(summary)

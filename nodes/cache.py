@@ -1,4 +1,5 @@
-"""Accel TeaCache, Accel MagCache, Accel Cache Calibrate: wrapper-based step caches (accel/stepcache.py)."""
+"""Accel TeaCache, Accel MagCache, Accel Cache Calibrate, Accel Cache (any model): wrapper-based step caches
+(accel/stepcache.py, accel/stepcache_agnostic.py)."""
 from __future__ import annotations
 
 from ._common import CATEGORY_CACHE
@@ -206,7 +207,56 @@ class AccelCacheCalibrate:
         return {"ui": {"text": [report]}, "result": (m, report)}
 
 
+class AccelCacheAnyModel:
+    DESCRIPTION = ("Step caching without coefficients, for every model family the pack knows (Wan 2.1/2.2, Flux.1/"
+                   "Kontext, Qwen-Image, HunyuanVideo, LTX-Video): measures how much the first transformer block's "
+                   "input changed since the last computed step and how strongly the blocks' residual followed such "
+                   "changes on the last computed steps, and reuses the cached residual while the estimated change "
+                   "stays under the threshold. A separate node rather than a mode of Accel TeaCache / MagCache: "
+                   "their coefficient-set, K and recommended-value (-1) inputs mean nothing here, and this "
+                   "threshold measures another quantity. Works under Accel Compile and with CFG; the report "
+                   "gives the skipped steps and the estimated and measured change of the reused residual.")
+    CATEGORY = CATEGORY_CACHE
+    FUNCTION = "apply"
+    RETURN_TYPES = ("MODEL", "STRING")
+    RETURN_NAMES = ("model", "report")
+    OUTPUT_TOOLTIPS = ("The model with the step cache (a clone; the input MODEL is untouched).",
+                       "What was configured and the last run's statistics: steps skipped, the estimated change of "
+                       "the reused residual and the change measured at the next computed step. " + _STATS_TIP)
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        from ..accel import stepcache_agnostic as agn
+
+        return {
+            "required": {
+                "model": ("MODEL", {"tooltip": "The diffusion model to cache: " + agn.FAMILIES_TEXT + "."}),
+                "threshold": ("FLOAT", {"default": agn.DEFAULT_THRESHOLD, "min": 0.0, "max": 1.0, "step": 0.01,
+                                        "tooltip": "Largest estimated relative change of the cached transformer "
+                                                   "residual that a skipped step may reuse (0.1 = 10%). Higher = "
+                                                   "more steps skipped, more drift; 0 = never skip (exact). Start "
+                                                   "with the default and compare against a run without the node."}),
+                "start_percent": ("FLOAT", {"default": agn.DEFAULT_START, "min": 0.0, "max": 1.0, "step": 0.01,
+                                            "tooltip": "Fraction of the steps before which every step is computed "
+                                                       "(the early steps set the composition)."}),
+                "end_percent": ("FLOAT", {"default": agn.DEFAULT_END, "min": 0.0, "max": 1.0, "step": 0.01,
+                                          "tooltip": "Fraction of the steps after which every step is computed (the "
+                                                     "last steps set fine detail; the last step is always computed)."}),
+                "cache_device": (_DEVICES, {"default": "GPU", "tooltip": _DEVICE_TIP}),
+            },
+            "hidden": {"unique_id": "UNIQUE_ID"},
+        }
+
+    def apply(self, model, threshold, start_percent, end_percent, cache_device, unique_id=None):
+        from ..accel import stepcache_agnostic
+
+        m, report = stepcache_agnostic.configure(model, threshold, start_percent, end_percent, cache_device,
+                                                 node_id=unique_id)
+        return {"ui": {"text": [report]}, "result": (m, report)}
+
+
 NODE_CLASS_MAPPINGS = {"AccelTeaCache": AccelTeaCache, "AccelMagCache": AccelMagCache,
-                       "AccelCacheCalibrate": AccelCacheCalibrate}
+                       "AccelCacheCalibrate": AccelCacheCalibrate, "AccelCacheAnyModel": AccelCacheAnyModel}
 NODE_DISPLAY_NAME_MAPPINGS = {"AccelTeaCache": "Accel TeaCache", "AccelMagCache": "Accel MagCache",
-                              "AccelCacheCalibrate": "Accel Cache Calibrate"}
+                              "AccelCacheCalibrate": "Accel Cache Calibrate",
+                              "AccelCacheAnyModel": "Accel Cache (any model)"}

@@ -230,3 +230,15 @@ def tiny_hunyuan_video(seed: int = 0, dtype=torch.float32):
 def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
     """Qwen-Image at a tiny config: context 64, latent (B, 16, 1, H, W)."""
     return tiny_model_from_config(QWEN_IMAGE_TINY, seed, dtype)
+
+
+LTXV_TINY = {
+    "image_model": "ltxv", "in_channels": 128, "num_layers": 2, "attention_head_dim": 32, "num_attention_heads": 2,
+    "cross_attention_dim": 64, "caption_channels": 64,
+}
+
+
+def tiny_ltxv(seed: int = 0, dtype=torch.float32):
+    """LTX-Video at a tiny config: context (B, tokens, 64) with an `attention_mask` (B, tokens) and `frame_rate`
+    in the conditioning (what the T5 encoder / LTXVConditioning give), latent (B, 128, T, H, W)."""
+    return tiny_model_from_config(LTXV_TINY, seed, dtype)
