@@ -215,7 +215,10 @@ class AccelCacheAnyModel:
                    "stays under the threshold. A separate node rather than a mode of Accel TeaCache / MagCache: "
                    "their coefficient-set, K and recommended-value (-1) inputs mean nothing here, and this "
                    "threshold measures another quantity. Works under Accel Compile and with CFG; the report "
-                   "gives the skipped steps and the estimated and measured change of the reused residual.")
+                   "gives the skipped steps and the estimated and measured change of the reused residual. "
+                   "Experimental: tested on tiny random models of each family; its default threshold has not been "
+                   "checked on real checkpoints yet.")
+    EXPERIMENTAL = True
     CATEGORY = CATEGORY_CACHE
     FUNCTION = "apply"
     RETURN_TYPES = ("MODEL", "STRING")

@@ -10,7 +10,9 @@ class AccelMultiGPU:
         "the first sampling step and kept for later prompts) each hold the weights and process 1/N of the video "
         "tokens; attention exchanges heads between GPUs (Ulysses all-to-all, via the yunchang package). The output "
         "equals one GPU's up to float rounding. gpus=1 samples as stock. Put it last in the model chain (after "
-        "LoRAs and Accel Attention).")
+        "LoRAs and Accel Attention). Experimental: verified on the CPU (2 processes over gloo, equal to one "
+        "process); not yet run on GPUs.")
+    EXPERIMENTAL = True
     CATEGORY = CATEGORY_PATCH
     FUNCTION = "patch"
     RETURN_TYPES = ("MODEL", "STRING")
