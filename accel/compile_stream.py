@@ -73,7 +73,7 @@ class BlockFetcher:
                 continue  # e.g. LayerNorm without affine: nothing to fetch, its cast path is a no-op
             if not (m.comfy_cast_weights or m.weight_function or m.bias_function or getattr(m, "_v", None) is not None):
                 continue
-            if getattr(m, "weight_scale", None) is not None and (
+            if stored_scaled(m) and (
                     m.weight_function or m.bias_function or any(getattr(m, a, None) for a in _LOWVRAM_ATTRS)):
                 continue  # scaled low-precision weight with LoRA: its own cast path patches the true values
             out.append(m)
@@ -99,7 +99,7 @@ class BlockFetcher:
                 mm.sync_stream(device, stream)
             vset = set(map(id, vbar))
             for m in layers:
-                keep = getattr(m, "weight_scale", None) is not None  # pre-scaled low-precision weights stay as stored
+                keep = stored_scaled(m)  # pre-scaled low-precision weights stay as stored
                 wdtype = m.weight.dtype if keep else dtype
                 if id(m) in vset:
                     w, b = ops.resolve_cast_module_with_vbar(m, wdtype, device, dtype, None, False)
@@ -117,6 +117,15 @@ class BlockFetcher:
                 mp.cleanup_prefetched_modules(block, vbar)
             if stream is not None:
                 stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
+
+
+def stored_scaled(m) -> bool:
+    """The layer stores a scaled low-precision weight and applies the scale in its own cast path: the pack's
+    FP8 Linear (`weight_scale`) and ComfyUI's scaled-fp8 Linear (`scale_weight`: comfy.ops.scaled_fp8_ops, what
+    UNETLoader uses for the `*_fp8_scaled` files on ComfyUI 0.3.x; 0.33 loads those as QuantizedTensor weights,
+    which cast_bias_weight dequantizes). Such a weight cast to the compute dtype is NOT the layer's true weight
+    (the scale is missing), so it is fetched as stored and the layer keeps its own cast path."""
+    return getattr(m, "weight_scale", None) is not None or getattr(m, "scale_weight", None) is not None
 
 
 def _first_float(args, kwargs):

@@ -298,7 +298,7 @@ def whole_model(dev, smoke, repeats, errors):
                     ref_out = y.clone()
                 v["cosine_vs_bf16"] = round(cos(y, ref_out), 6)
                 v["rel_err_vs_bf16"] = round(relerr(y, ref_out), 5)
-                rt = getattr(type(patcher.model.diffusion_model.blocks[0].self_attn.q), "accel_fp8_runtime", None)
+                rt = getattr(patcher.model.diffusion_model.blocks[0].self_attn.q, "accel_fp8_runtime", None)
                 if rt is not None:
                     v["accel_calls"] = dict(rt.calls)
                     v["accel_compute"] = rt.mode if rt.fast else "dequant"

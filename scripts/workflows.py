@@ -57,6 +57,17 @@ MODELS = {
         "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors"),
     "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors": (
         "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors"),
+    "wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors": (
+        "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors"),
+    "wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors": (
+        "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors"),
+    "wan2.2_ti2v_5B_fp16.safetensors": ("diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_ti2v_5B_fp16.safetensors"),
+    "wan2.2_vae.safetensors": ("vae", f"{_WAN22}/vae/wan2.2_vae.safetensors"),
+    # LightX2V's 4-step distill LoRAs (rank 64) as Comfy-Org repackaged them for ComfyUI's Wan 2.2 templates
+    # (renamed from LightX2V's Seko V1 / V1.1 files)
+    **{f"wan2.2_{k}_lightx2v_4steps_lora_{v}_{e}_noise.safetensors": (
+        "loras", f"{_WAN22}/loras/wan2.2_{k}_lightx2v_4steps_lora_{v}_{e}_noise.safetensors")
+       for k, v in (("t2v", "v1.1"), ("i2v", "v1")) for e in ("high", "low")},
     "umt5_xxl_fp8_e4m3fn_scaled.safetensors": ("text_encoders", f"{_WAN21}/text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors"),
     "wan_2.1_vae.safetensors": ("vae", f"{_WAN21}/vae/wan_2.1_vae.safetensors"),
     "clip_vision_h.safetensors": ("clip_vision", f"{_WAN21}/clip_vision/clip_vision_h.safetensors"),
@@ -71,7 +82,7 @@ MODELS = {
 # The loader inputs that name model files.
 MODEL_INPUTS = {"UNETLoader": ("unet_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
                 "DualCLIPLoader": ("clip_name1", "clip_name2"), "VAELoader": ("vae_name",),
-                "CLIPVisionLoader": ("clip_name",)}
+                "CLIPVisionLoader": ("clip_name",), "LoraLoaderModelOnly": ("lora_name",)}
 INPUT_IMAGE = "example.png"  # ships in ComfyUI/input/
 
 WAN_POSITIVE = ("A red fox trotting through fresh snow in a birch forest at sunrise, soft golden light, breath "
@@ -188,9 +199,9 @@ def _ksampler(f: Flow, model: list, positive: list, negative: list, latent: list
                  scheduler="simple", positive=positive, negative=negative, latent_image=latent, denoise=1.0)
 
 
-def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "") -> list[str]:
+def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "", fps: int = 16) -> list[str]:
     dec = f.add("VAEDecode", f"VAE Decode{suffix}", samples=latent, vae=vae)
-    vid = f.add("CreateVideo", f"Create Video{suffix}", images=f.out(dec), fps=16)
+    vid = f.add("CreateVideo", f"Create Video{suffix}", images=f.out(dec), fps=fps)
     save = f.add("SaveVideo", f"Save Video{suffix}", video=f.out(vid), filename_prefix=prefix, format="auto", codec="auto")
     return [dec, vid, save]
 
@@ -408,6 +419,132 @@ Run it twice: the first accelerated run compiles.""",
     return f
 
 
+# Wan 2.2 A14B with LightX2V's 4-step distill LoRAs (docs: huggingface.co/lightx2v/Wan2.2-Distill-Loras; the
+# ComfyUI templates load Comfy-Org's repackaged copies): CFG 1, shift 5, 4 steps, steps 0-2 on the high-noise
+# expert and 2-4 on the low-noise one (LightX2V switches experts at step 2 of its 4-step schedule).
+FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
+_FEWSTEP_BODY = """
+Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
+the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
+euler / simple. The **high-noise expert** runs steps 0-2 and the **low-noise expert** steps 2-4, each with its
+own LoRA (high / low) loaded by LoraLoaderModelOnly, then **Accel Wan Level-1** (fast attention + per-block
+compile + TF32). Changing a LoRA strength recompiles nothing. (ComfyUI gives every `fp8_scaled` model its own
+layer class, so the low-noise expert's blocks compile once more on the first run; with **Accel Load Diffusion
+Model (FP8)** as the loaders, the second expert reuses the first one's compiled code.)
+
+**Why no TeaCache / MagCache here:** a step cache saves time by skipping steps whose output changes little,
+which needs many similar steps. With 4 steps every step changes the video a lot and each one is needed: a
+skipped step costs visible quality and saves at most 1 of 4 model calls. The caches are for the 20-50 step
+workflows.
+
+Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
+[lightx2v/Wan2.2-Distill-Loras](https://huggingface.co/lightx2v/Wan2.2-Distill-Loras); put one into models/loras
+and pick it in the two LoRA nodes."""
+
+
+def _fewstep_experts(f: Flow, kind: str, lora_version: str) -> dict:
+    """Both A14B experts: UNETLoader -> LoraLoaderModelOnly (LightX2V 4-step) -> shift 5 -> Accel Wan Level-1."""
+    out = {}
+    for tag in ("high", "low"):
+        unet = _unet(f, f"Load Wan 2.2 {kind.upper()} {tag}-noise expert", f"wan2.2_{kind}_{tag}_noise_14B_fp8_scaled.safetensors")
+        lora = f.add("LoraLoaderModelOnly", f"LightX2V 4-step LoRA ({tag}-noise)", model=f.out(unet),
+                     lora_name=f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{tag}_noise.safetensors",
+                     strength_model=1.0)
+        shift = f.add("ModelSamplingSD3", f"Shift 5 ({tag}-noise)", model=f.out(lora), shift=FEWSTEP_SHIFT)
+        [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"], f"{tag}-noise")
+        out[tag] = {"unet": unet, "chain": [lora, shift, l1]}
+    return out
+
+
+def _fewstep_samplers(f: Flow, experts: dict, positive: list, negative: list, latent: list) -> tuple[str, str]:
+    common = dict(steps=FEWSTEP_STEPS, cfg=1.0, sampler_name="euler", scheduler="simple", positive=positive,
+                  negative=negative)
+    k1 = f.add("KSamplerAdvanced", f"KSampler (high-noise expert, steps 0-{FEWSTEP_SPLIT})",
+               model=f.out(experts["high"]["chain"][-1]), add_noise="enable", noise_seed=42, latent_image=latent,
+               start_at_step=0, end_at_step=FEWSTEP_SPLIT, return_with_leftover_noise="enable", **common)
+    k2 = f.add("KSamplerAdvanced", f"KSampler (low-noise expert, steps {FEWSTEP_SPLIT}-{FEWSTEP_STEPS})",
+               model=f.out(experts["low"]["chain"][-1]), add_noise="disable", noise_seed=0, latent_image=f.out(k1),
+               start_at_step=FEWSTEP_SPLIT, end_at_step=10000, return_with_leftover_noise="disable", **common)
+    return k1, k2
+
+
+def _fewstep_columns(f: Flow, note: str, models: list, inputs: list, experts: dict, samplers, outs) -> None:
+    f.column(("Read me", [note]))
+    f.column(("1 · Models", models))
+    f.column(*inputs)
+    titles = ("4 · High-noise expert: 4-step LoRA, shift 5, Level-1 (comfyui-accel)",
+              "5 · Low-noise expert: 4-step LoRA, shift 5, Level-1 (comfyui-accel)")
+    f.column((titles[0], experts["high"]["chain"], "row"), (titles[1], experts["low"]["chain"], "row"))
+    f.column((f"6 · Sample ({FEWSTEP_STEPS} steps: {FEWSTEP_SPLIT} + {FEWSTEP_STEPS - FEWSTEP_SPLIT}, CFG 1)", list(samplers)))
+    f.column(("7 · Decode and save", outs))
+    for t in titles:
+        f.group_colors[t] = ACCEL_GROUP
+
+
+def _fewstep_files(kind: str, lora_version: str) -> list[str]:
+    return [f"wan2.2_{kind}_{e}_noise_14B_fp8_scaled.safetensors" for e in ("high", "low")] + \
+        [f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{e}_noise.safetensors" for e in ("high", "low")]
+
+
+def wan22_a14b_t2v_4step(info) -> Flow:
+    f = Flow("wan2.2_t2v_A14B_lightx2v_4step_level1", info)
+    experts = _fewstep_experts(f, "t2v", "v1.1")
+    clip, vae = _wan_encoders(f)
+    pos, neg = _prompts(f, f.out(clip))
+    lat = _video_latent(f, 81)
+    k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _FEWSTEP_BODY,
+               _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
+    _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae],
+                     [("2 · Prompt", [pos, neg]), ("3 · Size", [lat])], experts, (k1, k2), outs)
+    return f
+
+
+def wan22_a14b_i2v_4step(info) -> Flow:
+    f = Flow("wan2.2_i2v_A14B_lightx2v_4step_level1", info)
+    experts = _fewstep_experts(f, "i2v", "v1")
+    clip, vae = _wan_encoders(f)
+    img = f.add("LoadImage", "Start image", image=INPUT_IMAGE)
+    pos, neg = _prompts(f, f.out(clip), "The subject turns slowly towards the camera and smiles, gentle wind, "
+                                        "natural light, smooth camera push-in.")
+    i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
+                vae=f.out(vae), width=832, height=480, length=81, batch_size=1, start_image=f.out(img))
+    k1, k2 = _fewstep_samplers(f, experts, f.out(i2v, 0), f.out(i2v, 1), f.out(i2v, 2))
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
+               _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision model).",
+               _fewstep_files("i2v", "v1") + [_UMT5, _WAN_VAE], size=(500, 500))
+    _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae, img],
+                     [("2 · Prompt", [pos, neg]), ("3 · Image conditioning", [i2v])], experts, (k1, k2), outs)
+    return f
+
+
+def wan22_ti2v_5b(info) -> Flow:
+    f = Flow("wan2.2_ti2v_5B_level1", info)
+    unet = _unet(f, "Load Wan 2.2 TI2V 5B", "wan2.2_ti2v_5B_fp16.safetensors")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name=_UMT5, type="wan")
+    vae = f.add("VAELoader", "Load Wan 2.2 VAE", vae_name="wan2.2_vae.safetensors")
+    pos, neg = _prompts(f, f.out(clip))
+    lat = f.add("Wan22ImageToVideoLatent", "Video size (1280x704, 121 frames)", vae=f.out(vae), width=1280, height=704,
+                length=121, batch_size=1)
+    shift = _shift8(f, f.out(unet))
+    [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"])
+    ks = _ksampler(f, f.out(l1), f.out(pos), f.out(neg), f.out(lat), steps=20, cfg=5.0, sampler="uni_pc")
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.2_ti2v_5B_level1", fps=24)
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 TI2V 5B + Accel Wan Level-1", """
+Wan 2.2's 5B model, text to video at 1280x704, 121 frames, 24 fps, with the settings of ComfyUI's template (20
+steps, CFG 5, uni_pc, shift 8). **Accel Wan Level-1** = fastest attention kernel for this GPU + torch.compile of
+every block + TF32, for this model only; not bit-identical to stock (other kernels round differently).
+Image to video: connect a Load Image node to the `start_image` input of the video size node.""",
+               ["wan2.2_ti2v_5B_fp16.safetensors", _UMT5, "wan2.2_vae.safetensors"], size=(460, 270))
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, l1], [ks], outs)
+    return f
+
+
 WORKFLOWS = {
     "wan2.1_t2v_1.3B_level1": wan21_t2v_1_3b_level1,
     "wan2.1_t2v_14B_attention_compile_teacache": wan21_t2v_14b,
@@ -416,6 +553,9 @@ WORKFLOWS = {
     "flux1_dev_fp8_teacache": flux_dev_fp8,
     "qwen_image_attention_compile": qwen_image,
     "wan2.1_t2v_1.3B_before_after": wan21_before_after,
+    "wan2.2_t2v_A14B_lightx2v_4step_level1": wan22_a14b_t2v_4step,
+    "wan2.2_i2v_A14B_lightx2v_4step_level1": wan22_a14b_i2v_4step,
+    "wan2.2_ti2v_5B_level1": wan22_ti2v_5b,
 }
 
 

@@ -93,15 +93,10 @@ def graphs():
 
 
 def lora_sd(M, rank=4, seed=3):
-    """A LoRA for tiny Wan in the official diffusers-style key layout (lora_A / lora_B) that ComfyUI's
-    comfy/lora.py maps through its generic `diffusion_model.<module>` keys."""
-    g = torch.Generator().manual_seed(seed)
-    sd = {}
-    for name, (out_f, in_f) in {"blocks.0.self_attn.q": (128, 128), "blocks.0.ffn.0": (256, 128),
-                                "blocks.1.cross_attn.o": (128, 128), "blocks.1.ffn.2": (128, 256)}.items():
-        sd[f"diffusion_model.{name}.lora_A.weight"] = torch.randn(rank, in_f, generator=g) * 0.3
-        sd[f"diffusion_model.{name}.lora_B.weight"] = torch.randn(out_f, rank, generator=g) * 0.3
-    return sd
+    """A LoRA for tiny Wan in the diffusers-style key layout (lora_A / lora_B) that ComfyUI's comfy/lora.py
+    maps through its generic `diffusion_model.<module>` keys (accel_harness.models.wan_lora)."""
+    return M.wan_lora(rank=rank, seed=seed, layout="diffusers",
+                      modules=["blocks.0.self_attn.q", "blocks.0.ffn.0", "blocks.1.cross_attn.o", "blocks.1.ffn.2"])
 
 
 def with_lora(model, sd, strength):

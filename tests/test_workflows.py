@@ -56,8 +56,9 @@ def _api(name):
 # ------------------------------------------------------------------------------------------ static
 
 def test_the_issue_workflows_are_defined():
-    """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image and a before/after workflow."""
-    assert len(NAMES) == 7 and set(NAMES) == set(EXPECTED_NODES)
+    """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image, a before/after workflow, and the few-step ones
+    (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B."""
+    assert len(NAMES) == 10 and set(NAMES) == set(EXPECTED_NODES)
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
@@ -86,7 +87,35 @@ EXPECTED_NODES = {
                                "EmptySD3LatentImage", "SaveImage"},
     "qwen_image_attention_compile": {"AccelAttention", "AccelCompile", "EmptySD3LatentImage", "SaveImage"},
     "wan2.1_t2v_1.3B_before_after": {"AccelCUDASettings", "AccelAttention", "AccelCompile", "AccelLatentDiff"},
+    "wan2.2_t2v_A14B_lightx2v_4step_level1": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
+                                              "KSamplerAdvanced", "EmptyHunyuanLatentVideo"},
+    "wan2.2_i2v_A14B_lightx2v_4step_level1": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
+                                              "KSamplerAdvanced", "WanImageToVideo", "LoadImage"},
+    "wan2.2_ti2v_5B_level1": {"Wan22ImageToVideoLatent", "ModelSamplingSD3", "AccelWanLevel1", "KSampler"},
 }
+
+
+def _fewstep_checks(api, types, note):
+    """Both experts: UNETLoader -> its own LightX2V LoRA (strength 1) -> shift 5 -> Level-1; no step cache; 4 steps
+    at CFG 1 split 2 + 2; the note says why the caches are off."""
+    ids = {k: v for k, v in api.items()}
+    assert types.count("UNETLoader") == types.count("LoraLoaderModelOnly") == types.count("AccelWanLevel1") == 2
+    assert not {"AccelTeaCache", "AccelMagCache"} & set(types)
+    ks = sorted((v["inputs"] for v in api.values() if v["class_type"] == "KSamplerAdvanced"),
+                key=lambda i: i["start_at_step"])
+    assert [(k["start_at_step"], k["end_at_step"]) for k in ks] == [(0, 2), (2, 10000)]
+    assert all(k["steps"] == 4 and k["cfg"] == 1.0 for k in ks)
+    for k, expert in zip(ks, ("high", "low")):
+        l1 = ids[k["model"][0]]
+        shift = ids[l1["inputs"]["model"][0]]
+        lora = ids[shift["inputs"]["model"][0]]
+        unet = ids[lora["inputs"]["model"][0]]
+        assert (l1["class_type"], shift["class_type"], lora["class_type"], unet["class_type"]) == \
+            ("AccelWanLevel1", "ModelSamplingSD3", "LoraLoaderModelOnly", "UNETLoader")
+        assert shift["inputs"]["shift"] == 5.0 and lora["inputs"]["strength_model"] == 1.0
+        assert f"_{expert}_noise" in lora["inputs"]["lora_name"] and f"_{expert}_noise_" in unet["inputs"]["unet_name"]
+        assert "lightx2v_4steps" in lora["inputs"]["lora_name"]
+    assert "Why no TeaCache / MagCache" in note and "4 steps" in note
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -95,7 +124,11 @@ def test_workflow_content(name):
     types = [v["class_type"] for v in api.values()]
     assert EXPECTED_NODES[name] <= set(types), EXPECTED_NODES[name] - set(types)
     assert "AccelRandomConditioning" not in types  # shipped workflows use real text encoders
-    if name.startswith("wan2.2"):  # one accel chain per expert, KSamplerAdvanced split at step 10
+    ui = _ui(name)
+    notes = [n for n in ui["nodes"] if n["type"] == "MarkdownNote"]
+    if "_4step_" in name:
+        _fewstep_checks(api, types, notes[0]["widgets_values"][0] if notes else "")
+    elif name.startswith("wan2.2_t2v_A14B"):  # one accel chain per expert, KSamplerAdvanced split at step 10
         assert types.count("AccelCompile") == 2 and types.count("AccelTeaCache") == 2 == types.count("UNETLoader")
         k = sorted((v["inputs"]["start_at_step"], v["inputs"]["end_at_step"]) for v in api.values()
                    if v["class_type"] == "KSamplerAdvanced")
@@ -104,9 +137,7 @@ def test_workflow_content(name):
         ks = [v["inputs"] for v in api.values() if v["class_type"] == "KSampler"]
         assert len(ks) == 2 and {k: v for k, v in ks[0].items() if k != "model"} == \
             {k: v for k, v in ks[1].items() if k != "model"} and ks[0]["model"] != ks[1]["model"]
-    ui = _ui(name)
     assert len(ui["groups"]) >= 5 and all(g["title"] for g in ui["groups"])
-    notes = [n for n in ui["nodes"] if n["type"] == "MarkdownNote"]
     assert len(notes) == 1 and "Model files" in notes[0]["widgets_values"][0]
     assert not U.geometry_problems(ui)
 
@@ -267,8 +298,8 @@ def model_files(comfy, M):
         for folder, files in W.model_files(_api(name)).items():
             for f in files:
                 p = comfy / "models" / folder / f
-                if f.startswith("wan2.") and not p.exists():
-                    M.write_wan(p, "i2v" if "_i2v_" in f else "t2v", "tiny")
+                if folder == "diffusion_models" and f.startswith("wan2.") and not p.exists():
+                    M.write_wan(p, "i2v" if "_i2v_" in f else "ti2v5b" if "_ti2v_5B" in f else "t2v", "tiny")
                 _placeholder(p)
     img = comfy / "input" / W.INPUT_IMAGE
     if not img.exists():
@@ -329,6 +360,11 @@ def server(comfy, M, tmp_path_factory):
     base = tmp_path_factory.mktemp("flows-server")
     for f in ("wan2.1_t2v_1.3B_fp16.safetensors", "wan2.1_t2v_14B_fp16.safetensors"):
         M.write_wan(base / "models" / "diffusion_models" / f, "t2v", "tiny")
+    for i, e in enumerate(("high", "low")):  # the 4-step A14B T2V workflow: two experts, two LightX2V-layout LoRAs
+        M.write_wan(base / "models" / "diffusion_models" / f"wan2.2_t2v_{e}_noise_14B_fp8_scaled.safetensors", "t2v",
+                    "tiny", seed=10 + i)
+        M.save_safetensors(M.wan_lora(seed=20 + i, scale=0.1),
+                           base / "models" / "loras" / f"wan2.2_t2v_lightx2v_4steps_lora_v1.1_{e}_noise.safetensors")
     srv = ComfyServer(base)
     try:
         srv.start(timeout=180)
@@ -442,3 +478,33 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     assert fp8_files and fp8_files[0].stat().st_size > 0, ui_text(entry, save8)
     cal_files = list(server.base.joinpath("user").rglob("e2e_tiny.json"))
     assert cal_files, "Accel Cache Calibrate wrote no calibration file"
+
+
+def test_wan22_4step_lora_prompt_runs_on_the_live_server(server, live_info):
+    """The shipped Wan 2.2 A14B T2V 4-step prompt (two experts, each UNETLoader -> LightX2V LoRA -> shift 5 ->
+    Level-1 with a real inductor compile; KSamplerAdvanced 2 + 2 at CFG 1), derived for tiny models (see
+    derive_tiny; all 4 steps kept), over HTTP: it succeeds, both LoRAs load with every key matched, and the
+    compile did not fall back."""
+    from accel_harness.server import ui_text
+
+    shipped = _api("wan2.2_t2v_A14B_lightx2v_4step_level1")
+    prompt = derive_tiny(shipped, live_info, "e2e_4step", steps=4)
+    for ct in ("LoraLoaderModelOnly", "AccelWanLevel1", "ModelSamplingSD3"):  # as shipped
+        assert [v for v in prompt.values() if v["class_type"] == ct] == [v for v in shipped.values() if v["class_type"] == ct]
+    entry = server.run(prompt, timeout=300)
+    assert entry["status"]["status_str"] == "success"
+    [with_lora] = _latents(server, entry).values()
+    for nid in (k for k, v in prompt.items() if v["class_type"] == "AccelWanLevel1"):
+        assert "compile:" in ui_text(entry, nid)
+    log = server.log_tail(400)
+    assert "lora key not loaded" not in log and "runs eager from now on" not in log, log[-3000:]
+    # the LoRAs act: the same prompt with both strengths at 0 gives another video
+    for v in prompt.values():
+        if v["class_type"] == "LoraLoaderModelOnly":
+            v["inputs"]["strength_model"] = 0.0
+        elif v["class_type"] == "SaveLatent":
+            v["inputs"]["filename_prefix"] += "_nolora"
+    entry = server.run(prompt, timeout=300)
+    assert entry["status"]["status_str"] == "success"
+    [without] = _latents(server, entry).values()
+    assert float((with_lora - without).abs().max()) > 1e-2

@@ -119,6 +119,51 @@ def write_wan(path, variant: str = "t2v", size: str = "tiny", seed: int = 0, dty
     return save_safetensors(wan_state_dict(variant, size, seed, dtype), path)
 
 
+# The Linear layers of one Wan block: name -> (out, in) as multiples of (dim, ffn_dim).
+_WAN_BLOCK_LINEARS = {**{f"self_attn.{x}": ("d", "d") for x in "qkvo"},
+                      **{f"cross_attn.{x}": ("d", "d") for x in "qkvo"},
+                      "ffn.0": ("f", "d"), "ffn.2": ("d", "f")}
+
+
+def wan_lora(size: str = "tiny", rank: int = 4, seed: int = 3, layout: str = "lightx2v", modules=None,
+             scale: float = 0.3, alpha: float | None = None, bias_diffs: bool = True, num_layers: int | None = None,
+             dtype=torch.float32) -> dict:
+    """A random LoRA state dict for a Wan model of `size`, in one of the key layouts ComfyUI's comfy/lora.py
+    reads through its generic `diffusion_model.<module>` keys:
+
+    - "lightx2v": `diffusion_model.blocks.N.<module>.lora_down.weight` / `.lora_up.weight` / `.alpha` (the
+      LightX2V / Wan2.2-Lightning distill LoRAs; scale alpha/rank), and with `bias_diffs` a `.diff_b` (bias
+      delta) on each block's ffn.2 and a `.diff` (full weight delta) on each block's norm3, as those files carry;
+    - "diffusers": `diffusion_model.<module>.lora_A.weight` / `.lora_B.weight` (no alpha, no diffs).
+
+    `modules`: module paths under diffusion_model (e.g. "blocks.0.self_attn.q"); default every Linear of every
+    block. Each down/up factor is N(0, 1) x `scale`; alpha defaults to `rank` (scale 1)."""
+    d, f, n = WAN_SIZES[size]
+    n = num_layers or n
+    dims = {"d": d, "f": f}
+    if modules is None:
+        modules = [f"blocks.{i}.{name}" for i in range(n) for name in _WAN_BLOCK_LINEARS]
+    g = torch.Generator().manual_seed(seed)
+    sd = {}
+    for name in modules:
+        out_k, in_k = _WAN_BLOCK_LINEARS[name.split(".", 2)[2]]
+        out_f, in_f = dims[out_k], dims[in_k]
+        down = torch.randn(rank, in_f, generator=g) * scale
+        up = torch.randn(out_f, rank, generator=g) * scale
+        if layout == "diffusers":
+            sd[f"diffusion_model.{name}.lora_A.weight"], sd[f"diffusion_model.{name}.lora_B.weight"] = down, up
+        elif layout == "lightx2v":
+            sd[f"diffusion_model.{name}.lora_down.weight"], sd[f"diffusion_model.{name}.lora_up.weight"] = down, up
+            sd[f"diffusion_model.{name}.alpha"] = torch.tensor(float(rank if alpha is None else alpha))
+        else:
+            raise ValueError(f"unknown LoRA layout {layout!r}")
+    if layout == "lightx2v" and bias_diffs:
+        for i in sorted({int(m.split(".")[1]) for m in modules}):
+            sd[f"diffusion_model.blocks.{i}.ffn.2.diff_b"] = 0.05 * torch.randn(d, generator=g)
+            sd[f"diffusion_model.blocks.{i}.norm3.diff"] = 0.05 * torch.randn(d, generator=g)
+    return {k: v.to(dtype) for k, v in sd.items()}
+
+
 def load_diffusion_model(path, model_options: dict | None = None):
     """ComfyUI's own loader (what UNETLoader calls): returns a ModelPatcher."""
     import comfy.sd
