@@ -1,4 +1,4 @@
-"""accel.dynamo_compat against the installed torch: each private symbol the compile node reads still exists
+"""accel.compile.dynamo_compat against the installed torch: each private symbol the compile node reads still exists
 and means what the pack assumes. A torch that renames or changes one fails here, not in a user's report."""
 import pytest
 import torch
@@ -6,7 +6,7 @@ import torch
 
 @pytest.fixture(scope="module")
 def D(mod):
-    return mod("accel.dynamo_compat")
+    return mod("accel.compile.dynamo_compat")
 
 
 @pytest.fixture(autouse=True)

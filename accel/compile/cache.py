@@ -21,7 +21,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from . import log
+from .. import log
 
 ENV_TORCH = "TORCHINDUCTOR_CACHE_DIR"
 ENV_DIR = "ACCEL_COMPILE_CACHE_DIR"
