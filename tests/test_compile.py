@@ -414,9 +414,9 @@ def test_model_errors_are_not_hidden_by_fallback(wan, C):
 
 
 def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, monkeypatch):
-    report_mod = mod("accel.report")
-    real = report_mod.profile()
-    monkeypatch.setattr(report_mod, "profile", lambda refresh=False: real.replace(c_compiler=None))
+    hw = mod("accel.hardware")
+    real = hw.profile()
+    monkeypatch.setattr(hw, "profile", lambda refresh=False: real.replace(c_compiler=None))
     m, report = C.apply_compile(wan, backend="inductor")
     assert "EAGER" in report and "C/C++ compiler" in report
     g0 = graphs()

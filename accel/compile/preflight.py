@@ -9,11 +9,12 @@ from ..errors import AccelError
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported
 
+
 def _preflight(model, cfg: CompileConfig) -> str | None:
-    from .. import report as report_mod
+    from .. import hardware
 
     try:
-        prof = report_mod.profile()
+        prof = hardware.profile()
     except Exception:
         return None
     dev = getattr(model, "load_device", None)

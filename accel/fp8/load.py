@@ -63,11 +63,11 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     import comfy.sd
     import comfy.utils
 
-    from .. import report as report_mod
+    from .. import hardware
 
     if weight_format not in WEIGHT_FORMATS:
         raise AccelError(node, "weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")
-    profile = profile or report_mod.profile()
+    profile = profile or hardware.profile()
     path, path_reason = resolve_compute(compute, profile, strict)
 
     norm = formats.normalize(sd, metadata, source, node, input_name)
