@@ -10,7 +10,8 @@ import torch
 
 from . import config
 from .config import CompileConfig, _lock
-from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has
+from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
+
 
 def _runner_template(module, *args, **kwargs):
     return module(*args, **kwargs)
@@ -45,9 +46,7 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
     kw = {"backend": cfg.backend, "fullgraph": cfg.fullgraph, "dynamic": cfg.dynamic}
     gf = _guard_filter if guard_filter_supported() else None
     if cfg.backend == "inductor":
-        from torch._inductor import list_mode_options
-
-        opts = dict(list_mode_options(mode))  # options instead of mode: torch refuses both, and the filter needs options
+        opts = inductor_mode_options(mode)  # options instead of mode: torch refuses both, and the filter needs options
         if gf is not None:
             opts["guard_filter_fn"] = gf
         if config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):

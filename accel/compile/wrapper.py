@@ -197,11 +197,11 @@ class CompileWrapper:
 
 
 def _resolve_parent(base, key):
-    parts = key.split(".")
-    obj = base
-    for p in parts[:-1]:
-        obj = obj._modules[p] if p in getattr(obj, "_modules", {}) else getattr(obj, p)
-    return obj, parts[-1]
+    """(parent module, name) of a dotted module path such as "diffusion_model.blocks.3"."""
+    import comfy.utils
+
+    path, _, name = key.rpartition(".")
+    return (comfy.utils.get_attr(base, path) if path else base), name
 
 
 def _is_interrupt(e) -> bool:

@@ -52,7 +52,7 @@ _SIG_CACHE: dict = {}
 def _version(t):
     """The tensor's in-place version counter, or None for an inference tensor (ComfyUI samples under
     torch.inference_mode, where tensors do not track versions)."""
-    return None if t.is_inference() else t._version
+    return None if t.is_inference() else t._version  # Tensor._version: private, in every torch we support
 
 
 def _named_args(dm, args, kwargs) -> dict:
