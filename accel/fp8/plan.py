@@ -38,8 +38,6 @@ def resolve_compute(choice: str, profile, strict: bool = False) -> tuple[str, st
     raise AccelError(NODE, "compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
 
 
-# --- which layers stay high precision ----------------------------------------------------------------------
-
 @dataclass
 class Plan:
     quantize: dict  # module name (relative to diffusion_model) -> bool, for every Linear
