@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from . import defaults, log, report
+from . import defaults, hardware, log
 from .errors import AccelError
 from ..kernels.attention import adapters, registry
 from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
@@ -186,12 +186,12 @@ class AttentionOverride:
 
 def installed_backends(profile=None) -> list:
     """'auto' plus every registry backend usable on this machine, in registry order (node combo)."""
-    prof = profile if profile is not None else report.profile()
+    prof = profile if profile is not None else hardware.profile()
     return ["auto"] + [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
 
 
 def _device():
-    dev = report.comfy_device()
+    dev = hardware.comfy_device()
     return dev if dev is not None else torch.device("cpu")
 
 
@@ -311,7 +311,7 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
     if fallback not in FALLBACKS:
         raise AccelError(node, "fallback", f"unknown fallback '{fallback}'", "Choose 'sdpa' or 'error'")
     strict = fallback == "error"
-    prof = profile if profile is not None else report.profile()
+    prof = profile if profile is not None else hardware.profile()
     device = _device()
     kern, why, skipped = _resolve(prof, backend, strict, node, tuple(tensor_device_types), device)
 

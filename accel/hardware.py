@@ -303,3 +303,18 @@ def forget() -> None:
     """Drop cached profiles (tests; after installing a library without restarting)."""
     with _cache_lock:
         _cache.clear()
+
+
+def comfy_device():
+    """ComfyUI's torch device, or None when ComfyUI is not importable (pure-library use)."""
+    try:
+        import comfy.model_management as mm
+
+        return mm.get_torch_device()
+    except Exception:
+        return None
+
+
+def profile(refresh: bool = False) -> HardwareProfile:
+    """The hardware profile of ComfyUI's device (cached; `refresh` probes again)."""
+    return detect(comfy_device(), refresh=refresh)

@@ -108,10 +108,10 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
                  node: str = NODE, profile=None):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
     from . import numerics
-    from . import report as report_mod
+    from . import hardware
 
     fam = check_wan(model, node)
-    prof = profile if profile is not None else report_mod.profile()
+    prof = profile if profile is not None else hardware.profile()
     lines = [f"{node}: {fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}"]
     m = model
 

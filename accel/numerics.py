@@ -99,12 +99,14 @@ def has_fp16_accumulation() -> bool:
     torch = _torch()
     try:
         torch.backends.cuda.matmul.allow_fp16_accumulation  # noqa: B018  (AttributeError before torch 2.7)
-        return hasattr(torch._C, "_set_cublas_allow_fp16_accumulation")
+        return hasattr(torch._C, "_set_cublas_allow_fp16_accumulation")  # private, 2.7+: without it ignored, with a note
     except Exception:
         return False
 
 
 def has_sdpa_priority() -> bool:
+    """torch._C._set/_get_sdp_priority_order (private, torch >= 2.6): without them only the SDPA backends' enable
+    flags are set (torch's priority order is left alone)."""
     torch = _torch()
     return hasattr(torch._C, "_set_sdp_priority_order") and hasattr(torch._C, "_get_sdp_priority_order")
 

@@ -5,21 +5,18 @@ from . import defaults, hardware
 
 
 def comfy_device():
-    """ComfyUI's torch device, or None when ComfyUI is not importable (pure-library use)."""
-    try:
-        import comfy.model_management as mm
-
-        return mm.get_torch_device()
-    except Exception:
-        return None
+    """Old name of `hardware.comfy_device` (kept while nodes import it from here)."""
+    return hardware.comfy_device()
 
 
 def profile(refresh: bool = False):
-    return hardware.detect(comfy_device(), refresh=refresh)
+    """Old name of `hardware.profile` (kept while nodes import it from here); looks it up at each call, so a test
+    that patches `hardware.profile` reaches callers of either name."""
+    return hardware.profile(refresh)
 
 
 def hardware_report(refresh: bool = False) -> str:
-    p = profile(refresh)
+    p = hardware.profile(refresh)
     d = defaults.choose(p)
     lines = ["comfyui-accel hardware report"] + p.summary_lines() + d.report_lines()
     text = "\n".join(lines)

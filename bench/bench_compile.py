@@ -359,7 +359,7 @@ def child_main(a):
               "fxgraph_cache_hit": counters["inductor"]["fxgraph_cache_hit"],
               "fxgraph_cache_miss": counters["inductor"]["fxgraph_cache_miss"],
               "aotautograd_cache_hit": counters["aot_autograd"]["autograd_cache_hit"],
-              "cache": H.pack_module("accel.compile_cache").info()})
+              "cache": H.pack_module("accel.compile.cache").info()})
     print("CHILD_RESULT=" + json.dumps(r, default=str), flush=True)
 
 
@@ -438,7 +438,7 @@ def main(argv=None):
     if a.child:
         return child_main(a)
     H = setup_env(a)
-    cc = H.pack_module("accel.compile_cache").activate()
+    cc = H.pack_module("accel.compile.cache").activate()
     log(f"compile cache (cold): {cc['dir']} ({cc['source']})")
     results = {"env": env_info(a), "models": {}}
     log(f"env: {results['env']}")

@@ -69,8 +69,7 @@ def main():
         res["triton"] = triton.__version__
     except Exception:
         res["triton"] = None
-    rep = H.pack_module("accel.report")
-    prof = rep.profile(refresh=True)
+    prof = H.pack_module("accel.hardware").profile(refresh=True)
     d = H.pack_module("accel.defaults").choose(prof)
     res["fp8_compute_auto"] = d.fp8_compute
     res["fp8_compute_reason"] = d.fp8_reason

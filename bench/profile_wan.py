@@ -189,8 +189,8 @@ def main(argv=None):
         import torch._inductor.config as ic
 
         torch._dynamo.reset()
-        C._RUNNERS.clear()
-        C.GELU_EPILOGUE = gelu_epilogue
+        H.pack_module("accel.compile.runners")._RUNNERS.clear()
+        H.pack_module("accel.compile.config").GELU_EPILOGUE = gelu_epilogue
         for k, val in inductor_config.items():
             setattr(ic, k, val)
         return C.apply_compile(stock(), mode="default")[0]

@@ -23,11 +23,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-try:  # a pass with a uuid keeps inductor's FX-graph cache usable (warm restarts)
+# torch._inductor.custom_graph_pass (torch >= 2.6): a pass with a uuid keeps inductor's FX-graph cache usable (warm
+# restarts); without it the pass is a plain object and inductor bypasses its FX-graph cache for graphs it rewrites.
+try:
     from torch._inductor.custom_graph_pass import CustomGraphPass as _Base
 except Exception:  # pragma: no cover - older torch
     _Base = object
 
+# torch._C._nn.linear / gelu: the C functions F.linear / F.gelu are (every torch); FX graphs may hold either form
 _LINEARS = {torch._C._nn.linear, F.linear}
 _GELUS = {torch._C._nn.gelu, F.gelu}
 OP_NAME = "comfyui_accel::linear_gelu_tanh"
@@ -40,6 +43,7 @@ def linear_gelu_tanh(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
     if x.is_cuda and x.dtype in (torch.float16, torch.bfloat16) and w.dtype == x.dtype and b.dtype == x.dtype \
             and x.shape[-1] > 1 and w.shape[0] > 1:
         x2 = x.reshape(-1, x.shape[-1])
+        # aten._addmm_activation (torch >= 1.13, CUDA): cuBLASLt matmul with a GELU epilogue; every torch we support has it
         out = torch.ops.aten._addmm_activation(b, x2, w.t(), use_gelu=True)
         return out.reshape(*x.shape[:-1], w.shape[0])
     return F.gelu(F.linear(x, w, b), approximate="tanh")

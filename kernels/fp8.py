@@ -196,7 +196,7 @@ def scaled_mm_supported(x: torch.Tensor, w8: torch.Tensor) -> tuple[bool, str]:
     n, k = w8.shape
     if k % 16 or n % 16:
         return False, f"shape {n}x{k} is not a multiple of 16"
-    if not hasattr(torch, "_scaled_mm"):
+    if not hasattr(torch, "_scaled_mm"):  # private, torch >= 2.1 (row-wise scales 2.5): without it, dequantize
         return False, "this PyTorch has no torch._scaled_mm"
     return True, ""
 

@@ -4,7 +4,7 @@ import torch
 
 if hasattr(torch, "compiler") and hasattr(torch.compiler, "is_compiling"):
     is_compiling = torch.compiler.is_compiling
-else:  # older torch
+else:  # torch < 2.3 has no torch.compiler.is_compiling: the private torch._dynamo one; without either, False
     def is_compiling() -> bool:
         try:
             return bool(torch._dynamo.is_compiling())

@@ -38,7 +38,7 @@ def fakes(mod):
     """Put the fake libraries on sys.path; returns (probed LibraryInfo dict, fake common module)."""
     for name in FAKE_MODULES:
         assert name not in sys.modules or name == "_fake_common", f"a real {name} is imported; fakes would not load"
-    mod("accel.report").profile()  # cache this machine's real profile before the fakes are importable
+    mod("accel.hardware").profile()  # cache this machine's real profile before the fakes are importable
     sys.path.insert(0, str(FAKES))
     try:
         hw = mod("accel.hardware")
@@ -529,7 +529,7 @@ def test_auto_skips_a_backend_whose_probe_fails(A, M, mod, fakes, stats):
 
 
 def test_cpu_auto_and_installed_backends(A, M, mod, pack):
-    prof = mod("accel.report").profile()
+    prof = mod("accel.hardware").profile()
     assert A.installed_backends(prof) == ["auto", "sdpa", "sdpa_math"]  # this CPU test machine
     patched, report = A.apply_attention(M.tiny_flux())
     assert override_of(A, patched).backend == "sdpa" and "why: auto on CPU" in report

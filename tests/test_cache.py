@@ -20,7 +20,7 @@ SET = "user:tiny_wan_linear"
 @pytest.fixture(scope="module")
 def sc(mod):
     sc = mod("accel.stepcache")
-    cc = sc.cc
+    cc = mod("accel.cache_coefficients")
     path = cc.user_file(SET)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"format": cc.USER_FORMAT, "name": SET[5:], "family": "wan21", "variant": "t2v",
@@ -92,7 +92,7 @@ def test_magcache_skips_and_cpu_cache(sc, M, wan, conds, ref):
 def test_mag_ratio_one_entry_per_step(sc, M, wan, conds, mod):
     """At a step count other than the table's, each step uses one table entry (ComfyUI-MagCache's floor lookup;
     the old code compounded ratios log-linearly). The recorded pattern is the schedule module's."""
-    sched = mod("accel.stepcache_schedule")
+    sched = mod("accel.stepcache.schedule")
     m, _ = sc.configure_magcache(wan, 0.1, 2, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
     entry = m.model_options["transformer_options"][sc.KEY]["entry"]
     _sample(M, m, conds)
@@ -342,7 +342,7 @@ def test_data_table_provenance(mod):
 
 
 @pytest.mark.parametrize("family", ["hunyuan_video", "qwen_image"])
-def test_other_families(sc, M, family):
+def test_other_families(sc, mod, M, family):
     if family == "hunyuan_video":
         m = M.tiny_hunyuan_video()
         pos = [[torch.randn(1, 8, 64, generator=torch.Generator().manual_seed(1)),
@@ -362,7 +362,7 @@ def test_other_families(sc, M, family):
     cal, _ = sc.configure_calibration(m, f"tiny_{family}")
     assert torch.equal(M.sample(cal, pos, pos, lat, steps=STEPS, cfg=1.0), ref)
     assert "teacache" in json.loads(__import__("pathlib").Path(
-        sc.cc.user_file(f"tiny_{family}")).read_text())  # the signal fit exists for both
+        mod("accel.cache_coefficients").user_file(f"tiny_{family}")).read_text())  # the signal fit exists for both
 
 
 def test_auto_choice_per_family(mod):

@@ -11,7 +11,7 @@ import torch
 
 @pytest.fixture(scope="module")
 def sched(mod):
-    return mod("accel.stepcache_schedule")
+    return mod("accel.stepcache.schedule")
 
 
 @pytest.fixture(scope="module")

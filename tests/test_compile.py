@@ -140,7 +140,7 @@ def test_node_registered_with_report(pack, wan, C, mod):
     assert m.get_wrappers(pe.WrappersMP.APPLY_MODEL, C.WRAPPER_KEY)
     assert not wan.get_wrappers(pe.WrappersMP.APPLY_MODEL, C.WRAPPER_KEY), "the input MODEL must stay unpatched"
     assert "mode default (inductor)" in report and "2 blocks" in report and "guard filter" in report
-    cc = mod("accel.compile_cache")
+    cc = mod("accel.compile.cache")
     assert cc.info()["dir"] in report  # the cache folder is named in the report
     if cc._user_set() is None:  # not overridden by the user's TORCHINDUCTOR_CACHE_DIR: ours, under ComfyUI/user
         import folder_paths
@@ -176,7 +176,7 @@ def test_inductor_per_block_matches_eager_and_fills_cache(wan, C, mod):
     st = C.compile_status(m)
     # both blocks share ONE graph (same code, parameters are graph inputs, inputs made contiguous)
     assert graphs() - g0 == 1 and st["graphs"] == 1 and st["regions"] == 2 and st["compile_seconds"] > 0
-    cache = mod("accel.compile_cache").info()["dir"]
+    cache = mod("accel.compile.cache").info()["dir"]
     assert os.path.isdir(os.path.join(cache, "fxgraph")), f"no FX graph cache under {cache}"
     out2 = forward(m, x, ctx)
     assert torch.equal(out2, out) and graphs() - g0 == 1, "a second call must not compile again"
@@ -185,7 +185,7 @@ def test_inductor_per_block_matches_eager_and_fills_cache(wan, C, mod):
 def test_warm_restart_hits_persistent_cache(comfy, mod):
     """A second Python process with the same cache folder compiles the same graph from disk.
     (test_inductor_per_block... above filled the folder; this runs its own compile first if run alone.)"""
-    cache_dir = mod("accel.compile_cache").activate()["dir"]
+    cache_dir = mod("accel.compile.cache").activate()["dir"]
     code = textwrap.dedent(f"""
         import json, os, sys, time, logging
         sys.path.insert(0, {str(H.REPO_ROOT / 'harness')!r})
@@ -212,7 +212,7 @@ def test_warm_restart_hits_persistent_cache(comfy, mod):
         print("RESULT=" + json.dumps({{"hit": counters["inductor"]["fxgraph_cache_hit"],
                                       "miss": counters["inductor"]["fxgraph_cache_miss"],
                                       "seconds": st["compile_seconds"],
-                                      "dir": H.pack_module("accel.compile_cache").info()["dir"]}}))
+                                      "dir": H.pack_module("accel.compile.cache").info()["dir"]}}))
     """)
     env = dict(os.environ, OMP_NUM_THREADS="1", ACCEL_COMPILE_CACHE_DIR=cache_dir)
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
@@ -258,7 +258,7 @@ def test_lora_before_and_after_compile_take_effect(M, wan, C):
 def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     """Partial load (lowvram) + LoRA: ComfyUI casts those weights per call and applies the LoRA there with
     LowVramPatch objects that dynamo would guard on (a recompile per block per LoRA change). The compile
-    wrapper fetches each block's weights outside the graph (accel.compile_stream), so the blocks stay
+    wrapper fetches each block's weights outside the graph (accel.compile.stream), so the blocks stay
     compiled, the output is the eager one, and a LoRA strength change compiles nothing."""
     import comfy.model_management as mm
     import comfy.patcher_extension as pe
@@ -315,9 +315,9 @@ def test_new_resolution_recompiles_once_with_reason(wan, C, caplog):
 def test_recompile_limit_is_configurable(wan, C, mod, caplog, monkeypatch, native):
     """torch >= 2.13 takes torch.compile(recompile_limit=); older ones get dynamo's config set per call."""
     if not native:
-        monkeypatch.setattr(C, "compile_accepts", lambda name: False)
-        monkeypatch.setattr(mod("accel.dynamo_compat"), "compile_accepts", lambda name: False)
-    elif not C.compile_accepts("recompile_limit"):
+        monkeypatch.setattr(mod("accel.compile.runners"), "compile_accepts", lambda name: False)
+        monkeypatch.setattr(mod("accel.compile.dynamo_compat"), "compile_accepts", lambda name: False)
+    elif not mod("accel.compile.dynamo_compat").compile_accepts("recompile_limit"):
         pytest.skip("this torch has no torch.compile(recompile_limit=)")
     caplog.set_level(logging.WARNING, logger="comfyui-accel")
     m, _ = C.apply_compile(wan, backend="eager", dynamic="false", recompile_limit=2 if native else 3)
@@ -409,9 +409,9 @@ def test_model_errors_are_not_hidden_by_fallback(wan, C):
 
 
 def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, monkeypatch):
-    report_mod = mod("accel.report")
-    real = report_mod.profile()
-    monkeypatch.setattr(report_mod, "profile", lambda refresh=False: real.replace(c_compiler=None))
+    hw = mod("accel.hardware")
+    real = hw.profile()
+    monkeypatch.setattr(hw, "profile", lambda refresh=False: real.replace(c_compiler=None))
     m, report = C.apply_compile(wan, backend="inductor")
     assert "EAGER" in report and "C/C++ compiler" in report
     g0 = graphs()
@@ -473,14 +473,14 @@ def test_with_the_packs_attention_node_in_either_order(M, C, mod):
     x, ctx = inputs()
     attn, _ = A.apply_attention(base, "sdpa")
     ov = attn.model_options["transformer_options"][A.OVERRIDE_KEY]
-    sig = C._signature({A.OVERRIDE_KEY: ov}, "blocks")
+    sig = mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: ov}, "blocks")
     assert "sdpa" in sig
     again, _ = A.apply_attention(base, "sdpa")  # the attention node re-executed
-    assert C._signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
-    assert C._signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
+    assert mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
+    assert mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
     math_m, _ = A.apply_attention(base, "sdpa_math")
     if math_m.model_options["transformer_options"].get(A.OVERRIDE_KEY) is not None:
-        other = C._signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
+        other = mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
         assert other != sig, "two attention backends must never share compiled code"
 
     ref = forward(attn, x, ctx)
@@ -519,7 +519,7 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
         pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
-    S = mod("accel.compile_stream")
+    S = mod("accel.compile.stream")
     dyn = wan.clone()
     dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
     dyn.cached_patcher_init = None

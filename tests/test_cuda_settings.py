@@ -275,8 +275,7 @@ def test_auto_order_is_measured_per_gpu_class(mod):
 
 
 def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, monkeypatch):
-    rep = mod("accel.report")
-    monkeypatch.setattr(rep, "profile", lambda refresh=False: _hopper(mod))
+    monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
     spec = pack.NODE_CLASS_MAPPINGS[NODE].INPUT_TYPES()["required"]["sdpa_order"]
     assert spec[1]["default"].startswith("auto")
     from accel_harness import models as M
@@ -291,8 +290,7 @@ def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, mo
 def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack, mod, monkeypatch):
     """Calls Accel Attention hands back to ComfyUI (masks, shapes) run torch SDPA: on Hopper with cuDNN
     first. An order the user set with Accel CUDA Settings before it is kept."""
-    rep = mod("accel.report")
-    monkeypatch.setattr(rep, "profile", lambda refresh=False: _hopper(mod))
+    monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
     A, num = mod("accel.attention"), mod("accel.numerics")
     from accel_harness import models as M
 

@@ -1,4 +1,4 @@
-"""accel.dynamo_compat against the installed torch: each private symbol the compile node reads still exists
+"""accel.compile.dynamo_compat against the installed torch: each private symbol the compile node reads still exists
 and means what the pack assumes. A torch that renames or changes one fails here, not in a user's report."""
 import pytest
 import torch
@@ -6,7 +6,7 @@ import torch
 
 @pytest.fixture(scope="module")
 def D(mod):
-    return mod("accel.dynamo_compat")
+    return mod("accel.compile.dynamo_compat")
 
 
 @pytest.fixture(autouse=True)
@@ -85,3 +85,29 @@ def test_recompile_limit_context_restores_dynamo_config(D, monkeypatch):
     with D.RecompileLimit(old + 5):
         assert getattr(cfg, attr) == old + 5
     assert getattr(cfg, attr) == old
+
+
+def test_inductor_mode_options(D):
+    """list_mode_options: 'default' adds nothing; the max-autotune modes switch autotuning on."""
+    assert D.inductor_mode_options("default") == {}
+    opts = D.inductor_mode_options("max-autotune-no-cudagraphs")
+    assert opts.get("max_autotune") is True and not opts.get("triton.cudagraphs")
+    assert D.inductor_mode_options("reduce-overhead").get("triton.cudagraphs") is True
+
+
+def test_inductor_default_cache_dir(D):
+    """inductor's own folder (what the cache report compares a user's TORCHINDUCTOR_CACHE_DIR against)."""
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    d = D.inductor_default_cache_dir()
+    assert isinstance(d, str) and "torchinductor" in d and d == default_cache_dir()
+
+
+def test_clear_inductor_caches(D, monkeypatch):
+    """Calls torch._inductor.utils.clear_caches once inductor is imported (a changed cache folder is re-read)."""
+    import torch._inductor.utils as iu
+
+    calls = []
+    monkeypatch.setattr(iu, "clear_caches", lambda: calls.append(1))
+    D.clear_inductor_caches()
+    assert calls == [1]

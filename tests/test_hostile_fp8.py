@@ -46,7 +46,7 @@ def prompt_error(prompt) -> str:
 
 @pytest.mark.parametrize("case", ["missing_linear", "missing_detect", "missing_norm", "missing_two", "unexpected",
                                   "unexpected_in_layer"])
-def test_missing_or_unexpected_tensors_are_named(pack, F, M, ddir, bf16_sd, case, monkeypatch):
+def test_missing_or_unexpected_tensors_are_named(pack, F, mod, M, ddir, bf16_sd, case, monkeypatch):
     """Each case used to load (the removed layer quantized from uninitialised memory); now the error names
     the tensors, and comes before finalize (quantization) runs."""
     sd = dict(bf16_sd)
@@ -72,7 +72,7 @@ def test_missing_or_unexpected_tensors_are_named(pack, F, M, ddir, bf16_sd, case
     write(M, ddir, name, sd)
     finalized = []
     real_finalize = F.finalize
-    monkeypatch.setattr(F, "finalize", lambda *a, **k: finalized.append(1) or real_finalize(*a, **k))
+    monkeypatch.setattr(mod("accel.fp8.load"), "finalize", lambda *a, **k: finalized.append(1) or real_finalize(*a, **k))
     msg = prompt_error(load_prompt(name))
     assert "AccelError" in msg and LOAD_NODE in msg and name in msg, msg
     assert ("missing" if case.startswith("missing") else "does not have") in msg, msg
@@ -140,13 +140,13 @@ def test_nonfinite_weights_are_reported(pack, F, mod, M, ddir, bf16_sd, form, ca
 # --- saver: the target is checked first, never outside its folder, never replacing a file -----------------------
 
 @pytest.fixture
-def no_long_work(F, monkeypatch):
+def no_long_work(mod, monkeypatch):
     """Loading and quantizing raise: an error from the target check must come before them."""
     def boom(*a, **k):
         raise AssertionError("long work started before the target was checked")
 
-    monkeypatch.setattr(F, "load_file", boom)
-    monkeypatch.setattr(F, "portable_tensors", boom)
+    monkeypatch.setattr(mod("accel.fp8.save"), "load_file", boom)
+    monkeypatch.setattr(mod("accel.fp8.save"), "portable_tensors", boom)
 
 
 def save_prompt(prefix, source="hostile_src.safetensors"):
@@ -197,7 +197,7 @@ def test_taken_partial_path_is_skipped_not_touched(pack, F, ddir, src):
 def test_write_error_is_wrapped_and_leaves_nothing(pack, F, mod, ddir, src, monkeypatch):
     """A failing write (disk full, permissions) gives an AccelError naming filename_prefix; no partial
     file and no new folder is left behind."""
-    formats = mod("accel.fp8_formats")
+    formats = mod("accel.fp8.formats")
 
     def full_disk(tensors, filename, metadata=None):
         with open(filename, "wb") as f:
@@ -214,7 +214,7 @@ def test_write_error_is_wrapped_and_leaves_nothing(pack, F, mod, ddir, src, monk
 
 def test_file_appearing_during_the_save_is_not_replaced(pack, F, mod, ddir, src, monkeypatch):
     """Another process creates the target name while the model is quantized: it is kept; the error says so."""
-    formats = mod("accel.fp8_formats")
+    formats = mod("accel.fp8.formats")
     real = formats._save_file
 
     def racing(tensors, filename, metadata=None):

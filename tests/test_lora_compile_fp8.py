@@ -34,7 +34,7 @@ CPU cost: one real inductor compile per loader (their blocks are different graph
 The latent is 32x32 pixels (4 tokens): with a single token, size-1 dimensions make dynamo specialise on strides.
 
 Bugs these tests found (fixed): accel.fp8 gave every loaded model its own Linear class, so the second FP8 expert
-recompiled every block; accel.compile_stream fetched ComfyUI scaled-fp8 weights (`scale_weight`) cast to the
+recompiled every block; accel.compile.stream fetched ComfyUI scaled-fp8 weights (`scale_weight`) cast to the
 compute dtype without their scale, so Accel Compile / Level-1 on the `*_fp8_scaled` files computed with
 unscaled weights (max |diff| ~2.7 on outputs of ~4 in one tiny forward).
 """

@@ -147,3 +147,37 @@ def last_guard_failure(codes) -> str:
             lines = [re.sub(r"^\d+/\d+: ", "", ln.strip(" -")) for ln in text.splitlines() if ln.strip()]
             return "; ".join(lines[:2])[:300]
     return ""
+
+
+def inductor_mode_options(mode: str) -> dict:
+    """The inductor options a `mode` stands for: `torch._inductor.list_mode_options(mode)` (2.1+), passed as
+    options because torch refuses mode and options together and the guard filter needs options. Without it:
+    ImportError, which the compile wrapper treats as a failed compile (fallback chain, then eager)."""
+    from torch._inductor import list_mode_options
+
+    return dict(list_mode_options(mode))
+
+
+def inductor_default_cache_dir() -> str | None:
+    """inductor's own cache folder: `torch._inductor.runtime.cache_dir_utils.default_cache_dir()` (2.5+). None
+    where unavailable (the cache report then says "torch default")."""
+    try:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+        return default_cache_dir()
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def clear_inductor_caches() -> None:
+    """Drop inductor's in-memory memo of cache folders after the folder changed:
+    `torch._inductor.utils.clear_caches()` (2.2+), only when inductor is already imported. Without it nothing
+    is dropped (a folder change then takes effect for kernels compiled after the next restart)."""
+    import sys
+
+    utils = sys.modules.get("torch._inductor.utils")
+    if utils is not None:
+        try:
+            utils.clear_caches()
+        except Exception:  # noqa: BLE001
+            pass

@@ -21,7 +21,8 @@ import shutil
 import threading
 from pathlib import Path
 
-from . import log
+from .. import log
+from .dynamo_compat import clear_inductor_caches, inductor_default_cache_dir
 
 ENV_TORCH = "TORCHINDUCTOR_CACHE_DIR"
 ENV_DIR = "ACCEL_COMPILE_CACHE_DIR"
@@ -73,7 +74,7 @@ def activate() -> dict:
             current = os.environ.get(ENV_TORCH)
             os.environ[ENV_TORCH] = str(target)
             if current and os.path.abspath(current) != str(target.absolute()):
-                _clear_inductor_memo()  # inductor already resolved another folder in this process
+                clear_inductor_caches()  # inductor already resolved another folder in this process
             _state.update(active=True, dir=str(target), source="comfyui-accel persistent folder")
         log.info("compile cache: %s (%s)", _state["dir"], _state["source"])
         return info()
@@ -102,7 +103,7 @@ def clear() -> str:
         size = _size(str(target))
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True, exist_ok=True)
-        _clear_inductor_memo()
+        clear_inductor_caches()
         log.info("compile cache: cleared %s (%.1f MiB)", target, size / 2**20)
         return f"cleared {target} ({size / 2**20:.1f} MiB)"
 
@@ -116,22 +117,7 @@ def _user_set() -> str | None:
 
 
 def _torch_default() -> str:
-    try:
-        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
-
-        return default_cache_dir()
-    except Exception:
-        return "torch default"
-
-
-def _clear_inductor_memo() -> None:
-    import sys
-
-    if "torch._inductor.utils" in sys.modules:
-        try:
-            sys.modules["torch._inductor.utils"].clear_caches()
-        except Exception:
-            pass
+    return inductor_default_cache_dir() or "torch default"
 
 
 def _size(path: str) -> int:

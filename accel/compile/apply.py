@@ -1,0 +1,117 @@
+"""Accel Compile's entry points: put the compile wrapper on a clone of a MODEL, read its status, clear the cache."""
+from __future__ import annotations
+
+import inspect
+
+from .. import log
+from ..errors import AccelError
+from . import cache as compile_cache
+from . import stream as compile_stream
+from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, _status_for, _validate
+from .dynamo_compat import shares_block_graphs
+from .preflight import _fail_preflight, _preflight
+from .report import _report
+from .wrapper import CompileWrapper
+
+
+def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
+                  recompile_limit=64, on_failure="eager", mode_chain=None, node="Accel Compile"):
+    """Return `(patched_clone, report)`: a clone of `model` whose diffusion model runs compiled.
+
+    Compilation is lazy (first sampling step). `mode_chain` (e.g. ["max-autotune-no-cudagraphs",
+    "default"]) lists modes tried in order when compiling or a compiled call fails; eager follows the
+    last one. `on_failure`: "eager" (log one line, run eager for the rest of this model's life) or
+    "raise" (AccelError naming `node`).
+    """
+    cfg = _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
+    m, memory_note = _clone(model, node)
+    removed = []
+    for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
+        if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
+            m.remove_wrappers_with_key(_wrappers_mp().APPLY_MODEL, key)
+            removed.append(key)
+    if CORE_WRAPPER_KEY in removed:
+        log.info("compile: replaced ComfyUI core's TorchCompileModel wrapper on this model (one compile wrapper at a time)")
+
+    keys, region_note = _region_keys(m, cfg.scope)
+    cfg.keys = tuple(keys)
+    if len(keys) > 1 and not shares_block_graphs():
+        # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
+        need = 2 * len(keys) + 8
+        if cfg.recompile_limit < need:
+            log.warn_once(("compile", "noinline"), "compile: torch._dynamo.config.inline_inbuilt_nn_modules is off, so "
+                          "every block compiles separately; recompile limit raised from %d to %d", cfg.recompile_limit, need)
+            cfg.recompile_limit = need
+    cache_info = compile_cache.activate() if cfg.backend == "inductor" else None
+    status = _status_for(m.model, cfg)
+    if not status.fell_back:
+        problem = _preflight(m, cfg)
+        if problem:
+            _fail_preflight(status, cfg, problem)
+    wrapper = CompileWrapper(cfg)
+    m.add_wrapper_with_key(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY, wrapper)
+    report = _report(m.model, cfg, status, region_note, cache_info, memory_note)
+    log.info("%s", report.splitlines()[0])
+    return m, report
+
+
+def compile_status(model) -> dict:
+    """Status of the compile wrapper on a MODEL (ModelPatcher): mode in use, whether it fell back and
+    why, compile seconds and recompiles so far. `{"enabled": False}` when the model carries none."""
+    ws = model.get_wrappers(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY) if hasattr(model, "get_wrappers") else []
+    if not ws:
+        return {"enabled": False}
+    w = ws[-1]
+    base = getattr(model, "model", model)
+    return w.status(base).as_dict()
+
+
+def clear_cache() -> str:
+    """Delete the persistent compile cache folder (see accel.compile.cache)."""
+    return compile_cache.clear()
+
+
+def _wrappers_mp():
+    import comfy.patcher_extension as pe
+
+    return pe.WrappersMP
+
+
+def _clone(model, node="Accel Compile"):
+    """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
+    (accel.compile.stream); elsewhere `clone(disable_dynamic=True)` (what core's TorchCompileModel does)."""
+    if not compile_stream.patcher_is_dynamic(model):
+        return model.clone(), None
+    why = compile_stream.dynamic_support()
+    if why is None:
+        return model.clone(), ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches "
+                               "its weights just before it runs)")
+    try:
+        params = inspect.signature(model.clone).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "disable_dynamic" in params:
+        if getattr(model, "cached_patcher_init", None) is None:
+            # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
+            raise AccelError(node, "model", "this model is a DynamicVRAM model whose loader cannot re-create it "
+                             "without DynamicVRAM (no cached_patcher_init), and torch.compile needs that",
+                             "load it with a core loader (Load Diffusion Model / Load Checkpoint) or 'Accel Load "
+                             "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")
+        log.warning("compile: DynamicVRAM turned off for this model (%s); it loads like --disable-dynamic-vram", why)
+        return model.clone(disable_dynamic=True), (f"memory: DynamicVRAM OFF for this model ({why}); "
+                                                   "ComfyUI loads it the legacy way (resident, or partial on small cards)")
+    return model.clone(), None
+
+
+def _region_keys(model, scope):
+    from .. import families
+
+    fam = families.detect(model)
+    if scope == "blocks":
+        if fam.block_keys:
+            lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
+            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})"
+        log.warn_once(("compile", "noblocks", fam.base_class),
+                      "compile: no transformer block list found in %s; compiling the whole diffusion model", fam.name)
+        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)"
+    return ["diffusion_model"], f"whole diffusion model ({fam.name})"

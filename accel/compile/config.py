@@ -1,0 +1,120 @@
+"""Accel Compile's settings (checked before anything compiles) and its status per model and settings, and the
+choices the node offers."""
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+
+from ..errors import AccelError
+
+
+WRAPPER_KEY = "accel.compile"
+CORE_WRAPPER_KEY = "torch.compile"  # comfy_api.torch_helpers.torch_compile.COMPILE_KEY
+
+MODES = ("default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead")
+# inductor: Linear -> GELU(tanh) runs as one cuBLASLt matmul with a GELU epilogue (kernels/epilogue.py)
+GELU_EPILOGUE = True
+SCOPES = ("blocks", "model")
+DYNAMIC = ("auto", "true", "false")
+BACKENDS = ("inductor", "cudagraphs")  # the node offers these; apply_compile accepts any registered backend
+ON_FAILURE = ("eager", "raise")
+
+_SCOPE_ALIASES = {"blocks": "blocks", "transformer blocks": "blocks", "block": "blocks",
+                  "model": "model", "whole model": "model", "whole diffusion model": "model", "diffusion_model": "model"}
+
+
+@dataclass
+class CompileConfig:
+    chain: tuple  # modes in the order tried; eager after the last
+    scope: str
+    dynamic: bool | None
+    dynamic_text: str
+    fullgraph: bool
+    backend: str
+    recompile_limit: int
+    on_failure: str
+    node: str
+    keys: tuple = ()
+
+    @property
+    def key(self) -> tuple:
+        return (self.chain, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit, self.keys)
+
+
+@dataclass
+class CompileStatus:
+    requested_mode: str
+    chain: tuple
+    backend: str
+    scope: str
+    mode_index: int = 0
+    fell_back: bool = False
+    reason: str = ""
+    failures: list = field(default_factory=list)  # [(mode, reason)]
+    compile_seconds: float = 0.0
+    compiles: int = 0  # calls that compiled something
+    graphs: int = 0
+    recompiles: int = 0
+    last_recompile_reason: str = ""
+    limit_hit: bool = False
+    calls: int = 0
+    regions: int = 0
+    streamed_regions: int = 0  # regions of the last call whose weights were fetched outside the graph
+
+    @property
+    def mode(self) -> str:
+        return "eager" if self.fell_back else self.chain[self.mode_index]
+
+    def as_dict(self) -> dict:
+        return {"enabled": True, "mode": self.mode, "requested_mode": self.requested_mode, "chain": list(self.chain),
+                "backend": self.backend, "scope": self.scope, "fell_back": self.fell_back, "reason": self.reason,
+                "failures": [list(f) for f in self.failures], "compile_seconds": round(self.compile_seconds, 3),
+                "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
+                "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
+                "calls": self.calls, "regions": self.regions, "streamed_regions": self.streamed_regions}
+
+
+# status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
+_STATUS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_lock = threading.RLock()
+
+
+def _status_for(base, cfg: CompileConfig) -> CompileStatus:
+    with _lock:
+        per = _STATUS.get(base)
+        if per is None:
+            per = {}
+            _STATUS[base] = per
+        st = per.get(cfg.key)
+        if st is None:
+            st = CompileStatus(cfg.chain[0], cfg.chain, cfg.backend, cfg.scope)
+            per[cfg.key] = st
+        return st
+
+
+def _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node) -> CompileConfig:
+    chain = list(mode_chain) if mode_chain else [mode]
+    for md in chain:
+        if md not in MODES:
+            raise AccelError(node, "mode", f"unknown compile mode '{md}'", "choose one of " + ", ".join(MODES))
+    sc = _SCOPE_ALIASES.get(str(scope).strip().lower())
+    if sc is None:
+        raise AccelError(node, "scope", f"unknown scope '{scope}'", "choose 'blocks' (each transformer block) or 'model' (the whole diffusion model)")
+    dyn_text = str(dynamic).strip().lower() if not isinstance(dynamic, bool) else ("true" if dynamic else "false")
+    if dynamic is None:
+        dyn_text = "auto"
+    if dyn_text not in DYNAMIC:
+        raise AccelError(node, "dynamic", f"unknown value '{dynamic}'", "choose auto, true or false")
+    dyn = {"auto": None, "true": True, "false": False}[dyn_text]
+    if not isinstance(backend, str) or not backend:
+        raise AccelError(node, "backend", f"invalid backend {backend!r}", "choose inductor or cudagraphs")
+    try:
+        limit = int(recompile_limit)
+    except (TypeError, ValueError):
+        raise AccelError(node, "recompile_limit", f"not a number: {recompile_limit!r}", "use an integer such as 64") from None
+    if limit < 1:
+        raise AccelError(node, "recompile_limit", f"must be at least 1 (got {limit})", "use e.g. 64")
+    if on_failure not in ON_FAILURE:
+        raise AccelError(node, "on_failure", f"unknown value '{on_failure}'", "choose eager or raise")
+    return CompileConfig(tuple(chain), sc, dyn, dyn_text, bool(fullgraph), backend, limit, on_failure, node)

@@ -1,0 +1,40 @@
+"""The text Accel Compile shows: settings, guard filter, epilogue, memory, cache and status."""
+from __future__ import annotations
+
+import torch
+
+from . import cache as compile_cache
+from . import config
+from .config import CompileConfig, CompileStatus
+from .dynamo_compat import guard_filter_supported, inductor_has
+
+
+def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info, memory_note=None) -> str:
+    chain = " -> ".join(cfg.chain) + " -> eager"
+    head = (f"compile: mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
+            f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")
+    lines = [head]
+    if len(cfg.chain) > 1:
+        lines.append(f"  fallback chain: {chain}")
+    if guard_filter_supported():
+        lines.append("  guard filter: transformer_options ignored (LoRA, cond/uncond, cache and option changes do not recompile; "
+                     "attention backends are keyed separately)")
+    else:
+        lines.append(f"  guard filter: unavailable on torch {torch.__version__}; LoRA/attention changes may recompile")
+    if cfg.backend == "inductor" and config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
+        lines.append("  FFN epilogue: Linear -> GELU(tanh) runs as one cuBLASLt matmul with the GELU in its epilogue "
+                     "(one memory pass fewer per FFN; same math)")
+    if memory_note:
+        lines.append("  " + memory_note)
+    if cache_info is not None:
+        lines.append("  cache: " + compile_cache.describe())
+    if st.fell_back:
+        lines.append(f"  status: EAGER - {st.reason}")
+    elif st.calls == 0:
+        lines.append("  status: compiles on the first sampling step (lazy)")
+    else:
+        lines.append(f"  status: {st.compile_seconds:.1f} s compiling so far, {st.graphs} graph(s), "
+                     f"{st.recompiles} recompile(s)" + (f" (last: {st.last_recompile_reason})" if st.last_recompile_reason else ""))
+    for md, why in st.failures:
+        lines.append(f"  failed: {md}: {why}")
+    return "\n".join(lines)

@@ -1,0 +1,69 @@
+"""Compiled runners: one per (module class, signature, mode/settings), kept for the process, and the
+torch.compile arguments they are built with (guard filter, recompile limit, inductor options)."""
+from __future__ import annotations
+
+import hashlib
+import re
+import types
+
+import torch
+
+from . import config
+from .config import CompileConfig, _lock
+from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
+
+
+def _runner_template(module, *args, **kwargs):
+    return module(*args, **kwargs)
+
+
+_RUNNERS: dict = {}
+_RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry counts)
+
+
+def _runner(cls, sig, mode, cfg: CompileConfig):
+    key = (cls, sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph, cfg.recompile_limit)
+    fn = _RUNNERS.get(key)
+    if fn is not None:
+        return fn
+    with _lock:
+        fn = _RUNNERS.get(key)
+        if fn is not None:
+            return fn
+        digest = hashlib.sha1(repr((sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph)).encode()).hexdigest()[:10]
+        name = "accel_" + re.sub(r"\W", "_", cls.__name__) + "_" + digest
+        code = _runner_template.__code__.replace(co_name=name)
+        if hasattr(code, "co_qualname"):
+            code = code.replace(co_qualname=name)
+        raw = types.FunctionType(code, _runner_template.__globals__, name)
+        fn = torch.compile(raw, **_compile_kwargs(mode, cfg))
+        _RUNNERS[key] = fn
+        _RUNNER_CODES[id(fn)] = code
+        return fn
+
+
+def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
+    kw = {"backend": cfg.backend, "fullgraph": cfg.fullgraph, "dynamic": cfg.dynamic}
+    gf = _guard_filter if guard_filter_supported() else None
+    if cfg.backend == "inductor":
+        opts = inductor_mode_options(mode)  # options instead of mode: torch refuses both, and the filter needs options
+        if gf is not None:
+            opts["guard_filter_fn"] = gf
+        if config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
+            from ...kernels.epilogue import GELU_EPILOGUE_PASS
+
+            opts["pre_grad_custom_pass"] = GELU_EPILOGUE_PASS
+        if opts:
+            kw["options"] = opts
+        else:
+            kw["mode"] = mode
+    elif gf is not None:
+        kw["options"] = {"guard_filter_fn": gf}
+    if compile_accepts("recompile_limit"):
+        kw["recompile_limit"] = cfg.recompile_limit
+    return kw
+
+
+def _guard_filter(entries):
+    """Keep every guard except those on transformer_options (tensor shape/dtype guards there stay)."""
+    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH" for e in entries]

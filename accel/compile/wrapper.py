@@ -1,0 +1,234 @@
+"""The APPLY_MODEL wrapper: swaps a thin `_Region` in place of each compiled module for the duration of one
+`apply_model` call, runs the compiled runners, accounts compiles and recompiles, and falls back on failure."""
+from __future__ import annotations
+
+import time
+import weakref
+
+import torch
+
+from .. import log
+from ..errors import AccelError
+from . import stream as compile_stream
+from .config import CompileConfig, CompileStatus, _status_for
+from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
+from .runners import _RUNNER_CODES, _runner
+from .signature import _signature
+
+
+class _Region(torch.nn.Module):
+    """Stands in for one compiled module during apply_model: calls the shared compiled runner with the
+    original module as its first argument. Attribute reads fall through to the original module."""
+
+    def __init__(self, orig, call_state):
+        super().__init__()
+        self._orig_mod = orig
+        object.__setattr__(self, "_call_state", call_state)  # not a submodule; shared by the wrapper
+
+    def __getattr__(self, name):
+        mods = self.__dict__.get("_modules")
+        if mods is None or "_orig_mod" not in mods:
+            raise AttributeError(name)
+        if name == "_orig_mod":
+            return mods["_orig_mod"]
+        return getattr(mods["_orig_mod"], name)
+
+    def __call__(self, *args, **kwargs):  # bypasses nn.Module hook dispatch on this stand-in
+        if args:
+            args = tuple(a.contiguous() if isinstance(a, torch.Tensor) and not a.is_contiguous() else a for a in args)
+        if kwargs:
+            for k, v in kwargs.items():
+                if isinstance(v, torch.Tensor) and not v.is_contiguous():
+                    kwargs[k] = v.contiguous()
+        orig = self._modules["_orig_mod"]
+        cs = self._call_state
+        fn = cs.runners.get(type(orig))
+        if fn is None:
+            return orig(*args, **kwargs)
+        return cs.fetcher.run(orig, fn, args, kwargs)
+
+    forward = __call__
+
+
+_NO_RUNNERS: dict = {}
+
+
+class _CallState:
+    """Per BaseModel: the swap targets, and the runners for the current call."""
+
+    __slots__ = ("status", "targets", "runners", "runner_sets", "fetcher", "__weakref__")
+
+    def __init__(self):
+        self.status = None
+        self.targets = None  # [(parent, name, orig, region)]
+        self.runners = _NO_RUNNERS  # module class -> compiled runner, set for the duration of a call
+        self.runner_sets = {}  # (signature, mode) -> ({module class: runner}, [runner code objects])
+        self.fetcher = compile_stream.BlockFetcher()
+
+
+class CompileWrapper:
+    """APPLY_MODEL wrapper. Shared by every clone of the patcher it was added to (clone() copies the
+    wrapper lists, not the objects) and never deep-copied."""
+
+    def __init__(self, cfg: CompileConfig):
+        self.cfg = cfg
+        self._states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __copy__(self):
+        return self
+
+    def status(self, base) -> CompileStatus:
+        return _status_for(base, self.cfg)
+
+    # -- per call -----------------------------------------------------------------------------------
+    def __call__(self, executor, *args, **kwargs):
+        base = executor.class_obj
+        cs = self._states.get(base)
+        if cs is None:
+            cs = self._prepare(base)
+        st = cs.status
+        if st.fell_back:
+            return executor(*args, **kwargs)
+        to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
+        mode = st.chain[st.mode_index]
+        rkey = (_signature(to, self.cfg.scope), mode)
+        hit = cs.runner_sets.get(rkey)
+        if hit is None:
+            runners = {cls: _runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
+            hit = cs.runner_sets[rkey] = (runners, [_RUNNER_CODES[id(fn)] for fn in runners.values()])
+        runners, codes = hit
+        cs.runners = runners
+        cs.fetcher.streamed = 0
+        before = entry_counts(codes)
+        graphs0 = unique_graphs()
+        t0 = time.perf_counter()
+        try:
+            with RecompileLimit(self.cfg.recompile_limit):
+                out = self._run_swapped(executor, cs, args, kwargs)
+        except Exception as e:  # noqa: BLE001 - any compile/first-call failure; genuine errors re-raise below
+            if _is_interrupt(e):
+                raise
+            return self._on_failure(executor, args, kwargs, st, mode, e)
+        finally:
+            cs.runners = _NO_RUNNERS
+        st.calls += 1
+        st.streamed_regions = cs.fetcher.streamed
+        if unique_graphs() != graphs0:  # dynamo compiled something during this call
+            self._account(st, codes, before, graphs0, time.perf_counter() - t0)
+        return out
+
+    def _prepare(self, base):
+        cs = _CallState()
+        cs.status = st = _status_for(base, self.cfg)
+        targets = []
+        for key in self.cfg.keys:
+            parent, name = _resolve_parent(base, key)
+            orig = parent._modules[name]
+            targets.append((parent, name, orig, _Region(orig, cs)))
+        cs.targets = targets
+        st.regions = len(targets)
+        self._states[base] = cs
+        return cs
+
+    @staticmethod
+    def _run_swapped(executor, cs, args, kwargs):
+        targets = cs.targets
+        swapped = []
+        try:
+            for i, (parent, name, orig, region) in enumerate(targets):
+                cur = parent._modules.get(name)
+                if cur is not orig:
+                    # an object patch put another module there since we looked: compile that one if it is
+                    # of the same class, else leave it alone
+                    if cur is None or isinstance(cur, _Region) or type(cur) not in cs.runners:
+                        continue
+                    region = _Region(cur, cs)
+                    targets[i] = (parent, name, cur, region)
+                    orig = cur
+                parent._modules[name] = region
+                swapped.append((parent, name, orig))
+            return executor(*args, **kwargs)
+        finally:
+            for parent, name, orig in swapped:
+                parent._modules[name] = orig
+
+    def _account(self, st, codes, before, graphs0, seconds):
+        after = entry_counts(codes)
+        new = {c: (before.get(c, 0), n - before.get(c, 0)) for c, n in after.items() if n > before.get(c, 0)}
+        st.compiles += 1
+        st.graphs += max(0, unique_graphs() - graphs0)
+        st.compile_seconds += seconds
+        recompiled = sum(k for known, k in new.values() if known > 0)
+        if recompiled:
+            st.recompiles += recompiled
+            st.last_recompile_reason = last_guard_failure(new)
+            log.info("compile: recompiled (%s) in %.1f s; %d recompile(s) so far for this model, limit %d",
+                     st.last_recompile_reason or "reason not recorded", seconds, st.recompiles, self.cfg.recompile_limit)
+        elif new:
+            log.info("compile: compiled %d region(s) with mode %s (%s) in %.1f s",
+                     st.regions, st.chain[st.mode_index], self.cfg.backend, seconds)
+        if not st.limit_hit and any(n >= self.cfg.recompile_limit for n in after.values()):
+            st.limit_hit = True
+            log.warning("compile: the recompile limit (%d) is reached; new shapes now run eager. Raise "
+                        "recompile_limit or use dynamic=true for workflows with many resolutions.", self.cfg.recompile_limit)
+
+    def _on_failure(self, executor, args, kwargs, st, mode, err):
+        """The compiled call failed. Run the same call eagerly: if that fails too, the model (not the
+        compiler) is at fault and its error is raised unchanged. Otherwise advance the mode chain."""
+        reason = _short_error(err)
+        out = executor(*args, **kwargs)  # raises the model's own error if eager fails too
+        st.failures.append((mode, reason))
+        st.calls += 1
+        if st.mode_index + 1 < len(st.chain):
+            st.mode_index += 1
+            log.warning("compile: mode %s failed (%s); using mode %s from the next call on",
+                        mode, reason, st.chain[st.mode_index])
+            return out
+        if self.cfg.on_failure == "raise":
+            raise AccelError(self.cfg.node, "mode", f"torch.compile failed with mode {mode} ({reason})",
+                             "set on_failure to eager to run without compile, or choose another mode/backend") from err
+        st.fell_back = True
+        st.reason = f"{mode}: {reason}"
+        log.warning("compile: torch.compile failed (%s: %s); this model runs eager from now on", mode, reason)
+        return out
+
+
+def _resolve_parent(base, key):
+    """(parent module, name) of a dotted module path such as "diffusion_model.blocks.3"."""
+    import comfy.utils
+
+    path, _, name = key.rpartition(".")
+    return (comfy.utils.get_attr(base, path) if path else base), name
+
+
+def _is_interrupt(e) -> bool:
+    try:
+        import comfy.model_management as mm
+
+        return isinstance(e, mm.InterruptProcessingException)
+    except Exception:
+        return False
+
+
+def _short_error(e) -> str:
+    """One line naming the root cause (dynamo wraps backend errors in BackendCompilerFailed etc.)."""
+    inner = e
+    for _ in range(6):
+        nxt = getattr(inner, "inner_exception", None) or inner.__cause__
+        if nxt is None or nxt is inner:
+            break
+        inner = nxt
+    lines = [ln.strip() for ln in str(inner).splitlines() if ln.strip()]
+    first = lines[0] if lines else ""
+    for ln in lines[1:6]:
+        low = ln.lower()
+        if any(w in low for w in ("not supported", "cannot find", "no such file", "unsupported", "fp8e4nv", "compiler")):
+            first = f"{first} ... {ln}"
+            break
+    text = f"{type(inner).__name__}: {first}" if first else type(inner).__name__
+    if inner is not e:
+        text = f"{type(e).__name__} <- {text}"
+    return text[:400]

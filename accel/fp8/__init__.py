@@ -1,0 +1,43 @@
+"""FP8 diffusion models inside ComfyUI: loading every FP8 form, quantizing on load, FP8 matmuls, saving.
+
+How a model is loaded (`load_file` / `load_state_dict`):
+1. `formats.normalize` turns the file (bf16/fp16/fp32, scaled_fp8, _quantization_metadata,
+   comfy_quant, plain fp8, per-channel weight_scale) into one canonical state dict and validates it.
+2. ComfyUI's own `comfy.sd.load_diffusion_model_state_dict` builds the model with our custom
+   operations (`make_operations`, a subclass of comfy.ops.manual_cast): every Linear stores its weight
+   as given (fp8 + fp32 `weight_scale`, or high precision); everything else is ComfyUI's.
+3. `accel.families.detect` names the family; `plan_layers` decides which Linears are quantized
+   (transformer-block linears; embeddings, norms, modulation/adaLN and the head stay high
+   precision, optionally also the first/last blocks); `finalize` quantizes / requantizes /
+   dequantizes each Linear accordingly (on the GPU when there is one).
+
+At run time a quantized Linear either calls `kernels.fp8.fp8_linear` (dynamic per-token activation
+scales x per-channel weight scales through torch._scaled_mm, on GPUs with FP8 tensor cores; the
+path comes from `accel.defaults.choose(profile).fp8_compute`) or dequantizes its weight per layer to
+the compute dtype. Weights are fetched through comfy.ops.cast_bias_weight, so offloading/lowvram
+work; `convert_weight`/`set_weight` make LoRA weight patches apply to the true (scaled) values and
+requantize with ComfyUI's stochastic rounding; per-forward weight functions (LoRA in lowvram mode,
+hooks) run on the dequantized weight.
+
+Layout (one concern per file): ``options`` (the nodes' choices), ``formats`` (file forms: read, normalize, write),
+``ops`` (the FP8 Linear and its runtime), ``plan`` (compute path, layers kept in high precision), ``finalize``
+(quantize each Linear to the plan, key and NaN checks), ``load`` (file / state dict -> MODEL, report), ``save``
+(portable format). This package re-exports the public API the nodes use.
+"""
+from __future__ import annotations
+
+from .finalize import Stats, check_keys, count_nonfinite, finalize, nonfinite_tensors, nonfinite_text
+from .load import LoadResult, activation_dtype, load_file, load_state_dict
+from .ops import FP8Runtime, is_accel_linear, make_operations
+from .options import (AUTO_TARGET, COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO,
+                      FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD, NODE,
+                      SAVE_NODE, WEIGHT_FORMATS)
+from .plan import Plan, plan_layers, resolve_compute
+from .save import SaveTarget, convert_file, output_path, portable_tensors, reserve_target, save_portable
+
+__all__ = ["AUTO_TARGET", "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
+           "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD", "NODE",
+           "SAVE_NODE", "WEIGHT_FORMATS", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
+           "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear", "load_file", "load_state_dict",
+           "make_operations", "nonfinite_tensors", "nonfinite_text", "output_path", "plan_layers", "portable_tensors",
+           "reserve_target", "resolve_compute", "save_portable"]

@@ -1,0 +1,244 @@
+"""Load a diffusion model file or state dict (any supported FP8 or high-precision form) as an FP8 model, and its
+report."""
+from __future__ import annotations
+
+import inspect
+import os
+from dataclasses import dataclass
+
+import torch
+
+from ...kernels import fp8 as kfp8
+from .. import families, log
+from ..errors import AccelError
+from . import formats
+from .finalize import Stats, check_keys, finalize, nonfinite_text
+from .ops import FP8Runtime, make_operations
+from .options import COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS
+from .plan import Plan, plan_layers, resolve_compute
+
+
+@dataclass
+class LoadResult:
+    patcher: object
+    report: str
+    stats: Stats
+    plan: Plan
+    normalized: object
+    compute: str
+    family: object
+    runtime: FP8Runtime
+
+
+def _bytes(n) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def _dtype_name(dt) -> str:
+    return str(dt).replace("torch.", "")
+
+
+def _detect_config(sd):
+    """ComfyUI's model config for a (canonical) state dict, or None."""
+    import comfy.model_detection as md
+    import comfy.utils
+
+    try:
+        prefix = md.unet_prefix_from_state_dict(sd)
+        # state_dict_prefix_replace pops the keys it moves, even with filter_keys: work on a copy
+        tmp = comfy.utils.state_dict_prefix_replace(dict(sd), {prefix: ""}, filter_keys=True) or dict(sd)
+        return md.model_config_from_unet(tmp, "", metadata=None)
+    except Exception:
+        return None
+
+
+def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(state dict)",
+                    weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
+                    extra_keep: str = "", strict: bool = False, profile=None, use_fast_accum: bool = True,
+                    input_name: str = "unet_name", disable_dynamic: bool | None = None, node: str = NODE,
+                    compute_dtype=None) -> LoadResult:
+    """Load a diffusion model state dict (any supported form) as an FP8 model. `sd` is consumed.
+    Errors name `node` / `input_name` (the saver converts files through this too)."""
+    import comfy.model_management as mm
+    import comfy.sd
+    import comfy.utils
+
+    from .. import hardware
+
+    if weight_format not in WEIGHT_FORMATS:
+        raise AccelError(node, "weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")
+    profile = profile or hardware.profile()
+    path, path_reason = resolve_compute(compute, profile, strict)
+
+    norm = formats.normalize(sd, metadata, source, node, input_name)
+    sd.clear()
+    cfg = _detect_config(norm.sd)
+    params = comfy.utils.calculate_parameters(norm.sd)
+    hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
+    supported = list(cfg.supported_inference_dtypes) if cfg is not None else [torch.float16, torch.bfloat16, torch.float32]
+    keep_dtype = mm.unet_dtype(model_params=params, supported_dtypes=supported, weight_dtype=hp)
+    if path == "scaled_mm_rowwise" and getattr(mm.get_torch_device(), "type", "cpu") == "cuda":
+        kfp8.rowwise_out_dtypes(mm.get_torch_device())  # probe now, in eager mode (compiled code reads it)
+    keep_dtype, dtype_note = activation_dtype(keep_dtype, path, supported, compute_dtype)
+
+    rt = FP8Runtime(source=source, node=node, input_name=input_name, mode=path, fast=path != "dequant", use_fast_accum=use_fast_accum, strict=strict)
+    if rt.fast and profile.is_gpu and (not profile.triton or kfp8.triton_error() is not None):
+        log.warn_once(("fp8", "no_triton"), "triton is not available: FP8 activations are quantized with PyTorch ops "
+                                            "(slower); install triton (Linux) or triton-windows")
+    # ComfyUI's own rule (pick_operations): manual casting only when weights and compute dtypes differ
+    manual = mm.unet_manual_cast(keep_dtype, mm.get_torch_device(), supported) is not None
+    model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
+    kwargs = {}
+    if disable_dynamic is not None and "disable_dynamic" in inspect.signature(comfy.sd.load_diffusion_model_state_dict).parameters:
+        kwargs["disable_dynamic"] = disable_dynamic
+    n_fp8_in = len(norm.fp8_layers)
+    try:
+        patcher = comfy.sd.load_diffusion_model_state_dict(norm.sd, model_options=model_options,
+                                                           metadata=norm.metadata or None, **kwargs)
+    except AccelError:
+        raise
+    except KeyError as e:  # ComfyUI's model detection reads a tensor the file lacks
+        raise AccelError(node, input_name, f"'{source}': tensor {e} is missing from the file (ComfyUI reads it to "
+                                           f"detect the model)",
+                         "The file is incomplete or damaged: download it again, or use the original checkpoint") from e
+    except Exception as e:
+        raise AccelError(node, input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
+                         "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
+    if patcher is None:
+        raise AccelError(node, input_name,
+                         f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
+                         "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
+    norm.sd = {}
+    unused = sorted(u for u in norm.scaled_layers if u not in rt.loaded and _strip_prefix(u) not in rt.loaded)
+    if unused:
+        raise AccelError(node, input_name,
+                         f"'{source}': scaled fp8 tensor '{unused[0]}.weight' belongs to a layer that is not a linear layer "
+                         f"of the detected model ({len(unused)} such layers), so its scale cannot be applied",
+                         "Use the original checkpoint")
+
+    dm = patcher.model.diffusion_model
+    check_keys(dm, rt, source, type(patcher.model).__name__, node, input_name)
+    family = families.detect(patcher)
+    plan = plan_layers(dm, family, keep, extra_keep)
+    stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
+    if getattr(patcher, "size", 0):
+        patcher.size = 0  # recomputed from the finalized weights
+    if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
+        log.info(f"{source}: e5m2 layers dequantize per layer (FP8 matmul uses e4m3fn weights)")
+    text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt)
+    if stats.nonfinite:
+        log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
+    if dtype_note:
+        text += f"\n  activations: {dtype_note}"
+    log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
+    return LoadResult(patcher, text, stats, plan, norm, path, family, rt)
+
+
+def _cli_forces_unet_dtype() -> bool:
+    try:
+        from comfy.cli_args import args
+    except Exception:
+        return False
+    return any(getattr(args, f, False) for f in ("fp32_unet", "fp64_unet", "bf16_unet", "fp16_unet",
+                                                  "fp8_e4m3fn_unet", "fp8_e5m2_unet", "fp8_e8m0fnu_unet"))
+
+
+def activation_dtype(model_dtype, path: str, supported, requested=None) -> tuple:
+    """The dtype the non-FP8 layers and activations use: ComfyUI's choice (`model_dtype`), except that
+    the row-wise FP8 matmul on a torch that writes only bf16 makes an fp16 model pay a conversion pass
+    after every FP8 layer (~0.2-0.5 ms per Wan 14B linear); there, bf16 is used when the model supports
+    it and no --*-unet launch flag fixes the dtype. Returns (dtype, note for the report or "")."""
+    if requested is not None:
+        return requested, f"{_dtype_name(requested)} (requested)"
+    if (path == "scaled_mm_rowwise" and model_dtype == torch.float16 and torch.bfloat16 in supported
+            and not _cli_forces_unet_dtype()):
+        import comfy.model_management as mm
+
+        dev = mm.get_torch_device()
+        if getattr(dev, "type", "cpu") == "cuda" and torch.float16 not in kfp8.rowwise_out_dtypes(dev):
+            return torch.bfloat16, ("bfloat16 instead of ComfyUI's float16: this PyTorch's row-wise FP8 matmul "
+                                    "writes bfloat16 only, so float16 would add a conversion after every FP8 layer")
+    return model_dtype, ""
+
+
+def _strip_prefix(layer: str) -> str:
+    for p in ("model.diffusion_model.", "diffusion_model.", "model.", "net."):
+        if layer.startswith(p):
+            return layer[len(p):]
+    return layer
+
+
+def _linear_bytes(dm):
+    lin = other = 0
+    for name, m in dm.named_modules():
+        for pname, p in m.named_parameters(recurse=False):
+            n = p.numel() * p.element_size()
+            if isinstance(m, torch.nn.Linear):
+                lin += n
+            else:
+                other += n
+    for b in dm.buffers():
+        other += b.numel() * b.element_size()
+    return lin, other
+
+
+def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt) -> str:
+    lin, other = _linear_bytes(dm)
+    total = lin + other
+    itemsize = torch.tensor([], dtype=keep_dtype).element_size()
+    stock = sum(p.numel() for n, p in dm.named_parameters() if not n.endswith("weight_scale")) * itemsize
+    lines = [f"Accel FP8 loader: {source}",
+             f"  model: {family.name} ({family.base_class})",
+             f"  stored: {norm.describe()}, {_bytes(norm.stored_bytes)} on disk"]
+    fmts = ", ".join(f"{n} {k}" for k, n in sorted(stats.formats.items())) or "none"
+    action = []
+    if stats.quantized:
+        action.append(f"{stats.quantized} quantized on load")
+    if stats.kept_fp8:
+        action.append(f"{stats.kept_fp8} fp8 as stored")
+    if stats.requantized:
+        action.append(f"{stats.requantized} requantized (double rounding)")
+    if stats.dequantized:
+        action.append(f"{stats.dequantized} dequantized to {_dtype_name(keep_dtype)}")
+    lines.append(f"  weight_format: {weight_format} -> fp8 linear layers: {fmts} ({'; '.join(action) or 'none'})")
+    kept = ", ".join(f"{n} {why}" for why, n in sorted(plan.kept.items())) or "none"
+    lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}], "
+                 f"and all norms, biases and modulation parameters")
+    lines.append(f"  keep rule: {plan.choice} ({plan.reason})")
+    lines.append(f"  weights in memory: {_bytes(total)} (linear {_bytes(lin)}, other {_bytes(other)}) vs {_bytes(stock)} "
+                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {_bytes(max(0, stock - total))} "
+                 f"({total / max(1, stock):.2f}x)")
+    if not stats.formats:
+        comp = "no fp8 layers: ComfyUI's usual matmuls"
+    elif path == "dequant":
+        comp = f"dequantize per layer to the compute dtype - {path_reason}"
+    else:
+        comp = f"{path} (dynamic per-token activation scales)" if path == "scaled_mm_rowwise" else \
+            f"{path} (dynamic per-tensor activation scales)"
+        comp += f" - {path_reason}"
+        if any(k.startswith("e5m2") for k in stats.formats):
+            comp += "; e5m2 layers dequantize (FP8 matmul needs e4m3fn)"
+    lines.append(f"  compute: {comp}")
+    for note in norm.notes:
+        lines.append(f"  note: {note}")
+    if stats.nonfinite:
+        lines.append(f"  warning: {nonfinite_text(stats.nonfinite)}")
+    return "\n".join(lines)
+
+
+def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
+              extra_keep: str = "", strict: bool = False, profile=None, input_name: str = "unet_name",
+              disable_dynamic: bool | None = None, node: str = NODE) -> LoadResult:
+    """Read and load a safetensors diffusion model file (see `load_state_dict`)."""
+    source = os.path.basename(path)
+    sd, metadata = formats.read_file(path, node, input_name)
+    res = load_state_dict(sd, metadata, source, weight_format, compute, keep, extra_keep, strict, profile,
+                          input_name=input_name, disable_dynamic=disable_dynamic, node=node)
+    p = res.patcher
+    if hasattr(p, "cached_patcher_init"):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
+        p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep, strict))
+    return res
+
+
+def _reload_patcher(path, weight_format, compute, keep, extra_keep, strict, disable_dynamic=False):
+    return load_file(path, weight_format, compute, keep, extra_keep, strict, disable_dynamic=disable_dynamic).patcher

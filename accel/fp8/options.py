@@ -1,0 +1,45 @@
+"""The FP8 nodes' choices (weight format, compute path, layers kept in high precision) and the per-family `auto`
+rule."""
+from __future__ import annotations
+
+from ...kernels import fp8 as kfp8
+
+
+NODE = "Accel Load Diffusion Model (FP8)"
+SAVE_NODE = "Accel Save FP8 Model"
+
+# --- user-facing options ---------------------------------------------------------------------------
+FORMAT_AUTO = "auto"
+FORMAT_KEEP = "keep as stored"
+WEIGHT_FORMATS = {
+    FORMAT_AUTO: None,
+    "fp8_e4m3fn per-channel scaled": (kfp8.E4M3, True),
+    "fp8_e4m3fn per-tensor scaled": (kfp8.E4M3, False),
+    "fp8_e5m2 per-tensor scaled": (kfp8.E5M2, False),
+    FORMAT_KEEP: None,
+}
+AUTO_TARGET = (kfp8.E4M3, True)  # what `auto` quantizes a bf16/fp16/fp32 file to
+
+COMPUTE_AUTO = "auto"
+COMPUTE_FP8 = "fp8 matmul"
+COMPUTE_DEQUANT = "dequantize (bf16/fp16 matmul)"
+COMPUTE_CHOICES = (COMPUTE_AUTO, COMPUTE_FP8, COMPUTE_DEQUANT)
+
+KEEP_AUTO = "auto (per model family)"
+KEEP_STANDARD = "embeddings, norms, modulation, head"
+KEEP_FIRST_LAST = "standard + first & last block"
+KEEP_FIRST_LAST_2 = "standard + first 2 & last 2 blocks"
+KEEP_CHOICES = (KEEP_AUTO, KEEP_STANDARD, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2)
+_KEEP_EDGE = {KEEP_STANDARD: 0, KEEP_FIRST_LAST: 1, KEEP_FIRST_LAST_2: 2}
+
+# Per-family `auto` choice with its reason. Families not listed use the standard rule.
+_WAN_WHY = ("Wan: the block linears (self/cross attention, FFN) are quantized - the layers LightX2V's FP8 Wan "
+            "scheme quantizes; embeddings, modulation and head stay high precision")
+FAMILY_KEEP = {
+    "wan21": (KEEP_STANDARD, _WAN_WHY),
+    "wan22": (KEEP_STANDARD, _WAN_WHY),
+    "flux": (KEEP_STANDARD, "Flux: double/single-block attention and MLP linears quantized; img_in/txt_in, time/guidance/vector "
+                            "embedders, the *_mod modulation linears and final_layer stay high precision"),
+    "qwen_image": (KEEP_STANDARD, "Qwen-Image: block attention and MLP linears quantized; img_in/txt_in, time_text_embed, "
+                                  "img_mod/txt_mod modulation, norm_out and proj_out stay high precision"),
+}

@@ -1,0 +1,81 @@
+"""What an FP8 load does: the compute path (FP8 matmul or dequantize) and which Linears are quantized and which stay
+in high precision."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+import torch
+
+from .. import defaults, log
+from ..errors import AccelError
+from .options import (_KEEP_EDGE, COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
+                      KEEP_CHOICES, KEEP_STANDARD, NODE)
+
+
+# Module lists that hold the transformer blocks, and path components that mark layers kept in high
+# precision even inside a block (modulation / adaLN, norms, embedders, heads).
+_BLOCK_RE = re.compile(r"(?:^|\.)(?:blocks|double_blocks|single_blocks|transformer_blocks|joint_blocks|layers|vace_blocks)\.\d+(?:\.|$)")
+_KEEP_TOKEN_RE = re.compile(r"^(?:modulation|adaln.*|.*_mod|mod|norm.*|.*_norm|.*embed.*|time_.*|head|final_layer)$", re.I)
+
+
+def resolve_compute(choice: str, profile, strict: bool = False) -> tuple[str, str]:
+    """(path, reason) for the `compute` input. `auto` is the defaults table's fp8_compute."""
+    d = defaults.choose(profile)
+    if choice == COMPUTE_DEQUANT:
+        return "dequant", "dequantize requested: weights stay FP8 in memory, matmuls run in the compute dtype"
+    if choice == COMPUTE_AUTO:
+        return d.fp8_compute, d.fp8_reason
+    if choice == COMPUTE_FP8:
+        if d.fp8_compute != "dequant":
+            return d.fp8_compute, d.fp8_reason
+        msg = f"FP8 matmul requested, but {d.fp8_reason}"
+        if strict:
+            raise AccelError(NODE, "compute", msg, "Set compute to 'auto' or 'dequantize', or turn strict off")
+        log.warn_once(("fp8", "compute_unsupported", profile.gpu_name or profile.device_kind), msg + "; using dequantize")
+        return "dequant", msg + "; using dequantize instead"
+    raise AccelError(NODE, "compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
+
+
+@dataclass
+class Plan:
+    quantize: dict  # module name (relative to diffusion_model) -> bool, for every Linear
+    choice: str
+    reason: str
+    kept: dict  # reason -> count of Linears kept high precision
+
+
+def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str = "") -> Plan:
+    """Decide per Linear: quantize (True) or keep high precision (False)."""
+    if keep == KEEP_AUTO:
+        choice, reason = FAMILY_KEEP.get(family.family, (
+            KEEP_STANDARD, f"{family.name}: transformer-block linears quantized; embeddings, norms, modulation/adaLN "
+                           f"and output layers stay high precision"))
+    elif keep in _KEEP_EDGE:
+        choice, reason = keep, "chosen on the node"
+    else:
+        raise AccelError(NODE, "keep_high_precision", f"unknown choice '{keep}'", f"Use one of {', '.join(KEEP_CHOICES)}")
+    edge = _KEEP_EDGE[choice]
+    edge_blocks = set()
+    if edge:
+        keys = [k[len("diffusion_model."):] if k.startswith("diffusion_model.") else k for k in family.block_keys]
+        edge_blocks = set(keys[:edge]) | set(keys[-edge:])
+    patterns = [p.strip() for p in (extra_keep or "").replace(";", ",").replace("\n", ",").split(",") if p.strip()]
+    quantize, kept = {}, {}
+    for name, m in diffusion_model.named_modules():
+        if not isinstance(m, torch.nn.Linear):
+            continue
+        why = None
+        if not _BLOCK_RE.search(name):
+            why = "outside the transformer blocks (embeddings, head)"
+        elif any(_KEEP_TOKEN_RE.match(part) for part in name.split(".")):
+            why = "modulation/norm/embedding layer"
+        elif any(name == b or name.startswith(b + ".") for b in edge_blocks):
+            why = "first/last block"
+        elif any(fnmatch.fnmatchcase(name, p) for p in patterns):
+            why = "extra_keep pattern"
+        quantize[name] = why is None
+        if why:
+            kept[why] = kept.get(why, 0) + 1
+    return Plan(quantize, choice, reason, kept)
