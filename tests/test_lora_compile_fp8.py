@@ -14,7 +14,7 @@ CFG 1, euler / simple. ComfyUI's own node classes run each step (what the execut
 Checked, per loader: (a) the LoRA applies (the output moves far from the no-LoRA output) and the compiled
 Level-1 output equals the same graph without Level-1 (eager, same loader, same LoRA); (b) re-executing the
 LoRA loaders with another strength and then the Level-1 nodes compiles nothing (dynamo's unique-graph count,
-accel.dynamo_compat.unique_graphs) and the output follows the new strength; (c) the low-noise expert runs the
+accel.compile.dynamo_compat.unique_graphs) and the output follows the new strength; (c) the low-noise expert runs the
 code compiled for the high-noise one (no new graph between the two samplers; one for ComfyUI's scaled-fp8
 loader, which gives every model its own Linear class).
 
@@ -152,7 +152,7 @@ def _load(mod, M, kind, path):
 @pytest.mark.parametrize("kind", ["fp8", "comfy_fp8_scaled", "stock"])
 def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
     C = mod("accel.compile")
-    graphs = mod("accel.dynamo_compat").unique_graphs
+    graphs = mod("accel.compile.dynamo_compat").unique_graphs
     files = _write_experts(M, comfy, kind)
     experts = {k: _load(mod, M, kind, p) for k, p in files.items()}
     if kind != "stock":
