@@ -90,13 +90,13 @@ def failure_input(name: str, tooltip: str, *, optional: bool = False) -> io.Comb
                           tooltip=tooltip, optional=optional)
 
 
-def check_failure(value, legacy: tuple = ()):
-    """validate_inputs for a failure-policy input: True for `fall back`, `error` and this input's legacy
-    values (old workflows and API prompts); else ComfyUI's "not in list" message. Links are checked when the
-    node runs."""
+def check_failure(name: str, value, legacy: tuple = ()):
+    """validate_inputs for the failure-policy input `name`: True for `fall back`, `error` and this input's
+    legacy values (old workflows and API prompts); else a message naming the input. Links are checked when
+    the node runs."""
     if not isinstance(value, str) or vocabulary.failure_policy(value, legacy) is not None:
         return True
-    return f"'{value}' not in {list(vocabulary.ON_FAILURE_CHOICES)}"
+    return f"input '{name}': '{value}' not in {list(vocabulary.ON_FAILURE_CHOICES)}"
 
 
 def failure_policy(node: str, input_name: str, value, legacy: tuple = ()) -> str:

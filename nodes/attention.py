@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, report_output, with_report
+from ..accel.vocabulary import FALL_BACK
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, model_output,
+                      report_output, with_report)
+
+LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
 
 def _choices():
@@ -43,10 +47,11 @@ class AccelAttention(AccelNode):
                     "Attention backend. 'auto' = the fastest exact backend for this GPU (see the report). "
                     "Only backends usable on this machine are listed; a workflow naming one that is "
                     "missing here still loads and then follows 'fallback'.")),
-                io.Combo.Input("fallback", options=["sdpa", "error"], default="sdpa", tooltip=(
-                    "sdpa: calls the backend cannot serve (masks, head sizes, float32, ...) and a backend "
+                failure_input("fallback", (
+                    "fall back: calls the backend cannot serve (masks, head sizes, float32, ...) and a backend "
                     "that is not installed here use ComfyUI's own attention (PyTorch SDPA on GPUs), with "
-                    "one warning per reason. error: stop with a message naming the reason and the package.")),
+                    "one warning per reason. error: stop with a message naming the reason and the package. "
+                    "(Older workflows' 'sdpa' means fall back.)")),
                 io.Boolean.Input("autotune", default=False, optional=True, **advanced(), tooltip=(
                     "Time every usable exact backend (all Sage kernels too if a Sage backend is chosen) on "
                     "the first real call of each attention shape and keep the fastest. Results are cached "
@@ -58,11 +63,15 @@ class AccelAttention(AccelNode):
             ])
 
     @classmethod
-    def validate_inputs(cls, backend):
-        # Replaces ComfyUI's "value not in list" check for `backend` only: a shared workflow that names
-        # a backend installed on another machine validates here and then follows `fallback`.
+    def validate_inputs(cls, backend, fallback=FALL_BACK):
+        # Replaces ComfyUI's "value not in list" check for `backend`: a shared workflow that names a backend
+        # installed on another machine validates here and then follows `fallback`; and for `fallback`, whose
+        # legacy value 'sdpa' still validates.
         from ..kernels.attention import registry
 
+        bad = check_failure("fallback", fallback, LEGACY_FALLBACK)
+        if bad is not True:
+            return bad
         if not isinstance(backend, str):  # linked from another node: checked when the node runs
             return True
         if backend == "auto" or backend in registry.BACKENDS:
@@ -73,8 +82,9 @@ class AccelAttention(AccelNode):
     def execute(cls, model, backend, fallback, autotune=False):
         from ..accel.attention import apply_attention
 
-        patched, report = apply_attention(model, backend=backend, fallback=fallback, autotune=bool(autotune),
-                                          node=cls.DISPLAY)
+        policy = failure_policy(cls.DISPLAY, "fallback", fallback, LEGACY_FALLBACK)
+        patched, report = apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
+                                          autotune=bool(autotune), node=cls.DISPLAY)
         return with_report(patched, report, report=report)
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, report_output, with_report
+from ..accel.vocabulary import FALL_BACK
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, model_output,
+                      report_output, with_report)
 
 _MODES = ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
+LEGACY_ON_FAILURE = ("eager", "raise")  # the old words for "fall back" and "error" (still validate)
 
 
 class AccelCompile(AccelNode):
@@ -48,9 +51,10 @@ class AccelCompile(AccelNode):
                 io.Int.Input("recompile_limit", default=64, min=1, max=1024, **advanced(), tooltip=(
                     "How many compiled variants a region may collect (new shapes, batch sizes, attention "
                     "backends) before new variants run eager. Each is logged with its reason.")),
-                io.Combo.Input("on_failure", options=["eager", "raise"], default="eager", tooltip=(
-                    "eager: if compiling or a compiled call fails, log one line and run this model eager from "
-                    "then on (the prompt succeeds). raise: stop the prompt with the error.")),
+                failure_input("on_failure", (
+                    "fall back: if compiling or a compiled call fails, log one line and run this model eager "
+                    "(uncompiled) from then on (the prompt succeeds). error: stop the prompt with the error. "
+                    "(Older workflows' 'eager' / 'raise' mean the same.)")),
             ],
             outputs=[
                 model_output("The model, compiled on its first sampling step."),
@@ -58,12 +62,17 @@ class AccelCompile(AccelNode):
             ])
 
     @classmethod
+    def validate_inputs(cls, on_failure):
+        return check_failure("on_failure", on_failure, LEGACY_ON_FAILURE)
+
+    @classmethod
     def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure):
         from ..accel.compile import apply_compile
 
+        policy = failure_policy(cls.DISPLAY, "on_failure", on_failure, LEGACY_ON_FAILURE)
         m, report = apply_compile(model, mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph,
-                                  backend=backend, recompile_limit=recompile_limit, on_failure=on_failure,
-                                  node=cls.DISPLAY)
+                                  backend=backend, recompile_limit=recompile_limit,
+                                  on_failure="eager" if policy == FALL_BACK else "raise", node=cls.DISPLAY)
         return with_report(m, report, report=report)
 
 

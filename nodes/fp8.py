@@ -50,7 +50,8 @@ class AccelLoadDiffusionModelFP8(AccelNode):
                     "More layers to keep in bf16/fp16: comma-separated patterns on layer names, e.g. "
                     "'blocks.*.cross_attn.*, blocks.39.*'.")),
                 io.Boolean.Input("strict", default=False, optional=True, **advanced(), tooltip=(
-                    "Raise an error instead of falling back (e.g. FP8 matmul requested on a GPU without it).")),
+                    "On: stop with an error instead of falling back (e.g. FP8 matmul requested on a GPU without it); "
+                    "what on_failure 'error' means on the other nodes. Off: fall back, logged once.")),
             ],
             outputs=[
                 model_output("The diffusion model with FP8 linear layers."),

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_PATCH, AccelNode, model_output, report_output, with_report
+from ..accel.vocabulary import ERROR
+from ._common import (CATEGORY_PATCH, AccelNode, check_failure, failure_input, failure_policy, model_output, report_output,
+                      with_report)
 
 
 class AccelWanLevel1(AccelNode):
@@ -46,7 +48,7 @@ class AccelWanLevel1(AccelNode):
                 io.Boolean.Input("cudnn_benchmark", default=True, tooltip=(
                     "cudnn.benchmark while this model samples: picks the fastest convolution algorithm per "
                     "resolution (the first step at a new resolution pays the search).")),
-                io.Combo.Input("on_failure", options=["fall back", "error"], default="fall back", tooltip=(
+                failure_input("on_failure", (
                     "fall back: if a kernel or the compile cannot be used, continue with the next best (logged "
                     "once). error: stop with a message instead (to make sure you get the fast path).")),
             ],
@@ -56,14 +58,16 @@ class AccelWanLevel1(AccelNode):
             ])
 
     @classmethod
+    def validate_inputs(cls, on_failure):
+        return check_failure("on_failure", on_failure)
+
+    @classmethod
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure):
         from ..accel import level1
-        from ..accel.errors import AccelError
 
-        if on_failure not in ("fall back", "error"):
-            raise AccelError(cls.DISPLAY, "on_failure", f"unknown value {on_failure!r}", "use 'fall back' or 'error'")
+        strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
         m, text = level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
-                                      tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=(on_failure == "error"),
+                                      tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
                                       node=cls.DISPLAY)
         return with_report(m, text, report=text)
 

@@ -137,7 +137,7 @@ def test_node_registered_with_report(pack, wan, C, mod):
     assert cls.CATEGORY == "accel/patch" and tuple(cls.RETURN_TYPES) == ("MODEL", "STRING")
     req = cls.INPUT_TYPES()["required"]
     assert req["mode"][1]["options"] == ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
-    assert req["scope"][1]["default"] == "blocks" and req["on_failure"][1]["default"] == "eager"
+    assert req["scope"][1]["default"] == "blocks" and req["on_failure"][1]["default"] == "fall back"
     out = H.call_node(cls, wan, "default", "blocks", "auto", False, "inductor", 64, "eager")
     m, report = out["result"]
     assert out["ui"]["text"] == [report]
