@@ -3,7 +3,7 @@
 ComfyUI loads this file at start-up and registers the nodes of `nodes/` through `comfy_entrypoint` (the V3
 node API). It imports nothing heavy: attention libraries, triton and ComfyUI internals are imported when a
 node runs. A missing optional package (triton, flash-attn, sageattention, xformers) never stops the pack from
-loading.
+loading. `web/` holds the small frontend extension that shows each node's report text under the node.
 """
 if __package__:
     from .nodes import comfy_entrypoint
@@ -13,6 +13,6 @@ else:
     comfy_entrypoint = None
 
 __version__ = "0.1.0"
-WEB_DIRECTORY = None
+WEB_DIRECTORY = "web"
 
 __all__ = ["comfy_entrypoint", "__version__"]
