@@ -1,9 +1,12 @@
-"""ComfyUI-facing node classes, one file per feature, discovered automatically.
+"""ComfyUI-facing node classes (V3 API), one file per feature, discovered automatically.
 
-Each module defines `NODE_CLASS_MAPPINGS` and `NODE_DISPLAY_NAME_MAPPINGS`. A module that fails to
-import is logged once and recorded in `IMPORT_ERRORS` (the test harness fails on any entry); the
-other nodes still load. Every BOOLEAN input of every node is parsed in one place
-(`_common.apply_boolean_checks`): API clients' "false" is False, anything unparseable an error.
+Each module lists its node classes in `NODES` (subclasses of `_common.AccelNode`). A module that fails to
+import is logged once and recorded in `IMPORT_ERRORS` (the test harness fails on any entry); the other nodes
+still load. ComfyUI registers the nodes through `comfy_entrypoint` (the pack's __init__.py re-exports it).
+`NODE_CLASS_MAPPINGS` / `NODE_DISPLAY_NAME_MAPPINGS` here are the same nodes by id, for the pack's own use
+(tests, scripts); the pack root does not export them, so ComfyUI takes the V3 path. Every BOOLEAN input of
+every node is parsed in one place (`_common.apply_boolean_checks`): API clients' "false" is False, anything
+unparseable an error.
 """
 from __future__ import annotations
 
@@ -12,10 +15,11 @@ import logging
 import pkgutil
 import traceback
 
+from comfy_api.latest import ComfyExtension
+
 from . import _common
 
-NODE_CLASS_MAPPINGS: dict = {}
-NODE_DISPLAY_NAME_MAPPINGS: dict = {}
+NODES: list = []
 IMPORT_ERRORS: dict = {}
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -28,8 +32,19 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         logging.getLogger("comfyui-accel").error(
             "accel: node module '%s' failed to import (%s: %s); its nodes are unavailable", _info.name, type(_e).__name__, _e)
         continue
-    NODE_CLASS_MAPPINGS.update(getattr(_mod, "NODE_CLASS_MAPPINGS", {}))
-    NODE_DISPLAY_NAME_MAPPINGS.update(getattr(_mod, "NODE_DISPLAY_NAME_MAPPINGS", {}))
+    NODES.extend(getattr(_mod, "NODES", []))
+
+NODE_CLASS_MAPPINGS: dict = {cls.NODE_ID: cls for cls in NODES}
+NODE_DISPLAY_NAME_MAPPINGS: dict = {cls.NODE_ID: cls.DISPLAY for cls in NODES}
 
 # every BOOLEAN input of every node: "false" from an API client is False, "maybe" an error naming the input
 BOOLEAN_CHECKS = _common.apply_boolean_checks(NODE_CLASS_MAPPINGS, NODE_DISPLAY_NAME_MAPPINGS)
+
+
+class AccelExtension(ComfyExtension):
+    async def get_node_list(self) -> list:
+        return list(NODES)
+
+
+def comfy_entrypoint() -> AccelExtension:
+    return AccelExtension()

@@ -1,10 +1,16 @@
-"""Shared bits for node classes: category names and small helpers. Keep nodes thin."""
+"""Shared bits for node classes: the V3 base class, schema helpers, category names, the failure-option
+vocabulary and the BOOLEAN parsing. Keep nodes thin: one schema per node, an `execute` that calls into accel/."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import json
 import sys
 
+from comfy_api.latest import io, ui
+
+from ..accel import vocabulary
 from ..accel.errors import AccelError
 
 CATEGORY = "accel"
@@ -15,9 +21,91 @@ CATEGORY_INFO = "accel/info"
 CATEGORY_TESTING = "accel/testing"
 
 
+# --- V3 nodes ------------------------------------------------------------------------------------------------
+#
+# Every node is an `AccelNode`: its id and display name are class attributes (NODE_ID, DISPLAY), used by its
+# schema and passed as `node=` to accel/ so that errors and reports name the node: one place per node.
+
+_SCHEMA_FIELDS = {f.name for f in dataclasses.fields(io.Schema)}
+_INPUT_HAS_ADVANCED = "advanced" in inspect.signature(io.Input.__init__).parameters
+
+
+class AccelNode(io.ComfyNode):
+    """Base of the pack's nodes (not registered itself)."""
+
+    NODE_ID: str = ""
+    DISPLAY: str = ""
+
+    @classmethod
+    def unique_id(cls):
+        """This node's id in the prompt (the hidden UNIQUE_ID input), None outside a prompt."""
+        return getattr(cls.hidden, "unique_id", None)
+
+    @classmethod
+    def schema(cls, *, category: str, description: str, inputs: list, outputs: list, hidden=None,
+               output_node: bool = False, experimental: bool = False, dev_only: bool = False,
+               search_aliases=()) -> io.Schema:
+        """io.Schema for this node, with the extras of newer ComfyUI (search_aliases, is_dev_only) where the
+        installed ComfyUI has them (detected, not version-checked)."""
+        extra = {}
+        if search_aliases and "search_aliases" in _SCHEMA_FIELDS:
+            extra["search_aliases"] = list(search_aliases)
+        if dev_only and "is_dev_only" in _SCHEMA_FIELDS:
+            extra["is_dev_only"] = True
+        return io.Schema(node_id=cls.NODE_ID, display_name=cls.DISPLAY, category=category, description=description,
+                         inputs=inputs, outputs=outputs, hidden=hidden or [], is_output_node=output_node,
+                         is_experimental=experimental, **extra)
+
+
+def advanced() -> dict:
+    """Keyword arguments marking an input as an expert setting (folded away by the frontend) where the
+    installed ComfyUI supports it; nothing elsewhere."""
+    return {"advanced": True} if _INPUT_HAS_ADVANCED else {}
+
+
+def model_output(tooltip: str) -> io.Model.Output:
+    return io.Model.Output(display_name="model", tooltip=tooltip)
+
+
+def report_output(tooltip: str) -> io.String.Output:
+    return io.String.Output(display_name="report", tooltip=tooltip)
+
+
+def with_report(*results, report: str) -> io.NodeOutput:
+    """The node's outputs, with the report text shown under the node in the frontend."""
+    return io.NodeOutput(*results, ui=ui.PreviewText(report))
+
+
 def report_ui(text: str) -> dict:
-    """`ui` payload that shows a report string under the node in the frontend."""
-    return {"text": [text]}
+    """`ui` payload that shows a report string under the node in the frontend (as ui.PreviewText sends it)."""
+    return json.loads(json.dumps(ui.PreviewText(text).as_dict()))
+
+
+# --- the failure option: one vocabulary ("fall back" | "error") for every node ---------------------------
+
+def failure_input(name: str, tooltip: str, *, optional: bool = False) -> io.Combo.Input:
+    """The failure-policy combo: options `fall back` and `error` (legacy values still validate, see
+    `check_failure`)."""
+    return io.Combo.Input(name, options=list(vocabulary.ON_FAILURE_CHOICES), default=vocabulary.FALL_BACK,
+                          tooltip=tooltip, optional=optional)
+
+
+def check_failure(name: str, value, legacy: tuple = ()):
+    """validate_inputs for the failure-policy input `name`: True for `fall back`, `error` and this input's
+    legacy values (old workflows and API prompts); else a message naming the input. Links are checked when
+    the node runs."""
+    if not isinstance(value, str) or vocabulary.failure_policy(value, legacy) is not None:
+        return True
+    return f"input '{name}': '{value}' not in {list(vocabulary.ON_FAILURE_CHOICES)}"
+
+
+def failure_policy(node: str, input_name: str, value, legacy: tuple = ()) -> str:
+    """`fall back` or `error` for a failure-policy value (legacy values mapped); AccelError otherwise."""
+    policy = vocabulary.failure_policy(value, legacy) if isinstance(value, str) else None
+    if policy is None:
+        raise AccelError(node, input_name, f"unknown value {value!r}",
+                         "use one of: " + ", ".join(vocabulary.ON_FAILURE_CHOICES))
+    return policy
 
 
 # --- BOOLEAN inputs: true booleans only, or the common strings API clients send -------------------------
@@ -26,7 +114,7 @@ def report_ui(text: str) -> dict:
 # API prompt's "false" arrives as True. The pack therefore parses its BOOLEAN inputs in two places, both set
 # up once for every node class by `apply_boolean_checks` (nodes/__init__.py): a server on_prompt handler
 # (runs before validation: "false" -> False, anything unparseable -> a validation error naming the input),
-# and a wrapper around each node's FUNCTION (values linked from other nodes, direct calls).
+# and a wrapper around each node's `execute` (values linked from other nodes, direct calls).
 
 TRUE_WORDS = ("true", "1", "yes")
 FALSE_WORDS = ("false", "0", "no")
@@ -51,10 +139,8 @@ def parse_bool(value, node: str, input_name: str) -> bool:
 
 
 def boolean_inputs(cls) -> tuple:
-    """Names of the BOOLEAN inputs (required and optional) of a node class."""
-    spec = cls.INPUT_TYPES()
-    return tuple(name for section in ("required", "optional") for name, s in (spec.get(section) or {}).items()
-                 if isinstance(s, (tuple, list)) and s and s[0] == "BOOLEAN")
+    """Names of the BOOLEAN inputs (required and optional) of a V3 node class, from its schema."""
+    return tuple(i.id for i in (cls.GET_SCHEMA().inputs or []) if isinstance(i, io.Boolean.Input))
 
 
 class _NotABoolean(str):
@@ -106,13 +192,12 @@ class BooleanChecks:
         return json_data
 
     def wrap(self, key: str) -> None:
-        """Parse the BOOLEAN keyword arguments of node class `key`'s FUNCTION before it runs."""
+        """Parse the BOOLEAN keyword arguments of node class `key`'s `execute` before it runs."""
         cls = self.mappings[key]
-        fname = getattr(cls, "FUNCTION", None)
-        fn = cls.__dict__.get(fname) if fname else None
-        if not callable(fn) or getattr(fn, "_accel_booleans", False):
+        raw = cls.__dict__.get("execute")
+        if not isinstance(raw, classmethod) or getattr(raw.__func__, "_accel_booleans", False):
             return
-        checks, node = self, self.display.get(key, key)
+        fn, checks, node = raw.__func__, self, self.display.get(key, key)
 
         def parsed(kwargs):
             for name in checks.names(key):
@@ -122,15 +207,15 @@ class BooleanChecks:
 
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
-            async def run(self, *args, **kwargs):
-                return await fn(self, *args, **parsed(kwargs))
+            async def run(cls, *args, **kwargs):
+                return await fn(cls, *args, **parsed(kwargs))
         else:
             @functools.wraps(fn)
-            def run(self, *args, **kwargs):
-                return fn(self, *args, **parsed(kwargs))
+            def run(cls, *args, **kwargs):
+                return fn(cls, *args, **parsed(kwargs))
 
         run._accel_booleans = True
-        setattr(cls, fname, run)
+        cls.execute = classmethod(run)
 
     def register(self, server) -> bool:
         """Add `on_prompt` to a running PromptServer (once). False when there is none (headless use)."""
@@ -143,7 +228,7 @@ class BooleanChecks:
 
 
 def apply_boolean_checks(mappings: dict, display_names: dict) -> BooleanChecks:
-    """Set up BOOLEAN parsing for every node class in `mappings`: wrap each FUNCTION, and register the
+    """Set up BOOLEAN parsing for every node class in `mappings`: wrap each `execute`, and register the
     on_prompt handler with ComfyUI's PromptServer when one is running (it is created before custom nodes
     are loaded)."""
     checks = BooleanChecks(mappings, display_names)

@@ -2,7 +2,9 @@
 (accel/stepcache.py, accel/stepcache_agnostic.py)."""
 from __future__ import annotations
 
-from ._common import CATEGORY_CACHE
+from comfy_api.latest import io
+
+from ._common import CATEGORY_CACHE, AccelNode, advanced, model_output, report_output, with_report
 
 _DEVICES = ["GPU", "CPU"]
 _DEVICE_TIP = ("Where the cached transformer residual lives between steps. GPU is fastest; CPU saves GPU memory "
@@ -31,235 +33,237 @@ def _user_changed(choice: str):
 
 
 def _check_choice(node: str, kind: str, input_name: str, choice):
-    """VALIDATE_INPUTS for a set choice: replaces ComfyUI's "value not in list" check, so that a damaged or
+    """validate_inputs for a set choice: replaces ComfyUI's "value not in list" check, so that a damaged or
     missing user:<name> file is reported with its file, key and remedy before the prompt runs."""
     from ..accel import stepcache
 
     return stepcache.check_choice(node, kind, input_name, choice) or True
 
 
-class AccelTeaCache:
-    DESCRIPTION = ("TeaCache step caching built on ComfyUI's own wrappers: skips the transformer blocks on steps "
-                   "whose change the published TeaCache polynomial predicts to be small, and reuses the cached "
-                   "residual (per cond/uncond). Keeps attention overrides, torch.compile and other nodes' block "
-                   "patches working in any node order. Wan 2.1/2.2, Flux.1/Kontext, HunyuanVideo; other models via "
-                   "Accel Cache Calibrate.")
-    CATEGORY = CATEGORY_CACHE
-    FUNCTION = "apply"
-    RETURN_TYPES = ("MODEL", "STRING")
-    RETURN_NAMES = ("model", "report")
-    OUTPUT_TOOLTIPS = ("The model with TeaCache (a clone; the input MODEL is untouched).",
-                       "What was configured, which coefficient set and why, and the last run's statistics. " + _STATS_TIP)
+_HIDDEN = [io.Hidden.unique_id]
+
+
+def _cache_device():
+    return io.Combo.Input("cache_device", options=_DEVICES, default="GPU", **advanced(), tooltip=_DEVICE_TIP)
+
+
+class AccelTeaCache(AccelNode):
+    NODE_ID = "AccelTeaCache"
+    DISPLAY = "Accel TeaCache"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "model": ("MODEL", {"tooltip": "The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo, or a "
-                                               "model you calibrated)."}),
-                "rel_l1_thresh": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 10.0, "step": 0.01,
-                                            "tooltip": "How much accumulated estimated change to allow before computing "
-                                                       "again: higher = faster, more drift. -1 = the recommended value of "
-                                                       "the chosen coefficient set (shown in the report; scales differ "
-                                                       "up to 10x between sets). 0 = never skip."}),
-                "start_percent": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 1.0, "step": 0.01,
-                                            "tooltip": "Schedule percent (as in ComfyUI's start/end inputs) before which "
-                                                       "every step is computed. -1 = recommended for the set (0.1 for "
-                                                       "the Wan *_ret_mode sets, else 0)."}),
-                "end_percent": ("FLOAT", {"default": 1.0, "min": 0.0, "max": 1.0, "step": 0.01,
-                                          "tooltip": "Schedule percent after which every step is computed."}),
-                "coefficients": (_set_choices("teacache"), {"default": "auto",
-                                                            "tooltip": "auto: the published set for the detected model "
-                                                                       "(Wan I2V 480p/720p chosen per run from the latent "
-                                                                       "size). user:<name>: a set you calibrated with "
-                                                                       "Accel Cache Calibrate."}),
-                "cache_device": (_DEVICES, {"default": "GPU", "tooltip": _DEVICE_TIP}),
-            },
-            "hidden": {"unique_id": "UNIQUE_ID"},
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_CACHE,
+            description=(
+                "TeaCache step caching built on ComfyUI's own wrappers: skips the transformer blocks on steps "
+                "whose change the published TeaCache polynomial predicts to be small, and reuses the cached "
+                "residual (per cond/uncond). Keeps attention overrides, torch.compile and other nodes' block "
+                "patches working in any node order. Wan 2.1/2.2, Flux.1/Kontext, HunyuanVideo; other models via "
+                "Accel Cache Calibrate."),
+            search_aliases=("step cache", "teacache"),
+            inputs=[
+                io.Model.Input("model", tooltip="The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo, or a "
+                                                "model you calibrated)."),
+                io.Float.Input("rel_l1_thresh", default=-1.0, min=-1.0, max=10.0, step=0.01, tooltip=(
+                    "How much accumulated estimated change to allow before computing again: higher = faster, more "
+                    "drift. -1 = the recommended value of the chosen coefficient set (shown in the report; scales "
+                    "differ up to 10x between sets). 0 = never skip.")),
+                io.Float.Input("start_percent", default=-1.0, min=-1.0, max=1.0, step=0.01, **advanced(), tooltip=(
+                    "Schedule percent (as in ComfyUI's start/end inputs) before which every step is computed. -1 = "
+                    "recommended for the set (0.1 for the Wan *_ret_mode sets, else 0).")),
+                io.Float.Input("end_percent", default=1.0, min=0.0, max=1.0, step=0.01, **advanced(),
+                               tooltip="Schedule percent after which every step is computed."),
+                io.Combo.Input("coefficients", options=_set_choices("teacache"), default="auto", tooltip=(
+                    "auto: the published set for the detected model (Wan I2V 480p/720p chosen per run from the latent "
+                    "size). user:<name>: a set you calibrated with Accel Cache Calibrate.")),
+                _cache_device(),
+            ],
+            outputs=[
+                model_output("The model with TeaCache (a clone; the input MODEL is untouched)."),
+                report_output("What was configured, which coefficient set and why, and the last run's statistics. "
+                              + _STATS_TIP),
+            ],
+            hidden=_HIDDEN)
 
     @classmethod
-    def IS_CHANGED(cls, coefficients="auto", **kwargs):
+    def fingerprint_inputs(cls, coefficients="auto", **kwargs):
         return _user_changed(coefficients)
 
     @classmethod
-    def VALIDATE_INPUTS(cls, coefficients):
-        return _check_choice("Accel TeaCache", "teacache", "coefficients", coefficients)
+    def validate_inputs(cls, coefficients):
+        return _check_choice(cls.DISPLAY, "teacache", "coefficients", coefficients)
 
-    def apply(self, model, rel_l1_thresh, start_percent, end_percent, coefficients, cache_device, unique_id=None):
+    @classmethod
+    def execute(cls, model, rel_l1_thresh, start_percent, end_percent, coefficients, cache_device):
         from ..accel import stepcache
 
         m, report = stepcache.configure_teacache(model, rel_l1_thresh, start_percent, end_percent, coefficients,
-                                                 cache_device, node_id=unique_id)
-        return {"ui": {"text": [report]}, "result": (m, report)}
+                                                 cache_device, node_id=cls.unique_id())
+        return with_report(m, report, report=report)
 
 
-class AccelMagCache:
-    DESCRIPTION = ("MagCache step caching on the same wrapper mechanism as Accel TeaCache: skips steps while the "
-                   "accumulated error predicted by the published residual-magnitude ratios stays under the "
-                   "threshold (at most K steps in a row). At other step counts each step uses one table entry, as "
-                   "the reference does. "
-                   "Wan 2.1/2.2, Flux.1/Kontext, Qwen-Image, HunyuanVideo; others via Accel Cache Calibrate.")
-    CATEGORY = CATEGORY_CACHE
-    FUNCTION = "apply"
-    RETURN_TYPES = ("MODEL", "STRING")
-    RETURN_NAMES = ("model", "report")
-    OUTPUT_TOOLTIPS = ("The model with MagCache (a clone; the input MODEL is untouched).",
-                       "What was configured, which ratio set and why, and the last run's statistics. " + _STATS_TIP)
+class AccelMagCache(AccelNode):
+    NODE_ID = "AccelMagCache"
+    DISPLAY = "Accel MagCache"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "model": ("MODEL", {"tooltip": "The diffusion model to cache."}),
-                "magcache_thresh": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 1.0, "step": 0.01,
-                                              "tooltip": "Allowed accumulated magnitude error before computing again: "
-                                                         "higher = faster, more drift. -1 = recommended for the chosen "
-                                                         "ratio set. 0 = never skip."}),
-                "magcache_K": ("INT", {"default": -1, "min": -1, "max": 10, "step": 1,
-                                       "tooltip": "Most steps skipped in a row. -1 = recommended for the set."}),
-                "start_percent": ("FLOAT", {"default": -1.0, "min": -1.0, "max": 1.0, "step": 0.01,
-                                            "tooltip": "MagCache's retention ratio: every step before this schedule "
-                                                       "percent is computed. -1 = recommended for the set (usually 0.2)."}),
-                "end_percent": ("FLOAT", {"default": 1.0, "min": 0.0, "max": 1.0, "step": 0.01,
-                                          "tooltip": "Schedule percent after which every step is computed."}),
-                "ratios": (_set_choices("magcache"), {"default": "auto",
-                                                      "tooltip": "auto: the published ratios for the detected model. "
-                                                                 "Wan 2.2 A14B experts look like Wan 2.1 14B: pick "
-                                                                 "wan2.2_t2v_14B / wan2.2_i2v_14B for them. user:<name>: "
-                                                                 "ratios you calibrated."}),
-                "cache_device": (_DEVICES, {"default": "GPU", "tooltip": _DEVICE_TIP}),
-            },
-            "hidden": {"unique_id": "UNIQUE_ID"},
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_CACHE,
+            description=(
+                "MagCache step caching on the same wrapper mechanism as Accel TeaCache: skips steps while the "
+                "accumulated error predicted by the published residual-magnitude ratios stays under the "
+                "threshold (at most K steps in a row). At other step counts each step uses one table entry, as "
+                "the reference does. "
+                "Wan 2.1/2.2, Flux.1/Kontext, Qwen-Image, HunyuanVideo; others via Accel Cache Calibrate."),
+            search_aliases=("step cache", "magcache"),
+            inputs=[
+                io.Model.Input("model", tooltip="The diffusion model to cache."),
+                io.Float.Input("magcache_thresh", default=-1.0, min=-1.0, max=1.0, step=0.01, tooltip=(
+                    "Allowed accumulated magnitude error before computing again: higher = faster, more drift. -1 = "
+                    "recommended for the chosen ratio set. 0 = never skip.")),
+                io.Int.Input("magcache_K", default=-1, min=-1, max=10, step=1,
+                             tooltip="Most steps skipped in a row. -1 = recommended for the set."),
+                io.Float.Input("start_percent", default=-1.0, min=-1.0, max=1.0, step=0.01, **advanced(), tooltip=(
+                    "MagCache's retention ratio: every step before this schedule percent is computed. -1 = "
+                    "recommended for the set (usually 0.2).")),
+                io.Float.Input("end_percent", default=1.0, min=0.0, max=1.0, step=0.01, **advanced(),
+                               tooltip="Schedule percent after which every step is computed."),
+                io.Combo.Input("ratios", options=_set_choices("magcache"), default="auto", tooltip=(
+                    "auto: the published ratios for the detected model. Wan 2.2 A14B experts look like Wan 2.1 14B: "
+                    "pick wan2.2_t2v_14B / wan2.2_i2v_14B for them. user:<name>: ratios you calibrated.")),
+                _cache_device(),
+            ],
+            outputs=[
+                model_output("The model with MagCache (a clone; the input MODEL is untouched)."),
+                report_output("What was configured, which ratio set and why, and the last run's statistics. "
+                              + _STATS_TIP),
+            ],
+            hidden=_HIDDEN)
 
     @classmethod
-    def IS_CHANGED(cls, ratios="auto", **kwargs):
+    def fingerprint_inputs(cls, ratios="auto", **kwargs):
         return _user_changed(ratios)
 
     @classmethod
-    def VALIDATE_INPUTS(cls, ratios):
-        return _check_choice("Accel MagCache", "magcache", "ratios", ratios)
+    def validate_inputs(cls, ratios):
+        return _check_choice(cls.DISPLAY, "magcache", "ratios", ratios)
 
-    def apply(self, model, magcache_thresh, magcache_K, start_percent, end_percent, ratios, cache_device,
-              unique_id=None):
+    @classmethod
+    def execute(cls, model, magcache_thresh, magcache_K, start_percent, end_percent, ratios, cache_device):
         from ..accel import stepcache
 
         m, report = stepcache.configure_magcache(model, magcache_thresh, magcache_K, start_percent, end_percent,
-                                                 ratios, cache_device, node_id=unique_id)
-        return {"ui": {"text": [report]}, "result": (m, report)}
+                                                 ratios, cache_device, node_id=cls.unique_id())
+        return with_report(m, report, report=report)
 
 
-class AccelCacheCalibrate:
-    DESCRIPTION = ("Calibrates TeaCache and MagCache for a model and schedule with no published set (e.g. 4-8-step "
-                   "Lightning LoRAs, Wan 2.2 experts, fine-tunes): sampling with this MODEL skips nothing and records "
-                   "per step the change of the cache signal and of the transformer residual; each completed run is "
-                   "added to the runs in <ComfyUI user dir>/accel/cache_coefficients/<name>.json (also across "
-                   "restarts; interrupted runs write nothing) and the TeaCache polynomial and MagCache ratios are "
-                   "refitted over all of them; Accel TeaCache / Accel MagCache list the file as user:<name>. Experimental: the fitting is tested on tiny random models only, "
-                   "not yet on real checkpoints; compare outputs before relying on a suggested threshold.")
-    CATEGORY = CATEGORY_CACHE
-    EXPERIMENTAL = True
-    FUNCTION = "apply"
-    RETURN_TYPES = ("MODEL", "STRING")
-    RETURN_NAMES = ("model", "report")
-    OUTPUT_TOOLTIPS = ("The model with calibration recording (nothing is skipped; output identical to the input "
-                       "MODEL's).", "Where the file goes and how to use it; the fit results are logged after each run.")
+class AccelCacheCalibrate(AccelNode):
+    NODE_ID = "AccelCacheCalibrate"
+    DISPLAY = "Accel Cache Calibrate"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "model": ("MODEL", {"tooltip": "The model to calibrate, with the LoRAs you will use (a Lightning "
-                                               "LoRA changes the dynamics)."}),
-                "name": ("STRING", {"default": "my_model", "tooltip": "File name for the calibration: letters, digits, "
-                                                                      ". _ - only (other names are refused, not "
-                                                                      "changed). Each completed run is added to the "
-                                                                      "runs already in that file, also after a "
-                                                                      "restart; interrupted runs write nothing. A "
-                                                                      "file holding another model's runs is refused: "
-                                                                      "use one name per model and LoRA setup."}),
-            },
-            "optional": {
-                "overwrite": ("BOOLEAN", {"default": False,
-                                          "tooltip": "Off (default): runs are added to the file; a file of another "
-                                                     "model or a damaged file is refused. On: the first completed "
-                                                     "run after this node executes replaces the file (the old file "
-                                                     "is kept as <name>.<time>.json.bak next to it); later runs are "
-                                                     "added."}),
-            },
-            "hidden": {"unique_id": "UNIQUE_ID"},
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_CACHE,
+            experimental=True,
+            description=(
+                "Calibrates TeaCache and MagCache for a model and schedule with no published set (e.g. 4-8-step "
+                "Lightning LoRAs, Wan 2.2 experts, fine-tunes): sampling with this MODEL skips nothing and records "
+                "per step the change of the cache signal and of the transformer residual; each completed run is "
+                "added to the runs in <ComfyUI user dir>/accel/cache_coefficients/<name>.json (also across "
+                "restarts; interrupted runs write nothing) and the TeaCache polynomial and MagCache ratios are "
+                "refitted over all of them; Accel TeaCache / Accel MagCache list the file as user:<name>. Experimental: the fitting is tested on tiny random models only, "
+                "not yet on real checkpoints; compare outputs before relying on a suggested threshold."),
+            inputs=[
+                io.Model.Input("model", tooltip="The model to calibrate, with the LoRAs you will use (a Lightning "
+                                                "LoRA changes the dynamics)."),
+                io.String.Input("name", default="my_model", tooltip=(
+                    "File name for the calibration: letters, digits, . _ - only (other names are refused, not "
+                    "changed). Each completed run is added to the runs already in that file, also after a restart; "
+                    "interrupted runs write nothing. A file holding another model's runs is refused: use one name "
+                    "per model and LoRA setup.")),
+                io.Boolean.Input("overwrite", default=False, optional=True, tooltip=(
+                    "Off (default): runs are added to the file; a file of another model or a damaged file is "
+                    "refused. On: the first completed run after this node executes replaces the file (the old file "
+                    "is kept as <name>.<time>.json.bak next to it); later runs are added.")),
+            ],
+            outputs=[
+                model_output("The model with calibration recording (nothing is skipped; output identical to the "
+                             "input MODEL's)."),
+                report_output("Where the file goes and how to use it; the fit results are logged after each run."),
+            ],
+            hidden=_HIDDEN)
 
     @classmethod
-    def VALIDATE_INPUTS(cls, name):
+    def validate_inputs(cls, name):
         if not isinstance(name, str):  # linked from another node: checked when the node runs
             return True
         from ..accel import stepcache
 
-        bad = stepcache.name_error("Accel Cache Calibrate", name)
+        bad = stepcache.name_error(cls.DISPLAY, name)
         return str(bad) if bad else True
 
-    def apply(self, model, name, overwrite=False, unique_id=None):
+    @classmethod
+    def execute(cls, model, name, overwrite=False):
         from ..accel import stepcache
 
-        m, report = stepcache.configure_calibration(model, name, node_id=unique_id, overwrite=bool(overwrite))
-        return {"ui": {"text": [report]}, "result": (m, report)}
+        m, report = stepcache.configure_calibration(model, name, node_id=cls.unique_id(), overwrite=bool(overwrite))
+        return with_report(m, report, report=report)
 
 
-class AccelCacheAnyModel:
-    DESCRIPTION = ("Step caching without coefficients, for every model family the pack knows (Wan 2.1/2.2, Flux.1/"
-                   "Kontext, Qwen-Image, HunyuanVideo, LTX-Video): measures how much the first transformer block's "
-                   "input changed since the last computed step and how strongly the blocks' residual followed such "
-                   "changes on the last computed steps, and reuses the cached residual while the estimated change "
-                   "stays under the threshold. A separate node rather than a mode of Accel TeaCache / MagCache: "
-                   "their coefficient-set, K and recommended-value (-1) inputs mean nothing here, and this "
-                   "threshold measures another quantity. Works under Accel Compile and with CFG; the report "
-                   "gives the skipped steps and the estimated and measured change of the reused residual. "
-                   "Experimental: tested on tiny random models of each family; its default threshold has not been "
-                   "checked on real checkpoints yet.")
-    EXPERIMENTAL = True
-    CATEGORY = CATEGORY_CACHE
-    FUNCTION = "apply"
-    RETURN_TYPES = ("MODEL", "STRING")
-    RETURN_NAMES = ("model", "report")
-    OUTPUT_TOOLTIPS = ("The model with the step cache (a clone; the input MODEL is untouched).",
-                       "What was configured and the last run's statistics: steps skipped, the estimated change of "
-                       "the reused residual and the change measured at the next computed step. " + _STATS_TIP)
+class AccelCacheAnyModel(AccelNode):
+    NODE_ID = "AccelCacheAnyModel"
+    DISPLAY = "Accel Cache (any model)"
 
     @classmethod
-    def INPUT_TYPES(cls):
+    def define_schema(cls):
         from ..accel import stepcache_agnostic as agn
 
-        return {
-            "required": {
-                "model": ("MODEL", {"tooltip": "The diffusion model to cache: " + agn.FAMILIES_TEXT + "."}),
-                "threshold": ("FLOAT", {"default": agn.DEFAULT_THRESHOLD, "min": 0.0, "max": 1.0, "step": 0.01,
-                                        "tooltip": "Largest estimated relative change of the cached transformer "
-                                                   "residual that a skipped step may reuse (0.1 = 10%). Higher = "
-                                                   "more steps skipped, more drift; 0 = never skip (exact). Start "
-                                                   "with the default and compare against a run without the node."}),
-                "start_percent": ("FLOAT", {"default": agn.DEFAULT_START, "min": 0.0, "max": 1.0, "step": 0.01,
-                                            "tooltip": "Fraction of the steps before which every step is computed "
-                                                       "(the early steps set the composition)."}),
-                "end_percent": ("FLOAT", {"default": agn.DEFAULT_END, "min": 0.0, "max": 1.0, "step": 0.01,
-                                          "tooltip": "Fraction of the steps after which every step is computed (the "
-                                                     "last steps set fine detail; the last step is always computed)."}),
-                "cache_device": (_DEVICES, {"default": "GPU", "tooltip": _DEVICE_TIP}),
-            },
-            "hidden": {"unique_id": "UNIQUE_ID"},
-        }
+        return cls.schema(
+            category=CATEGORY_CACHE,
+            experimental=True,
+            description=(
+                "Step caching without coefficients, for every model family the pack knows (Wan 2.1/2.2, Flux.1/"
+                "Kontext, Qwen-Image, HunyuanVideo, LTX-Video): measures how much the first transformer block's "
+                "input changed since the last computed step and how strongly the blocks' residual followed such "
+                "changes on the last computed steps, and reuses the cached residual while the estimated change "
+                "stays under the threshold. A separate node rather than a mode of Accel TeaCache / MagCache: "
+                "their coefficient-set, K and recommended-value (-1) inputs mean nothing here, and this "
+                "threshold measures another quantity. Works under Accel Compile and with CFG; the report "
+                "gives the skipped steps and the estimated and measured change of the reused residual. "
+                "Experimental: tested on tiny random models of each family; its default threshold has not been "
+                "checked on real checkpoints yet."),
+            search_aliases=("step cache", "easycache"),
+            inputs=[
+                io.Model.Input("model", tooltip="The diffusion model to cache: " + agn.FAMILIES_TEXT + "."),
+                io.Float.Input("threshold", default=agn.DEFAULT_THRESHOLD, min=0.0, max=1.0, step=0.01, tooltip=(
+                    "Largest estimated relative change of the cached transformer residual that a skipped step may "
+                    "reuse (0.1 = 10%). Higher = more steps skipped, more drift; 0 = never skip (exact). Start with "
+                    "the default and compare against a run without the node.")),
+                io.Float.Input("start_percent", default=agn.DEFAULT_START, min=0.0, max=1.0, step=0.01, **advanced(),
+                               tooltip="Fraction of the steps before which every step is computed (the early steps "
+                                       "set the composition)."),
+                io.Float.Input("end_percent", default=agn.DEFAULT_END, min=0.0, max=1.0, step=0.01, **advanced(),
+                               tooltip="Fraction of the steps after which every step is computed (the last steps set "
+                                       "fine detail; the last step is always computed)."),
+                _cache_device(),
+            ],
+            outputs=[
+                model_output("The model with the step cache (a clone; the input MODEL is untouched)."),
+                report_output("What was configured and the last run's statistics: steps skipped, the estimated change "
+                              "of the reused residual and the change measured at the next computed step. " + _STATS_TIP),
+            ],
+            hidden=_HIDDEN)
 
-    def apply(self, model, threshold, start_percent, end_percent, cache_device, unique_id=None):
+    @classmethod
+    def execute(cls, model, threshold, start_percent, end_percent, cache_device):
         from ..accel import stepcache_agnostic
 
         m, report = stepcache_agnostic.configure(model, threshold, start_percent, end_percent, cache_device,
-                                                 node_id=unique_id)
-        return {"ui": {"text": [report]}, "result": (m, report)}
+                                                 node_id=cls.unique_id())
+        return with_report(m, report, report=report)
 
 
-NODE_CLASS_MAPPINGS = {"AccelTeaCache": AccelTeaCache, "AccelMagCache": AccelMagCache,
-                       "AccelCacheCalibrate": AccelCacheCalibrate, "AccelCacheAnyModel": AccelCacheAnyModel}
-NODE_DISPLAY_NAME_MAPPINGS = {"AccelTeaCache": "Accel TeaCache", "AccelMagCache": "Accel MagCache",
-                              "AccelCacheCalibrate": "Accel Cache Calibrate",
-                              "AccelCacheAnyModel": "Accel Cache (any model)"}
+NODES = [AccelTeaCache, AccelMagCache, AccelCacheCalibrate, AccelCacheAnyModel]

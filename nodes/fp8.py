@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import folder_paths
+from comfy_api.latest import io
 
 from ..accel import fp8 as F
 from ..accel.errors import AccelError
-from ._common import CATEGORY_LOAD
+from ._common import CATEGORY_LOAD, AccelNode, advanced, model_output, report_output, with_report
 
 NONE_FILE = "(none)"
 
@@ -14,118 +15,105 @@ def _files():
     return folder_paths.get_filename_list("diffusion_models")
 
 
-class AccelLoadDiffusionModelFP8:
-    DESCRIPTION = (
-        "Loads a diffusion model (Wan, Flux, Qwen-Image, ...) with FP8 weights: half the memory of bf16, and FP8 "
-        "tensor-core matmuls on GPUs that have them (H100/H200, L40/RTX 40xx and newer). Reads bf16/fp16/fp32 files "
-        "(quantized on load) and every FP8 form in use: ComfyUI scaled_fp8, _quantization_metadata, comfy_quant, plain "
-        "fp8 and per-channel weight_scale files. Embeddings, norms, modulation and the output head stay in bf16/fp16. "
-        "LoRAs, offloading and other model nodes work as with ComfyUI's own loader. The report says what was done.")
-    CATEGORY = CATEGORY_LOAD
-    FUNCTION = "load"
-    RETURN_TYPES = ("MODEL", "STRING")
-    RETURN_NAMES = ("model", "report")
-    OUTPUT_TOOLTIPS = ("The diffusion model with FP8 linear layers.",
-                       "What was loaded: stored format, layers quantized and kept, memory saved, compute path.")
+class AccelLoadDiffusionModelFP8(AccelNode):
+    NODE_ID = "AccelLoadDiffusionModelFP8"
+    DISPLAY = "Accel Load Diffusion Model (FP8)"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "unet_name": (_files(), {"tooltip": "A .safetensors diffusion model from models/diffusion_models (or models/unet)."}),
-                "weight_format": (list(F.WEIGHT_FORMATS), {
-                    "default": F.FORMAT_AUTO,
-                    "tooltip": "auto: FP8 files stay as stored; bf16/fp16/fp32 files are quantized to fp8_e4m3fn with one "
-                               "scale per output channel (most accurate). per-tensor: one scale per layer (the portable "
-                               "format). e5m2: more range, less precision (no FP8 matmul). keep as stored: no quantization."}),
-                "compute": (list(F.COMPUTE_CHOICES), {
-                    "default": F.COMPUTE_AUTO,
-                    "tooltip": "auto: FP8 tensor-core matmuls where the GPU has them (SM >= 8.9: per-token x per-channel "
-                               "scales on H100/H200, per-tensor on L40/RTX 40xx), otherwise dequantize each layer to "
-                               "bf16/fp16. 'fp8 matmul' warns once and dequantizes where unsupported (errors in strict mode)."}),
-                "keep_high_precision": (list(F.KEEP_CHOICES), {
-                    "default": F.KEEP_AUTO,
-                    "tooltip": "Layers that stay bf16/fp16. auto/standard: embeddings, norms, modulation/adaLN and the "
-                               "output head (only transformer-block linears are FP8). Optionally also the first/last "
-                               "blocks, which some models are most sensitive in."}),
-            },
-            "optional": {
-                "extra_keep": ("STRING", {
-                    "default": "", "multiline": False,
-                    "tooltip": "More layers to keep in bf16/fp16: comma-separated patterns on layer names, e.g. "
-                               "'blocks.*.cross_attn.*, blocks.39.*'."}),
-                "strict": ("BOOLEAN", {
-                    "default": False,
-                    "tooltip": "Raise an error instead of falling back (e.g. FP8 matmul requested on a GPU without it)."}),
-            },
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_LOAD,
+            description=(
+                "Loads a diffusion model (Wan, Flux, Qwen-Image, ...) with FP8 weights: half the memory of bf16, and "
+                "FP8 tensor-core matmuls on GPUs that have them (H100/H200, L40/RTX 40xx and newer). Reads bf16/fp16/"
+                "fp32 files (quantized on load) and every FP8 form in use: ComfyUI scaled_fp8, _quantization_metadata, "
+                "comfy_quant, plain fp8 and per-channel weight_scale files. Embeddings, norms, modulation and the "
+                "output head stay in bf16/fp16. LoRAs, offloading and other model nodes work as with ComfyUI's own "
+                "loader. The report says what was done."),
+            search_aliases=("fp8 loader", "load diffusion model", "unet loader"),
+            inputs=[
+                io.Combo.Input("unet_name", options=_files(),
+                               tooltip="A .safetensors diffusion model from models/diffusion_models (or models/unet)."),
+                io.Combo.Input("weight_format", options=list(F.WEIGHT_FORMATS), default=F.FORMAT_AUTO, tooltip=(
+                    "auto: FP8 files stay as stored; bf16/fp16/fp32 files are quantized to fp8_e4m3fn with one "
+                    "scale per output channel (most accurate). per-tensor: one scale per layer (the portable "
+                    "format). e5m2: more range, less precision (no FP8 matmul). keep as stored: no quantization.")),
+                io.Combo.Input("compute", options=list(F.COMPUTE_CHOICES), default=F.COMPUTE_AUTO, tooltip=(
+                    "auto: FP8 tensor-core matmuls where the GPU has them (SM >= 8.9: per-token x per-channel "
+                    "scales on H100/H200, per-tensor on L40/RTX 40xx), otherwise dequantize each layer to "
+                    "bf16/fp16. 'fp8 matmul' warns once and dequantizes where unsupported (errors in strict mode).")),
+                io.Combo.Input("keep_high_precision", options=list(F.KEEP_CHOICES), default=F.KEEP_AUTO, tooltip=(
+                    "Layers that stay bf16/fp16. auto/standard: embeddings, norms, modulation/adaLN and the "
+                    "output head (only transformer-block linears are FP8). Optionally also the first/last "
+                    "blocks, which some models are most sensitive in.")),
+                io.String.Input("extra_keep", default="", multiline=False, optional=True, **advanced(), tooltip=(
+                    "More layers to keep in bf16/fp16: comma-separated patterns on layer names, e.g. "
+                    "'blocks.*.cross_attn.*, blocks.39.*'.")),
+                io.Boolean.Input("strict", default=False, optional=True, **advanced(), tooltip=(
+                    "On: stop with an error instead of falling back (e.g. FP8 matmul requested on a GPU without it); "
+                    "what on_failure 'error' means on the other nodes. Off: fall back, logged once.")),
+            ],
+            outputs=[
+                model_output("The diffusion model with FP8 linear layers."),
+                report_output("What was loaded: stored format, layers quantized and kept, memory saved, compute path."),
+            ])
 
-    def load(self, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False):
+    @classmethod
+    def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False):
         path = folder_paths.get_full_path("diffusion_models", unet_name)
         if path is None:
-            raise AccelError(F.NODE, "unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
+            raise AccelError(cls.DISPLAY, "unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
                              "Refresh the node list (press R) and pick an existing file")
         res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep, strict)
-        return {"ui": {"text": [res.report]}, "result": (res.patcher, res.report)}
+        return with_report(res.patcher, res.report, report=res.report)
 
 
-class AccelSaveFP8Model:
-    DESCRIPTION = (
-        "Saves an FP8 diffusion model in the portable format that ComfyUI's stock Load Diffusion Model node reads "
-        "(ComfyUI 0.3.75 and 0.33): fp8_e4m3fn weights with one fp32 scale per layer and _quantization_metadata. "
-        "Connect a MODEL (LoRAs applied to it are baked in; a bf16 model is quantized with the loader's layer plan) "
-        "or pick a source file to convert. Per-channel scales are not readable by stock 0.3.75, so the file is "
-        "per-tensor. Written to models/diffusion_models.")
-    CATEGORY = CATEGORY_LOAD
-    FUNCTION = "save"
-    OUTPUT_NODE = True
-    RETURN_TYPES = ("STRING",)
-    RETURN_NAMES = ("report",)
-    OUTPUT_TOOLTIPS = ("Where the file was written and what it holds.",)
+class AccelSaveFP8Model(AccelNode):
+    NODE_ID = "AccelSaveFP8Model"
+    DISPLAY = "Accel Save FP8 Model"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "filename_prefix": ("STRING", {
-                    "default": "accel_fp8",
-                    "tooltip": "File name (a sub-folder is allowed) under models/diffusion_models; _00001.safetensors "
-                               "etc. is appended, existing files are never overwritten."}),
-            },
-            "optional": {
-                "model": ("MODEL", {"tooltip": "The model to save (from any loader; LoRAs on it are baked in)."}),
-                "source_file": ([NONE_FILE] + _files(), {
-                    "default": NONE_FILE,
-                    "tooltip": "Or convert this file from models/diffusion_models without connecting a model."}),
-                "keep_high_precision": (list(F.KEEP_CHOICES), {
-                    "default": F.KEEP_AUTO,
-                    "tooltip": "For a source file or a non-FP8 model: which layers stay bf16 (as in the loader)."}),
-            },
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_LOAD,
+            output_node=True,
+            description=(
+                "Saves an FP8 diffusion model in the portable format that ComfyUI's stock Load Diffusion Model node "
+                "reads (ComfyUI 0.3.75 and 0.33): fp8_e4m3fn weights with one fp32 scale per layer and "
+                "_quantization_metadata. Connect a MODEL (LoRAs applied to it are baked in; a bf16 model is "
+                "quantized with the loader's layer plan) or pick a source file to convert. Per-channel scales are "
+                "not readable by stock 0.3.75, so the file is per-tensor. Written to models/diffusion_models."),
+            search_aliases=("save fp8", "convert fp8", "save diffusion model"),
+            inputs=[
+                io.String.Input("filename_prefix", default="accel_fp8", tooltip=(
+                    "File name (a sub-folder is allowed) under models/diffusion_models; _00001.safetensors "
+                    "etc. is appended, existing files are never overwritten.")),
+                io.Model.Input("model", optional=True,
+                               tooltip="The model to save (from any loader; LoRAs on it are baked in)."),
+                io.Combo.Input("source_file", options=[NONE_FILE] + _files(), default=NONE_FILE, optional=True,
+                               tooltip="Or convert this file from models/diffusion_models without connecting a model."),
+                io.Combo.Input("keep_high_precision", options=list(F.KEEP_CHOICES), default=F.KEEP_AUTO, optional=True,
+                               tooltip="For a source file or a non-FP8 model: which layers stay bf16 (as in the loader)."),
+            ],
+            outputs=[report_output("Where the file was written and what it holds.")])
 
-    def save(self, filename_prefix, model=None, source_file=NONE_FILE, keep_high_precision=F.KEEP_AUTO):
+    @classmethod
+    def execute(cls, filename_prefix, model=None, source_file=NONE_FILE, keep_high_precision=F.KEEP_AUTO):
         has_file = bool(source_file) and source_file != NONE_FILE
         if model is None and not has_file:
-            raise AccelError(F.SAVE_NODE, "model", "nothing to save", "Connect a MODEL or pick a source_file")
+            raise AccelError(cls.DISPLAY, "model", "nothing to save", "Connect a MODEL or pick a source_file")
         if model is not None and has_file:
-            raise AccelError(F.SAVE_NODE, "source_file", "both a MODEL and a source_file are given",
+            raise AccelError(cls.DISPLAY, "source_file", "both a MODEL and a source_file are given",
                              "Disconnect the model or set source_file to (none)")
         if has_file:
             path = folder_paths.get_full_path("diffusion_models", source_file)
             if path is None:
-                raise AccelError(F.SAVE_NODE, "source_file", f"'{source_file}' is not in models/diffusion_models",
+                raise AccelError(cls.DISPLAY, "source_file", f"'{source_file}' is not in models/diffusion_models",
                                  "Refresh the node list (press R)")
             text = F.convert_file(path, filename_prefix, keep_high_precision)
         else:
             text = F.save_portable(model, filename_prefix, keep=keep_high_precision)
-        return {"ui": {"text": [text]}, "result": (text,)}
+        return with_report(text, report=text)
 
 
-NODE_CLASS_MAPPINGS = {
-    "AccelLoadDiffusionModelFP8": AccelLoadDiffusionModelFP8,
-    "AccelSaveFP8Model": AccelSaveFP8Model,
-}
-NODE_DISPLAY_NAME_MAPPINGS = {
-    "AccelLoadDiffusionModelFP8": "Accel Load Diffusion Model (FP8)",
-    "AccelSaveFP8Model": "Accel Save FP8 Model",
-}
+NODES = [AccelLoadDiffusionModelFP8, AccelSaveFP8Model]

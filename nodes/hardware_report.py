@@ -1,39 +1,41 @@
 """Accel Hardware Report: what this machine has and what the automatic modes would pick, and why."""
 from __future__ import annotations
 
-from ._common import CATEGORY_INFO
+from comfy_api.latest import io
+
+from ._common import CATEGORY_INFO, AccelNode, report_output, with_report
 
 
-class AccelHardwareReport:
-    DESCRIPTION = ("Shows this machine's GPU, software and attention libraries, and the defaults that the "
-                   "pack's automatic modes (attention auto, compile mode, FP8 compute, TF32) pick here, each with its reason.")
-    CATEGORY = CATEGORY_INFO
-    FUNCTION = "report"
-    OUTPUT_NODE = True
-    RETURN_TYPES = ("STRING",)
-    RETURN_NAMES = ("report",)
-    OUTPUT_TOOLTIPS = ("The hardware profile and the automatic choices, as text.",)
+class AccelHardwareReport(AccelNode):
+    NODE_ID = "AccelHardwareReport"
+    DISPLAY = "Accel Hardware Report"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "refresh": ("BOOLEAN", {"default": False,
-                                        "tooltip": "Probe the machine again (e.g. after installing flash-attn or "
-                                                   "sageattention) instead of using the profile cached at first use."}),
-            }
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_INFO,
+            output_node=True,
+            description=(
+                "Shows this machine's GPU, software and attention libraries, and the defaults that the pack's "
+                "automatic modes (attention auto, compile mode, FP8 compute, TF32) pick here, each with its reason."),
+            search_aliases=("gpu info", "system info"),
+            inputs=[
+                io.Boolean.Input("refresh", default=False, tooltip=(
+                    "Probe the machine again (e.g. after installing flash-attn or sageattention) instead of using "
+                    "the profile cached at first use.")),
+            ],
+            outputs=[report_output("The hardware profile and the automatic choices, as text.")])
 
     @classmethod
-    def IS_CHANGED(cls, refresh):
+    def fingerprint_inputs(cls, refresh):
         return float("nan") if refresh else "static"
 
-    def report(self, refresh):
+    @classmethod
+    def execute(cls, refresh):
         from ..accel import report as report_mod
 
         text = report_mod.hardware_report(refresh=refresh)
-        return {"ui": {"text": [text]}, "result": (text,)}
+        return with_report(text, report=text)
 
 
-NODE_CLASS_MAPPINGS = {"AccelHardwareReport": AccelHardwareReport}
-NODE_DISPLAY_NAME_MAPPINGS = {"AccelHardwareReport": "Accel Hardware Report"}
+NODES = [AccelHardwareReport]

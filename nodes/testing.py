@@ -4,91 +4,92 @@
   with no text encoder (the demo and tests use random-weight models and no downloads).
 - Accel Latent Diff: how far two LATENTs are apart (max/mean abs, rel L2, cosine), e.g. the stock and the
   accelerated output of the same seed.
+
+Both are flagged dev-only where ComfyUI supports it (hidden from the node search unless dev mode is on).
 """
 from __future__ import annotations
 
+from comfy_api.latest import io
+
 from ..accel.errors import AccelError
-from ._common import CATEGORY_TESTING, report_ui
+from ._common import CATEGORY_TESTING, AccelNode, report_output, with_report
 
 
-class AccelRandomConditioning:
-    DESCRIPTION = ("FOR DEMOS AND TESTS ONLY. A seeded random CONDITIONING (tokens x dim, standard normal), "
-                   "standing in for a text encoder's output so a model can be sampled without one. It carries "
-                   "no meaning: use a real text encoder (CLIPTextEncode) for real prompts.")
-    CATEGORY = CATEGORY_TESTING
-    FUNCTION = "make"
-    RETURN_TYPES = ("CONDITIONING",)
-    RETURN_NAMES = ("conditioning",)
-    OUTPUT_TOOLTIPS = ("Random conditioning [[tensor(1, tokens, dim), {}]] on the CPU, float32.",)
+class AccelRandomConditioning(AccelNode):
+    NODE_ID = "AccelRandomConditioning"
+    DISPLAY = "Accel Random Conditioning (test)"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "seed": ("INT", {"default": 0, "min": 0, "max": 0xFFFFFFFF,
-                                 "tooltip": "Seed of the random values: the same seed gives the same conditioning."}),
-                "tokens": ("INT", {"default": 16, "min": 1, "max": 4096,
-                                   "tooltip": "Sequence length (number of text tokens). Wan uses up to 512."}),
-                "dim": ("INT", {"default": 4096, "min": 1, "max": 16384,
-                                "tooltip": "Width of each token: 4096 for Wan (umT5-XXL), 4096 for Flux (T5-XXL)."}),
-                "scale": ("FLOAT", {"default": 1.0, "min": 0.0, "max": 100.0, "step": 0.01,
-                                    "tooltip": "Multiplier on the standard-normal values."}),
-            }
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_TESTING,
+            dev_only=True,
+            description=(
+                "FOR DEMOS AND TESTS ONLY. A seeded random CONDITIONING (tokens x dim, standard normal), standing in "
+                "for a text encoder's output so a model can be sampled without one. It carries no meaning: use a "
+                "real text encoder (CLIPTextEncode) for real prompts."),
+            inputs=[
+                io.Int.Input("seed", default=0, min=0, max=0xFFFFFFFF,
+                             tooltip="Seed of the random values: the same seed gives the same conditioning."),
+                io.Int.Input("tokens", default=16, min=1, max=4096,
+                             tooltip="Sequence length (number of text tokens). Wan uses up to 512."),
+                io.Int.Input("dim", default=4096, min=1, max=16384,
+                             tooltip="Width of each token: 4096 for Wan (umT5-XXL), 4096 for Flux (T5-XXL)."),
+                io.Float.Input("scale", default=1.0, min=0.0, max=100.0, step=0.01,
+                               tooltip="Multiplier on the standard-normal values."),
+            ],
+            outputs=[io.Conditioning.Output(display_name="conditioning",
+                                            tooltip="Random conditioning [[tensor(1, tokens, dim), {}]] on the CPU, float32.")])
 
-    def make(self, seed, tokens, dim, scale=1.0):
+    @classmethod
+    def execute(cls, seed, tokens, dim, scale=1.0):
         import torch
 
         g = torch.Generator().manual_seed(int(seed))
         t = torch.randn(1, int(tokens), int(dim), generator=g) * float(scale)
-        return ([[t, {}]],)
+        return io.NodeOutput([[t, {}]])
 
 
-class AccelLatentDiff:
-    DESCRIPTION = ("FOR DEMOS AND TESTS. Compares two LATENTs of the same shape (e.g. the stock and the "
-                   "accelerated output of one seed) and reports max and mean absolute difference, relative "
-                   "L2 error and cosine similarity. Shows the report under the node.")
-    CATEGORY = CATEGORY_TESTING
-    FUNCTION = "compare"
-    OUTPUT_NODE = True
-    RETURN_TYPES = ("STRING", "FLOAT", "FLOAT")
-    RETURN_NAMES = ("report", "max_abs", "cosine")
-    OUTPUT_TOOLTIPS = ("The comparison as text.",
-                       "Largest absolute difference of any element.",
-                       "Cosine similarity of the flattened latents (1.0 = same direction).")
+class AccelLatentDiff(AccelNode):
+    NODE_ID = "AccelLatentDiff"
+    DISPLAY = "Accel Latent Diff (test)"
 
     @classmethod
-    def INPUT_TYPES(cls):
-        return {
-            "required": {
-                "latent_a": ("LATENT", {"tooltip": "The result to check, e.g. the accelerated branch's latent."}),
-                "latent_b": ("LATENT", {"tooltip": "The reference, e.g. the stock branch's latent of the same seed."}),
-            },
-            "optional": {
-                "label": ("STRING", {"default": "accelerated vs stock",
-                                     "tooltip": "Names the comparison in the report."}),
-            },
-        }
+    def define_schema(cls):
+        return cls.schema(
+            category=CATEGORY_TESTING,
+            dev_only=True,
+            output_node=True,
+            description=(
+                "FOR DEMOS AND TESTS. Compares two LATENTs of the same shape (e.g. the stock and the accelerated output "
+                "of one seed) and reports max and mean absolute difference, relative L2 error and cosine similarity. "
+                "Shows the report under the node."),
+            inputs=[
+                io.Latent.Input("latent_a", tooltip="The result to check, e.g. the accelerated branch's latent."),
+                io.Latent.Input("latent_b", tooltip="The reference, e.g. the stock branch's latent of the same seed."),
+                io.String.Input("label", default="accelerated vs stock", optional=True,
+                                tooltip="Names the comparison in the report."),
+            ],
+            outputs=[
+                report_output("The comparison as text."),
+                io.Float.Output(display_name="max_abs", tooltip="Largest absolute difference of any element."),
+                io.Float.Output(display_name="cosine",
+                                tooltip="Cosine similarity of the flattened latents (1.0 = same direction)."),
+            ])
 
-    def compare(self, latent_a, latent_b, label="accelerated vs stock"):
+    @classmethod
+    def execute(cls, latent_a, latent_b, label="accelerated vs stock"):
         from ..accel.compare import format_diff, tensor_diff
 
         a, b = latent_a["samples"], latent_b["samples"]
         try:
             d = tensor_diff(a, b)
         except ValueError as e:
-            raise AccelError("Accel Latent Diff", "latent_b", str(e),
+            raise AccelError(cls.DISPLAY, "latent_b", str(e),
                              "Connect two latents of the same size (same width, height, length and batch)") from None
         names = (label or "a vs b").split(" vs ", 1)
         text = format_diff(d, *(names if len(names) == 2 else (label, "reference")))
-        return {"ui": report_ui(text), "result": (text, d["max_abs"], d["cosine"])}
+        return with_report(text, d["max_abs"], d["cosine"], report=text)
 
 
-NODE_CLASS_MAPPINGS = {
-    "AccelRandomConditioning": AccelRandomConditioning,
-    "AccelLatentDiff": AccelLatentDiff,
-}
-NODE_DISPLAY_NAME_MAPPINGS = {
-    "AccelRandomConditioning": "Accel Random Conditioning (test)",
-    "AccelLatentDiff": "Accel Latent Diff (test)",
-}
+NODES = [AccelRandomConditioning, AccelLatentDiff]

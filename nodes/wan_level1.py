@@ -1,69 +1,75 @@
 """Accel Wan Level-1: fast attention + per-block torch.compile + TF32 for a Wan 2.1 / 2.2 MODEL, in one node."""
 from __future__ import annotations
 
-from ._common import CATEGORY_PATCH
+from comfy_api.latest import io
 
-NODE = "Accel Wan Level-1"
+from ..accel.vocabulary import ERROR
+from ._common import (CATEGORY_PATCH, AccelNode, check_failure, failure_input, failure_policy, model_output, report_output,
+                      with_report)
 
 
-class AccelWanLevel1:
-    DESCRIPTION = ("One node for ComfyUI's native Wan 2.1 / Wan 2.2 models (T2V, I2V, TI2V-5B, A14B experts): "
-                   "the fastest attention kernel for this GPU (FlashAttention-3 on H100/H200, FlashAttention-2 on "
-                   "L40/Ada/Ampere), torch.compile of every transformer block (max-autotune, falling back to "
-                   "default and then to eager if compiling fails) and TF32 + cudnn.benchmark for this model's runs "
-                   "only. CFG and the sampler are untouched. Not bit-identical to stock (other kernels round "
-                   "differently); the report states the measured deviation. For Wan 2.2 A14B put one node on each "
-                   "expert: the second reuses the first one's compiled code. The first run compiles (minutes with "
-                   "max-autotune on a cold cache); later runs and restarts are fast.")
-    CATEGORY = CATEGORY_PATCH
-    FUNCTION = "apply"
-    RETURN_TYPES = ("MODEL", "STRING")
-    RETURN_NAMES = ("model", "report")
-    OUTPUT_TOOLTIPS = ("A clone of the Wan model with the Level-1 patches (the input model is unchanged).",
-                       "What was applied, what fell back and why, and the measured deviation from stock.")
+class AccelWanLevel1(AccelNode):
+    NODE_ID = "AccelWanLevel1"
+    DISPLAY = "Accel Wan Level-1"
 
     @classmethod
-    def INPUT_TYPES(cls):
+    def define_schema(cls):
         from ..accel.level1 import COMPILE_MODES
 
-        return {
-            "required": {
-                "model": ("MODEL", {"tooltip": "A Wan 2.1 or Wan 2.2 diffusion model (Load Diffusion Model). "
-                                               "Other families get an error that names the generic nodes to use."}),
-                "attention": ("BOOLEAN", {"default": True, "tooltip":
-                              "Use the fastest installed attention kernel for this GPU (same as Accel Attention "
-                              "'auto'): FlashAttention-3 on H100/H200 (pip install fa3-fwd), FlashAttention-2 on "
-                              "Ada/Ampere, else PyTorch SDPA. Off: ComfyUI's own attention."}),
-                "compile": ("BOOLEAN", {"default": True, "tooltip":
-                            "torch.compile each transformer block (needs triton on GPU). The first sampling step "
-                            "compiles; if compiling fails the model runs uncompiled (eager) and the log says why."}),
-                "compile_mode": (list(COMPILE_MODES), {"default": "auto", "tooltip":
-                                 "auto: max-autotune-no-cudagraphs on NVIDIA Ampere and newer with triton (fastest "
-                                 "kernels, longest first compile), default elsewhere. 'default' compiles much faster "
-                                 "and gives most of the gain."}),
-                "tf32": ("BOOLEAN", {"default": True, "tooltip":
-                         "TF32 tensor cores for float32 matmuls and cuDNN convolutions (Wan's fp32 patch "
-                         "embedding), only while this model samples."}),
-                "cudnn_benchmark": ("BOOLEAN", {"default": True, "tooltip":
-                                    "cudnn.benchmark while this model samples: picks the fastest convolution "
-                                    "algorithm per resolution (the first step at a new resolution pays the search)."}),
-                "on_failure": (["fall back", "error"], {"default": "fall back", "tooltip":
-                               "fall back: if a kernel or the compile cannot be used, continue with the next best "
-                               "(logged once). error: stop with a message instead (to make sure you get the fast path)."}),
-            }
-        }
+        return cls.schema(
+            category=CATEGORY_PATCH,
+            description=(
+                "One node for ComfyUI's native Wan 2.1 / Wan 2.2 models (T2V, I2V, TI2V-5B, A14B experts): the "
+                "fastest attention kernel for this GPU (FlashAttention-3 on H100/H200, FlashAttention-2 on "
+                "L40/Ada/Ampere), torch.compile of every transformer block (max-autotune, falling back to default and "
+                "then to eager if compiling fails) and TF32 + cudnn.benchmark for this model's runs only. CFG and the "
+                "sampler are untouched. Not bit-identical to stock (other kernels round differently); the report "
+                "states the measured deviation. For Wan 2.2 A14B put one node on each expert: the second reuses the "
+                "first one's compiled code. The first run compiles (minutes with max-autotune on a cold cache); later "
+                "runs and restarts are fast."),
+            search_aliases=("wan speedup", "wan preset"),
+            inputs=[
+                io.Model.Input("model", tooltip="A Wan 2.1 or Wan 2.2 diffusion model (Load Diffusion Model). Other "
+                                                "families get an error that names the generic nodes to use."),
+                io.Boolean.Input("attention", default=True, tooltip=(
+                    "Use the fastest installed attention kernel for this GPU (same as Accel Attention 'auto'): "
+                    "FlashAttention-3 on H100/H200 (pip install fa3-fwd), FlashAttention-2 on Ada/Ampere, else "
+                    "PyTorch SDPA. Off: ComfyUI's own attention.")),
+                io.Boolean.Input("compile", default=True, tooltip=(
+                    "torch.compile each transformer block (needs triton on GPU). The first sampling step compiles; "
+                    "if compiling fails the model runs uncompiled (eager) and the log says why.")),
+                io.Combo.Input("compile_mode", options=list(COMPILE_MODES), default="auto", tooltip=(
+                    "auto: max-autotune-no-cudagraphs on NVIDIA Ampere and newer with triton (fastest kernels, "
+                    "longest first compile), default elsewhere. 'default' compiles much faster and gives most of "
+                    "the gain.")),
+                io.Boolean.Input("tf32", default=True, tooltip=(
+                    "TF32 tensor cores for float32 matmuls and cuDNN convolutions (Wan's fp32 patch embedding), "
+                    "only while this model samples.")),
+                io.Boolean.Input("cudnn_benchmark", default=True, tooltip=(
+                    "cudnn.benchmark while this model samples: picks the fastest convolution algorithm per "
+                    "resolution (the first step at a new resolution pays the search).")),
+                failure_input("on_failure", (
+                    "fall back: if a kernel or the compile cannot be used, continue with the next best (logged "
+                    "once). error: stop with a message instead (to make sure you get the fast path).")),
+            ],
+            outputs=[
+                model_output("A clone of the Wan model with the Level-1 patches (the input model is unchanged)."),
+                report_output("What was applied, what fell back and why, and the measured deviation from stock."),
+            ])
 
-    def apply(self, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure):
+    @classmethod
+    def validate_inputs(cls, on_failure):
+        return check_failure("on_failure", on_failure)
+
+    @classmethod
+    def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure):
         from ..accel import level1
-        from ..accel.errors import AccelError
 
-        if on_failure not in ("fall back", "error"):
-            raise AccelError(NODE, "on_failure", f"unknown value {on_failure!r}", "use 'fall back' or 'error'")
+        strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
         m, text = level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
-                                      tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=(on_failure == "error"),
-                                      node=NODE)
-        return {"ui": {"text": [text]}, "result": (m, text)}
+                                      tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
+                                      node=cls.DISPLAY)
+        return with_report(m, text, report=text)
 
 
-NODE_CLASS_MAPPINGS = {"AccelWanLevel1": AccelWanLevel1}
-NODE_DISPLAY_NAME_MAPPINGS = {"AccelWanLevel1": "Accel Wan Level-1"}
+NODES = [AccelWanLevel1]

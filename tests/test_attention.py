@@ -585,13 +585,13 @@ def test_node_in_a_prompt(A, M, pack, comfy, stats):
 
     from accel_harness.executor import run_prompt, validate
 
-    cls = pack.NODE_CLASS_MAPPINGS["AccelAttention"]
-    assert pack.NODE_DISPLAY_NAME_MAPPINGS["AccelAttention"] == "Accel Attention"
-    assert cls.CATEGORY == "accel/patch" and cls.RETURN_TYPES == ("MODEL", "STRING")
+    cls = pack.nodes.NODE_CLASS_MAPPINGS["AccelAttention"]
+    assert pack.nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelAttention"] == "Accel Attention"
+    assert cls.CATEGORY == "accel/patch" and tuple(cls.RETURN_TYPES) == ("MODEL", "STRING")
     spec = cls.INPUT_TYPES()
-    assert spec["required"]["backend"][0] == A.installed_backends()
+    assert spec["required"]["backend"][1]["options"] == A.installed_backends()
     assert set(spec["required"]) == {"model", "backend", "fallback"} and set(spec["optional"]) == {"autotune"}
-    assert cls.VALIDATE_INPUTS("flash_attn_3") is True and "unknown" in cls.VALIDATE_INPUTS("flash4")
+    assert cls.validate_inputs("flash_attn_3") is True and "unknown" in cls.validate_inputs("flash4")
 
     M.write_wan(Path(folder_paths.get_folder_paths("diffusion_models")[0]) / "attn_tiny_wan.safetensors")
     prompt = {

@@ -8,6 +8,7 @@ pack, found from the node classes themselves (a new one cannot be missed), must 
 """
 import pytest
 
+import accel_harness as H
 from accel_harness.executor import validate
 from accel_harness.server import ServerError, tiny_wan_server
 
@@ -17,14 +18,14 @@ BAD = ["maybe", "", "2", "truee", None, 2, 0.5, "null"]
 
 
 def all_boolean_inputs(pack) -> list:
-    """(class key, input name) of every BOOLEAN input, read from INPUT_TYPES of every node class."""
+    """(node id, input name) of every BOOLEAN input, read from the V3 schema of every node class."""
+    from comfy_api.latest import io
+
     found = []
-    for key, cls in sorted(pack.NODE_CLASS_MAPPINGS.items()):
-        spec = cls.INPUT_TYPES()
-        for section in ("required", "optional"):
-            for name, s in (spec.get(section) or {}).items():
-                if s[0] == "BOOLEAN":
-                    found.append((key, name))
+    for key, cls in sorted(pack.nodes.NODE_CLASS_MAPPINGS.items()):
+        for i in cls.GET_SCHEMA().inputs:
+            if isinstance(i, io.Boolean.Input):
+                found.append((key, i.id))
     return found
 
 
@@ -81,18 +82,16 @@ def test_api_prompt_booleans_are_parsed_before_comfyui_validation(pack, pairs, o
 
 def test_node_functions_parse_booleans_too(pack, pairs, mod):
     """A value that did not come through the on_prompt handler (linked from another node's output, or a direct
-    call) is parsed by the node function itself: an error naming the node and input before any work."""
+    call) is parsed by the node's execute itself: an error naming the node and input before any work."""
     AccelError = mod("accel.errors").AccelError
     wrong = []
     for key, name in pairs:
-        cls = pack.NODE_CLASS_MAPPINGS[key]
-        fn = getattr(cls(), cls.FUNCTION)
         for v in BAD:
             try:
-                fn(**{name: v})
+                H.call_node(key, **{name: v})
                 wrong.append(f"{key}.{name}={v!r}: accepted")
             except AccelError as e:
-                display = pack.NODE_DISPLAY_NAME_MAPPINGS[key]
+                display = pack.nodes.NODE_DISPLAY_NAME_MAPPINGS[key]
                 if not str(e).startswith(f"[{display}] input '{name}': {v!r} is not a boolean"):
                     wrong.append(f"{key}.{name}={v!r}: {e}")
             except Exception as e:  # the function ran with the bad value (missing other inputs)

@@ -170,3 +170,28 @@ def test_converter_matches_the_frontend_on_dynamic_combos(app, info):
         assert mine == theirs, (t, sets, r["ser"].get("widgets_values"))
         checked += 1
     assert checked >= len(types)
+
+
+def test_report_text_is_shown_under_the_node(app, server):
+    """Every node's report (ui.PreviewText, the `text` of the executed message) is drawn under the node by the
+    pack's web extension (web/accel_report.js; the stock frontends draw it only for PreviewAny): queue Accel
+    Hardware Report from the page and find its text in a visible read-only text box of that node. The box is
+    not saved with the workflow and not sent in the prompt."""
+    wf = json.loads((REPO / "workflows" / "hardware_report.json").read_text())
+    app.clear_alerts()
+    app.load_workflow(wf, "hardware_report.json")
+    before = app.graph_to_prompt()
+    app.page.evaluate("async () => { await app.queuePrompt(0, 1); }")
+    app.page.wait_for_function(
+        "() => { const n = app.graph.getNodeById(1); const w = (n && n.widgets || []).find(w => w.name === 'accel_report');"
+        " return !!w && String(w.value).includes('comfyui-accel hardware report'); }", timeout=120_000)
+    app.settle()
+    shown = app.page.evaluate(
+        "() => Array.from(document.querySelectorAll('textarea')).filter(t => t.getClientRects().length && "
+        "t.value.includes('comfyui-accel hardware report')).map(t => ({readOnly: t.readOnly, text: t.value}))")
+    app.screenshot(ARTIFACTS / "report_text_under_node.png")
+    assert len(shown) == 1 and shown[0]["readOnly"], shown
+    assert "attention auto ->" in shown[0]["text"]
+    assert app.graph_to_prompt() == before  # not an input of the prompt
+    saved = next(n for n in app.serialize()["nodes"] if n["id"] == 1)
+    assert saved["widgets_values"] == wf["nodes"][0]["widgets_values"], saved["widgets_values"]

@@ -10,6 +10,8 @@ import pickle
 import pytest
 import torch
 
+import accel_harness as H
+
 STEPS = 10
 # Tiny random models change their timestep signal by about 1.0 per step, far beyond the range any published Wan
 # polynomial was fitted on (such changes are computed, never skipped: issue #14). A calibrated-style set with a
@@ -282,8 +284,8 @@ def test_two_experts_keep_their_own_state(sc, M, conds):
 
 def test_calibration_writes_json_the_nodes_load(pack, sc, M, wan, conds, ref, mod):
     cc = mod("accel.cache_coefficients")
-    nodes = pack.NODE_CLASS_MAPPINGS
-    m, report = nodes["AccelCacheCalibrate"]().apply(wan, "tiny_wan_test", unique_id="77")["result"]
+    nodes = pack.nodes.NODE_CLASS_MAPPINGS
+    m, report = H.call_node("AccelCacheCalibrate", wan, "tiny_wan_test", unique_id="77")["result"]
     assert "user:tiny_wan_test" in report
     out = _sample(M, m, conds)
     assert torch.equal(out, ref)  # calibration skips nothing
@@ -293,20 +295,20 @@ def test_calibration_writes_json_the_nodes_load(pack, sc, M, wan, conds, ref, mo
     assert len(data["magcache"]["ratios"]["cond"]) == STEPS and len(data["magcache"]["ratios"]["uncond"]) == STEPS
     # the combos list it; the nodes load it
     tea_in = nodes["AccelTeaCache"].INPUT_TYPES()["required"]
-    assert "user:tiny_wan_test" in tea_in["coefficients"][0]
-    assert "user:tiny_wan_test" in nodes["AccelMagCache"].INPUT_TYPES()["required"]["ratios"][0]
-    res = nodes["AccelTeaCache"]().apply(wan, -1.0, -1.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="78")
+    assert "user:tiny_wan_test" in tea_in["coefficients"][1]["options"]
+    assert "user:tiny_wan_test" in nodes["AccelMagCache"].INPUT_TYPES()["required"]["ratios"][1]["options"]
+    res = H.call_node("AccelTeaCache", wan, -1.0, -1.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="78")
     mt, rep = res["result"]
     assert res["ui"]["text"][0] == rep and "calibrated on this machine" in rep
     _sample(M, mt, conds)
     st = sc.last_stats(mt)
     assert st.skipped > 0  # the suggested threshold skips about 30% of the calibrated steps
     assert abs(st.skipped / STEPS - 0.3) < 0.2
-    mm, _ = nodes["AccelMagCache"]().apply(wan, 0.2, 2, 0.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="79")["result"]
+    mm, _ = H.call_node("AccelMagCache", wan, 0.2, 2, 0.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="79")["result"]
     _sample(M, mm, conds)
     assert sc.last_stats(mm).evaluations == STEPS
     # the next execution of the TeaCache node reports the previous run of that node
-    rep2 = nodes["AccelTeaCache"]().apply(wan, 0.2, -1.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="78")["result"][1]
+    rep2 = H.call_node("AccelTeaCache", wan, 0.2, -1.0, 1.0, "user:tiny_wan_test", "GPU", unique_id="78")["result"][1]
     assert "Last run of this node: Accel TeaCache run 1: computed" in rep2
 
 
@@ -386,9 +388,9 @@ def test_auto_choice_per_family(mod):
 def test_node_definitions(pack):
     for node_id, display in (("AccelTeaCache", "Accel TeaCache"), ("AccelMagCache", "Accel MagCache"),
                              ("AccelCacheCalibrate", "Accel Cache Calibrate")):
-        cls = pack.NODE_CLASS_MAPPINGS[node_id]
-        assert pack.NODE_DISPLAY_NAME_MAPPINGS[node_id] == display
-        assert cls.CATEGORY == "accel/cache" and cls.RETURN_TYPES == ("MODEL", "STRING") and cls.DESCRIPTION
+        cls = pack.nodes.NODE_CLASS_MAPPINGS[node_id]
+        assert pack.nodes.NODE_DISPLAY_NAME_MAPPINGS[node_id] == display
+        assert cls.CATEGORY == "accel/cache" and tuple(cls.RETURN_TYPES) == ("MODEL", "STRING") and cls.DESCRIPTION
         for name, spec in cls.INPUT_TYPES()["required"].items():
             assert spec[1].get("tooltip"), (node_id, name)
 

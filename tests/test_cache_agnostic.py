@@ -209,8 +209,8 @@ def test_api_prompt(pack, comfy, M):
     import folder_paths
     from accel_harness.executor import run_prompt
 
-    assert pack.NODE_DISPLAY_NAME_MAPPINGS["AccelCacheAnyModel"] == "Accel Cache (any model)"
-    cls = pack.NODE_CLASS_MAPPINGS["AccelCacheAnyModel"]
+    assert pack.nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelCacheAnyModel"] == "Accel Cache (any model)"
+    cls = pack.nodes.NODE_CLASS_MAPPINGS["AccelCacheAnyModel"]
     assert cls.CATEGORY == "accel/cache" and all(s[1].get("tooltip") for s in cls.INPUT_TYPES()["required"].values())
     d = Path(folder_paths.get_folder_paths("diffusion_models")[0])
     M.write_wan(d / "agnostic_wan.safetensors", seed=0, dtype=torch.float32)

@@ -8,6 +8,8 @@ sampling of tiny models: the pattern of computed/skipped steps it records).
 import pytest
 import torch
 
+import accel_harness as H
+
 
 @pytest.fixture(scope="module")
 def sched(mod):
@@ -326,17 +328,17 @@ def test_calibrated_sets_skip_what_the_file_promises(pack, sc, M, wan, conds, cc
     """Accel Cache Calibrate writes, with its recommended values, the skip pattern they give on the calibrated
     run; the runtime with that set and those values skips exactly that (TeaCache: Wan's signal depends only on the
     timestep, so a cached run sees the same changes; MagCache: table-driven). Also at a calibrated few-step count."""
-    nodes = pack.NODE_CLASS_MAPPINGS
+    nodes = pack.nodes.NODE_CLASS_MAPPINGS
     pos, neg, lat = conds
     for steps, name in ((12, "ref_cal_12"), (6, "ref_cal_6")):
-        m, _ = nodes["AccelCacheCalibrate"]().apply(wan, name, unique_id=f"cal{steps}")["result"]
+        m, _ = H.call_node("AccelCacheCalibrate", wan, name, unique_id=f"cal{steps}")["result"]
         M.sample(m, pos, neg, lat, steps=steps, cfg=3.0)
         data = __import__("json").loads(cc.user_file(f"user:{name}").read_text())
         for kind, node, args in (("magcache", "AccelMagCache", (-1.0, -1, -1.0, 1.0)),
                                  ("teacache", "AccelTeaCache", (-1.0, -1.0, 1.0))):
             exp = data[kind]["expected"]
             assert exp["steps"] == steps
-            mc, _ = nodes[node]().apply(wan, *args, f"user:{name}", "GPU", unique_id=f"{kind}{steps}")["result"]
+            mc, _ = H.call_node(node, wan, *args, f"user:{name}", "GPU", unique_id=f"{kind}{steps}")["result"]
             M.sample(mc, pos, neg, lat, steps=steps, cfg=3.0)
             st = sc.last_stats(mc)
             assert st.pattern == exp["pattern"], (kind, steps, st.pattern, exp["pattern"])

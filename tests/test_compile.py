@@ -128,12 +128,12 @@ def test_node_registered_with_report(pack, wan, C, mod):
     import nodes
 
     cls = nodes.NODE_CLASS_MAPPINGS["AccelCompile"]
-    assert pack.NODE_DISPLAY_NAME_MAPPINGS["AccelCompile"] == "Accel Compile"
-    assert cls.CATEGORY == "accel/patch" and cls.RETURN_TYPES == ("MODEL", "STRING")
+    assert pack.nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelCompile"] == "Accel Compile"
+    assert cls.CATEGORY == "accel/patch" and tuple(cls.RETURN_TYPES) == ("MODEL", "STRING")
     req = cls.INPUT_TYPES()["required"]
-    assert req["mode"][0] == ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
-    assert req["scope"][1]["default"] == "blocks" and req["on_failure"][1]["default"] == "eager"
-    out = cls().patch(wan, "default", "blocks", "auto", False, "inductor", 64, "eager")
+    assert req["mode"][1]["options"] == ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
+    assert req["scope"][1]["default"] == "blocks" and req["on_failure"][1]["default"] == "fall back"
+    out = H.call_node(cls, wan, "default", "blocks", "auto", False, "inductor", 64, "eager")
     m, report = out["result"]
     assert out["ui"]["text"] == [report]
     assert m is not wan and m.model is wan.model

@@ -7,6 +7,8 @@ and read; that is what these tests check (no numeric tolerance involved: flags c
 import pytest
 import torch
 
+import accel_harness as H
+
 NODE = "AccelCUDASettings"
 
 
@@ -55,15 +57,11 @@ def clean_flags(mod):
     assert after == before, "a test leaked torch flags"
 
 
-def node(pack):
-    return pack.NODE_CLASS_MAPPINGS[NODE]()
-
-
 def apply_node(pack, model, **kw):
     args = dict(tf32_matmul="on", tf32_cudnn="on", cudnn_benchmark="on", fp16_accumulation="unchanged",
                 sdpa_order="unchanged")
     args.update(kw)
-    out = node(pack).apply(model, **args)
+    out = H.call_node(NODE, model, **args)
     assert out["ui"]["text"][0] == out["result"][1]
     return out["result"]
 
@@ -276,12 +274,12 @@ def test_auto_order_is_measured_per_gpu_class(mod):
 
 def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, monkeypatch):
     monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
-    spec = pack.NODE_CLASS_MAPPINGS[NODE].INPUT_TYPES()["required"]["sdpa_order"]
+    spec = pack.nodes.NODE_CLASS_MAPPINGS[NODE].INPUT_TYPES()["required"]["sdpa_order"]
     assert spec[1]["default"].startswith("auto")
     from accel_harness import models as M
 
     wan = M.wan_model(dtype=torch.float32)
-    out = node(pack).apply(wan, "on", "on", "on", "unchanged", spec[1]["default"])
+    out = H.call_node(NODE, wan, "on", "on", "on", "unchanged", spec[1]["default"])
     m, text = out["result"]
     assert "SDPA order auto -> cudnn > flash > efficient > math" in text
     assert mod("accel.numerics").settings_of(m).sdpa_order == ("cudnn", "flash", "efficient", "math")

@@ -15,17 +15,41 @@ HEAVY = ("triton", "flash_attn", "flash_attn_interface", "fa3_fwd_interface", "s
 def test_pack_loads_through_comfyui_loader(pack):
     import nodes
 
-    assert pack.IMPORT_ERRORS == {}
+    assert pack.nodes.IMPORT_ERRORS == {}
     assert "AccelHardwareReport" in nodes.NODE_CLASS_MAPPINGS
-    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+    for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
         assert nodes.NODE_CLASS_MAPPINGS[name] is cls
-        assert name in pack.NODE_DISPLAY_NAME_MAPPINGS, f"{name} has no display name"
+        assert name in pack.nodes.NODE_DISPLAY_NAME_MAPPINGS, f"{name} has no display name"
         assert getattr(cls, "CATEGORY", "").startswith("accel"), name
         assert getattr(cls, "DESCRIPTION", ""), f"{name} has no DESCRIPTION"
 
 
+def test_every_node_is_a_v3_node_registered_through_comfy_entrypoint(pack):
+    """ComfyUI takes the V3 path (comfy_entrypoint -> ComfyExtension) only when the pack root has no
+    NODE_CLASS_MAPPINGS; every node is an io.ComfyNode with one schema and a classmethod execute."""
+    import asyncio
+
+    import nodes
+    from comfy_api.latest import ComfyExtension, io
+
+    assert not hasattr(pack, "NODE_CLASS_MAPPINGS"), "the pack root must not export V1 mappings"
+    ext = pack.comfy_entrypoint()
+    assert isinstance(ext, ComfyExtension)
+    listed = asyncio.run(ext.get_node_list())
+    assert {c.GET_SCHEMA().node_id for c in listed} == set(pack.nodes.NODE_CLASS_MAPPINGS) == {
+        "AccelAttention", "AccelCompile", "AccelTeaCache", "AccelMagCache", "AccelCacheCalibrate",
+        "AccelCacheAnyModel", "AccelCUDASettings", "AccelLoadDiffusionModelFP8", "AccelSaveFP8Model",
+        "AccelHardwareReport", "AccelMultiGPU", "AccelRandomConditioning", "AccelLatentDiff", "AccelWanLevel1"}
+    for cls in listed:
+        schema = cls.GET_SCHEMA()
+        assert issubclass(cls, io.ComfyNode) and isinstance(cls.__dict__["execute"], classmethod), cls
+        assert nodes.NODE_CLASS_MAPPINGS[schema.node_id] is cls
+        assert nodes.NODE_DISPLAY_NAME_MAPPINGS[schema.node_id] == schema.display_name == cls.DISPLAY
+        assert not hasattr(cls, "IS_CHANGED") and not hasattr(cls, "VALIDATE_INPUTS"), cls
+
+
 def test_every_input_has_a_tooltip(pack):
-    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+    for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
         spec = cls.INPUT_TYPES()
         for section in ("required", "optional"):
             for inp, val in spec.get(section, {}).items():
@@ -93,7 +117,7 @@ def test_outputs_have_names_and_tooltips(pack):
     """The frontend shows RETURN_NAMES on the output slots and OUTPUT_TOOLTIPS when hovering them."""
     import re
 
-    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
+    for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
         types = tuple(cls.RETURN_TYPES)
         names = tuple(getattr(cls, "RETURN_NAMES", ()) or ())
         assert len(names) == len(types), f"{name}: RETURN_NAMES {names} for RETURN_TYPES {types}"
@@ -109,8 +133,8 @@ def test_display_names_categories_and_flags(pack):
     import nodes as comfy_nodes
 
     cats = {"accel/patch", "accel/loaders", "accel/cache", "accel/info", "accel/testing"}
-    for name, cls in pack.NODE_CLASS_MAPPINGS.items():
-        display = pack.NODE_DISPLAY_NAME_MAPPINGS[name]
+    for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
+        display = pack.nodes.NODE_DISPLAY_NAME_MAPPINGS[name]
         assert display.startswith("Accel ") and comfy_nodes.NODE_DISPLAY_NAME_MAPPINGS[name] == display, (name, display)
         assert cls.CATEGORY in cats, (name, cls.CATEGORY)
         testing = cls.CATEGORY == "accel/testing"
@@ -129,9 +153,9 @@ def test_frontend_sees_the_metadata(pack):
     """What /object_info sends the frontend (same builder as the server): names, tooltips, the experimental badge."""
     from accel_harness.uiformat import local_object_info
 
-    info = local_object_info(pack.NODE_CLASS_MAPPINGS)
+    info = local_object_info(pack.nodes.NODE_CLASS_MAPPINGS)
     for name, spec in info.items():
-        assert spec["output_name"] == list(pack.NODE_CLASS_MAPPINGS[name].RETURN_NAMES)
+        assert spec["output_name"] == list(pack.nodes.NODE_CLASS_MAPPINGS[name].RETURN_NAMES)
         assert len(spec["output_tooltips"]) == len(spec["output"])
         assert spec.get("experimental", False) == (name in EXPERIMENTAL_NODES)
         assert spec["description"] and spec["display_name"].startswith("Accel ")

@@ -375,7 +375,7 @@ def test_bad_file_top_level_is_refused(unets, cc, pack, case, kind):
     _file(cc, name).write_bytes(content.encode())
     # the node list still loads (a damaged file must not break INPUT_TYPES for every workflow)
     for cls in ("AccelTeaCache", "AccelMagCache", "AccelCacheCalibrate"):
-        pack.NODE_CLASS_MAPPINGS[cls].INPUT_TYPES()
+        pack.nodes.NODE_CLASS_MAPPINGS[cls].INPUT_TYPES()
     prompt, node, inp = ((_tea(f"user:{name}"), "Accel TeaCache", "coefficients") if kind == "teacache"
                          else (_mag(f"user:{name}"), "Accel MagCache", "ratios"))
     _expect_refused(prompt, node, inp, f"{name}.json", text)

@@ -10,6 +10,8 @@ of magnitude ~1, asserted as cosine >= 0.99999 and max |diff| <= 1e-4 (FIDELITY 
 import pytest
 import torch
 
+import accel_harness as H
+
 NODE = "AccelWanLevel1"
 COS_MIN, MAX_ABS = 0.99999, 1e-4
 
@@ -62,7 +64,7 @@ def apply(pack, model, **kw):
     args = dict(attention=True, compile=True, compile_mode="auto", tf32=True, cudnn_benchmark=True,
                 on_failure="fall back")
     args.update(kw)
-    out = pack.NODE_CLASS_MAPPINGS[NODE]().apply(model, **args)
+    out = H.call_node(NODE, model, **args)
     assert out["ui"]["text"][0] == out["result"][1]
     return out["result"]
 

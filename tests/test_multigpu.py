@@ -115,11 +115,11 @@ def test_errors_before_sampling(M, MG, monkeypatch):
 def test_node_in_a_prompt(M, MG, mod):
     """The node through ComfyUI's node class: report and errors name the node."""
     pack = H.load_pack()
-    cls = pack.NODE_CLASS_MAPPINGS["AccelMultiGPU"]
-    res = cls().patch(wan(M, heads=2), 2, "cpu")
+    cls = pack.nodes.NODE_CLASS_MAPPINGS["AccelMultiGPU"]
+    res = H.call_node(cls, wan(M, heads=2), 2, "cpu")
     assert "sequence parallel" in res["result"][1]
     with pytest.raises(MG.AccelError, match=r"\[Accel Multi-GPU\] input 'gpus'"):
-        cls().patch(wan(M, heads=2), 99, "cuda")
+        H.call_node(cls, wan(M, heads=2), 99, "cuda")
 
 
 # Attention overrides the workers run per rank (pickled by reference: the workers get the parent's sys.path,

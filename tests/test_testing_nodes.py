@@ -1,14 +1,16 @@
 """Test-only nodes (nodes/testing.py), accel/compare.py and the demo's workflow builder (no server)."""
 import pytest
 
+import accel_harness as H
+
 
 def test_random_conditioning_is_seeded(pack):
     import torch
 
-    N = pack.NODE_CLASS_MAPPINGS["AccelRandomConditioning"]()
-    (a,) = N.make(seed=3, tokens=7, dim=4096, scale=1.0)
-    (b,) = N.make(seed=3, tokens=7, dim=4096, scale=1.0)
-    (c,) = N.make(seed=4, tokens=7, dim=4096, scale=2.0)
+    N = "AccelRandomConditioning"
+    (a,) = H.call_node(N, seed=3, tokens=7, dim=4096, scale=1.0)["result"]
+    (b,) = H.call_node(N, seed=3, tokens=7, dim=4096, scale=1.0)["result"]
+    (c,) = H.call_node(N, seed=4, tokens=7, dim=4096, scale=2.0)["result"]
     assert a[0][0].shape == (1, 7, 4096) and a[0][1] == {}
     assert torch.equal(a[0][0], b[0][0])  # same seed -> bit-identical
     assert not torch.equal(a[0][0], c[0][0])
@@ -18,19 +20,19 @@ def test_random_conditioning_is_seeded(pack):
 def test_latent_diff_reports_and_names_input_on_mismatch(pack, mod):
     import torch
 
-    D = pack.NODE_CLASS_MAPPINGS["AccelLatentDiff"]()
+    D = "AccelLatentDiff"
     x = torch.randn(1, 16, 1, 8, 8)
-    out = D.compare({"samples": x}, {"samples": x.clone()})
+    out = H.call_node(D, {"samples": x}, {"samples": x.clone()})
     text, mx, cos = out["result"]
     assert mx == 0.0 and cos == pytest.approx(1.0, abs=1e-12)
     assert out["ui"]["text"] == [text] and "accelerated vs stock" in text
     y = x.clone()
     y[0, 3, 0, 2, 5] += 0.25
-    _, mx, cos = D.compare({"samples": y}, {"samples": x})["result"]
+    _, mx, cos = H.call_node(D, {"samples": y}, {"samples": x})["result"]
     assert mx == pytest.approx(0.25, abs=1e-6) and cos < 1.0
     errors = mod("accel.errors")
     with pytest.raises(errors.AccelError) as e:
-        D.compare({"samples": x}, {"samples": torch.zeros(1, 16, 1, 4, 4)})
+        H.call_node(D, {"samples": x}, {"samples": torch.zeros(1, 16, 1, 4, 4)})
     assert "Accel Latent Diff" in str(e.value) and "latent_b" in str(e.value)
 
 

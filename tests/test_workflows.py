@@ -382,7 +382,7 @@ def test_live_server_sends_node_metadata_to_the_frontend(live_info, pack):
     """Output names, output tooltips and the experimental flag reach the frontend through /object_info."""
     ours = {k: v for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}
     assert len(ours) >= 12
-    flagged = {n for n, c in pack.NODE_CLASS_MAPPINGS.items() if getattr(c, "EXPERIMENTAL", False)}
+    flagged = {n for n, c in pack.nodes.NODE_CLASS_MAPPINGS.items() if getattr(c, "EXPERIMENTAL", False)}
     assert "AccelCacheCalibrate" in flagged  # the set itself is checked in test_foundation
     for name, spec in ours.items():
         assert len(spec["output_name"]) == len(spec["output"]) == len(spec.get("output_tooltips") or [])

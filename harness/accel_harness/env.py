@@ -91,10 +91,43 @@ def load_pack():
         raise RuntimeError("ComfyUI reported IMPORT FAILED for comfyui-accel (see the log above)")
     name = str(link).replace(".", "_x_")
     pack = sys.modules[name]
-    if pack.IMPORT_ERRORS:
-        raise RuntimeError("comfyui-accel node modules failed to import:\n" + "\n".join(pack.IMPORT_ERRORS.values()))
+    errors = pack.nodes.IMPORT_ERRORS
+    if errors:
+        raise RuntimeError("comfyui-accel node modules failed to import:\n" + "\n".join(errors.values()))
     _state["pack"] = pack
     return pack
+
+
+def pack_nodes() -> dict:
+    """{node id: node class} of the pack as ComfyUI loaded it (the pack registers them through
+    comfy_entrypoint; this is the same list by id)."""
+    return load_pack().nodes.NODE_CLASS_MAPPINGS
+
+
+def call_node(node, *args, unique_id: str | None = None, **kwargs) -> dict:
+    """Run one V3 node of the pack the way ComfyUI's executor does (a class clone carrying the hidden inputs,
+    then EXECUTE_NORMALIZED), outside a prompt. `node` is a node id or class; positional `args` fill the
+    schema's inputs in declared order. Returns {"ui": the ui payload as the frontend gets it (JSON), "result":
+    the output tuple}, the shape the pack's V1 nodes returned."""
+    import json
+
+    from comfy_api.latest import io
+
+    cls = pack_nodes()[node] if isinstance(node, str) else node
+    names = [i.id for i in cls.GET_SCHEMA().inputs]
+    if len(args) > len(names):
+        raise TypeError(f"{cls.__name__}: {len(args)} positional inputs for {len(names)} declared")
+    for name, value in zip(names, args):
+        if name in kwargs:
+            raise TypeError(f"{cls.__name__}: input {name!r} given twice")
+        kwargs[name] = value
+    hidden = {io.Hidden.unique_id: unique_id}
+    # 0.3.75 takes the hidden inputs, 0.33 a V3Data dict holding them
+    v3 = hasattr(io, "V3Data") or hasattr(io.HiddenHolder, "from_v3_data")
+    clone = cls.PREPARE_CLASS_CLONE({"hidden_inputs": hidden} if v3 else hidden)
+    out = clone.EXECUTE_NORMALIZED(**kwargs)
+    ui = out.ui.as_dict() if hasattr(out.ui, "as_dict") else out.ui
+    return {"ui": json.loads(json.dumps(ui)) if ui is not None else None, "result": tuple(out.args)}
 
 
 def pack_module(sub: str):

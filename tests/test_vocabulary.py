@@ -1,0 +1,81 @@
+"""One word per concept (issue #18 item 4): the failure option. Accel Attention (`fallback`), Accel Compile and
+Accel Wan Level-1 (`on_failure`) offer the same two values, "fall back" and "error"; the values older versions
+used (Attention's `sdpa`, Compile's `eager` / `raise`) still validate and mean the same, so old workflows and API
+prompts keep working. Input names are unchanged (API prompts name inputs: a rename would break them).
+"""
+import pytest
+
+import accel_harness as H
+from accel_harness.executor import validate
+
+FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "AccelWanLevel1": "on_failure"}
+
+# (node, value sent) -> (accel module, function, keyword, what the function gets)
+CALLS = {
+    ("AccelAttention", "fall back"): ("accel.attention", "apply_attention", "fallback", "sdpa"),
+    ("AccelAttention", "error"): ("accel.attention", "apply_attention", "fallback", "error"),
+    ("AccelAttention", "sdpa"): ("accel.attention", "apply_attention", "fallback", "sdpa"),  # legacy
+    ("AccelCompile", "fall back"): ("accel.compile", "apply_compile", "on_failure", "eager"),
+    ("AccelCompile", "error"): ("accel.compile", "apply_compile", "on_failure", "raise"),
+    ("AccelCompile", "eager"): ("accel.compile", "apply_compile", "on_failure", "eager"),  # legacy
+    ("AccelCompile", "raise"): ("accel.compile", "apply_compile", "on_failure", "raise"),  # legacy
+    ("AccelWanLevel1", "fall back"): ("accel.level1", "apply_level1", "strict", False),
+    ("AccelWanLevel1", "error"): ("accel.level1", "apply_level1", "strict", True),
+}
+
+
+def _spec(key, name):
+    return H.pack_nodes()[key].INPUT_TYPES()["required"][name]
+
+
+def _defaults(key):
+    return {k: s[1]["default"] for k, s in H.pack_nodes()[key].INPUT_TYPES()["required"].items()
+            if isinstance(s[1], dict) and "default" in s[1]}
+
+
+def _errors(key, name, value):
+    """ComfyUI's validate_prompt of {key with its widget defaults, `name`=value}: the errors for that input."""
+    import nodes
+
+    spec = nodes.NODE_CLASS_MAPPINGS[key].INPUT_TYPES()
+    widgets = {n: s[1]["default"] for sect in ("required", "optional") for n, s in (spec.get(sect) or {}).items()
+               if len(s) > 1 and isinstance(s[1], dict) and "default" in s[1]}
+    prompt = {"1": {"class_type": key, "inputs": dict(widgets, **{name: value})},
+              "2": {"class_type": "PreviewAny", "inputs": {"source": ["1", 1]}}}
+    _, _, _, node_errors = validate(prompt)
+    return [e for e in node_errors.get("1", {}).get("errors", []) if e["extra_info"].get("input_name") == name]
+
+
+def test_every_failure_option_offers_the_same_two_values(pack):
+    for key, name in FAILURE_INPUTS.items():
+        spec = _spec(key, name)
+        assert spec[1]["options"] == ["fall back", "error"] and spec[1]["default"] == "fall back", (key, spec)
+
+
+@pytest.mark.parametrize("key,value", sorted(CALLS), ids=lambda x: str(x).replace(" ", "_"))
+def test_value_validates_and_means_the_same(pack, mod, monkeypatch, key, value):
+    """Through ComfyUI's validation (legacy values are not in the combo's options, and still pass), then the
+    node's execute hands accel/ what the old value meant."""
+    assert _errors(key, FAILURE_INPUTS[key], value) == []
+    module, fn, kw, want = CALLS[key, value]
+    got = {}
+
+    def fake(model, **kwargs):
+        got.update(kwargs)
+        return model, "report"
+
+    monkeypatch.setattr(mod(module), fn, fake)
+    out = H.call_node(key, **dict(_defaults(key), model=object(), **{FAILURE_INPUTS[key]: value}))
+    assert got[kw] == want and out["ui"]["text"] == ["report"], got
+
+
+@pytest.mark.parametrize("key", sorted(FAILURE_INPUTS))
+def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
+    name = FAILURE_INPUTS[key]
+    errors = _errors(key, name, "maybe")
+    assert len(errors) == 1 and f"input '{name}': 'maybe' not in ['fall back', 'error']" in errors[0]["details"], errors
+    # another node's legacy word is not accepted here (each node keeps only its own)
+    other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise"}[key]
+    assert len(_errors(key, name, other)) == 1
+    with pytest.raises(mod("accel.errors").AccelError, match=rf"input '{name}': unknown value 'maybe'"):
+        H.call_node(key, **dict(_defaults(key), model=object(), **{name: "maybe"}))
