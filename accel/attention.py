@@ -153,7 +153,7 @@ class AttentionOverride:
                 if self.strict:
                     raise AccelError(self.node, "backend", f"{kern.label} failed on a call with q {tuple(q.shape)} "
                                      f"{dtype}: {type(e).__name__}: {str(e).splitlines()[0][:300]}",
-                                     "Set fallback to 'sdpa' to let such calls use ComfyUI's attention") from e
+                                     "Set fallback to 'fall back' to let such calls use ComfyUI's attention") from e
                 self.bad.add((kern.name, b, h, hkv, lq, lk, d, dtype, lay, mask is None))
                 log.warn_once(("attention", kern.name, "error:" + type(e).__name__),
                               "attention backend %s failed (%s: %s) on q %s; calls of that shape use ComfyUI's "
@@ -173,7 +173,7 @@ class AttentionOverride:
             STATS[(self.backend, "fallback", code)] += 1
         if self.strict:
             raise AccelError(self.node, "backend", f"{self.kernel.label} cannot serve {text} (fallback is 'error')",
-                             "Set fallback to 'sdpa' to let such calls use ComfyUI's attention, or choose a backend "
+                             "Set fallback to 'fall back' to let such calls use ComfyUI's attention, or choose a backend "
                              "that supports them ('auto' or an sdpa variant)")
         if not is_compiling():
             log.warn_once(("attention", self.backend, code),
@@ -240,12 +240,12 @@ def _resolve(prof, backend: str, strict: bool, node: str, extra_device_types, de
     if strict:
         raise AccelError(node, "backend", f"{backend} cannot be used on this machine: {problem}"
                          + (f" ({hint})" if hint else ""),
-                         "Choose 'auto' or an installed backend, or set fallback to 'sdpa'")
+                         "Choose 'auto' or an installed backend, or set fallback to 'fall back'")
     log.warn_once(("attention-unavailable", backend, problem),
-                  "[%s] attention backend %s cannot be used here (%s); fallback=sdpa: ComfyUI's own attention "
+                  "[%s] attention backend %s cannot be used here (%s); fallback 'fall back': ComfyUI's own attention "
                   "is used for this model", node, backend, problem)
     return None, (f"{backend} cannot be used here: {problem}" + (f" ({hint})" if hint else "")
-                  + ". fallback=sdpa: ComfyUI's own attention is used"), []
+                  + ". fallback 'fall back': ComfyUI's own attention is used"), []
 
 
 def autotune_path() -> Path:
@@ -343,8 +343,8 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         lines.append(f"{node}: {kern.label} on {where}")
         lines.append(f"  why: {why}")
         lines.append(f"  serves: {_capabilities(kern)}" + (f" ({kern.note})" if kern.note else ""))
-        target = "raise an error (fallback=error)" if strict else \
-            "use ComfyUI's attention, logged once per reason (fallback=sdpa)"
+        target = "raise an error (fallback: error)" if strict else \
+            "use ComfyUI's attention, logged once per reason (fallback: fall back)"
         lines.append(f"  other calls: {target}")
         lines.append("  " + tune_line)
         if kern.op_name:

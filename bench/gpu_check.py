@@ -18,7 +18,7 @@ H.bootstrap(cpu=False)
 pack = H.load_pack()
 import torch  # noqa: E402
 
-print("pack loaded", round(time.time() - t0, 1), "s; nodes:", sorted(pack.NODE_CLASS_MAPPINGS))
+print("pack loaded", round(time.time() - t0, 1), "s; nodes:", sorted(pack.nodes.NODE_CLASS_MAPPINGS))
 print(H.pack_module("accel.report").hardware_report(refresh=True))
 res = {}
 q = torch.randn(1, 4096, 8, 128, device="cuda", dtype=torch.bfloat16)

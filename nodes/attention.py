@@ -17,9 +17,9 @@ def _choices():
     from ..kernels.attention import registry
 
     try:
-        from ..accel import report
+        from ..accel import hardware
 
-        prof = report.profile()
+        prof = hardware.profile()
         return ["auto"] + [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
     except Exception:  # never break the node list; the run reports the real problem
         return ["auto"] + list(registry.BACKENDS)

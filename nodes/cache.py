@@ -1,5 +1,5 @@
 """Accel TeaCache, Accel MagCache, Accel Cache Calibrate, Accel Cache (any model): wrapper-based step caches
-(accel/stepcache.py, accel/stepcache_agnostic.py)."""
+(the accel/stepcache package)."""
 from __future__ import annotations
 
 from comfy_api.latest import io
@@ -219,7 +219,7 @@ class AccelCacheAnyModel(AccelNode):
 
     @classmethod
     def define_schema(cls):
-        from ..accel import stepcache_agnostic as agn
+        from ..accel.stepcache import agnostic as agn
 
         return cls.schema(
             category=CATEGORY_CACHE,
@@ -259,7 +259,7 @@ class AccelCacheAnyModel(AccelNode):
 
     @classmethod
     def execute(cls, model, threshold, start_percent, end_percent, cache_device):
-        from ..accel import stepcache_agnostic
+        from ..accel.stepcache import agnostic as stepcache_agnostic
 
         m, report = stepcache_agnostic.configure(model, threshold, start_percent, end_percent, cache_device,
                                                  node_id=cls.unique_id())

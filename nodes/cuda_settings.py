@@ -62,7 +62,7 @@ class AccelCUDASettings(AccelNode):
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel import numerics, report
+        from ..accel import hardware, numerics
         from ..accel.errors import AccelError
 
         node = cls.DISPLAY
@@ -74,7 +74,7 @@ class AccelCUDASettings(AccelNode):
             raise AccelError(node, "sdpa_order", f"unknown value {sdpa_order!r}",
                              "use one of: " + ", ".join(numerics.SDPA_PRESETS))
         preset = numerics.SDPA_PRESETS[sdpa_order]
-        prof = report.profile()
+        prof = hardware.profile()
         auto_line = None
         if preset == "auto":
             auto, why = numerics.auto_sdpa_order(prof)

@@ -434,7 +434,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     """The shipped Wan 2.1 14B prompt (attention -> compile -> TeaCache), derived for tiny models (see
     derive_tiny), extended so that every accel node runs: CUDA settings in the chain, an FP8-loaded branch
     with Level-1 (compile off here: the compile path already runs in the main chain) and MagCache, a
-    calibration branch, the FP8 saver, the latent diff and the hardware report. The tiny model has no
+    calibration branch, a Multi-GPU (gpus=1: stock) -> any-model cache branch, the FP8 saver, the latent diff and
+    the hardware report. The tiny model has no
     published cache set, so TeaCache/MagCache name the Wan 2.1 14B sets instead of `auto`."""
     from accel_harness.server import ui_text
 
@@ -463,6 +464,10 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     cal = add("AccelCacheCalibrate", model=p[ids["ModelSamplingSD3"]]["inputs"]["model"], name="e2e_tiny")
     ks3 = add("KSampler", model=[cal, 0], **common)
     add("SaveLatent", samples=[ks3, 0], filename_prefix="e2e_every_node/calibrate")
+    mg = add("AccelMultiGPU", model=p[ids["ModelSamplingSD3"]]["inputs"]["model"], gpus=1, device="cpu")  # 1: stock
+    anym = add("AccelCacheAnyModel", model=[mg, 0], threshold=0.5)
+    ks4 = add("KSampler", model=[anym, 0], **common)
+    add("SaveLatent", samples=[ks4, 0], filename_prefix="e2e_every_node/any_model_cache")
     save8 = add("AccelSaveFP8Model", model=[fp8, 0], filename_prefix="e2e/tiny_fp8")
     diff = add("AccelLatentDiff", latent_a=[ks2, 0], latent_b=[ids["KSampler"], 0], label="fp8 level1 vs accel")
     rep = add("AccelHardwareReport", refresh=False)
@@ -471,7 +476,7 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
 
     entry = server.run(p, timeout=300)
     assert entry["status"]["status_str"] == "success"
-    assert len(_latents(server, entry)) == 3
+    assert len(_latents(server, entry)) == 4
     assert "comfyui-accel hardware report" in ui_text(entry, rep)
     assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
     fp8_files = list((server.base / "models" / "diffusion_models" / "e2e").glob("tiny_fp8*.safetensors"))

@@ -46,7 +46,7 @@ def _has_dtype(module, dtype) -> bool:
 def _fail_preflight(status: CompileStatus, cfg: CompileConfig, problem: str) -> None:
     if cfg.on_failure == "raise":
         raise AccelError(cfg.node, "backend", f"torch.compile cannot work here: {problem}",
-                         "set on_failure to eager to run without compile, or fix the cause")
+                         "set on_failure to 'fall back' to run without compile, or fix the cause")
     status.fell_back = True
     status.reason = problem
     status.failures.append((cfg.chain[0], problem))

@@ -189,7 +189,7 @@ class CompileWrapper:
             return out
         if self.cfg.on_failure == "raise":
             raise AccelError(self.cfg.node, "mode", f"torch.compile failed with mode {mode} ({reason})",
-                             "set on_failure to eager to run without compile, or choose another mode/backend") from err
+                             "set on_failure to 'fall back' to run without compile, or choose another mode/backend") from err
         st.fell_back = True
         st.reason = f"{mode}: {reason}"
         log.warning("compile: torch.compile failed (%s: %s); this model runs eager from now on", mode, reason)
