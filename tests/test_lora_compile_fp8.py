@@ -41,6 +41,8 @@ unscaled weights (max |diff| ~2.7 on outputs of ~4 in one tiny forward).
 import pytest
 import torch
 
+import accel_harness as H
+
 STEPS, SPLIT, SHIFT = 4, 2, 5.0
 COS_MIN, MAX_ABS = 0.99999, 1e-4  # Level-1 vs eager, same weights
 LORA_MIN = 1e-2  # a LoRA (or a strength change) moves the output by at least this (max |diff|)
@@ -84,9 +86,8 @@ class Workflow:
             (m,) = self.lora_nodes[which].load_lora_model_only(m, self.loras[which], strength)
         (m,) = self.nodes.NODE_CLASS_MAPPINGS["ModelSamplingSD3"]().patch(m, SHIFT)
         if level1:
-            out = self.pack.NODE_CLASS_MAPPINGS["AccelWanLevel1"]().apply(
-                m, attention=True, compile=True, compile_mode="auto", tf32=True, cudnn_benchmark=True,
-                on_failure="fall back")
+            out = H.call_node("AccelWanLevel1", m, attention=True, compile=True, compile_mode="auto", tf32=True,
+                              cudnn_benchmark=True, on_failure="fall back")
             m = out["result"][0]
         self.last[which] = m
         return m
@@ -157,7 +158,12 @@ def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
     experts = {k: _load(mod, M, kind, p) for k, p in files.items()}
     if kind != "stock":
         q = experts["high"].model.diffusion_model.blocks[0].self_attn.q
-        assert q.weight.dtype == torch.float8_e4m3fn, q.weight.dtype
+        # 0.3.75 keeps fp8 tensors; 0.33 loads ComfyUI's scaled-fp8 files as QuantizedTensor (fp8 storage)
+        assert q.weight.dtype == torch.float8_e4m3fn or type(q.weight).__name__ == "QuantizedTensor", q.weight.dtype
+        if type(q.weight).__name__ == "QuantizedTensor":
+            pytest.skip("ComfyUI 0.33 on CPU cannot move QuantizedTensor weights between loads under inference_mode "
+                        "(comfy/ops.py _quantized_apply: 'Cannot set version_counter for inference tensor'), in its "
+                        "own eager path; the pack's FP8 loader and stock cases still run here")
     wf = Workflow(pack, M, experts, _write_loras(M, comfy))
 
     # eager references (no Level-1): no LoRA, LoRA at 1.0, LoRA at 0.5
