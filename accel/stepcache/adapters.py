@@ -25,7 +25,8 @@ class _Adapter:
     def skipped(self, index: int, args, new_img=None) -> dict:
         raise NotImplementedError
 
-    def img_out(self, out: dict, call) -> torch.Tensor:
+    def img_out(self, out: dict, call, args=None) -> torch.Tensor:
+        """The image tokens of the last block's output (`args`: that block's inputs)."""
         return out["img"]
 
     def signal(self, name, dm, args, call) -> torch.Tensor:
@@ -56,7 +57,8 @@ class _WanAdapter(_Adapter):
 
 
 class _DualAdapter(_Adapter):
-    """Flux / HunyuanVideo: double blocks (img, txt), then single blocks on cat(txt, img) or cat(img, txt)."""
+    """Flux / HunyuanVideo: double blocks (img, txt), then single blocks on cat(txt, img) or cat(img, txt)
+    (`txt_first`: the order in ComfyUI versions that do not pass `img_slice`)."""
 
     signals = ("modulated",)
     control_outside = True
@@ -79,10 +81,15 @@ class _DualAdapter(_Adapter):
         img = args["img"] if new_img is None else new_img
         return {"img": img, "txt": args["txt"]} if "txt" in args else {"img": img}
 
-    def img_out(self, out, call):
+    def img_out(self, out, call, args=None):
         x = out["img"]
         if "txt" in out:  # no single blocks: the last double block's image stream
             return x
+        # ComfyUI 0.33+ says where the image tokens sit in the joint stream (its HunyuanVideo puts the text
+        # first, 0.3.75 put it last); older ComfyUI: the order this family had there.
+        sl = ((args or {}).get("transformer_options") or {}).get("img_slice")
+        if sl is not None:
+            return x[:, sl[0]:sl[1]]
         return x[:, call.txt_len:] if self.txt_first else x[:, :call.img_len]
 
     def signal(self, name, dm, args, call):

@@ -36,7 +36,7 @@ class _BlockHook:
             return run.adapter.skipped(self.index, args)
         out = self._original(args, extra)
         if self.last and call.record:
-            run.store(out)
+            run.store(out, args)
         return out
 
 

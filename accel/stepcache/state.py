@@ -360,9 +360,9 @@ class _Run:
         return self.adapter.skipped(0, args, img + delta)
 
     # ---------------------------------------------------------------- after the last block
-    def store(self, out: dict):
+    def store(self, out: dict, args=None):
         call = self.call
-        img_out = self.adapter.img_out(out, call)
+        img_out = self.adapter.img_out(out, call, args)
         if self.mode == "calibrate":
             self._calib_residual(img_out, call)
             return
