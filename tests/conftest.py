@@ -67,3 +67,16 @@ def bf16_sd(M):
     import torch
 
     return M.wan_state_dict(size="tiny", seed=0, dtype=torch.bfloat16)
+
+
+# --- shared by the step-cache tests --------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def sc(mod):
+    return mod("accel.stepcache")
+
+
+@pytest.fixture(scope="session")
+def cc(mod):
+    return mod("accel.cache_coefficients")
+

@@ -20,11 +20,6 @@ def agn(mod):
     return mod("accel.stepcache.agnostic")
 
 
-@pytest.fixture(scope="module")
-def sc(mod):
-    return mod("accel.stepcache")
-
-
 def _ctx(seed, dim=64, **extra):
     return [[torch.randn(1, 8, dim, generator=torch.Generator().manual_seed(seed)), dict(extra)]]
 

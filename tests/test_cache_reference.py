@@ -16,16 +16,6 @@ def sched(mod):
     return mod("accel.stepcache.schedule")
 
 
-@pytest.fixture(scope="module")
-def sc(mod):
-    return mod("accel.stepcache")
-
-
-@pytest.fixture(scope="module")
-def cc(mod):
-    return mod("accel.cache_coefficients")
-
-
 # ============================================================================ oracles
 def oracle_comfy_magcache(table, steps, thresh, K, retention, flux_rule=False):
     """Zehong-Ma/ComfyUI-MagCache@47bdd2a nodes.py: step index = position in sample_sigmas (1180-1189);
@@ -328,7 +318,6 @@ def test_calibrated_sets_skip_what_the_file_promises(pack, sc, M, wan, conds, cc
     """Accel Cache Calibrate writes, with its recommended values, the skip pattern they give on the calibrated
     run; the runtime with that set and those values skips exactly that (TeaCache: Wan's signal depends only on the
     timestep, so a cached run sees the same changes; MagCache: table-driven). Also at a calibrated few-step count."""
-    nodes = pack.nodes.NODE_CLASS_MAPPINGS
     pos, neg, lat = conds
     for steps, name in ((12, "ref_cal_12"), (6, "ref_cal_6")):
         m, _ = H.call_node("AccelCacheCalibrate", wan, name, unique_id=f"cal{steps}")["result"]

@@ -22,16 +22,6 @@ OTHER_UNET = "hostile_cache_wan_other.safetensors"  # same architecture, other w
 
 
 @pytest.fixture(scope="module")
-def sc(mod):
-    return mod("accel.stepcache")
-
-
-@pytest.fixture(scope="module")
-def cc(mod):
-    return mod("accel.cache_coefficients")
-
-
-@pytest.fixture(scope="module")
 def unets(comfy, M):
     import folder_paths
     import torch
@@ -442,9 +432,9 @@ def test_teacache_report_recommended_values_match_the_run(base_file, cc, sc, mod
 ])
 def test_negative_or_nan_inputs_are_refused(unets, sc, node, field, value, mod):
     if node == "tea":
-        p, title, kw = _tea("wan2.1_t2v_1.3B_ret_mode"), "Accel TeaCache", {}
+        p, title = _tea("wan2.1_t2v_1.3B_ret_mode"), "Accel TeaCache"
     else:
-        p, title, kw = _mag("wan2.1_t2v_1.3B"), "Accel MagCache", {}
+        p, title = _mag("wan2.1_t2v_1.3B"), "Accel MagCache"
     p["5"]["inputs"][field] = value
     n_before = len(mod("accel.stepcache.report")._LAST)
     with pytest.raises(RuntimeError) as e:

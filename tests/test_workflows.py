@@ -355,7 +355,7 @@ def derive_tiny(prompt: dict, info: dict, prefix: str, steps: int = 2, size=(64,
 
 @pytest.fixture(scope="module")
 def server(comfy, M, tmp_path_factory):
-    from accel_harness.server import ComfyServer
+    from accel_harness.server import serving
 
     base = tmp_path_factory.mktemp("flows-server")
     for f in ("wan2.1_t2v_1.3B_fp16.safetensors", "wan2.1_t2v_14B_fp16.safetensors"):
@@ -365,12 +365,8 @@ def server(comfy, M, tmp_path_factory):
                     "tiny", seed=10 + i)
         M.save_safetensors(M.wan_lora(seed=20 + i, scale=0.1),
                            base / "models" / "loras" / f"wan2.2_t2v_lightx2v_4steps_lora_v1.1_{e}_noise.safetensors")
-    srv = ComfyServer(base)
-    try:
-        srv.start(timeout=180)
+    with serving(base) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture(scope="module")

@@ -430,7 +430,14 @@ def tiny_wan_server(base, model_name: str = "tiny_wan.safetensors"):
     from . import models
 
     models.write_wan(Path(base) / "models" / "diffusion_models" / model_name, "t2v", "tiny")
-    srv = ComfyServer(base)
+    with serving(base) as srv:
+        yield srv
+
+
+@contextlib.contextmanager
+def serving(base, **kwargs):
+    """ComfyServer(base, **kwargs) started for the block, stopped (and checked gone) on exit."""
+    srv = ComfyServer(base, **kwargs)
     try:
         srv.start(timeout=180)
         yield srv
