@@ -357,9 +357,9 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         lines.append(f"  replaced an earlier attention override ({getattr(prev, '__name__', type(prev).__name__)})")
     m.model_options["transformer_options"] = to
     if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
-        from . import numerics
+        from . import cuda_settings
 
-        line = numerics.attach_auto_sdpa(m, prof, node)
+        line = cuda_settings.attach_auto_sdpa(m, prof, node)
         if line:
             lines.append("  " + line)
     text = "\n".join(lines)

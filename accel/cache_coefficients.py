@@ -22,7 +22,7 @@ DATA_FILE = Path(__file__).resolve().parent / "data" / "cache_coefficients.json"
 USER_PREFIX = "user:"
 USER_FORMAT = "comfyui-accel cache calibration v1"
 
-# Which step-cache adapter (accel/stepcache/adapters.py) serves a model family, and which set families it accepts.
+# Which step-cache adapter (accel/cache/adapters.py) serves a model family, and which set families it accepts.
 ADAPTER_OF_FAMILY = {"wan21": "wan", "wan22": "wan", "flux": "flux", "hunyuan_video": "hunyuan_video",
                      "qwen_image": "qwen_image"}
 WAN_VARIANTS = ("t2v", "i2v", "ti2v")  # VACE/S2V/Animate inject per block outside the block call: not cacheable here
@@ -148,7 +148,7 @@ def validate_set(kind: str, sec, where: str) -> dict:
             vals = _number_list(where, "magcache.progress", prog, lens["cond"], lens["cond"], lo=0.0, hi=1.0)
             if any(b < a for a, b in zip(vals, vals[1:])):
                 raise SetError(where, "magcache.progress", "must not decrease")
-        # schedule rules of the set's reference (accel/stepcache/schedule.py)
+        # schedule rules of the set's reference (accel/cache/schedule.py)
         if sec.get("lookup", "floor") not in MAG_LOOKUPS:
             raise SetError(where, "magcache.lookup",
                            f"{json.dumps(sec.get('lookup'))[:40]} is not one of {MAG_LOOKUPS}")

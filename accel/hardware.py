@@ -318,3 +318,10 @@ def comfy_device():
 def profile(refresh: bool = False) -> HardwareProfile:
     """The hardware profile of ComfyUI's device (cached; `refresh` probes again)."""
     return detect(comfy_device(), refresh=refresh)
+
+
+def hardware_report(refresh: bool = False) -> str:
+    """The text of Accel Hardware Report: this machine's profile and the defaults chosen from it."""
+    from . import defaults
+    p = profile(refresh)
+    return "\n".join(["comfyui-accel hardware report"] + p.summary_lines() + defaults.choose(p).report_lines())

@@ -18,7 +18,7 @@ Usage (GPU machine, repo root): `bash bench/run_gpu.sh cache`, or after `source 
 
 Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 20, 30, 50):
   * `schedule`: for every published MagCache set (all families), the skip pattern its recommended values give,
-    from the runtime's own rules (accel/stepcache/schedule.py; no model needed, exact: MagCache is table-driven);
+    from the runtime's own rules (accel/cache/schedule.py; no model needed, exact: MagCache is table-driven);
   * `sweep`: for every published Wan set the pack can apply (TeaCache and MagCache, recommended values), one
     sampling run per step count: evaluations computed/skipped, the pattern, and deviation from the uncached run
     at that step count (PSNR, cosine, rel L2). Untimed. --sweep-steps "" turns it off.
@@ -73,7 +73,7 @@ def main():
     import torch
     from accel_harness import models as M
 
-    sc = H.pack_module("accel.stepcache")
+    sc = H.pack_module("accel.cache")
     cuda = torch.cuda.is_available() and not a.smoke
     res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "torch": torch.__version__,
            "python": platform.python_version(), "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
@@ -222,7 +222,7 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync):
     from accel_harness import models as M
 
     cc = H.pack_module("accel.cache_coefficients")
-    sched = H.pack_module("accel.stepcache.schedule")
+    sched = H.pack_module("accel.cache.schedule")
     res["sweep_steps"] = steps_list
     res["schedule"] = {}
     for name, e in cc.published("magcache").items():

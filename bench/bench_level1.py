@@ -107,7 +107,7 @@ class Bench:
         from accel_harness.forward import Forward
 
         self.M, self.Forward = M, Forward
-        self.level1 = H.pack_module("accel.level1")
+        self.level1 = H.pack_module("accel.wan_level1")
         self.cuda = torch.cuda.is_available() and not self.a.smoke
         self.dev = "cuda" if self.cuda else "cpu"
         self.dtype = torch.bfloat16 if self.cuda else torch.float32
@@ -124,7 +124,7 @@ class Bench:
         except Exception:
             meta["triton"] = None
         try:
-            meta["hardware_report"] = H.pack_module("accel.report").hardware_report()
+            meta["hardware_report"] = H.pack_module("accel.hardware").hardware_report()
         except Exception as e:
             meta["hardware_report"] = f"failed: {e!r}"
         self.res["meta"] = meta
@@ -220,7 +220,7 @@ class Bench:
         l1 = {}
 
         def level1_fwd():
-            m, rep = self.level1.apply_level1(model, compile_mode=a.mode)
+            m, rep = self.wan_level1.apply_level1(model, compile_mode=a.mode)
             l1["model"] = m
             r = fwd(m, "level1", first_call_key=True)()
             r["report"] = rep
@@ -258,7 +258,7 @@ class Bench:
             self.record(size, "sample_stock", stock_sample)
 
             def l1_sample():
-                m = l1.get("model") or self.level1.apply_level1(model, compile_mode=a.mode)[0]
+                m = l1.get("model") or self.wan_level1.apply_level1(model, compile_mode=a.mode)[0]
                 _, warm = sample(m)  # absorbs the batch-2 (cond+uncond) recompile
                 out, s = sample(m)
                 r = {"seconds": round(s, 2), "warmup_run_s": round(warm, 2),
@@ -296,7 +296,7 @@ class Bench:
         M = self.M
         model = M.wan_model("t2v", size, device=self.dev, dtype=self.dtype)
         x, ctx = self.inputs()
-        m, _ = self.level1.apply_level1(model, compile_mode=self.a.mode)
+        m, _ = self.wan_level1.apply_level1(model, compile_mode=self.a.mode)
         with self.Forward(m) as f:
             self.sync()
             t0 = time.perf_counter()

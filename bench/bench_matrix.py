@@ -42,6 +42,7 @@ CHAINS = {
     "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
     "core_compile": "ComfyUI TorchCompileModel (inductor)",
     "core_fp8_fast": "ComfyUI Load Diffusion Model, weight_dtype fp8_e4m3fn_fast",
+    "core_ck_int8": "ComfyUI ModelAttentionBackend, comfy kitchen attention (INT8; ComfyUI 0.33+)",
     "kj_sage_compile": "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced (defaults)",
 }
 
@@ -252,6 +253,16 @@ class Matrix:
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_default":
             return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
+        if name == "core_ck_int8":
+            import nodes
+
+            if "ModelAttentionBackend" not in nodes.NODE_CLASS_MAPPINGS:
+                raise RuntimeError("this ComfyUI has no ModelAttentionBackend node (added after 0.3.75)")
+            import comfy.ldm.modules.attention as attn
+
+            if not getattr(attn, "COMFY_KITCHEN_INT8_ATTENTION_IS_AVAILABLE", False):
+                raise RuntimeError("comfy-kitchen INT8 attention is not available in this install")
+            return call_node("ModelAttentionBackend", model=base, attention="comfy kitchen attention")[0], ""
         if name == "core_compile":
             return call_node("TorchCompileModel", model=base, backend="inductor")[0], ""
         if name == "kj_sage_compile":

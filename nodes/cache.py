@@ -1,5 +1,5 @@
 """Accel TeaCache, Accel MagCache, Accel Cache Calibrate, Accel Cache (any model): wrapper-based step caches
-(the accel/stepcache package)."""
+(the accel/cache package)."""
 from __future__ import annotations
 
 from comfy_api.latest import io
@@ -35,9 +35,9 @@ def _user_changed(choice: str):
 def _check_choice(node: str, kind: str, input_name: str, choice):
     """validate_inputs for a set choice: replaces ComfyUI's "value not in list" check, so that a damaged or
     missing user:<name> file is reported with its file, key and remedy before the prompt runs."""
-    from ..accel import stepcache
+    from ..accel import cache as accel_cache
 
-    return stepcache.check_choice(node, kind, input_name, choice) or True
+    return accel_cache.check_choice(node, kind, input_name, choice) or True
 
 
 _HIDDEN = [io.Hidden.unique_id]
@@ -96,9 +96,9 @@ class AccelTeaCache(AccelNode):
 
     @classmethod
     def execute(cls, model, rel_l1_thresh, start_percent, end_percent, coefficients, cache_device):
-        from ..accel import stepcache
+        from ..accel import cache as accel_cache
 
-        m, report = stepcache.configure_teacache(model, rel_l1_thresh, start_percent, end_percent, coefficients,
+        m, report = accel_cache.configure_teacache(model, rel_l1_thresh, start_percent, end_percent, coefficients,
                                                  cache_device, node_id=cls.unique_id())
         return with_report(m, report, report=report)
 
@@ -152,9 +152,9 @@ class AccelMagCache(AccelNode):
 
     @classmethod
     def execute(cls, model, magcache_thresh, magcache_K, start_percent, end_percent, ratios, cache_device):
-        from ..accel import stepcache
+        from ..accel import cache as accel_cache
 
-        m, report = stepcache.configure_magcache(model, magcache_thresh, magcache_K, start_percent, end_percent,
+        m, report = accel_cache.configure_magcache(model, magcache_thresh, magcache_K, start_percent, end_percent,
                                                  ratios, cache_device, node_id=cls.unique_id())
         return with_report(m, report, report=report)
 
@@ -200,16 +200,16 @@ class AccelCacheCalibrate(AccelNode):
     def validate_inputs(cls, name):
         if not isinstance(name, str):  # linked from another node: checked when the node runs
             return True
-        from ..accel import stepcache
+        from ..accel import cache as accel_cache
 
-        bad = stepcache.name_error(cls.DISPLAY, name)
+        bad = accel_cache.name_error(cls.DISPLAY, name)
         return str(bad) if bad else True
 
     @classmethod
     def execute(cls, model, name, overwrite=False):
-        from ..accel import stepcache
+        from ..accel import cache as accel_cache
 
-        m, report = stepcache.configure_calibration(model, name, node_id=cls.unique_id(), overwrite=bool(overwrite))
+        m, report = accel_cache.configure_calibration(model, name, node_id=cls.unique_id(), overwrite=bool(overwrite))
         return with_report(m, report, report=report)
 
 
@@ -219,7 +219,7 @@ class AccelCacheAnyModel(AccelNode):
 
     @classmethod
     def define_schema(cls):
-        from ..accel.stepcache import agnostic as agn
+        from ..accel.cache import any_model as agn
 
         return cls.schema(
             category=CATEGORY_CACHE,
@@ -259,9 +259,9 @@ class AccelCacheAnyModel(AccelNode):
 
     @classmethod
     def execute(cls, model, threshold, start_percent, end_percent, cache_device):
-        from ..accel.stepcache import agnostic as stepcache_agnostic
+        from ..accel.cache import any_model
 
-        m, report = stepcache_agnostic.configure(model, threshold, start_percent, end_percent, cache_device,
+        m, report = any_model.configure(model, threshold, start_percent, end_percent, cache_device,
                                                  node_id=cls.unique_id())
         return with_report(m, report, report=report)
 

@@ -18,7 +18,7 @@ class AccelCUDASettings(AccelNode):
 
     @classmethod
     def define_schema(cls):
-        from ..accel.numerics import SDPA_AUTO, SDPA_PRESETS
+        from ..accel.cuda_settings import SDPA_AUTO, SDPA_PRESETS
 
         return cls.schema(
             category=CATEGORY_PATCH,
@@ -62,7 +62,7 @@ class AccelCUDASettings(AccelNode):
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel import hardware, numerics
+        from ..accel import cuda_settings, hardware
         from ..accel.errors import AccelError
 
         node = cls.DISPLAY
@@ -70,21 +70,21 @@ class AccelCUDASettings(AccelNode):
                           ("cudnn_benchmark", cudnn_benchmark), ("fp16_accumulation", fp16_accumulation)):
             if val not in _TRI:
                 raise AccelError(node, name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
-        if sdpa_order not in numerics.SDPA_PRESETS:
+        if sdpa_order not in cuda_settings.SDPA_PRESETS:
             raise AccelError(node, "sdpa_order", f"unknown value {sdpa_order!r}",
-                             "use one of: " + ", ".join(numerics.SDPA_PRESETS))
-        preset = numerics.SDPA_PRESETS[sdpa_order]
+                             "use one of: " + ", ".join(cuda_settings.SDPA_PRESETS))
+        preset = cuda_settings.SDPA_PRESETS[sdpa_order]
         prof = hardware.profile()
         auto_line = None
         if preset == "auto":
-            auto, why = numerics.auto_sdpa_order(prof)
+            auto, why = cuda_settings.auto_sdpa_order(prof)
             preset = (auto, False) if auto else None
             auto_line = "SDPA order auto -> " + (" > ".join(auto) if auto else "unchanged") + ": " + why
         order, exclusive = preset if preset is not None else (None, False)
-        settings = numerics.NumericsSettings(
+        settings = cuda_settings.NumericsSettings(
             tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
             fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
-        m, lines = numerics.apply_numerics(model, settings, source=node, profile=prof)
+        m, lines = cuda_settings.apply_numerics(model, settings, source=node, profile=prof)
         if auto_line:
             lines = [*lines, auto_line]
         text = node + "\n" + "\n".join(lines)

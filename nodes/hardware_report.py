@@ -32,9 +32,9 @@ class AccelHardwareReport(AccelNode):
 
     @classmethod
     def execute(cls, refresh):
-        from ..accel import report as report_mod
+        from ..accel import hardware
 
-        text = report_mod.hardware_report(refresh=refresh)
+        text = hardware.hardware_report(refresh=refresh)
         return with_report(text, report=text)
 
 

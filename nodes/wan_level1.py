@@ -14,7 +14,7 @@ class AccelWanLevel1(AccelNode):
 
     @classmethod
     def define_schema(cls):
-        from ..accel.level1 import COMPILE_MODES
+        from ..accel.wan_level1 import COMPILE_MODES
 
         return cls.schema(
             category=CATEGORY_PATCH,
@@ -63,10 +63,10 @@ class AccelWanLevel1(AccelNode):
 
     @classmethod
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure):
-        from ..accel import level1
+        from ..accel import wan_level1
 
         strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
-        m, text = level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
+        m, text = wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
                                       tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
                                       node=cls.DISPLAY)
         return with_report(m, text, report=text)

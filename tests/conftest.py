@@ -73,7 +73,7 @@ def bf16_sd(M):
 
 @pytest.fixture(scope="session")
 def sc(mod):
-    return mod("accel.stepcache")
+    return mod("accel.cache")
 
 
 @pytest.fixture(scope="session")

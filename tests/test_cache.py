@@ -21,7 +21,7 @@ SET = "user:tiny_wan_linear"
 
 @pytest.fixture(scope="module")
 def sc(mod):
-    sc = mod("accel.stepcache")
+    sc = mod("accel.cache")
     cc = mod("accel.cache_coefficients")
     path = cc.user_file(SET)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def test_magcache_skips_and_cpu_cache(sc, M, wan, conds, ref):
 def test_mag_ratio_one_entry_per_step(sc, M, wan, conds, mod):
     """At a step count other than the table's, each step uses one table entry (ComfyUI-MagCache's floor lookup;
     the old code compounded ratios log-linearly). The recorded pattern is the schedule module's."""
-    sched = mod("accel.stepcache.schedule")
+    sched = mod("accel.cache.schedule")
     m, _ = sc.configure_magcache(wan, 0.1, 2, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
     entry = m.model_options["transformer_options"][sc.KEY]["entry"]
     _sample(M, m, conds)
@@ -420,7 +420,7 @@ def test_joint_stream_image_tokens_follow_comfyuis_img_slice(mod):
     0.74 instead of 0.096, measured on 0.33)."""
     from types import SimpleNamespace
 
-    ad = mod("accel.stepcache").adapters.ADAPTERS["hunyuan_video"]
+    ad = mod("accel.cache").adapters.ADAPTERS["hunyuan_video"]
     x = torch.arange(10.0).reshape(1, 10, 1)
     call = SimpleNamespace(img_len=7, txt_len=3)
     assert torch.equal(ad.img_out({"img": x}, call), x[:, :7])  # 0.3.75: cat(img, txt), no img_slice

@@ -1,4 +1,4 @@
-"""Accel Cache (any model): the coefficient-free step cache (accel/stepcache/agnostic.py) on real ComfyUI sampling
+"""Accel Cache (any model): the coefficient-free step cache (accel/cache/any_model.py) on real ComfyUI sampling
 with tiny random models of every family the pack knows (Wan, Flux, Qwen-Image, HunyuanVideo, LTX-Video).
 
 Tiny random models change their transformer residual by 30-150% per step (real ones far less), so "loose"
@@ -17,7 +17,7 @@ TOL = 0.1
 
 @pytest.fixture(scope="module")
 def agn(mod):
-    return mod("accel.stepcache.agnostic")
+    return mod("accel.cache.any_model")
 
 
 def _ctx(seed, dim=64, **extra):

@@ -13,7 +13,7 @@ import accel_harness as H
 
 @pytest.fixture(scope="module")
 def sched(mod):
-    return mod("accel.stepcache.schedule")
+    return mod("accel.cache.schedule")
 
 
 # ============================================================================ oracles

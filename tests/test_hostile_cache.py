@@ -379,13 +379,13 @@ def test_missing_user_file_names_the_remedy(unets):
 def test_calibration_writer_uses_the_same_validation(sc, cc, base_file, monkeypatch, mod):
     """A fit that gives unusable values (here: forced NaN) is not written: the loader's rule guards the writer."""
     name = "hc_writer_nan"
-    real = mod("accel.stepcache.calibrate")._fit
+    real = mod("accel.cache.calibrate")._fit
 
     def nan_fit(samples, adapter):
         out, summary = real(samples, adapter)
         out["teacache"]["coefficients"][0] = math.nan
         return out, summary
-    monkeypatch.setattr(mod("accel.stepcache.calibrate"), "_fit", nan_fit)
+    monkeypatch.setattr(mod("accel.cache.calibrate"), "_fit", nan_fit)
     with pytest.raises(RuntimeError) as e:
         _calibrate(name)
     assert "teacache.coefficients[0]" in _msg(e) and "nothing written" in _msg(e)
@@ -406,7 +406,7 @@ def test_magcache_report_shows_the_values_the_run_uses(base_file, cc, sc, mod):
     _file(cc, name).write_text(json.dumps(data))
     _, hist = run_prompt(_mag(f"user:{name}", steps=6))
     report = hist["outputs"]["5"]["text"][0]
-    st = [s for s in mod("accel.stepcache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
     assert f"set user:{name}: magcache_thresh 0.12, K 2, start 20%" in st.notes[0], st.notes
     assert "magcache_thresh 0.12 (default; the set recommends none); K 2 (default" in report, report
     assert "start (retention) 20% (default" in report
@@ -419,7 +419,7 @@ def test_teacache_report_recommended_values_match_the_run(base_file, cc, sc, mod
     _file(cc, name).write_text(json.dumps(data))
     _, hist = run_prompt(_tea(f"user:{name}", steps=6))
     report = hist["outputs"]["5"]["text"][0]
-    st = [s for s in mod("accel.stepcache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
     assert st.notes[0].startswith(f"set user:{name}: rel_l1_thresh 0.37, start 0%")
     assert "rel_l1_thresh 0.37 (recommended for the set); start 0% (default" in report, report
 
@@ -436,12 +436,12 @@ def test_negative_or_nan_inputs_are_refused(unets, sc, node, field, value, mod):
     else:
         p, title = _mag("wan2.1_t2v_1.3B"), "Accel MagCache"
     p["5"]["inputs"][field] = value
-    n_before = len(mod("accel.stepcache.report")._LAST)
+    n_before = len(mod("accel.cache.report")._LAST)
     with pytest.raises(RuntimeError) as e:
         run_prompt(p)
     msg = _msg(e)
     assert f"[{title}] input '{field}'" in msg and ("-1" in msg or "0..1" in msg), msg[-1500:]
-    assert len(mod("accel.stepcache.report")._LAST) == n_before  # refused at the node: no sampling run happened
+    assert len(mod("accel.cache.report")._LAST) == n_before  # refused at the node: no sampling run happened
 
 
 def test_empty_skip_window_is_reported(base_file, cc, sc, mod):
@@ -453,7 +453,7 @@ def test_empty_skip_window_is_reported(base_file, cc, sc, mod):
     _, hist = run_prompt(_tea(f"user:{name}", end=0.5, steps=6))
     report = hist["outputs"]["5"]["text"][0]
     assert "nothing will be skipped" in report and "start 60%" in report, report
-    st = [s for s in mod("accel.stepcache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
     assert st.skipped == 0 and any("nothing will be skipped" in n for n in st.notes)
     for kind_prompt in (_mag("wan2.1_t2v_1.3B", start=-1.0, end=0.1, steps=6),):  # published: retention 0.2
         _, hist = run_prompt(kind_prompt)

@@ -29,7 +29,7 @@ function showReport(node, text) {
 }
 
 app.registerExtension({
-  name: "comfyui-accel.report-text",
+  name: "comfyui-accel.hardware-text",
   async beforeRegisterNodeDef(nodeType, nodeData) {
     if (nodeData?.python_module !== PACK_MODULE) return;
     const onExecuted = nodeType.prototype.onExecuted;

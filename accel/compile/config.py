@@ -6,10 +6,11 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
+from .. import keys
 from ..errors import AccelError
 
 
-WRAPPER_KEY = "accel.compile"
+WRAPPER_KEY = keys.COMPILE
 CORE_WRAPPER_KEY = "torch.compile"  # comfy_api.torch_helpers.torch_compile.COMPILE_KEY
 
 MODES = ("default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead")

@@ -12,11 +12,11 @@ from __future__ import annotations
 import inspect
 import pickle
 
-from .. import log
+from .. import keys, log
 from ..errors import AccelError
 
 NODE = "Accel Multi-GPU"
-KEY = "accel_multigpu"
+KEY = keys.MULTIGPU
 DEVICES = ("cuda", "cpu")
 
 

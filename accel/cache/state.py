@@ -10,7 +10,7 @@ import torch
 from .. import cache_coefficients as cc
 from .. import log
 from ..errors import AccelError
-from . import agnostic as agn
+from . import any_model as agn
 from . import schedule as sched
 from .adapters import ADAPTERS
 from .calibrate import DEFAULT_SIGNAL, _write_calibration
@@ -31,7 +31,7 @@ class _Chunk:
         self.mag = None  # MagCache accumulated ratio, steps, error (set on the chunk's first call)
         self.cal_prev_signal = {}
         self.cal_prev_residual = None
-        self.agn = None  # agnostic mode: agnostic.ChunkState
+        self.agn = None  # any_model mode: agnostic.ChunkState
 
 
 class _Call:
@@ -135,7 +135,7 @@ class _Run:
         if self.mode == "calibrate":
             self.entry = {}
             return
-        if self.mode == "agnostic":  # no set: the node's inputs are the run's values
+        if self.mode == "any_model":  # no set: the node's inputs are the run's values
             self.entry = {}
             self.thresh, self.start, self.end = cfg["thresh"], cfg["start"], cfg["end"]
             self._check_few_steps()
@@ -193,7 +193,7 @@ class _Run:
             return
         self.few_step = True
         why, how = (("the set was fitted on many more steps", ", or calibrate it on this step count with Accel Cache "
-                     "Calibrate and pick the user:<name> set") if self.mode != "agnostic" else
+                     "Calibrate and pick the user:<name> set") if self.mode != "any_model" else
                     ("the change rate needs two computed steps, so little would be left to skip", ""))
         text = (f"{total}-step schedule (a distilled few-step model, e.g. a LightX2V/Lightning 4- or 8-step LoRA?): "
                 f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; {why}), so every "
@@ -326,7 +326,7 @@ class _Run:
                 st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
                 wants.append(w and enabled)
             self.stats.trace.append((call.step, trace))
-        elif self.mode == "agnostic":  # measured input change x measured rate (accel/stepcache/agnostic.py)
+        elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model.py)
             wants = agn.decide(self, call, img, chunks, per)
         else:  # magcache: one table entry per step; accumulators only touched on enabled steps
             for key, st in zip(call.keys, chunks):
@@ -344,7 +344,7 @@ class _Run:
         skip = call.force is None and have and all(wants)
         if skip:
             call.skip = True
-            if self.mode == "agnostic":
+            if self.mode == "any_model":
                 agn.skipped(self, call)
             return True
         call.record = True
@@ -384,7 +384,7 @@ class _Run:
         for i, k in enumerate(call.keys):
             r = res[i * per:(i + 1) * per]
             self.chunk(k).residual = r.to("cpu") if dev else r
-        if self.mode == "agnostic" and call.agn is not None:
+        if self.mode == "any_model" and call.agn is not None:
             agn.store(self, call, res, per)
 
     # ---------------------------------------------------------------- calibration records
@@ -440,7 +440,7 @@ class _Run:
             self.stats.notes.append(f"the run did not finish (interrupted or failed) after {self.stats.evaluations} "
                                     "model evaluations" + (": nothing written, the calibration file is unchanged"
                                                            if self.mode == "calibrate" else ""))
-        if self.mode == "agnostic":
+        if self.mode == "any_model":
             self.stats.notes += agn.summary(self)
         if completed and self.mode == "calibrate":
             try:

@@ -1,5 +1,5 @@
 """The skip rules of the step caches, as the reference implementations apply them. Pure Python (no torch, no
-ComfyUI): the runtime (`accel/stepcache/state.py`), the calibration writer, the benchmark and the tests all use these
+ComfyUI): the runtime (`accel/cache/state.py`), the calibration writer, the benchmark and the tests all use these
 functions, so that what the runtime skips, what a calibrated set promises and what the bench counts are one rule.
 
 References (the rule each function restates is cited where it is implemented):

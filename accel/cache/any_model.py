@@ -1,6 +1,6 @@
 """Accel Cache (any model): a step cache that needs no fitted coefficients.
 
-It runs on the step-cache machinery of ``accel/stepcache/`` (same wrappers, same per-chunk residual cache,
+It runs on the step-cache machinery of ``accel/cache/`` (same wrappers, same per-chunk residual cache,
 same first-block hook in ``patches_replace["dit"]``); this module holds only what differs: the rule that decides
 whether a step may reuse the cached transformer residual, the per-chunk state it needs, and the report.
 
@@ -49,7 +49,7 @@ DEFAULT_END = 0.95
 MAX_EXTRAPOLATION = 4.0  # skip only while din <= this x the per-step input change the rate was measured on
 MAX_SAMPLE = 1 << 18  # elements per chunk kept for the change measures (tokens are strided beyond that)
 
-# family id (accel.families) -> adapter name (accel.stepcache.ADAPTERS): every family the pack knows.
+# family id (accel.families) -> adapter name (accel.cache.ADAPTERS): every family the pack knows.
 ADAPTER_OF_FAMILY = {"wan21": "wan", "wan22": "wan", "flux": "flux", "hunyuan_video": "hunyuan_video",
                      "qwen_image": "qwen_image", "ltxv": "ltxv"}
 FAMILIES_TEXT = "Wan 2.1/2.2 (T2V, I2V/FLF, TI2V), Flux.1/Kontext, Qwen-Image, HunyuanVideo, LTX-Video"
@@ -96,7 +96,7 @@ class ChunkState:
         self.skipped = 0  # of which skipped
 
 
-# ============================================================================ runtime (called by stepcache._Run)
+# ============================================================================ runtime (called by accel_cache._Run)
 def decide(run, call, img, chunks, per) -> list:
     """Per chunk: may this call skip? Records what `store` needs in call.agn. One device sync per call."""
     if call.force is not None:  # threshold 0, few-step run, blocked: computed anyway, nothing to measure
@@ -218,7 +218,7 @@ def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float 
     if adapter is None:
         raise AccelError(node, "model", reason, "Use this node only with the models listed in its description, or "
                          "remove it (the run is exact without it)")
-    cfg = {"mode": "agnostic", "id": _new_id(node_id), "node": node, "node_id": node_id,
+    cfg = {"mode": "any_model", "id": _new_id(node_id), "node": node, "node_id": node_id,
            "adapter": adapter.name, "set": "", "entry": {}, "candidates": [], "thresh": float(threshold),
            "start": float(start_percent), "end": float(end_percent), "K": None, "cache_device": cache_device}
     m, replaced = _attach(model, cfg)

@@ -3,7 +3,7 @@ ComfyUI's sanctioned hooks: no model forward code is copied, nothing global is p
 
 Design
 ------
-Three wrappers, registered under one key (``accel_stepcache``) on a *clone* of the MODEL, like core's
+Three wrappers, registered under one key (``accel.cache``, accel/keys.py) on a *clone* of the MODEL, like core's
 EasyCache (``comfy_extras/nodes_easycache.py``):
 
 * ``OUTER_SAMPLE`` — once per sampling run. Builds the run's state (``_Run``: per cond/uncond chunk
@@ -52,7 +52,7 @@ post-block ``patches["double_block"]``), multi-GPU clones (one state per device 
 Layout (one concern per file): ``keys`` (where the cache lives on a MODEL), ``adapters`` (per model family),
 ``settings`` (node inputs, coefficient sets, effective values), ``state`` (one sampling run: ``_Run``), ``hooks``
 (block hook and wrappers), ``configure`` (the nodes' entry points), ``report`` (run statistics), ``schedule`` (the
-reference skip rules), ``calibrate`` (Accel Cache Calibrate's files and fits), ``agnostic`` (Accel Cache (any
+reference skip rules), ``calibrate`` (Accel Cache Calibrate's files and fits), ``any_model`` (Accel Cache (any
 model)). This package re-exports the public API the nodes use.
 """
 from __future__ import annotations

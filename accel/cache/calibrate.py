@@ -1,7 +1,7 @@
 """Accel Cache Calibrate's side of the step caches: the calibration file (history of recorded runs, validated,
 written atomically, refused when it holds another model's runs), the fits (TeaCache polynomial, MagCache per-step
 ratios) and the recommended values, chosen by simulating the runtime's own skip rules
-(`accel/stepcache/schedule.py`) on the recorded runs. The recording itself happens in `accel/stepcache/state.py`.
+(`accel/cache/schedule.py`) on the recorded runs. The recording itself happens in `accel/cache/state.py`.
 """
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def _fraction(patterns) -> float:
 def _fit(samples, adapter) -> tuple[dict, list]:
     """TeaCache polynomial and MagCache ratios over recorded runs -> ({kind: section}, summary lines). The
     recommended thresholds, and the skip pattern they give on the last recorded run ('expected'), come from the
-    runtime's own rules (accel/stepcache/schedule.py), so that the runtime skips what the file promises."""
+    runtime's own rules (accel/cache/schedule.py), so that the runtime skips what the file promises."""
     out, summary = {}, []
     # --- TeaCache fit: x = rel-L1 change of the signal, y = rel-L1 change of the block residual
     fits = {}

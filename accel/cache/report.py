@@ -28,7 +28,7 @@ class RunStats:
     notes: list = field(default_factory=list)
     run_index: int = 0
     trace: list = field(default_factory=list)  # per model call: (schedule step, {branch: TeaCache input change})
-    measures: dict = field(default_factory=dict)  # agnostic mode: estimated / measured residual change
+    measures: dict = field(default_factory=dict)  # any_model mode: estimated / measured residual change
 
     @property
     def speedup(self) -> float:

@@ -8,7 +8,7 @@ On a clone (the input MODEL is never changed), in this order:
 2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.defaults.choose()`
    picks (max-autotune-no-cudagraphs on CUDA sm >= 80 with triton), with the fallback chain
    max-autotune-no-cudagraphs -> default -> eager;
-3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.numerics).
+3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings).
 CFG, the sampler, steps, weights and the schedule are never touched.
 
 Wan 2.2 A14B: apply it to each expert. Both experts have the same block structure, and the compiled
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import log
+from . import keys, log
 from .errors import AccelError
 
 NODE = "Accel Wan Level-1"
-CALLBACK_KEY = "accel_level1"
+CALLBACK_KEY = keys.WAN_LEVEL1
 
 # Modes a user may force; "auto" = accel.defaults.choose(profile).compile_mode.
 COMPILE_MODES = ("auto", "max-autotune-no-cudagraphs", "default")
@@ -107,7 +107,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
                  tf32: bool = True, cudnn_benchmark: bool = True, strict: bool = False,
                  node: str = NODE, profile=None):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
-    from . import numerics
+    from . import cuda_settings
     from . import hardware
 
     fam = check_wan(model, node)
@@ -150,12 +150,12 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     # 3. numerics ------------------------------------------------------------------------------
     if m is model:
         m = model.clone()
-    settings = numerics.NumericsSettings(tf32_matmul=True if tf32 else None, tf32_cudnn=True if tf32 else None,
+    settings = cuda_settings.NumericsSettings(tf32_matmul=True if tf32 else None, tf32_cudnn=True if tf32 else None,
                                          cudnn_benchmark=True if cudnn_benchmark else None)
     if settings.is_empty():
         lines.append("numerics: unchanged (TF32 and cudnn.benchmark off in the node)")
     else:
-        m, nlines = numerics.apply_numerics(m, settings, source=node, profile=prof, in_place=True)
+        m, nlines = cuda_settings.apply_numerics(m, settings, source=node, profile=prof, in_place=True)
         lines += nlines
 
     lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")

@@ -27,9 +27,9 @@ import contextlib
 import threading
 from dataclasses import dataclass, fields, replace
 
-from . import log
+from . import keys, log
 
-CALLBACK_KEY = "accel_numerics"
+CALLBACK_KEY = keys.CUDA_SETTINGS
 
 # SDPA backends by our short name -> (torch.backends.cuda enable/getter stem, SDPBackend member)
 _SDPA = {
