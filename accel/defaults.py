@@ -66,10 +66,13 @@ def _sage_v1(profile):
 def _compile_gpu(profile):
     if not profile.triton:
         return "eager", "triton is not installed, so inductor cannot build GPU kernels; install triton (Linux) or triton-windows"
-    if profile.device_kind == "cuda" and (profile.sm_int or 0) >= 80:
-        return ("max-autotune-no-cudagraphs",
-                "per-block compile with autotuned matmul/fusion kernels; CUDA graphs stay off because ComfyUI swaps modules per call")
-    return "default", "inductor default mode (max-autotune gains little before Ampere/on ROCm and compiles much longer)"
+    # Measured (H100): max-autotune-no-cudagraphs was 0.8% faster than default on Wan 1.3B blocks for a 26x
+    # longer compile (226 s vs 8.6 s, bench/results/h100/compile.md), within 0.5% for Level-1 on Wan 14B
+    # (matrix_033_wan14B_fp16_24GB.md: Level-1 vs CUDA Settings -> Attention -> Compile), and made the
+    # first Level-1 run on a cold cache take 163 s on Wan 1.3B (matrix_033_wan13B_fp16_80GB.md): it does
+    # not pay for the first-run time users wait through. The node still offers it.
+    return "default", ("inductor default mode: max-autotune measured within 1% of it on Wan blocks (H100) "
+                       "and compiles minutes longer on a cold cache")
 
 
 def _compile_cpu(profile):

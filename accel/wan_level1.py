@@ -6,8 +6,8 @@ On a clone (the input MODEL is never changed), in this order:
 1. attention `auto` through `accel.attention.apply_attention` (FlashAttention-3 on H100/H200, FA2 on
    Ada/Ampere, the fastest installed elsewhere; per-call fallback to SDPA for shapes a kernel cannot serve);
 2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.defaults.choose()`
-   picks (max-autotune-no-cudagraphs on CUDA sm >= 80 with triton), with the fallback chain
-   max-autotune-no-cudagraphs -> default -> eager;
+   picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/defaults.py),
+   falling back to eager; a user who picks max-autotune-no-cudagraphs gets max-autotune -> default -> eager;
 3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings).
 CFG, the sampler, steps, weights and the schedule are never touched.
 

@@ -52,6 +52,8 @@ VARIANTS = [
      dict(magcache_thresh=-1, magcache_K=-1, start_percent=-1, end_percent=1.0, ratios="auto")),
     ("MagCache 0.24 K6", "mag",
      dict(magcache_thresh=0.24, magcache_K=6, start_percent=0.2, end_percent=1.0, ratios="wan2.1_t2v_1.3B")),
+    ("Cache (any model) defaults", "any", {}),
+    ("Accel Compile -> Cache (any model) defaults", "compile+any", {}),
 ]
 
 
@@ -130,7 +132,14 @@ def main():
     models = {"baseline": (model, "")}
     for label, node, kw in variants:
         try:
-            if node == "tea":
+            if node in ("any", "compile+any"):
+                base, creport = model, ""
+                if node == "compile+any":  # inductor on the GPU, eager backend in the smoke (CPU compile is slow)
+                    base, creport = H.pack_module("accel.compile").apply_compile(
+                        model, backend="eager" if a.smoke else "inductor")
+                m, report = H.pack_module("accel.cache.any_model").configure(base, cache_device="GPU", **kw)
+                report = (creport + "\n" + report).strip()
+            elif node == "tea":
                 m, report = sc.configure_teacache(model, cache_device="GPU", **kw)
             else:
                 m, report = sc.configure_magcache(model, cache_device="GPU", **kw)
@@ -190,10 +199,11 @@ def main():
         if report:
             r["report"] = report
         res["runs"][label] = r
+    _write(out_dir, res)  # partial results: a run cut short by a time limit keeps what it measured
     steps_list = [int(x) for x in a.sweep_steps.split(",") if x.strip()]
     if steps_list:
         try:
-            _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync)
+            _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir)
         except Exception:
             res["errors"]["sweep"] = traceback.format_exc()
             print(f"[{NAME}] sweep failed:\n{res['errors']['sweep']}", flush=True)
@@ -217,7 +227,7 @@ def _joint(patterns) -> str:
     return "".join("." if all(p[j] == "." for p in patterns) else "#" for j in range(min(map(len, patterns))))
 
 
-def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync):
+def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
     """Skip counts and deviation vs uncached per coefficient set and step count (see the module doc)."""
     from accel_harness import models as M
 
@@ -254,6 +264,7 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync):
             except Exception:
                 row = {"error": traceback.format_exc().strip().splitlines()[-1]}
             res["sweep"].setdefault(key, {})[str(n)] = row
+            _write(out_dir, res)
             print(f"[{NAME}] sweep {key} {n} steps: {row.get('skipped', '-')} skipped, "
                   f"PSNR {row.get('psnr_db', '-')}", flush=True)
 
@@ -287,7 +298,7 @@ def _write(out_dir: Path, res: dict):
             for n in ns:
                 r = per.get(str(n), {})
                 cells.append(f"{r['skipped']}/{r['evaluations']}, {r['psnr_db']}" if "skipped" in r
-                             else r.get("error", "-")[:40])
+                             else r.get("error", "not run")[:40])
             lines.append(f"| {key} | " + " | ".join(cells) + " |")
     if res.get("schedule"):
         ns = res.get("sweep_steps", [])
