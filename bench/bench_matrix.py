@@ -40,6 +40,12 @@ CHAINS = {
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
     "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
+    "fp8": "Accel Load Diffusion Model (FP8), defaults (per-token activations)",
+    "fp8_dequant": "Accel Load Diffusion Model (FP8), compute dequantize (weights-only FP8)",
+    "fp8_fp32acc": "Accel Load Diffusion Model (FP8), activation_scaling per-token, fp32 accumulation",
+    "fp8_block": "Accel Load Diffusion Model (FP8), activation_scaling 1x128 blocks",
+    "fp8_level1_fp32acc": "Accel Load Diffusion Model (FP8, per-token fp32 accumulation) -> Accel Wan Level-1",
+    "fp8_level1_block": "Accel Load Diffusion Model (FP8, 1x128 blocks) -> Accel Wan Level-1",
     "core_compile": "ComfyUI TorchCompileModel (inductor)",
     "core_fp8_fast": "ComfyUI Load Diffusion Model, weight_dtype fp8_e4m3fn_fast",
     "core_ck_int8": "ComfyUI ModelAttentionBackend, comfy kitchen attention (INT8; ComfyUI 0.33+)",
@@ -233,9 +239,13 @@ class Matrix:
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True}), ""
-        if name == "fp8_level1":
+        if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1
             F = self.H.pack_module("accel.fp8")
-            res = F.load_file(str(path))
+            act = {"fp32acc": F.ACT_PER_TOKEN_FP32, "block": F.ACT_BLOCK}.get(name.rsplit("_", 1)[-1], F.ACT_DEFAULT)
+            compute = F.COMPUTE_DEQUANT if name == "fp8_dequant" else F.COMPUTE_AUTO
+            res = F.load_file(str(path), compute=compute, activation_scaling=act)
+            if not name.startswith("fp8_level1"):
+                return res.patcher, res.report
             m, rep = call_node("AccelWanLevel1", model=res.patcher)[:2]
             return m, getattr(res, "report", "") + "\n" + rep
         base = self.base(path)

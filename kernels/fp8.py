@@ -17,6 +17,15 @@ No ComfyUI import. Conventions used everywhere in the pack:
   two fp8 numbers is exact in fp32). `fp8_linear` is the GPU implementation: a Triton kernel quantizes
   the activations (kernels/fp8_triton.py, with `quantize_rows_ref` as its reference) and
   `torch._scaled_mm` multiplies (row-wise scales on sm90+, per-tensor scales on sm89).
+- 1x128 blocks (`scaled_mm_block1x128`): one activation scale per token and per 128 consecutive input
+  channels, `sx` of shape (M, K/128); the weight keeps its per-channel (or per-tensor) scale, handed to
+  the matmul as the same value for every 128-block of K (cuBLAS's 1x128 x 1x128 recipe, sm90, CUDA >= 12.9):
+
+      out[m, n] = sum_b (sum_{k in b} x8[m, k] * w8[n, k]) * sx[m, b] * sw[n] + bias[n]
+
+  The products of one block are summed before its scale is applied, in fp32 (the kernel promotes its
+  accumulator every 128 K, so it never has the fast-accumulation error). No new weight format: the
+  weights and files are the same as for the per-token path. `scaled_mm_block_ref` is the reference.
 """
 from __future__ import annotations
 
@@ -34,7 +43,9 @@ FP8_MAX = {E4M3: 448.0, E5M2: 57344.0}
 # Smallest amax used for a scale: an all-zero row/tensor gets a tiny, finite scale (its values stay 0).
 AMAX_EPS = 1e-12
 
-MODES = ("scaled_mm_rowwise", "scaled_mm_tensorwise")
+MODES = ("scaled_mm_rowwise", "scaled_mm_tensorwise", "scaled_mm_block1x128")
+BLOCK_MODE = "scaled_mm_block1x128"
+BLOCK_K = 128  # activation scale block along K (1 x BLOCK_K)
 
 
 def is_fp8(t_or_dtype) -> bool:
@@ -129,6 +140,32 @@ def quantize_tensor_ref(x2d: torch.Tensor, dtype=E4M3, out_dtype=None):
     return y.to(out_dtype or dtype), scale
 
 
+def quantize_blocks_ref(x2d: torch.Tensor, dtype=E4M3, out_dtype=None):
+    """1x128 dynamic quantization: (x8 (M, K), scale (M, K/128) fp32), K a multiple of BLOCK_K.
+
+    scale[m, b] = max(amax(|x[m, 128b:128b+128]|), AMAX_EPS) / FP8_MAX; x8 = clamp(x / scale, +-FP8_MAX).
+    """
+    m = FP8_MAX[dtype]
+    rows, k = x2d.shape
+    xf = x2d.float().reshape(rows, k // BLOCK_K, BLOCK_K)
+    scale = xf.abs().amax(dim=2, keepdim=True).clamp_min(AMAX_EPS) / m
+    y = (xf / scale).clamp_(-m, m).reshape(rows, k)
+    return y.to(out_dtype or dtype), scale.reshape(rows, k // BLOCK_K)
+
+
+def scaled_mm_block_ref(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16):
+    """fp32 reference of the 1x128 x per-channel matmul: each 128-block's products summed, times sx[m, b],
+    summed over blocks, times sw[n], plus bias (every fp8 x fp8 product is exact in fp32)."""
+    rows, k = x8.shape
+    xs = (x8.float().reshape(rows, k // BLOCK_K, BLOCK_K) * sx.float().reshape(rows, -1, 1)).reshape(rows, k)
+    acc = xs @ w8.float().t()
+    sw = sw.float().reshape(1, -1) if sw.numel() > 1 else sw.float().reshape(())
+    out = acc * sw
+    if bias is not None:
+        out = out + bias.float()
+    return out.to(out_dtype)
+
+
 def scaled_mm_ref(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16):
     """fp32-accumulated fp8 matmul with scales: (x8 @ w8.T) * sx * sw.T + bias."""
     acc = x8.float() @ w8.float().t()
@@ -140,10 +177,14 @@ def scaled_mm_ref(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16):
 
 
 def fp8_linear_ref(x, w8, sw, bias=None, act: str = "row", out_dtype=None):
-    """Plain-torch reference of the FP8 linear: dynamic activation quantization (per token `row` or
-    per `tensor`), per-channel or per-tensor weight scale, fp32 accumulation."""
+    """Plain-torch reference of the FP8 linear: dynamic activation quantization (per token `row`, per
+    `tensor` or per 1x128 `block`), per-channel or per-tensor weight scale, fp32 accumulation."""
     shape = x.shape
     x2 = x.reshape(-1, shape[-1])
+    if act == "block":
+        x8, sx = quantize_blocks_ref(x2, E4M3)
+        out = scaled_mm_block_ref(x8, sx, w8, sw, bias, out_dtype or x.dtype)
+        return out.reshape(*shape[:-1], w8.shape[0])
     x8, sx = (quantize_rows_ref if act == "row" else quantize_tensor_ref)(x2, E4M3)
     out = scaled_mm_ref(x8, sx, w8, sw, bias, out_dtype or x.dtype)
     return out.reshape(*shape[:-1], w8.shape[0])
@@ -173,6 +214,17 @@ def quantize_rows(x2d: torch.Tensor, dtype=E4M3):
         if k is not None:
             return k.quantize_rows(x2d, dtype)
     return quantize_rows_ref(x2d, dtype)
+
+
+def quantize_blocks(x2d: torch.Tensor, dtype=E4M3):
+    """1x128 quantization (K a multiple of BLOCK_K): fused Triton kernel on GPU in eager mode (the scale
+    written outer-dim-major, (M, K/128) with strides (1, M): the layout cuBLAS reads), else the reference
+    (traced under torch.compile, fused by inductor into the op that produces x)."""
+    if x2d.is_cuda and dtype == E4M3 and not _compiling():
+        k = _triton_quant()
+        if k is not None:
+            return k.quantize_blocks(x2d, dtype)
+    return quantize_blocks_ref(x2d, dtype)
 
 
 def quantize_tensor(x2d: torch.Tensor, dtype=E4M3):
@@ -229,6 +281,97 @@ def rowwise_out_dtypes(device) -> frozenset:
     return _rowwise_out[key]
 
 
+_block_out: dict = {}  # (device type, index) -> frozenset of output dtypes the 1x128 _scaled_mm writes
+
+
+def block_out_dtypes(device) -> frozenset:
+    """Output dtypes of torch._scaled_mm's 1x128 x 1x128 blockwise recipe on `device`, probed once with a
+    tiny call in eager mode (loaders call this at load time); empty where this GPU / torch / cuBLAS has no
+    blockwise scaling (it needs sm90 and CUDA >= 12.9: torch 2.9+ cu129/cu130 on H100/H200). While
+    torch.compile traces, only an earlier probe's answer is used (else: none)."""
+    device = torch.device(device)
+    key = (device.type, device.index)
+    if key not in _block_out:
+        if _compiling() or device.type != "cuda" or not hasattr(torch, "_scaled_mm"):
+            return frozenset()
+        ok = set()
+        for dt in (torch.bfloat16, torch.float16):
+            try:
+                x8 = torch.ones(128, 256, device=device).to(E4M3)
+                w8 = torch.ones(128, 256, device=device).to(E4M3)
+                op = _block_op()  # registered here, in eager mode, never while compiling
+                args = (x8, torch.ones(128, 2, device=device), w8, torch.ones(128, 1, device=device), dt)
+                out = op(*args) if op is not None else _block_mm_eager(*args)
+                if out.dtype == dt and bool((out.float() == 256).all()):
+                    ok.add(dt)
+            except Exception:
+                pass
+        _block_out[key] = frozenset(ok)
+    return _block_out[key]
+
+
+def _block_scales(x8, sx, w8, sw):
+    """(scale_a, scale_b) in the layouts torch._scaled_mm's 1x128 x 1x128 recipe checks: scale_a (M, K/128)
+    with strides (1, M); scale_b (K/128, N) row-major: the weight's per-channel (or per-tensor) scale
+    repeated for every 128-block of K."""
+    n, k = w8.shape
+    nb = k // BLOCK_K
+    sa = sx.to(torch.float32).reshape(x8.shape[0], nb)
+    if sa.stride(0) != 1 or (nb > 1 and sa.stride(1) != x8.shape[0]):
+        sa = sa.t().contiguous().t()
+    sb = sw.to(torch.float32).reshape(1, n if sw.numel() > 1 else 1).expand(nb, n).contiguous()
+    return sa, sb
+
+
+def _block_mm_eager(x8, sx, w8, sw, out_dtype):
+    sa, sb = _block_scales(x8, sx, w8, sw)
+    return torch._scaled_mm(x8, w8.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+
+
+BLOCK_OP_NAME = "comfyui_accel::fp8_mm_1x128"
+_block_op_state: dict = {}
+
+
+def _block_op():
+    """The 1x128 matmul as a custom op (registered on first use): opaque to inductor, which then neither
+    re-lays-out the scales nor needs a lowering for blockwise _scaled_mm (torch versions differ there).
+    None where torch has no torch.library.custom_op (the call is then made directly)."""
+    if "op" in _block_op_state:
+        return _block_op_state["op"]
+    op = None
+    custom_op = getattr(getattr(torch, "library", None), "custom_op", None)
+    if custom_op is not None:
+        try:
+            def _impl(x8, sx, w8, sw, out_dtype):
+                return _block_mm_eager(x8, sx, w8, sw, out_dtype)
+
+            reg = custom_op(BLOCK_OP_NAME, _impl, mutates_args=(),
+                            schema="(Tensor x8, Tensor sx, Tensor w8, Tensor sw, ScalarType out_dtype) -> Tensor")
+
+            def _fake(x8, sx, w8, sw, out_dtype):
+                return x8.new_empty((x8.shape[0], w8.shape[0]), dtype=out_dtype)
+
+            reg.register_fake(_fake)
+        except Exception:  # already registered (another copy of the pack in this process) or an old torch
+            pass
+        op = getattr(getattr(torch.ops, "comfyui_accel", None), "fp8_mm_1x128", None)
+    _block_op_state["op"] = op
+    return op
+
+
+def scaled_mm_block(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16):
+    """The 1x128 FP8 matmul: x8 (M, K), sx (M, K/128), w8 (N, K), sw () or (N, 1). CUDA: torch._scaled_mm's
+    blockwise recipe (through the custom op); CPU (tests): the plain-torch reference."""
+    if not x8.is_cuda:
+        return scaled_mm_block_ref(x8, sx, w8, sw, bias, out_dtype)
+    mm_dtype = out_dtype if out_dtype in block_out_dtypes(x8.device) else torch.bfloat16
+    op = _block_op()
+    out = op(x8, sx, w8, sw, mm_dtype) if op is not None else _block_mm_eager(x8, sx, w8, sw, mm_dtype)
+    if bias is not None:
+        out = out.add_(bias.to(out.dtype))
+    return out.to(out_dtype)
+
+
 def scaled_mm(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16, use_fast_accum=True):
     """torch._scaled_mm for both scale layouts. x8 (M, K) row-major, w8 (N, K) row-major (its
     transpose is the column-major operand), sx () or (M, 1), sw () or (N, 1)."""
@@ -272,13 +415,20 @@ def scaled_mm(x8, sx, w8, sw, bias=None, out_dtype=torch.bfloat16, use_fast_accu
 
 def fp8_linear(x: torch.Tensor, w8: torch.Tensor, sw: torch.Tensor, bias=None,
                mode: str = "scaled_mm_rowwise", use_fast_accum: bool = True) -> torch.Tensor:
-    """FP8 linear layer: quantize `x` per token (rowwise) or per tensor (tensorwise), torch._scaled_mm
-    against the fp8 weight, output in x.dtype. Same math as `fp8_linear_ref`; callers check
-    `scaled_mm_supported` first."""
+    """FP8 linear layer: quantize `x` per token (rowwise), per 1x128 block (block1x128) or per tensor
+    (tensorwise), torch._scaled_mm against the fp8 weight, output in x.dtype. Same math as
+    `fp8_linear_ref`; callers check `scaled_mm_supported` first. A layer whose K is not a multiple of 128
+    runs per token in block1x128 mode."""
     shape = x.shape
     x2 = x.reshape(-1, shape[-1])
     if not x2.is_contiguous():
         x2 = x2.contiguous()
+    if mode == BLOCK_MODE:
+        if x2.shape[1] % BLOCK_K == 0:
+            x8, sx = quantize_blocks(x2, E4M3)
+            out = scaled_mm_block(x8, sx, w8, sw.to(x.device), bias, out_dtype=x.dtype)
+            return out.reshape(*shape[:-1], w8.shape[0])
+        mode = "scaled_mm_rowwise"
     if mode == "scaled_mm_rowwise":
         x8, sx = quantize_rows(x2, E4M3)
     else:

@@ -49,6 +49,12 @@ class AccelLoadDiffusionModelFP8(AccelNode):
                 io.String.Input("extra_keep", default="", multiline=False, optional=True, **advanced(), tooltip=(
                     "More layers to keep in bf16/fp16: comma-separated patterns on layer names, e.g. "
                     "'blocks.*.cross_attn.*, blocks.39.*'.")),
+                io.Combo.Input(F.ACT_INPUT, options=list(F.ACT_CHOICES), default=F.ACT_DEFAULT, optional=True,
+                               **advanced(), tooltip=(
+                    "How FP8 matmuls quantize activations. per-token: one scale per token (fastest; the default). "
+                    "per-token, fp32 accumulation: same scales, exact fp32 sums (slower matmuls). 1x128 blocks: one "
+                    "scale per 128 input channels of each token, fp32 sums per block (H100/H200 with PyTorch >= 2.9 "
+                    "on CUDA >= 12.9; elsewhere per-token, or an error in strict mode). The report says which ran.")),
                 io.Boolean.Input("strict", default=False, optional=True, **advanced(), tooltip=(
                     "On: stop with an error instead of falling back (e.g. FP8 matmul requested on a GPU without it); "
                     "what on_failure 'error' means on the other nodes. Off: fall back, logged once.")),
@@ -59,12 +65,14 @@ class AccelLoadDiffusionModelFP8(AccelNode):
             ])
 
     @classmethod
-    def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False):
+    def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False,
+                activation_scaling=F.ACT_DEFAULT):
         path = folder_paths.get_full_path("diffusion_models", unet_name)
         if path is None:
             raise AccelError(cls.DISPLAY, "unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
                              "Refresh the node list (press R) and pick an existing file")
-        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep, strict)
+        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep, strict,
+                          activation_scaling=activation_scaling)
         return with_report(res.patcher, res.report, report=res.report)
 
 

@@ -13,11 +13,12 @@ How a model is loaded (`load_file` / `load_state_dict`):
 
 At run time a quantized Linear either calls `kernels.fp8.fp8_linear` (dynamic per-token activation
 scales x per-channel weight scales through torch._scaled_mm, on GPUs with FP8 tensor cores; the
-path comes from `accel.defaults.choose(profile).fp8_compute`) or dequantizes its weight per layer to
-the compute dtype. Weights are fetched through comfy.ops.cast_bias_weight, so offloading/lowvram
-work; `convert_weight`/`set_weight` make LoRA weight patches apply to the true (scaled) values and
-requantize with ComfyUI's stochastic rounding; per-forward weight functions (LoRA in lowvram mode,
-hooks) run on the dequantized weight.
+path comes from `accel.defaults.choose(profile).fp8_compute`; the loader's `activation_scaling` input
+can ask for fp32 accumulation or 1x128 activation blocks instead, `plan.resolve_activation`) or
+dequantizes its weight per layer to the compute dtype. Weights are fetched through
+comfy.ops.cast_bias_weight, so offloading/lowvram work; `convert_weight`/`set_weight` make LoRA weight
+patches apply to the true (scaled) values and requantize with ComfyUI's stochastic rounding; per-forward
+weight functions (LoRA in lowvram mode, hooks) run on the dequantized weight.
 
 Layout (one concern per file): ``options`` (the nodes' choices), ``formats`` (file forms: read, normalize, write),
 ``ops`` (the FP8 Linear and its runtime), ``plan`` (compute path, layers kept in high precision), ``finalize``
@@ -29,15 +30,17 @@ from __future__ import annotations
 from .finalize import Stats, check_keys, count_nonfinite, finalize, nonfinite_tensors, nonfinite_text
 from .load import LoadResult, activation_dtype, load_file, load_state_dict
 from .ops import FP8Runtime, is_accel_linear, make_operations
-from .options import (AUTO_TARGET, COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO,
-                      FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD, NODE,
-                      SAVE_NODE, WEIGHT_FORMATS)
-from .plan import Plan, plan_layers, resolve_compute
+from .options import (ACT_BLOCK, ACT_CHOICES, ACT_DEFAULT, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, AUTO_TARGET,
+                      COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP,
+                      KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD, NODE, SAVE_NODE,
+                      WEIGHT_FORMATS)
+from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
 from .save import SaveTarget, convert_file, output_path, portable_tensors, reserve_target, save_portable
 
-__all__ = ["AUTO_TARGET", "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
+__all__ = ["ACT_BLOCK", "ACT_CHOICES", "ACT_DEFAULT", "ACT_INPUT", "ACT_PER_TOKEN", "ACT_PER_TOKEN_FP32", "AUTO_TARGET",
+           "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
            "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD", "NODE",
            "SAVE_NODE", "WEIGHT_FORMATS", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
-           "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear", "load_file", "load_state_dict",
-           "make_operations", "nonfinite_tensors", "nonfinite_text", "output_path", "plan_layers", "portable_tensors",
-           "reserve_target", "resolve_compute", "save_portable"]
+           "check_activation_scaling", "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear",
+           "load_file", "load_state_dict", "make_operations", "nonfinite_tensors", "nonfinite_text", "output_path",
+           "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute", "save_portable"]

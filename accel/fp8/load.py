@@ -14,8 +14,8 @@ from ..errors import AccelError
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text
 from .ops import FP8Runtime, make_operations
-from .options import COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS
-from .plan import Plan, plan_layers, resolve_compute
+from .options import ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS
+from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
 
 
 @dataclass
@@ -56,9 +56,11 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                     weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
                     extra_keep: str = "", strict: bool = False, profile=None, use_fast_accum: bool = True,
                     input_name: str = "unet_name", disable_dynamic: bool | None = None, node: str = NODE,
-                    compute_dtype=None) -> LoadResult:
+                    compute_dtype=None, activation_scaling: str = ACT_DEFAULT) -> LoadResult:
     """Load a diffusion model state dict (any supported form) as an FP8 model. `sd` is consumed.
-    Errors name `node` / `input_name` (the saver converts files through this too)."""
+    Errors name `node` / `input_name` (the saver converts files through this too). `activation_scaling`
+    (options.ACT_CHOICES) picks how FP8 matmuls quantize activations; `use_fast_accum` False is the same as
+    its 'per-token, fp32 accumulation'."""
     import comfy.model_management as mm
     import comfy.sd
     import comfy.utils
@@ -67,8 +69,11 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
 
     if weight_format not in WEIGHT_FORMATS:
         raise AccelError(node, "weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")
+    check_activation_scaling(activation_scaling)
     profile = profile or hardware.profile()
     path, path_reason = resolve_compute(compute, profile, strict)
+    path, fast_accum, act_note = resolve_activation(activation_scaling, path, mm.get_torch_device(), strict)
+    use_fast_accum = use_fast_accum and fast_accum
 
     norm = formats.normalize(sd, metadata, source, node, input_name)
     sd.clear()
@@ -77,8 +82,10 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
     supported = list(cfg.supported_inference_dtypes) if cfg is not None else [torch.float16, torch.bfloat16, torch.float32]
     keep_dtype = mm.unet_dtype(model_params=params, supported_dtypes=supported, weight_dtype=hp)
-    if path == "scaled_mm_rowwise" and getattr(mm.get_torch_device(), "type", "cpu") == "cuda":
+    if path in ("scaled_mm_rowwise", kfp8.BLOCK_MODE) and getattr(mm.get_torch_device(), "type", "cpu") == "cuda":
         kfp8.rowwise_out_dtypes(mm.get_torch_device())  # probe now, in eager mode (compiled code reads it)
+        if path == kfp8.BLOCK_MODE:
+            kfp8.block_out_dtypes(mm.get_torch_device())
     keep_dtype, dtype_note = activation_dtype(keep_dtype, path, supported, compute_dtype)
 
     rt = FP8Runtime(source=source, node=node, input_name=input_name, mode=path, fast=path != "dequant", use_fast_accum=use_fast_accum, strict=strict)
@@ -130,6 +137,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
     if dtype_note:
         text += f"\n  activations: {dtype_note}"
+    if act_note and stats.formats:
+        text += f"\n  {ACT_INPUT}: {activation_scaling} -> {act_note}"
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
     return LoadResult(patcher, text, stats, plan, norm, path, family, rt)
 
@@ -150,13 +159,15 @@ def activation_dtype(model_dtype, path: str, supported, requested=None) -> tuple
     it and no --*-unet launch flag fixes the dtype. Returns (dtype, note for the report or "")."""
     if requested is not None:
         return requested, f"{_dtype_name(requested)} (requested)"
-    if (path == "scaled_mm_rowwise" and model_dtype == torch.float16 and torch.bfloat16 in supported
+    if (path in ("scaled_mm_rowwise", kfp8.BLOCK_MODE) and model_dtype == torch.float16 and torch.bfloat16 in supported
             and not _cli_forces_unet_dtype()):
         import comfy.model_management as mm
 
         dev = mm.get_torch_device()
-        if getattr(dev, "type", "cpu") == "cuda" and torch.float16 not in kfp8.rowwise_out_dtypes(dev):
-            return torch.bfloat16, ("bfloat16 instead of ComfyUI's float16: this PyTorch's row-wise FP8 matmul "
+        probe = kfp8.block_out_dtypes if path == kfp8.BLOCK_MODE else kfp8.rowwise_out_dtypes
+        if getattr(dev, "type", "cpu") == "cuda" and torch.float16 not in probe(dev):
+            kind = "1x128 blockwise" if path == kfp8.BLOCK_MODE else "row-wise"
+            return torch.bfloat16, (f"bfloat16 instead of ComfyUI's float16: this PyTorch's {kind} FP8 matmul "
                                     "writes bfloat16 only, so float16 would add a conversion after every FP8 layer")
     return model_dtype, ""
 
@@ -180,6 +191,9 @@ def _linear_bytes(dm):
     for b in dm.buffers():
         other += b.numel() * b.element_size()
     return lin, other
+
+
+_ACT_TEXT = {"scaled_mm_rowwise": "per-token", kfp8.BLOCK_MODE: "1x128-block", "scaled_mm_tensorwise": "per-tensor"}
 
 
 def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt) -> str:
@@ -213,8 +227,8 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     elif path == "dequant":
         comp = f"dequantize per layer to the compute dtype - {path_reason}"
     else:
-        comp = f"{path} (dynamic per-token activation scales)" if path == "scaled_mm_rowwise" else \
-            f"{path} (dynamic per-tensor activation scales)"
+        comp = f"{path} (dynamic {_ACT_TEXT.get(path, 'per-tensor')} activation scales" + \
+            ("" if rt.use_fast_accum else ", fp32 accumulation") + ")"
         comp += f" - {path_reason}"
         if any(k.startswith("e5m2") for k in stats.formats):
             comp += "; e5m2 layers dequantize (FP8 matmul needs e4m3fn)"
@@ -228,17 +242,23 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
 
 def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
               extra_keep: str = "", strict: bool = False, profile=None, input_name: str = "unet_name",
-              disable_dynamic: bool | None = None, node: str = NODE) -> LoadResult:
+              disable_dynamic: bool | None = None, node: str = NODE,
+              activation_scaling: str = ACT_DEFAULT) -> LoadResult:
     """Read and load a safetensors diffusion model file (see `load_state_dict`)."""
     source = os.path.basename(path)
+    check_activation_scaling(activation_scaling)  # before reading a large file
     sd, metadata = formats.read_file(path, node, input_name)
     res = load_state_dict(sd, metadata, source, weight_format, compute, keep, extra_keep, strict, profile,
-                          input_name=input_name, disable_dynamic=disable_dynamic, node=node)
+                          input_name=input_name, disable_dynamic=disable_dynamic, node=node,
+                          activation_scaling=activation_scaling)
     p = res.patcher
     if hasattr(p, "cached_patcher_init"):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
-        p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep, strict))
+        p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep, strict,
+                                                   activation_scaling))
     return res
 
 
-def _reload_patcher(path, weight_format, compute, keep, extra_keep, strict, disable_dynamic=False):
-    return load_file(path, weight_format, compute, keep, extra_keep, strict, disable_dynamic=disable_dynamic).patcher
+def _reload_patcher(path, weight_format, compute, keep, extra_keep, strict, activation_scaling=ACT_DEFAULT,
+                    disable_dynamic=False):
+    return load_file(path, weight_format, compute, keep, extra_keep, strict, disable_dynamic=disable_dynamic,
+                     activation_scaling=activation_scaling).patcher

@@ -25,6 +25,15 @@ COMPUTE_FP8 = "fp8 matmul"
 COMPUTE_DEQUANT = "dequantize (bf16/fp16 matmul)"
 COMPUTE_CHOICES = (COMPUTE_AUTO, COMPUTE_FP8, COMPUTE_DEQUANT)
 
+# How an FP8 matmul quantizes its activations (the loader's advanced input `activation_scaling`). Today's behaviour
+# (per-token, fast accumulation) stays the default until the GPU measurement (bench/bench_fp8_quality.py) picks one.
+ACT_INPUT = "activation_scaling"
+ACT_PER_TOKEN = "per-token"
+ACT_PER_TOKEN_FP32 = "per-token, fp32 accumulation"
+ACT_BLOCK = "1x128 blocks"
+ACT_CHOICES = (ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, ACT_BLOCK)
+ACT_DEFAULT = ACT_PER_TOKEN
+
 KEEP_AUTO = "auto (per model family)"
 KEEP_STANDARD = "embeddings, norms, modulation, head"
 KEEP_FIRST_LAST = "standard + first & last block"

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 import torch
 
+from ...kernels import fp8 as kfp8
 from .. import defaults, log
 from ..errors import AccelError
-from .options import (_KEEP_EDGE, COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
+from .options import (_KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
+                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
                       KEEP_CHOICES, KEEP_STANDARD, NODE)
 
 
@@ -36,6 +38,38 @@ def resolve_compute(choice: str, profile, strict: bool = False) -> tuple[str, st
         log.warn_once(("fp8", "compute_unsupported", profile.gpu_name or profile.device_kind), msg + "; using dequantize")
         return "dequant", msg + "; using dequantize instead"
     raise AccelError(NODE, "compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
+
+
+def check_activation_scaling(choice: str) -> None:
+    if choice not in ACT_CHOICES:
+        raise AccelError(NODE, ACT_INPUT, f"unknown choice '{choice}'", f"Use one of {', '.join(ACT_CHOICES)}")
+
+
+def resolve_activation(choice: str, path: str, device, strict: bool = False) -> tuple[str, bool, str]:
+    """(matmul mode, use_fast_accum, note for the report) for the `activation_scaling` input on compute path
+    `path`. 1x128 blocks need torch._scaled_mm's blockwise recipe (sm90, CUDA >= 12.9; probed on `device`);
+    elsewhere the per-token path runs (an error in strict mode). CPU devices (tests) run the reference."""
+    check_activation_scaling(choice)
+    if path == "dequant":
+        return path, True, ""
+    if choice == ACT_PER_TOKEN:
+        return path, True, ""
+    if choice == ACT_PER_TOKEN_FP32:
+        return path, False, "fp32 accumulation (no tensor-core fast accumulation)"
+    # ACT_BLOCK
+    why = None
+    if path != "scaled_mm_rowwise":
+        why = f"the compute path here is {path} (1x128 blocks need an sm90 GPU: H100/H200)"
+    elif getattr(torch.device(device), "type", "cpu") == "cuda" and not kfp8.block_out_dtypes(device):
+        why = ("this GPU / PyTorch has no blockwise torch._scaled_mm (it needs sm90 and PyTorch >= 2.9 built with "
+               "CUDA >= 12.9)")
+    if why is None:
+        return kfp8.BLOCK_MODE, True, "1x128 activation blocks x per-channel weight scales (fp32 accumulation per block)"
+    msg = f"{ACT_BLOCK} requested, but {why}"
+    if strict:
+        raise AccelError(NODE, ACT_INPUT, msg, f"Set {ACT_INPUT} to '{ACT_PER_TOKEN}' or turn strict off")
+    log.warn_once(("fp8", "block_unsupported", why), msg + f"; using {ACT_PER_TOKEN}")
+    return path, True, msg + f"; {ACT_PER_TOKEN} instead"
 
 
 @dataclass
