@@ -26,7 +26,8 @@ class AccelWanLevel1(AccelNode):
                 "sampler are untouched. Not bit-identical to stock (other kernels round differently); the report "
                 "states the measured deviation. For Wan 2.2 A14B put one node on each expert: the second reuses the "
                 "first one's compiled code. The first run compiles (minutes with max-autotune on a cold cache); later "
-                "runs and restarts are fast."),
+                "runs and restarts are fast. quality 'fast' (opt-in) adds FP8 attention on H100/H200 except on the "
+                "first and last sampling steps."),
             search_aliases=("wan speedup", "wan preset"),
             inputs=[
                 io.Model.Input("model", tooltip="A Wan 2.1 or Wan 2.2 diffusion model (Load Diffusion Model). Other "

@@ -458,6 +458,28 @@ def test_hybrid_schedule_through_comfyui_sampler(A, M, mod, fp8_lib):
     assert patched.get_wrappers(pe.WrappersMP.APPLY_MODEL, A.keys.ATTENTION)
 
 
+def test_hybrid_block_rule_where_comfyui_passes_the_block(A, M, mod, fp8_lib):
+    """Exact attention in the first block: ComfyUI 0.33's Wan tells attention the block (block_index); on a
+    ComfyUI that does not (0.3.75), only the step rule applies and every call is FP8 (detected, not versioned)."""
+    import inspect
+
+    import comfy.ldm.wan.model as wan_model
+    from accel_harness.forward import Forward
+
+    prof, calls, _ = fp8_lib
+    model = _wan_bf16(M)  # 2 blocks, each: self-attention + text cross-attention
+    patched, report = A.apply_attention(model, "flash_attn_3_fp8", hybrid=A.Hybrid(0, 0, 1, 0), profile=prof,
+                                        tensor_device_types=("cpu",))
+    assert "first 1 and last 0 transformer blocks" in report
+    g = torch.Generator().manual_seed(3)
+    x, ctx = torch.randn(1, 16, 2, 4, 4, generator=g), torch.randn(1, 8, 4096, generator=g)
+    calls.clear()
+    with torch.inference_mode(), Forward(patched) as f:
+        f(x, 0.7, ctx)
+    passes_block = "block_index" in inspect.getsource(wan_model)
+    assert calls == (["bf16", "bf16", "fp8", "fp8"] if passes_block else ["fp8"] * 4), calls
+
+
 def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch):
     import accel_harness as H
 
@@ -549,3 +571,35 @@ def test_old_level1_prompt_without_quality_validates_and_runs(pack, M, comfy):
     p["5"]["inputs"]["quality"] = "fastest"
     ok, _, _, node_errors = validate(p)
     assert not ok and "quality" in str(node_errors)
+
+
+# --- 7. the benchmark's CPU smoke mode -----------------------------------------------------------------
+
+def test_bench_quant_attention_smoke(tmp_path, comfy):
+    """bench/bench_quant_attention.py --smoke end to end on the CPU: per-call rows (exact reference, emulated FP8
+    with and without K smoothing, both quantizers), the fused-vs-torch comparison, and the end-to-end part through
+    bench_matrix.py, where the FP8 chain fails cleanly (no CUDA) instead of measuring stock attention."""
+    import json
+    import os
+    import subprocess
+
+    import accel_harness as H
+
+    out = tmp_path / "qa"
+    env = dict(os.environ, TRITON_INTERPRET="1", OMP_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_quant_attention.py"), "--smoke", "--out",
+                        str(out)], capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "quant_attention.json").read_text())
+    rows = {c["variant"]: c for c in res["calls"]}
+    assert "error" not in str(rows), rows
+    assert rows["fp8 emulated, K smoothed"]["rel_l2"] < rows["fp8 emulated, no smoothing"]["rel_l2"] < 0.2
+    assert rows["fp8 emulated, K smoothed"]["cosine"] > 0.99
+    assert rows["quantize only: fused"]["ms"] > 0
+    qm = res["quantizer_match"][0]
+    assert qm["scale_rel_diff"] < 1e-5 and qm["bytes_equal"] > 0.9
+    e2e = res["e2e"]
+    assert e2e["chains"]["stock"]["cosine"] == 1.0
+    assert any(e["chain"] == "attention_fp8" and "cannot be used on this machine" in e["error"] for e in e2e["errors"])
+    md = (out / "quant_attention.md").read_text()
+    assert "| smoke_300x2 | bfloat16 | fp8 emulated, K smoothed |" in md and "End to end" in md
