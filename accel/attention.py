@@ -482,7 +482,7 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
       first real call of each shape and keep the fastest; cached on disk per GPU + shape.
     hybrid: for a low-precision backend, the steps/blocks that run exact attention (`Hybrid`; None or all
       zero: the low-precision kernel on every call it can serve). Exact calls use the exact backend `auto`
-      picks here (else ComfyUI's attention). Ignored (reported) for exact backends.
+      picks here (else ComfyUI's attention). Ignored for exact backends (they are exact on every step).
     profile, tensor_device_types: for tests and tools (a simulated HardwareProfile; extra tensor
       device types the backend may serve, e.g. ("cpu",) with fake libraries).
     Returns (patched clone, report text). The input model and its other clones are not changed.
@@ -524,8 +524,6 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         use_hybrid = hybrid is not None and not hybrid.is_off() and kern.low_precision
         if use_hybrid:
             exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device, node)
-        elif hybrid is not None and not hybrid.is_off():
-            hybrid_lines = [f"hybrid schedule: not used ({kern.name} is exact)"]
         to[OVERRIDE_KEY] = AttentionOverride(kern, strict, node, tuner, hybrid if use_hybrid else None, exact_ov)
         lines.append(f"{node}: {kern.label} on {where}")
         lines.append(f"  why: {why}")

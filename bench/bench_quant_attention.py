@@ -230,7 +230,7 @@ def per_call(res, out_dir, device, shapes, dtypes, reps, smoke):
             for name, fn in items:
                 row = {"shape": shape, "tokens": L, "heads": heads, "dtype": dtype, "variant": name}
                 try:
-                    call = kernel_only if fn is None else (lambda fn=fn: fn(q, k, v))
+                    call = kernel_only if fn is None else (lambda fn=fn, q=q, k=k, v=v: fn(q, k, v))
                     with torch.inference_mode():
                         o = call()
                         if isinstance(o, (tuple, list)) and not name.startswith("quantize"):

@@ -15,7 +15,6 @@ fake FA3 FP8 kernel matches the emulation to bf16 rounding (relative L2 <= 0.01,
 exactly like the emulation).
 """
 import collections
-import math
 import sys
 
 import pytest
