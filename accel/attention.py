@@ -17,19 +17,28 @@ Whatever the backend cannot serve (a mask, a head_dim, float32, a non-CUDA tenso
 argument) goes to ComfyUI's own function (`func`) with one warning per (backend, reason), or raises
 `AccelError` with fallback="error". Every decision that does not depend on the call is made at patch
 time; the per-call work is a few attribute and shape checks.
+
+Low-precision backends (SageAttention, `flash_attn_3_fp8`, `comfy_kitchen_int8`) are used only when chosen by
+name (`auto` is exact only) and can run on a hybrid schedule (`Hybrid`): exact attention on the first/last
+sampling steps (and optionally the first/last transformer blocks), the quantized kernel elsewhere. The step
+is found once per model call by an APPLY_MODEL wrapper (the current sigma's index in the run's
+`sample_sigmas`, as the step caches do) and handed to the attention calls as a flag in transformer_options,
+so no attention call reads a GPU tensor (and a compiled block sees a Python bool: two variants).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from . import defaults, hardware, log
+from . import defaults, hardware, keys, log
 from .errors import AccelError
 from ..kernels.attention import adapters, registry
 from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
 OVERRIDE_KEY = "optimized_attention_override"
+EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hybrid schedule wants exact attention
 FALLBACKS = ("sdpa", "error")
 NODE = "Accel Attention"
 
@@ -50,15 +59,17 @@ class AttentionOverride:
     (ModelPatcher.clone in ComfyUI 0.3.75 deep-copies model_options) returns the same object, so a
     clone costs nothing and shares the built kernels."""
 
-    __slots__ = ("backend", "kernel", "strict", "node", "tuner", "bad", "__weakref__")
+    __slots__ = ("backend", "kernel", "strict", "node", "tuner", "bad", "hybrid", "exact", "__weakref__")
 
-    def __init__(self, kernel, strict: bool = False, node: str = NODE, tuner=None):
+    def __init__(self, kernel, strict: bool = False, node: str = NODE, tuner=None, hybrid=None, exact=None):
         self.backend = kernel.name
         self.kernel = kernel
         self.strict = strict
         self.node = node
         self.tuner = tuner
         self.bad = set()  # call signatures on which the kernel raised (eager only): sent to ComfyUI
+        self.hybrid = hybrid  # Hybrid schedule (low-precision kernels only) or None
+        self.exact = exact  # AttentionOverride of the exact kernel for the hybrid's exact calls (None: ComfyUI's)
 
     def __deepcopy__(self, memo):
         return self
@@ -82,6 +93,14 @@ class AttentionOverride:
         if not kwargs.keys() <= _KNOWN_KWARGS:
             unknown = ", ".join(sorted(set(kwargs) - _KNOWN_KWARGS))
             return self._fallback(func, args, kwargs, "kwarg:" + unknown, f"calls with argument(s) {unknown}")
+        if self.hybrid is not None:
+            to = kwargs.get("transformer_options")
+            if to is not None and self.hybrid.wants_exact(to):
+                if STATS is not None:
+                    STATS[(self.backend, "hybrid-exact")] += 1
+                if self.exact is not None:
+                    return self.exact(func, *args, **kwargs)
+                return func(*args, **kwargs)
         q, k, v = args[0], args[1], args[2]
         heads = args[3] if n > 3 else kwargs.get("heads")
         mask = args[4] if n > 4 else kwargs.get("mask")
@@ -182,6 +201,119 @@ class AttentionOverride:
         return func(*args, **kwargs)
 
 
+# --- the hybrid schedule of low-precision backends ------------------------------------------
+
+@dataclass(frozen=True)
+class Hybrid:
+    """Exact attention on the first `first_steps` and last `last_steps` sampling steps, and in the first
+    `first_blocks` / last `last_blocks` transformer blocks; the low-precision kernel elsewhere.
+    Defaults: accel.defaults.HYBRID. Steps are counted in the sigmas the sampler was given (a KSamplerAdvanced
+    slice, e.g. one Wan 2.2 A14B expert, counts its own steps). Blocks need a ComfyUI that tells attention
+    the block (transformer_options block_index/total_blocks: ComfyUI 0.33 Wan, Flux); elsewhere only the
+    step rule applies. Under torch.compile a block rule makes one compiled variant per block index."""
+
+    first_steps: int = 0
+    last_steps: int = 0
+    first_blocks: int = 0
+    last_blocks: int = 0
+
+    @classmethod
+    def default(cls) -> "Hybrid":
+        d = defaults.HYBRID
+        return cls(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks, d.exact_last_blocks)
+
+    def is_off(self) -> bool:
+        return not (self.first_steps or self.last_steps or self.first_blocks or self.last_blocks)
+
+    def exact_step(self, step, n_steps: int) -> bool:
+        """Is step `step` of a run of `n_steps` one of the exact ones? Unknown steps (no sampler) are not."""
+        if step is None or n_steps <= 0:
+            return False
+        return step < self.first_steps or step >= n_steps - self.last_steps
+
+    def exact_block(self, index, total) -> bool:
+        if index is None or not total:
+            return False
+        return index < self.first_blocks or index >= total - self.last_blocks
+
+    def wants_exact(self, to: dict) -> bool:
+        """Per attention call: the step flag set by StepWrapper, then the block rule (only when one is set,
+        so compiled blocks do not specialise on the block index otherwise)."""
+        if to.get(EXACT_FLAG):
+            return True
+        if self.first_blocks or self.last_blocks:
+            return self.exact_block(to.get("block_index"), to.get("total_blocks"))
+        return False
+
+    def describe(self) -> str:
+        parts = [f"the first {self.first_steps} and last {self.last_steps} sampling steps"]
+        if self.first_blocks or self.last_blocks:
+            parts.append(f"the first {self.first_blocks} and last {self.last_blocks} transformer blocks "
+                         "(where ComfyUI passes block_index to attention)")
+        return " and ".join(parts)
+
+
+def check_hybrid(node: str, **values) -> None:
+    """AccelError naming the input when a schedule value is not a whole number >= 0 (before any work)."""
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise AccelError(node, name, f"{name} must be a whole number >= 0 (got {v!r})",
+                             f"Set {name} to 0 (no exact {name.split('_')[-1]}) or a small count such as 2")
+
+
+class StepWrapper:
+    """APPLY_MODEL wrapper: once per model call, finds the sampling step (the current sigma's index in the
+    run's sample_sigmas, accel.cache.schedule.step_index) and puts EXACT_FLAG in a copy of the
+    transformer_options handed to the model. One host sync per model call (the sigma), none per attention call."""
+
+    __slots__ = ("hybrid", "_sigmas_obj", "_sigmas")
+
+    def __init__(self, hybrid: Hybrid):
+        self.hybrid = hybrid
+        self._sigmas_obj = None
+        self._sigmas = []
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def position(self, t, to: dict):
+        """(step, n_steps) of this call; (None, 0) outside a sampler (no sample_sigmas)."""
+        from .cache.schedule import step_index
+
+        sigmas = to.get("sample_sigmas")
+        if sigmas is None or t is None:
+            return None, 0
+        if sigmas is not self._sigmas_obj:
+            lst = sigmas.flatten().tolist() if isinstance(sigmas, torch.Tensor) else [float(x) for x in sigmas]
+            self._sigmas_obj, self._sigmas = sigmas, [float(x) for x in lst]
+        lst = self._sigmas
+        if len(lst) < 2:
+            return None, 0
+        sigma = float(t.flatten()[0]) if isinstance(t, torch.Tensor) else float(t)
+        return step_index(sigma, lst), len(lst) - 1
+
+    def __call__(self, executor, *args, **kwargs):
+        in_kw = "transformer_options" in kwargs
+        to = kwargs["transformer_options"] if in_kw else (args[5] if len(args) > 5 else None)
+        if not isinstance(to, dict):
+            return executor(*args, **kwargs)
+        t = args[1] if len(args) > 1 else kwargs.get("t")
+        step, n = self.position(t, to)
+        to = dict(to)
+        to[EXACT_FLAG] = self.hybrid.exact_step(step, n)
+        if in_kw:
+            kwargs["transformer_options"] = to
+        else:
+            args = args[:5] + (to,) + args[6:]
+        return executor(*args, **kwargs)
+
+
+def _apply_model_wrappers():
+    import comfy.patcher_extension as pe
+
+    return pe.WrappersMP.APPLY_MODEL
+
+
 # --- choosing and building a backend --------------------------------------------------------
 
 def installed_backends(profile=None) -> list:
@@ -248,6 +380,50 @@ def _resolve(prof, backend: str, strict: bool, node: str, extra_device_types, de
                   + ". fallback 'fall back': ComfyUI's own attention is used"), []
 
 
+# What "fast" quality (Accel Wan Level-1) uses, in order of preference: opt-in quantized attention.
+FAST_BACKENDS = ("flash_attn_3_fp8",)
+
+
+def apply_fast_attention(model, strict: bool = False, node: str = NODE, *, hybrid: Hybrid | None = None,
+                         profile=None, tensor_device_types=()):
+    """Quantized attention with the hybrid schedule where a FAST_BACKENDS entry works here, else exact `auto`.
+    Returns (clone, report, fast: bool). strict: raise AccelError (input 'quality') instead of staying exact.
+    Calls the quantized kernel cannot serve (masks, low_precision_attention=False, ...) always use exact
+    attention (logged once): that is the design, not a failure."""
+    prof = profile if profile is not None else hardware.profile()
+    device = _device()
+    why_not = []
+    for name in FAST_BACKENDS:
+        kern, problem = _build(name, prof, tuple(tensor_device_types), device)
+        if kern is not None:
+            m, text = apply_attention(model, name, "sdpa", False, node, hybrid=hybrid or Hybrid.default(),
+                                      profile=prof, tensor_device_types=tensor_device_types)
+            return m, text, True
+        why_not.append(f"{name}: {problem}")
+    if strict:
+        raise AccelError(node, "quality", "quality 'fast' needs FP8 attention, which cannot run here: " + "; ".join(why_not),
+                         "Set quality to 'exact', or on_failure to 'fall back' to continue with exact attention")
+    m, text = apply_attention(model, "auto", "sdpa", False, node, profile=prof, tensor_device_types=tensor_device_types)
+    text += "\n  quality fast: stayed exact, because " + "; ".join(why_not)
+    return m, text, False
+
+
+def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device, node):
+    """Attach the step wrapper to clone `m`; returns (override of the exact kernel or None, report lines)."""
+    name, _why, _skipped = defaults.choose_attention(prof)
+    exact_kern, problem = _build(name, prof, extra_device_types, device)
+    if exact_kern is not None and not exact_kern.low_precision:
+        exact_ov = AttentionOverride(exact_kern, False, node)
+        exact_text = exact_kern.label
+    else:
+        exact_ov, exact_text = None, f"ComfyUI's attention ({name}: {problem})"
+    m.add_wrapper_with_key(_apply_model_wrappers(), keys.ATTENTION, StepWrapper(hybrid))
+    lines = [f"hybrid schedule: exact attention ({exact_text}) on {hybrid.describe()}; the quantized kernel elsewhere",
+             "  steps are counted in the sigmas the sampler got (a KSamplerAdvanced slice counts its own); "
+             "outside a sampler every call is quantized"]
+    return exact_ov, lines
+
+
 def autotune_path() -> Path:
     """Where measured choices are kept: <ComfyUI user dir>/comfyui-accel/attention_autotune.json."""
     try:
@@ -295,7 +471,7 @@ def _capabilities(kern) -> str:
 
 
 def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotune: bool = False,
-                    node: str = NODE, *, profile=None, tensor_device_types=()):
+                    node: str = NODE, *, hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
     """Patch a clone of `model` (a ComfyUI ModelPatcher) to run attention with `backend`.
 
     backend: "auto" (accel.defaults.choose_attention for this GPU, then probed) or a registry name.
@@ -304,6 +480,9 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
       "error" — raise AccelError naming the node, the backend, the reason and the package.
     autotune: time the usable exact backends (all Sage kernels too if the chosen one is Sage) on the
       first real call of each shape and keep the fastest; cached on disk per GPU + shape.
+    hybrid: for a low-precision backend, the steps/blocks that run exact attention (`Hybrid`; None or all
+      zero: the low-precision kernel on every call it can serve). Exact calls use the exact backend `auto`
+      picks here (else ComfyUI's attention). Ignored for exact backends (they are exact on every step).
     profile, tensor_device_types: for tests and tools (a simulated HardwareProfile; extra tensor
       device types the backend may serve, e.g. ("cpu",) with fake libraries).
     Returns (patched clone, report text). The input model and its other clones are not changed.
@@ -318,6 +497,8 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
     lines = []
     where = f"{prof.gpu_name or prof.device_kind}" + (f" (sm{prof.sm_int})" if prof.sm_int else "")
     m = model.clone()
+    if m.get_wrappers(_apply_model_wrappers(), keys.ATTENTION):  # an earlier Accel Attention's schedule
+        m.remove_wrappers_with_key(_apply_model_wrappers(), keys.ATTENTION)
     to = dict(m.model_options.get("transformer_options", {}))
     prev = to.get(OVERRIDE_KEY)
     if kern is None:
@@ -339,7 +520,11 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
                 tune_line = "autotune: on, but no other usable backend to compare here"
             for name, problem in dropped:
                 tune_line += f"\n    not timed {name}: {problem}"
-        to[OVERRIDE_KEY] = AttentionOverride(kern, strict, node, tuner)
+        exact_ov, hybrid_lines = None, []
+        use_hybrid = hybrid is not None and not hybrid.is_off() and kern.low_precision
+        if use_hybrid:
+            exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device, node)
+        to[OVERRIDE_KEY] = AttentionOverride(kern, strict, node, tuner, hybrid if use_hybrid else None, exact_ov)
         lines.append(f"{node}: {kern.label} on {where}")
         lines.append(f"  why: {why}")
         lines.append(f"  serves: {_capabilities(kern)}" + (f" ({kern.note})" if kern.note else ""))
@@ -349,6 +534,9 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         lines.append("  " + tune_line)
         if kern.op_name:
             lines.append(f"  torch.compile: runs as custom op {kern.op_name} (no graph break per call)")
+        lines += ["  " + x for x in hybrid_lines]
+        if kern.low_precision:
+            lines.append("  " + defaults.deviation_text(kern.name))
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
     if isinstance(prev, AttentionOverride):
@@ -368,4 +556,5 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
     return m, text
 
 
-__all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "FALLBACKS", "autotune_path"]
+__all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "FALLBACKS", "autotune_path",
+           "Hybrid", "StepWrapper", "EXACT_FLAG", "check_hybrid", "apply_fast_attention", "FAST_BACKENDS"]

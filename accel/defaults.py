@@ -6,7 +6,13 @@ user. Rows are tried in order; the first whose `match` accepts the profile decid
 attention preference list is walked and the first backend that `registry.available()` accepts wins;
 every skipped preference is reported with why (e.g. "flash_attn_3 is not installed; pip install fa3-fwd").
 
+`auto` only ever picks EXACT attention: low-precision backends (SageAttention, FP8/INT8 attention) are
+opt-in, chosen by name in Accel Attention or by `quality: fast` in Accel Wan Level-1.
+
 Measured support for the orderings: `bench/results/` (GPU named in each file).
+
+Also here, as the one place for them: the hybrid schedule of quantized attention (`HYBRID`) and the table of
+measured deviations of the quantized attention paths (`QUANT_ATTENTION_DEVIATION`).
 """
 from __future__ import annotations
 
@@ -52,13 +58,6 @@ class Defaults:
         order = " > ".join(self.sdpa_order) if self.sdpa_order else "unchanged"
         lines.append(f"  SDPA order -> {order}: {self.sdpa_reason}")
         return lines
-
-
-def _sage_v1(profile):
-    v = profile.lib("sageattention").version or ""
-    if v.startswith("1."):
-        return True, ""
-    return False, "its auto dispatcher picks FP8 P/V kernels on this GPU (reported unstable); the FP16-P/V kernels above are preferred"
 
 
 # --- compile mode and fp8 path rules ------------------------------------------------------------
@@ -111,7 +110,6 @@ _FA3_WHY = ("FlashAttention-3 is the fastest kernel measured on H100/H200 at Wan
             "vs 37.7 ms for cuDNN SDPA, bench/results/h100); at short Flux sequences cuDNN is as fast (use autotune)")
 _CUDNN_WHY = "cuDNN fused attention: the fastest SDPA kernel on Hopper (H200: 11.7 ms vs FA2 18.4 ms at Wan 1.3B 480p)"
 _FA2_WHY = "FlashAttention-2: exact attention, the standard fast kernel on Ampere/Ada"
-_SAGE16_WHY = "SageAttention INT8 Q/K with FP16 P/V (FA2 not installed): fast, small precision cost"
 _SDPA_WHY = "PyTorch SDPA: always available, PyTorch picks its best kernel"
 # ComfyUI 0.33 makes SDPA try FlashAttention-2 first; on Hopper cuDNN is faster at every shape measured
 _HOPPER_SDPA = ("cudnn", "flash", "efficient", "math")
@@ -134,22 +132,14 @@ ROWS: tuple[Row, ...] = (
         _compile_gpu, _fp8_cuda),
     Row("Blackwell consumer (sm120+)", _sm(110, 999),
         (("flash_attn_2", _FA2_WHY, None),
-         ("sageattn_qk_int8_pv_fp16_cuda", _SAGE16_WHY, None),
-         ("sageattn_qk_int8_pv_fp16_triton", _SAGE16_WHY, None),
          ("sdpa", _SDPA_WHY, None)),
         _compile_gpu, _fp8_cuda),
     Row("Ada (sm89: L40, L40S, RTX 40xx)", _sm(89),
         (("flash_attn_2", _FA2_WHY + " (FA3 is Hopper-only)", None),
-         ("sageattn_qk_int8_pv_fp16_cuda", _SAGE16_WHY, None),
-         ("sageattn_qk_int8_pv_fp16_triton", _SAGE16_WHY, None),
-         ("sage", "SageAttention 1 (Triton, FP16 P/V)", _sage_v1),
          ("sdpa", _SDPA_WHY, None)),
         _compile_gpu, _fp8_cuda),
     Row("Ampere (sm80 A100, sm86/87 RTX 30xx)", _sm(80, 88),
         (("flash_attn_2", _FA2_WHY, None),
-         ("sageattn_qk_int8_pv_fp16_cuda", _SAGE16_WHY, None),
-         ("sageattn_qk_int8_pv_fp16_triton", _SAGE16_WHY, None),
-         ("sage", "SageAttention auto dispatcher (FP16 P/V on Ampere)", None),
          ("sdpa", _SDPA_WHY, None)),
         _compile_gpu, _fp8_cuda),
     Row("pre-Ampere CUDA (sm < 80)", _sm(0, 79),
@@ -185,6 +175,9 @@ def choose_attention(profile, exclude: dict | None = None) -> tuple[str, str, li
         if exclude and name in exclude:
             skipped.append((name, exclude[name]))
             continue
+        if registry.BACKENDS[name].low_precision:  # never reached with ROWS as they are (tests check)
+            skipped.append((name, "not exact: low-precision backends are only used when chosen by name"))
+            continue
         ok, reason = registry.available(name, profile)
         if ok and extra is not None:
             ok, reason = extra(profile)
@@ -207,3 +200,47 @@ def choose(profile) -> Defaults:
         tf32, tf32_why = False, "no TF32 tensor cores on this device"
     return Defaults(row.name, attn, attn_why, skipped, mode, mode_why, fp8, fp8_why, tf32, tf32_why,
                     row.sdpa_order, row.sdpa_why)
+
+
+# --- quantized attention: hybrid schedule and measured deviation --------------------------------------
+
+@dataclass(frozen=True)
+class HybridDefaults:
+    """Exact attention on the first/last sampling steps (and optionally the first/last transformer blocks),
+    quantized attention elsewhere. The first steps lay out the composition and the last ones the fine detail,
+    where 8-bit error shows most (as SageAttention/step-cache users report). Not yet measured per model
+    family: one setting for all until bench/bench_quant_attention.py has run on real weights."""
+    exact_first_steps: int = 2
+    exact_last_steps: int = 2
+    exact_first_blocks: int = 0
+    exact_last_blocks: int = 0
+    source: str = "not measured per model family yet: a conservative setting (2 exact steps at each end)"
+
+
+HYBRID = HybridDefaults()
+
+NOT_MEASURED = "not measured on this GPU yet"
+
+# Measured deviation of each quantized attention path from exact attention, filled in from
+# bench/bench_quant_attention.py results ($OUT/quant_attention.json). None = not measured: reports then say
+# NOT_MEASURED. Keys: backend -> {measure: value}; measures: "per_call_cosine_wan14b_480p" (vs FA3 bf16),
+# "final_latent_cosine_wan1.3b" (random weights, hybrid schedule, vs stock), "gpu" (where measured),
+# "result" (the bench/results/ file).
+QUANT_ATTENTION_DEVIATION: dict = {
+    "flash_attn_3_fp8": {"per_call_cosine_wan14b_480p": None, "final_latent_cosine_wan1.3b": None,
+                         "gpu": None, "result": None},
+    "comfy_kitchen_int8": {"per_call_cosine_wan14b_480p": None, "final_latent_cosine_wan1.3b": None,
+                           "gpu": None, "result": None},
+}
+
+
+def deviation_text(backend: str) -> str:
+    """One line for reports: the measured deviation of `backend`, or that it is not measured yet."""
+    row = QUANT_ATTENTION_DEVIATION.get(backend) or {}
+    parts = [f"{k} {v}" for k, v in row.items() if k not in ("gpu", "result") and v is not None]
+    if not parts:
+        return (f"measured deviation of {backend}: {NOT_MEASURED} (to be measured by bench/bench_quant_attention.py; "
+                "random weights cannot show visual quality)")
+    where = f" on {row['gpu']}" if row.get("gpu") else ""
+    src = f" ({row['result']})" if row.get("result") else ""
+    return f"measured deviation of {backend}{where}: " + ", ".join(parts) + src

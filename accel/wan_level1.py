@@ -11,6 +11,11 @@ On a clone (the input MODEL is never changed), in this order:
 3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings).
 CFG, the sampler, steps, weights and the schedule are never touched.
 
+quality="fast" (opt-in): step 1 uses FP8 attention (`flash_attn_3_fp8`, Hopper + FA3 built with FP8) on the
+hybrid schedule (exact attention on the first/last sampling steps, accel.defaults.HYBRID) where it can run,
+else it stays exact and the report says why. Its deviation is the measured one in
+accel.defaults.QUANT_ATTENTION_DEVIATION ("not measured on this GPU yet" until filled).
+
 Wan 2.2 A14B: apply it to each expert. Both experts have the same block structure, and the compiled
 blocks take their weights as graph inputs (dynamo inlines nn.Modules), so the second expert runs the
 code compiled for the first: no second compile in the same process (checked in tests/test_level1.py);
@@ -31,6 +36,8 @@ CALLBACK_KEY = keys.WAN_LEVEL1
 
 # Modes a user may force; "auto" = accel.defaults.choose(profile).compile_mode.
 COMPILE_MODES = ("auto", "max-autotune-no-cudagraphs", "default")
+# quality: "exact" (default; old workflows) = exact attention kernels; "fast" = quantized attention, hybrid schedule
+QUALITIES = ("exact", "fast")
 
 # Where a run's denoised latent may land relative to stock ComfyUI (same weights, seed and inputs).
 # Measured: CPU numbers by tests/test_level1.py (tiny random Wan, fp32); GPU numbers by
@@ -105,25 +112,34 @@ def resolve_compile_mode(requested: str, profile) -> tuple:
 
 def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
                  tf32: bool = True, cudnn_benchmark: bool = True, strict: bool = False,
-                 node: str = NODE, profile=None):
+                 node: str = NODE, profile=None, quality: str = "exact"):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
     from . import cuda_settings
     from . import hardware
 
+    if quality not in QUALITIES:
+        raise AccelError(node, "quality", f"unknown quality {quality!r}",
+                         "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
     fam = check_wan(model, node)
     prof = profile if profile is not None else hardware.profile()
     lines = [f"{node}: {fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}"]
     m = model
 
     # 1. attention -----------------------------------------------------------------------------
+    fast = False
     if attention:
         from . import attention as attention_mod
 
-        m, text = attention_mod.apply_attention(m, backend="auto", fallback="error" if strict else "sdpa",
-                                                autotune=False, node=node)
+        if quality == "fast":
+            m, text, fast = attention_mod.apply_fast_attention(m, strict=strict, node=node, profile=prof)
+        else:
+            m, text = attention_mod.apply_attention(m, backend="auto", fallback="error" if strict else "sdpa",
+                                                    autotune=False, node=node)
         lines.append(_section("attention", text, node))
     else:
         lines.append("attention: off (ComfyUI's own attention)")
+        if quality == "fast":
+            lines.append("  quality fast: no effect with attention off")
 
     # 2. compile -------------------------------------------------------------------------------
     if compile:
@@ -160,11 +176,16 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
 
     lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
     lines.append(fidelity_statement(attention, compile))
+    if fast:
+        from . import defaults
+
+        lines.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates more "
+                     "than the figures above; " + defaults.deviation_text(attention_mod.FAST_BACKENDS[0]) + ".")
     if compile:
         _attach_run_summary(m, node)
     text = "\n".join(lines)
     log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", node, fam.name,
-             "on" if attention else "off", "on" if compile else "off", "on" if tf32 else "off")
+             ("fast" if fast else "on") if attention else "off", "on" if compile else "off", "on" if tf32 else "off")
     return m, text
 
 

@@ -50,7 +50,12 @@ CHAINS = {
     "core_fp8_fast": "ComfyUI Load Diffusion Model, weight_dtype fp8_e4m3fn_fast",
     "core_ck_int8": "ComfyUI ModelAttentionBackend, comfy kitchen attention (INT8; ComfyUI 0.33+)",
     "kj_sage_compile": "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced (defaults)",
+    "attention_fp8": "Accel Attention flash_attn_3_fp8 (hybrid schedule defaults: exact first/last steps)",
+    "attention_fp8_all": "Accel Attention flash_attn_3_fp8 on every step (no hybrid schedule)",
+    "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with comfy-kitchen)",
+    "level1_fast": "Accel Wan Level-1 quality fast, compile_mode default",
 }
+_NO_HYBRID = dict(exact_first_steps=0, exact_last_steps=0, exact_first_blocks=0, exact_last_blocks=0)
 
 
 def parse(argv=None):
@@ -263,6 +268,14 @@ class Matrix:
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_default":
             return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
+        if name in ("attention_fp8", "attention_fp8_all", "attention_ck_int8"):
+            backend = "comfy_kitchen_int8" if name == "attention_ck_int8" else "flash_attn_3_fp8"
+            extra = _NO_HYBRID if name == "attention_fp8_all" else {}
+            # fallback error: a backend that cannot run here fails the chain instead of measuring stock again
+            return call_node("AccelAttention", model=base, backend=backend, fallback="error", **extra)[:2]
+        if name == "level1_fast":
+            return call_node("AccelWanLevel1", model=base, compile_mode="default", quality="fast",
+                             on_failure="error")[:2]
         if name == "core_ck_int8":
             import nodes
 

@@ -25,6 +25,27 @@ def _choices():
         return ["auto"] + list(registry.BACKENDS)
 
 
+HYBRID_INPUTS = ("exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks")
+
+
+def _hybrid_inputs():
+    """Advanced inputs of the hybrid schedule of low-precision backends; defaults from accel.defaults.HYBRID."""
+    from ..accel.defaults import HYBRID
+
+    tips = {
+        "exact_first_steps": "Low-precision backends only (Sage, FP8, INT8): run exact attention on this many first "
+                             "sampling steps (they lay out the composition).",
+        "exact_last_steps": "Low-precision backends only: run exact attention on this many last sampling steps "
+                            "(they settle fine detail).",
+        "exact_first_blocks": "Low-precision backends only: exact attention in this many first transformer blocks "
+                              "(where ComfyUI tells attention the block: ComfyUI 0.33 Wan, Flux). With torch.compile "
+                              "each block index then compiles its own variant.",
+        "exact_last_blocks": "Low-precision backends only: exact attention in this many last transformer blocks.",
+    }
+    return [io.Int.Input(name, default=getattr(HYBRID, name), min=0, max=10000, optional=True, **advanced(),
+                         tooltip=tips[name]) for name in HYBRID_INPUTS]
+
+
 class AccelAttention(AccelNode):
     NODE_ID = "AccelAttention"
     DISPLAY = "Accel Attention"
@@ -39,7 +60,9 @@ class AccelAttention(AccelNode):
                 "settings are untouched. 'auto' picks the fastest exact backend measured for this GPU (FA3 on "
                 "H100/H200, FA2 on Ada/Ampere, cuDNN SDPA on Hopper without FA3, ...). Calls a backend cannot "
                 "serve (masks, unusual head sizes, float32, non-CUDA tensors) use ComfyUI's attention, warned "
-                "once. The report output says what was chosen and why."),
+                "once. Quantized backends (SageAttention, flash_attn_3_fp8, comfy_kitchen_int8) are never chosen by "
+                "'auto'; chosen by name they run exact attention on the first and last sampling steps (advanced "
+                "inputs). The report output says what was chosen and why."),
             search_aliases=("flash attention", "sage attention", "sdpa", "xformers"),
             inputs=[
                 io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays as is)."),
@@ -56,6 +79,7 @@ class AccelAttention(AccelNode):
                     "Time every usable exact backend (all Sage kernels too if a Sage backend is chosen) on "
                     "the first real call of each attention shape and keep the fastest. Results are cached "
                     "on disk per GPU and shape, so only the first run pays (about a second per shape).")),
+                *_hybrid_inputs(),
             ],
             outputs=[
                 model_output("A clone of the input model whose attention runs on the chosen backend."),
@@ -79,12 +103,17 @@ class AccelAttention(AccelNode):
         return f"unknown attention backend '{backend}' (known: auto, {', '.join(registry.BACKENDS)})"
 
     @classmethod
-    def execute(cls, model, backend, fallback, autotune=False):
-        from ..accel.attention import apply_attention
+    def execute(cls, model, backend, fallback, autotune=False, **schedule):
+        from ..accel.attention import Hybrid, apply_attention, check_hybrid
+        from ..accel.defaults import HYBRID
 
         policy = failure_policy(cls.DISPLAY, "fallback", fallback, LEGACY_FALLBACK)
+        values = {n: schedule.get(n, getattr(HYBRID, n)) for n in HYBRID_INPUTS}
+        check_hybrid(cls.DISPLAY, **values)
+        hybrid = Hybrid(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
+                        values["exact_last_blocks"])
         patched, report = apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
-                                          autotune=bool(autotune), node=cls.DISPLAY)
+                                          autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid)
         return with_report(patched, report, report=report)
 
 

@@ -14,7 +14,7 @@ class AccelWanLevel1(AccelNode):
 
     @classmethod
     def define_schema(cls):
-        from ..accel.wan_level1 import COMPILE_MODES
+        from ..accel.wan_level1 import COMPILE_MODES, QUALITIES
 
         return cls.schema(
             category=CATEGORY_PATCH,
@@ -26,7 +26,8 @@ class AccelWanLevel1(AccelNode):
                 "sampler are untouched. Not bit-identical to stock (other kernels round differently); the report "
                 "states the measured deviation. For Wan 2.2 A14B put one node on each expert: the second reuses the "
                 "first one's compiled code. The first run compiles (minutes with max-autotune on a cold cache); later "
-                "runs and restarts are fast."),
+                "runs and restarts are fast. quality 'fast' (opt-in) adds FP8 attention on H100/H200 except on the "
+                "first and last sampling steps."),
             search_aliases=("wan speedup", "wan preset"),
             inputs=[
                 io.Model.Input("model", tooltip="A Wan 2.1 or Wan 2.2 diffusion model (Load Diffusion Model). Other "
@@ -51,6 +52,12 @@ class AccelWanLevel1(AccelNode):
                 failure_input("on_failure", (
                     "fall back: if a kernel or the compile cannot be used, continue with the next best (logged "
                     "once). error: stop with a message instead (to make sure you get the fast path).")),
+                # last and optional: saved workflows and API prompts without it keep loading (as 'exact')
+                io.Combo.Input("quality", options=list(QUALITIES), default="exact", optional=True, tooltip=(
+                    "exact: exact attention kernels (the default). fast: FP8 attention (H100/H200 with "
+                    "FlashAttention-3 built with FP8) except on the first and last sampling steps; faster, "
+                    "not exact: the report states the measured deviation. Where FP8 attention cannot run, "
+                    "attention stays exact and the report says why.")),
             ],
             outputs=[
                 model_output("A clone of the Wan model with the Level-1 patches (the input model is unchanged)."),
@@ -58,17 +65,21 @@ class AccelWanLevel1(AccelNode):
             ])
 
     @classmethod
-    def validate_inputs(cls, on_failure):
+    def validate_inputs(cls, on_failure, quality="exact"):
+        from ..accel.wan_level1 import QUALITIES
+
+        if isinstance(quality, str) and quality not in QUALITIES:
+            return f"unknown quality {quality!r}: choose 'exact' (the default) or 'fast' (FP8 attention, opt-in)"
         return check_failure("on_failure", on_failure)
 
     @classmethod
-    def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure):
+    def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):
         from ..accel import wan_level1
 
         strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
         m, text = wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
                                       tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
-                                      node=cls.DISPLAY)
+                                      node=cls.DISPLAY, quality=quality or "exact")
         return with_report(m, text, report=text)
 
 

@@ -278,6 +278,7 @@ def test_every_registry_backend_has_an_adapter_and_a_test(mod):
     adapters = mod("kernels.attention.adapters")
     assert set(adapters.ADAPTERS) == set(registry.BACKENDS)
     tested = {c[0] for c in LIB_CASES} | {"sdpa", "sdpa_math"}  # + the pinned SDPA variants below
+    tested |= {"flash_attn_3_fp8", "comfy_kitchen_int8"}  # tests/test_quant_attention.py
     assert set(registry.BACKENDS) - tested == {"sdpa_cudnn", "sdpa_flash", "sdpa_efficient"}
 
 
@@ -493,7 +494,7 @@ def test_kernel_error_falls_back_once_per_shape(A, M, mod, fakes, stats, caplog)
 @pytest.mark.parametrize("sm,drop,expect,skipped_part", [
     ((9, 0), ("fa3_fwd_interface",), "flash_attn_3", None),
     ((9, 0), ("flash_attn_interface", "fa3_fwd_interface"), "sdpa_cudnn", "flash_attn_3 is not installed"),
-    ((8, 9), ("flash_attn",), "sageattn_qk_int8_pv_fp16_cuda", "pip install flash-attn"),
+    ((8, 9), ("flash_attn",), "sdpa", "pip install flash-attn"),  # Sage installed, but auto is exact only
     ((8, 0), (), "flash_attn_2", None),
     ((10, 0), (), "flash_attn_4", None),
 ])
@@ -590,7 +591,8 @@ def test_node_in_a_prompt(A, M, pack, comfy, stats):
     assert cls.CATEGORY == "accel/patch" and tuple(cls.RETURN_TYPES) == ("MODEL", "STRING")
     spec = cls.INPUT_TYPES()
     assert spec["required"]["backend"][1]["options"] == A.installed_backends()
-    assert set(spec["required"]) == {"model", "backend", "fallback"} and set(spec["optional"]) == {"autotune"}
+    hybrid = {"exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks"}  # quantized backends
+    assert set(spec["required"]) == {"model", "backend", "fallback"} and set(spec["optional"]) == {"autotune"} | hybrid
     assert cls.validate_inputs("flash_attn_3") is True and "unknown" in cls.validate_inputs("flash4")
 
     M.write_wan(Path(folder_paths.get_folder_paths("diffusion_models")[0]) / "attn_tiny_wan.safetensors")

@@ -1,10 +1,16 @@
 """The attention backend registry: one record per backend, the single source of truth for what
 each backend needs (library, devices, SM range, dtypes, head dims, masks) and how to install it.
 
-This module imports no attention library; `available()` reads a `HardwareProfile`.
+This module imports no attention library; `available()` reads a `HardwareProfile`, and for backends that
+are attention functions ComfyUI itself registers (`comfy_function`, e.g. comfy-kitchen's INT8 attention on
+ComfyUI 0.33) the registry of the ComfyUI module already imported (nothing is imported here).
+
+Low-precision backends (`low_precision=True`: they quantize Q/K and/or P/V) are only ever used when chosen
+by name; `auto` (accel.defaults) never picks one.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 ALL_DEVICES = ("cuda", "rocm", "mps", "cpu")
@@ -26,12 +32,16 @@ class BackendSpec:
     supports_mask: bool = False
     low_precision: bool = False  # quantizes Q/K (or P/V): skipped where a model asks for exact attention
     install: str = ""
+    comfy_function: str | None = None  # an attention function ComfyUI registers under this name (no library)
 
     def supports_head_dim(self, d: int) -> bool:
         if self.head_dims is not None:
             return d in self.head_dims
         return d <= self.max_head_dim and d % 8 == 0
 
+
+# FA3's FP8 kernels: head sizes that are multiples of 16 (e4m3 tiles), up to 256
+FP8_HEAD_DIMS = tuple(range(16, 257, 16))
 
 _SAGE_INSTALL = "pip install sageattention (2.x CUDA kernels: build from github.com/thu-ml/SageAttention)"
 
@@ -80,6 +90,17 @@ BACKENDS: dict[str, BackendSpec] = {
                     libraries=("sageattn3",), kernel="sageattn3_blackwell", devices=("cuda",), min_sm=100,
                     max_head_dim=128, low_precision=True,
                     install="build SageAttention3 (sageattn3) from github.com/thu-ml/SageAttention for Blackwell"),
+        BackendSpec("flash_attn_3_fp8", "FlashAttention-3 FP8 forward for Hopper: q/k/v quantized to e4m3 (one scale "
+                    "per batch and head, K smoothed) by a fused Triton pass; not exact",
+                    libraries=("flash_attn_interface", "fa3_fwd_interface"), devices=("cuda",), min_sm=90, max_sm=90,
+                    head_dims=FP8_HEAD_DIMS, low_precision=True,
+                    install="pip install fa3-fwd (built with FP8) or build flash-attention's hopper/ directory"),
+        BackendSpec("comfy_kitchen_int8", "ComfyUI's comfy-kitchen INT8 attention (what --use-ck-attention uses; "
+                    "Q/K/V and P in INT8): not exact",
+                    comfy_function="comfy_kitchen_int8", devices=("cuda", "rocm"), supports_mask=True,
+                    low_precision=True,
+                    install="a ComfyUI with comfy-kitchen INT8 attention (0.33+, a comfy-kitchen build with attention "
+                            "support: ComfyUI registers it as 'comfy_kitchen_int8')"),
         BackendSpec("xformers", "xFormers memory_efficient_attention",
                     libraries=("xformers",), devices=("cuda", "rocm"), min_sm=50,
                     dtypes=("float16", "bfloat16", "float32"), supports_mask=True,
@@ -110,6 +131,9 @@ def available(name: str, profile) -> tuple[bool, str]:
             return False, f"{name} supports SM <= {spec.max_sm / 10:.1f}; this GPU is sm{profile.sm_int}"
     if spec.min_torch is not None and _torch_tuple(profile.torch_version) < spec.min_torch:
         return False, f"{name} needs torch >= {spec.min_torch[0]}.{spec.min_torch[1]} (have {profile.torch_version})"
+    if spec.comfy_function and comfy_function(spec.comfy_function) is None:
+        return False, (f"{name} is not available: the running ComfyUI has not registered an attention function "
+                       f"'{spec.comfy_function}'; needs: {spec.install}")
     if spec.libraries:
         infos = [profile.lib(k) for k in spec.libraries]
         usable = [i for i in infos if i.available and (spec.kernel is None or spec.kernel in i.kernels)]
@@ -119,6 +143,19 @@ def available(name: str, profile) -> tuple[bool, str]:
                 why = f"the installed {spec.libraries[0]} has no {spec.kernel}"
             return False, f"{name} is not installed ({why}); install: {spec.install}"
     return True, "ok"
+
+
+COMFY_ATTENTION_MODULE = "comfy.ldm.modules.attention"
+
+
+def comfy_function(name: str):
+    """The attention function ComfyUI registered under `name` (register_attention_function), or None.
+    Reads the ComfyUI module only if it is already imported (always, inside ComfyUI); imports nothing."""
+    mod = sys.modules.get(COMFY_ATTENTION_MODULE)
+    table = getattr(mod, "REGISTERED_ATTENTION_FUNCTIONS", None)
+    if not isinstance(table, dict):
+        return None
+    return table.get(name)
 
 
 def library_for(name: str, profile) -> str | None:
