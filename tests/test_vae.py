@@ -59,7 +59,7 @@ def layouts_seen(vae):
     return seen, handles
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def test_wan_default_matches_stock_and_leaves_the_input_vae_alone(wan_vae, V):
     z = wan_latent()
     ref = wan_vae.decode(z)
@@ -90,7 +90,7 @@ def test_wan_default_matches_stock_and_leaves_the_input_vae_alone(wan_vae, V):
     assert "exact up to float reassociation" in report
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def test_kl_default_matches_stock(kl_vae):
     z = torch.randn(1, 16, 4, 4, generator=torch.Generator().manual_seed(2))
     ref = kl_vae.decode(z)
@@ -102,7 +102,7 @@ def test_kl_default_matches_stock(kl_vae):
     assert hooks_and_attrs(kl_vae) == (0, 0)
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def test_tiled_is_comfyuis_tiled_decode(wan_vae):
     z = wan_latent(t=2, h=16, w=20, seed=3)  # 128x160 px: several 64 px tiles
     acc, report = node(wan_vae, channels_last=False, tiled=True, tile_size=64, overlap=32, temporal_size=8,
@@ -117,7 +117,7 @@ def test_tiled_is_comfyuis_tiled_decode(wan_vae):
     assert "on: tiled" in report and "tiles: 64 px, overlap 32 px" in report and "not bit-exact" in report
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def test_fused_norm_and_compile_are_wired_to_every_block(wan_vae, V, mod, monkeypatch):
     z = wan_latent(seed=4)
     ref = wan_vae.decode(z)
@@ -140,7 +140,7 @@ def test_fused_norm_and_compile_are_wired_to_every_block(wan_vae, V, mod, monkey
     assert "on: fused_norm" in report and "on: compile" in report and "RMSNorm+SiLU pairs" in report
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def test_compile_failure_follows_on_failure(wan_vae, V, AccelError):
     z = wan_latent(t=1, seed=5)
     ref = wan_vae.decode(z)
