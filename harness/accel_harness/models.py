@@ -287,3 +287,72 @@ def tiny_ltxv(seed: int = 0, dtype=torch.float32):
     """LTX-Video at a tiny config: context (B, tokens, 64) with an `attention_mask` (B, tokens) and `frame_rate`
     in the conditioning (what the T5 encoder / LTXVConditioning give), latent (B, 128, T, H, W)."""
     return tiny_model_from_config(LTXV_TINY, seed, dtype)
+
+
+# --- VAEs: state dicts in the official key layout, loaded through comfy.sd.VAE(sd=...) ---------------------
+
+# Wan 2.1 VAE: ComfyUI reads `dim` from decoder.head.0.gamma (true 96); z_dim 16, dim_mult [1, 2, 4, 4].
+WAN21_VAE_DIMS = {"tiny": 8, "small": 16, "true": 96}
+# KL image VAE (Flux / SD3 layout: no post_quant_conv): ComfyUI fixes ch 128, ch_mult [1, 2, 4, 4]; z from the file.
+KL_VAE_Z = {"flux": 16, "sdxl": 4}
+
+
+def _fill_vae_(name: str, t: torch.Tensor, gen: torch.Generator) -> None:
+    leaf = name.rsplit(".", 1)[-1]
+    if leaf == "gamma" or (leaf == "weight" and "norm" in name and t.ndim == 1):
+        t.copy_(1.0 + 0.05 * torch.randn(t.shape, generator=gen, dtype=torch.float32))
+    else:
+        _fill_(name, t, gen)
+
+
+def _random_like_state(module: torch.nn.Module, seed: int, dtype) -> dict:
+    gen = torch.Generator().manual_seed(seed)
+    sd = {}
+    for name, t in sorted(module.state_dict().items()):
+        out = torch.empty(t.shape, dtype=torch.float32)
+        _fill_vae_(name, out, gen)
+        sd[name] = out.to(dtype)
+    return sd
+
+
+def wan21_vae_state_dict(size: str = "tiny", seed: int = 0, dtype=torch.float32) -> dict:
+    """A random Wan 2.1 VAE (also Qwen-Image's) state dict; size "true" is the real config (dim 96)."""
+    import comfy.ldm.wan.vae as wv
+
+    with torch.device("meta"), _plain_parameters():
+        m = wv.WanVAE(dim=WAN21_VAE_DIMS[size], z_dim=16, dim_mult=[1, 2, 4, 4], num_res_blocks=2, attn_scales=[],
+                      temperal_downsample=[False, True, True], dropout=0.0)
+    return _random_like_state(m, seed, dtype)
+
+
+def kl_vae_state_dict(kind: str = "flux", seed: int = 0, dtype=torch.float32) -> dict:
+    """A random KL image VAE state dict at its true config (ComfyUI fixes the channel widths): "flux"
+    (16 latent channels, no post_quant_conv: AutoencodingEngine) or "sdxl" (4 channels, AutoencoderKL)."""
+    from comfy.ldm.models.autoencoder import AutoencoderKL, AutoencodingEngine
+
+    z = KL_VAE_Z[kind]
+    dd = {"double_z": True, "z_channels": z, "resolution": 256, "in_channels": 3, "out_ch": 3, "ch": 128,
+          "ch_mult": [1, 2, 4, 4], "num_res_blocks": 2, "attn_resolutions": [], "dropout": 0.0}
+    with torch.device("meta"), _plain_parameters():
+        if kind == "sdxl":
+            m = AutoencoderKL(ddconfig=dd, embed_dim=z)
+        else:
+            m = AutoencodingEngine(
+                regularizer_config={"target": "comfy.ldm.models.autoencoder.DiagonalGaussianRegularizer"},
+                encoder_config={"target": "comfy.ldm.modules.diffusionmodules.model.Encoder", "params": dd},
+                decoder_config={"target": "comfy.ldm.modules.diffusionmodules.model.Decoder", "params": dd})
+    return _random_like_state(m, seed, dtype)
+
+
+def vae_from_state_dict(sd: dict, device=None, dtype=None):
+    """ComfyUI's own VAE class (what VAELoader returns) from a state dict."""
+    import comfy.sd
+
+    vae = comfy.sd.VAE(sd=sd, device=device, dtype=dtype)
+    if getattr(vae, "first_stage_model", None) is None:
+        raise RuntimeError("ComfyUI did not detect the random VAE state dict")
+    return vae
+
+
+def write_wan21_vae(path, size: str = "true", seed: int = 0, dtype=torch.bfloat16) -> Path:
+    return save_safetensors(wan21_vae_state_dict(size, seed, dtype), path)

@@ -1,0 +1,46 @@
+"""bench/bench_e2e.py: the end-to-end benchmark runs the shipped Wan 2.1 T2V API workflow through a live ComfyUI
+server (CPU smoke: tiny models), stock vs accelerated, and reports per-stage times from the websocket events."""
+import importlib.util
+import json
+import subprocess
+import sys
+
+import accel_harness as H
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_e2e", H.REPO_ROOT / "bench" / "bench_e2e.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt():
+    B = _bench()
+    shipped = B.load_workflow()
+    stock = B.bypass_accel(shipped)
+    assert not any(v["class_type"].startswith("Accel") for v in stock.values())
+    ks = next(v for v in stock.values() if v["class_type"] == "KSampler")
+    assert stock[ks["inputs"]["model"][0]]["class_type"] == "ModelSamplingSD3"
+    vae = B.with_accel_vae(shipped)
+    acc = [k for k, v in vae.items() if v["class_type"] == "AccelVAE"]
+    assert len(acc) == 1 and next(v for v in vae.values() if v["class_type"] == "VAEDecode")["inputs"]["vae"] == [acc[0], 0]
+    assert B.stage_times(vae, {acc[0]: 0.5, "9": 2.0}) == {"accel patch": 0.5, "sampler": 2.0}
+
+
+def test_bench_e2e_smoke(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--out", str(out),
+                        "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    data = json.loads((out / "e2e.json").read_text())
+    assert not data["errors"], data["errors"]
+    rows = {x["variant"]: x for x in data["rows"]}
+    assert set(rows) == {"stock", "level1", "level1+vae"}
+    for name, row in rows.items():
+        assert {"text encode", "model load", "sampler", "VAE decode", "save"} <= set(row["stages_s"]), (name, row)
+        assert row["total_s"] > 0 and any(p.endswith(".mp4") for p in row["outputs"]), row
+    assert "AccelVAE" in rows["level1+vae"]["nodes"].values()
+    assert not any(c.startswith("Accel") and c != "AccelRandomConditioning" for c in rows["stock"]["nodes"].values())
+    md = (out / "e2e.md").read_text()
+    assert "| level1+vae |" in md and "VAE decode" in md

@@ -1,0 +1,235 @@
+"""Accel VAE (accel/vae.py, nodes/vae.py, kernels/vae_norm.py): decodes equal ComfyUI's stock decode within the
+stated tolerance (tiny random Wan 2.1 VAE and the Flux KL VAE, built through comfy.sd.VAE(sd=...)), the user's
+VAE object is never modified, every torch flag and module hook is gone after the decode, unknown VAE types
+follow on_failure, and the fused RMSNorm+SiLU Triton kernel matches the torch reference (Triton interpreter)."""
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import accel_harness as H
+from accel_harness.interp import run_interpreted
+
+TOL = 1e-5  # fp32 CPU: exact options (channels_last, cudnn.benchmark) are float reassociation only
+
+
+@pytest.fixture(scope="module")
+def V(mod):
+    return mod("accel.vae")
+
+
+@pytest.fixture(scope="module")
+def wan_vae(M):
+    return M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
+
+
+@pytest.fixture(scope="module")
+def kl_vae(M):
+    return M.vae_from_state_dict(M.kl_vae_state_dict("flux", seed=0), dtype=torch.float32)
+
+
+def wan_latent(t=3, h=4, w=6, seed=1):
+    return torch.randn(1, 16, t, h, w, generator=torch.Generator().manual_seed(seed))
+
+
+def node(vae, **kw):
+    out = H.call_node("AccelVAE", vae, **kw)
+    return out["result"][0], out["result"][1]
+
+
+def hooks_and_attrs(vae):
+    """Forward pre-hooks and instance-level `forward` overrides anywhere in the VAE's model."""
+    mods = list(vae.first_stage_model.modules())
+    return sum(len(m._forward_pre_hooks) for m in mods), sum("forward" in m.__dict__ for m in mods)
+
+
+def layouts_seen(vae):
+    """Record, per conv call, whether its input was channels_last(_3d) (forward hooks see the args after the
+    pre-hooks ran)."""
+    seen = []
+
+    def hook(m, args, out):
+        x = args[0]
+        fmt = torch.channels_last_3d if x.ndim == 5 else torch.channels_last
+        seen.append(x.is_contiguous(memory_format=fmt) and not x.is_contiguous())
+
+    handles = [m.register_forward_hook(hook) for m in vae.first_stage_model.decoder.modules()
+               if isinstance(m, (torch.nn.Conv2d, torch.nn.Conv3d))]
+    return seen, handles
+
+
+@torch.inference_mode()
+def test_wan_default_matches_stock_and_leaves_the_input_vae_alone(wan_vae, V):
+    z = wan_latent()
+    ref = wan_vae.decode(z)
+    before_cls, before_dict = type(wan_vae), dict(wan_vae.__dict__)
+    bench = torch.backends.cudnn.benchmark
+    acc, report = node(wan_vae)
+    assert acc is not wan_vae and isinstance(acc, before_cls)
+    assert acc.first_stage_model is wan_vae.first_stage_model and acc.patcher is wan_vae.patcher  # no weight copy
+    seen, handles = layouts_seen(wan_vae)
+    flags = []
+    probe = wan_vae.first_stage_model.decoder.head[-1].register_forward_pre_hook(
+        lambda m, a: flags.append(torch.backends.cudnn.benchmark))
+    try:
+        out = acc.decode(z)
+    finally:
+        for h in handles + [probe]:
+            h.remove()
+    assert out.shape == ref.shape and out.is_contiguous()
+    assert (out - ref).abs().max().item() <= TOL
+    assert seen and all(seen), "the decoder's convolutions did not get channels_last inputs"
+    assert flags and all(flags) and torch.backends.cudnn.benchmark == bench  # set for the decode, restored
+    # the input VAE: same class, same attributes, no hooks left, decodes bit-identically to before
+    assert type(wan_vae) is before_cls and wan_vae.__dict__ == before_dict and "_accel_vae" not in wan_vae.__dict__
+    assert hooks_and_attrs(wan_vae) == (0, 0)
+    assert torch.equal(wan_vae.decode(z), ref)
+    assert "on: channels_last" in report and "on: cudnn_benchmark" in report
+    assert "off: tf32, fused_norm, compile, tiled" in report and "Wan 2.1 VAE" in report
+    assert "exact up to float reassociation" in report
+
+
+@torch.inference_mode()
+def test_kl_default_matches_stock(kl_vae):
+    z = torch.randn(1, 16, 4, 4, generator=torch.Generator().manual_seed(2))
+    ref = kl_vae.decode(z)
+    acc, report = node(kl_vae)
+    out = acc.decode(z)
+    assert out.shape == ref.shape == (1, 32, 32, 3)
+    assert (out - ref).abs().max().item() <= TOL
+    assert "KL image VAE" in report
+    assert hooks_and_attrs(kl_vae) == (0, 0)
+
+
+@torch.inference_mode()
+def test_tiled_is_comfyuis_tiled_decode(wan_vae):
+    z = wan_latent(t=2, h=16, w=20, seed=3)  # 128x160 px: several 64 px tiles
+    acc, report = node(wan_vae, channels_last=False, tiled=True, tile_size=64, overlap=32, temporal_size=8,
+                       temporal_overlap=4)
+    out = acc.decode(z)
+    # what VAE Decode (Tiled) does with the same settings (ComfyUI's own node)
+    import nodes
+
+    ref = nodes.VAEDecodeTiled().decode(wan_vae, {"samples": z}, 64, 32, 8, 4)[0]
+    assert torch.equal(out.reshape(ref.shape), ref)
+    assert (out - wan_vae.decode(z)).abs().max().item() > 0  # really tiled (seams blended), not a full decode
+    assert "on: tiled" in report and "tiles: 64 px, overlap 32 px" in report and "not bit-exact" in report
+
+
+@torch.inference_mode()
+def test_fused_norm_and_compile_are_wired_to_every_block(wan_vae, V, mod, monkeypatch):
+    z = wan_latent(seed=4)
+    ref = wan_vae.decode(z)
+    vn = mod("kernels.vae_norm")
+    calls = []
+    real = vn.rms_norm_silu
+    monkeypatch.setattr(vn, "rms_norm_silu", lambda x, g, b=None, **kw: calls.append(x.shape) or real(x, g, b, **kw))
+    opts = V.VaeOptions(channels_last=False, fused_norm=True, compile=True, compile_backend="eager")
+    acc, report = V.accelerate(wan_vae, opts)
+    out = acc.decode(z)
+    assert (out - ref).abs().max().item() <= TOL  # CPU: the reference path inside, eager backend
+    pairs = V.norm_silu_pairs(wan_vae.first_stage_model.decoder)
+    assert len(pairs) == 2 * 14 + 1  # two per decoder residual block, one in the head
+    assert len(calls) >= len(pairs)
+    import comfy.ldm.wan.vae as wv
+
+    blocks = [m for m in wan_vae.first_stage_model.decoder.modules() if isinstance(m, wv.ResidualBlock)]
+    assert set(acc._accel_vae.compiled) == set(blocks) and acc._accel_vae.compile_failed is None
+    assert hooks_and_attrs(wan_vae) == (0, 0)
+    assert "on: fused_norm" in report and "on: compile" in report and "RMSNorm+SiLU pairs" in report
+
+
+@torch.inference_mode()
+def test_compile_failure_follows_on_failure(wan_vae, V, AccelError):
+    z = wan_latent(t=1, seed=5)
+    ref = wan_vae.decode(z)
+
+    def broken(gm, example_inputs):
+        raise RuntimeError("no compiler here")
+
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    opts = V.VaeOptions(channels_last=False, compile=True, compile_backend=broken)
+    acc, _ = V.accelerate(wan_vae, opts, on_failure="fall back")
+    assert torch.equal(acc.decode(z), ref) and "no compiler here" in acc._accel_vae.compile_failed
+    torch._dynamo.reset()
+    acc, _ = V.accelerate(wan_vae, opts, on_failure="error")
+    with pytest.raises(AccelError, match="compile"):
+        acc.decode(z)
+    assert hooks_and_attrs(wan_vae) == (0, 0)  # restored after a failed decode too
+    torch._dynamo.reset()
+
+
+def test_unknown_vae_and_inapplicable_options_follow_on_failure(kl_vae, V, AccelError):
+    import copy
+
+    odd = copy.copy(kl_vae)
+    odd.first_stage_model = torch.nn.Identity()
+    out, report = node(odd)
+    assert out is odd and "not accelerated (fall back)" in report and "torch.nn.modules.linear.Identity" in report
+    with pytest.raises(AccelError, match="input 'vae'"):
+        node(odd, on_failure="error")
+    acc, report = node(kl_vae, fused_norm=True)
+    assert "fused_norm: the KL decoder" in report and "skipped" in report and not acc._accel_vae.options.fused_norm
+    with pytest.raises(AccelError, match="input 'fused_norm'"):
+        node(kl_vae, fused_norm=True, on_failure="error")
+    with pytest.raises(AccelError, match="input 'tile_size'"):
+        V.accelerate(kl_vae, V.VaeOptions(tile_size=0))
+
+
+def test_a_second_accel_vae_replaces_the_first(wan_vae):
+    a, _ = node(wan_vae, channels_last=False)
+    b, report = node(a, tiled=True)
+    assert type(b) is type(a) and type(b).__mro__[1] is type(wan_vae)  # no subclass of a subclass
+    assert b._accel_vae.options.tiled and b._accel_vae.options.channels_last
+    assert not a._accel_vae.options.tiled and "replaces the Accel VAE settings" in report
+
+
+def test_triton_rms_norm_silu_matches_the_reference_in_the_interpreter():
+    pytest.importorskip("triton")
+    ok, err = run_interpreted("""
+        import accel_kernels.vae_norm as V
+        assert V.kernel() is not None, V._state
+        g = torch.Generator().manual_seed(0)
+        cases = [((1, 24, 2, 5, 7), False, False, torch.float32), ((2, 40, 1, 3, 4), True, True, torch.float32),
+                 ((1, 3, 3, 2, 2), False, True, torch.float32), ((1, 96, 2, 3, 3), True, False, torch.bfloat16),
+                 ((1, 16, 4, 4), False, False, torch.float32)]
+        for shape, cl, bias, dt in cases:
+            C = shape[1]
+            x = (3 * torch.randn(*shape, generator=g)).to(dt)
+            if cl:
+                x = x.contiguous(memory_format=torch.channels_last_3d)
+            gam = (1 + 0.1 * torch.randn(C, *[1] * (len(shape) - 2), generator=g)).to(dt)
+            b = (0.1 * torch.randn(C, *[1] * (len(shape) - 2), generator=g)).to(dt) if bias else None
+            y = V.rms_norm_silu(x, gam, b, allow_cpu=True)
+            ref32 = V.rms_norm_silu_reference(x.float(), gam.float(), None if b is None else b.float())
+            assert y.dtype == dt and y.shape == x.shape and y.stride() == x.stride(), (y.stride(), x.stride())
+            err = (y.float() - ref32).abs().max().item()
+            # fp32: reassociation only; bf16: one rounding of the fp32 result (half a bf16 ulp of |y| <= ~8)
+            assert err <= (1e-5 if dt == torch.float32 else 0.04), (shape, dt, err)
+            if dt == torch.bfloat16:  # stock (five roundings) is no closer to the fp32 truth than the kernel
+                stock = (V.rms_norm_silu_reference(x, gam, b).float() - ref32).abs().max().item()
+                assert err <= stock + 1e-6, (err, stock)
+        x = torch.randn(1, 8, 4, 4, 4, generator=g)[:, :, :, ::2]  # strides the kernel cannot walk: reference
+        assert V.layout(x) is None and V.usable(x, allow_cpu=True)
+        print("OK")
+    """)
+    assert ok, err
+
+
+def test_bench_vae_smoke(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_vae.py"), "--smoke", "--out", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    import json
+
+    data = json.loads((out / "vae.json").read_text())
+    rows = {(x["vae"], x["variant"]): x for x in data["rows"]}
+    assert ("wan2.1", "stock") in rows and ("wan2.1", "default") in rows and ("kl_flux", "default") in rows
+    assert rows[("wan2.1", "default")]["max_abs_diff"] <= TOL
+    assert rows[("wan2.1", "tiled")]["max_abs_diff"] > 0
+    md = (out / "vae.md").read_text()
+    assert "| wan2.1 | default |" in md and "torch" in md
