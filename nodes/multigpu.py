@@ -30,14 +30,18 @@ class AccelMultiGPU(AccelNode):
                     "(CUDA_VISIBLE_DEVICES chooses which). 1: no workers, stock sampling.")),
                 io.Combo.Input("device", options=["cuda", "cpu"], default="cuda", tooltip=(
                     "cuda: one GPU per worker, NCCL. cpu: CPU workers over gloo (slow; for tests and debugging).")),
+                io.Combo.Input("cfg_parallel", options=["on", "off"], default="on", optional=True, tooltip=(
+                    "on: with an even number of GPUs and CFG > 1, cond and uncond run on separate halves of the GPUs "
+                    "(2 GPUs: one each, no attention exchange; 4: 2 x 2). Steps that carry only one of them (CFG 1) "
+                    "use all GPUs for the sequence. off: sequence parallel only.")),
             ],
             outputs=[model_output("The model, sampled by the worker processes."), report_output("What was applied.")])
 
     @classmethod
-    def execute(cls, model, gpus, device):
+    def execute(cls, model, gpus, device, cfg_parallel="on"):
         from ..accel.multigpu.patch import apply_multigpu
 
-        m, report = apply_multigpu(model, gpus=gpus, device=device, node=cls.DISPLAY)
+        m, report = apply_multigpu(model, gpus=gpus, device=device, node=cls.DISPLAY, cfg_parallel=cfg_parallel)
         return with_report(m, report, report=report)
 
 

@@ -18,6 +18,7 @@ from ..errors import AccelError
 NODE = "Accel Multi-GPU"
 KEY = keys.MULTIGPU
 DEVICES = ("cuda", "cpu")
+CFG_PARALLEL = ("on", "off")
 
 
 def yunchang_available() -> bool:
@@ -34,10 +35,12 @@ def _wan_class():
     return WanModel
 
 
-def check_inputs(model, gpus: int, device: str, node: str = NODE) -> str:
+def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: str = "on") -> str:
     """All checks that can fail, before any sampling. Returns a one-line description of the model."""
     if device not in DEVICES:
         raise AccelError(node, "device", f"{device!r} is not one of {DEVICES}", "Pick cuda (or cpu for tests)")
+    if cfg_parallel not in CFG_PARALLEL:
+        raise AccelError(node, "cfg_parallel", f"{cfg_parallel!r} is not one of {CFG_PARALLEL}", "Pick on or off")
     dm = getattr(getattr(model, "model", None), "diffusion_model", None)
     wan = _wan_class()
     if type(dm) is not wan:
@@ -66,12 +69,47 @@ def check_inputs(model, gpus: int, device: str, node: str = NODE) -> str:
     return f"Wan dim {dm.dim}, {len(dm.blocks)} blocks"
 
 
+def _split_batch(obj, batch: int, parts: int, i: int):
+    """Part i of `parts` of every tensor whose first dimension is the batch (ComfyUI concatenates the
+    cond/uncond chunks of x, timestep and every conditioning along dim 0); other values whole."""
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        if obj.dim() and obj.shape[0] == batch:
+            n = batch // parts
+            return obj[i * n:(i + 1) * n]
+        return obj
+    if isinstance(obj, dict):
+        return {k: _split_batch(v, batch, parts, i) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_split_batch(v, batch, parts, i) for v in obj)
+    return obj
+
+
+def cfg_split(cfg_parallel: str, gpus: int, cond_or_uncond, batch: int):
+    """(parts, reason): how many rank groups share this forward's batch. 2 when CFG parallel is on, the
+    GPUs are even and the batch holds an even number of ComfyUI's cond/uncond chunks; else 1 and why."""
+    if cfg_parallel != "on":
+        return 1, "cfg_parallel is off"
+    if gpus % 2:
+        return 1, f"gpus={gpus} is odd"
+    chunks = len(cond_or_uncond or ())
+    if chunks < 2:
+        return 1, ("this forward carries only cond or only uncond (CFG 1, or ComfyUI ran cond and uncond as separate "
+                   "batches, e.g. when it estimated too little free memory to batch them)")
+    if chunks % 2 or batch % 2:
+        return 1, f"this forward's batch has {chunks} cond/uncond chunks, not an even number"
+    return 2, ""
+
+
 class MultiGPURuntime:
     """The clone's wrappers' shared state. Not deep-copied by clone() (wrapper functions are shared)."""
 
-    def __init__(self, gpus: int, device: str, node: str = NODE, **pool_opts):
+    def __init__(self, gpus: int, device: str, node: str = NODE, cfg_parallel: str = "on", **pool_opts):
         self.gpus, self.device, self.node, self.pool_opts = gpus, device, node, pool_opts
+        self.cfg_parallel = cfg_parallel
         self.patcher = None
+        self.last_split = None  # (parts, reason) of the latest forward (tests, reports)
 
     def __deepcopy__(self, memo):
         return self
@@ -114,8 +152,15 @@ class MultiGPURuntime:
                              "Its traceback is in the console (each GPU holds the whole model: out of memory needs a smaller "
                              "model or free GPUs); "
                              "set gpus to 1 to sample without them") from e
+        batch = x.shape[0] if x is not None else 0
+        split, why = cfg_split(self.cfg_parallel, self.gpus, to.get("cond_or_uncond"), batch)
+        self.last_split = (split, why)
+        if split == 1 and self.cfg_parallel == "on" and self.gpus % 2 == 0:
+            log.info_once(("multigpu", "cfg-fallback", why[:40]), "multigpu: CFG parallel not used for a forward: %s; it ran "
+                          "sequence parallel over all %d GPUs", why, self.gpus)
+        parts = [call] if split == 1 else [_split_batch(call, batch, split, i) for i in range(split)]
         try:
-            out = p.run(call, check_interrupt=_interrupted)
+            out = p.run(parts, check_interrupt=_interrupted)
         except pool_mod.WorkerError as e:
             raise AccelError(self.node, "model", f"a worker failed while sampling: {e}",
                              "Its traceback is in the console; fix the cause and queue again (the workers restart); set gpus to 1 to "
@@ -128,24 +173,43 @@ class MultiGPURuntime:
         return out.to(device=x.device, dtype=x.dtype) if x is not None else out
 
 
+def runtime_of(model):
+    """The MultiGPURuntime on a MODEL patched by apply_multigpu, or None."""
+    import comfy.patcher_extension as pe
+
+    for w in model.get_wrappers(pe.WrappersMP.DIFFUSION_MODEL, KEY):
+        rt = getattr(w, "__self__", None)
+        if isinstance(rt, MultiGPURuntime):
+            return rt
+    return None
+
+
 def _interrupted() -> bool:
     import comfy.model_management as mm
 
     return bool(mm.processing_interrupted())
 
 
-def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE, **pool_opts):
+def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE, cfg_parallel: str = "on", **pool_opts):
     """(patched clone, report). gpus == 1: an unpatched clone (stock sampling)."""
     import comfy.patcher_extension as pe
 
-    desc = check_inputs(model, gpus, device, node)
+    desc = check_inputs(model, gpus, device, node, cfg_parallel)
     m = model.clone()
     if gpus == 1:
         return m, f"{node}: gpus=1, sampling runs in ComfyUI's process as stock ({desc})"
-    rt = MultiGPURuntime(gpus, device, node, **pool_opts)
+    rt = MultiGPURuntime(gpus, device, node, cfg_parallel, **pool_opts)
     m.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, rt.outer_sample)
     m.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, KEY, rt.diffusion_model)
     report = (f"{node}: {desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker "
               f"processes; workers start and load the weights on the first sampling step")
+    if cfg_parallel == "off":
+        report += "\nCFG parallel: off"
+    elif gpus % 2:
+        report += f"\nCFG parallel: not used (gpus={gpus} is odd; it needs an even number): sequence parallel only"
+    else:
+        report += (f"\nCFG parallel: cond and uncond on separate halves ({gpus // 2} GPU(s) each, sequence parallel within a "
+                   f"half) when a step batches them; steps with CFG 1 or with cond/uncond in separate batches run "
+                   f"sequence parallel over all {gpus} GPUs (logged once)")
     log.info("multigpu: %s", report)
     return m, report

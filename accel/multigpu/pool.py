@@ -20,6 +20,8 @@ import time
 from multiprocessing.connection import Listener, wait
 from pathlib import Path
 
+import torch
+
 from .. import log
 from . import transport
 
@@ -192,18 +194,27 @@ class WorkerPool:
             self._collect("load")
             self.model_key, self.inner = key, inner
 
-    def run(self, kwargs: dict, check_interrupt=None):
-        """rank 0's output (CPU), or None when an interrupt stopped the pool."""
+    def run(self, parts: list, check_interrupt=None):
+        """`parts`: one kwargs dict per group of ranks (1: all ranks share the sequence; 2: CFG parallel,
+        ranks 0..N/2-1 get parts[0], the others parts[1]). The groups' outputs (CPU) concatenated along
+        the batch, or None when an interrupt stopped the pool."""
+        split = len(parts)
+        if self.world % split:
+            raise ValueError(f"{split} parts for {self.world} workers")
+        size = self.world // split
         with self.lock:
-            payload = ("run", self.model_key, transport.to_cpu(kwargs))
-            for c in self.conns:
-                transport.put(c, payload)
+            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split), protocol=4) for p in parts]
+            for r, c in enumerate(self.conns):
+                c.send_bytes(payloads[r // size])
             self.busy = True
             try:
                 replies = self._collect("forward", check_interrupt)
             finally:
                 self.busy = False
-            return None if replies is None else replies[0][1]
+            if replies is None:
+                return None
+            outs = [replies[g * size][1] for g in range(split)]
+            return outs[0] if split == 1 else torch.cat(outs, dim=0)
 
 
 _POOL: dict = {}
