@@ -137,6 +137,43 @@ def test_cfg_split_rules(MG):
     assert parts[0]["t"].shape == (1,) and parts[1]["n"] == 3
 
 
+def _ctx(seed, tokens=7, **extra):
+    g = torch.Generator().manual_seed(seed)
+    return [[torch.randn(1, tokens, 64, generator=g), dict(extra)]]
+
+
+def joint_case(M, name):
+    """(model, positive, negative, latent): 5 x 3 = 15 image tokens (odd: padded), 7 text tokens."""
+    if name == "flux":
+        def pooled(seed):
+            return _ctx(seed, pooled_output=torch.randn(1, 32, generator=torch.Generator().manual_seed(seed + 10)),
+                        guidance=3.5)
+        return M.tiny_flux(seed=3), pooled(1), pooled(2), {"samples": torch.zeros(1, 16, 10, 6)}
+    # Qwen-Image with a text mask (ComfyUI 0.33 turns it into a key mask over text + image tokens)
+    mask = torch.tensor([[1, 1, 1, 1, 1, 0, 0]])
+    return (M.tiny_qwen_image(seed=3), _ctx(1, attention_mask=mask), _ctx(2, attention_mask=mask),
+            {"samples": torch.zeros(1, 16, 1, 10, 6)})
+
+
+@pytest.mark.timeout(TIMEOUT)
+@pytest.mark.parametrize("name", ["flux", "qwen_image"])
+def test_joint_attention_models(M, MG, name):
+    """Flux / Qwen-Image: text tokens whole on every worker, image tokens split; sequence parallel alone and
+    with CFG parallel equal one process."""
+    model, pos, neg, lat = joint_case(M, name)
+
+    def go(m, cfg):
+        return M.sample(m, pos, neg, lat, steps=2, cfg=cfg, seed=7)
+
+    ref = go(model, 2.0)
+    for cfgp in ("off", "on"):
+        m, report = MG.apply_multigpu(model, gpus=2, device="cpu", cfg_parallel=cfgp)
+        assert ("Flux hidden" if name == "flux" else "Qwen-Image dim") in report
+        ok, err = _close(go(m, 2.0), ref)
+        assert ok, f"{name} cfg_parallel={cfgp}: {err:.2e}"
+        assert MG.runtime_of(m).last_split[0] == (2 if cfgp == "on" else 1)
+
+
 def test_one_gpu_is_stock(M, MG, P):
     model = wan(M, heads=2, seed=1)
     m, report = MG.apply_multigpu(model, gpus=1, device="cpu")
@@ -149,6 +186,8 @@ def test_errors_before_sampling(M, MG, monkeypatch):
     model = wan(M, heads=2)
     with pytest.raises(AccelError, match="input 'gpus'.*this machine has .*Set gpus to"):
         MG.apply_multigpu(model, gpus=64, device="cuda")
+    with pytest.raises(AccelError, match="input 'model'.*Wan.*Flux.*Qwen-Image; this model is HunyuanVideo"):
+        MG.apply_multigpu(M.tiny_hunyuan_video(), gpus=2, device="cpu")
     with pytest.raises(AccelError, match="input 'cfg_parallel'.*Pick on or off"):
         MG.apply_multigpu(model, gpus=2, device="cpu", cfg_parallel="yes")
     monkeypatch.setattr(MG, "yunchang_available", lambda: False)

@@ -1,4 +1,5 @@
-"""`apply_multigpu(model, gpus, device)`: a MODEL clone whose diffusion-model forward runs on N workers.
+"""`apply_multigpu(model, gpus, device)`: a MODEL clone whose diffusion-model forward runs on N workers
+(Wan 2.1/2.2, Flux, Qwen-Image: the families sp.FAMILIES knows).
 
 Two wrappers on the clone (the pack's pattern, no global patching):
   - OUTER_SAMPLE remembers which ModelPatcher samples (its `patches_uuid` keys the weights the
@@ -29,25 +30,43 @@ def yunchang_available() -> bool:
         return False
 
 
-def _wan_class():
-    from comfy.ldm.wan.model import WanModel
+def _heads(dm) -> int:
+    name = type(dm).__name__
+    if name == "WanModel":
+        return dm.blocks[0].self_attn.num_heads if len(dm.blocks) else 0
+    if name == "Flux":
+        return dm.num_heads
+    return dm.transformer_blocks[0].attn.heads if len(dm.transformer_blocks) else 0
 
-    return WanModel
+
+def _describe(dm) -> str:
+    name = type(dm).__name__
+    if name == "WanModel":
+        return f"Wan dim {dm.dim}, {len(dm.blocks)} blocks"
+    if name == "Flux":
+        return f"Flux hidden {dm.hidden_size}, {len(dm.double_blocks)} double + {len(dm.single_blocks)} single blocks"
+    return f"Qwen-Image dim {dm.inner_dim}, {len(dm.transformer_blocks)} blocks"
 
 
 def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: str = "on") -> str:
     """All checks that can fail, before any sampling. Returns a one-line description of the model."""
+    from . import sp
+
     if device not in DEVICES:
         raise AccelError(node, "device", f"{device!r} is not one of {DEVICES}", "Pick cuda (or cpu for tests)")
     if cfg_parallel not in CFG_PARALLEL:
         raise AccelError(node, "cfg_parallel", f"{cfg_parallel!r} is not one of {CFG_PARALLEL}", "Pick on or off")
     dm = getattr(getattr(model, "model", None), "diffusion_model", None)
-    wan = _wan_class()
-    if type(dm) is not wan:
+    if dm is None or sp.family(dm) is None:
         kind = type(dm).__name__ if dm is not None else type(model).__name__
-        raise AccelError(node, "model", f"sequence parallel supports Wan 2.1/2.2 (WanModel); this model is {kind}",
-                         "Connect a Wan 2.1/2.2 T2V/I2V/TI2V model (VACE, camera, S2V and other families are not "
-                         "supported yet), or remove this node")
+        raise AccelError(node, "model", f"sequence parallel supports Wan 2.1/2.2 (WanModel), Flux and Qwen-Image; this "
+                         f"model is {kind}",
+                         "Connect a Wan 2.1/2.2 T2V/I2V/TI2V, Flux or Qwen-Image model (VACE, camera, S2V, HunyuanVideo "
+                         "and other families are not supported yet), or remove this node")
+    if type(dm).__name__ == "Flux" and (not len(dm.double_blocks)
+                                        or any(getattr(b, "flipped_img_txt", False) for b in dm.double_blocks)):
+        raise AccelError(node, "model", "this Flux variant has no double blocks or puts image tokens before text",
+                         "Use a Flux.1/Flux.2 model, or set gpus to 1")
     if gpus < 1:
         raise AccelError(node, "gpus", f"{gpus} is below 1", "Set gpus to the number of GPUs to use (2-8)")
     if gpus > 1:
@@ -62,11 +81,25 @@ def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: 
             if have < gpus:
                 raise AccelError(node, "gpus", f"{gpus} GPUs asked for, this machine has {have} visible",
                                  f"Set gpus to {max(1, have)} or less (CUDA_VISIBLE_DEVICES limits what is visible)")
-        heads = dm.blocks[0].self_attn.num_heads if len(dm.blocks) else 0
+        heads = _heads(dm)
         if heads % gpus:
             log.info("multigpu: %d heads are not a multiple of %d GPUs: padded to %d (some GPU work is wasted)",
                      heads, gpus, -(-heads // gpus) * gpus)
-    return f"Wan dim {dm.dim}, {len(dm.blocks)} blocks"
+    return _describe(dm)
+
+
+def check_call(dm, call: dict, node: str = NODE) -> None:
+    """What sequence parallel cannot split, found on the first step (before the workers compute)."""
+    if call.get("control") is not None:
+        raise AccelError(node, "model", "ControlNet inputs are not supported with multi-GPU sampling yet",
+                         "Remove the ControlNet, or set gpus to 1")
+    if call.get("ref_latents") is not None:
+        params = getattr(dm, "params", dm)
+        method = call.get("ref_latents_method") or getattr(params, "default_ref_method", None)
+        if method == "index_timestep_zero":
+            raise AccelError(node, "model", "reference latents with the 'index_timestep_zero' method (timestep 0 for "
+                             "the reference tokens) are not supported with multi-GPU sampling yet",
+                             "Use another reference latents method, or set gpus to 1")
 
 
 def _split_batch(obj, batch: int, parts: int, i: int):
@@ -134,6 +167,7 @@ class MultiGPURuntime:
                 call[name] = value
         to = call.pop("transformer_options", None) or {}
         x = call.get("x", args[0] if args else None)
+        check_call(dm, call, self.node)
         try:
             p = pool_mod.get_pool(self.gpus, self.device, **self.pool_opts)
         except pool_mod.WorkerError as e:
@@ -160,7 +194,7 @@ class MultiGPURuntime:
                           "sequence parallel over all %d GPUs", why, self.gpus)
         parts = [call] if split == 1 else [_split_batch(call, batch, split, i) for i in range(split)]
         try:
-            out = p.run(parts, check_interrupt=_interrupted)
+            out = p.run(parts, check_interrupt=_interrupted, method=getattr(executor.original, "__name__", "forward"))
         except pool_mod.WorkerError as e:
             raise AccelError(self.node, "model", f"a worker failed while sampling: {e}",
                              "Its traceback is in the console; fix the cause and queue again (the workers restart); set gpus to 1 to "

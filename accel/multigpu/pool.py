@@ -194,8 +194,10 @@ class WorkerPool:
             self._collect("load")
             self.model_key, self.inner = key, inner
 
-    def run(self, parts: list, check_interrupt=None):
-        """`parts`: one kwargs dict per group of ranks (1: all ranks share the sequence; 2: CFG parallel,
+    def run(self, parts: list, check_interrupt=None, method: str = "forward"):
+        """`method`: the diffusion model's method to call with keyword arguments (the one ComfyUI's
+        DIFFUSION_MODEL executor wraps, e.g. `_forward`, whose names the arguments use).
+        `parts`: one kwargs dict per group of ranks (1: all ranks share the sequence; 2: CFG parallel,
         ranks 0..N/2-1 get parts[0], the others parts[1]). The groups' outputs (CPU) concatenated along
         the batch, or None when an interrupt stopped the pool."""
         split = len(parts)
@@ -203,7 +205,7 @@ class WorkerPool:
             raise ValueError(f"{split} parts for {self.world} workers")
         size = self.world // split
         with self.lock:
-            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split), protocol=4) for p in parts]
+            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split, method), protocol=4) for p in parts]
             for r, c in enumerate(self.conns):
                 c.send_bytes(payloads[r // size])
             self.busy = True

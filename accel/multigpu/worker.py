@@ -1,7 +1,7 @@
 """The worker loop: one process per GPU (rank r of N), started and owned by `pool.WorkerPool`.
 
 Messages from ComfyUI's process (one Connection each): ("load", key, inner) followed by the model
-(transport.send_model), ("inner", override), ("run", key, kwargs, split), ("stop",). Replies: ("ready", rank),
+(transport.send_model), ("inner", override), ("run", key, kwargs, split, method), ("stop",). Replies: ("ready", rank),
 ("loaded", key), ("out", tensor) from the first rank of each of the `split` groups / ("done",) from the
 others, ("error", rank, text).
 CFG parallel: `split` = 2 divides the ranks into two halves (ranks 0..N/2-1 and N/2..N-1), each with its
@@ -74,7 +74,7 @@ def main(cfg: dict) -> None:
                         loaded[3].inner = msg[1]
                     transport.put(conn, ("ok",))
                 elif msg[0] == "run":
-                    _, key, kwargs, split = msg
+                    _, key, kwargs, split, method = msg
                     if loaded is None or loaded[0] != key:
                         raise RuntimeError(f"run for model {key} but {loaded and loaded[0]} is loaded")
                     size = world // split
@@ -82,7 +82,7 @@ def main(cfg: dict) -> None:
                     state.rank, state.world, state.group = rank % size, size, groups[split][rank // size]
                     kwargs = transport.to_device(kwargs, device)
                     with torch.no_grad():
-                        out = loaded[1](transformer_options=dict(loaded[2]), **kwargs)
+                        out = getattr(loaded[1], method)(transformer_options=dict(loaded[2]), **kwargs)
                     if state.rank == 0:
                         transport.put(conn, ("out", out.to("cpu")))
                     else:
