@@ -174,6 +174,25 @@ def test_joint_attention_models(M, MG, name):
         assert MG.runtime_of(m).last_split[0] == (2 if cfgp == "on" else 1)
 
 
+@pytest.mark.timeout(TIMEOUT)
+def test_pack_attention_and_compile_reach_the_workers(M, MG, P, mod):
+    """Accel Attention's override runs per rank inside Ulysses; Accel Compile's config goes to the workers,
+    which compile their own copy (backend eager on the CPU); the compile regions swapped in while ComfyUI
+    runs the model do not travel (the weights do)."""
+    A, C = mod("accel.attention"), mod("accel.compile")
+    model = wan(M, heads=2, seed=8)
+    ref = run(M, model, steps=1)
+    patched, _ = A.apply_attention(model)
+    compiled, _ = C.apply_compile(patched, backend="eager")
+    m = seq_only(MG, compiled)
+    ok, err = _close(run(M, m, steps=1), ref)
+    assert ok, err
+    pool = P.current_pool()
+    assert pool.worker_inner == "<accel attention override sdpa>", pool.worker_inner  # built in the worker
+    assert pool.compile_cfg is not None and pool.compile_cfg.backend == "eager"
+    assert MG.compile_config(compiled) is pool.compile_cfg
+
+
 def test_one_gpu_is_stock(M, MG, P):
     model = wan(M, heads=2, seed=1)
     m, report = MG.apply_multigpu(model, gpus=1, device="cpu")

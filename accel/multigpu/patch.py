@@ -174,9 +174,10 @@ class MultiGPURuntime:
             raise AccelError(self.node, "gpus", f"the {self.gpus} worker processes did not start ({e})",
                              "See the console for the workers' errors; check that the GPUs are free, or lower gpus") from e
         uuid = getattr(self.patcher, "patches_uuid", None)
-        key = f"{id(dm)}:{uuid}"
+        ccfg = compile_config(self.patcher)
+        key = f"{id(dm)}:{uuid}:{ccfg.key if ccfg is not None else None}"
         try:
-            p.load(key, dm, to.get("optimized_attention_override"))
+            p.load(key, dm, to.get("optimized_attention_override"), ccfg)
         except (pickle.PicklingError, AttributeError, TypeError) as e:
             raise AccelError(self.node, "model", f"its layers cannot be sent to the worker processes ({type(e).__name__}: {e})",
                              "Layer classes built at run time (some FP8 loaders) are not supported yet: load the model "
@@ -205,6 +206,22 @@ class MultiGPURuntime:
             mm.throw_exception_if_processing_interrupted()
             raise mm.InterruptProcessingException()
         return out.to(device=x.device, dtype=x.dtype) if x is not None else out
+
+
+def compile_config(patcher):
+    """Accel Compile's CompileConfig on the sampling ModelPatcher (its APPLY_MODEL wrapper), or None. The
+    workers compile their own copy with it; ComfyUI's process never runs the blocks."""
+    if patcher is None:
+        return None
+    import comfy.patcher_extension as pe
+
+    from ..compile.config import WRAPPER_KEY
+
+    for w in patcher.get_wrappers(pe.WrappersMP.APPLY_MODEL, WRAPPER_KEY):
+        cfg = getattr(w, "cfg", None)
+        if cfg is not None:
+            return cfg
+    return None
 
 
 def runtime_of(model):

@@ -53,6 +53,8 @@ class WorkerPool:
         self.conns: list = []
         self.model_key = None
         self.inner = None
+        self.compile_cfg = None
+        self.worker_inner = None  # repr of the attention override the workers run
         self.busy = False  # a forward is in flight (tests wait on it)
         self.lock = threading.Lock()
 
@@ -165,10 +167,12 @@ class WorkerPool:
                     return None
         return replies
 
-    def load(self, key, module, inner=None) -> None:
+    def load(self, key, module, inner=None, compile_cfg=None) -> None:
         """Make the workers hold `module`'s weights (sent when `key` changes) and run `inner` (the user's
-        attention override, sent when it changes) inside their Ulysses attention."""
+        attention override, sent when it changes) inside their Ulysses attention; `compile_cfg` (Accel
+        Compile's CompileConfig, part of `key`) makes them compile their copy the same way."""
         with self.lock:
+            inner = transport.AttentionRecipe.of(inner)
             try:
                 pickle.dumps(inner)
             except Exception:
@@ -177,7 +181,7 @@ class WorkerPool:
                               inner)
                 inner = None
             if self.model_key == key:
-                if inner is not self.inner:
+                if repr(inner) != repr(self.inner):
                     for c in self.conns:
                         transport.put(c, ("inner", inner))
                     self._collect("inner")
@@ -185,14 +189,15 @@ class WorkerPool:
                 return
             skeleton, tensors = transport.snapshot(module)
             for c in self.conns:
-                transport.put(c, ("load", key, inner))
+                transport.put(c, ("load", key, inner, compile_cfg))
             threads = [threading.Thread(target=transport.send_model, args=(c, skeleton, tensors)) for c in self.conns]
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
-            self._collect("load")
-            self.model_key, self.inner = key, inner
+            replies = self._collect("load")
+            self.worker_inner = replies[0][2] if replies and len(replies[0]) > 2 else None
+            self.model_key, self.inner, self.compile_cfg = key, inner, compile_cfg
 
     def run(self, parts: list, check_interrupt=None, method: str = "forward"):
         """`method`: the diffusion model's method to call with keyword arguments (the one ComfyUI's

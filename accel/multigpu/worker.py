@@ -1,8 +1,8 @@
 """The worker loop: one process per GPU (rank r of N), started and owned by `pool.WorkerPool`.
 
-Messages from ComfyUI's process (one Connection each): ("load", key, inner) followed by the model
+Messages from ComfyUI's process (one Connection each): ("load", key, inner, compile_cfg) followed by the model
 (transport.send_model), ("inner", override), ("run", key, kwargs, split, method), ("stop",). Replies: ("ready", rank),
-("loaded", key), ("out", tensor) from the first rank of each of the `split` groups / ("done",) from the
+("loaded", key, repr of the attention override), ("out", tensor) from the first rank of each of the `split` groups / ("done",) from the
 others, ("error", rank, text).
 CFG parallel: `split` = 2 divides the ranks into two halves (ranks 0..N/2-1 and N/2..N-1), each with its
 own process group (created at start, when N is even); each half runs the batch slice it was sent with
@@ -23,6 +23,38 @@ def _watch_parent(ppid: int) -> None:
         time.sleep(1.0)
         if os.getppid() != ppid:
             os._exit(3)
+
+
+class _Executor:
+    """What Accel Compile's APPLY_MODEL wrapper expects of ComfyUI's executor: `class_obj` (the module
+    holding `diffusion_model`) and a call that runs the model."""
+
+    def __init__(self, fn, base):
+        self.fn, self.class_obj = fn, base
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+def _inner(inner):
+    from .transport import AttentionRecipe
+
+    return inner.build() if isinstance(inner, AttentionRecipe) else inner
+
+
+def _compiler(dm, compile_cfg):
+    """Accel Compile's wrapper on the worker's copy (the same config as in ComfyUI's process), or None."""
+    if compile_cfg is None:
+        return None
+    import torch
+
+    from ..compile.wrapper import CompileWrapper
+
+    base = torch.nn.Module()
+    base.diffusion_model = dm
+    w = CompileWrapper(compile_cfg)
+    w.base = base
+    return w
 
 
 def main(cfg: dict) -> None:
@@ -60,18 +92,18 @@ def main(cfg: dict) -> None:
                 if msg[0] == "stop":
                     break
                 if msg[0] == "load":
-                    _, key, inner = msg
+                    _, key, inner, compile_cfg = msg
                     loaded = None
                     if device.type == "cuda":
                         torch.cuda.empty_cache()
                     dm = transport.recv_model(conn, device).eval()
                     state = sp.SPState(rank, world)
-                    state.inner = inner
-                    loaded = (key, dm, sp.install(dm, state), state)
-                    transport.put(conn, ("loaded", key))
+                    state.inner = _inner(inner)
+                    loaded = (key, dm, sp.install(dm, state), state, _compiler(dm, compile_cfg))
+                    transport.put(conn, ("loaded", key, repr(state.inner)))
                 elif msg[0] == "inner":
                     if loaded is not None:
-                        loaded[3].inner = msg[1]
+                        loaded[3].inner = _inner(msg[1])
                     transport.put(conn, ("ok",))
                 elif msg[0] == "run":
                     _, key, kwargs, split, method = msg
@@ -82,7 +114,11 @@ def main(cfg: dict) -> None:
                     state.rank, state.world, state.group = rank % size, size, groups[split][rank // size]
                     kwargs = transport.to_device(kwargs, device)
                     with torch.no_grad():
-                        out = getattr(loaded[1], method)(transformer_options=dict(loaded[2]), **kwargs)
+                        fn = getattr(loaded[1], method)
+                        if loaded[4] is None:
+                            out = fn(transformer_options=dict(loaded[2]), **kwargs)
+                        else:
+                            out = loaded[4](_Executor(fn, loaded[4].base), transformer_options=dict(loaded[2]), **kwargs)
                     if state.rank == 0:
                         transport.put(conn, ("out", out.to("cpu")))
                     else:
