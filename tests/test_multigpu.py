@@ -193,6 +193,19 @@ def test_pack_attention_and_compile_reach_the_workers(M, MG, P, mod):
     assert MG.compile_config(compiled) is pool.compile_cfg
 
 
+def test_comfy_process_keeps_no_gpu_copy(M, MG, monkeypatch):
+    """With device cuda, the MODEL ComfyUI samples loads to the CPU (worker 0 holds the GPU 0 copy); the input
+    MODEL is unchanged. (Before: the clone kept load_device cuda:0, i.e. a second copy on GPU 0.)"""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    model = wan(M, heads=2).clone()
+    model.load_device = torch.device("cuda", 0)
+    m, report = MG.apply_multigpu(model, gpus=2, device="cuda")
+    assert m.load_device.type == "cpu" and m.offload_device.type == "cpu"
+    assert model.load_device == torch.device("cuda", 0)
+    assert "loads this model to the CPU instead of cuda:0" in report
+
+
 def test_one_gpu_is_stock(M, MG, P):
     model = wan(M, heads=2, seed=1)
     m, report = MG.apply_multigpu(model, gpus=1, device="cpu")

@@ -241,19 +241,43 @@ def _interrupted() -> bool:
     return bool(mm.processing_interrupted())
 
 
+def _clone_off_gpu(model):
+    """(clone, report line). ComfyUI's process never runs the blocks (the workers do), so its clone loads to
+    the CPU instead of GPU 0, where worker 0 holds its own copy: one copy of the weights per GPU, not two
+    on GPU 0. The weights are read from there when sent to the workers. A dynamic-VRAM patcher (ComfyUI
+    0.33) is first turned into a plain one, as ComfyUI's own device selector does for the CPU."""
+    import torch
+
+    cpu = torch.device("cpu")
+    m = model.clone()
+    if getattr(m, "load_device", None) is None or m.load_device.type == "cpu":
+        return m, "ComfyUI's process: the weights stay on the CPU (the workers hold one copy per GPU)"
+    if getattr(m, "is_dynamic", lambda: False)():
+        try:
+            m = model.clone(disable_dynamic=True)
+        except Exception as e:  # no cached_patcher_init (a model not loaded from a file)
+            return m, (f"ComfyUI's process: keeps its copy on {m.load_device} as well ({type(e).__name__}: the dynamic "
+                       "VRAM patcher could not be made plain); GPU 0 then holds two copies of the weights")
+    m.load_device = cpu
+    m.offload_device = cpu
+    return m, (f"ComfyUI's process: loads this model to the CPU instead of {model.load_device} (worker 0 holds the "
+               "copy on GPU 0; one copy per GPU)")
+
+
 def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE, cfg_parallel: str = "on", **pool_opts):
     """(patched clone, report). gpus == 1: an unpatched clone (stock sampling)."""
     import comfy.patcher_extension as pe
 
     desc = check_inputs(model, gpus, device, node, cfg_parallel)
-    m = model.clone()
     if gpus == 1:
-        return m, f"{node}: gpus=1, sampling runs in ComfyUI's process as stock ({desc})"
+        return model.clone(), f"{node}: gpus=1, sampling runs in ComfyUI's process as stock ({desc})"
+    m, memory_note = _clone_off_gpu(model)
     rt = MultiGPURuntime(gpus, device, node, cfg_parallel, **pool_opts)
     m.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, rt.outer_sample)
     m.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, KEY, rt.diffusion_model)
     report = (f"{node}: {desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker "
               f"processes; workers start and load the weights on the first sampling step")
+    report += "\n" + memory_note
     if cfg_parallel == "off":
         report += "\nCFG parallel: off"
     elif gpus % 2:
