@@ -366,3 +366,21 @@ def test_four_workers_cfg_and_sequence(M, MG, P):
     assert ok, err
     assert rt.last_split[0] == 1
     P.shutdown_all()
+
+
+@pytest.mark.timeout(300)
+def test_bench_multigpu_smoke(tmp_path):
+    """bench/bench_multigpu.py --smoke: tiny Wan, 1 process vs 2 CPU workers (CFG parallel on and off), end to end."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "mg"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_multigpu.py"), "--smoke", "--out", str(out)],
+                       capture_output=True, text=True, timeout=280)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "multigpu.json").read_text())
+    assert set(res["runs"]) == {"1gpu", "2gpu_cfg_on", "2gpu_cfg_off"} and not res["errors"]
+    assert res["runs"]["2gpu_cfg_on"]["split"] == [2, ""] and res["runs"]["2gpu_cfg_off"]["split"][0] == 1
+    assert all(res["runs"][k]["cosine"] > 0.9999 for k in ("2gpu_cfg_on", "2gpu_cfg_off"))
+    assert "| 2gpu_cfg_on | 2 | on |" in (out / "multigpu.md").read_text()
