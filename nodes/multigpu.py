@@ -1,4 +1,4 @@
-"""Accel Multi-GPU: one Wan sample on several GPUs of this machine (sequence parallel, Ulysses)."""
+"""Accel Multi-GPU: one Wan / Flux / Qwen-Image sample on several GPUs of this machine (sequence + CFG parallel)."""
 from __future__ import annotations
 
 from comfy_api.latest import io
@@ -16,15 +16,15 @@ class AccelMultiGPU(AccelNode):
             category=CATEGORY_PATCH,
             experimental=True,
             description=(
-                "Runs the Wan diffusion model of one sample on several GPUs: worker processes (one per GPU, started "
+                "Runs the diffusion model (Wan 2.1/2.2, Flux, Qwen-Image) of one sample on several GPUs: worker processes (one per GPU, started "
                 "on the first sampling step and kept for later prompts) each hold the weights and process 1/N of the "
-                "video tokens; attention exchanges heads between GPUs (Ulysses all-to-all, via the yunchang package). "
+                "image/video tokens (text tokens stay whole); attention exchanges heads between GPUs (Ulysses all-to-all, via the yunchang package). "
                 "The output equals one GPU's up to float rounding. gpus=1 samples as stock. Put it last in the model "
                 "chain (after LoRAs and Accel Attention). Experimental: verified on the CPU (2 processes over gloo, "
                 "equal to one process); not yet run on GPUs."),
             search_aliases=("sequence parallel", "ulysses", "multi gpu"),
             inputs=[
-                io.Model.Input("model", tooltip="A Wan 2.1/2.2 model (a clone is patched; the input is unchanged)."),
+                io.Model.Input("model", tooltip="A Wan 2.1/2.2, Flux or Qwen-Image model (a clone is patched; the input is unchanged)."),
                 io.Int.Input("gpus", default=2, min=1, max=16, tooltip=(
                     "How many GPUs (worker processes) share one sample. Uses GPUs 0..gpus-1 "
                     "(CUDA_VISIBLE_DEVICES chooses which). 1: no workers, stock sampling.")),
