@@ -56,9 +56,15 @@ def wan(M, heads=2, seed=0):
     return comfy.sd.load_diffusion_model_state_dict(sd, model_options={})
 
 
-def run(M, model, frames=1, size=48, steps=2):
+def run(M, model, frames=1, size=48, steps=2, cfg=3.0):
     pos, neg = M.conditioning(seed=1), M.conditioning(seed=2)
-    return M.sample(model, pos, neg, M.wan_latent(frames, size, size), steps=steps, cfg=3.0, seed=7)
+    return M.sample(model, pos, neg, M.wan_latent(frames, size, size), steps=steps, cfg=cfg, seed=7)
+
+
+def seq_only(MG, model, gpus=2, **kw):
+    """Sequence parallel over all workers (CFG parallel off: with it, 2 workers would each run one whole
+    sequence and Ulysses would not be exercised)."""
+    return MG.apply_multigpu(model, gpus=gpus, device="cpu", cfg_parallel="off", **kw)[0]
 
 
 @pytest.mark.timeout(TIMEOUT)
@@ -66,9 +72,10 @@ def test_two_workers_equal_one_process(M, MG, P):
     """2 heads, 9 tokens (odd: the sequence is padded to 10 and the pad never acts as a key)."""
     model = wan(M, heads=2)
     ref = run(M, model)
-    m, report = MG.apply_multigpu(model, gpus=2, device="cpu")
-    assert "2 cpu worker" in report
+    m, report = MG.apply_multigpu(model, gpus=2, device="cpu", cfg_parallel="off")
+    assert "2 cpu worker" in report and "CFG parallel: off" in report
     out = run(M, m)
+    assert MG.runtime_of(m).last_split == (1, "cfg_parallel is off")
     ok, err = _close(out, ref)
     assert ok, f"sequence parallel differs from one process: {err:.2e}"
     pool = P.current_pool()
@@ -76,7 +83,7 @@ def test_two_workers_equal_one_process(M, MG, P):
     # a second, different model (seed) reloads the workers; a longer video (3 latent frames) too
     model2 = wan(M, heads=2, seed=3)
     ref2 = run(M, model2, frames=9, size=32)
-    out2 = run(M, MG.apply_multigpu(model2, gpus=2, device="cpu")[0], frames=9, size=32)
+    out2 = run(M, seq_only(MG, model2), frames=9, size=32)
     ok, err = _close(out2, ref2)
     assert ok, err
     assert not torch.allclose(out2, run(M, m, frames=9, size=32), atol=1e-3), "workers kept the first model's weights"
@@ -87,9 +94,116 @@ def test_heads_not_a_multiple_of_gpus(M, MG):
     """1 head over 2 workers: padded with a zero head, dropped after attention."""
     model = wan(M, heads=1, seed=5)
     ref = run(M, model, frames=5, size=32, steps=1)
-    out = run(M, MG.apply_multigpu(model, gpus=2, device="cpu")[0], frames=5, size=32, steps=1)
+    out = run(M, seq_only(MG, model), frames=5, size=32, steps=1)
     ok, err = _close(out, ref)
     assert ok, err
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_cfg_parallel_two_workers(M, MG, monkeypatch):
+    """CFG 3: cond on worker 0, uncond on worker 1. CFG 1 and cond/uncond in separate batches (ComfyUI's
+    memory estimate says they do not fit together): sequence parallel over both, same result."""
+    import comfy.model_base
+
+    model = wan(M, heads=2, seed=4)
+    m, report = MG.apply_multigpu(model, gpus=2, device="cpu")
+    assert "CFG parallel: cond and uncond on separate halves (1 GPU(s) each" in report
+    rt = MG.runtime_of(m)
+    ok, err = _close(run(M, m), run(M, model))
+    assert ok, err
+    assert rt.last_split == (2, "")
+    ok, err = _close(run(M, m, cfg=1.0), run(M, model, cfg=1.0))
+    assert ok, err
+    assert rt.last_split[0] == 1 and "only cond or only uncond" in rt.last_split[1]
+    monkeypatch.setattr(comfy.model_base.BaseModel, "memory_required", lambda self, *a, **k: 1e30)
+    ref = run(M, model, steps=1)
+    rt.last_split = None
+    ok, err = _close(run(M, m, steps=1), ref)
+    assert ok, err
+    assert rt.last_split[0] == 1 and "separate" in rt.last_split[1]
+
+
+def test_cfg_split_rules(MG):
+    split = MG.cfg_split
+    assert split("on", 2, [1, 0], 2) == (2, "")
+    assert split("on", 4, [1, 0, 0, 1], 4) == (2, "")
+    assert split("off", 2, [1, 0], 2)[0] == 1
+    assert split("on", 3, [1, 0], 2) == (1, "gpus=3 is odd")
+    assert "not an even number" in split("on", 2, [1, 0, 0], 3)[1]
+    assert split("on", 2, [0], 1)[0] == 1
+    x = torch.arange(4).reshape(2, 2)
+    parts = [MG._split_batch({"x": x, "l": [x], "t": torch.ones(1), "n": 3}, 2, 2, i) for i in range(2)]
+    assert torch.equal(parts[1]["x"], x[1:]) and torch.equal(parts[0]["l"][0], x[:1])
+    assert parts[0]["t"].shape == (1,) and parts[1]["n"] == 3
+
+
+def _ctx(seed, tokens=7, **extra):
+    g = torch.Generator().manual_seed(seed)
+    return [[torch.randn(1, tokens, 64, generator=g), dict(extra)]]
+
+
+def joint_case(M, name):
+    """(model, positive, negative, latent): 5 x 3 = 15 image tokens (odd: padded), 7 text tokens."""
+    if name == "flux":
+        def pooled(seed):
+            return _ctx(seed, pooled_output=torch.randn(1, 32, generator=torch.Generator().manual_seed(seed + 10)),
+                        guidance=3.5)
+        return M.tiny_flux(seed=3), pooled(1), pooled(2), {"samples": torch.zeros(1, 16, 10, 6)}
+    # Qwen-Image with a text mask (ComfyUI 0.33 turns it into a key mask over text + image tokens)
+    mask = torch.tensor([[1, 1, 1, 1, 1, 0, 0]])
+    return (M.tiny_qwen_image(seed=3), _ctx(1, attention_mask=mask), _ctx(2, attention_mask=mask),
+            {"samples": torch.zeros(1, 16, 1, 10, 6)})
+
+
+@pytest.mark.timeout(TIMEOUT)
+@pytest.mark.parametrize("name", ["flux", "qwen_image"])
+def test_joint_attention_models(M, MG, name):
+    """Flux / Qwen-Image: text tokens whole on every worker, image tokens split; sequence parallel alone and
+    with CFG parallel equal one process."""
+    model, pos, neg, lat = joint_case(M, name)
+
+    def go(m, cfg):
+        return M.sample(m, pos, neg, lat, steps=2, cfg=cfg, seed=7)
+
+    ref = go(model, 2.0)
+    for cfgp in ("off", "on"):
+        m, report = MG.apply_multigpu(model, gpus=2, device="cpu", cfg_parallel=cfgp)
+        assert ("Flux hidden" if name == "flux" else "Qwen-Image dim") in report
+        ok, err = _close(go(m, 2.0), ref)
+        assert ok, f"{name} cfg_parallel={cfgp}: {err:.2e}"
+        assert MG.runtime_of(m).last_split[0] == (2 if cfgp == "on" else 1)
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_pack_attention_and_compile_reach_the_workers(M, MG, P, mod):
+    """Accel Attention's override runs per rank inside Ulysses; Accel Compile's config goes to the workers,
+    which compile their own copy (backend eager on the CPU); the compile regions swapped in while ComfyUI
+    runs the model do not travel (the weights do)."""
+    A, C = mod("accel.attention"), mod("accel.compile")
+    model = wan(M, heads=2, seed=8)
+    ref = run(M, model, steps=1)
+    patched, _ = A.apply_attention(model)
+    compiled, _ = C.apply_compile(patched, backend="eager")
+    m = seq_only(MG, compiled)
+    ok, err = _close(run(M, m, steps=1), ref)
+    assert ok, err
+    pool = P.current_pool()
+    assert pool.worker_inner == "<accel attention override sdpa>", pool.worker_inner  # built in the worker
+    assert pool.compile_cfg is not None and pool.compile_cfg.backend == "eager"
+    assert MG.compile_config(compiled) is pool.compile_cfg
+
+
+def test_comfy_process_keeps_no_gpu_copy(M, MG, monkeypatch):
+    """With device cuda, the MODEL ComfyUI samples loads to the CPU (worker 0 holds the GPU 0 copy); the input
+    MODEL is unchanged. (Before: the clone kept load_device cuda:0, i.e. a second copy on GPU 0.)"""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    model = wan(M, heads=2).clone()
+    model.load_device = torch.device("cuda", 0)
+    m, report = MG.apply_multigpu(model, gpus=2, device="cuda")
+    assert m.load_device.type == "cpu" and m.offload_device.type == "cpu"
+    assert model.load_device == torch.device("cuda", 0)
+    assert "loads this model to the CPU instead of cuda:0" in report
 
 
 def test_one_gpu_is_stock(M, MG, P):
@@ -104,8 +218,10 @@ def test_errors_before_sampling(M, MG, monkeypatch):
     model = wan(M, heads=2)
     with pytest.raises(AccelError, match="input 'gpus'.*this machine has .*Set gpus to"):
         MG.apply_multigpu(model, gpus=64, device="cuda")
-    with pytest.raises(AccelError, match="input 'model'.*Wan"):
-        MG.apply_multigpu(M.tiny_flux(), gpus=2, device="cpu")
+    with pytest.raises(AccelError, match="input 'model'.*Wan.*Flux.*Qwen-Image; this model is HunyuanVideo"):
+        MG.apply_multigpu(M.tiny_hunyuan_video(), gpus=2, device="cpu")
+    with pytest.raises(AccelError, match="input 'cfg_parallel'.*Pick on or off"):
+        MG.apply_multigpu(model, gpus=2, device="cpu", cfg_parallel="yes")
     monkeypatch.setattr(MG, "yunchang_available", lambda: False)
     with pytest.raises(AccelError, match="input 'gpus'.*yunchang.*pip install yunchang"):
         MG.apply_multigpu(model, gpus=2, device="cpu")
@@ -168,7 +284,7 @@ def test_interrupt_finishes_the_step_and_keeps_workers(M, MG, P):
     import comfy.model_management as mm
 
     model = wan(M, heads=2, seed=2)
-    m = MG.apply_multigpu(with_override(model, slow_attention), gpus=2, device="cpu", interrupt_grace_s=60)[0]
+    m = seq_only(MG, with_override(model, slow_attention), interrupt_grace_s=60)
     run(M, m, steps=1)
     pids = P.current_pool().pids
     t = interrupt_when_busy(P)
@@ -190,7 +306,7 @@ def test_unanswered_interrupt_stops_workers(M, MG, P):
     import comfy.model_management as mm
 
     model = wan(M, heads=2, seed=2)
-    m = MG.apply_multigpu(with_override(model, slow_attention), gpus=2, device="cpu", interrupt_grace_s=0.2)[0]
+    m = seq_only(MG, with_override(model, slow_attention), interrupt_grace_s=0.2)
     run(M, m, steps=1)
     pids = P.current_pool().pids
     t = interrupt_when_busy(P, after=0.1)
@@ -221,7 +337,7 @@ def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P):
     pids2 = P.current_pool().pids
     assert set(pids2).isdisjoint(pids) and not any(_alive(p) for p in pids)
     # a worker failing inside a step: an AccelError naming the node, every worker stopped
-    bad = MG.apply_multigpu(with_override(model, failing_attention), gpus=2, device="cpu")[0]
+    bad = seq_only(MG, with_override(model, failing_attention))
     with pytest.raises(MG.AccelError, match=r"\[Accel Multi-GPU\] input 'model': a worker failed.*boom on rank 1"):
         run(M, bad, steps=1)
     assert not any(_alive(p) for p in pids2), "a failed pool must not leave workers behind"
@@ -233,3 +349,38 @@ def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P):
         time.sleep(0.1)
     assert not any(_alive(p) for p in new), "workers still running after shutdown_all()"
     assert P.current_pool() is None
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_four_workers_cfg_and_sequence(M, MG, P):
+    """4 workers: CFG 3 runs 2 x 2 (cond on workers 0-1, uncond on 2-3, sequence parallel within each pair);
+    CFG 1 runs sequence parallel over all 4 (2 heads: padded to 4)."""
+    model = wan(M, heads=2, seed=6)
+    m, report = MG.apply_multigpu(model, gpus=4, device="cpu")
+    assert "2 GPU(s) each" in report
+    rt = MG.runtime_of(m)
+    ok, err = _close(run(M, m, frames=5, size=32, steps=1), run(M, model, frames=5, size=32, steps=1))
+    assert ok, err
+    assert rt.last_split == (2, "") and len(P.current_pool().pids) == 4
+    ok, err = _close(run(M, m, frames=5, size=32, steps=1, cfg=1.0), run(M, model, frames=5, size=32, steps=1, cfg=1.0))
+    assert ok, err
+    assert rt.last_split[0] == 1
+    P.shutdown_all()
+
+
+@pytest.mark.timeout(300)
+def test_bench_multigpu_smoke(tmp_path):
+    """bench/bench_multigpu.py --smoke: tiny Wan, 1 process vs 2 CPU workers (CFG parallel on and off), end to end."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "mg"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_multigpu.py"), "--smoke", "--out", str(out)],
+                       capture_output=True, text=True, timeout=280)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "multigpu.json").read_text())
+    assert set(res["runs"]) == {"1gpu", "2gpu_cfg_on", "2gpu_cfg_off"} and not res["errors"]
+    assert res["runs"]["2gpu_cfg_on"]["split"] == [2, ""] and res["runs"]["2gpu_cfg_off"]["split"][0] == 1
+    assert all(res["runs"][k]["cosine"] > 0.9999 for k in ("2gpu_cfg_on", "2gpu_cfg_off"))
+    assert "| 2gpu_cfg_on | 2 | on |" in (out / "multigpu.md").read_text()

@@ -20,6 +20,8 @@ import time
 from multiprocessing.connection import Listener, wait
 from pathlib import Path
 
+import torch
+
 from .. import log
 from . import transport
 
@@ -51,6 +53,8 @@ class WorkerPool:
         self.conns: list = []
         self.model_key = None
         self.inner = None
+        self.compile_cfg = None
+        self.worker_inner = None  # repr of the attention override the workers run
         self.busy = False  # a forward is in flight (tests wait on it)
         self.lock = threading.Lock()
 
@@ -163,10 +167,12 @@ class WorkerPool:
                     return None
         return replies
 
-    def load(self, key, module, inner=None) -> None:
+    def load(self, key, module, inner=None, compile_cfg=None) -> None:
         """Make the workers hold `module`'s weights (sent when `key` changes) and run `inner` (the user's
-        attention override, sent when it changes) inside their Ulysses attention."""
+        attention override, sent when it changes) inside their Ulysses attention; `compile_cfg` (Accel
+        Compile's CompileConfig, part of `key`) makes them compile their copy the same way."""
         with self.lock:
+            inner = transport.AttentionRecipe.of(inner)
             try:
                 pickle.dumps(inner)
             except Exception:
@@ -175,7 +181,7 @@ class WorkerPool:
                               inner)
                 inner = None
             if self.model_key == key:
-                if inner is not self.inner:
+                if repr(inner) != repr(self.inner):
                     for c in self.conns:
                         transport.put(c, ("inner", inner))
                     self._collect("inner")
@@ -183,27 +189,39 @@ class WorkerPool:
                 return
             skeleton, tensors = transport.snapshot(module)
             for c in self.conns:
-                transport.put(c, ("load", key, inner))
+                transport.put(c, ("load", key, inner, compile_cfg))
             threads = [threading.Thread(target=transport.send_model, args=(c, skeleton, tensors)) for c in self.conns]
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
-            self._collect("load")
-            self.model_key, self.inner = key, inner
+            replies = self._collect("load")
+            self.worker_inner = replies[0][2] if replies and len(replies[0]) > 2 else None
+            self.model_key, self.inner, self.compile_cfg = key, inner, compile_cfg
 
-    def run(self, kwargs: dict, check_interrupt=None):
-        """rank 0's output (CPU), or None when an interrupt stopped the pool."""
+    def run(self, parts: list, check_interrupt=None, method: str = "forward"):
+        """`method`: the diffusion model's method to call with keyword arguments (the one ComfyUI's
+        DIFFUSION_MODEL executor wraps, e.g. `_forward`, whose names the arguments use).
+        `parts`: one kwargs dict per group of ranks (1: all ranks share the sequence; 2: CFG parallel,
+        ranks 0..N/2-1 get parts[0], the others parts[1]). The groups' outputs (CPU) concatenated along
+        the batch, or None when an interrupt stopped the pool."""
+        split = len(parts)
+        if self.world % split:
+            raise ValueError(f"{split} parts for {self.world} workers")
+        size = self.world // split
         with self.lock:
-            payload = ("run", self.model_key, transport.to_cpu(kwargs))
-            for c in self.conns:
-                transport.put(c, payload)
+            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split, method), protocol=4) for p in parts]
+            for r, c in enumerate(self.conns):
+                c.send_bytes(payloads[r // size])
             self.busy = True
             try:
                 replies = self._collect("forward", check_interrupt)
             finally:
                 self.busy = False
-            return None if replies is None else replies[0][1]
+            if replies is None:
+                return None
+            outs = [replies[g * size][1] for g in range(split)]
+            return outs[0] if split == 1 else torch.cat(outs, dim=0)
 
 
 _POOL: dict = {}

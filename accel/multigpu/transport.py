@@ -3,7 +3,8 @@
 A model travels as a small pickle of the module tree whose tensors are replaced by persistent ids,
 followed by each tensor's raw bytes (one tensor in flight at a time: no second copy of the model in
 RAM, no /dev/shm). Weights are taken as ComfyUI runs them: LoRA patches already applied, and
-lowvram per-layer patches (`weight_function`/`bias_function`) evaluated once here.
+lowvram per-layer patches (`weight_function`/`bias_function`) evaluated once here. Compile stand-ins
+swapped into the tree (Accel Compile's regions, torch's OptimizedModule) travel as the modules they wrap.
 """
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ def get(conn):
     return pickle.loads(conn.recv_bytes())
 
 
+def _same(module):
+    return module
+
+
 class _ModelPickler(pickle.Pickler):
     def __init__(self, f, overrides: dict, emptied: set):
         super().__init__(f, protocol=4)
@@ -43,6 +48,13 @@ class _ModelPickler(pickle.Pickler):
         if id(obj) in self.emptied:
             return ("list",)
         return None
+
+    def reducer_override(self, obj):
+        # a stand-in that wraps a module while ComfyUI runs (the pack's compile _Region, torch's
+        # OptimizedModule): the worker gets the module itself and compiles it there
+        if isinstance(obj, torch.nn.Module) and "_orig_mod" in obj.__dict__.get("_modules", {}):
+            return _same, (obj._modules["_orig_mod"],)
+        return NotImplemented
 
 
 def snapshot(module: torch.nn.Module):
@@ -113,3 +125,26 @@ def to_device(obj, device):
     if isinstance(obj, (list, tuple)):
         return type(obj)(to_device(v, device) for v in obj)
     return obj
+
+
+class AttentionRecipe:
+    """Accel Attention's override as it travels to a worker: its kernel objects hold library functions
+    that do not pickle, so the worker resolves the same backend by name on its own GPU (autotune off)."""
+
+    def __init__(self, backend: str, strict: bool, node: str):
+        self.backend, self.strict, self.node = backend, strict, node
+
+    @classmethod
+    def of(cls, override):
+        if type(override).__name__ == "AttentionOverride" and hasattr(override, "backend"):
+            return cls(override.backend, override.strict, override.node)
+        return override
+
+    def build(self):
+        from .. import attention, hardware
+
+        kern, _, _ = attention._resolve(hardware.profile(), self.backend, self.strict, self.node, (), attention._device())
+        return attention.AttentionOverride(kern, self.strict, self.node) if kern is not None else None
+
+    def __repr__(self):
+        return f"<attention {self.backend}, resolved in the worker>"
