@@ -39,7 +39,8 @@ def test_every_node_is_a_v3_node_registered_through_comfy_entrypoint(pack):
     assert {c.GET_SCHEMA().node_id for c in listed} == set(pack.nodes.NODE_CLASS_MAPPINGS) == {
         "AccelAttention", "AccelCompile", "AccelTeaCache", "AccelMagCache", "AccelCacheCalibrate",
         "AccelCacheAnyModel", "AccelCUDASettings", "AccelLoadDiffusionModelFP8", "AccelSaveFP8Model",
-        "AccelHardwareReport", "AccelMultiGPU", "AccelRandomConditioning", "AccelLatentDiff", "AccelWanLevel1"}
+        "AccelHardwareReport", "AccelMultiGPU", "AccelRandomConditioning", "AccelLatentDiff", "AccelWanLevel1",
+        "AccelVAE"}
     for cls in listed:
         schema = cls.GET_SCHEMA()
         assert issubclass(cls, io.ComfyNode) and isinstance(cls.__dict__["execute"], classmethod), cls
