@@ -109,7 +109,7 @@ class Bench:
     def build(self, name):
         torch, M = self.torch, self.M
         g = torch.Generator().manual_seed(7)
-        dev = torch.device("cuda") if self.cuda else None
+        dev = None  # ComfyUI picks the VAE device as VAELoader does (0.33's DynamicVRAM needs an indexed device)
         if name == "wan2.1":
             vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny" if self.a.smoke else "true", seed=0),
                                         device=dev, dtype=self.dtype)

@@ -111,3 +111,27 @@ def test_clear_inductor_caches(D, monkeypatch):
     monkeypatch.setattr(iu, "clear_caches", lambda: calls.append(1))
     D.clear_inductor_caches()
     assert calls == [1]
+
+
+def test_pack_guard_filter_keeps_the_hybrid_attention_flag(D, mod):
+    """accel.compile's guard filter drops guards on transformer_options values (LoRA/patch changes must not
+    recompile) but keeps the pack's own switches: a compiled block must see the hybrid attention schedule's
+    exact/quantized flag change between steps (on the old filter, the graph of the first step ran on every
+    step) and ComfyUI's block_index; other transformer_options values still recompile nothing."""
+    if not D.guard_filter_supported():
+        pytest.skip("this torch has no guard_filter_fn")
+    runners, A = mod("accel.compile.runners"), mod("accel.attention")
+
+    def block(x, transformer_options):
+        y = x * 2 if transformer_options.get(A.EXACT_FLAG) else x * 3
+        y = y + transformer_options.get("block_index", 0)
+        return y + (1 if transformer_options.get("some_patch_switch") else 0)
+
+    g = torch.compile(block, backend="eager", options={"guard_filter_fn": runners._guard_filter})
+    x = torch.ones(2)
+    assert g(x, {A.EXACT_FLAG: True, "block_index": 0})[0] == 2
+    assert g(x, {A.EXACT_FLAG: False, "block_index": 0})[0] == 3  # the flag is guarded: recompiled
+    assert g(x, {A.EXACT_FLAG: False, "block_index": 5})[0] == 8  # so is block_index
+    n = D.unique_graphs()
+    g(x, {A.EXACT_FLAG: False, "block_index": 5, "some_patch_switch": True})  # filtered: no new graph
+    assert D.unique_graphs() == n

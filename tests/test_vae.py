@@ -100,6 +100,9 @@ def test_kl_default_matches_stock(kl_vae):
     assert (out - ref).abs().max().item() <= TOL
     assert "KL image VAE" in report
     assert hooks_and_attrs(kl_vae) == (0, 0)
+    # measured slower on KL VAEs (accel/vae.py KL_LAYOUT_MEASURED): not applied, and the report says so
+    assert not acc._accel_vae.options.channels_last and not acc._accel_vae.options.cudnn_benchmark
+    assert "not applied to KL VAEs" in report
 
 
 @torch.inference_mode()

@@ -8,6 +8,7 @@ import types
 
 import torch
 
+from .. import keys
 from . import config
 from .config import CompileConfig, _lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
@@ -64,6 +65,17 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
     return kw
 
 
+# transformer_options entries whose VALUE must stay guarded where code inside a compiled block reads them:
+# the pack's own per-call switches (the hybrid attention schedule's flag accel.attention.EXACT_FLAG: without
+# its guard the graph compiled on an exact step ran on every later step — seen on an H200, Level-1 quality
+# fast computed like exact) and the block position ComfyUI 0.33 passes (an attention override reading it
+# must not get block 0's decision in every block). Nothing inside ComfyUI's own blocks reads these, so a
+# stock model compiles exactly as before.
+_KEEP_GUARDS_ON = (keys.ATTENTION + ".", "['block_index']", "['total_blocks']")
+
+
 def _guard_filter(entries):
-    """Keep every guard except those on transformer_options (tensor shape/dtype guards there stay)."""
-    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH" for e in entries]
+    """Keep every guard except those on transformer_options (tensor shape/dtype guards there stay, and so do
+    the guards on the pack's own switches in _KEEP_GUARDS_ON: one graph per value, two for a bool)."""
+    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH"
+            or any(k in e.name for k in _KEEP_GUARDS_ON) for e in entries]
