@@ -99,7 +99,7 @@ class AccelTeaCache(AccelNode):
         from ..accel import cache as accel_cache
 
         m, report = accel_cache.configure_teacache(model, rel_l1_thresh, start_percent, end_percent, coefficients,
-                                                 cache_device, node_id=cls.unique_id())
+                                                   cache_device, node_id=cls.unique_id())
         return with_report(m, report, report=report)
 
 
@@ -155,7 +155,7 @@ class AccelMagCache(AccelNode):
         from ..accel import cache as accel_cache
 
         m, report = accel_cache.configure_magcache(model, magcache_thresh, magcache_K, start_percent, end_percent,
-                                                 ratios, cache_device, node_id=cls.unique_id())
+                                                   ratios, cache_device, node_id=cls.unique_id())
         return with_report(m, report, report=report)
 
 
@@ -262,7 +262,7 @@ class AccelCacheAnyModel(AccelNode):
         from ..accel.cache import any_model
 
         m, report = any_model.configure(model, threshold, start_percent, end_percent, cache_device,
-                                                 node_id=cls.unique_id())
+                                        node_id=cls.unique_id())
         return with_report(m, report, report=report)
 
 
