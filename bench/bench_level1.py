@@ -220,7 +220,7 @@ class Bench:
         l1 = {}
 
         def level1_fwd():
-            m, rep = self.wan_level1.apply_level1(model, compile_mode=a.mode)
+            m, rep = self.level1.apply_level1(model, compile_mode=a.mode)
             l1["model"] = m
             r = fwd(m, "level1", first_call_key=True)()
             r["report"] = rep
@@ -258,7 +258,7 @@ class Bench:
             self.record(size, "sample_stock", stock_sample)
 
             def l1_sample():
-                m = l1.get("model") or self.wan_level1.apply_level1(model, compile_mode=a.mode)[0]
+                m = l1.get("model") or self.level1.apply_level1(model, compile_mode=a.mode)[0]
                 _, warm = sample(m)  # absorbs the batch-2 (cond+uncond) recompile
                 out, s = sample(m)
                 r = {"seconds": round(s, 2), "warmup_run_s": round(warm, 2),
@@ -296,7 +296,7 @@ class Bench:
         M = self.M
         model = M.wan_model("t2v", size, device=self.dev, dtype=self.dtype)
         x, ctx = self.inputs()
-        m, _ = self.wan_level1.apply_level1(model, compile_mode=self.a.mode)
+        m, _ = self.level1.apply_level1(model, compile_mode=self.a.mode)
         with self.Forward(m) as f:
             self.sync()
             t0 = time.perf_counter()

@@ -49,15 +49,16 @@ class AccelLoadDiffusionModelFP8(AccelNode):
                 io.String.Input("extra_keep", default="", multiline=False, optional=True, **advanced(), tooltip=(
                     "More layers to keep in bf16/fp16: comma-separated patterns on layer names, e.g. "
                     "'blocks.*.cross_attn.*, blocks.39.*'.")),
+                io.Boolean.Input("strict", default=False, optional=True, **advanced(), tooltip=(
+                    "On: stop with an error instead of falling back (e.g. FP8 matmul requested on a GPU without it); "
+                    "what on_failure 'error' means on the other nodes. Off: fall back, logged once.")),
+                # after strict: widget values are positional in saved UI workflows, new inputs go last
                 io.Combo.Input(F.ACT_INPUT, options=list(F.ACT_CHOICES), default=F.ACT_DEFAULT, optional=True,
                                **advanced(), tooltip=(
                     "How FP8 matmuls quantize activations. per-token: one scale per token (fastest; the default). "
                     "per-token, fp32 accumulation: same scales, exact fp32 sums (slower matmuls). 1x128 blocks: one "
                     "scale per 128 input channels of each token, fp32 sums per block (H100/H200 with PyTorch >= 2.9 "
                     "on CUDA >= 12.9; elsewhere per-token, or an error in strict mode). The report says which ran.")),
-                io.Boolean.Input("strict", default=False, optional=True, **advanced(), tooltip=(
-                    "On: stop with an error instead of falling back (e.g. FP8 matmul requested on a GPU without it); "
-                    "what on_failure 'error' means on the other nodes. Off: fall back, logged once.")),
             ],
             outputs=[
                 model_output("The diffusion model with FP8 linear layers."),

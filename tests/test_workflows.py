@@ -467,6 +467,13 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     save8 = add("AccelSaveFP8Model", model=[fp8, 0], filename_prefix="e2e/tiny_fp8")
     diff = add("AccelLatentDiff", latent_a=[ks2, 0], latent_b=[ids["KSampler"], 0], label="fp8 level1 vs accel")
     rep = add("AccelHardwareReport", refresh=False)
+    from accel_harness import models as M  # a tiny Wan VAE file: VAELoader -> Accel VAE -> VAE Decode
+
+    vae_file = server.base / "models" / "vae" / "e2e_tiny_wan_vae.safetensors"
+    vae_file.parent.mkdir(parents=True, exist_ok=True)
+    M.write_wan21_vae(vae_file, "tiny")
+    avae = add("AccelVAE", vae=[add("VAELoader", vae_name=vae_file.name), 0])
+    add("PreviewImage", images=[add("VAEDecode", samples=[ks4, 0], vae=[avae, 0]), 0])
     ours = {k for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}  # every node
     assert ours <= {v["class_type"] for v in p.values()}, ours - {v["class_type"] for v in p.values()}
 
@@ -474,6 +481,7 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     assert entry["status"]["status_str"] == "success"
     assert len(_latents(server, entry)) == 4
     assert "comfyui-accel hardware report" in ui_text(entry, rep)
+    assert "Wan 2.1 VAE" in ui_text(entry, avae)
     assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
     fp8_files = list((server.base / "models" / "diffusion_models" / "e2e").glob("tiny_fp8*.safetensors"))
     assert fp8_files and fp8_files[0].stat().st_size > 0, ui_text(entry, save8)
