@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 
 from . import defaults, hardware, keys, log
+from .cache.schedule import step_index
 from .errors import AccelError
 from ..kernels.attention import adapters, registry
 from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
@@ -278,8 +279,6 @@ class StepWrapper:
 
     def position(self, t, to: dict):
         """(step, n_steps) of this call; (None, 0) outside a sampler (no sample_sigmas)."""
-        from .cache.schedule import step_index
-
         sigmas = to.get("sample_sigmas")
         if sigmas is None or t is None:
             return None, 0

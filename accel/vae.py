@@ -191,23 +191,6 @@ def _identity(x, *args, **kwargs):
     return x
 
 
-def _dynamo_limits(n: int) -> dict:
-    """torch._dynamo config values that let every residual block keep its own compiled variants (their
-    names changed across torch versions: set those this torch has)."""
-    import torch
-
-    cfg = torch._dynamo.config
-    out = {}
-    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
-        try:
-            cur = getattr(cfg, name)
-        except AttributeError:
-            continue
-        if isinstance(cur, int):
-            out[name] = max(cur, n)
-    return out
-
-
 class AccelState:
     """The options of one Accel VAE node output, and what it compiled (kept across decodes)."""
 
@@ -255,6 +238,7 @@ class AccelState:
 
         from . import cuda_settings
         from ..kernels import vae_norm
+        from .compile import dynamo_compat
 
         kind, why = identify(vae)
         if kind is None:  # cannot happen for a VAE accelerate() accepted; stay safe
@@ -286,7 +270,7 @@ class AccelState:
                     blocks = [m for m in kind.decoder.modules() if isinstance(m, _residual_block_types(kind.family))]
                     for b in blocks:
                         set_attr(b, "forward", self._compiled_forward(b))
-                    limits = _dynamo_limits(16 * max(1, len(blocks)))
+                    limits = dynamo_compat.raised_recompile_limits(16 * max(1, len(blocks)))
                     if limits:
                         stack.enter_context(torch._dynamo.config.patch(**limits))
                 self.decodes += 1

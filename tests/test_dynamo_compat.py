@@ -135,3 +135,19 @@ def test_pack_guard_filter_keeps_the_hybrid_attention_flag(D, mod):
     n = D.unique_graphs()
     g(x, {A.EXACT_FLAG: False, "block_index": 5, "some_patch_switch": True})  # filtered: no new graph
     assert D.unique_graphs() == n
+
+
+def test_raised_recompile_limits_names_exist_and_never_lower(D):
+    """Accel VAE raises dynamo's per-code and accumulated limits during a compiled decode: every name returned
+    exists in this torch's config (patch() refuses unknown names) and no limit goes down."""
+    import torch._dynamo
+
+    cfg = torch._dynamo.config
+    small, big = D.raised_recompile_limits(1), D.raised_recompile_limits(10 ** 6)
+    assert small and set(small) == set(big)
+    assert any(k in small for k in ("recompile_limit", "cache_size_limit"))
+    for k, v in small.items():
+        assert v == getattr(cfg, k)
+        assert big[k] == 10 ** 6
+    with cfg.patch(**big):
+        assert all(getattr(cfg, k) == 10 ** 6 for k in big)

@@ -98,6 +98,19 @@ class RecompileLimit:
         return False
 
 
+def raised_recompile_limits(n: int) -> dict:
+    """`torch._dynamo.config.patch(**this)` values that let `n` cache entries per code object and in total
+    (Accel VAE compiles every decoder block through one code object). The names changed across torch
+    versions (recompile_limit / cache_size_limit, accumulated_*): the ones this torch has, never lowered."""
+    cfg = torch._dynamo.config
+    out = {}
+    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
+        cur = getattr(cfg, name, None)
+        if isinstance(cur, int) and not isinstance(cur, bool):
+            out[name] = max(cur, n)
+    return out
+
+
 _BOUND: dict = {}
 
 
