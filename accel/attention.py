@@ -211,7 +211,8 @@ class Hybrid:
     Defaults: accel.defaults.HYBRID. Steps are counted in the sigmas the sampler was given (a KSamplerAdvanced
     slice, e.g. one Wan 2.2 A14B expert, counts its own steps). Blocks need a ComfyUI that tells attention
     the block (transformer_options block_index/total_blocks: ComfyUI 0.33 Wan, Flux); elsewhere only the
-    step rule applies. Under torch.compile a block rule makes one compiled variant per block index."""
+    step rule applies. Under torch.compile the block rule costs a graph break per attention call (it is
+    decided outside the compiled graph), so keep it off where speed matters."""
 
     first_steps: int = 0
     last_steps: int = 0
@@ -238,12 +239,13 @@ class Hybrid:
         return index < self.first_blocks or index >= total - self.last_blocks
 
     def wants_exact(self, to: dict) -> bool:
-        """Per attention call: the step flag set by StepWrapper, then the block rule (only when one is set,
-        so compiled blocks do not specialise on the block index otherwise)."""
+        """Per attention call: the step flag set by StepWrapper (a guarded value under Accel Compile), then the
+        block rule (only when one is set), evaluated outside any compiled graph: Accel Compile does not guard
+        on block_index (accel/compile/runners.py), so a traced decision would be block 0's in every block."""
         if to.get(EXACT_FLAG):
             return True
         if self.first_blocks or self.last_blocks:
-            return self.exact_block(to.get("block_index"), to.get("total_blocks"))
+            return _exact_block_eager(self, to.get("block_index"), to.get("total_blocks"))
         return False
 
     def describe(self) -> str:
@@ -252,6 +254,14 @@ class Hybrid:
             parts.append(f"the first {self.first_blocks} and last {self.last_blocks} transformer blocks "
                          "(where ComfyUI passes block_index to attention)")
         return " and ".join(parts)
+
+
+def _exact_block_eager(hybrid: Hybrid, index, total) -> bool:
+    return hybrid.exact_block(index, total)
+
+
+# a graph break under torch.compile: the result comes back as a Python bool the resumed graph guards on
+_exact_block_eager = (getattr(torch.compiler, "disable", None) or torch._dynamo.disable)(_exact_block_eager)
 
 
 def check_hybrid(node: str, **values) -> None:

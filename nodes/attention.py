@@ -38,8 +38,8 @@ def _hybrid_inputs():
         "exact_last_steps": "Low-precision backends only: run exact attention on this many last sampling steps "
                             "(they settle fine detail).",
         "exact_first_blocks": "Low-precision backends only: exact attention in this many first transformer blocks "
-                              "(where ComfyUI tells attention the block: ComfyUI 0.33 Wan, Flux). With torch.compile "
-                              "each block index then compiles its own variant.",
+                              "(where ComfyUI tells attention the block: ComfyUI 0.33 Wan, Flux). Under Accel Compile "
+                              "this rule is decided outside the compiled graph (a graph break per attention call).",
         "exact_last_blocks": "Low-precision backends only: exact attention in this many last transformer blocks.",
     }
     return [io.Int.Input(name, default=getattr(HYBRID, name), min=0, max=10000, optional=True, **advanced(),

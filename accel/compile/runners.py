@@ -68,10 +68,10 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
 # transformer_options entries whose VALUE must stay guarded where code inside a compiled block reads them:
 # the pack's own per-call switches (the hybrid attention schedule's flag accel.attention.EXACT_FLAG: without
 # its guard the graph compiled on an exact step ran on every later step — seen on an H200, Level-1 quality
-# fast computed like exact) and the block position ComfyUI 0.33 passes (an attention override reading it
-# must not get block 0's decision in every block). Nothing inside ComfyUI's own blocks reads these, so a
-# stock model compiles exactly as before.
-_KEEP_GUARDS_ON = (keys.ATTENTION + ".", "['block_index']", "['total_blocks']")
+# fast computed like exact). Nothing in ComfyUI's blocks reads them, so a stock model compiles as before.
+# (block_index is NOT kept: ComfyUI's own SD/SDXL transformer block reads it, and a guard on it would compile
+# one graph per block; the hybrid block rule reads it outside the graph instead, accel/attention.py.)
+_KEEP_GUARDS_ON = (keys.ATTENTION + ".",)
 
 
 def _guard_filter(entries):
