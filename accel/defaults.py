@@ -232,6 +232,8 @@ QUANT_ATTENTION_DEVIATION: dict = {
     "flash_attn_3_fp8": {"per_call_cosine_wan14b_480p": 0.99855, "per_call_speed_vs_fa3_bf16_wan14b_480p": 1.26,
                          "final_latent_cosine_wan1.3b": 0.99953,
                          "gpu": "NVIDIA H200", "result": "bench/results/h200/quant_attention_033.md"},
+    "sage": {"per_call_cosine_wan14b_480p": 0.99991, "per_call_speed_vs_fa3_bf16_wan14b_480p": 0.62,
+             "gpu": "NVIDIA H200 (SageAttention 1.0.6)", "result": "bench/results/h200/quant_attention_033.md"},
     "comfy_kitchen_int8": {"per_call_cosine_wan14b_480p": 0.99983, "per_call_speed_vs_fa3_bf16_wan14b_480p": 0.65,
                            "final_latent_cosine_wan1.3b": 0.99998,
                            "gpu": "NVIDIA H200", "result": "bench/results/h200/quant_attention_033.md"},

@@ -176,9 +176,13 @@ def test_activation_scaling_choices_in_the_model(F, K, M, mod, tiny_file, cond):
     stock = _run(M, M.load_diffusion_model(tiny_file), cond)
     res = F.load_file(str(tiny_file), profile=_profile(mod, (9, 0)))
     assert res.runtime.mode == "scaled_mm_rowwise" and res.runtime.use_fast_accum
+    # the report states the deviation measured on the GPU for this path, naming the result file (which exists)
+    line = next(x for x in res.report.splitlines() if "measured deviation:" in x)
+    assert "final-latent cosine 0.9941" in line and "bench/results/h200/matrix_033_wan14B_fp16_140GB.md" in line
+    assert (Path(__file__).resolve().parents[1] / "bench/results/h200/matrix_033_wan14B_fp16_140GB.md").exists()
     res = F.load_file(str(tiny_file), profile=_profile(mod, (9, 0)), activation_scaling=F.ACT_PER_TOKEN_FP32)
     assert res.runtime.mode == "scaled_mm_rowwise" and not res.runtime.use_fast_accum
-    assert "fp32 accumulation" in res.report
+    assert "fp32 accumulation" in res.report and "measured deviation: not measured for this path" in res.report
     res = F.load_file(str(tiny_file), profile=_profile(mod, (9, 0)), activation_scaling=F.ACT_BLOCK)
     assert res.runtime.mode == K.BLOCK_MODE and "1x128-block activation scales" in res.report, res.report
     res.runtime.allow_cpu = True

@@ -14,7 +14,8 @@ from ..errors import AccelError
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text
 from .ops import FP8Runtime, make_operations
-from .options import ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS
+from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS,
+                      measured_deviation)
 from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
 
 
@@ -233,6 +234,8 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
         if any(k.startswith("e5m2") for k in stats.formats):
             comp += "; e5m2 layers dequantize (FP8 matmul needs e4m3fn)"
     lines.append(f"  compute: {comp}")
+    if stats.formats:
+        lines.append(f"  measured deviation: {measured_deviation(rt.mode, rt.use_fast_accum)}")
     for note in norm.notes:
         lines.append(f"  note: {note}")
     if stats.nonfinite:
