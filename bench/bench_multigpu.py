@@ -49,6 +49,8 @@ def parse(argv=None):
     ap.add_argument("--height", type=int, default=480)
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--tokens", type=int, default=512, help="text tokens of the context")
+    ap.add_argument("--attention", default="", help="an Accel Attention backend (e.g. auto, flash_attn_3) applied to the "
+                    "model before both the 1-GPU and the N-GPU runs (the workers run it per rank); empty: ComfyUI's own")
     a = ap.parse_args(argv)
     if a.smoke:
         a.size, a.gpus, a.frames, a.height, a.width, a.tokens, a.repeats, a.warmup = "tiny", "2", 5, 32, 32, 16, 2, 1
@@ -106,6 +108,7 @@ class Bench:
         lines = [f"# Accel Multi-GPU: Wan {m.get('size')} per-step forward (batch 2 = cond + uncond)", "",
                  f"GPU: {m.get('gpu') or m.get('device')} x{m.get('visible_gpus')}, ComfyUI {m.get('comfyui')}, "
                  f"torch {m.get('torch')}, {m.get('dtype')}, latent {m.get('latent')}, context {m.get('context')}", "",
+                 f"Attention (1 GPU and every rank): {m.get('attention') or 'ComfyUI default'}", "",
                  "| config | GPUs | CFG parallel | step ms | speed-up vs 1 | first call s | cosine vs 1 | max abs diff |",
                  "|---|---|---|---|---|---|---|---|"]
         base = self.res["runs"].get("1gpu", {}).get("ms")
@@ -149,6 +152,10 @@ class Bench:
         model = self.M.wan_model("t2v", a.size, device=self.dev, dtype=self.dtype)
         self.res["meta"]["build_s"] = round(time.time() - t0, 1)
         log(f"built Wan {a.size} in {time.time() - t0:.1f} s")
+        if a.attention:
+            model, rep = self.H.pack_module("accel.attention").apply_attention(model, a.attention, fallback="error")
+            self.res["meta"]["attention"] = rep
+            log(f"attention: {rep}")
         g = torch.Generator().manual_seed(0)
         t = (a.frames - 1) // 4 + 1
         x = torch.randn(2, 16, t, a.height // 8, a.width // 8, generator=g)

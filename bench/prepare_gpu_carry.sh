@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepare what a GPU benchmark run carries to the GPU machine (no network there), as ONE archive:
 #   .gpu/carry.tar.xz   (git-ignored; name `.gpu` in the device tool's carry list) holding
-#     site/          the wheels unpacked: fa3-fwd, sageattention, torchsde, trampoline, and for ComfyUI 0.33
+#     site/          the wheels unpacked: fa3-fwd, sageattention, yunchang (Accel Multi-GPU), pydantic (KJNodes on 0.33), torchsde, trampoline, and for ComfyUI 0.33
 #                    comfy-kitchen, comfy-aimdo, blake3, simpleeval (comfy-kitchen's ROCm library dropped:
 #                    the wheel alone is 58 MB, over the carry limit beside FA3)
 #     comfy075/      ComfyUI 0.3.75 (the test bed's tree), trimmed (no tests, API nodes, tokenizer data)
@@ -92,7 +92,7 @@ done
 # wheels, unpacked
 W="${WHEELS:-$ROOT/.whl}"
 mkdir -p "$W"
-need="fa3-fwd==0.0.3 sageattention==1.0.6 torchsde trampoline comfy-kitchen==0.2.31 comfy-aimdo==0.4.13 blake3 simpleeval sqlalchemy greenlet"
+need="fa3-fwd==0.0.3 sageattention==1.0.6 yunchang==0.6.4 pydantic==2.14.3 pydantic-core==2.50.4 annotated-types typing-inspection typing-extensions torchsde trampoline comfy-kitchen==0.2.31 comfy-aimdo==0.4.13 blake3 simpleeval sqlalchemy greenlet"
 for spec in $need; do
   n="${spec%%==*}"; n="${n//-/_}"
   ls "$W/$n"-*.whl >/dev/null 2>&1 || python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
