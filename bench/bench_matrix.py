@@ -65,6 +65,9 @@ def parse(argv=None):
     ap.add_argument("--size", default="14B", choices=["1.3B", "14B", "tiny"])
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"], help="weights in the file (ComfyUI runs Wan fp16)")
     ap.add_argument("--card", type=float, default=0, help="simulate a card of this many GiB (--reserve-vram); 0 = the whole GPU")
+    ap.add_argument("--hard-cap", action="store_true", help="with --card: also cap torch's allocator at the card size "
+                    "(torch.cuda.set_per_process_memory_fraction), so an allocation past it fails as on a real card; "
+                    "memory that comfy-aimdo maps itself is not under this cap")
     ap.add_argument("--chains", default="stock,attention,compile,cuda_attn_compile,level1,core_compile")
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--cfg", type=float, default=5.0)
@@ -183,6 +186,10 @@ class Matrix:
         self.H, self.torch = H, torch
         self.cuda = torch.cuda.is_available() and not self.a.smoke
         self.dev = "cuda" if self.cuda else "cpu"
+        hard_cap = None
+        if self.a.hard_cap and self.a.card and total and self.cuda:
+            hard_cap = min(1.0, self.a.card / total)
+            torch.cuda.set_per_process_memory_fraction(hard_cap)
         import comfy.model_management as mm
 
         self.mm = mm
@@ -195,6 +202,7 @@ class Matrix:
             "patcher": getattr(sys.modules["comfy.model_patcher"], "CoreModelPatcher",
                                sys.modules["comfy.model_patcher"].ModelPatcher).__name__,
             "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+            "torch_memory_fraction": hard_cap,
         }
         log(f"started: {self.res['meta']}")
 
@@ -438,6 +446,8 @@ class Matrix:
             rows.append({"run": i, "s": round(time.perf_counter() - t0, 3), "finite": bool(torch.isfinite(out).all()),
                          "alloc_gib": round(torch.cuda.memory_allocated() / 2 ** 30, 3) if self.cuda else None})
             log(f"hygiene run {i}: {rows[-1]}")
+            self.res["hygiene"] = {"chain": chain, "runs": rows, "partial": True}
+            self.save()  # a timeout keeps the runs measured so far
         del high, low, x, out
         after = self._unload()
         allocs = [r["alloc_gib"] for r in rows if r["alloc_gib"] is not None]
@@ -455,6 +465,7 @@ class Matrix:
                  f"{m.get('steps')} steps CFG {m.get('cfg')}",
                  "", f"GPU {m.get('gpu')} ({m.get('gpu_total_gib') and round(m['gpu_total_gib'])} GiB"
                  + (f", simulated {m['simulated_card_gib']:g} GiB card" if m.get("simulated_card_gib") else "")
+                 + (f", torch allocator capped at {m['torch_memory_fraction']:.3f} of the GPU" if m.get("torch_memory_fraction") else "")
                  + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM {m.get('start', {}).get('dynamic_vram')}, "
                  f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality.",
                  f"Command: `{self.res['command']}`", "",
@@ -476,8 +487,11 @@ class Matrix:
             lines += ["", f"## Memory hygiene: {len(h['runs'])} two-expert runs (high -> low noise), both experts: {h['chain']}",
                       "", "| run | time (s) | allocated after (GiB) | finite |", "| --- | --- | --- | --- |"]
             lines += [f"| {r['run']} | {r['s']} | {r['alloc_gib']} | {r['finite']} |" for r in h["runs"]]
-            lines.append(f"\nGrowth first -> last run: {h['growth_gib_first_to_last']} GiB; after unload: "
-                         f"{h['after_unload_alloc_gib']} GiB (baseline {h['baseline_alloc_gib']} GiB)")
+            if h.get("partial"):
+                lines.append("\nPartial: the run stopped before all runs and the unload were measured.")
+            else:
+                lines.append(f"\nGrowth first -> last run: {h['growth_gib_first_to_last']} GiB; after unload: "
+                             f"{h['after_unload_alloc_gib']} GiB (baseline {h['baseline_alloc_gib']} GiB)")
         for e in self.res["errors"]:
             lines.append(f"\nERROR {e['chain']}: {e['error'][:300]}")
         return lines
