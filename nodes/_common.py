@@ -23,18 +23,53 @@ CATEGORY_TESTING = "accel/testing"
 
 # --- V3 nodes ------------------------------------------------------------------------------------------------
 #
-# Every node is an `AccelNode`: its id and display name are class attributes (NODE_ID, DISPLAY), used by its
-# schema and passed as `node=` to accel/ so that errors and reports name the node: one place per node.
+# Every node is an `AccelNode` and declares what its schema needs where it is read: id, display name, category
+# and flags in the class statement, the description as the class docstring, the outputs as OUTPUTS and the
+# inputs (built when ComfyUI asks: file and backend lists change) in `inputs()`. `define_schema` is written
+# once, here. NODE_ID and DISPLAY are passed as `node=` to accel/ so that errors and reports name the node.
 
 _SCHEMA_FIELDS = {f.name for f in dataclasses.fields(io.Schema)}
 _INPUT_HAS_ADVANCED = "advanced" in inspect.signature(io.Input.__init__).parameters
 
 
+def _paragraph(doc: str | None) -> str:
+    """A class docstring as one line of description text (the frontend wraps it itself)."""
+    return " ".join(inspect.cleandoc(doc or "").split())
+
+
 class AccelNode(io.ComfyNode):
-    """Base of the pack's nodes (not registered itself)."""
+    """Base of the pack's nodes (not registered itself):
+
+        class AccelFoo(AccelNode, node_id="AccelFoo", display="Accel Foo", category=CATEGORY_PATCH):
+            \"\"\"What the node does: the description ComfyUI shows.\"\"\"
+            OUTPUTS = (model_output("..."), report_output("..."))
+
+            @classmethod
+            def inputs(cls): return [io.Model.Input("model"), ...]
+
+            @classmethod
+            def execute(cls, model, ...): ...
+
+    Class keywords: node_id, display, category, and optionally output_node, experimental, dev_only,
+    aliases (search aliases) and hidden (io.Hidden values)."""
 
     NODE_ID: str = ""
     DISPLAY: str = ""
+    OUTPUTS: tuple = ()
+    _ACCEL: dict = {}
+
+    def __init_subclass__(cls, node_id: str = "", display: str = "", category: str = "", output_node: bool = False,
+                          experimental: bool = False, dev_only: bool = False, aliases: tuple = (), hidden: tuple = (),
+                          **kwargs):
+        super().__init_subclass__(**kwargs)
+        if node_id:
+            cls.NODE_ID, cls.DISPLAY = node_id, display or node_id
+            cls._ACCEL = {"category": category, "output_node": output_node, "experimental": experimental,
+                          "dev_only": dev_only, "aliases": tuple(aliases), "hidden": list(hidden)}
+
+    @classmethod
+    def inputs(cls) -> list:
+        return []
 
     @classmethod
     def unique_id(cls):
@@ -42,19 +77,19 @@ class AccelNode(io.ComfyNode):
         return getattr(cls.hidden, "unique_id", None)
 
     @classmethod
-    def schema(cls, *, category: str, description: str, inputs: list, outputs: list, hidden=None,
-               output_node: bool = False, experimental: bool = False, dev_only: bool = False,
-               search_aliases=()) -> io.Schema:
+    def define_schema(cls) -> io.Schema:
         """io.Schema for this node, with the extras of newer ComfyUI (search_aliases, is_dev_only) where the
         installed ComfyUI has them (detected, not version-checked)."""
+        meta = cls._ACCEL
         extra = {}
-        if search_aliases and "search_aliases" in _SCHEMA_FIELDS:
-            extra["search_aliases"] = list(search_aliases)
-        if dev_only and "is_dev_only" in _SCHEMA_FIELDS:
+        if meta["aliases"] and "search_aliases" in _SCHEMA_FIELDS:
+            extra["search_aliases"] = list(meta["aliases"])
+        if meta["dev_only"] and "is_dev_only" in _SCHEMA_FIELDS:
             extra["is_dev_only"] = True
-        return io.Schema(node_id=cls.NODE_ID, display_name=cls.DISPLAY, category=category, description=description,
-                         inputs=inputs, outputs=outputs, hidden=hidden or [], is_output_node=output_node,
-                         is_experimental=experimental, **extra)
+        return io.Schema(node_id=cls.NODE_ID, display_name=cls.DISPLAY, category=meta["category"],
+                         description=_paragraph(cls.__doc__), inputs=cls.inputs(), outputs=list(cls.OUTPUTS),
+                         hidden=list(meta["hidden"]), is_output_node=meta["output_node"],
+                         is_experimental=meta["experimental"], **extra)
 
 
 def advanced() -> dict:
@@ -74,6 +109,12 @@ def report_output(tooltip: str) -> io.String.Output:
 def with_report(*results, report: str) -> io.NodeOutput:
     """The node's outputs, with the report text shown under the node in the frontend."""
     return io.NodeOutput(*results, ui=ui.PreviewText(report))
+
+
+def patched(result: tuple) -> io.NodeOutput:
+    """Outputs of a node that returns (patched object, report): both, with the report shown under the node."""
+    obj, report = result
+    return with_report(obj, report, report=report)
 
 
 def report_ui(text: str) -> dict:

@@ -5,7 +5,7 @@ from comfy_api.latest import io
 
 from ..accel.vocabulary import FALL_BACK
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, model_output,
-                      report_output, with_report)
+                      patched, report_output)
 
 LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
@@ -46,45 +46,38 @@ def _hybrid_inputs():
                          tooltip=tips[name]) for name in HYBRID_INPUTS]
 
 
-class AccelAttention(AccelNode):
-    NODE_ID = "AccelAttention"
-    DISPLAY = "Accel Attention"
+class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attention", category=CATEGORY_PATCH,
+                     aliases=("flash attention", "sage attention", "sdpa", "xformers")):
+    """Runs this model's attention with one backend (FlashAttention-3/2, SageAttention, cuDNN/flash/efficient
+    SDPA, xFormers, ...) on a patched clone: other MODEL outputs and ComfyUI's global settings are untouched.
+    'auto' picks the fastest exact backend measured for this GPU (FA3 on H100/H200, FA2 on Ada/Ampere, cuDNN
+    SDPA on Hopper without FA3, ...). Calls a backend cannot serve (masks, unusual head sizes, float32, non-CUDA
+    tensors) use ComfyUI's attention, warned once. Quantized backends (SageAttention, flash_attn_3_fp8,
+    comfy_kitchen_int8) are never chosen by 'auto'; chosen by name they run exact attention on the first and
+    last sampling steps (advanced inputs). The report output says what was chosen and why."""
+
+    OUTPUTS = (model_output("A clone of the input model whose attention runs on the chosen backend."),
+               report_output("What was chosen and why, what each call falls back to, and what was skipped."))
 
     @classmethod
-    def define_schema(cls):
-        return cls.schema(
-            category=CATEGORY_PATCH,
-            description=(
-                "Runs this model's attention with one backend (FlashAttention-3/2, SageAttention, cuDNN/flash/"
-                "efficient SDPA, xFormers, ...) on a patched clone: other MODEL outputs and ComfyUI's global "
-                "settings are untouched. 'auto' picks the fastest exact backend measured for this GPU (FA3 on "
-                "H100/H200, FA2 on Ada/Ampere, cuDNN SDPA on Hopper without FA3, ...). Calls a backend cannot "
-                "serve (masks, unusual head sizes, float32, non-CUDA tensors) use ComfyUI's attention, warned "
-                "once. Quantized backends (SageAttention, flash_attn_3_fp8, comfy_kitchen_int8) are never chosen by "
-                "'auto'; chosen by name they run exact attention on the first and last sampling steps (advanced "
-                "inputs). The report output says what was chosen and why."),
-            search_aliases=("flash attention", "sage attention", "sdpa", "xformers"),
-            inputs=[
-                io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays as is)."),
-                io.Combo.Input("backend", options=_choices(), default="auto", tooltip=(
-                    "Attention backend. 'auto' = the fastest exact backend for this GPU (see the report). "
-                    "Only backends usable on this machine are listed; a workflow naming one that is "
-                    "missing here still loads and then follows 'fallback'.")),
-                failure_input("fallback", (
-                    "fall back: calls the backend cannot serve (masks, head sizes, float32, ...) and a backend "
-                    "that is not installed here use ComfyUI's own attention (PyTorch SDPA on GPUs), with "
-                    "one warning per reason. error: stop with a message naming the reason and the package. "
-                    "(Older workflows' 'sdpa' means fall back.)")),
-                io.Boolean.Input("autotune", default=False, optional=True, **advanced(), tooltip=(
-                    "Time every usable exact backend (all Sage kernels too if a Sage backend is chosen) on "
-                    "the first real call of each attention shape and keep the fastest. Results are cached "
-                    "on disk per GPU and shape, so only the first run pays (about a second per shape).")),
-                *_hybrid_inputs(),
-            ],
-            outputs=[
-                model_output("A clone of the input model whose attention runs on the chosen backend."),
-                report_output("What was chosen and why, what each call falls back to, and what was skipped."),
-            ])
+    def inputs(cls):
+        return [
+            io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays as is)."),
+            io.Combo.Input("backend", options=_choices(), default="auto", tooltip=(
+                "Attention backend. 'auto' = the fastest exact backend for this GPU (see the report). "
+                "Only backends usable on this machine are listed; a workflow naming one that is "
+                "missing here still loads and then follows 'fallback'.")),
+            failure_input("fallback", (
+                "fall back: calls the backend cannot serve (masks, head sizes, float32, ...) and a backend "
+                "that is not installed here use ComfyUI's own attention (PyTorch SDPA on GPUs), with "
+                "one warning per reason. error: stop with a message naming the reason and the package. "
+                "(Older workflows' 'sdpa' means fall back.)")),
+            io.Boolean.Input("autotune", default=False, optional=True, **advanced(), tooltip=(
+                "Time every usable exact backend (all Sage kernels too if a Sage backend is chosen) on "
+                "the first real call of each attention shape and keep the fastest. Results are cached "
+                "on disk per GPU and shape, so only the first run pays (about a second per shape).")),
+            *_hybrid_inputs(),
+        ]
 
     @classmethod
     def validate_inputs(cls, backend, fallback=FALL_BACK):
@@ -112,9 +105,8 @@ class AccelAttention(AccelNode):
         check_hybrid(cls.DISPLAY, **values)
         hybrid = Hybrid(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
                         values["exact_last_blocks"])
-        patched, report = apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
-                                          autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid)
-        return with_report(patched, report, report=report)
+        return patched(apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
+                                       autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid))
 
 
 NODES = [AccelAttention]

@@ -6,25 +6,18 @@ from comfy_api.latest import io
 from ._common import CATEGORY_INFO, AccelNode, report_output, with_report
 
 
-class AccelHardwareReport(AccelNode):
-    NODE_ID = "AccelHardwareReport"
-    DISPLAY = "Accel Hardware Report"
+class AccelHardwareReport(AccelNode, node_id="AccelHardwareReport", display="Accel Hardware Report",
+                          category=CATEGORY_INFO, output_node=True, aliases=("gpu info", "system info")):
+    """Shows this machine's GPU, software and attention libraries, and the defaults that the pack's automatic
+    modes (attention auto, compile mode, FP8 compute, TF32) pick here, each with its reason."""
+
+    OUTPUTS = (report_output("The hardware profile and the automatic choices, as text."),)
 
     @classmethod
-    def define_schema(cls):
-        return cls.schema(
-            category=CATEGORY_INFO,
-            output_node=True,
-            description=(
-                "Shows this machine's GPU, software and attention libraries, and the defaults that the pack's "
-                "automatic modes (attention auto, compile mode, FP8 compute, TF32) pick here, each with its reason."),
-            search_aliases=("gpu info", "system info"),
-            inputs=[
-                io.Boolean.Input("refresh", default=False, tooltip=(
-                    "Probe the machine again (e.g. after installing flash-attn or sageattention) instead of using "
-                    "the profile cached at first use.")),
-            ],
-            outputs=[report_output("The hardware profile and the automatic choices, as text.")])
+    def inputs(cls):
+        return [io.Boolean.Input("refresh", default=False, tooltip=(
+            "Probe the machine again (e.g. after installing flash-attn or sageattention) instead of using the "
+            "profile cached at first use."))]
 
     @classmethod
     def fingerprint_inputs(cls, refresh):
