@@ -23,6 +23,10 @@ Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 2
   * `sweep`: for every published Wan set the pack can apply (TeaCache and MagCache, recommended values), one
     sampling run per step count: evaluations computed/skipped, the pattern, and deviation from the uncached run
     at that step count (PSNR, cosine, rel L2). Untimed. --sweep-steps "" turns it off.
+  * --sweep-only skips the timed variants; --sweep-shard I/N runs every N-th set starting at I, so N GPUs (or N
+    calls) share the sweep: e.g. on two GPUs `CUDA_VISIBLE_DEVICES=0 ... --sweep-only --sweep-shard 0/2` and
+    `CUDA_VISIBLE_DEVICES=1 ... --sweep-shard 1/2` (about 5 minutes each on an H200 at 20,30,50 steps, estimated
+    from 0.37 s per 1.3B step).
 """
 from __future__ import annotations
 
@@ -66,7 +70,10 @@ def main():
     ap.add_argument("--cfg", type=float, default=5.0)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sweep-steps", default="20,30,50", help="step counts of the per-set sweep ('' = no sweep)")
+    ap.add_argument("--sweep-only", action="store_true", help="only the per-set sweep (no timed variants)")
+    ap.add_argument("--sweep-shard", default="0/1", help="I/N: this run sweeps sets I, I+N, I+2N, ... of the list")
     a = ap.parse_args()
+    _shard(a.sweep_shard)  # a bad value stops here, before the model is built
     out_dir = Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     t_start = time.time()
@@ -130,7 +137,9 @@ def main():
             kw["ratios"] = "wan2.1_t2v_1.3B"
         variants.append((label, node, kw))
 
-    models = {"baseline": (model, "")}
+    if a.sweep_only:
+        variants = []
+    models = {} if a.sweep_only else {"baseline": (model, "")}
     for label, node, kw in variants:
         try:
             if node in ("any", "compile+any"):
@@ -237,6 +246,16 @@ def _joint(patterns) -> str:
     return "".join("." if all(p[j] == "." for p in patterns) else "#" for j in range(min(map(len, patterns))))
 
 
+def _shard(text: str) -> tuple:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise SystemExit(f"--sweep-shard: {text!r} is not I/N (e.g. 0/2)") from None
+    if not 0 <= i < n:
+        raise SystemExit(f"--sweep-shard: {text!r} needs 0 <= I < N")
+    return i, n
+
+
 def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
     """Skip counts and deviation vs uncached per coefficient set and step count (see the module doc)."""
     from accel_harness import models as M
@@ -256,6 +275,9 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
             if e.get("family") in ("wan21", "wan22") and cc.adapter_for_set(e)]
     if a.smoke:
         sets = [s for s in sets if s[1] in ("wan2.1_t2v_1.3B", "wan2.2_t2v_14B")]
+    shard, shards = _shard(a.sweep_shard)
+    sets = sets[shard::shards]
+    res["sweep_shard"] = f"{shard}/{shards}"
     res["sweep"] = {}
     for n in steps_list:
         sync()
@@ -303,7 +325,8 @@ def _write(out_dir: Path, res: dict):
     if res.get("sweep"):
         ns = res.get("sweep_steps", [])
         lines += ["", f"## Per set, recommended values, at {'/'.join(map(str, ns))} steps",
-                  "", "skipped/evaluations and PSNR (dB) vs the uncached run at the same step count", "",
+                  "", "skipped/evaluations and PSNR (dB) vs the uncached run at the same step count"
+                  + (f" (shard {res['sweep_shard']} of the sets)" if res.get("sweep_shard", "0/1") != "0/1" else ""), "",
                   "| set | " + " | ".join(f"{n} steps" for n in ns) + " |", "| --- |" + " --- |" * len(ns)]
         for key, per in res["sweep"].items():
             cells = []

@@ -157,6 +157,26 @@ def test_bench_cache_smoke_records_skips_per_set(tmp_path):
     assert "| magcache:wan2.1_t2v_1.3B |" in (out / "bench_cache.md").read_text()
 
 
+def test_bench_cache_sweep_shards_split_the_sets(tmp_path):
+    """--sweep-only --sweep-shard I/N: no timed variants, and the N shards sweep disjoint sets that together are
+    the whole list (two GPUs share the sweep); a bad shard stops before anything is built."""
+    script = str(H.REPO_ROOT / "bench" / "bench_cache.py")
+    swept = []
+    for i in (0, 1):
+        out = tmp_path / f"shard{i}"
+        r = subprocess.run([sys.executable, script, "--smoke", "--sweep-only", "--sweep-steps", "4", "--sweep-shard",
+                            f"{i}/2", "--out", str(out)], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        res = json.loads((out / "bench_cache.json").read_text())
+        assert not res["errors"] and res["runs"] == {} and res["sweep_shard"] == f"{i}/2"
+        swept.append(set(res["sweep"]))
+    assert swept[0] and swept[1] and not swept[0] & swept[1]
+    assert swept[0] | swept[1] >= {"magcache:wan2.1_t2v_1.3B", "teacache:wan2.1_t2v_1.3B", "magcache:wan2.2_t2v_14B"}
+    r = subprocess.run([sys.executable, script, "--smoke", "--sweep-shard", "2/2", "--out", str(tmp_path / "bad")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "--sweep-shard" in r.stderr
+
+
 def test_bench_matrix_smoke(tmp_path):
     """bench_matrix end to end on tiny Wan (CPU): ComfyUI started like main.py (harness mainlike), weights
     through comfy.sd.load_diffusion_model, chains built with the real nodes, sampled with ComfyUI's sampler;
