@@ -54,7 +54,14 @@ CHAINS = {
     "attention_fp8_all": "Accel Attention flash_attn_3_fp8 on every step (no hybrid schedule)",
     "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with comfy-kitchen)",
     "level1_fast": "Accel Wan Level-1 quality fast, compile_mode default",
+    "fp8_level1_fast": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1 quality fast (hybrid schedule defaults)",
+    "fp8_attnfp8_compile": "Accel Load Diffusion Model (FP8) -> Accel CUDA Settings -> Accel Attention flash_attn_3_fp8 "
+                           "on every step -> Accel Compile (the combined quantized path per forward)",
+    "fp8_keepxattn_level1": "Accel Load Diffusion Model (FP8, extra_keep cross_attn q/o in 16-bit) -> Accel Wan Level-1",
 }
+# issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
+# (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
+_KEEP_XATTN_QO = "blocks.*.cross_attn.q, blocks.*.cross_attn.o"
 _NO_HYBRID = dict(exact_first_steps=0, exact_last_steps=0, exact_first_blocks=0, exact_last_blocks=0)
 
 
@@ -256,10 +263,17 @@ class Matrix:
             F = self.H.pack_module("accel.fp8")
             act = {"fp32acc": F.ACT_PER_TOKEN_FP32, "block": F.ACT_BLOCK}.get(name.rsplit("_", 1)[-1], F.ACT_DEFAULT)
             compute = F.COMPUTE_DEQUANT if name == "fp8_dequant" else F.COMPUTE_AUTO
-            res = F.load_file(str(path), compute=compute, activation_scaling=act)
-            if not name.startswith("fp8_level1"):
+            keep = _KEEP_XATTN_QO if name == "fp8_keepxattn_level1" else ""
+            res = F.load_file(str(path), compute=compute, activation_scaling=act, extra_keep=keep)
+            if name == "fp8_attnfp8_compile":
+                m = call_node("AccelCUDASettings", model=res.patcher)[0]
+                m = call_node("AccelAttention", model=m, backend="flash_attn_3_fp8", fallback="error", **_NO_HYBRID)[0]
+                m, rep = call_node("AccelCompile", model=m)[:2]
+                return m, res.report + "\n" + rep
+            if "level1" not in name:
                 return res.patcher, res.report
-            m, rep = call_node("AccelWanLevel1", model=res.patcher)[:2]
+            opts = {"compile_mode": "default", "quality": "fast", "on_failure": "error"} if name == "fp8_level1_fast" else {}
+            m, rep = call_node("AccelWanLevel1", model=res.patcher, **opts)[:2]
             return m, getattr(res, "report", "") + "\n" + rep
         base = self.base(path)
         if name == "stock":
