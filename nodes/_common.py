@@ -24,8 +24,8 @@ CATEGORY_TESTING = "accel/testing"
 # --- V3 nodes ------------------------------------------------------------------------------------------------
 #
 # Every node is an `AccelNode` and declares what its schema needs where it is read: id, display name, category
-# and flags in the class statement, the description as the class docstring, the outputs as OUTPUTS and the
-# inputs (built when ComfyUI asks: file and backend lists change) in `inputs()`. `define_schema` is written
+# and flags in the class statement, the description as the class docstring, the inputs (built when ComfyUI
+# asks: file and backend lists change) in `inputs()`, then the outputs as OUTPUTS. `define_schema` is written
 # once, here. NODE_ID and DISPLAY are passed as `node=` to accel/ so that errors and reports name the node.
 
 _SCHEMA_FIELDS = {f.name for f in dataclasses.fields(io.Schema)}
@@ -42,10 +42,11 @@ class AccelNode(io.ComfyNode):
 
         class AccelFoo(AccelNode, node_id="AccelFoo", display="Accel Foo", category=CATEGORY_PATCH):
             \"\"\"What the node does: the description ComfyUI shows.\"\"\"
-            OUTPUTS = (model_output("..."), report_output("..."))
 
             @classmethod
             def inputs(cls): return [io.Model.Input("model"), ...]
+
+            OUTPUTS = (model_output("..."), report_output("..."))
 
             @classmethod
             def execute(cls, model, ...): ...

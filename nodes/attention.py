@@ -56,9 +56,6 @@ class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attenti
     comfy_kitchen_int8) are never chosen by 'auto'; chosen by name they run exact attention on the first and
     last sampling steps (advanced inputs). The report output says what was chosen and why."""
 
-    OUTPUTS = (model_output("A clone of the input model whose attention runs on the chosen backend."),
-               report_output("What was chosen and why, what each call falls back to, and what was skipped."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -78,6 +75,9 @@ class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attenti
                 "on disk per GPU and shape, so only the first run pays (about a second per shape).")),
             *_hybrid_inputs(),
         ]
+
+    OUTPUTS = (model_output("A clone of the input model whose attention runs on the chosen backend."),
+               report_output("What was chosen and why, what each call falls back to, and what was skipped."))
 
     @classmethod
     def validate_inputs(cls, backend, fallback=FALL_BACK):

@@ -77,10 +77,6 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
     Flux.1/Kontext, HunyuanVideo; other models via Accel Cache Calibrate."""
 
     KIND, SET_INPUT = "teacache", "coefficients"
-    OUTPUTS = (model_output("The model with TeaCache (a clone; the input MODEL is untouched)."),
-               report_output("What was configured, which coefficient set and why, and the last run's statistics. "
-                             + _STATS_TIP))
-
     @classmethod
     def inputs(cls):
         return [
@@ -96,6 +92,10 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
                 "auto: the published set for the detected model (Wan I2V 480p/720p chosen per run from the latent "
                 "size). user:<name>: a set you calibrated with Accel Cache Calibrate."),
         ]
+
+    OUTPUTS = (model_output("The model with TeaCache (a clone; the input MODEL is untouched)."),
+               report_output("What was configured, which coefficient set and why, and the last run's statistics. "
+                             + _STATS_TIP))
 
     @classmethod
     def validate_inputs(cls, coefficients):
@@ -117,10 +117,6 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
     Qwen-Image, HunyuanVideo; others via Accel Cache Calibrate."""
 
     KIND, SET_INPUT = "magcache", "ratios"
-    OUTPUTS = (model_output("The model with MagCache (a clone; the input MODEL is untouched)."),
-               report_output("What was configured, which ratio set and why, and the last run's statistics. "
-                             + _STATS_TIP))
-
     @classmethod
     def inputs(cls):
         return [
@@ -136,6 +132,10 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
                 "auto: the published ratios for the detected model. Wan 2.2 A14B experts look like Wan 2.1 14B: "
                 "pick wan2.2_t2v_14B / wan2.2_i2v_14B for them. user:<name>: ratios you calibrated."),
         ]
+
+    OUTPUTS = (model_output("The model with MagCache (a clone; the input MODEL is untouched)."),
+               report_output("What was configured, which ratio set and why, and the last run's statistics. "
+                             + _STATS_TIP))
 
     @classmethod
     def validate_inputs(cls, ratios):
@@ -159,10 +159,6 @@ class AccelCacheCalibrate(AccelNode, node_id="AccelCacheCalibrate", display="Acc
     file as user:<name>. Experimental: the fitting is tested on tiny random models only, not yet on real
     checkpoints; compare outputs before relying on a suggested threshold."""
 
-    OUTPUTS = (model_output("The model with calibration recording (nothing is skipped; output identical to the "
-                            "input MODEL's)."),
-               report_output("Where the file goes and how to use it; the fit results are logged after each run."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -178,6 +174,10 @@ class AccelCacheCalibrate(AccelNode, node_id="AccelCacheCalibrate", display="Acc
                 "refused. On: the first completed run after this node executes replaces the file (the old file "
                 "is kept as <name>.<time>.json.bak next to it); later runs are added.")),
         ]
+
+    OUTPUTS = (model_output("The model with calibration recording (nothing is skipped; output identical to the "
+                            "input MODEL's)."),
+               report_output("Where the file goes and how to use it; the fit results are logged after each run."))
 
     @classmethod
     def validate_inputs(cls, name):
@@ -207,10 +207,6 @@ class AccelCacheAnyModel(AccelNode, node_id="AccelCacheAnyModel", display="Accel
     skipped steps and the estimated and measured change of the reused residual. Experimental: tested on tiny random
     models of each family; its default threshold has not been checked on real checkpoints yet."""
 
-    OUTPUTS = (model_output("The model with the step cache (a clone; the input MODEL is untouched)."),
-               report_output("What was configured and the last run's statistics: steps skipped, the estimated change "
-                             "of the reused residual and the change measured at the next computed step. " + _STATS_TIP))
-
     @classmethod
     def inputs(cls):
         from ..accel.cache import any_model as agn
@@ -229,6 +225,10 @@ class AccelCacheAnyModel(AccelNode, node_id="AccelCacheAnyModel", display="Accel
                                    "fine detail; the last step is always computed)."),
             _cache_device(),
         ]
+
+    OUTPUTS = (model_output("The model with the step cache (a clone; the input MODEL is untouched)."),
+               report_output("What was configured and the last run's statistics: steps skipped, the estimated change "
+                             "of the reused residual and the change measured at the next computed step. " + _STATS_TIP))
 
     @classmethod
     def execute(cls, model, threshold, start_percent, end_percent, cache_device):

@@ -21,9 +21,6 @@ class AccelCompile(AccelNode, node_id="AccelCompile", display="Accel Compile", c
     keeps compiled kernels in ComfyUI/user/comfyui-accel/compile-cache for fast restarts, and falls back to
     eager with one log line if compiling fails. Compilation happens on the first sampling step."""
 
-    OUTPUTS = (model_output("The model, compiled on its first sampling step."),
-               report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so far."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -54,6 +51,9 @@ class AccelCompile(AccelNode, node_id="AccelCompile", display="Accel Compile", c
                 "(uncompiled) from then on (the prompt succeeds). error: stop the prompt with the error. "
                 "(Older workflows' 'eager' / 'raise' mean the same.)")),
         ]
+
+    OUTPUTS = (model_output("The model, compiled on its first sampling step."),
+               report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so far."))
 
     @classmethod
     def validate_inputs(cls, on_failure):

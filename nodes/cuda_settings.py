@@ -19,9 +19,6 @@ class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel C
     previous values when it ends, so other models in the same workflow or process are unaffected (unlike the --fast
     command-line flags). Attention and weights are not touched. Works with any model."""
 
-    OUTPUTS = (model_output("A clone of the model that carries these settings for its sampling runs."),
-               report_output("What will be set during this model's runs, and what has no effect on this machine."))
-
     @classmethod
     def inputs(cls):
         from ..accel.cuda_settings import SDPA_AUTO, SDPA_PRESETS
@@ -52,6 +49,9 @@ class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel C
                 "Matters where attention goes through torch SDPA: ComfyUI's default attention on most "
                 "GPUs, calls Accel Attention hands back to it, or its 'sdpa' backend.")),
         ]
+
+    OUTPUTS = (model_output("A clone of the model that carries these settings for its sampling runs."),
+               report_output("What will be set during this model's runs, and what has no effect on this machine."))
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):

@@ -24,9 +24,6 @@ class AccelLoadDiffusionModelFP8(AccelNode, node_id="AccelLoadDiffusionModelFP8"
     fp8 and per-channel weight_scale files. Embeddings, norms, modulation and the output head stay in bf16/fp16.
     LoRAs, offloading and other model nodes work as with ComfyUI's own loader. The report says what was done."""
 
-    OUTPUTS = (model_output("The diffusion model with FP8 linear layers."),
-               report_output("What was loaded: stored format, layers quantized and kept, memory saved, compute path."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -61,6 +58,9 @@ class AccelLoadDiffusionModelFP8(AccelNode, node_id="AccelLoadDiffusionModelFP8"
                 "0.9946 vs 0.9941, at 16-bit matmul speed); for quality keep cross_attn.q/o in 16-bit (extra_keep).")),
         ]
 
+    OUTPUTS = (model_output("The diffusion model with FP8 linear layers."),
+               report_output("What was loaded: stored format, layers quantized and kept, memory saved, compute path."))
+
     @classmethod
     def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False,
                 activation_scaling=F.ACT_DEFAULT):
@@ -82,8 +82,6 @@ class AccelSaveFP8Model(AccelNode, node_id="AccelSaveFP8Model", display="Accel S
     source file to convert. Per-channel scales are not readable by stock 0.3.75, so the file is per-tensor. Written
     to models/diffusion_models."""
 
-    OUTPUTS = (report_output("Where the file was written and what it holds."),)
-
     @classmethod
     def inputs(cls):
         return [
@@ -97,6 +95,8 @@ class AccelSaveFP8Model(AccelNode, node_id="AccelSaveFP8Model", display="Accel S
             io.Combo.Input("keep_high_precision", options=list(F.KEEP_CHOICES), default=F.KEEP_AUTO, optional=True,
                            tooltip="For a source file or a non-FP8 model: which layers stay bf16 (as in the loader)."),
         ]
+
+    OUTPUTS = (report_output("Where the file was written and what it holds."),)
 
     @classmethod
     def execute(cls, filename_prefix, model=None, source_file=NONE_FILE, keep_high_precision=F.KEEP_AUTO):

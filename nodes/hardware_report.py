@@ -11,13 +11,13 @@ class AccelHardwareReport(AccelNode, node_id="AccelHardwareReport", display="Acc
     """Shows this machine's GPU, software and attention libraries, and the defaults that the pack's automatic
     modes (attention auto, compile mode, FP8 compute, TF32) pick here, each with its reason."""
 
-    OUTPUTS = (report_output("The hardware profile and the automatic choices, as text."),)
-
     @classmethod
     def inputs(cls):
         return [io.Boolean.Input("refresh", default=False, tooltip=(
             "Probe the machine again (e.g. after installing flash-attn or sageattention) instead of using the "
             "profile cached at first use."))]
+
+    OUTPUTS = (report_output("The hardware profile and the automatic choices, as text."),)
 
     @classmethod
     def fingerprint_inputs(cls, refresh):

@@ -15,8 +15,6 @@ class AccelMultiGPU(AccelNode, node_id="AccelMultiGPU", display="Accel Multi-GPU
     samples as stock. Put it last in the model chain (after LoRAs and Accel Attention). Experimental: measured
     on 2 H200 GPUs with Wan 14B (1.96x one GPU); Flux and Qwen-Image verified on the CPU only."""
 
-    OUTPUTS = (model_output("The model, sampled by the worker processes."), report_output("What was applied."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -31,6 +29,8 @@ class AccelMultiGPU(AccelNode, node_id="AccelMultiGPU", display="Accel Multi-GPU
                 "(2 GPUs: one each, no attention exchange; 4: 2 x 2). Steps that carry only one of them (CFG 1) "
                 "use all GPUs for the sequence. off: sequence parallel only.")),
         ]
+
+    OUTPUTS = (model_output("The model, sampled by the worker processes."), report_output("What was applied."))
 
     @classmethod
     def execute(cls, model, gpus, device, cfg_parallel="on"):

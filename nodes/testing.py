@@ -21,9 +21,6 @@ class AccelRandomConditioning(AccelNode, node_id="AccelRandomConditioning",
     encoder's output so a model can be sampled without one. It carries no meaning: use a real text encoder
     (CLIPTextEncode) for real prompts."""
 
-    OUTPUTS = (io.Conditioning.Output(display_name="conditioning", tooltip=(
-        "Random conditioning [[tensor(1, tokens, dim), {}]] on the CPU, float32.")),)
-
     @classmethod
     def inputs(cls):
         return [
@@ -36,6 +33,9 @@ class AccelRandomConditioning(AccelNode, node_id="AccelRandomConditioning",
             io.Float.Input("scale", default=1.0, min=0.0, max=100.0, step=0.01,
                            tooltip="Multiplier on the standard-normal values."),
         ]
+
+    OUTPUTS = (io.Conditioning.Output(display_name="conditioning", tooltip=(
+        "Random conditioning [[tensor(1, tokens, dim), {}]] on the CPU, float32.")),)
 
     @classmethod
     def execute(cls, seed, tokens, dim, scale=1.0):
@@ -52,11 +52,6 @@ class AccelLatentDiff(AccelNode, node_id="AccelLatentDiff", display="Accel Laten
     seed) and reports max and mean absolute difference, relative L2 error and cosine similarity. Shows the report
     under the node."""
 
-    OUTPUTS = (report_output("The comparison as text."),
-               io.Float.Output(display_name="max_abs", tooltip="Largest absolute difference of any element."),
-               io.Float.Output(display_name="cosine",
-                               tooltip="Cosine similarity of the flattened latents (1.0 = same direction)."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -65,6 +60,11 @@ class AccelLatentDiff(AccelNode, node_id="AccelLatentDiff", display="Accel Laten
             io.String.Input("label", default="accelerated vs stock", optional=True,
                             tooltip="Names the comparison in the report."),
         ]
+
+    OUTPUTS = (report_output("The comparison as text."),
+               io.Float.Output(display_name="max_abs", tooltip="Largest absolute difference of any element."),
+               io.Float.Output(display_name="cosine",
+                               tooltip="Cosine similarity of the flattened latents (1.0 = same direction)."))
 
     @classmethod
     def execute(cls, latent_a, latent_b, label="accelerated vs stock"):

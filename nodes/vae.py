@@ -15,9 +15,6 @@ class AccelVAE(AccelNode, node_id="AccelVAE", display="Accel VAE", category=CATE
     Torch settings are set for the decode only and restored after; the input VAE is not modified. Wan 2.1/2.2 VAE
     (Wan, Qwen-Image) and the KL VAEs of Flux/SDXL/SD3. The report says what was applied and how far it may differ."""
 
-    OUTPUTS = (io.Vae.Output(display_name="vae", tooltip="A copy of the VAE whose decode runs accelerated."),
-               report_output("What was applied, and how far each option may differ from the stock decode."))
-
     @classmethod
     def inputs(cls):
         return [
@@ -52,6 +49,9 @@ class AccelVAE(AccelNode, node_id="AccelVAE", display="Accel VAE", category=CATE
                 "fall back: a VAE type Accel VAE does not know (or an option it cannot apply) passes through "
                 "unchanged with a report line; error: stop with a message naming the reason.")),
         ]
+
+    OUTPUTS = (io.Vae.Output(display_name="vae", tooltip="A copy of the VAE whose decode runs accelerated."),
+               report_output("What was applied, and how far each option may differ from the stock decode."))
 
     @classmethod
     def validate_inputs(cls, on_failure="fall back"):

@@ -19,9 +19,6 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
     on an H200 with a cold cache); later runs and restarts are faster. quality 'fast' (opt-in) adds FP8 attention on
     H100/H200 except on the first and last sampling steps."""
 
-    OUTPUTS = (model_output("A clone of the Wan model with the Level-1 patches (the input model is unchanged)."),
-               report_output("What was applied, what fell back and why, and the measured deviation from stock."))
-
     @classmethod
     def inputs(cls):
         from ..accel.wan_level1 import COMPILE_MODES, QUALITIES
@@ -56,6 +53,9 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
                 "not exact: the report states the measured deviation. Where FP8 attention cannot run, "
                 "attention stays exact and the report says why.")),
         ]
+
+    OUTPUTS = (model_output("A clone of the Wan model with the Level-1 patches (the input model is unchanged)."),
+               report_output("What was applied, what fell back and why, and the measured deviation from stock."))
 
     @classmethod
     def validate_inputs(cls, on_failure, quality="exact"):

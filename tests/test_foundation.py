@@ -49,6 +49,21 @@ def test_every_node_is_a_v3_node_registered_through_comfy_entrypoint(pack):
         assert not hasattr(cls, "IS_CHANGED") and not hasattr(cls, "VALIDATE_INPUTS"), cls
 
 
+def test_nodes_declare_themselves_and_share_one_define_schema(pack):
+    """Every node: its own id/display/category in the class statement, its description as its docstring (one
+    line in the schema), outputs declared; define_schema only in AccelNode (no per-node schema boilerplate)."""
+    import inspect
+
+    base = pack.nodes._common.AccelNode
+    for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
+        schema = cls.GET_SCHEMA()
+        assert "define_schema" not in cls.__dict__ and cls.define_schema.__func__ is base.define_schema.__func__, name
+        assert "_ACCEL" in cls.__dict__ and cls.NODE_ID == name and schema.category.startswith("accel"), name
+        assert cls.__doc__ and schema.description == " ".join(inspect.cleandoc(cls.__doc__).split()), name
+        assert "\n" not in schema.description and len(schema.description) > 60, name
+        assert schema.outputs and list(schema.outputs) == list(cls.OUTPUTS), name
+
+
 def test_every_input_has_a_tooltip(pack):
     for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
         spec = cls.INPUT_TYPES()
