@@ -47,6 +47,18 @@ def _fill_(name: str, t: torch.Tensor, gen: torch.Generator) -> None:
         t.copy_(torch.randn(shape, generator=gen, device=t.device, dtype=torch.float32) / math.sqrt(fan_in))
 
 
+def _random_state(module: torch.nn.Module, seed: int, dtype, device="cpu", fill=_fill_) -> dict:
+    """A seeded state dict with `module`'s keys and shapes (the module may live on the meta device), each
+    tensor made on `device` in fp32 and stored in `dtype` (one at a time: peak memory is the result)."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+    sd = {}
+    for name, t in sorted(module.state_dict().items()):
+        out = torch.empty(t.shape, dtype=torch.float32, device=device)
+        fill(name, out, gen)
+        sd[name] = out.to(dtype)
+    return sd
+
+
 def randomize_(module: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
     """Fill every parameter and buffer of an (uninitialised) module with seeded values."""
     params = dict(module.named_parameters())
@@ -96,14 +108,8 @@ def wan_state_dict(variant: str = "t2v", size: str = "tiny", seed: int = 0, dtyp
         m = WanModel(model_type=model_type, in_dim=in_dim, out_dim=out_dim, dim=d, ffn_dim=f,
                      num_heads=d // 128, num_layers=n, text_len=512, dtype=dtype,
                      operations=comfy.ops.disable_weight_init)
-    gen = torch.Generator(device=device).manual_seed(seed)
-    sd = {}
-    for name, t in sorted(m.state_dict().items()):
-        out = torch.empty(t.shape, dtype=torch.float32, device=device)
-        _fill_(name, out, gen)
-        # ComfyUI keeps patch_embedding fp32 at run time; checkpoints ship it in the model dtype.
-        sd[name] = out.to(dtype)
-    return sd
+    # ComfyUI keeps patch_embedding fp32 at run time; checkpoints ship it in the model dtype.
+    return _random_state(m, seed, dtype, device)
 
 
 def save_safetensors(sd: dict, path, metadata: dict | None = None) -> Path:
@@ -277,6 +283,91 @@ def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
     return tiny_model_from_config(QWEN_IMAGE_TINY, seed, dtype)
 
 
+# --- Flux.1-dev and Qwen-Image at their true (published) configs ----------------------------------------------
+
+# The only keys ComfyUI's detection (comfy/model_detection.py detect_unet_config, 0.3.75 and 0.33) reads to tell
+# these families apart and size them, with their shapes in the published checkpoints (flux1-dev.safetensors:
+# 19 double + 38 single blocks, hidden 3072 = img_in (3072, 16 channels x 2 x 2), T5 context 4096, CLIP pooled
+# 768, a guidance embedder = dev, not schnell; qwen_image_bf16.safetensors: 60 blocks, img_in (3072, 64),
+# Qwen2.5-VL text 3584, proj_out (64, 3072)). Everything else of the config (Flux: heads 24, axes_dim, mlp
+# ratio, theta, qkv bias; Qwen-Image: heads 24 x 128, rope axes, joint dim) is detection's own constants or
+# the model class's defaults, so `true_unet_config` is exactly what UNETLoader gives for those files.
+PUBLISHED_KEYS = {
+    "flux": {"img_in.weight": (3072, 64), "txt_in.weight": (3072, 4096), "vector_in.in_layer.weight": (3072, 768),
+             "guidance_in.in_layer.weight": (3072, 256),
+             **{f"double_blocks.{i}.img_attn.norm.key_norm.scale": (128,) for i in range(19)},
+             **{f"single_blocks.{i}.norm.key_norm.scale": (128,) for i in range(38)}},
+    "qwen_image": {"txt_norm.weight": (3584,), "img_in.weight": (3072, 64), "proj_out.weight": (64, 3072),
+                   **{f"transformer_blocks.{i}.attn.norm_q.weight": (128,) for i in range(60)}},
+}
+
+
+def true_unet_config(family: str) -> dict:
+    """ComfyUI's detected config for a published checkpoint of `family` ("flux" = Flux.1-dev, "qwen_image"),
+    from its key skeleton (meta tensors: nothing is allocated)."""
+    import comfy.model_detection
+
+    skeleton = {k: torch.empty(shape, device="meta") for k, shape in PUBLISHED_KEYS[family].items()}
+    cfg = comfy.model_detection.detect_unet_config(skeleton, "")
+    if not cfg or cfg.get("image_model") != family:
+        raise RuntimeError(f"ComfyUI's detection did not read the {family} key skeleton as {family}: {cfg}")
+    return cfg
+
+
+def meta_diffusion_model(unet_config: dict) -> torch.nn.Module:
+    """The diffusion model ComfyUI builds for `unet_config`, on the meta device (shapes only, no memory)."""
+    import comfy.model_detection
+
+    mc = comfy.model_detection.model_config_from_unet_config(dict(unet_config))
+    if mc is None:
+        raise RuntimeError(f"no ComfyUI model config matches {unet_config}")
+    with torch.device("meta"), _plain_parameters():
+        return mc.get_model({}).diffusion_model
+
+
+def true_state_dict(family: str, seed: int = 0, dtype=torch.bfloat16, device="cpu", unet_config=None) -> dict:
+    """A random state dict in the official key layout of `family`'s true config (built on `device`)."""
+    dm = meta_diffusion_model(unet_config or true_unet_config(family))
+    return _random_state(dm, seed, dtype, device)
+
+
+def _detected_model(family: str, seed, dtype, device, model_options):
+    import comfy.sd
+
+    expect = true_unet_config(family)
+    sd = true_state_dict(family, seed, dtype, device, expect)
+    m = comfy.sd.load_diffusion_model_state_dict(sd, model_options=model_options or {})
+    del sd
+    if m is None:
+        raise RuntimeError(f"ComfyUI did not detect the random {family} state dict")
+    got = m.model.model_config.unet_config
+    if any(got.get(k) != v for k, v in expect.items()):
+        raise RuntimeError(f"ComfyUI detected the random {family} state dict as {got}, not {expect}")
+    return m
+
+
+def flux_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu", model_options: dict | None = None):
+    """Flux.1-dev ModelPatcher. "true": the published 12B config through ComfyUI's loader (the state dict is
+    made on `device`; about 24 GB in bf16); "tiny": `tiny_flux` (CPU tests; `device` and `model_options` unused).
+    Inputs: x (B, 16, H/8, W/8), context (B, tokens, 4096), y = pooled CLIP (B, 768), guidance (B,)."""
+    if size == "tiny":
+        return tiny_flux(seed, dtype)
+    if size != "true":
+        raise ValueError(f"Flux size {size!r}: use 'true' or 'tiny'")
+    return _detected_model("flux", seed, dtype, device, model_options)
+
+
+def qwen_image_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu",
+                     model_options: dict | None = None):
+    """Qwen-Image ModelPatcher. "true": the published 20B config through ComfyUI's loader (about 41 GB in
+    bf16); "tiny": `tiny_qwen_image`. Inputs: x (B, 16, 1, H/8, W/8), context (B, tokens, 3584)."""
+    if size == "tiny":
+        return tiny_qwen_image(seed, dtype)
+    if size != "true":
+        raise ValueError(f"Qwen-Image size {size!r}: use 'true' or 'tiny'")
+    return _detected_model("qwen_image", seed, dtype, device, model_options)
+
+
 LTXV_TINY = {
     "image_model": "ltxv", "in_channels": 128, "num_layers": 2, "attention_head_dim": 32, "num_attention_heads": 2,
     "cross_attention_dim": 64, "caption_channels": 64,
@@ -306,13 +397,7 @@ def _fill_vae_(name: str, t: torch.Tensor, gen: torch.Generator) -> None:
 
 
 def _random_like_state(module: torch.nn.Module, seed: int, dtype) -> dict:
-    gen = torch.Generator().manual_seed(seed)
-    sd = {}
-    for name, t in sorted(module.state_dict().items()):
-        out = torch.empty(t.shape, dtype=torch.float32)
-        _fill_vae_(name, out, gen)
-        sd[name] = out.to(dtype)
-    return sd
+    return _random_state(module, seed, dtype, fill=_fill_vae_)
 
 
 def wan21_vae_state_dict(size: str = "tiny", seed: int = 0, dtype=torch.float32) -> dict:
