@@ -1,8 +1,18 @@
-"""Accel Multi-GPU vs one GPU: Wan per-step forward time on N GPUs, speed-up, cosine to the one-GPU output.
+"""Accel Multi-GPU vs one GPU: per-step forward time on N GPUs, speed-up, cosine to the one-GPU output.
+
+Families (--family): wan (default, Wan 2.1 T2V), flux (Flux.1-dev), qwen_image (Qwen-Image).
 
 One sampling step with CFG is one diffusion-model forward of batch 2 (cond + uncond batched, as ComfyUI
-does when they fit). Measured per configuration, true Wan config with random weights (bf16, 480p 81 frames:
-latent (2,16,21,60,104), text context (2,512,4096)):
+does when they fit). Models: ComfyUI's own classes with random weights (bf16) in the true configs, inputs at a
+typical resolution (override with --height/--width/--tokens):
+  * wan (--size 14B): 480p 81 frames: latent (2,16,21,60,104), text context (2,512,4096);
+  * flux (--size true = Flux.1-dev 12B, the config ComfyUI detects for flux1-dev.safetensors): 1024x1024:
+    latent (2,16,128,128) (4096 image tokens), T5 context (2,256,4096) (ComfyUI pads Flux's T5 prompt to 256
+    tokens), pooled CLIP y (2,768), guidance (2,) = 3.5;
+  * qwen_image (--size true = Qwen-Image 20B, ComfyUI's detected config): 1328x1328: latent (2,16,1,166,166)
+    (6889 image tokens), Qwen2.5-VL context (2,256,3584) (a long prompt; Qwen-Image's text is not padded),
+    no text mask (every token valid).
+Measured per configuration:
   * 1 GPU: ComfyUI's forward in this process (stock attention), median of --repeats after --warmup;
   * N GPUs (each of --gpus that this machine has), CFG parallel on and off (--cfg-parallel): the same forward
     through Accel Multi-GPU's worker processes (NCCL), median of --repeats after --warmup; `first_call_s` is
@@ -13,10 +23,23 @@ Issue #16 targets (Wan 14B): 2 GPUs >= 1.8x, 4 >= 3.4x, 8 >= 6x; cosine >= 0.999
 Run (GPU machine with 2/4/8 GPUs, repo root, after `source bench/gpu_env.sh` [033]):
     python3 bench/bench_multigpu.py --out $OUT                    # Wan 14B, every GPU count available
     python3 bench/bench_multigpu.py --out $OUT --gpus 2 --size 1.3B
-CPU smoke (tiny Wan, 2 CPU workers over gloo): python bench/bench_multigpu.py --smoke --out /tmp/mgsmoke
-Results are written after every measurement ($OUT/multigpu.json and .md), so a timeout keeps what was measured.
+    python3 bench/bench_multigpu.py --family flux --gpus 2 --out $OUT/mg_flux
+    python3 bench/bench_multigpu.py --family qwen_image --gpus 2 --out $OUT/mg_qwen
+CPU smoke (tiny model, 2 CPU workers over gloo): python bench/bench_multigpu.py --smoke [--family flux] --out /tmp/mgsmoke
+Results are written after every measurement ($OUT/multigpu.json and .md for Wan, multigpu_flux.* and
+multigpu_qwen_image.* for the others), so a timeout keeps what was measured.
 Expected time (14B, 8x H200): building the model ~1 min, each N-GPU configuration ~1-2 min (sending 28 GB to
 each worker dominates the first call); pass fewer --gpus values if the 10-minute limit is near.
+Estimates for 2x H200, --gpus 2, --cfg-parallel both (NOT measured: scaled from the Wan 14B run, where building
+took 42-46 s and the first multi-GPU call, 28 GB sent to 2 workers, 71-80 s; the 1-GPU step time from the FLOPs
+at the ~460 TFLOP/s that the Wan 14B 1-GPU step reached, ~3.6 PFLOP in 7.85 s):
+  * flux: 11.9 B parameters, 23.8 GB bf16. GPU 0: the random state dict while building (freed after), then
+    ComfyUI's 1-GPU copy and worker 0's copy, at most ~48 GB + activations (< 5 GB); GPU 1: worker 1's copy
+    (~24 GB); host RAM ~24 GB (ComfyUI's CPU copy that the workers are sent). 1-GPU step ~0.5 s (~235 TFLOP);
+    build ~40 s, first multi-GPU call ~60-70 s, the CFG-off row reuses the workers: ~3 minutes in all;
+  * qwen_image: 20.4 B parameters, 40.9 GB bf16: GPU 0 at most ~82 GB + activations, GPU 1 ~41 GB, host RAM
+    ~41 GB. 1-GPU step ~1.4 s (~660 TFLOP); build ~60-70 s, first multi-GPU call ~100-120 s: ~4-5 minutes.
+Both fit an H200 (141 GB) and stay under the 10-minute limit per command; 4/8 GPUs add ~1-2 minutes per count.
 """
 from __future__ import annotations
 
@@ -30,6 +53,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "multigpu"
+FAMILIES = ("wan", "flux", "qwen_image")
+# family -> (default --size, --height, --width, --tokens, output name)
+DEFAULTS = {"wan": ("14B", 480, 832, 512, NAME), "flux": ("true", 1024, 1024, 256, f"{NAME}_flux"),
+            "qwen_image": ("true", 1328, 1328, 256, f"{NAME}_qwen_image")}
+LABELS = {"wan": "Wan", "flux": "Flux.1-dev", "qwen_image": "Qwen-Image"}
 
 
 def log(msg):
@@ -38,20 +66,32 @@ def log(msg):
 
 def parse(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for multigpu.json / multigpu.md")
-    ap.add_argument("--smoke", action="store_true", help="tiny Wan, 2 CPU workers over gloo: checks the script end to end")
-    ap.add_argument("--size", default="14B", help="Wan size (harness models.WAN_SIZES): 14B, 1.3B, ...")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for multigpu.json / .md (flux: multigpu_flux.*, "
+                    "qwen_image: multigpu_qwen_image.*)")
+    ap.add_argument("--smoke", action="store_true", help="tiny model, 2 CPU workers over gloo: checks the script end to end")
+    ap.add_argument("--family", default="wan", choices=FAMILIES, help="wan (Wan 2.1 T2V), flux (Flux.1-dev), qwen_image")
+    ap.add_argument("--size", default=None, help="wan: harness models.WAN_SIZES (14B, 1.3B, ...; default 14B); flux and "
+                    "qwen_image: true (the published config, default) or tiny")
     ap.add_argument("--gpus", default="2,4,8", help="comma list of GPU counts; those above the visible count are skipped")
     ap.add_argument("--cfg-parallel", default="both", choices=["on", "off", "both"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--frames", type=int, default=81)
-    ap.add_argument("--height", type=int, default=480)
-    ap.add_argument("--width", type=int, default=832)
-    ap.add_argument("--tokens", type=int, default=512, help="text tokens of the context")
+    ap.add_argument("--frames", type=int, default=81, help="wan only")
+    ap.add_argument("--height", type=int, default=None, help="pixels; default wan 480, flux 1024, qwen_image 1328")
+    ap.add_argument("--width", type=int, default=None, help="pixels; default wan 832, flux 1024, qwen_image 1328")
+    ap.add_argument("--tokens", type=int, default=None, help="text tokens of the context; default wan 512, flux 256 "
+                    "(ComfyUI pads Flux's T5 prompt to 256), qwen_image 256")
+    ap.add_argument("--guidance", type=float, default=3.5, help="flux only: the distilled guidance input")
     ap.add_argument("--attention", default="", help="an Accel Attention backend (e.g. auto, flash_attn_3) applied to the "
                     "model before both the 1-GPU and the N-GPU runs (the workers run it per rank); empty: ComfyUI's own")
     a = ap.parse_args(argv)
+    size, height, width, tokens, _ = DEFAULTS[a.family]
+    a.size = a.size or size
+    if a.family != "wan" and a.size not in ("true", "tiny"):
+        ap.error(f"--size {a.size}: {a.family} has the sizes true (the published config) and tiny")
+    a.height = a.height or height
+    a.width = a.width or width
+    a.tokens = a.tokens or tokens
     if a.smoke:
         a.size, a.gpus, a.frames, a.height, a.width, a.tokens, a.repeats, a.warmup = "tiny", "2", 5, 32, 32, 16, 2, 1
     return a
@@ -60,7 +100,8 @@ def parse(argv=None):
 class Bench:
     def __init__(self, a):
         self.a = a
-        self.res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "runs": {}, "errors": []}
+        self.name = DEFAULTS[a.family][4]
+        self.res = {"name": self.name, "command": " ".join([sys.executable] + sys.argv), "runs": {}, "errors": []}
         self.out = Path(a.out)
 
     def boot(self):
@@ -90,24 +131,36 @@ class Bench:
             version = comfyui_version.__version__
         except Exception:
             version = None
-        t = (self.a.frames - 1) // 4 + 1
         self.res["meta"] = {
             "torch": torch.__version__, "comfyui": version, "python": sys.version.split()[0], "device": self.dev,
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "visible_gpus": self.visible,
-            "size": self.a.size, "latent": [2, 16, t, self.a.height // 8, self.a.width // 8],
-            "context": [2, self.a.tokens, 4096], "dtype": str(self.dtype), "repeats": self.a.repeats,
-            "warmup": self.a.warmup}
+            "family": self.a.family, "size": self.a.size, "latent": self.latent_shape(),
+            "context": [2, self.a.tokens, 4096] if self.a.family == "wan" else None, "dtype": str(self.dtype),
+            "repeats": self.a.repeats, "warmup": self.a.warmup}
+
+    def latent_shape(self):
+        """(2, 16, ...) at --height x --width: Wan (B, C, T, H/8, W/8), Flux (B, C, H/8, W/8), Qwen-Image
+        (B, C, 1, H/8, W/8) (ComfyUI gives it a one-frame video latent)."""
+        a, h, w = self.a, self.a.height // 8, self.a.width // 8
+        if a.family == "wan":
+            return [2, 16, (a.frames - 1) // 4 + 1, h, w]
+        return [2, 16, h, w] if a.family == "flux" else [2, 16, 1, h, w]
 
     def save(self):
         self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / f"{NAME}.json").write_text(json.dumps(self.res, indent=1, default=str))
-        (self.out / f"{NAME}.md").write_text(self.markdown())
+        (self.out / f"{self.name}.json").write_text(json.dumps(self.res, indent=1, default=str))
+        (self.out / f"{self.name}.md").write_text(self.markdown())
 
     def markdown(self):
         m = self.res.get("meta", {})
-        lines = [f"# Accel Multi-GPU: Wan {m.get('size')} per-step forward (batch 2 = cond + uncond)", "",
+        fam = m.get("family", "wan")
+        title = f"Wan {m.get('size')}" if fam == "wan" else f"{LABELS[fam]} ({m.get('size')} config)"
+        if m.get("params_B"):
+            title += f", {m['params_B']} B parameters"
+        more = "".join(f", {k} {m[k]}" for k in ("y", "guidance") if m.get(k))
+        lines = [f"# Accel Multi-GPU: {title} per-step forward (batch 2 = cond + uncond)", "",
                  f"GPU: {m.get('gpu') or m.get('device')} x{m.get('visible_gpus')}, ComfyUI {m.get('comfyui')}, "
-                 f"torch {m.get('torch')}, {m.get('dtype')}, latent {m.get('latent')}, context {m.get('context')}", "",
+                 f"torch {m.get('torch')}, {m.get('dtype')}, latent {m.get('latent')}, context {m.get('context')}{more}", "",
                  f"Attention (1 GPU and every rank): {m.get('attention') or 'ComfyUI default'}", "",
                  "| config | GPUs | CFG parallel | step ms | speed-up vs 1 | first call s | cosine vs 1 | max abs diff |",
                  "|---|---|---|---|---|---|---|---|"]
@@ -128,11 +181,39 @@ class Bench:
         a, b = a.detach().double().flatten(), b.detach().double().flatten()
         return {"cosine": float(F.cosine_similarity(a, b, dim=0)), "max_abs_diff": float((a - b).abs().max())}
 
-    def timed(self, f, x, ctx):
+    def timed(self, f, x, ctx, extra):
         from accel_harness.timing import timed
 
-        return timed(lambda: f(x, 0.9, ctx, cond_or_uncond=[0, 1]), "cuda" if self.cuda else "cpu",
+        return timed(lambda: f(x, 0.9, ctx, cond_or_uncond=[0, 1], **extra), "cuda" if self.cuda else "cpu",
                      warmup=self.a.warmup, reps=self.a.repeats)
+
+    def build(self):
+        """(ModelPatcher, label) of --family at --size: ComfyUI's own model class, random weights."""
+        a, M = self.a, self.M
+        if a.family == "wan":
+            return M.wan_model("t2v", a.size, device=self.dev, dtype=self.dtype), f"Wan {a.size}"
+        make = M.flux_model if a.family == "flux" else M.qwen_image_model
+        return make(a.size, device=self.dev, dtype=self.dtype), f"{LABELS[a.family]} {a.size}"
+
+    def inputs(self, model):
+        """(x, context, extra conds) of one batch-2 forward (cond + uncond), seeded; the extra conds are what
+        ComfyUI's model_base gives the family's forward besides x, timestep and context (Flux: y = the pooled
+        CLIP output, guidance; Qwen-Image: none without a text mask). Shapes go into the results' meta."""
+        torch, a, meta = self.torch, self.a, self.res["meta"]
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(*self.latent_shape(), generator=g)
+        if a.family == "wan":
+            return x, torch.randn(2, a.tokens, 4096, generator=g).to(self.dtype), {}
+        dm = model.model.diffusion_model
+        ctx = torch.randn(2, a.tokens, dm.txt_in.in_features, generator=g).to(self.dtype)
+        meta["context"] = list(ctx.shape)
+        extra = {}
+        if a.family == "flux":
+            extra["y"] = torch.randn(2, dm.vector_in.in_layer.in_features, generator=g).to(self.dtype)
+            extra["guidance"] = torch.full((2,), a.guidance)
+            meta["y"], meta["guidance"] = list(extra["y"].shape), f"{list(extra['guidance'].shape)} = {a.guidance}"
+        meta["params_B"] = round(sum(p.numel() for p in dm.state_dict().values()) / 1e9, 2)
+        return x, ctx, extra
 
     def record(self, key, fn):
         log(f"{key} ...")
@@ -147,24 +228,21 @@ class Bench:
         self.save()
 
     def run(self):
-        torch, a = self.torch, self.a
+        a = self.a
         t0 = time.time()
-        model = self.M.wan_model("t2v", a.size, device=self.dev, dtype=self.dtype)
+        model, label = self.build()
         self.res["meta"]["build_s"] = round(time.time() - t0, 1)
-        log(f"built Wan {a.size} in {time.time() - t0:.1f} s")
+        log(f"built {label} in {time.time() - t0:.1f} s")
         if a.attention:
             model, rep = self.H.pack_module("accel.attention").apply_attention(model, a.attention, fallback="error")
             self.res["meta"]["attention"] = rep
             log(f"attention: {rep}")
-        g = torch.Generator().manual_seed(0)
-        t = (a.frames - 1) // 4 + 1
-        x = torch.randn(2, 16, t, a.height // 8, a.width // 8, generator=g)
-        ctx = torch.randn(2, a.tokens, 4096, generator=g).to(self.dtype)
+        x, ctx, extra = self.inputs(model)
         ref = {}
 
         def one():
             with self.Forward(model) as f:
-                med, _, out = self.timed(f, x, ctx)
+                med, _, out = self.timed(f, x, ctx, extra)
             ref["out"] = out.float().cpu()
             return {"gpus": 1, "ms": round(med, 2)}
 
@@ -181,9 +259,9 @@ class Bench:
                     m, report = self.mg.apply_multigpu(model, gpus=n, device=self.dev, cfg_parallel=mode)
                     with self.Forward(m) as f:
                         t1 = time.perf_counter()
-                        f(x, 0.9, ctx, cond_or_uncond=[0, 1])
+                        f(x, 0.9, ctx, cond_or_uncond=[0, 1], **extra)
                         first = round(time.perf_counter() - t1, 2)
-                        med, _, out = self.timed(f, x, ctx)
+                        med, _, out = self.timed(f, x, ctx, extra)
                     rt = self.mg.runtime_of(m)
                     r = {"gpus": n, "cfg_parallel": mode, "ms": round(med, 2), "first_call_s": first,
                          "split": list(rt.last_split) if rt and rt.last_split else None, "report": report}
@@ -206,7 +284,7 @@ def main(argv=None):
         b.res["traceback"] = traceback.format_exc()[-3000:]
         log("FAILED " + traceback.format_exc())
     b.save()
-    log(f"wrote {b.out / (NAME + '.json')} and .md")
+    log(f"wrote {b.out / (b.name + '.json')} and .md")
     return 1 if b.res["errors"] else 0
 
 
