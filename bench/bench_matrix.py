@@ -6,7 +6,8 @@ Per chain: first-run time (includes compiling), then `--rounds` timed runs inter
 (round-robin, order reversed every other round), cosine and max |diff| of the final latent vs stock (same
 seed, noise and conditioning), peak VRAM: torch's max_memory_allocated and the device's used memory
 sampled every 50 ms (comfy-aimdo's weight buffers are not torch allocations), and the memory left
-allocated after `comfy.model_management.unload_all_models()` (memory hygiene).
+allocated after `comfy.model_management.unload_all_models()` (memory hygiene), then what each chain's model
+object still held (released when it is dropped, one chain at a time).
 
 Model: Wan 2.1 T2V at a true config (1.3B or 14B) with seeded random weights in the official key layout,
 written once to a safetensors file (reused between runs) and loaded with `comfy.sd.load_diffusion_model`.
@@ -416,9 +417,24 @@ class Matrix:
             t = _median(r.get("times_s") or [])
             if t and base_t:
                 r["speedup"] = round(base_t / t, 3)
-        # drop every patched model, unload, measure what stays allocated
-        del models
+        # unload, measure what stays allocated; then drop the chains' model objects one at a time and record what
+        # each one held beyond ComfyUI's unload (compiled graphs, patches' buffers): attribution, in one run
+        m = lat = None  # noqa: F841 - the loop variables held the last chain's model and latent
         self.res["after_unload_alloc_gib"] = self._unload()
+        released = {}
+        for n in order:
+            before = self._alloc()
+            del models[n]
+            released[n] = round(before - self._unload(), 3)
+        self.res["released_per_chain_gib"] = released
+        if hasattr(self, "_base"):
+            del self._base
+        self.res["after_dropping_all_gib"] = self._unload()
+        self.torch._dynamo.reset()  # compiled code cached on shared code objects outlives the model objects
+        self.res["after_dynamo_reset_gib"] = self._unload()
+
+    def _alloc(self):
+        return self.torch.cuda.memory_allocated() / 2 ** 30 if self.cuda else 0.0
 
     def _unload(self):
         import gc
@@ -496,6 +512,11 @@ class Matrix:
         if "after_unload_alloc_gib" in self.res:
             lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB "
                          f"(baseline before loading: {self.res.get('baseline_alloc_gib')} GiB)")
+        if "released_per_chain_gib" in self.res:
+            rel = ", ".join(f"{n} {g}" for n, g in self.res["released_per_chain_gib"].items())
+            lines.append(f"Then each chain's model object dropped in turn, GiB released: {rel}; allocated with every "
+                         f"model object dropped: {self.res.get('after_dropping_all_gib')} GiB, after torch._dynamo.reset(): "
+                         f"{self.res.get('after_dynamo_reset_gib')} GiB")
         h = self.res.get("hygiene")
         if h:
             lines += ["", f"## Memory hygiene: {len(h['runs'])} two-expert runs (high -> low noise), both experts: {h['chain']}",
