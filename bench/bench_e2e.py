@@ -44,7 +44,7 @@ STAGES = {  # class_type -> stage
     "CLIPLoader": "text encoder load", "CLIPTextEncode": "text encode", "AccelRandomConditioning": "text encode",
     "UNETLoader": "model load", "VAELoader": "vae load", "KSampler": "sampler", "KSamplerAdvanced": "sampler",
     "VAEDecode": "VAE decode", "VAEDecodeTiled": "VAE decode", "CreateVideo": "save", "SaveVideo": "save",
-    "SaveLatent": "save", "SaveImage": "save",
+    "SaveLatent": "save", "SaveImage": "save", "SaveAnimatedWEBP": "save",
 }
 
 
@@ -60,10 +60,25 @@ def parse(argv=None):
     ap.add_argument("--height", type=int, default=480)
     ap.add_argument("--base", default=None, help="server base folder (model files are reused when present)")
     ap.add_argument("--timeout", type=float, default=540.0, help="seconds per prompt")
+    ap.add_argument("--save", default="auto", choices=["auto", "video", "webp"],
+                    help="video: the shipped CreateVideo -> SaveVideo (needs PyAV); webp: SaveAnimatedWEBP (Pillow); "
+                         "auto: video where PyAV is installed")
     a = ap.parse_args(argv)
     if a.smoke:
         a.steps, a.frames, a.width, a.height = 2, 5, 64, 48
+    if a.save == "auto":
+        a.save = "video" if pyav_installed() else "webp"
     return a
+
+
+def pyav_installed() -> bool:
+    """True when the real PyAV imports (the GPU carry has an import-only stand-in that ComfyUI 0.33 needs to
+    start; SaveVideo fails with it)."""
+    try:
+        import av
+    except ImportError:
+        return False
+    return "stand-in" not in (av.__doc__ or "")
 
 
 def log(msg):
@@ -130,6 +145,15 @@ def reduce(prompt: dict, a, unet_name: str, prefix: str) -> dict:
                       "inputs": {"seed": int(nid), "tokens": 8, "dim": 4096, "scale": 1.0}}
     if a.smoke:
         p = {k: v for k, v in p.items() if v["class_type"] != "CLIPLoader"}
+    if a.save == "webp":  # without PyAV: the decoded frames as an animated WEBP (Pillow), same frames and fps
+        for nid, v in list(p.items()):
+            if v["class_type"] == "CreateVideo":
+                saver = next(k for k, w in p.items() if w["class_type"] == "SaveVideo" and w["inputs"]["video"][0] == nid)
+                p[saver] = {"class_type": "SaveAnimatedWEBP", "_meta": {"title": "save (animated WEBP: no PyAV)"},
+                            "inputs": {"images": v["inputs"]["images"], "filename_prefix": f"e2e/{prefix}",
+                                       "fps": float(v["inputs"].get("fps", 16)), "lossless": False, "quality": 80,
+                                       "method": "fastest"}}
+                del p[nid]
     return p
 
 
@@ -177,7 +201,28 @@ def umt5_xxl_state_dict(device="cpu", dtype=None, seed=0) -> dict:
         else:
             x = torch.randn(t.shape, generator=g, device=device) / (t.shape[-1] ** 0.5)
         sd[name] = x.to(dtype or torch.bfloat16).cpu()
+    # the published umt5 checkpoints carry their SentencePiece model as a uint8 tensor `spiece_model`;
+    # ComfyUI's CLIPLoader builds the tokenizer from it ("invalid tokenizer" without it)
+    sd["spiece_model"] = torch.frombuffer(bytearray(spiece_model_bytes()), dtype=torch.uint8)
     return sd
+
+
+def spiece_model_bytes(vocab_size: int = 512) -> bytes:
+    """A small SentencePiece model trained here on a fixed English word list (no download): token ids stay
+    below umt5's vocabulary, so any prompt encodes; its ids are not umt5's (random weights anyway)."""
+    import io
+
+    import sentencepiece as spm
+
+    words = ("a the of and in on with at by from red green blue cat dog bird tree river mountain sky city night "
+             "day light dark fast slow walking running flying camera pans zooms close wide shot video of scene "
+             "high quality detailed cinematic sunset rain snow wind water fire smoke street car boat").split()
+    lines = [" ".join(words[(i * 7 + j) % len(words)] for j in range(12)) for i in range(2000)]
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=buf, vocab_size=vocab_size,
+                                   hard_vocab_limit=False, model_type="unigram", character_coverage=1.0,
+                                   minloglevel=2)
+    return buf.getvalue()
 
 
 def write_models(a, base: Path, M) -> dict:
@@ -249,7 +294,9 @@ def markdown(res: dict) -> str:
              f"torch {m.get('torch')}, ComfyUI {m.get('comfyui')}, Wan 2.1 T2V {m.get('size')}, {m.get('steps')} steps, "
              f"{m.get('frames')} frames {m.get('width')}x{m.get('height')}; random weights at true configs; a fresh "
              "server per variant (first-Queue numbers: loads included). Stage = wall time between the node's "
-             "`executing` event and the next one (websocket). Total = POST /prompt to the history entry.", "",
+             "`executing` event and the next one (websocket). Total = POST /prompt to the history entry."
+             + (" Save: SaveAnimatedWEBP (PyAV not installed there), not the shipped SaveVideo."
+                if m.get("save") == "webp" else ""), "",
              f"Command: `{res.get('command')}`", "",
              "| variant | " + " | ".join(stages) + " | total (s) |", "|---" * (len(stages) + 2) + "|"]
     for r in res["rows"]:
@@ -285,7 +332,7 @@ def main(argv=None):
     res["meta"] = {"workflow": WORKFLOW.name, "torch": torch.__version__, "comfyui": comfy_v,
                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() and not a.smoke else None,
                    "size": "tiny" if a.smoke else a.size, "steps": a.steps, "frames": a.frames, "width": a.width,
-                   "height": a.height}
+                   "height": a.height, "save": a.save}
 
     def save():
         (out / f"{NAME}.json").write_text(json.dumps(res, indent=1, default=str))

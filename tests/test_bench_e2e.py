@@ -44,3 +44,17 @@ def test_bench_e2e_smoke(tmp_path):
     assert not any(c.startswith("Accel") and c != "AccelRandomConditioning" for c in rows["stock"]["nodes"].values())
     md = (out / "e2e.md").read_text()
     assert "| level1+vae |" in md and "VAE decode" in md
+
+
+def test_umt5_file_carries_a_tokenizer_comfyui_accepts(comfy):
+    """A umt5 file without `spiece_model` fails in CLIPLoader ("invalid tokenizer", seen on the GPU); the trained
+    SentencePiece model must build ComfyUI's own UMT5 tokenizer and encode any prompt inside umt5's vocabulary."""
+    import torch
+    from comfy.text_encoders.wan import UMT5XXlTokenizer
+
+    B = _bench()
+    raw = torch.frombuffer(bytearray(B.spiece_model_bytes()), dtype=torch.uint8)
+    tok = UMT5XXlTokenizer(tokenizer_data={"spiece_model": raw})
+    out = tok.tokenize_with_weights("a red cat walking in the rain, zebra quokka 123 ÄÖ")
+    ids = [t[0] for t in (out if isinstance(out, list) else next(iter(out.values())))[0]]
+    assert len(ids) >= 512 and 1 < max(ids) < 256384
