@@ -6,7 +6,8 @@ What it measures (ComfyUI started like main.py, random weights at the true confi
 Per variant: the decode through `VAE.decode` (what VAE Decode runs, model already loaded), after --warmup
 calls (the first also compiles / runs cudnn.benchmark's search; its time is reported as first_s), median of
 --repeats, CUDA-synchronized; max |diff| to the stock output on the [-1, 1] scale (ComfyUI returns [0, 1]:
-x2); peak VRAM = torch.cuda.max_memory_allocated during one decode (reset before it). Variants:
+x2), and to the same weights decoded by stock in float32 (stock's own distance from it is what bf16 costs);
+peak VRAM = torch.cuda.max_memory_allocated during one decode (reset before it). Variants:
   stock | cudnn_benchmark (no channels_last) | default (channels_last + cudnn_benchmark: exact) |
   fused_norm (default + Triton RMSNorm+SiLU; Wan) | compile (default + torch.compile of the blocks) |
   fused_norm+compile (Wan) | tiled (default + ComfyUI's tiled decode, 512 px tiles / 64 frames).
@@ -49,6 +50,8 @@ def parse(argv=None):
     ap.add_argument("--image", type=int, default=1024, help="Flux VAE image side (pixels)")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--no-fp32-reference", dest="fp32_reference", action="store_false",
+                    help="skip the float32 reference decode (the max |diff| vs float32 column)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (as main.py takes them)")
     a = ap.parse_args(argv)
     if a.smoke:
@@ -106,21 +109,28 @@ class Bench:
         if self.cuda:
             self.torch.cuda.synchronize()
 
-    def build(self, name):
+    def build(self, name, round_to=None):
+        """(VAE, latent). round_to: a dtype the weights and the latent are rounded to first (the float32
+        reference decodes the bf16 run's very values, so only the arithmetic differs)."""
         torch, M = self.torch, self.M
         g = torch.Generator().manual_seed(7)
         dev = None  # ComfyUI picks the VAE device as VAELoader does (0.33's DynamicVRAM needs an indexed device)
+
+        def r(t):
+            return t if round_to is None else t.to(round_to).float()
+
         if name == "wan2.1":
-            vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny" if self.a.smoke else "true", seed=0),
-                                        device=dev, dtype=self.dtype)
+            sd = M.wan21_vae_state_dict("tiny" if self.a.smoke else "true", seed=0)
             t = (self.a.frames - 1) // 4 + 1
             z = torch.randn(1, 16, t, self.a.height // 8, self.a.width // 8, generator=g)
         elif name == "kl_flux":
-            vae = M.vae_from_state_dict(M.kl_vae_state_dict("flux", seed=0), device=dev, dtype=self.dtype)
+            sd = M.kl_vae_state_dict("flux", seed=0)
             z = torch.randn(1, 16, self.a.image // 8, self.a.image // 8, generator=g)
         else:
             raise ValueError(f"unknown VAE {name!r}")
-        return vae, z
+        vae = M.vae_from_state_dict({k: r(v) if v.is_floating_point() else v for k, v in sd.items()},
+                                    device=dev, dtype=self.dtype)
+        return vae, r(z)
 
     def options(self, variant):
         V = self.V
@@ -152,12 +162,36 @@ class Bench:
         peak = torch.cuda.max_memory_allocated() / 2 ** 30 if self.cuda else None
         return out, dt, peak
 
+    def fp32_reference(self, name, z):
+        """The same weights decoded in float32 (stock ComfyUI, one call): what bf16 rounding costs stock itself,
+        the yardstick for every variant's deviation (two bf16 decodes that sum in another order differ by
+        several bf16 steps near 1.0, 2**-7 each). None on the CPU smoke (it runs in float32 already)."""
+        if not self.cuda or not self.a.fp32_reference:
+            return None
+        torch, dtype = self.torch, self.dtype
+        try:
+            self.dtype = torch.float32
+            vae32, z = self.build(name, round_to=dtype)
+            with torch.inference_mode():
+                out = vae32.decode(z).float().cpu()
+            del vae32
+            log(f"{name}: float32 reference decoded")
+            return out
+        except Exception as e:  # noqa: BLE001 - the bf16 comparison still stands
+            self.res["errors"].append(f"{name} fp32 reference: {type(e).__name__}: {e}")
+            return None
+        finally:
+            self.dtype = dtype
+            gc.collect()
+            torch.cuda.empty_cache()
+
     def run_vae(self, name):
         torch = self.torch
         t0 = time.perf_counter()
         vae, z = self.build(name)
         log(f"{name}: built in {time.perf_counter() - t0:.1f} s, latent {tuple(z.shape)}")
         ref = None
+        ref32 = self.fp32_reference(name, z)
         variants = [v.strip() for v in self.a.variants.split(",") if v.strip()]
         if "stock" not in variants:
             variants.insert(0, "stock")
@@ -185,6 +219,8 @@ class Bench:
                 if variant == "stock":
                     ref = out
                 row["max_abs_diff"] = float((out - ref).abs().max().item() * 2.0)  # [0, 1] -> [-1, 1] scale
+                if ref32 is not None:
+                    row["max_abs_diff_vs_fp32"] = float((out - ref32).abs().max().item() * 2.0)
                 stock = row if variant == "stock" else next(
                     r for r in self.res["rows"] if r["vae"] == name and r["variant"] == "stock")
                 row["speedup"] = round(stock["time_s"] / row["time_s"], 3) if row["time_s"] else None
@@ -215,14 +251,19 @@ class Bench:
                  f"{m.get('width')}x{m.get('height')}, Flux VAE: {m.get('image')}^2; median of {m.get('repeats')} "
                  f"after {m.get('warmup')} warm-up. max|diff| on the [-1, 1] scale vs stock.", "",
                  f"Command: `{self.res.get('command')}`", "",
-                 "| vae | variant | time (s) | first (s) | speedup | max abs diff | peak VRAM (GiB) | peak vs stock |",
-                 "|---|---|---|---|---|---|---|---|"]
+                 "| vae | variant | time (s) | first (s) | speedup | max abs diff | max abs diff vs float32 | peak VRAM (GiB) | peak vs stock |",
+                 "|---|---|---|---|---|---|---|---|---|"]
         for r in self.res["rows"]:
             if "error" in r:
-                lines.append(f"| {r['vae']} | {r['variant']} | error: {r['error'][:120]} | | | | | |")
+                lines.append(f"| {r['vae']} | {r['variant']} | error: {r['error'][:120]} | | | | | | |")
                 continue
+            v32 = r.get("max_abs_diff_vs_fp32")
             lines.append(f"| {r['vae']} | {r['variant']} | {r['time_s']} | {r['first_s']} | {r.get('speedup')} | "
-                         f"{r['max_abs_diff']:.3g} | {r.get('peak_gib')} | {r.get('peak_vs_stock', '')} |")
+                         f"{r['max_abs_diff']:.3g} | {'' if v32 is None else f'{v32:.3g}'} | {r.get('peak_gib')} | "
+                         f"{r.get('peak_vs_stock', '')} |")
+        if any("max_abs_diff_vs_fp32" in r for r in self.res["rows"]):
+            lines += ["", "max abs diff vs float32: against the same weights decoded by stock ComfyUI in float32 "
+                      "(stock's own row is what bf16 costs; a variant at or below it is as exact as stock)."]
         if self.res["errors"]:
             lines += ["", "Errors: " + "; ".join(self.res["errors"])]
         return "\n".join(lines) + "\n"
