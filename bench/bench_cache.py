@@ -1,4 +1,5 @@
-"""GPU benchmark of the step caches (Accel TeaCache / Accel MagCache) on the true Wan 2.1 T2V 1.3B config.
+"""GPU benchmark of the step caches (Accel TeaCache / Accel MagCache) on the true Wan 2.1 T2V 1.3B config
+(the per-set sweep also on Flux.1-dev and Qwen-Image: --sweep-family).
 
 What it measures, side by side in one process, each variant a full ComfyUI sampling run (common_ksampler,
 euler, simple, 30 steps, CFG 5, batched cond/uncond), bf16, latent (1, 16, 9, 60, 104) = 480p 33 frames,
@@ -27,6 +28,10 @@ Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 2
     calls) share the sweep: e.g. on two GPUs `CUDA_VISIBLE_DEVICES=0 ... --sweep-only --sweep-shard 0/2` and
     `CUDA_VISIBLE_DEVICES=1 ... --sweep-shard 1/2` (about 5 minutes each on an H200 at 20,30,50 steps, estimated
     from 0.37 s per 1.3B step).
+  * --sweep-family flux | qwen_image (with --sweep-only): the same sweep for those families' published sets on
+    Flux.1-dev (12B; CFG 1 with guidance 3.5, as its workflows run) or Qwen-Image (20B; CFG --cfg) at the true
+    configs ComfyUI detects for the published checkpoints, random weights, --sweep-pixels square (default 512 px:
+    the mechanism at a size that fits one call).
 """
 from __future__ import annotations
 
@@ -72,8 +77,14 @@ def main():
     ap.add_argument("--sweep-steps", default="20,30,50", help="step counts of the per-set sweep ('' = no sweep)")
     ap.add_argument("--sweep-only", action="store_true", help="only the per-set sweep (no timed variants)")
     ap.add_argument("--sweep-shard", default="0/1", help="I/N: this run sweeps sets I, I+N, I+2N, ... of the list")
+    ap.add_argument("--sweep-family", default="wan", choices=list(SWEEP_FAMILIES),
+                    help="whose published sets the sweep runs: wan (Wan 2.1 T2V 1.3B, default), flux (Flux.1-dev 12B) "
+                         "or qwen_image (Qwen-Image 20B); flux and qwen_image need --sweep-only")
+    ap.add_argument("--sweep-pixels", type=int, default=512, help="flux / qwen_image: image side in pixels")
     a = ap.parse_args()
     _shard(a.sweep_shard)  # a bad value stops here, before the model is built
+    if a.sweep_family != "wan" and not a.sweep_only:
+        raise SystemExit(f"--sweep-family {a.sweep_family} needs --sweep-only (the timed variants are Wan 1.3B's)")
     out_dir = Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     t_start = time.time()
@@ -97,7 +108,14 @@ def main():
 
     try:
         t = time.time()
-        if a.smoke:
+        g = torch.Generator().manual_seed(1)
+        if a.sweep_family != "wan":
+            model, latent, pos, neg, res["model"] = _family_inputs(a, M, g)
+            steps = a.steps
+            if a.sweep_family == "flux":
+                a.cfg = 1.0  # Flux.1-dev is guidance-distilled: the guidance input, no CFG (ComfyUI's Flux workflows)
+            res["cfg"] = a.cfg
+        elif a.smoke:
             model = M.wan_model("t2v", "tiny", dtype=torch.float32)
             latent = {"samples": torch.zeros(1, 16, 2, 8, 8)}
             ctx_len, steps = 16, min(a.steps, 8)
@@ -105,13 +123,14 @@ def main():
             model = M.wan_model("t2v", "1.3B", device="cuda", dtype=torch.bfloat16)
             latent = {"samples": torch.zeros(1, 16, 9, 60, 104)}
             ctx_len, steps = 512, a.steps
-        res["model"] = "Wan 2.1 T2V 1.3B true config (dim 1536, 30 layers), bf16" if not a.smoke else "tiny Wan, fp32"
+        if a.sweep_family == "wan":
+            res["model"] = "Wan 2.1 T2V 1.3B true config (dim 1536, 30 layers), bf16" if not a.smoke else "tiny Wan, fp32"
+            pos = [[torch.randn(1, ctx_len, 4096, generator=g), {}]]
+            neg = [[torch.randn(1, ctx_len, 4096, generator=g), {}]]
+        res["sweep_family"] = a.sweep_family
         res["latent"] = list(latent["samples"].shape)
         res["steps"] = steps
         res["build_s"] = round(time.time() - t, 1)
-        g = torch.Generator().manual_seed(1)
-        pos = [[torch.randn(1, ctx_len, 4096, generator=g), {}]]
-        neg = [[torch.randn(1, ctx_len, 4096, generator=g), {}]]
         print(f"[{NAME}] built {res['model']} in {res['build_s']} s on {res['gpu']}", flush=True)
     except Exception:
         res["errors"]["build"] = traceback.format_exc()
@@ -231,6 +250,39 @@ def main():
     print(f"[{NAME}] done in {res['total_s']} s -> {out_dir / (NAME + '.json')}", flush=True)
 
 
+# --sweep-family -> the published sets' families it sweeps
+SWEEP_FAMILIES = {"wan": ("wan21", "wan22"), "flux": ("flux",), "qwen_image": ("qwen_image",)}
+
+
+def _family_inputs(a, M, g):
+    """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image: the true configs ComfyUI
+    detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels square."""
+    import torch
+
+    true = not a.smoke
+    dev, dt = ("cuda", torch.bfloat16) if true else ("cpu", torch.float32)
+    px = a.sweep_pixels if true else 64
+    h = w = px // 8
+    if a.sweep_family == "flux":
+        model = M.flux_model("true" if true else "tiny", device=dev, dtype=dt)
+        ctx, vec, tokens = (4096, 768, 256) if true else (64, 32, 16)
+        latent = {"samples": torch.zeros(1, 16, h, w)}
+        label = "Flux.1-dev true config (12B), bf16" if true else "tiny Flux, fp32"
+
+        def cond():
+            return [[torch.randn(1, tokens, ctx, generator=g), {"pooled_output": torch.randn(1, vec, generator=g),
+                                                                "guidance": 3.5}]]
+    else:
+        model = M.qwen_image_model("true" if true else "tiny", device=dev, dtype=dt)
+        ctx, tokens = (3584, 256) if true else (64, 16)
+        latent = {"samples": torch.zeros(1, 16, 1, h, w)}
+        label = "Qwen-Image true config (20B), bf16" if true else "tiny Qwen-Image, fp32"
+
+        def cond():
+            return [[torch.randn(1, tokens, ctx, generator=g), {}]]
+    return model, latent, cond(), cond(), f"{label}, {px}x{px}"
+
+
 def _deviation(x, y) -> dict:
     import torch
 
@@ -272,8 +324,8 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
                                              branch=b) for b in e["ratios"]])
             res["schedule"][name][str(n)] = {"skipped": pat.count("."), "steps": n, "pattern": pat}
     sets = [(k, n) for k in ("teacache", "magcache") for n, e in cc.published(k).items()
-            if e.get("family") in ("wan21", "wan22") and cc.adapter_for_set(e)]
-    if a.smoke:
+            if e.get("family") in SWEEP_FAMILIES[a.sweep_family] and cc.adapter_for_set(e)]
+    if a.smoke and a.sweep_family == "wan":
         sets = [s for s in sets if s[1] in ("wan2.1_t2v_1.3B", "wan2.2_t2v_14B")]
     shard, shards = _shard(a.sweep_shard)
     sets = sets[shard::shards]
@@ -303,12 +355,13 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
 
 def _write(out_dir: Path, res: dict):
     (out_dir / f"{NAME}.json").write_text(json.dumps(res, indent=1, default=str))
-    lines = [f"# Step caches on Wan 2.1 T2V 1.3B ({res.get('gpu')})", "",
+    fam = {"flux": "Flux.1-dev", "qwen_image": "Qwen-Image"}.get(res.get("sweep_family"), "Wan 2.1 T2V 1.3B")
+    lines = [f"# Step caches on {fam} ({res.get('gpu')})", "",
              f"- command: `{res.get('command')}`", f"- torch {res.get('torch')}, Python {res.get('python')}",
              f"- model: {res.get('model')}; latent {res.get('latent')}; {res.get('steps')} steps, CFG {res.get('cfg')}, "
              f"{res.get('sampler')}; time = median of {res.get('repeats')} CUDA-synchronized sampling runs",
              "- **random weights**: PSNR/cosine compare with the uncached run of the same weights and check the "
-             "mechanism; they are not a quality measurement of real Wan 2.1 outputs", "",
+             "mechanism; they are not a quality measurement of the real model's outputs", "",
              "| variant | set | computed/evals | time (s) | speed-up | PSNR (dB) | cosine | peak mem (GiB) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for label, r in res.get("runs", {}).items():

@@ -179,6 +179,27 @@ def test_bench_cache_sweep_shards_split_the_sets(tmp_path):
     assert r.returncode != 0 and "--sweep-shard" in r.stderr
 
 
+def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
+    """--sweep-family flux / qwen_image: the sweep runs exactly the published sets of that family on its model
+    (tiny on the CPU), through ComfyUI's sampler; at 20 steps the MagCache sets skip (the mechanism runs on these
+    families' blocks); without --sweep-only it stops before building anything."""
+    script = str(H.REPO_ROOT / "bench" / "bench_cache.py")
+    want = {"flux": {"teacache:flux", "teacache:flux-kontext", "magcache:flux", "magcache:flux_kontext",
+                     "magcache:flux_kontext_28steps"},
+            "qwen_image": {"magcache:qwen_image", "magcache:qwen_image_50steps"}}
+    for fam, sets in want.items():
+        out = tmp_path / fam
+        r = subprocess.run([sys.executable, script, "--smoke", "--sweep-only", "--sweep-family", fam, "--sweep-steps",
+                            "20", "--out", str(out)], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        res = json.loads((out / "bench_cache.json").read_text())
+        assert not res["errors"] and res["sweep_family"] == fam and set(res["sweep"]) == sets
+        assert all(res["sweep"][k]["20"]["skipped"] > 0 for k in sets if k.startswith("magcache")), res["sweep"]
+    r = subprocess.run([sys.executable, script, "--smoke", "--sweep-family", "flux", "--out", str(tmp_path / "bad")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "--sweep-only" in r.stderr
+
+
 def test_bench_matrix_smoke(tmp_path):
     """bench_matrix end to end on tiny Wan (CPU): ComfyUI started like main.py (harness mainlike), weights
     through comfy.sd.load_diffusion_model, chains built with the real nodes, sampled with ComfyUI's sampler;
