@@ -68,6 +68,13 @@ class _SetCache(AccelNode):
     def fingerprint_inputs(cls, **kwargs):
         return _user_changed(kwargs.get(cls.SET_INPUT, "auto"))
 
+    @classmethod
+    def execute(cls, model, **inputs):
+        """accel.cache.configure_<KIND>(model, **inputs): its parameters are named as the node's inputs."""
+        from ..accel import cache as accel_cache
+
+        return patched(getattr(accel_cache, f"configure_{cls.KIND}")(model, **inputs, node_id=cls.unique_id()))
+
 
 class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache", category=CATEGORY_CACHE,
                     aliases=("step cache", "teacache"), hidden=_HIDDEN):
@@ -101,12 +108,6 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
     def validate_inputs(cls, coefficients):
         return _check_choice(cls.DISPLAY, cls.KIND, cls.SET_INPUT, coefficients)
 
-    @classmethod
-    def execute(cls, model, rel_l1_thresh, start_percent, end_percent, coefficients, cache_device):
-        from ..accel import cache as accel_cache
-
-        return patched(accel_cache.configure_teacache(model, rel_l1_thresh, start_percent, end_percent, coefficients,
-                                                      cache_device, node_id=cls.unique_id()))
 
 
 class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache", category=CATEGORY_CACHE,
@@ -141,12 +142,6 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
     def validate_inputs(cls, ratios):
         return _check_choice(cls.DISPLAY, cls.KIND, cls.SET_INPUT, ratios)
 
-    @classmethod
-    def execute(cls, model, magcache_thresh, magcache_K, start_percent, end_percent, ratios, cache_device):
-        from ..accel import cache as accel_cache
-
-        return patched(accel_cache.configure_magcache(model, magcache_thresh, magcache_K, start_percent, end_percent,
-                                                      ratios, cache_device, node_id=cls.unique_id()))
 
 
 class AccelCacheCalibrate(AccelNode, node_id="AccelCacheCalibrate", display="Accel Cache Calibrate",

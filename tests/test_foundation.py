@@ -43,7 +43,10 @@ def test_every_node_is_a_v3_node_registered_through_comfy_entrypoint(pack):
         "AccelVAE"}
     for cls in listed:
         schema = cls.GET_SCHEMA()
-        assert issubclass(cls, io.ComfyNode) and isinstance(cls.__dict__["execute"], classmethod), cls
+        # execute: a classmethod of the node or of a shared node base (TeaCache/MagCache), never ComfyNode's own
+        own = next(k.__dict__["execute"] for k in cls.__mro__ if "execute" in k.__dict__)
+        assert issubclass(cls, io.ComfyNode) and isinstance(own, classmethod), cls
+        assert own is not io.ComfyNode.__dict__.get("execute"), cls
         assert nodes.NODE_CLASS_MAPPINGS[schema.node_id] is cls
         assert nodes.NODE_DISPLAY_NAME_MAPPINGS[schema.node_id] == schema.display_name == cls.DISPLAY
         assert not hasattr(cls, "IS_CHANGED") and not hasattr(cls, "VALIDATE_INPUTS"), cls
