@@ -28,8 +28,9 @@ Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 2
     calls) share the sweep: e.g. on two GPUs `CUDA_VISIBLE_DEVICES=0 ... --sweep-only --sweep-shard 0/2` and
     `CUDA_VISIBLE_DEVICES=1 ... --sweep-shard 1/2` (about 5 minutes each on an H200 at 20,30,50 steps, estimated
     from 0.37 s per 1.3B step).
-  * --sweep-family flux | qwen_image (with --sweep-only): the same sweep for those families' published sets on
-    Flux.1-dev (12B; CFG 1 with guidance 3.5, as its workflows run) or Qwen-Image (20B; CFG --cfg) at the true
+  * --sweep-family flux | qwen_image | hunyuan_video (with --sweep-only): the same sweep for those families'
+    published sets on Flux.1-dev (12B; CFG 1 with guidance 3.5, as its workflows run), Qwen-Image (20B; CFG --cfg)
+    or HunyuanVideo T2V (13B; CFG 1 with guidance 6, --sweep-frames frames) at the true
     configs ComfyUI detects for the published checkpoints, random weights, --sweep-pixels square (default 512 px:
     the mechanism at a size that fits one call).
 """
@@ -78,9 +79,10 @@ def main():
     ap.add_argument("--sweep-only", action="store_true", help="only the per-set sweep (no timed variants)")
     ap.add_argument("--sweep-shard", default="0/1", help="I/N: this run sweeps sets I, I+N, I+2N, ... of the list")
     ap.add_argument("--sweep-family", default="wan", choices=list(SWEEP_FAMILIES),
-                    help="whose published sets the sweep runs: wan (Wan 2.1 T2V 1.3B, default), flux (Flux.1-dev 12B) "
-                         "or qwen_image (Qwen-Image 20B); flux and qwen_image need --sweep-only")
-    ap.add_argument("--sweep-pixels", type=int, default=512, help="flux / qwen_image: image side in pixels")
+                    help="whose published sets the sweep runs: wan (Wan 2.1 T2V 1.3B, default), flux (Flux.1-dev 12B), "
+                         "qwen_image (Qwen-Image 20B) or hunyuan_video (HunyuanVideo T2V 13B); all but wan need --sweep-only")
+    ap.add_argument("--sweep-pixels", type=int, default=512, help="flux / qwen_image / hunyuan_video: side in pixels")
+    ap.add_argument("--sweep-frames", type=int, default=17, help="hunyuan_video: frames")
     a = ap.parse_args()
     _shard(a.sweep_shard)  # a bad value stops here, before the model is built
     if a.sweep_family != "wan" and not a.sweep_only:
@@ -112,8 +114,8 @@ def main():
         if a.sweep_family != "wan":
             model, latent, pos, neg, res["model"] = _family_inputs(a, M, g)
             steps = a.steps
-            if a.sweep_family == "flux":
-                a.cfg = 1.0  # Flux.1-dev is guidance-distilled: the guidance input, no CFG (ComfyUI's Flux workflows)
+            if a.sweep_family in ("flux", "hunyuan_video"):
+                a.cfg = 1.0  # guidance-distilled: the guidance input, no CFG (as ComfyUI's Flux / HunyuanVideo workflows)
             res["cfg"] = a.cfg
         elif a.smoke:
             model = M.wan_model("t2v", "tiny", dtype=torch.float32)
@@ -251,12 +253,14 @@ def main():
 
 
 # --sweep-family -> the published sets' families it sweeps
-SWEEP_FAMILIES = {"wan": ("wan21", "wan22"), "flux": ("flux",), "qwen_image": ("qwen_image",)}
+SWEEP_FAMILIES = {"wan": ("wan21", "wan22"), "flux": ("flux",), "qwen_image": ("qwen_image",),
+                  "hunyuan_video": ("hunyuan_video",)}
+FAMILY_LABELS = {"flux": "Flux.1-dev", "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo"}
 
 
 def _family_inputs(a, M, g):
-    """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image: the true configs ComfyUI
-    detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels square."""
+    """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image / hunyuan_video: the true
+    configs ComfyUI detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels square."""
     import torch
 
     true = not a.smoke
@@ -272,6 +276,16 @@ def _family_inputs(a, M, g):
         def cond():
             return [[torch.randn(1, tokens, ctx, generator=g), {"pooled_output": torch.randn(1, vec, generator=g),
                                                                 "guidance": 3.5}]]
+    elif a.sweep_family == "hunyuan_video":
+        model = M.hunyuan_video_model("true" if true else "tiny", device=dev, dtype=dt)
+        ctx, vec, tokens = (4096, 768, 256) if true else (64, 32, 16)
+        latent = {"samples": torch.zeros(1, 16, (a.sweep_frames - 1) // 4 + 1, h, w)}
+        label = (f"HunyuanVideo T2V true config (13B), bf16, {a.sweep_frames} frames" if true
+                 else "tiny HunyuanVideo, fp32")
+
+        def cond():
+            return [[torch.randn(1, tokens, ctx, generator=g), {"pooled_output": torch.randn(1, vec, generator=g),
+                                                                "guidance": 6.0}]]
     else:
         model = M.qwen_image_model("true" if true else "tiny", device=dev, dtype=dt)
         ctx, tokens = (3584, 256) if true else (64, 16)
@@ -355,7 +369,7 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
 
 def _write(out_dir: Path, res: dict):
     (out_dir / f"{NAME}.json").write_text(json.dumps(res, indent=1, default=str))
-    fam = {"flux": "Flux.1-dev", "qwen_image": "Qwen-Image"}.get(res.get("sweep_family"), "Wan 2.1 T2V 1.3B")
+    fam = FAMILY_LABELS.get(res.get("sweep_family"), "Wan 2.1 T2V 1.3B")
     lines = [f"# Step caches on {fam} ({res.get('gpu')})", "",
              f"- command: `{res.get('command')}`", f"- torch {res.get('torch')}, Python {res.get('python')}",
              f"- model: {res.get('model')}; latent {res.get('latent')}; {res.get('steps')} steps, CFG {res.get('cfg')}, "

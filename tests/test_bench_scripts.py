@@ -180,13 +180,14 @@ def test_bench_cache_sweep_shards_split_the_sets(tmp_path):
 
 
 def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
-    """--sweep-family flux / qwen_image: the sweep runs exactly the published sets of that family on its model
+    """--sweep-family flux / qwen_image / hunyuan_video: the sweep runs exactly the published sets of that family on its model
     (tiny on the CPU), through ComfyUI's sampler; at 20 steps the MagCache sets skip (the mechanism runs on these
     families' blocks); without --sweep-only it stops before building anything."""
     script = str(H.REPO_ROOT / "bench" / "bench_cache.py")
     want = {"flux": {"teacache:flux", "teacache:flux-kontext", "magcache:flux", "magcache:flux_kontext",
                      "magcache:flux_kontext_28steps"},
-            "qwen_image": {"magcache:qwen_image", "magcache:qwen_image_50steps"}}
+            "qwen_image": {"magcache:qwen_image", "magcache:qwen_image_50steps"},
+            "hunyuan_video": {"teacache:hunyuan_video", "magcache:hunyuan_video", "magcache:hunyuan_video_544p"}}
     for fam, sets in want.items():
         out = tmp_path / fam
         r = subprocess.run([sys.executable, script, "--smoke", "--sweep-only", "--sweep-family", fam, "--sweep-steps",
@@ -254,6 +255,23 @@ def test_true_flux_and_qwen_image_configs_are_comfys_detection(M, mod):
         assert all(again.get(k) == v for k, v in cfg.items()), (again, cfg)
     dm = M.meta_diffusion_model(qwen)
     assert (dm.txt_in.in_features, dm.inner_dim) == (3584, 3072)
+
+
+def test_true_hunyuan_video_config_is_comfys_detection(M):
+    """bench_cache --sweep-family hunyuan_video: ComfyUI's detection reads the published HunyuanVideo T2V 720p key
+    skeleton as HunyuanVideo (20 double + 40 single blocks, guidance embedder, not 1.5 / I2V), 12.82 B parameters
+    (counted on the meta device), and the full random key layout detects back to the same config."""
+    import comfy.model_detection
+
+    hv = M.true_unet_config("hunyuan_video")
+    assert (hv["hidden_size"], hv["depth"], hv["depth_single_blocks"], hv["num_heads"]) == (3072, 20, 40, 24)
+    assert (hv["in_channels"], hv["context_in_dim"], hv["vec_in_dim"], hv["guidance_embed"]) == (16, 4096, 768, True)
+    assert not hv.get("vision_in_dim")
+    dm = M.meta_diffusion_model(hv)
+    sd = dm.state_dict()
+    assert type(dm).__name__ == "HunyuanVideo" and round(sum(t.numel() for t in sd.values()) / 1e9, 2) == 12.82
+    mc = comfy.model_detection.model_config_from_unet(sd, "")
+    assert type(mc).__name__ == "HunyuanVideo" and all(mc.unet_config.get(k) == v for k, v in hv.items())
 
 
 def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):

@@ -289,7 +289,7 @@ def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
 # these families apart and size them, with their shapes in the published checkpoints (flux1-dev.safetensors:
 # 19 double + 38 single blocks, hidden 3072 = img_in (3072, 16 channels x 2 x 2), T5 context 4096, CLIP pooled
 # 768, a guidance embedder = dev, not schnell; qwen_image_bf16.safetensors: 60 blocks, img_in (3072, 64),
-# Qwen2.5-VL text 3584, proj_out (64, 3072)). Everything else of the config (Flux: heads 24, axes_dim, mlp
+# Qwen2.5-VL text 3584, proj_out (64, 3072); HunyuanVideo: below). Everything else of the config (Flux: heads 24, axes_dim, mlp
 # ratio, theta, qkv bias; Qwen-Image: heads 24 x 128, rope axes, joint dim) is detection's own constants or
 # the model class's defaults, so `true_unet_config` is exactly what UNETLoader gives for those files.
 PUBLISHED_KEYS = {
@@ -299,6 +299,14 @@ PUBLISHED_KEYS = {
              **{f"single_blocks.{i}.norm.key_norm.scale": (128,) for i in range(38)}},
     "qwen_image": {"txt_norm.weight": (3584,), "img_in.weight": (3072, 64), "proj_out.weight": (64, 3072),
                    **{f"transformer_blocks.{i}.attn.norm_q.weight": (128,) for i in range(60)}},
+    # hunyuan_video_t2v_720p_bf16.safetensors: 20 double + 40 single blocks, hidden 3072, 16 latent channels in
+    # (1, 2, 2) patches, LLaVA-Llama3 text 4096 through the token refiner, CLIP pooled 768, guidance embedder
+    "hunyuan_video": {"txt_in.individual_token_refiner.blocks.0.norm1.weight": (3072,),
+                      "txt_in.input_embedder.weight": (3072, 4096), "img_in.proj.weight": (3072, 16, 1, 2, 2),
+                      "final_layer.linear.weight": (64, 3072), "vector_in.in_layer.weight": (3072, 768),
+                      "guidance_in.in_layer.weight": (3072, 256),
+                      **{f"double_blocks.{i}.img_attn.norm.key_norm.weight": (128,) for i in range(20)},
+                      **{f"single_blocks.{i}.norm.key_norm.weight": (128,) for i in range(40)}},
 }
 
 
@@ -366,6 +374,18 @@ def qwen_image_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, de
     if size != "true":
         raise ValueError(f"Qwen-Image size {size!r}: use 'true' or 'tiny'")
     return _detected_model("qwen_image", seed, dtype, device, model_options)
+
+
+def hunyuan_video_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu",
+                        model_options: dict | None = None):
+    """HunyuanVideo (T2V) ModelPatcher. "true": the published 13B config through ComfyUI's loader (about 26 GB in
+    bf16); "tiny": `tiny_hunyuan_video`. Inputs: x (B, 16, T, H/8, W/8), context (B, tokens, 4096), y = pooled
+    CLIP (B, 768), guidance (B,)."""
+    if size == "tiny":
+        return tiny_hunyuan_video(seed, dtype)
+    if size != "true":
+        raise ValueError(f"HunyuanVideo size {size!r}: use 'true' or 'tiny'")
+    return _detected_model("hunyuan_video", seed, dtype, device, model_options)
 
 
 LTXV_TINY = {
