@@ -24,13 +24,15 @@ USER_FORMAT = "comfyui-accel cache calibration v1"
 
 # Which step-cache adapter (accel/cache/adapters.py) serves a model family, and which set families it accepts.
 ADAPTER_OF_FAMILY = {"wan21": "wan", "wan22": "wan", "flux": "flux", "hunyuan_video": "hunyuan_video",
-                     "qwen_image": "qwen_image"}
+                     "hunyuan_video15": "hunyuan_video", "qwen_image": "qwen_image"}
 WAN_VARIANTS = ("t2v", "i2v", "ti2v")  # VACE/S2V/Animate inject per block outside the block call: not cacheable here
 
 # Latent pixels (H*W after the VAE) between Wan 480p (60x104) and 720p (90x160): above it, I2V uses the 720p set.
 I2V_720P_MIN_LATENT_PIXELS = (60 * 104 + 90 * 160) // 2
 # HunyuanVideo latent pixels between 544p (68x120) and 720p (90x160): above it, the 720p MagCache set.
 HV_720P_MIN_LATENT_PIXELS = (68 * 120 + 90 * 160) // 2
+# HunyuanVideo 1.5 latent pixels (its VAE: 16x spatial) between 480p (30x53) and 720p (45x80): above it, 720p sets.
+HV15_720P_MIN_LATENT_PIXELS = (30 * 53 + 45 * 80) // 2
 
 
 @lru_cache(maxsize=1)
@@ -347,6 +349,13 @@ def auto_candidates(kind: str, fam) -> tuple[list[str], str]:
     if f == "hunyuan_video":
         return (["hunyuan_video"], "HunyuanVideo") if tea else (
             ["hunyuan_video", "hunyuan_video_544p"], "HunyuanVideo; the 544p or 720p table from the latent size")
+    if f == "hunyuan_video15":
+        if tea:
+            return ([f"hunyuan_video1.5_{v}_{r}" for v in ("t2v", "i2v") for r in ("480p", "720p")],
+                    "HunyuanVideo 1.5; T2V or I2V (CLIP-vision input present) and 480p or 720p from the run")
+        return (["hunyuan_video1.5", "hunyuan_video1.5_40steps", "hunyuan_video1.5_i2v_480p"],
+                "HunyuanVideo 1.5; the I2V set when the run has a CLIP-vision input (fitted at 480p), else the "
+                "T2V 20- or 40-step table nearer the run's step count")
     if f == "qwen_image" and not tea:
         return ["qwen_image", "qwen_image_50steps"], "Qwen-Image (the 40- or 50-step table nearer the run's step count)"
     return [], f"no published {kind} set for {fam.name}"
@@ -359,14 +368,20 @@ def _table_len(name: str) -> int:
 
 
 def pick_auto(candidates: list[str], *, latent_hw: int = 0, has_ref: bool = False, per_token_t: bool = False,
-              steps: int = 0) -> str:
+              steps: int = 0, has_image: bool = False) -> str:
     """Finish an `auto` choice at run time (see `auto_candidates`): by the run's content (I2V 480p/720p and
-    HunyuanVideo 544p/720p from the latent size, Kontext from reference latents, TI2V mode from the timesteps),
-    then, among MagCache tables of one model, the one whose step count is nearest the run's (ties: the first)."""
+    HunyuanVideo 544p/720p from the latent size, Kontext from reference latents, TI2V mode from the timesteps,
+    HunyuanVideo 1.5 T2V/I2V from a CLIP-vision input), then, among MagCache tables of one model, the one whose
+    step count is nearest the run's (ties: the first)."""
     if len(candidates) == 1:
         return candidates[0]
     names = list(candidates)
-    if any("i2v_720p" in n for n in names):
+    if any(n.startswith("hunyuan_video1.5") for n in names):
+        names = [n for n in names if ("_i2v" in n) == has_image] or names
+        if len({r for n in names for r in ("480p", "720p") if n.endswith(r)}) > 1:
+            want = "720p" if latent_hw >= HV15_720P_MIN_LATENT_PIXELS else "480p"
+            names = [n for n in names if want in n] or names
+    elif any("i2v_720p" in n for n in names):
         want = "720p" if latent_hw >= I2V_720P_MIN_LATENT_PIXELS else "480p"
         names = [n for n in names if want in n] or names
     if any("kontext" in n for n in names):

@@ -57,6 +57,11 @@ class Family:
         return text
 
 
+def family_name(family: str) -> str:
+    """The display name of a family key ("hunyuan_video15" -> "HunyuanVideo 1.5")."""
+    return _NAMES.get(family, family)
+
+
 def detect(model) -> Family:
     """`model` is a ComfyUI ModelPatcher (MODEL) or a BaseModel."""
     base = getattr(model, "model", model)

@@ -81,13 +81,13 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
     """TeaCache step caching built on ComfyUI's own wrappers: skips the transformer blocks on steps whose change the
     published TeaCache polynomial predicts to be small, and reuses the cached residual (per cond/uncond). Keeps
     attention overrides, torch.compile and other nodes' block patches working in any node order. Wan 2.1/2.2,
-    Flux.1/Kontext, HunyuanVideo; other models via Accel Cache Calibrate."""
+    Flux.1/Kontext, HunyuanVideo and 1.5; other models via Accel Cache Calibrate."""
 
     KIND, SET_INPUT = "teacache", "coefficients"
     @classmethod
     def inputs(cls):
         return [
-            io.Model.Input("model", tooltip="The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo, or a "
+            io.Model.Input("model", tooltip="The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo (1.5), or a "
                                             "model you calibrated)."),
             io.Float.Input("rel_l1_thresh", default=-1.0, min=-1.0, max=10.0, step=0.01, tooltip=(
                 "How much accumulated estimated change to allow before computing again: higher = faster, more "
@@ -115,7 +115,7 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
     """MagCache step caching on the same wrapper mechanism as Accel TeaCache: skips steps while the accumulated error
     predicted by the published residual-magnitude ratios stays under the threshold (at most K steps in a row). At
     other step counts each step uses one table entry, as the reference does. Wan 2.1/2.2, Flux.1/Kontext,
-    Qwen-Image, HunyuanVideo; others via Accel Cache Calibrate."""
+    Qwen-Image, HunyuanVideo and 1.5; others via Accel Cache Calibrate."""
 
     KIND, SET_INPUT = "magcache", "ratios"
     @classmethod

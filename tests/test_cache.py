@@ -385,6 +385,61 @@ def test_auto_choice_per_family(mod):
     assert cc.auto_candidates("teacache", Family("qwen_image", "QwenImage"))[0] == []  # none published
 
 
+def test_auto_choice_hunyuan_video15(mod):
+    """HunyuanVideo 1.5 (one architecture for T2V and I2V): I2V sets when the run has a CLIP-vision input, the
+    480p or 720p TeaCache set from the latent size (16x VAE), the MagCache T2V table nearer the step count; its
+    sets run on the HunyuanVideo block adapter (LightX2V's HV1.5 TeaCache signal is HunyuanVideo's: the first
+    double block's modulated image input)."""
+    cc = mod("accel.cache_coefficients")
+    Family = mod("accel.families").Family
+    hv15 = Family("hunyuan_video15", "HunyuanVideo15")
+    tea = cc.auto_candidates("teacache", hv15)[0]
+    assert len(tea) == 4 and all(cc.adapter_for_set(cc.resolve_named("teacache", n)) == "hunyuan_video" for n in tea)
+    assert cc.pick_auto(tea, latent_hw=30 * 53) == "hunyuan_video1.5_t2v_480p"
+    assert cc.pick_auto(tea, latent_hw=45 * 80) == "hunyuan_video1.5_t2v_720p"
+    assert cc.pick_auto(tea, latent_hw=45 * 80, has_image=True) == "hunyuan_video1.5_i2v_720p"
+    assert cc.pick_auto(tea, latent_hw=30 * 53, has_image=True) == "hunyuan_video1.5_i2v_480p"
+    mag = cc.auto_candidates("magcache", hv15)[0]
+    assert cc.pick_auto(mag, steps=20) == "hunyuan_video1.5" and cc.pick_auto(mag, steps=40) == "hunyuan_video1.5_40steps"
+    assert cc.pick_auto(mag, steps=50, has_image=True, latent_hw=45 * 80) == "hunyuan_video1.5_i2v_480p"
+    assert "hunyuan_video1.5_i2v_480p" in cc.supported_text("magcache")
+    # HunyuanVideo (1.0) runs keep their own choice
+    assert cc.pick_auto(["hunyuan_video", "hunyuan_video_544p"], latent_hw=68 * 120, has_image=True) == "hunyuan_video_544p"
+
+
+def test_hunyuan_video15_caches_run(sc, M):
+    """TeaCache and MagCache `auto` on a tiny HunyuanVideo 1.5 (double blocks only, 32 latent channels) through
+    ComfyUI's sampler: T2V sets without a CLIP-vision input, I2V sets with one; steps are skipped and the output
+    stays near the uncached run; threshold 0 reproduces it exactly. ComfyUI versions with HunyuanVideo 1.5."""
+    if not M.has_hunyuan_video15():
+        pytest.skip("this ComfyUI has no HunyuanVideo 1.5 (0.33+ has)")
+
+    class _Vision:  # ComfyUI's CLIP-vision output: the model reads last_hidden_state
+        def __init__(self, t):
+            self.last_hidden_state = t
+
+    m = M.tiny_hunyuan_video15()
+    g = torch.Generator().manual_seed(1)
+    ctx = torch.randn(1, 8, 64, generator=g)
+    t2v = [[ctx, {"pooled_output": None}]]
+    i2v = [[ctx, {"pooled_output": None, "clip_vision_output": _Vision(torch.randn(1, 4, 1152, generator=g))}]]
+    lat = {"samples": torch.zeros(1, 32, 3, 8, 8)}
+    steps = 50  # the HV1.5 polynomials' fitted range needs small per-step changes (at 20 steps this model's exceed it)
+    for pos, want in ((t2v, ("hunyuan_video1.5_t2v_480p", "hunyuan_video1.5_40steps")),
+                      (i2v, ("hunyuan_video1.5_i2v_480p", "hunyuan_video1.5_i2v_480p"))):
+        ref = M.sample(m, pos, pos, lat, steps=steps, cfg=1.0)
+        tc = sc.configure_teacache(m, 0.0, 0.0, 1.0, "auto", "GPU")[0]
+        assert torch.equal(M.sample(tc, pos, pos, lat, steps=steps, cfg=1.0), ref)
+        assert sc.last_stats(tc).set_name == want[0]
+        tc = sc.configure_teacache(m, 3.0, 0.0, 1.0, "auto", "GPU")[0]
+        out = M.sample(tc, pos, pos, lat, steps=steps, cfg=1.0)
+        assert sc.last_stats(tc).skipped > 0 and 0 < _rel(out, ref) < 0.5
+        mc = sc.configure_magcache(m, -1, -1, -1, 1.0, "auto", "GPU")[0]
+        out = M.sample(mc, pos, pos, lat, steps=steps, cfg=1.0)
+        st = sc.last_stats(mc)
+        assert st.set_name == want[1] and st.skipped > 0 and 0 < _rel(out, ref) < 0.5, (st.set_name, st.pattern)
+
+
 def test_node_definitions(pack):
     for node_id, display in (("AccelTeaCache", "Accel TeaCache"), ("AccelMagCache", "Accel MagCache"),
                              ("AccelCacheCalibrate", "Accel Cache Calibrate")):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import cache_coefficients as cc
 from .. import log
 from ..errors import AccelError
+from ..families import family_name
 from . import schedule as sched
 from .adapters import SIGNAL_TEXT, adapter_for_model
 from .calibrate import DEFAULT_SIGNAL, _check_same_model, _read_calibration, _run_count, model_fingerprint
@@ -42,7 +43,10 @@ def _resolve_set(node, kind, input_name, model, choice):
             raise AccelError(node, input_name, f"set '{choice}' uses signal '{sig}', which this model does not provide",
                              how)
     why = "chosen explicitly"
-    if fam.is_wan and (entry.get("variant"), entry.get("size")) != (fam.variant, fam.size):
+    other = entry.get("family") and entry["family"] != fam.family
+    if other and not (fam.is_wan and entry["family"] in ("wan21", "wan22")):
+        why += f" (note: fitted on {family_name(entry['family'])}, the model is {fam.name})"
+    elif fam.is_wan and (entry.get("variant"), entry.get("size")) != (fam.variant, fam.size):
         why += (f" (note: fitted on {entry.get('variant', '').upper()} {entry.get('size', '')}, the model is "
                 f"{fam.variant.upper()} {fam.size})")
     return adapter, fam, entry, [choice], why

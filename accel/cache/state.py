@@ -148,7 +148,8 @@ class _Run:
             t = named.get("timestep")
             name = cc.pick_auto(cfg["candidates"], latent_hw=int(x.shape[-1] * x.shape[-2]),
                                 has_ref=ref is not None and len(ref) > 0, steps=self.total,
-                                per_token_t=bool(t is not None and t.ndim >= 2 and t.shape[-1] > 1))
+                                per_token_t=bool(t is not None and t.ndim >= 2 and t.shape[-1] > 1),
+                                has_image=named.get("clip_fea") is not None)
             self.set_name = name
             self.entry = cc.resolve_named(kind, name)
         self.stats.set_name = self.set_name

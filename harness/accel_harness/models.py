@@ -278,6 +278,33 @@ def tiny_hunyuan_video(seed: int = 0, dtype=torch.float32):
     return tiny_model_from_config(cfg, seed, dtype)
 
 
+HUNYUAN_VIDEO15_TINY = {  # HunyuanVideo 1.5's layout: double blocks only, 32 latent channels + image + mask in
+    **HUNYUAN_VIDEO_TINY, "in_channels": 65, "out_channels": 32, "patch_size": [1, 1, 1], "vec_in_dim": None,
+    "guidance_embed": False, "depth": 2, "depth_single_blocks": 0, "use_cond_type_embedding": True,
+    "vision_in_dim": 1152,
+}
+
+
+def has_hunyuan_video15() -> bool:
+    """ComfyUI knows HunyuanVideo 1.5 (0.3.75 and 0.33 do; older versions do not)."""
+    import comfy.model_base
+
+    return hasattr(comfy.model_base, "HunyuanVideo15")
+
+
+def tiny_hunyuan_video15(seed: int = 0, dtype=torch.float32):
+    """HunyuanVideo 1.5 at a tiny config (ComfyUI's HunyuanVideo15 model: latent (B, 32, T, H, W), text context
+    64, CLIP-vision features 1152 for I2V as `clip_vision_output`). ComfyUI versions with HunyuanVideo 1.5 only."""
+    if not has_hunyuan_video15():
+        raise RuntimeError("this ComfyUI has no HunyuanVideo 1.5")
+    import comfy.ldm.hunyuan_video.model
+
+    # 0.33 detection sets meanflow_sum with the vision input; 0.3.75's params have no such field
+    cfg = _with_required_fields(HUNYUAN_VIDEO15_TINY, comfy.ldm.hunyuan_video.model.HunyuanVideoParams,
+                                {"meanflow_sum": True})
+    return tiny_model_from_config(cfg, seed, dtype)
+
+
 def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
     """Qwen-Image at a tiny config: context 64, latent (B, 16, 1, H, W)."""
     return tiny_model_from_config(QWEN_IMAGE_TINY, seed, dtype)
