@@ -9,7 +9,9 @@ Usage (GPU machine, repo root, after `source bench/gpu_env.sh 033`):
    attention dtype: bf16; `--dtype fp16` too): Wan 2.1 1.3B / 14B at 480p and 720p 81 frames, Flux 1024^2,
    Qwen-Image 1024^2. Variants: FA3 bf16 (the reference), cuDNN SDPA, flash_attn_3_fp8 with the fused Triton
    quantization and with plain-torch quantization, each with and without K smoothing, the FP8 kernel alone on
-   pre-quantized inputs, the quantization alone (fused / torch), comfy_kitchen_int8 where this ComfyUI registered
+   pre-quantized inputs, the quantization alone (fused / torch / the torch reference compiled by inductor, the
+   candidate for quantizing inside compiled blocks) and inductor's quantization + the FP8 kernel, comfy_kitchen_int8
+   where this ComfyUI registered
    it, SageAttention (`sageattn`) where installed. Median of `--reps` calls (CUDA events) after 2 warm-ups.
    Error of each output vs FA3 bf16 on the full output: cosine, max |diff|, relative L2. Also: the fused and the
    torch quantization give the same e4m3 bytes (fraction equal) and the same scales.
@@ -178,6 +180,18 @@ def variants(torch, device, smoke):
                 (lambda impl: lambda q, k, v: impl(q, k, v, None, None, "blhd"))(fp8.make_impl(fa3, smooth, method))
     out["quantize only: fused"] = lambda q, k, v: fp8.quantize_fused(q, k, v)
     out["quantize only: torch"] = lambda q, k, v: fp8.quantize_reference(q, k, v)
+    # the same reference quantization compiled by inductor (what a compiled block could run instead of the opaque
+    # Triton quantizer, fused with the ops that produce q/k/v): its cost alone and with the FP8 kernel
+    qind = torch.compile(lambda q, k, v: tuple(fp8.quantize_reference(q, k, v)))
+    out["quantize only: inductor"] = qind
+
+    def fp8_inductor(q, k, v):
+        q8, k8, v8, qd, kd, vd, _ = qind(q, k, v)
+        r = fa3(q8, k8, v8, causal=False, q_descale=qd, k_descale=kd, v_descale=vd)
+        r = r[0] if isinstance(r, (tuple, list)) else r
+        return r.to(q.dtype)
+
+    out["fp8 inductor quantize, K smoothed"] = fp8_inductor
     ck = reg.comfy_function("comfy_kitchen_int8")
     if ck is not None:
         out["comfy_kitchen_int8"] = lambda q, k, v: ck(
