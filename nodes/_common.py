@@ -37,6 +37,23 @@ def _paragraph(doc: str | None) -> str:
     return " ".join(inspect.cleandoc(doc or "").split())
 
 
+def _docstring(cls) -> str:
+    """The class's own docstring: `__doc__`, or read from its source file when Python runs with -OO (which drops
+    docstrings and would leave every node without a description)."""
+    if cls.__doc__ or not sys.flags.optimize >= 2:
+        return cls.__doc__ or ""
+    try:
+        import ast
+
+        tree = ast.parse(inspect.getsource(sys.modules[cls.__module__]))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+                return ast.get_docstring(node) or ""
+    except (OSError, TypeError, KeyError, SyntaxError):  # no source shipped: no description, nothing else changes
+        pass
+    return ""
+
+
 class AccelNode(io.ComfyNode):
     """Base of the pack's nodes (not registered itself):
 
@@ -88,7 +105,7 @@ class AccelNode(io.ComfyNode):
         if meta["dev_only"] and "is_dev_only" in _SCHEMA_FIELDS:
             extra["is_dev_only"] = True
         return io.Schema(node_id=cls.NODE_ID, display_name=cls.DISPLAY, category=meta["category"],
-                         description=_paragraph(cls.__doc__), inputs=cls.inputs(), outputs=list(cls.OUTPUTS),
+                         description=_paragraph(_docstring(cls)), inputs=cls.inputs(), outputs=list(cls.OUTPUTS),
                          hidden=list(meta["hidden"]), is_output_node=meta["output_node"],
                          is_experimental=meta["experimental"], **extra)
 

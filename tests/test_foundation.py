@@ -178,3 +178,23 @@ def test_frontend_sees_the_metadata(pack):
         assert len(spec["output_tooltips"]) == len(spec["output"])
         assert spec.get("experimental", False) == (name in EXPERIMENTAL_NODES)
         assert spec["description"] and spec["display_name"].startswith("Accel ")
+
+
+def test_node_descriptions_survive_python_OO(pack, tmp_path):
+    """Descriptions are the nodes' docstrings; `python -OO` drops docstrings, so they are read from the source
+    then: every node shows the same description as in a normal run."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import accel_harness as H; "
+            "H.bootstrap(sys.argv[2], cpu=True); mod = H.load_pack(); "
+            "print('DESC=' + json.dumps({k: c.GET_SCHEMA().description "
+            "for k, c in mod.nodes.NODE_CLASS_MAPPINGS.items()}))")
+    r = subprocess.run([sys.executable, "-OO", "-c", code, str(H.REPO_ROOT / "harness"), str(tmp_path / "base")],
+                       capture_output=True, text=True, timeout=300)
+    line = next((x for x in r.stdout.splitlines() if x.startswith("DESC=")), None)
+    assert line, r.stdout[-2000:] + r.stderr[-3000:]
+    got = json.loads(line[5:])
+    want = {k: c.GET_SCHEMA().description for k, c in pack.nodes.NODE_CLASS_MAPPINGS.items()}
+    assert got == want and all(want.values())
