@@ -40,7 +40,7 @@ def _paragraph(doc: str | None) -> str:
 def _docstring(cls) -> str:
     """The class's own docstring: `__doc__`, or read from its source file when Python runs with -OO (which drops
     docstrings and would leave every node without a description)."""
-    if cls.__doc__ or not sys.flags.optimize >= 2:
+    if cls.__doc__ or sys.flags.optimize < 2:
         return cls.__doc__ or ""
     try:
         import ast

@@ -87,8 +87,8 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
     @classmethod
     def inputs(cls):
         return [
-            io.Model.Input("model", tooltip="The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo (1.5), or a "
-                                            "model you calibrated)."),
+            io.Model.Input("model", tooltip="The diffusion model to cache (Wan 2.1/2.2, Flux.1, HunyuanVideo (1.5), "
+                                            "or a model you calibrated)."),
             io.Float.Input("rel_l1_thresh", default=-1.0, min=-1.0, max=10.0, step=0.01, tooltip=(
                 "How much accumulated estimated change to allow before computing again: higher = faster, more "
                 "drift. -1 = the recommended value of the chosen coefficient set (shown in the report; scales "
@@ -107,7 +107,6 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
     @classmethod
     def validate_inputs(cls, coefficients):
         return _check_choice(cls.DISPLAY, cls.KIND, cls.SET_INPUT, coefficients)
-
 
 
 class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache", category=CATEGORY_CACHE,
@@ -141,7 +140,6 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
     @classmethod
     def validate_inputs(cls, ratios):
         return _check_choice(cls.DISPLAY, cls.KIND, cls.SET_INPUT, ratios)
-
 
 
 class AccelCacheCalibrate(AccelNode, node_id="AccelCacheCalibrate", display="Accel Cache Calibrate",

@@ -316,9 +316,9 @@ def tiny_qwen_image(seed: int = 0, dtype=torch.float32):
 # these families apart and size them, with their shapes in the published checkpoints (flux1-dev.safetensors:
 # 19 double + 38 single blocks, hidden 3072 = img_in (3072, 16 channels x 2 x 2), T5 context 4096, CLIP pooled
 # 768, a guidance embedder = dev, not schnell; qwen_image_bf16.safetensors: 60 blocks, img_in (3072, 64),
-# Qwen2.5-VL text 3584, proj_out (64, 3072); HunyuanVideo: below). Everything else of the config (Flux: heads 24, axes_dim, mlp
-# ratio, theta, qkv bias; Qwen-Image: heads 24 x 128, rope axes, joint dim) is detection's own constants or
-# the model class's defaults, so `true_unet_config` is exactly what UNETLoader gives for those files.
+# Qwen2.5-VL text 3584, proj_out (64, 3072); HunyuanVideo: below). Everything else of the config (Flux: heads
+# 24, axes_dim, mlp ratio, theta, qkv bias; Qwen-Image: heads 24 x 128, rope axes, joint dim) is detection's own
+# constants or the model class's defaults, so `true_unet_config` is exactly what UNETLoader gives for those files.
 PUBLISHED_KEYS = {
     "flux": {"img_in.weight": (3072, 64), "txt_in.weight": (3072, 4096), "vector_in.in_layer.weight": (3072, 768),
              "guidance_in.in_layer.weight": (3072, 256),
