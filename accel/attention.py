@@ -20,26 +20,22 @@ time; the per-call work is a few attribute and shape checks.
 
 Low-precision backends (SageAttention, `flash_attn_3_fp8`, `comfy_kitchen_int8`) are used only when chosen by
 name (`auto` is exact only) and can run on a hybrid schedule (`Hybrid`): exact attention on the first/last
-sampling steps (and optionally the first/last transformer blocks), the quantized kernel elsewhere. The step
-is found once per model call by an APPLY_MODEL wrapper (the current sigma's index in the run's
-`sample_sigmas`, as the step caches do) and handed to the attention calls as a flag in transformer_options,
-so no attention call reads a GPU tensor (and a compiled block sees a Python bool: two variants).
+sampling steps (and optionally the first/last transformer blocks), the quantized kernel elsewhere
+(accel/hybrid.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from . import defaults, hardware, keys, log
-from .cache.schedule import step_index
 from .errors import AccelError
+from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, _apply_model_wrappers, check_hybrid
 from ..kernels.attention import adapters, registry
 from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
 OVERRIDE_KEY = "optimized_attention_override"
-EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hybrid schedule wants exact attention
 FALLBACKS = ("sdpa", "error")
 NODE = "Accel Attention"
 
@@ -200,127 +196,6 @@ class AttentionOverride:
                           "attention backend %s cannot serve %s; those calls use ComfyUI's attention (%s). "
                           "Logged once.", self.backend, text, getattr(func, "__name__", "original"))
         return func(*args, **kwargs)
-
-
-# --- the hybrid schedule of low-precision backends ------------------------------------------
-
-@dataclass(frozen=True)
-class Hybrid:
-    """Exact attention on the first `first_steps` and last `last_steps` sampling steps, and in the first
-    `first_blocks` / last `last_blocks` transformer blocks; the low-precision kernel elsewhere.
-    Defaults: accel.defaults.HYBRID. Steps are counted in the sigmas the sampler was given (a KSamplerAdvanced
-    slice, e.g. one Wan 2.2 A14B expert, counts its own steps). Blocks need a ComfyUI that tells attention
-    the block (transformer_options block_index/total_blocks: ComfyUI 0.33 Wan, Flux); elsewhere only the
-    step rule applies. Under torch.compile the block rule costs a graph break per attention call (it is
-    decided outside the compiled graph), so keep it off where speed matters."""
-
-    first_steps: int = 0
-    last_steps: int = 0
-    first_blocks: int = 0
-    last_blocks: int = 0
-
-    @classmethod
-    def default(cls) -> "Hybrid":
-        d = defaults.HYBRID
-        return cls(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks, d.exact_last_blocks)
-
-    def is_off(self) -> bool:
-        return not (self.first_steps or self.last_steps or self.first_blocks or self.last_blocks)
-
-    def exact_step(self, step, n_steps: int) -> bool:
-        """Is step `step` of a run of `n_steps` one of the exact ones? Unknown steps (no sampler) are not."""
-        if step is None or n_steps <= 0:
-            return False
-        return step < self.first_steps or step >= n_steps - self.last_steps
-
-    def exact_block(self, index, total) -> bool:
-        if index is None or not total:
-            return False
-        return index < self.first_blocks or index >= total - self.last_blocks
-
-    def wants_exact(self, to: dict) -> bool:
-        """Per attention call: the step flag set by StepWrapper (a guarded value under Accel Compile), then the
-        block rule (only when one is set), evaluated outside any compiled graph: Accel Compile does not guard
-        on block_index (accel/compile/runners.py), so a traced decision would be block 0's in every block."""
-        if to.get(EXACT_FLAG):
-            return True
-        if self.first_blocks or self.last_blocks:
-            return _exact_block_eager(self, to.get("block_index"), to.get("total_blocks"))
-        return False
-
-    def describe(self) -> str:
-        parts = [f"the first {self.first_steps} and last {self.last_steps} sampling steps"]
-        if self.first_blocks or self.last_blocks:
-            parts.append(f"the first {self.first_blocks} and last {self.last_blocks} transformer blocks "
-                         "(where ComfyUI passes block_index to attention)")
-        return " and ".join(parts)
-
-
-def _exact_block_eager(hybrid: Hybrid, index, total) -> bool:
-    return hybrid.exact_block(index, total)
-
-
-# a graph break under torch.compile: the result comes back as a Python bool the resumed graph guards on
-_exact_block_eager = (getattr(torch.compiler, "disable", None) or torch._dynamo.disable)(_exact_block_eager)
-
-
-def check_hybrid(node: str, **values) -> None:
-    """AccelError naming the input when a schedule value is not a whole number >= 0 (before any work)."""
-    for name, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise AccelError(node, name, f"{name} must be a whole number >= 0 (got {v!r})",
-                             f"Set {name} to 0 (no exact {name.split('_')[-1]}) or a small count such as 2")
-
-
-class StepWrapper:
-    """APPLY_MODEL wrapper: once per model call, finds the sampling step (the current sigma's index in the
-    run's sample_sigmas, accel.cache.schedule.step_index) and puts EXACT_FLAG in a copy of the
-    transformer_options handed to the model. One host sync per model call (the sigma), none per attention call."""
-
-    __slots__ = ("hybrid", "_sigmas_obj", "_sigmas")
-
-    def __init__(self, hybrid: Hybrid):
-        self.hybrid = hybrid
-        self._sigmas_obj = None
-        self._sigmas = []
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def position(self, t, to: dict):
-        """(step, n_steps) of this call; (None, 0) outside a sampler (no sample_sigmas)."""
-        sigmas = to.get("sample_sigmas")
-        if sigmas is None or t is None:
-            return None, 0
-        if sigmas is not self._sigmas_obj:
-            lst = sigmas.flatten().tolist() if isinstance(sigmas, torch.Tensor) else [float(x) for x in sigmas]
-            self._sigmas_obj, self._sigmas = sigmas, [float(x) for x in lst]
-        lst = self._sigmas
-        if len(lst) < 2:
-            return None, 0
-        sigma = float(t.flatten()[0]) if isinstance(t, torch.Tensor) else float(t)
-        return step_index(sigma, lst), len(lst) - 1
-
-    def __call__(self, executor, *args, **kwargs):
-        in_kw = "transformer_options" in kwargs
-        to = kwargs["transformer_options"] if in_kw else (args[5] if len(args) > 5 else None)
-        if not isinstance(to, dict):
-            return executor(*args, **kwargs)
-        t = args[1] if len(args) > 1 else kwargs.get("t")
-        step, n = self.position(t, to)
-        to = dict(to)
-        to[EXACT_FLAG] = self.hybrid.exact_step(step, n)
-        if in_kw:
-            kwargs["transformer_options"] = to
-        else:
-            args = args[:5] + (to,) + args[6:]
-        return executor(*args, **kwargs)
-
-
-def _apply_model_wrappers():
-    import comfy.patcher_extension as pe
-
-    return pe.WrappersMP.APPLY_MODEL
 
 
 # --- choosing and building a backend --------------------------------------------------------
