@@ -1,0 +1,338 @@
+"""The shipped workflows, each defined once here (scripts/workflows.py writes their UI and API files)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
+from workflow_parts import (  # noqa: E402
+    ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, _UMT5, _WAN_VAE, _about,
+    _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out, _wan_encoders,
+    _wan_t2v,
+)
+
+
+def wan21_t2v_1_3b_level1(info) -> Flow:
+    f = Flow("wan2.1_t2v_1.3B_level1", info)
+    unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 1.3B", "wan2.1_t2v_1.3B_fp16.safetensors", 33)
+    [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"])
+    ks = _ksampler(f, f.out(l1), f.out(pos), f.out(neg), f.out(lat), steps=30, cfg=6.0, sampler="uni_pc")
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_1.3B_level1")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Wan 2.1 T2V 1.3B + Accel Wan Level-1", """
+**Accel Wan Level-1** = fastest attention kernel for this GPU + torch.compile of every block + TF32, for this
+model only. Not bit-identical to stock (other kernels round differently); the node's report states it.""",
+               ["wan2.1_t2v_1.3B_fp16.safetensors", _UMT5, _WAN_VAE])
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, l1], [ks], outs)
+    return f
+
+
+def wan21_t2v_14b(info) -> Flow:
+    f = Flow("wan2.1_t2v_14B_attention_compile_teacache", info)
+    unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 14B", "wan2.1_t2v_14B_fp16.safetensors", 81)
+    chain = _chain(f, f.out(shift), ["AccelAttention", "AccelCompile", "AccelTeaCache"])
+    ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(neg), f.out(lat), steps=30, cfg=6.0, sampler="uni_pc")
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_14B_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Wan 2.1 T2V 14B + attention, compile, TeaCache", """
+**Accel Attention** (auto: FlashAttention-3 on H100/H200, FA2 on Ada/Ampere, else the fastest installed) →
+**Accel Compile** (per-block torch.compile) → **Accel TeaCache** (skips steps that change little: faster, not
+identical; `rel_l1_thresh` -1 = the published recommendation for Wan 2.1 14B, 0 = off).""",
+               ["wan2.1_t2v_14B_fp16.safetensors", _UMT5, _WAN_VAE])
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, *chain], [ks], outs, accel_direction="row")
+    return f
+
+
+def wan21_i2v_480p(info) -> Flow:
+    f = Flow("wan2.1_i2v_480p_level1_teacache", info)
+    unet = _unet(f, "Load Wan 2.1 I2V 480p 14B", "wan2.1_i2v_480p_14B_fp16.safetensors")
+    clip, vae = _wan_encoders(f)
+    cvl = f.add("CLIPVisionLoader", "Load CLIP Vision H", clip_name="clip_vision_h.safetensors")
+    img = f.add("LoadImage", "Start image", image=INPUT_IMAGE)
+    cve = f.add("CLIPVisionEncode", None, clip_vision=f.out(cvl), image=f.out(img), crop="none")
+    pos, neg = _prompts(f, f.out(clip), "The subject turns slowly towards the camera and smiles, gentle wind, "
+                                        "natural light, smooth camera push-in.")
+    i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
+                vae=f.out(vae), width=832, height=480, length=81, batch_size=1, clip_vision_output=f.out(cve),
+                start_image=f.out(img))
+    shift = _shift8(f, f.out(unet))
+    l1, tea = _chain(f, f.out(shift), ["AccelWanLevel1", "AccelTeaCache"])
+    ks = _ksampler(f, f.out(tea), f.out(i2v, 0), f.out(i2v, 1), f.out(i2v, 2), steps=20, cfg=6.0, sampler="uni_pc")
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.1_i2v_480p_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Wan 2.1 I2V 480p + Level-1 + TeaCache", """
+**Accel Wan Level-1** (fast attention + per-block compile + TF32) → **Accel TeaCache** (`auto` picks the
+published I2V 480p or 720p set from the video size; faster, not identical; `rel_l1_thresh` 0 = off).
+Put your start image into the Load Image node.""",
+               ["wan2.1_i2v_480p_14B_fp16.safetensors", _UMT5, "clip_vision_h.safetensors", _WAN_VAE], size=(460, 280))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae, cvl]), ("2 · Start image", [img]))
+    f.column(("3 · Prompt", [pos, neg]), ("4 · Image conditioning", [cve, i2v]))
+    f.column(("5 · Accelerate (comfyui-accel)", [shift, l1, tea]))
+    f.column(("6 · Sample", [ks]))
+    f.column(("7 · Decode and save", outs))
+    f.group_colors["5 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+def wan22_a14b(info) -> Flow:
+    f = Flow("wan2.2_t2v_A14B_attention_compile_teacache", info)
+    hi = _unet(f, "Load Wan 2.2 T2V high-noise expert", "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors")
+    lo = _unet(f, "Load Wan 2.2 T2V low-noise expert", "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors")
+    clip, vae = _wan_encoders(f)
+    pos, neg = _prompts(f, f.out(clip))
+    lat = _video_latent(f, 81)
+    chains = {}
+    for tag, loader in (("high-noise", hi), ("low-noise", lo)):
+        shift = _shift8(f, f.out(loader), f"Shift 8 ({tag})")
+        chains[tag] = [shift, *_chain(f, f.out(shift), ["AccelAttention", "AccelCompile", "AccelTeaCache"], tag)]
+    common = dict(steps=20, cfg=3.5, sampler_name="euler", scheduler="simple", positive=f.out(pos), negative=f.out(neg))
+    k1 = f.add("KSamplerAdvanced", "KSampler (high-noise expert, steps 0-10)", model=f.out(chains["high-noise"][-1]),
+               add_noise="enable", noise_seed=42, latent_image=f.out(lat), start_at_step=0, end_at_step=10,
+               return_with_leftover_noise="enable", **common)
+    k2 = f.add("KSamplerAdvanced", "KSampler (low-noise expert, steps 10-20)", model=f.out(chains["low-noise"][-1]),
+               add_noise="disable", noise_seed=0, latent_image=f.out(k1), start_at_step=10, end_at_step=10000,
+               return_with_leftover_noise="disable", **common)
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_accel")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 A14B (two experts) + attention, compile, TeaCache", """
+Wan 2.2 A14B runs a **high-noise expert** for the first half of the steps and a **low-noise expert** for the rest
+(two KSamplerAdvanced, split at step 10). Each expert gets its own **Accel Attention → Accel Compile → Accel
+TeaCache**: the second expert reuses the first one's compiled code; each TeaCache keeps its own state and maps
+its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the report says so).""",
+               ["wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors", "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors",
+                _UMT5, _WAN_VAE], size=(480, 320))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [hi, lo, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate the high-noise expert (comfyui-accel)", chains["high-noise"], "row"),
+             ("5 · Accelerate the low-noise expert (comfyui-accel)", chains["low-noise"], "row"))
+    f.column(("6 · Sample (two experts)", [k1, k2]))
+    f.column(("7 · Decode and save", outs))
+    for t in ("4 · Accelerate the high-noise expert (comfyui-accel)", "5 · Accelerate the low-noise expert (comfyui-accel)"):
+        f.group_colors[t] = ACCEL_GROUP
+    return f
+
+
+def flux_dev_fp8(info) -> Flow:
+    f = Flow("flux1_dev_fp8_teacache", info)
+    unet = f.add("AccelLoadDiffusionModelFP8", "Load FLUX.1-dev as FP8 (Accel)", unet_name="flux1-dev.safetensors")
+    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors", clip_name2="t5xxl_fp16.safetensors",
+                 type="flux")
+    vae = f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
+    pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
+    guid = f.add("FluxGuidance", None, conditioning=f.out(pos), guidance=3.5)
+    zero = f.add("ConditioningZeroOut", "Negative (unused by FLUX dev)", conditioning=f.out(pos))
+    f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
+    lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
+    [tea] = _chain(f, f.out(unet), ["AccelTeaCache"])
+    ks = _ksampler(f, f.out(tea), f.out(guid), f.out(zero), f.out(lat), steps=20, cfg=1.0, sampler="euler")
+    outs = _image_out(f, f.out(ks), f.out(vae), "flux1_dev_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "FLUX.1-dev: FP8 load + TeaCache", """
+**Accel Load Diffusion Model (FP8)** loads the bf16 FLUX file with FP8 weights (half the memory; FP8 matmuls
+on H100/H200/L40/RTX 40xx and newer; embeddings, norms and the head stay bf16). **Accel TeaCache** skips steps
+that change little (`auto` = the published FLUX set; faster, not identical; `rel_l1_thresh` 0 = off).""",
+               ["flux1-dev.safetensors", "clip_l.safetensors", "t5xxl_fp16.safetensors", "ae.safetensors"],
+               tail="flux1-dev needs the licence accepted on Hugging Face (black-forest-labs/FLUX.1-dev) before it "
+                    "downloads.")
+    _layout(f, n, [unet, clip, vae], [pos, guid, zero], [lat], [tea], [ks], outs, models_title="1 · Models (FP8 load)")
+    f.group_colors["1 · Models (FP8 load)"] = ACCEL_GROUP
+    return f
+
+
+def qwen_image(info) -> Flow:
+    f = Flow("qwen_image_attention_compile", info)
+    unet = _unet(f, "Load Qwen-Image", "qwen_image_fp8_e4m3fn.safetensors")
+    clip = f.add("CLIPLoader", "Load Qwen2.5-VL text encoder", clip_name="qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                 type="qwen_image")
+    vae = f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
+    pos, neg = _prompts(f, f.out(clip), IMAGE_POSITIVE, IMAGE_NEGATIVE)
+    lat = f.add("EmptySD3LatentImage", "Image size (1328x1328)", width=1328, height=1328, batch_size=1)
+    shift = f.add("ModelSamplingAuraFlow", "Shift 3.5", model=f.out(unet), shift=3.5)
+    att, comp = _chain(f, f.out(shift), ["AccelAttention", "AccelCompile"])
+    ks = _ksampler(f, f.out(comp), f.out(pos), f.out(neg), f.out(lat), steps=20, cfg=4.0, sampler="euler")
+    outs = _image_out(f, f.out(ks), f.out(vae), "qwen_image_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Qwen-Image + attention + compile", """
+**Accel Attention** (auto: the fastest exact backend for this GPU) → **Accel Compile** (per-block torch.compile).
+Same images as stock up to kernel rounding. Qwen-Image passes an attention mask for padded prompts: those calls
+use ComfyUI's attention (the report says how often).""",
+               ["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "qwen_image_vae.safetensors"])
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, att, comp], [ks], outs)
+    return f
+
+
+def wan21_before_after(info) -> Flow:
+    f = Flow("wan2.1_t2v_1.3B_before_after", info)
+    unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 1.3B", "wan2.1_t2v_1.3B_fp16.safetensors", 33)
+    # the demo's accelerated chain (accel_harness/demo.py), same order and settings
+    chain = _chain(f, f.out(shift), DEFAULT_CHAIN, values=CHAIN_VALUES)
+    common = dict(positive=f.out(pos), negative=f.out(neg), latent=f.out(lat), steps=30, cfg=6.0, sampler="uni_pc")
+    ks_stock = _ksampler(f, f.out(shift), title="KSampler (stock)", **common)
+    ks_fast = _ksampler(f, f.out(chain[-1]), title="KSampler (accelerated)", **common)
+    out_stock = _video_out(f, f.out(ks_stock), f.out(vae), "video/before_after_stock", " (stock)")
+    out_fast = _video_out(f, f.out(ks_fast), f.out(vae), "video/before_after_accelerated", " (accelerated)")
+    diff = f.add("AccelLatentDiff", "Accelerated vs stock", latent_a=f.out(ks_fast), latent_b=f.out(ks_stock),
+                 label="accelerated vs stock")
+    report = f.add("AccelHardwareReport", None, refresh=False)
+    f.outputs = {"stock_sampler": ks_stock, "accel_sampler": ks_fast, "stock_save": out_stock[-1],
+                 "accel_save": out_fast[-1], "diff": diff, "report": report}
+    n = _about(f, "Before / after: stock vs accelerated Wan 2.1 1.3B", f"""
+One loaded model, two branches with the same seed: **stock** (top) and **accelerated** (bottom:
+{" → ".join(info[x]["display_name"] for x in DEFAULT_CHAIN)}). The queue panel shows each sampler's time;
+**Accelerated vs stock** shows how far the two latents are apart (kernel rounding only: no caches here).
+Run it twice: the first accelerated run compiles.""",
+               ["wan2.1_t2v_1.3B_fp16.safetensors", _UMT5, _WAN_VAE], tail="", size=(460, 270))
+    f.column(("Read me", [n]), ("What the pack detected", [report]))
+    f.column(("1 · Models", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
+    f.column(("4 · Shared: shift", [shift]), ("5 · Accelerate (comfyui-accel)", chain, "row"))
+    f.column(("6a · Stock", [ks_stock]), ("6b · Accelerated", [ks_fast]))
+    f.column(("7a · Decode and save (stock)", out_stock, "row"), ("7b · Decode and save (accelerated)", out_fast, "row"),
+             ("8 · Compare", [diff]))
+    f.group_colors["5 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+# Wan 2.2 A14B with LightX2V's 4-step distill LoRAs (docs: huggingface.co/lightx2v/Wan2.2-Distill-Loras; the
+# ComfyUI templates load Comfy-Org's repackaged copies): CFG 1, shift 5, 4 steps, steps 0-2 on the high-noise
+# expert and 2-4 on the low-noise one (LightX2V switches experts at step 2 of its 4-step schedule).
+FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
+_FEWSTEP_BODY = """
+Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
+the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
+euler / simple. The **high-noise expert** runs steps 0-2 and the **low-noise expert** steps 2-4, each with its
+own LoRA (high / low) loaded by LoraLoaderModelOnly, then **Accel Wan Level-1** (fast attention + per-block
+compile + TF32). Changing a LoRA strength recompiles nothing. (ComfyUI gives every `fp8_scaled` model its own
+layer class, so the low-noise expert's blocks compile once more on the first run; with **Accel Load Diffusion
+Model (FP8)** as the loaders, the second expert reuses the first one's compiled code.)
+
+**Why no TeaCache / MagCache here:** a step cache saves time by skipping steps whose output changes little,
+which needs many similar steps. With 4 steps every step changes the video a lot and each one is needed: a
+skipped step costs visible quality and saves at most 1 of 4 model calls. The caches are for the 20-50 step
+workflows.
+
+Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
+[lightx2v/Wan2.2-Distill-Loras](https://huggingface.co/lightx2v/Wan2.2-Distill-Loras); put one into models/loras
+and pick it in the two LoRA nodes."""
+
+
+def _fewstep_experts(f: Flow, kind: str, lora_version: str) -> dict:
+    """Both A14B experts: UNETLoader -> LoraLoaderModelOnly (LightX2V 4-step) -> shift 5 -> Accel Wan Level-1."""
+    out = {}
+    for tag in ("high", "low"):
+        unet = _unet(f, f"Load Wan 2.2 {kind.upper()} {tag}-noise expert", f"wan2.2_{kind}_{tag}_noise_14B_fp8_scaled.safetensors")
+        lora = f.add("LoraLoaderModelOnly", f"LightX2V 4-step LoRA ({tag}-noise)", model=f.out(unet),
+                     lora_name=f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{tag}_noise.safetensors",
+                     strength_model=1.0)
+        shift = f.add("ModelSamplingSD3", f"Shift 5 ({tag}-noise)", model=f.out(lora), shift=FEWSTEP_SHIFT)
+        [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"], f"{tag}-noise")
+        out[tag] = {"unet": unet, "chain": [lora, shift, l1]}
+    return out
+
+
+def _fewstep_samplers(f: Flow, experts: dict, positive: list, negative: list, latent: list) -> tuple[str, str]:
+    common = dict(steps=FEWSTEP_STEPS, cfg=1.0, sampler_name="euler", scheduler="simple", positive=positive,
+                  negative=negative)
+    k1 = f.add("KSamplerAdvanced", f"KSampler (high-noise expert, steps 0-{FEWSTEP_SPLIT})",
+               model=f.out(experts["high"]["chain"][-1]), add_noise="enable", noise_seed=42, latent_image=latent,
+               start_at_step=0, end_at_step=FEWSTEP_SPLIT, return_with_leftover_noise="enable", **common)
+    k2 = f.add("KSamplerAdvanced", f"KSampler (low-noise expert, steps {FEWSTEP_SPLIT}-{FEWSTEP_STEPS})",
+               model=f.out(experts["low"]["chain"][-1]), add_noise="disable", noise_seed=0, latent_image=f.out(k1),
+               start_at_step=FEWSTEP_SPLIT, end_at_step=10000, return_with_leftover_noise="disable", **common)
+    return k1, k2
+
+
+def _fewstep_columns(f: Flow, note: str, models: list, inputs: list, experts: dict, samplers, outs) -> None:
+    f.column(("Read me", [note]))
+    f.column(("1 · Models", models))
+    f.column(*inputs)
+    titles = ("4 · High-noise expert: 4-step LoRA, shift 5, Level-1 (comfyui-accel)",
+              "5 · Low-noise expert: 4-step LoRA, shift 5, Level-1 (comfyui-accel)")
+    f.column((titles[0], experts["high"]["chain"], "row"), (titles[1], experts["low"]["chain"], "row"))
+    f.column((f"6 · Sample ({FEWSTEP_STEPS} steps: {FEWSTEP_SPLIT} + {FEWSTEP_STEPS - FEWSTEP_SPLIT}, CFG 1)", list(samplers)))
+    f.column(("7 · Decode and save", outs))
+    for t in titles:
+        f.group_colors[t] = ACCEL_GROUP
+
+
+def _fewstep_files(kind: str, lora_version: str) -> list[str]:
+    return [f"wan2.2_{kind}_{e}_noise_14B_fp8_scaled.safetensors" for e in ("high", "low")] + \
+        [f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{e}_noise.safetensors" for e in ("high", "low")]
+
+
+def wan22_a14b_t2v_4step(info) -> Flow:
+    f = Flow("wan2.2_t2v_A14B_lightx2v_4step_level1", info)
+    experts = _fewstep_experts(f, "t2v", "v1.1")
+    clip, vae = _wan_encoders(f)
+    pos, neg = _prompts(f, f.out(clip))
+    lat = _video_latent(f, 81)
+    k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _FEWSTEP_BODY,
+               _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
+    _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae],
+                     [("2 · Prompt", [pos, neg]), ("3 · Size", [lat])], experts, (k1, k2), outs)
+    return f
+
+
+def wan22_a14b_i2v_4step(info) -> Flow:
+    f = Flow("wan2.2_i2v_A14B_lightx2v_4step_level1", info)
+    experts = _fewstep_experts(f, "i2v", "v1")
+    clip, vae = _wan_encoders(f)
+    img = f.add("LoadImage", "Start image", image=INPUT_IMAGE)
+    pos, neg = _prompts(f, f.out(clip), "The subject turns slowly towards the camera and smiles, gentle wind, "
+                                        "natural light, smooth camera push-in.")
+    i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
+                vae=f.out(vae), width=832, height=480, length=81, batch_size=1, start_image=f.out(img))
+    k1, k2 = _fewstep_samplers(f, experts, f.out(i2v, 0), f.out(i2v, 1), f.out(i2v, 2))
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
+               _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision model).",
+               _fewstep_files("i2v", "v1") + [_UMT5, _WAN_VAE], size=(500, 500))
+    _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae, img],
+                     [("2 · Prompt", [pos, neg]), ("3 · Image conditioning", [i2v])], experts, (k1, k2), outs)
+    return f
+
+
+def wan22_ti2v_5b(info) -> Flow:
+    f = Flow("wan2.2_ti2v_5B_level1", info)
+    unet = _unet(f, "Load Wan 2.2 TI2V 5B", "wan2.2_ti2v_5B_fp16.safetensors")
+    clip = f.add("CLIPLoader", "Load umT5 text encoder", clip_name=_UMT5, type="wan")
+    vae = f.add("VAELoader", "Load Wan 2.2 VAE", vae_name="wan2.2_vae.safetensors")
+    pos, neg = _prompts(f, f.out(clip))
+    lat = f.add("Wan22ImageToVideoLatent", "Video size (1280x704, 121 frames)", vae=f.out(vae), width=1280, height=704,
+                length=121, batch_size=1)
+    shift = _shift8(f, f.out(unet))
+    [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"])
+    ks = _ksampler(f, f.out(l1), f.out(pos), f.out(neg), f.out(lat), steps=20, cfg=5.0, sampler="uni_pc")
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/wan2.2_ti2v_5B_level1", fps=24)
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 TI2V 5B + Accel Wan Level-1", """
+Wan 2.2's 5B model, text to video at 1280x704, 121 frames, 24 fps, with the settings of ComfyUI's template (20
+steps, CFG 5, uni_pc, shift 8). **Accel Wan Level-1** = fastest attention kernel for this GPU + torch.compile of
+every block + TF32, for this model only; not bit-identical to stock (other kernels round differently).
+Image to video: connect a Load Image node to the `start_image` input of the video size node.""",
+               ["wan2.2_ti2v_5B_fp16.safetensors", _UMT5, "wan2.2_vae.safetensors"], size=(460, 270))
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, l1], [ks], outs)
+    return f
+
+
+WORKFLOWS = {
+    "wan2.1_t2v_1.3B_level1": wan21_t2v_1_3b_level1,
+    "wan2.1_t2v_14B_attention_compile_teacache": wan21_t2v_14b,
+    "wan2.1_i2v_480p_level1_teacache": wan21_i2v_480p,
+    "wan2.2_t2v_A14B_attention_compile_teacache": wan22_a14b,
+    "flux1_dev_fp8_teacache": flux_dev_fp8,
+    "qwen_image_attention_compile": qwen_image,
+    "wan2.1_t2v_1.3B_before_after": wan21_before_after,
+    "wan2.2_t2v_A14B_lightx2v_4step_level1": wan22_a14b_t2v_4step,
+    "wan2.2_i2v_A14B_lightx2v_4step_level1": wan22_a14b_i2v_4step,
+    "wan2.2_ti2v_5B_level1": wan22_ti2v_5b,
+}
