@@ -381,26 +381,28 @@ def _detected_model(family: str, seed, dtype, device, model_options):
     return m
 
 
+def _sized(family: str, tiny, size: str, seed, dtype, device, model_options):
+    """size "tiny": `tiny(seed, dtype)` (CPU tests; device and model_options unused); "true": the published config
+    of `family` through ComfyUI's loader (`_detected_model`)."""
+    if size == "tiny":
+        return tiny(seed, dtype)
+    if size != "true":
+        raise ValueError(f"{family} size {size!r}: use 'true' or 'tiny'")
+    return _detected_model(family, seed, dtype, device, model_options)
+
+
 def flux_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu", model_options: dict | None = None):
     """Flux.1-dev ModelPatcher. "true": the published 12B config through ComfyUI's loader (the state dict is
     made on `device`; about 24 GB in bf16); "tiny": `tiny_flux` (CPU tests; `device` and `model_options` unused).
     Inputs: x (B, 16, H/8, W/8), context (B, tokens, 4096), y = pooled CLIP (B, 768), guidance (B,)."""
-    if size == "tiny":
-        return tiny_flux(seed, dtype)
-    if size != "true":
-        raise ValueError(f"Flux size {size!r}: use 'true' or 'tiny'")
-    return _detected_model("flux", seed, dtype, device, model_options)
+    return _sized("flux", tiny_flux, size, seed, dtype, device, model_options)
 
 
 def qwen_image_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu",
                      model_options: dict | None = None):
     """Qwen-Image ModelPatcher. "true": the published 20B config through ComfyUI's loader (about 41 GB in
     bf16); "tiny": `tiny_qwen_image`. Inputs: x (B, 16, 1, H/8, W/8), context (B, tokens, 3584)."""
-    if size == "tiny":
-        return tiny_qwen_image(seed, dtype)
-    if size != "true":
-        raise ValueError(f"Qwen-Image size {size!r}: use 'true' or 'tiny'")
-    return _detected_model("qwen_image", seed, dtype, device, model_options)
+    return _sized("qwen_image", tiny_qwen_image, size, seed, dtype, device, model_options)
 
 
 def hunyuan_video_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu",
@@ -408,11 +410,7 @@ def hunyuan_video_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16,
     """HunyuanVideo (T2V) ModelPatcher. "true": the published 13B config through ComfyUI's loader (about 26 GB in
     bf16); "tiny": `tiny_hunyuan_video`. Inputs: x (B, 16, T, H/8, W/8), context (B, tokens, 4096), y = pooled
     CLIP (B, 768), guidance (B,)."""
-    if size == "tiny":
-        return tiny_hunyuan_video(seed, dtype)
-    if size != "true":
-        raise ValueError(f"HunyuanVideo size {size!r}: use 'true' or 'tiny'")
-    return _detected_model("hunyuan_video", seed, dtype, device, model_options)
+    return _sized("hunyuan_video", tiny_hunyuan_video, size, seed, dtype, device, model_options)
 
 
 LTXV_TINY = {
