@@ -180,6 +180,18 @@ def variants(torch, device, smoke):
                 (lambda impl: lambda q, k, v: impl(q, k, v, None, None, "blhd"))(fp8.make_impl(fa3, smooth, method))
     out["quantize only: fused"] = lambda q, k, v: fp8.quantize_fused(q, k, v)
     out["quantize only: torch"] = lambda q, k, v: fp8.quantize_reference(q, k, v)
+    # the fused quantization's launch configurations (chunk tokens / tokens per step / warps), with the FP8 kernel
+    kern = H.pack_module("kernels.attention.fp8_triton")
+    for cfg in kern.CONFIGS:
+        def fp8_cfg(q, k, v, cfg=cfg):
+            qq = fp8.quantize_fused(q, k, v, config=cfg)
+            r = fa3(qq.q, qq.k, qq.v, causal=False, q_descale=qq.q_descale, k_descale=qq.k_descale,
+                    v_descale=qq.v_descale)
+            r = r[0] if isinstance(r, (tuple, list)) else r
+            return r.to(q.dtype)
+        out["fp8 fused quantize {}/{}/w{}, K smoothed".format(*cfg)] = fp8_cfg
+        out["quantize only: fused {}/{}/w{}".format(*cfg)] = (lambda cfg: lambda q, k, v: fp8.quantize_fused(
+            q, k, v, config=cfg))(cfg)
     # the same reference quantization compiled by inductor (what a compiled block could run instead of the opaque
     # Triton quantizer, fused with the ops that produce q/k/v): its cost alone and with the FP8 kernel
     qind = torch.compile(lambda q, k, v: tuple(fp8.quantize_reference(q, k, v)))

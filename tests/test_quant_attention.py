@@ -102,6 +102,22 @@ def test_fused_kernel_matches_reference_in_the_interpreter(Q, shape, layout, smo
     assert torch.equal(fq.q_descale, scale[0]) and torch.equal(fq.k_descale, scale[1])
 
 
+@pytest.mark.parametrize("config", [(128, 32, 4), (128, 128, 8), (512, 128, 8)])
+def test_fused_kernel_launch_configs_give_the_same_values(Q, config):
+    """The launch configurations the GPU benchmark sweeps (chunk, block_l, num_warps) change the tiling only:
+    the same scales (chunks sum K in another order: mean within 1e-5) and the same pre-cast values per mean."""
+    q, k, v = _qkv(1, 77, 530, 2, 128, dtype=torch.float16, layout="bhld")
+    assert config in Q._triton().CONFIGS
+    inv, scale, mean = Q.fused_statistics(q, k, v, True, config)
+    ref = Q.quantize_reference(q, k, v)
+    for i, s_ in enumerate((ref.q_descale, ref.k_descale, ref.v_descale)):
+        assert torch.allclose(scale[i], s_, rtol=1e-5, atol=0), i
+    assert torch.allclose(mean, ref.k_mean, rtol=1e-5, atol=1e-6)
+    fq = Q.quantize_fused(q, k, v, smooth_k=True, out_f32=True, config=config)
+    for got, x, i, m in ((fq.q, q, 0, None), (fq.k, k, 1, mean), (fq.v, v, 2, None)):
+        assert torch.equal(got, Q.prescale(x, inv[i], m)), i
+
+
 def test_interpreter_fp8_cast_is_why_the_float32_path_is_compared(Q):
     """Documents the reason for the float32 comparison (if Triton fixes the cast, compare e4m3 directly)."""
     triton = pytest.importorskip("triton")

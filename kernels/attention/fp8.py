@@ -76,13 +76,15 @@ def quantize_reference(q, k, v, smooth_k: bool = True) -> QuantizedQKV:
     return QuantizedQKV(*out, *descales, mean)
 
 
-def fused_statistics(q, k, v, smooth_k: bool = True):
-    """(inv (3, B, H), scale (3, B, H), mean (B, H, D) or None) from the fused statistics pass."""
+def fused_statistics(q, k, v, smooth_k: bool = True, config=None):
+    """(inv (3, B, H), scale (3, B, H), mean (B, H, D) or None) from the fused statistics pass. config:
+    (chunk, block_l, num_warps) of the Triton launches (None: the module's defaults)."""
     kern = _triton()
-    st = kern.stats(q, k, v)  # (3 stats, 3 tensors, B, H, NC, D)
+    chunk, block_l, warps = config or (kern.CHUNK, kern.BLOCK_L, kern.NUM_WARPS)
+    st = kern.stats(q, k, v, chunk, block_l, warps)  # (3 stats, 3 tensors, B, H, NC, D)
     lq, lk = q.shape[1], k.shape[1]
-    ncq = -(-lq // kern.CHUNK)
-    nck = -(-lk // kern.CHUNK)
+    ncq = -(-lq // chunk)
+    nck = -(-lk // chunk)
     absmax, mean = [], None
     for i, nc in ((0, ncq), (1, nck), (2, nck)):
         mx = st[1, i, :, :, :nc].amax(dim=2)  # (B, H, D)
@@ -95,11 +97,13 @@ def fused_statistics(q, k, v, smooth_k: bool = True):
     return inv, scale, mean
 
 
-def quantize_fused(q, k, v, smooth_k: bool = True, out_f32: bool = False) -> QuantizedQKV:
+def quantize_fused(q, k, v, smooth_k: bool = True, out_f32: bool = False, config=None) -> QuantizedQKV:
     """`quantize_reference` in two Triton launches (see fp8_triton.py). out_f32 (tests): return the
-    float32 pre-cast values instead of e4m3."""
-    inv, scale, mean = fused_statistics(q, k, v, smooth_k)
-    qo, ko, vo = _triton().quantize(q, k, v, inv, mean, out_f32=out_f32)
+    float32 pre-cast values instead of e4m3. config: (chunk, block_l, num_warps), None for the defaults."""
+    kern = _triton()
+    cfg = config or (kern.CHUNK, kern.BLOCK_L, kern.NUM_WARPS)
+    inv, scale, mean = fused_statistics(q, k, v, smooth_k, cfg)
+    qo, ko, vo = kern.quantize(q, k, v, inv, mean, out_f32, *cfg)
     return QuantizedQKV(qo, ko, vo, scale[0], scale[1], scale[2], mean)
 
 

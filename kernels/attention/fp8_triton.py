@@ -22,7 +22,10 @@ import triton
 import triton.language as tl
 
 CHUNK = 256  # tokens per program
-BLOCK_L = 64  # tokens per inner step
+BLOCK_L = 128  # tokens per inner step (256/128/4 warps: the fastest of CONFIGS on an H200, bench_quant_attention)
+NUM_WARPS = 4
+# (chunk, block_l, num_warps) the GPU benchmark sweeps (bench_quant_attention.py "quantize only: fused <config>")
+CONFIGS = tuple((c, b, w) for c in (128, 256, 512) for b in (32, 64, 128) for w in (4, 8) if b <= c)
 
 
 def available() -> bool:
@@ -137,19 +140,21 @@ def _strides(t):
     return sb, sl, sh
 
 
-def stats(q, k, v):
+def stats(q, k, v, chunk=CHUNK, block_l=BLOCK_L, num_warps=NUM_WARPS):
     """Per-chunk (sum, max, min) of q, k, v in (B, L, H, D): a (3, 3, B, H, NC, D) float32 tensor
-    [stat][tensor]; chunks past a tensor's length are left unwritten (NC = chunks of the longer one)."""
+    [stat][tensor]; chunks past a tensor's length are left unwritten (NC = chunks of the longer one, of
+    `chunk` tokens)."""
     B, Lq, H, D = q.shape
     Lk = k.shape[1]
-    nc = triton.cdiv(max(Lq, Lk), CHUNK)
+    nc = triton.cdiv(max(Lq, Lk), chunk)
     out = torch.empty((3, 3, B, H, nc, D), device=q.device, dtype=torch.float32)
     _stats_kernel[(B * H, nc, 3)](q, k, v, out, *_strides(q), *_strides(k), *_strides(v), Lq, Lk, H, nc, D,
-                                  CHUNK=CHUNK, BLOCK_L=BLOCK_L, BLOCK_D=triton.next_power_of_2(D))
+                                  CHUNK=chunk, BLOCK_L=block_l, BLOCK_D=triton.next_power_of_2(D),
+                                  num_warps=num_warps)
     return out
 
 
-def quantize(q, k, v, inv, mean, out_f32=False):
+def quantize(q, k, v, inv, mean, out_f32=False, chunk=CHUNK, block_l=BLOCK_L, num_warps=NUM_WARPS):
     """Write q, k, v as ((x - mean) * inv) clamped to +-448, in e4m3 (or float32 with out_f32, for tests),
     (B, L, H, D) contiguous. inv: (3, B, H) float32; mean: (B, H, D) float32 for K, or None."""
     B, Lq, H, D = q.shape
@@ -158,10 +163,11 @@ def quantize(q, k, v, inv, mean, out_f32=False):
     qo = torch.empty((B, Lq, H, D), device=q.device, dtype=dt)
     ko = torch.empty((B, Lk, H, D), device=q.device, dtype=dt)
     vo = torch.empty((B, Lk, H, D), device=q.device, dtype=dt)
-    nc = triton.cdiv(max(Lq, Lk), CHUNK)
+    nc = triton.cdiv(max(Lq, Lk), chunk)
     mean_arg = mean if mean is not None else inv  # unused when SMOOTH is False
     _quant_kernel[(B * H, nc, 3)](q, k, v, qo, ko, vo, inv.contiguous(), mean_arg.contiguous(),
                                   *_strides(q), *_strides(k), *_strides(v), Lq, Lk, H, D,
                                   SMOOTH=mean is not None, OUT_F32=out_f32,
-                                  CHUNK=CHUNK, BLOCK_L=BLOCK_L, BLOCK_D=triton.next_power_of_2(D))
+                                  CHUNK=chunk, BLOCK_L=block_l, BLOCK_D=triton.next_power_of_2(D),
+                                  num_warps=num_warps)
     return qo, ko, vo
