@@ -88,12 +88,34 @@ def _rel(a: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
 class ChunkState:
     """Per cond/uncond chunk: the last computed step's sampled input and residual, and the measured rate."""
 
-    __slots__ = ("x", "r", "rate", "din_step", "calls", "skipped")
+    __slots__ = ("x", "r", "rate", "din_step", "calls", "skipped", "pending")
 
     def __init__(self):
         self.x = self.r = self.rate = self.din_step = None
         self.calls = 0  # model calls since the last computed one
         self.skipped = 0  # of which skipped
+        self.pending = []  # (dres tensor, din, calls, skipped) of computed calls not yet read back (see `store`)
+
+
+def _apply(run, a: ChunkState, values) -> None:
+    """Read-back of `store`'s pending measures (in order): measured deviation of skipped spans, new rate."""
+    m = run.stats.measures
+    for (_, din, calls, skipped), dres in zip(a.pending, values):
+        if skipped:
+            m.setdefault("measured", []).append(dres)
+        if din is not None and din > 0 and math.isfinite(dres) and math.isfinite(din):
+            a.rate, a.din_step = dres / din, din / max(1, calls)
+    a.pending = []
+
+
+def _flush(run, states) -> None:
+    """Read back every pending measure of these chunk states in one device sync."""
+    todo = [a for a in states if a is not None and a.pending]
+    if not todo:
+        return
+    vals = iter(torch.stack([p[0] for a in todo for p in a.pending]).tolist())
+    for a in todo:
+        _apply(run, a, [next(vals) for _ in a.pending])
 
 
 # ============================================================================ runtime (called by accel_cache._Run)
@@ -110,9 +132,16 @@ def decide(run, call, img, chunks, per) -> list:
         xs.append(x)
         a = st.agn
         dins.append(_rel(x, a.x) if a.x is not None and a.x.shape == x.shape else None)
+    # one device sync per call: this call's input changes and the last computed call's residual changes
     known = [d for d in dins if d is not None]
-    vals = iter(torch.stack(known).tolist() if known else [])
+    waiting = [(st.agn, p[0]) for st in chunks for p in st.agn.pending]
+    vals = iter(torch.stack(known + [t for _, t in waiting]).tolist() if known or waiting else [])
     dins = [next(vals) if d is not None else None for d in dins]
+    read = {}
+    for a, _ in waiting:
+        read.setdefault(id(a), (a, []))[1].append(next(vals))
+    for a, values in read.values():
+        _apply(run, a, values)
     wants, trace = [], {}
     for key, st, din in zip(call.keys, chunks, dins):
         a = st.agn
@@ -137,24 +166,22 @@ def skipped(run, call):
 
 
 def store(run, call, res, per):
-    """After a computed call: new rate per chunk (dres / din), new anchors, measured deviation of skipped spans."""
+    """After a computed call: new anchors; the residual change dres (for the new rate dres / din and the measured
+    deviation of a skipped span) stays on the device until the next call's `decide` reads it back with its own
+    input changes: one device sync per call, not two (a sync here, at the end of the forward, would leave the GPU
+    idle through the sampler's work between steps: 0.85x on Flux 12B 512 px, H100, when nothing is skipped)."""
     xs, dins, _ = call.agn
     rs = [_thin(res[i * per:(i + 1) * per]) for i in range(len(call.keys))]
     states = [run.chunk(k).agn for k in call.keys]
-    pending = [(i, _rel(r, a.r)) for i, (r, a) in enumerate(zip(rs, states)) if a.r is not None and a.r.shape == r.shape]
-    vals = dict(zip([i for i, _ in pending], torch.stack([d for _, d in pending]).tolist() if pending else []))
-    m = run.stats.measures
-    for i, (a, x, r) in enumerate(zip(states, xs, rs)):
-        dres, din = vals.get(i), dins[i]
-        if dres is not None and a.skipped:
-            m.setdefault("measured", []).append(dres)
-        if dres is not None and din is not None and din > 0 and math.isfinite(dres) and math.isfinite(din):
-            a.rate, a.din_step = dres / din, din / max(1, a.calls)
+    for a, x, r, din in zip(states, xs, rs, dins):
+        if a.r is not None and a.r.shape == r.shape:
+            a.pending.append((_rel(r, a.r), din, a.calls, a.skipped))
         a.x, a.r, a.calls, a.skipped = x, r, 0, 0
 
 
 def summary(run) -> list:
-    """Report lines for the run's statistics (RunStats.notes)."""
+    """Report lines for the run's statistics (RunStats.notes); reads back the last pending measures first."""
+    _flush(run, [st.agn for st in run.chunks.values()])
     m = run.stats.measures
     meas = m.get("measured") or []
     lines = []
