@@ -96,8 +96,14 @@ def main():
 
     sc = H.pack_module("accel.cache")
     cuda = torch.cuda.is_available() and not a.smoke
+    try:
+        import comfyui_version
+
+        comfy_v = comfyui_version.__version__
+    except ImportError:
+        comfy_v = "unknown"
     res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "torch": torch.__version__,
-           "python": platform.python_version(), "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
+           "comfyui": comfy_v, "python": platform.python_version(), "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
            "smoke": a.smoke, "steps": a.steps, "cfg": a.cfg, "repeats": a.repeats, "sampler": "euler/simple",
            "note": "random weights: deviation figures check the mechanism, not real-model quality",
            "runs": {}, "errors": {}}
@@ -371,7 +377,7 @@ def _write(out_dir: Path, res: dict):
     (out_dir / f"{NAME}.json").write_text(json.dumps(res, indent=1, default=str))
     fam = FAMILY_LABELS.get(res.get("sweep_family"), "Wan 2.1 T2V 1.3B")
     lines = [f"# Step caches on {fam} ({res.get('gpu')})", "",
-             f"- command: `{res.get('command')}`", f"- torch {res.get('torch')}, Python {res.get('python')}",
+             f"- command: `{res.get('command')}`", f"- ComfyUI {res.get('comfyui', '?')}, torch {res.get('torch')}, Python {res.get('python')}",
              f"- model: {res.get('model')}; latent {res.get('latent')}; {res.get('steps')} steps, CFG {res.get('cfg')}, "
              f"{res.get('sampler')}; time = median of {res.get('repeats')} CUDA-synchronized sampling runs",
              "- **random weights**: PSNR/cosine compare with the uncached run of the same weights and check the "

@@ -1,6 +1,7 @@
 """GPU benchmark scripts keep working: their CPU smoke mode runs end to end on a tiny Wan (no timing
 claims; the GPU figures are in bench/results/)."""
 import json
+import re
 import subprocess
 import sys
 
@@ -156,7 +157,9 @@ def test_bench_cache_smoke_records_skips_per_set(tmp_path):
     mag = res["sweep"]["magcache:wan2.1_t2v_1.3B"]["30"]
     assert mag["pattern"] == res["schedule"]["wan2.1_t2v_1.3B"]["30"]["pattern"]
     assert res["schedule"]["qwen_image"]["20"]["skipped"] == 7
-    assert "| magcache:wan2.1_t2v_1.3B |" in (out / "bench_cache.md").read_text()
+    md = (out / "bench_cache.md").read_text()
+    assert "| magcache:wan2.1_t2v_1.3B |" in md
+    assert re.search(r"- ComfyUI \d+\.\d+\.\d+, torch ", md) and res["comfyui"] != "unknown"  # results name both
 
 
 def test_bench_cache_sweep_shards_split_the_sets(tmp_path):
