@@ -59,6 +59,17 @@ def layouts_seen(vae):
     return seen, handles
 
 
+def decode_seeing_benchmark(vae, acc, z):
+    """(acc.decode(z), cudnn.benchmark as the decoder's last layer saw it on each call)."""
+    flags = []
+    probe = vae.first_stage_model.decoder.head[-1].register_forward_pre_hook(
+        lambda m, a: flags.append(torch.backends.cudnn.benchmark))
+    try:
+        return acc.decode(z), flags
+    finally:
+        probe.remove()
+
+
 @torch.inference_mode()
 def test_wan_default_matches_stock_and_leaves_the_input_vae_alone(wan_vae, V):
     z = wan_latent()
@@ -69,13 +80,10 @@ def test_wan_default_matches_stock_and_leaves_the_input_vae_alone(wan_vae, V):
     assert acc is not wan_vae and isinstance(acc, before_cls)
     assert acc.first_stage_model is wan_vae.first_stage_model and acc.patcher is wan_vae.patcher  # no weight copy
     seen, handles = layouts_seen(wan_vae)
-    flags = []
-    probe = wan_vae.first_stage_model.decoder.head[-1].register_forward_pre_hook(
-        lambda m, a: flags.append(torch.backends.cudnn.benchmark))
     try:
-        out = acc.decode(z)
+        out, flags = decode_seeing_benchmark(wan_vae, acc, z)
     finally:
-        for h in handles + [probe]:
+        for h in handles:
             h.remove()
     assert out.shape == ref.shape and out.is_contiguous()
     assert (out - ref).abs().max().item() <= TOL
@@ -97,13 +105,7 @@ def test_cudnn_benchmark_is_set_for_the_decode_only(wan_vae):
     ref = wan_vae.decode(z)
     bench = torch.backends.cudnn.benchmark
     acc, report = node(wan_vae, cudnn_benchmark=True)
-    flags = []
-    probe = wan_vae.first_stage_model.decoder.head[-1].register_forward_pre_hook(
-        lambda m, a: flags.append(torch.backends.cudnn.benchmark))
-    try:
-        out = acc.decode(z)
-    finally:
-        probe.remove()
+    out, flags = decode_seeing_benchmark(wan_vae, acc, z)
     assert flags and all(flags) and torch.backends.cudnn.benchmark == bench  # on for the decode, restored after
     assert (out - ref).abs().max().item() <= TOL
     on = next(line for line in report.splitlines() if "on: channels_last" in line)
