@@ -11,7 +11,7 @@ peak VRAM = torch.cuda.max_memory_allocated during one decode (reset before it).
   stock | default (the node's defaults) | cudnn_benchmark | channels_last | channels_last+benchmark |
   fused_norm (channels_last + cudnn_benchmark + Triton RMSNorm+SiLU; Wan) | fused_norm_nobench (channels_last +
   fused norm) | fused_norm_nocl (cudnn_benchmark + fused norm) | compile (channels_last + cudnn_benchmark +
-  torch.compile of the blocks) | fused_norm+compile, fused_norm_nocl+compile (Wan) | tiled (channels_last +
+  torch.compile of the blocks) | fused_norm+compile, fused_norm_nobench+compile, fused_norm_nocl+compile (Wan) | tiled (channels_last +
   cudnn_benchmark + ComfyUI's tiled decode, 512 px tiles / 64 frames). VARIANT_OPTIONS lists each one's options.
 The first decode of a variant pays what is cached per process afterwards (cuDNN's algorithm search per conv
 shape, Triton/inductor compiles); later variants in the same process reuse the searches of earlier ones. For
@@ -50,6 +50,7 @@ VARIANT_OPTIONS = {  # variant -> every boolean option it sets (the rest off); "
     "fused_norm_nocl": dict(channels_last=False, cudnn_benchmark=True, fused_norm=True),
     "compile": dict(_CB, compile=True),
     "fused_norm+compile": dict(_CB, fused_norm=True, compile=True),
+    "fused_norm_nobench+compile": dict(channels_last=True, cudnn_benchmark=False, fused_norm=True, compile=True),
     "fused_norm_nocl+compile": dict(channels_last=False, cudnn_benchmark=True, fused_norm=True, compile=True),
     "tiled": dict(_CB, tiled=True),
 }
