@@ -68,10 +68,10 @@ OPTION_NOTES = {
     "fused_norm": (False, "fused RMSNorm+SiLU (one Triton pass, fp32 math, one rounding)",
                    "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| 0.063 "
                    "vs stock, 0.049 vs a float32 decode where stock is 0.060; with channels_last: H200 1.24x, "
-                   "1.28-1.39x adding cudnn_benchmark; H100 1.31x, 1.18-1.21x adding cudnn_benchmark)"),
+                   "1.28-1.39x adding cudnn_benchmark; H100 1.21-1.31x, 1.18-1.21x adding cudnn_benchmark)"),
     "compile": (False, "torch.compile of each decoder residual block call",
                 "fused fp32 intermediates (bf16 Wan VAE with fused_norm + channels_last + cudnn_benchmark: H200 "
-                "1.29-1.48x stock, H100 1.35-1.38x, max|diff| 0.063, first decode 32-93 s; Flux VAE 1024^2: "
+                "1.29-1.48x stock, H100 1.25-1.38x, max|diff| 0.063, first decode 32-93 s; Flux VAE 1024^2: "
                 "1.13x, 0.059)"),
     "tiled": (False, "ComfyUI's tiled decode (bounds peak VRAM by the tile size)",
               "blended seams differ from a full decode (H200 Wan VAE, 512 px tiles: peak 1.9 vs 3.1 GiB, 0.71x "
