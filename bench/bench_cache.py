@@ -28,11 +28,13 @@ Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 2
     calls) share the sweep: e.g. on two GPUs `CUDA_VISIBLE_DEVICES=0 ... --sweep-only --sweep-shard 0/2` and
     `CUDA_VISIBLE_DEVICES=1 ... --sweep-shard 1/2` (about 5 minutes each on an H200 at 20,30,50 steps, estimated
     from 0.37 s per 1.3B step).
-  * --sweep-family flux | qwen_image | hunyuan_video: the same sweep for those families'
-    published sets on Flux.1-dev (12B; CFG 1 with guidance 3.5, as its workflows run), Qwen-Image (20B; CFG --cfg)
-    or HunyuanVideo T2V (13B; CFG 1 with guidance 6, --sweep-frames frames) at the true
-    configs ComfyUI detects for the published checkpoints, random weights, --sweep-pixels square (default 512 px:
-    the mechanism at a size that fits one call).
+  * --sweep-family flux | qwen_image | hunyuan_video | ltxv: the same sweep for those families'
+    published sets on Flux.1-dev (12B; CFG 1 with guidance 3.5, as its workflows run), Qwen-Image (20B; CFG --cfg),
+    HunyuanVideo T2V (13B; CFG 1 with guidance 6, --sweep-frames frames) or LTX-Video (2B; CFG --cfg,
+    --sweep-frames frames, T5 tokens with their mask, 25 fps) at the true configs ComfyUI detects for the
+    published checkpoints, random weights, --sweep-pixels square (default 512 px: the mechanism at a size that
+    fits one call). LTX-Video has no set the pack applies (TeaCache's `ltxv` coefficients need a signal the pack
+    does not take from LTX-Video's blocks): its run times the any-model variants alone and sweeps no set.
 """
 from __future__ import annotations
 
@@ -80,9 +82,10 @@ def main():
     ap.add_argument("--sweep-shard", default="0/1", help="I/N: this run sweeps sets I, I+N, I+2N, ... of the list")
     ap.add_argument("--sweep-family", default="wan", choices=list(SWEEP_FAMILIES),
                     help="whose published sets the sweep runs: wan (Wan 2.1 T2V 1.3B, default), flux (Flux.1-dev 12B), "
-                         "qwen_image (Qwen-Image 20B) or hunyuan_video (HunyuanVideo T2V 13B); without --sweep-only their timed variants are the auto and any-model ones")
-    ap.add_argument("--sweep-pixels", type=int, default=512, help="flux / qwen_image / hunyuan_video: side in pixels")
-    ap.add_argument("--sweep-frames", type=int, default=17, help="hunyuan_video: frames")
+                         "qwen_image (Qwen-Image 20B), hunyuan_video (HunyuanVideo T2V 13B) or ltxv (LTX-Video 2B); "
+                         "without --sweep-only their timed variants are the auto and any-model ones")
+    ap.add_argument("--sweep-pixels", type=int, default=512, help="flux / qwen_image / hunyuan_video / ltxv: side in pixels")
+    ap.add_argument("--sweep-frames", type=int, default=17, help="hunyuan_video / ltxv: frames")
     a = ap.parse_args()
     _shard(a.sweep_shard)  # a bad value stops here, before the model is built
     out_dir = Path(a.out)
@@ -162,6 +165,8 @@ def main():
             kw["ratios"] = "wan2.1_t2v_1.3B"
         if a.sweep_family != "wan" and (kw.get("coefficients") or kw.get("ratios") or "auto") != "auto":
             continue  # a set named explicitly is Wan 1.3B's: other families run the auto and any-model variants
+        if node in ("tea", "mag") and not _has_sets("teacache" if node == "tea" else "magcache", a.sweep_family):
+            continue  # no published set the pack applies for this family (LTX-Video): auto has nothing to pick
         variants.append((label, node, kw))
 
     if a.sweep_only:
@@ -260,12 +265,18 @@ def main():
 
 # --sweep-family -> the published sets' families it sweeps
 SWEEP_FAMILIES = {"wan": ("wan21", "wan22"), "flux": ("flux",), "qwen_image": ("qwen_image",),
-                  "hunyuan_video": ("hunyuan_video",)}
-FAMILY_LABELS = {"flux": "Flux.1-dev", "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo"}
+                  "hunyuan_video": ("hunyuan_video",), "ltxv": ("ltxv",)}
+FAMILY_LABELS = {"flux": "Flux.1-dev", "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo",
+                 "ltxv": "LTX-Video"}
+
+
+def _has_sets(kind: str, family: str) -> bool:
+    cc = H.pack_module("accel.cache_coefficients")
+    return any(e.get("family") in SWEEP_FAMILIES[family] and cc.adapter_for_set(e) for e in cc.published(kind).values())
 
 
 def _family_inputs(a, M, g):
-    """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image / hunyuan_video: the true
+    """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image / hunyuan_video / ltxv: the true
     configs ComfyUI detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels square."""
     import torch
 
@@ -292,6 +303,15 @@ def _family_inputs(a, M, g):
         def cond():
             return [[torch.randn(1, tokens, ctx, generator=g), {"pooled_output": torch.randn(1, vec, generator=g),
                                                                 "guidance": 6.0}]]
+    elif a.sweep_family == "ltxv":
+        model = M.ltxv_model("true" if true else "tiny", device=dev, dtype=dt)
+        ctx, tokens = (4096, 128) if true else (64, 8)
+        latent = {"samples": torch.zeros(1, 128, (a.sweep_frames - 1) // 8 + 1, px // 32, px // 32)}
+        label = f"LTX-Video true config (2B), bf16, {a.sweep_frames} frames" if true else "tiny LTX-Video, fp32"
+
+        def cond():  # T5 tokens with their mask, and the frame rate LTXVConditioning adds
+            return [[torch.randn(1, tokens, ctx, generator=g),
+                     {"attention_mask": torch.ones(1, tokens, dtype=torch.long), "frame_rate": 25.0}]]
     else:
         model = M.qwen_image_model("true" if true else "tiny", device=dev, dtype=dt)
         ctx, tokens = (3584, 256) if true else (64, 16)

@@ -183,7 +183,7 @@ def test_bench_cache_sweep_shards_split_the_sets(tmp_path):
 
 
 def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
-    """--sweep-family flux / qwen_image / hunyuan_video: the sweep runs exactly the published sets of that family on its model
+    """--sweep-family flux / qwen_image / hunyuan_video / ltxv: the sweep runs exactly the published sets of that family on its model
     (tiny on the CPU), through ComfyUI's sampler; at 20 steps the MagCache sets skip (the mechanism runs on these
     families' blocks); without --sweep-only the timed variants are the auto and any-model ones (a set named
     explicitly in VARIANTS is Wan 1.3B's)."""
@@ -191,7 +191,8 @@ def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
     want = {"flux": {"teacache:flux", "teacache:flux-kontext", "magcache:flux", "magcache:flux_kontext",
                      "magcache:flux_kontext_28steps"},
             "qwen_image": {"magcache:qwen_image", "magcache:qwen_image_50steps"},
-            "hunyuan_video": {"teacache:hunyuan_video", "magcache:hunyuan_video", "magcache:hunyuan_video_544p"}}
+            "hunyuan_video": {"teacache:hunyuan_video", "magcache:hunyuan_video", "magcache:hunyuan_video_544p"},
+            "ltxv": set()}  # TeaCache's ltxv coefficients are published, but the pack does not apply them
     for fam, sets in want.items():
         out = tmp_path / fam
         r = subprocess.run([sys.executable, script, "--smoke", "--sweep-only", "--sweep-family", fam, "--sweep-steps",
@@ -208,6 +209,15 @@ def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
     assert set(res["runs"]) == {"baseline", "TeaCache auto (recommended)", "MagCache auto (recommended)",
                                 "Cache (any model) defaults", "Accel Compile -> Cache (any model) defaults"}
     assert res["runs"]["MagCache auto (recommended)"]["set"] == "flux"
+    # LTX-Video has no set the pack applies: its timed runs leave TeaCache / MagCache auto out instead of failing
+    r = subprocess.run([sys.executable, script, "--smoke", "--sweep-family", "ltxv", "--sweep-steps", "", "--repeats",
+                        "1", "--steps", "6", "--out", str(tmp_path / "ltxv_timed")], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((tmp_path / "ltxv_timed" / "bench_cache.json").read_text())
+    assert not res["errors"], res["errors"]
+    assert set(res["runs"]) == {"baseline", "Cache (any model) defaults", "Accel Compile -> Cache (any model) defaults"}
+    assert res["runs"]["Cache (any model) defaults"]["evaluations"] == 6 and res["model"].startswith("tiny LTX-Video")
 
 
 def test_bench_matrix_smoke(tmp_path):
@@ -281,6 +291,22 @@ def test_true_hunyuan_video_config_is_comfys_detection(M):
     assert type(dm).__name__ == "HunyuanVideo" and round(sum(t.numel() for t in sd.values()) / 1e9, 2) == 12.82
     mc = comfy.model_detection.model_config_from_unet(sd, "")
     assert type(mc).__name__ == "HunyuanVideo" and all(mc.unet_config.get(k) == v for k, v in hv.items())
+
+
+def test_true_ltxv_config_is_comfys_detection(M):
+    """bench_cache --sweep-family ltxv: ComfyUI's detection reads the published LTX-Video 2B key skeleton as LTXV (28
+    blocks, 32 heads x 64, cross-attention 2048), 1.92 B parameters with the T5 (4096) caption projection, and the
+    full random key layout detects back to the same config."""
+    import comfy.model_detection
+
+    cfg = M.true_unet_config("ltxv")
+    assert (cfg["num_layers"], cfg["attention_head_dim"], cfg["cross_attention_dim"]) == (28, 64, 2048)
+    dm = M.meta_diffusion_model(cfg)
+    sd = dm.state_dict()
+    assert type(dm).__name__ == "LTXVModel" and round(sum(t.numel() for t in sd.values()) / 1e9, 2) == 1.92
+    assert dm.caption_projection.linear_1.in_features == 4096
+    mc = comfy.model_detection.model_config_from_unet(sd, "")
+    assert type(mc).__name__ == "LTXV" and all(mc.unet_config.get(k) == v for k, v in cfg.items())
 
 
 def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):

@@ -334,6 +334,10 @@ PUBLISHED_KEYS = {
                       "guidance_in.in_layer.weight": (3072, 256),
                       **{f"double_blocks.{i}.img_attn.norm.key_norm.weight": (128,) for i in range(20)},
                       **{f"single_blocks.{i}.norm.key_norm.weight": (128,) for i in range(40)}},
+    # ltx-video-2b-v0.9.x: 28 transformer blocks, cross-attention keys (2048, 2048) = 32 heads x 64; detection reads
+    # only these (the files' metadata "config" names the same transformer as LTXVModel's defaults: T5 4096 caption)
+    "ltxv": {"adaln_single.emb.timestep_embedder.linear_1.bias": (2048,),
+             **{f"transformer_blocks.{i}.attn2.to_k.weight": (2048, 2048) for i in range(28)}},
 }
 
 
@@ -423,6 +427,13 @@ def tiny_ltxv(seed: int = 0, dtype=torch.float32):
     """LTX-Video at a tiny config: context (B, tokens, 64) with an `attention_mask` (B, tokens) and `frame_rate`
     in the conditioning (what the T5 encoder / LTXVConditioning give), latent (B, 128, T, H, W)."""
     return tiny_model_from_config(LTXV_TINY, seed, dtype)
+
+
+def ltxv_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu", model_options: dict | None = None):
+    """LTX-Video ModelPatcher. "true": the published 2B config (ltx-video-2b-v0.9.x) through ComfyUI's loader
+    (about 4 GB in bf16); "tiny": `tiny_ltxv`. Inputs: x (B, 128, (frames-1)/8+1, H/32, W/32), context (B, tokens,
+    4096) with `attention_mask` (B, tokens) and `frame_rate` in the conditioning."""
+    return _sized("ltxv", tiny_ltxv, size, seed, dtype, device, model_options)
 
 
 # --- VAEs: state dicts in the official key layout, loaded through comfy.sd.VAE(sd=...) ---------------------
