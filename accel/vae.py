@@ -67,7 +67,7 @@ OPTION_NOTES = {
              "fp32 VAEs only (~1e-3 relative per conv); no effect on bf16/fp16 VAEs; GPU: not measured"),
     "fused_norm": (False, "fused RMSNorm+SiLU (one Triton pass, fp32 math, one rounding)",
                    "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| 0.063 "
-                   "vs stock, 0.049 vs a float32 decode where stock is 0.060; with channels_last: H200 1.24x, "
+                   "vs stock, 0.049 vs a float32 decode where stock is 0.060; with channels_last: H200 1.24-1.28x, "
                    "1.28-1.39x adding cudnn_benchmark; H100 1.21-1.31x, 1.18-1.21x adding cudnn_benchmark)"),
     "compile": (False, "torch.compile of each decoder residual block call",
                 "fused fp32 intermediates (bf16 Wan VAE with fused_norm + channels_last + cudnn_benchmark: H200 "
