@@ -108,14 +108,17 @@ def _apply(run, a: ChunkState, values) -> None:
     a.pending = []
 
 
-def _flush(run, states) -> None:
-    """Read back every pending measure of these chunk states in one device sync."""
-    todo = [a for a in states if a is not None and a.pending]
-    if not todo:
-        return
-    vals = iter(torch.stack([p[0] for a in todo for p in a.pending]).tolist())
+def _read_back(run, states, tensors: list) -> list:
+    """One device sync: `tensors` (0-d) as floats, returned; every pending measure of `states` applied."""
+    todo = list({id(a): a for a in states if a is not None and a.pending}.values())  # a chunk once
+    pend = [p[0] for a in todo for p in a.pending]
+    if not tensors and not pend:
+        return []
+    vals = torch.stack(list(tensors) + pend).tolist()
+    out, rest = vals[:len(tensors)], iter(vals[len(tensors):])
     for a in todo:
-        _apply(run, a, [next(vals) for _ in a.pending])
+        _apply(run, a, [next(rest) for _ in a.pending])
+    return out
 
 
 # ============================================================================ runtime (called by accel_cache._Run)
@@ -133,15 +136,8 @@ def decide(run, call, img, chunks, per) -> list:
         a = st.agn
         dins.append(_rel(x, a.x) if a.x is not None and a.x.shape == x.shape else None)
     # one device sync per call: this call's input changes and the last computed call's residual changes
-    known = [d for d in dins if d is not None]
-    waiting = [(st.agn, p[0]) for st in chunks for p in st.agn.pending]
-    vals = iter(torch.stack(known + [t for _, t in waiting]).tolist() if known or waiting else [])
+    vals = iter(_read_back(run, [st.agn for st in chunks], [d for d in dins if d is not None]))
     dins = [next(vals) if d is not None else None for d in dins]
-    read = {}
-    for a, _ in waiting:
-        read.setdefault(id(a), (a, []))[1].append(next(vals))
-    for a, values in read.values():
-        _apply(run, a, values)
     wants, trace = [], {}
     for key, st, din in zip(call.keys, chunks, dins):
         a = st.agn
@@ -181,7 +177,7 @@ def store(run, call, res, per):
 
 def summary(run) -> list:
     """Report lines for the run's statistics (RunStats.notes); reads back the last pending measures first."""
-    _flush(run, [st.agn for st in run.chunks.values()])
+    _read_back(run, [st.agn for st in run.chunks.values()], [])
     m = run.stats.measures
     meas = m.get("measured") or []
     lines = []
