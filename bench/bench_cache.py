@@ -99,12 +99,7 @@ def main():
 
     sc = H.pack_module("accel.cache")
     cuda = torch.cuda.is_available() and not a.smoke
-    try:
-        import comfyui_version
-
-        comfy_v = comfyui_version.__version__
-    except ImportError:
-        comfy_v = "unknown"
+    comfy_v = H.comfy_version()
     res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "torch": torch.__version__,
            "comfyui": comfy_v, "python": platform.python_version(), "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
            "smoke": a.smoke, "steps": a.steps, "cfg": a.cfg, "repeats": a.repeats, "sampler": "euler/simple",

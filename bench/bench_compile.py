@@ -381,12 +381,9 @@ def env_info(a):
         info["triton"] = triton.__version__
     except Exception:
         info["triton"] = None
-    try:
-        import comfyui_version
+    import accel_harness as H
 
-        info["comfyui"] = comfyui_version.__version__
-    except Exception:
-        pass
+    info["comfyui"] = H.comfy_version()
     return info
 
 

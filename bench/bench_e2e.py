@@ -364,12 +364,7 @@ def main(argv=None):
     from accel_harness import models as M
 
     res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "rows": [], "errors": []}
-    try:
-        import comfyui_version
-
-        comfy_v = comfyui_version.__version__
-    except ImportError:
-        comfy_v = "unknown"
+    comfy_v = H.comfy_version()
     res["meta"] = {"workflow": WORKFLOW.name, "torch": torch.__version__, "comfyui": comfy_v,
                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() and not a.smoke else None,
                    "size": "tiny" if a.smoke else a.size, "steps": a.steps, "frames": a.frames, "width": a.width,

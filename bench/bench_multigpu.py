@@ -125,12 +125,7 @@ class Bench:
         self.visible = torch.cuda.device_count() if self.cuda else 2
         import comfy.model_management  # noqa: F401
 
-        try:
-            import comfyui_version
-
-            version = comfyui_version.__version__
-        except Exception:
-            version = None
+        version = H.comfy_version()
         self.res["meta"] = {
             "torch": torch.__version__, "comfyui": version, "python": sys.version.split()[0], "device": self.dev,
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "visible_gpus": self.visible,

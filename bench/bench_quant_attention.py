@@ -374,12 +374,7 @@ def main():
     device = mm.get_torch_device()
     prof = H.pack_module("accel.hardware").profile()
     reg = H.pack_module("kernels.attention.registry")
-    try:
-        import comfyui_version
-
-        comfyui = comfyui_version.__version__
-    except Exception:  # noqa: BLE001
-        comfyui = None
+    comfyui = H.comfy_version()
     res = {
         "name": "quant_attention", "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else
         (platform.processor() or "cpu"), "comfyui": comfyui, "torch": torch.__version__, "cuda": torch.version.cuda,

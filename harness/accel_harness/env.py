@@ -29,6 +29,16 @@ def comfy_root() -> Path:
     return p
 
 
+def comfy_version() -> str:
+    """The imported ComfyUI's version (its comfyui_version.py), or "unknown" for a tree without one."""
+    try:
+        import comfyui_version
+
+        return str(comfyui_version.__version__)
+    except Exception:  # noqa: BLE001 - a missing or broken file: the version is unknown, nothing else
+        return "unknown"
+
+
 def bootstrap(base_dir: str | os.PathLike | None = None, cpu: bool | None = None) -> Path:
     """Make `import comfy…`, `nodes`, `execution` work headless. Idempotent.
 

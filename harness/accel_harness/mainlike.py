@@ -101,10 +101,5 @@ def _finish(info, wants):
             info["dynamic_vram"] = "off (comfy-aimdo did not initialise)"
     elif "dynamic_vram" not in info:
         info["dynamic_vram"] = "off"
-    try:
-        import comfyui_version
-
-        info["comfyui"] = comfyui_version.__version__
-    except ImportError:
-        info["comfyui"] = "unknown"
+    info["comfyui"] = env.comfy_version()
     return info
