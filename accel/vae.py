@@ -57,18 +57,19 @@ class VaeOptions:
 # and deviation from stock, not visual quality; max|diff| is on the [-1, 1] output scale.
 OPTION_NOTES = {
     "channels_last": (True, "channels_last(_3d) activations for the decoder's convolutions",
-                      "other cuDNN algorithms, float reassociation only (CPU fp32: max|diff| <= 1e-5; H200 bf16 "
-                      "Wan VAE: 1.03x stock, first decode no slower, max|diff| 0.045; with cudnn_benchmark 1.08x)"),
+                      "other cuDNN algorithms, float reassociation only (CPU fp32: max|diff| <= 1e-5; H100 bf16 "
+                      "Wan VAE: 1.03-1.07x stock, first decode no slower, max|diff| 0.045; with cudnn_benchmark "
+                      "1.07-1.13x on H100 and H200)"),
     "cudnn_benchmark": (True, "cudnn.benchmark during the decode (restored after)",
                         "another cuDNN algorithm, float reassociation only; with channels_last the first decode "
-                        "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 12.9 s vs "
-                        "2.5 s stock, H100 12.3 s vs 2.9 s; then 1.07-1.09x)"),
+                        "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 13.9-15.3 s vs "
+                        "2.1-3.2 s stock, H100 12.3 s vs 2.9 s; then 1.07-1.13x)"),
     "tf32": (False, "TF32 for float32 convolutions/matmuls during the decode (restored after)",
              "fp32 VAEs only (~1e-3 relative per conv); no effect on bf16/fp16 VAEs; GPU: not measured"),
     "fused_norm": (False, "fused RMSNorm+SiLU (one Triton pass, fp32 math, one rounding)",
                    "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| 0.063 "
-                   "vs stock, 0.049 vs a float32 decode where stock is 0.060; with channels_last: H200 1.24-1.28x, "
-                   "1.28-1.39x adding cudnn_benchmark; H100 1.21-1.31x, 1.18-1.21x adding cudnn_benchmark)"),
+                   "vs stock, 0.049 vs a float32 decode where stock is 0.060; with channels_last: H200 1.28x, "
+                   "1.33-1.39x adding cudnn_benchmark; H100 1.21-1.31x, 1.18-1.21x adding cudnn_benchmark)"),
     "compile": (False, "torch.compile of each decoder residual block call",
                 "fused fp32 intermediates (bf16 Wan VAE with fused_norm + channels_last + cudnn_benchmark: H200 "
                 "1.29-1.48x stock, H100 1.25-1.38x, max|diff| 0.063, first decode 32-93 s; Flux VAE 1024^2: "

@@ -25,8 +25,8 @@ class AccelVAE(AccelNode, node_id="AccelVAE", display="Accel VAE", category=CATE
             io.Boolean.Input("cudnn_benchmark", default=False, tooltip=(
                 "cudnn.benchmark during the decode only: time cuDNN's algorithms once per shape, keep the "
                 "fastest. Exact up to float reassociation. The first decode at a new size pays the search "
-                "(Wan 81 frames 480p: ~10 s once per ComfyUI start) - for many decodes at one size. Whether "
-                "it pays depends on the card: with fused_norm 1.28-1.39x vs 1.24-1.28x without on an H200, but "
+                "(Wan 81 frames 480p: 12-15 s once per ComfyUI start) - for many decodes at one size. Whether "
+                "it pays depends on the card: with fused_norm 1.33-1.39x vs 1.28x without on an H200, but "
                 "1.18-1.21x vs 1.21-1.31x without on an H100.")),
             io.Boolean.Input("tf32", default=False, tooltip=(
                 "TF32 for float32 convolutions during the decode (fp32 VAEs only; ~1e-3 relative). "
