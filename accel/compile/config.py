@@ -62,6 +62,7 @@ class CompileStatus:
     calls: int = 0
     regions: int = 0
     streamed_regions: int = 0  # regions of the last call whose weights were fetched outside the graph
+    quantized_plans: dict = field(default_factory=dict)  # quantized layers of the last call per plan (quantized.py)
 
     @property
     def mode(self) -> str:
@@ -73,7 +74,8 @@ class CompileStatus:
                 "failures": [list(f) for f in self.failures], "compile_seconds": round(self.compile_seconds, 3),
                 "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
-                "calls": self.calls, "regions": self.regions, "streamed_regions": self.streamed_regions}
+                "calls": self.calls, "regions": self.regions, "streamed_regions": self.streamed_regions,
+                "quantized_plans": dict(self.quantized_plans)}
 
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model

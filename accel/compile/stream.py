@@ -29,6 +29,8 @@ import weakref
 
 import torch
 
+from . import quantized
+
 _LOWVRAM_ATTRS = ("weight_lowvram_function", "bias_lowvram_function")
 
 
@@ -57,6 +59,7 @@ class BlockFetcher:
     def __init__(self):
         self._layers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
+        self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
 
     def layers(self, block):
         got = self._layers.get(block)
@@ -71,6 +74,9 @@ class BlockFetcher:
         for m in self.layers(block):
             if m._parameters.get("weight") is None:
                 continue  # e.g. LayerNorm without affine: nothing to fetch, its cast path is a no-op
+            if quantized.is_quantized_layer(m):
+                out.append(m)  # its own forward does not trace: always fetched and swapped (accel.compile.quantized)
+                continue
             if not (m.comfy_cast_weights or m.weight_function or m.bias_function or getattr(m, "_v", None) is not None):
                 continue
             if stored_scaled(m) and (
@@ -99,18 +105,23 @@ class BlockFetcher:
                 mm.sync_stream(device, stream)
             vset = set(map(id, vbar))
             for m in layers:
+                if quantized.is_quantized_layer(m):
+                    plan, w, b, scales = quantized.fetch(m, x, id(m) in vset)
+                    saved.append((quantized.restore, quantized.swap_in(m, plan, w, b, scales)))
+                    self.plans[plan] = self.plans.get(plan, 0) + 1
+                    continue
                 keep = stored_scaled(m)  # pre-scaled low-precision weights stay as stored
                 wdtype = m.weight.dtype if keep else dtype
                 if id(m) in vset:
                     w, b = ops.resolve_cast_module_with_vbar(m, wdtype, device, dtype, None, False)
                 else:
                     w, b = ops.cast_bias_weight(m, None, dtype=wdtype, device=device, bias_dtype=dtype)
-                saved.append(_swap_in(m, w, b, keep))
+                saved.append((_restore, _swap_in(m, w, b, keep)))
             self.streamed += 1
             return fn(block, *args, **kwargs)
         finally:
-            for item in reversed(saved):
-                _restore(item)
+            for undo, item in reversed(saved):
+                undo(item)
             if vbar:
                 import comfy.model_prefetch as mp
 

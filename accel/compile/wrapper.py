@@ -102,6 +102,7 @@ class CompileWrapper:
         runners, codes = hit
         cs.runners = runners
         cs.fetcher.streamed = 0
+        cs.fetcher.plans = {}
         before = entry_counts(codes)
         graphs0 = unique_graphs()
         t0 = time.perf_counter()
@@ -116,6 +117,7 @@ class CompileWrapper:
             cs.runners = _NO_RUNNERS
         st.calls += 1
         st.streamed_regions = cs.fetcher.streamed
+        st.quantized_plans = dict(cs.fetcher.plans)
         if unique_graphs() != graphs0:  # dynamo compiled something during this call
             self._account(st, codes, before, graphs0, time.perf_counter() - t0)
         return out
