@@ -135,6 +135,15 @@ def patched(result: tuple) -> io.NodeOutput:
     return with_report(obj, report, report=report)
 
 
+def patched_live(result: tuple, title: str) -> io.NodeOutput:
+    """As `patched`, for nodes whose work is settled only when the model samples (compile): the report under
+    the node and in the prompt's history is updated after each sampling run with what ran (accel.live_report)."""
+    from ..accel import live_report
+
+    obj, report = result
+    return io.NodeOutput(obj, report, ui=live_report.attach(obj, report, title))
+
+
 def report_ui(text: str) -> dict:
     """`ui` payload that shows a report string under the node in the frontend (as ui.PreviewText sends it)."""
     return json.loads(json.dumps(ui.PreviewText(text).as_dict()))

@@ -6,7 +6,7 @@ from comfy_api.latest import io
 
 from ..accel.vocabulary import FALL_BACK
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, model_output,
-                      patched, report_output)
+                      patched_live, report_output)
 
 _MODES = ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
 LEGACY_ON_FAILURE = ("eager", "raise")  # the old words for "fall back" and "error" (still validate)
@@ -64,9 +64,9 @@ class AccelCompile(AccelNode, node_id="AccelCompile", display="Accel Compile", c
         from ..accel.compile import apply_compile
 
         policy = failure_policy(cls.DISPLAY, "on_failure", on_failure, LEGACY_ON_FAILURE)
-        return patched(apply_compile(model, mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph,
+        return patched_live(apply_compile(model, mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph,
                                      backend=backend, recompile_limit=recompile_limit,
-                                     on_failure="eager" if policy == FALL_BACK else "raise", node=cls.DISPLAY))
+                                     on_failure="eager" if policy == FALL_BACK else "raise", node=cls.DISPLAY), cls.DISPLAY)
 
 
 NODES = [AccelCompile]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.vocabulary import ERROR
-from ._common import (CATEGORY_PATCH, AccelNode, check_failure, failure_input, failure_policy, model_output, patched,
+from ._common import (CATEGORY_PATCH, AccelNode, check_failure, failure_input, failure_policy, model_output, patched_live,
                       report_output)
 
 
@@ -70,9 +70,9 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
         from ..accel import wan_level1
 
         strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
-        return patched(wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
-                                               tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
-                                               node=cls.DISPLAY, quality=quality or "exact"))
+        return patched_live(wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
+                                                    tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
+                                                    node=cls.DISPLAY, quality=quality or "exact"), cls.DISPLAY)
 
 
 NODES = [AccelWanLevel1]

@@ -33,7 +33,9 @@ pytestmark = pytest.mark.skipif(not OK, reason=WHY)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = ComfyServer(tmp_path_factory.mktemp("browser-server"), settings=FRONTEND_SETTINGS)
+    # CXX=/bin/false: inductor cannot build CPU kernels in this server (test_compile_fallback_updates_the_report);
+    # no other test here compiles
+    srv = ComfyServer(tmp_path_factory.mktemp("browser-server"), settings=FRONTEND_SETTINGS, env={"CXX": "/bin/false"})
     try:
         srv.start(timeout=180)
         yield srv
@@ -195,3 +197,35 @@ def test_report_text_is_shown_under_the_node(app, server):
     assert app.graph_to_prompt() == before  # not an input of the prompt
     saved = next(n for n in app.serialize()["nodes"] if n["id"] == 1)
     assert saved["widgets_values"] == wf["nodes"][0]["widgets_values"], saved["widgets_values"]
+
+
+def test_compile_fallback_updates_the_report(app, server, M):
+    """A compile that fails at run time is not silent in the UI: queue a tiny Wan through Accel Compile from the page
+    while inductor cannot build kernels (this server runs with CXX=/bin/false); after the sampler ran, the report
+    under Accel Compile starts with the fallback and its reason (accel.live_report re-sends the node's executed
+    message), where before the run it said the model compiles on the first sampling step."""
+    M.write_wan(server.base / "models" / "diffusion_models" / "browser_live_wan.safetensors", seed=3)
+    api = {
+        "1": {"class_type": "UNETLoader", "inputs": {"unet_name": "browser_live_wan.safetensors", "weight_dtype": "default"}},
+        "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": 4096, "scale": 1.0}},
+        "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
+        "5": {"class_type": "AccelCompile", "inputs": {"model": ["1", 0], "mode": "default", "scope": "blocks",
+                                                        "dynamic": "auto", "fullgraph": False, "backend": "inductor",
+                                                        "recompile_limit": 64, "on_failure": "fall back"}},
+        "6": {"class_type": "KSampler", "inputs": {"model": ["5", 0], "seed": 0, "steps": 2, "cfg": 1.0,
+                                                   "sampler_name": "euler", "scheduler": "simple", "positive": ["2", 0],
+                                                   "negative": ["2", 0], "latent_image": ["3", 0], "denoise": 1.0}},
+        "7": {"class_type": "SaveLatent", "inputs": {"samples": ["6", 0], "filename_prefix": "browser_live/out"}},
+    }
+    app.clear_alerts()
+    app.api_to_ui(api, "live_report.json")
+    app.page.evaluate("async () => { await app.queuePrompt(0, 1); }")
+    app.page.wait_for_function(
+        "() => { const n = app.graph.getNodeById(5); const w = (n && n.widgets || []).find(w => w.name === 'accel_report');"
+        " return !!w && String(w.value).startsWith('after the last run:'); }", timeout=300_000)
+    app.settle()
+    text = app.page.evaluate("() => app.graph.getNodeById(5).widgets.find(w => w.name === 'accel_report').value")
+    app.screenshot(ARTIFACTS / "compile_fallback_report.png")
+    first = text.splitlines()[0]
+    assert first.startswith("after the last run: compile: FELL BACK TO EAGER") and "C++ compiler" in first, text
+    assert "compiles on the first sampling step" not in text

@@ -1,0 +1,95 @@
+"""The report after the run (accel.live_report): a compile that falls back at run time is never silent.
+
+Accel Compile's (and Wan Level-1's) report is written when the node executes, before the first sampling step
+compiles anything. These tests run API prompts through ComfyUI's own validate_prompt + PromptExecutor on a tiny
+Wan and read the prompt's history as an API client would (`outputs[<node>]`):
+- inductor broken at run time (its compile_fx raises, as a missing compiler or a kernel without a fake would):
+  with on_failure 'fall back' the run completes eager and `accel_report[0]["text"]` starts with the fallback
+  and its reason; with 'error' the prompt fails with that reason;
+- inductor working: the entry says the run compiled (regions, graphs, recompiles).
+The frontend part (the text under the node is redrawn) is in tests/test_browser.py.
+"""
+import pytest
+import torch
+
+from accel_harness.executor import run_prompt
+
+UNET = "live_report_wan.safetensors"
+
+
+@pytest.fixture(scope="module")
+def unet(comfy, pack, M):
+    from pathlib import Path
+
+    import folder_paths
+
+    d = Path(folder_paths.get_folder_paths("diffusion_models")[0])
+    M.write_wan(d / UNET, seed=5, dtype=torch.float32)
+    return UNET
+
+
+def _prompt(node, on_failure):
+    if node == "AccelCompile":
+        patch = {"class_type": "AccelCompile", "inputs": {
+            "model": ["1", 0], "mode": "default", "scope": "blocks", "dynamic": "auto", "fullgraph": False,
+            "backend": "inductor", "recompile_limit": 64, "on_failure": on_failure}}
+    else:
+        patch = {"class_type": "AccelWanLevel1", "inputs": {
+            "model": ["1", 0], "attention": True, "compile": True, "compile_mode": "auto", "tf32": True,
+            "cudnn_benchmark": False, "on_failure": on_failure}}
+    return {
+        "1": {"class_type": "UNETLoader", "inputs": {"unet_name": UNET, "weight_dtype": "default"}},
+        "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": 4096, "scale": 1.0}},
+        "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
+        "5": patch,
+        "6": {"class_type": "KSampler", "inputs": {"model": ["5", 0], "seed": 0, "steps": 2, "cfg": 1.0,
+                                                   "sampler_name": "euler", "scheduler": "simple",
+                                                   "positive": ["2", 0], "negative": ["2", 0],
+                                                   "latent_image": ["3", 0], "denoise": 1.0}},
+        "7": {"class_type": "SaveLatent", "inputs": {"samples": ["6", 0], "filename_prefix": "live_report/out"}},
+    }
+
+
+@pytest.fixture
+def broken_inductor(monkeypatch):
+    """inductor fails when it compiles (after dynamo traced the blocks), as on a machine where it cannot build
+    kernels; dynamo's caches are reset so earlier tests' graphs are not reused."""
+    import torch._dynamo
+    import torch._inductor.compile_fx as cfx
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("test: inductor cannot build kernels here")
+
+    monkeypatch.setattr(cfx, "compile_fx", broken)
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("node", ["AccelCompile", "AccelWanLevel1"])
+def test_runtime_fallback_is_in_the_report(unet, broken_inductor, node):
+    _, hist = run_prompt(_prompt(node, "fall back"))
+    out = hist["outputs"]["5"]
+    assert "compiles on the first sampling step" in out["text"][0]  # as the node wrote it, before the run
+    live = out["accel_report"][0]
+    assert live["text"].startswith("after the last run: compile: FELL BACK TO EAGER"), live["text"]
+    assert "inductor cannot build kernels here" in live["text"].splitlines()[0]
+    assert "compiles on the first sampling step" not in live["text"]
+    assert live["runs"] == 1
+
+
+def test_runtime_failure_with_error_stops_the_prompt(unet, broken_inductor):
+    with pytest.raises(RuntimeError, match="torch.compile failed") as e:
+        run_prompt(_prompt("AccelCompile", "error"))
+    assert "inductor cannot build kernels here" in str(e.value) and "on_failure" in str(e.value)
+
+
+def test_compiled_run_is_in_the_report(unet):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    _, hist = run_prompt(_prompt("AccelCompile", "fall back"))
+    live = hist["outputs"]["5"]["accel_report"][0]
+    first = live["text"].splitlines()[0]
+    assert first.startswith("after the last run: compile: ran compiled (default)"), live["text"]
+    assert "0 recompile(s)" in first and "EAGER" not in live["text"]
