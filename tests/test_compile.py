@@ -294,6 +294,57 @@ def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     assert layers and not any(m.comfy_cast_weights for m in layers)  # unpatched after lowvram_forward
 
 
+def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
+    """The pack's FP8 loader + LoRA where the LoRA stays a per-call weight function (partial loads; DynamicVRAM on
+    ComfyUI 0.33 streams every model this way): the block fetcher dequantizes the stored fp8 weight, applies the
+    LoRA on the true values and requantizes it outside the graph (accel.compile.stream), so both blocks run ONE
+    compiled graph (tracing the weight functions guarded on each block's patch key: one graph per block, 40 on Wan
+    14B), a strength change compiles nothing, and the output is the eager FP8 + LoRA one within the requantization
+    (fp8 rounding of the patched weight: rel <= 0.05, the bound tests/test_fp8.py uses for baked LoRAs)."""
+    import comfy.model_management as mm
+    import comfy.patcher_extension as pe
+    import folder_paths
+    from pathlib import Path
+
+    d = Path(folder_paths.get_folder_paths("diffusion_models")[0])
+    path = M.write_wan(d / "compile_fp8_lora.safetensors", seed=4, dtype=torch.float32)
+    fp8 = mod("accel.fp8").load_file(str(path)).patcher
+    fp8 = with_override(fp8, sdpa_override)
+    compiled, _ = C.apply_compile(fp8, backend="eager")
+    sd = lora_sd(M)
+    x, ctx = inputs()
+
+    def lowvram_forward(p, lora=True):
+        mm.unload_all_models()
+        p.patch_model(p.load_device, lowvram_model_memory=1)  # nothing fits: the LoRA stays a weight function
+        try:
+            q = p.model.diffusion_model.blocks[0].self_attn.q
+            assert bool(q.weight_function) == lora and q.weight_scale is not None  # the case under test
+            to = copy.copy(p.model_options.get("transformer_options", {}))
+            to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
+            to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
+            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
+        finally:
+            p.unpatch_model(p.offload_device)
+
+    def rel(a, b):
+        return float((a - b).norm() / b.norm())
+
+    nolora = lowvram_forward(fp8, lora=False)
+    ref1 = lowvram_forward(with_lora(fp8, sd, 1.0))
+    ref05 = lowvram_forward(with_lora(fp8, sd, 0.5))
+    g0 = graphs()
+    out1 = lowvram_forward(with_lora(compiled, sd, 1.0))
+    st = C.compile_status(compiled)
+    assert not st["fell_back"] and st["streamed_regions"] == 2, st
+    assert graphs() - g0 == 1, f"{graphs() - g0} graphs for two blocks of one class (one per block: weight functions traced)"
+    assert rel(out1, ref1) <= 0.05 and rel(nolora, ref1) >= 0.1, (rel(out1, ref1), rel(nolora, ref1))
+    g1 = graphs()
+    out05 = lowvram_forward(with_lora(compiled, sd, 0.5))
+    assert graphs() == g1, "a LoRA strength change compiled a new graph"
+    assert rel(out05, ref05) <= 0.05 and rel(out05, out1) >= 0.02, (rel(out05, ref05), rel(out05, out1))
+
+
 # ------------------------------------------------------------------------------------------------ shapes
 
 def test_new_resolution_recompiles_once_with_reason(wan, C, caplog):

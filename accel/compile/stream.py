@@ -79,9 +79,8 @@ class BlockFetcher:
                 continue
             if not (m.comfy_cast_weights or m.weight_function or m.bias_function or getattr(m, "_v", None) is not None):
                 continue
-            if stored_scaled(m) and (
-                    m.weight_function or m.bias_function or any(getattr(m, a, None) for a in _LOWVRAM_ATTRS)):
-                continue  # scaled low-precision weight with LoRA: its own cast path patches the true values
+            if stored_scaled(m) and _has_functions(m) and not _is_pack_fp8(m):
+                continue  # ComfyUI 0.3.x scaled-fp8 weight with LoRA: its own cast path patches the true values
             out.append(m)
         return out
 
@@ -110,6 +109,9 @@ class BlockFetcher:
                     saved.append((quantized.restore, quantized.swap_in(m, plan, w, b, scales)))
                     self.plans[plan] = self.plans.get(plan, 0) + 1
                     continue
+                if _is_pack_fp8(m) and _has_functions(m):
+                    saved.append((_restore_fp8, _swap_in_fp8(m, *_fetch_patched_fp8(m, x, id(m) in vset))))
+                    continue
                 keep = stored_scaled(m)  # pre-scaled low-precision weights stay as stored
                 wdtype = m.weight.dtype if keep else dtype
                 if id(m) in vset:
@@ -128,6 +130,68 @@ class BlockFetcher:
                 mp.cleanup_prefetched_modules(block, vbar)
             if stream is not None:
                 stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
+
+
+def _has_functions(m) -> bool:
+    return bool(m.weight_function or m.bias_function or any(getattr(m, a, None) for a in _LOWVRAM_ATTRS))
+
+
+def _is_pack_fp8(m) -> bool:
+    return getattr(m, "accel_fp8_runtime", None) is not None and getattr(m, "weight_scale", None) is not None
+
+
+def _fetch_patched_fp8(m, x, vbar: bool):
+    """The pack's FP8 Linear with LoRA / weight functions (Accel Load Diffusion Model (FP8) -> LoraLoader): its
+    stored fp8 weight is fetched as stored (ComfyUI's own cast path would apply the functions to the unscaled fp8
+    values), dequantized with its scale, patched (LoRA on the true values, as the layer's eager path does), and
+    requantized with a fresh scale of the same granularity (a LoRA that grows the weight does not saturate), all
+    outside the graph. The compiled block then runs the layer's plain FP8 matmul: one graph for every block and
+    LoRA strength, where tracing the weight functions compiled one graph per block (40 on Wan 14B). Costs one
+    dequantize-patch-requantize pass over the block's weights per call (memory-bound; stock ComfyUI patches its
+    own fp8 layers per call too)."""
+    import comfy.ops as ops
+
+    from ..fp8.ops import apply_weight_fn
+    from ...kernels import fp8 as kfp8
+
+    device, dtype = x.device, x.dtype
+    wf, bf = list(m.weight_function), list(m.bias_function)
+    lowvram = {a: m.__dict__[a] for a in _LOWVRAM_ATTRS if a in m.__dict__}
+    m.weight_function, m.bias_function = [], []
+    for a in lowvram:
+        m.__dict__[a] = None
+    try:
+        if vbar:
+            w8, b = ops.resolve_cast_module_with_vbar(m, m.weight.dtype, device, dtype, None, False)
+        else:
+            w8, b = ops.cast_bias_weight(m, None, dtype=m.weight.dtype, device=device, bias_dtype=dtype)
+    finally:
+        m.weight_function, m.bias_function = wf, bf
+        for a, v in lowvram.items():
+            m.__dict__[a] = v
+    w = kfp8.dequantize(w8, m.weight_scale, dtype)
+    for f in [lowvram.get("weight_lowvram_function")] + wf:
+        if f is not None:
+            w = apply_weight_fn(f, w)
+    if b is not None:
+        for f in [lowvram.get("bias_lowvram_function")] + bf:
+            if f is not None:
+                b = f(b)
+    w8, scale = kfp8.quantize_weight(w, m.weight.dtype, per_channel=m.weight_scale.numel() > 1)
+    return w8, b, scale
+
+
+def _swap_in_fp8(m, w8, b, scale):
+    item = _swap_in(m, w8, b, True)
+    old = m._parameters.get("weight_scale")
+    m._parameters["weight_scale"] = torch.nn.Parameter(scale, requires_grad=False)
+    return item, old
+
+
+def _restore_fp8(entry):
+    item, old = entry
+    _restore(item)
+    item[0]._parameters["weight_scale"] = old
 
 
 def stored_scaled(m) -> bool:

@@ -41,7 +41,7 @@ def _fast_failed(rt: FP8Runtime, err: Exception, layer: str):
     log.warn_once(("fp8", "fast_failed", rt.source, type(err).__name__), msg)
 
 
-def _apply_weight_fn(f, w):
+def apply_weight_fn(f, w):
     """Run a per-forward weight function on the dequantized (true-valued) weight. ComfyUI's
     LowVramPatch is applied through comfy.lora.calculate_weight directly: its 0.3.75 form would convert
     and requantize the weight itself (it expects the raw stored values), its 0.33 form does not."""
@@ -205,7 +205,7 @@ def _linear_class():
             w8 = mm.cast_to(self.weight, None, dev, non_blocking=nb, copy=False)
             w = kfp8.dequantize(w8, self.weight_scale, input.dtype)
             for f in fns:
-                w = _apply_weight_fn(f, w)
+                w = apply_weight_fn(f, w)
             bias = None
             if self.bias is not None:
                 bias = mm.cast_to(self.bias, input.dtype, dev, non_blocking=nb, copy=bool(self.bias_function))
