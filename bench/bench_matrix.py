@@ -13,6 +13,18 @@ Model: Wan 2.1 T2V at a true config (1.3B or 14B) with seeded random weights in 
 written once to a safetensors file (reused between runs) and loaded with `comfy.sd.load_diffusion_model`.
 Random weights show speed and deviation from stock, never visual quality.
 
+`--workflow lightx2v`: the workflow most users run instead (workflows/wan2.2_t2v_A14B_lightx2v_4step_level1.json):
+Wan 2.2 A14B, two experts loaded by ComfyUI's loader from a file in ComfyUI's scaled-fp8 layout (the `*_fp8_scaled`
+files Comfy-Org publishes: fp8 weights, `scale_weight`, the `scaled_fp8` marker; one random file, loaded once per
+expert), a rank-32 LoRA in LightX2V's key layout on each expert (`lora_down`/`lora_up`/`alpha`, `diff_b`, `diff`),
+ModelSamplingSD3 shift 5, 4 steps at CFG 1 split 2 + 2 (KSamplerAdvanced: the high-noise expert keeps its leftover
+noise). Each chain patches both experts in that order: loader -> LoRA -> shift -> the chain's nodes; FP8-loader
+chains load the fp8_scaled file with Accel Load Diffusion Model (FP8). Times are of both experts' sampling.
+
+`--occupy` (with `--card N`): a helper process takes the rest of the GPU's memory before ComfyUI starts, so every
+allocator (torch's, comfy-aimdo's, cuBLAS/cuDNN workspaces) sees an N GiB card; without it only ComfyUI's
+accounting (--reserve-vram) is reduced and the device peak can exceed N.
+
 Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
     python3 bench/bench_matrix.py --size 14B --out $OUT/m80
     python3 bench/bench_matrix.py --size 14B --card 24 --chains stock,attention,compile,level1 --out $OUT/m24
@@ -91,11 +103,35 @@ def parse(argv=None):
     ap.add_argument("--hygiene-chain", default="level1")
     ap.add_argument("--weights-only", action="store_true", help="write the weights file and exit (run in its own "
                     "process first, so the GPU memory used to generate it is gone before the measurement)")
+    ap.add_argument("--workflow", default="", choices=["", "lightx2v"],
+                    help="lightx2v: Wan 2.2 A14B fp8_scaled experts + LightX2V LoRAs, shift 5, 4 steps CFG 1 (see above)")
+    ap.add_argument("--occupy", action="store_true", help="with --card: occupy the rest of the GPU in a helper "
+                    "process before ComfyUI starts (every allocator then sees the card size)")
+    ap.add_argument("--lora-rank", type=int, default=32)
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
+    if a.workflow == "lightx2v":
+        a.steps, a.cfg = 4, 1.0
     if a.smoke:
-        a.size, a.frames, a.height, a.width, a.tokens, a.steps = "tiny", 5, 64, 64, 16, 2
+        a.size, a.frames, a.height, a.width, a.tokens = "tiny", 5, 64, 64, 16
+        a.steps = 4 if a.workflow else 2
     return a
+
+
+def occupy(card_gib: float, total_gib: float):
+    """A child process holding (total - card) GiB of the GPU (plain cudaMalloc through torch) until killed."""
+    n = int((total_gib - card_gib) * 2 ** 30)
+    if n <= 0:
+        return None
+    code = ("import torch, sys, time; x = torch.empty(%d, dtype=torch.uint8, device='cuda'); "
+            "print('occupied', flush=True); sys.stdin.read()" % n)
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline().strip()
+    if line != "occupied":
+        p.kill()
+        raise RuntimeError(f"could not occupy {n / 2 ** 30:.1f} GiB of the GPU")
+    log(f"occupied {n / 2 ** 30:.1f} GiB of {total_gib:.1f} GiB in process {p.pid}: a {card_gib:g} GiB card remains")
+    return p
 
 
 def log(msg):
@@ -180,7 +216,10 @@ class Matrix:
 
         comfy_args = self.a.comfy_args.split()
         total = None if self.a.smoke else gpu_total_gib()
-        if self.a.card and total:
+        self.occupier = None
+        if self.a.card and total and self.a.occupy:
+            self.occupier = occupy(self.a.card, total)  # before ComfyUI and torch's CUDA context start here
+        elif self.a.card and total:
             comfy_args += mainlike.simulate_card_args(total, self.a.card)
         if self.a.smoke:
             comfy_args += ["--cpu"]
@@ -210,7 +249,8 @@ class Matrix:
             "patcher": getattr(sys.modules["comfy.model_patcher"], "CoreModelPatcher",
                                sys.modules["comfy.model_patcher"].ModelPatcher).__name__,
             "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
-            "torch_memory_fraction": hard_cap,
+            "torch_memory_fraction": hard_cap, "occupied_rest_of_gpu": self.occupier is not None,
+            "workflow": self.a.workflow or None,
         }
         log(f"started: {self.res['meta']}")
 
@@ -220,18 +260,40 @@ class Matrix:
 
         torch = self.torch
         dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[self.a.dtype]
-        path = Path(self.a.weights) / f"wan21_t2v_{self.a.size}_{self.a.dtype}_seed{seed}.safetensors"
+        if self.a.workflow:
+            dt = torch.bfloat16
+            path = Path(self.a.weights) / f"wan_t2v_{self.a.size}_fp8_scaled_seed{seed}.safetensors"
+        else:
+            path = Path(self.a.weights) / f"wan21_t2v_{self.a.size}_{self.a.dtype}_seed{seed}.safetensors"
         if not path.exists():
             t0 = time.time()
             sd = M.wan_state_dict("t2v", self.a.size, seed=seed, dtype=dt, device=self.dev)
             if not sd:
                 raise RuntimeError("the random Wan state dict is empty")
+            if self.a.workflow:
+                sd = M.comfy_scaled_fp8(sd)
             tmp = path.with_suffix(".partial")
             M.save_safetensors(sd, tmp)
             os.replace(tmp, path)
             del sd
             log(f"wrote {path} in {time.time() - t0:.0f} s")
+        if self.a.workflow:
+            for expert, lseed in (("high", 31), ("low", 32)):
+                lp = Path(self.a.weights) / f"lora_lightx2v_{self.a.size}_r{self.a.lora_rank}_{expert}.safetensors"
+                if not lp.exists():
+                    M.save_safetensors(M.wan_lora(self.a.size, rank=self.a.lora_rank, seed=lseed, layout="lightx2v",
+                                                  scale=0.02, dtype=torch.bfloat16), lp)
         return path
+
+    def lora(self, expert):
+        p = Path(self.a.weights) / f"lora_lightx2v_{self.a.size}_r{self.a.lora_rank}_{expert}.safetensors"
+        if not hasattr(self, "_loras"):
+            self._loras = {}
+        if expert not in self._loras:
+            import comfy.utils
+
+            self._loras[expert] = comfy.utils.load_torch_file(str(p), safe_load=True)
+        return self._loras[expert]
 
     def inputs(self):
         from accel_harness import models as M
@@ -248,7 +310,18 @@ class Matrix:
         if self.cuda:
             self.torch.cuda.synchronize()
         t0 = time.perf_counter()
-        out = M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0)
+        if self.a.workflow:  # KSamplerAdvanced 0 -> half (leftover noise kept), then half -> end without new noise
+            import nodes
+
+            high, low = model
+            half = self.a.steps // 2
+            x = nodes.common_ksampler(high, 0, self.a.steps, self.a.cfg, "euler", "simple", pos, neg, lat,
+                                      start_step=0, last_step=half, force_full_denoise=False)[0]
+            out = nodes.common_ksampler(low, 0, self.a.steps, self.a.cfg, "euler", "simple", pos, neg, x,
+                                        disable_noise=True, start_step=half, last_step=self.a.steps,
+                                        force_full_denoise=True)[0]["samples"]
+        else:
+            out = M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0)
         if self.cuda:
             self.torch.cuda.synchronize()
         return time.perf_counter() - t0, out.float().cpu()
@@ -256,6 +329,8 @@ class Matrix:
     # --- chains ----------------------------------------------------------------------------------
     def build(self, name, path):
         """(model, report text) for one chain; loads what the chain loads."""
+        if self.a.workflow:
+            return self.build_workflow(name, path)
         torch = self.torch
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
@@ -276,7 +351,49 @@ class Matrix:
             opts = {"compile_mode": "default", "quality": "fast", "on_failure": "error"} if name == "fp8_level1_fast" else {}
             m, rep = call_node("AccelWanLevel1", model=res.patcher, **opts)[:2]
             return m, getattr(res, "report", "") + "\n" + rep
-        base = self.base(path)
+        return self.patch(name, self.base(path))
+
+    # chains of the users' workflow: name -> (loader, chain applied after LoRA and shift)
+    WORKFLOW_CHAINS = {"stock": ("core", "stock"), "attention": ("core", "attention"), "level1": ("core", "level1"),
+                       "level1_fast": ("core", "level1_fast"), "kj_sage_compile": ("core", "kj_sage_compile"),
+                       "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
+                       "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
+                       "fp8_level1_fast": ("fp8", "level1_fast")}
+
+    def build_workflow(self, name, path):
+        """((high, low) experts, report) for one chain of the users' workflow (see the module docstring)."""
+        import comfy.sd
+
+        if name not in self.WORKFLOW_CHAINS:
+            raise SystemExit(f"chain {name} is not defined for --workflow; known: {', '.join(self.WORKFLOW_CHAINS)}")
+        loader, chain = self.WORKFLOW_CHAINS[name]
+        experts, reports = [], []
+        for expert in ("high", "low"):
+            if loader == "fp8":
+                res = self.H.pack_module("accel.fp8").load_file(str(path))
+                m, rep = res.patcher, [res.report]
+            else:
+                m, rep = self.expert_base(expert, path), []
+            m = comfy.sd.load_lora_for_models(m, None, self.lora(expert), 1.0, 0.0)[0]
+            m = call_node("ModelSamplingSD3", model=m, shift=5.0)[0]
+            m, r = self.patch(chain, m)
+            experts.append(m)
+            reports.append("\n".join(rep + [r]).strip())
+        return tuple(experts), f"high-noise expert:\n{reports[0]}\nlow-noise expert:\n{reports[1]}"
+
+    def expert_base(self, expert, path):
+        if not hasattr(self, "_experts"):
+            self._experts = {}
+        if expert not in self._experts:
+            t0 = time.time()
+            self._experts[expert] = self._load(path, {})
+            log(f"loaded {path.name} as the {expert}-noise expert ({type(self._experts[expert]).__name__}) in "
+                f"{time.time() - t0:.1f} s")
+        return self._experts[expert]
+
+    def patch(self, name, base):
+        """(model, report) of chain `name` applied to a loaded model."""
+        torch = self.torch  # noqa: F841
         if name == "stock":
             return base, ""
         if name == "attention":
@@ -348,7 +465,8 @@ class Matrix:
         if not self.a.smoke and not self.a.weights_only:
             # generate the weights in a child process: its GPU memory is returned to the driver when it exits
             subprocess.run([sys.executable, __file__, "--weights-only", "--size", self.a.size, "--dtype", self.a.dtype,
-                            "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene)], check=True)
+                            "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene),
+                            "--workflow", self.a.workflow, "--lora-rank", str(self.a.lora_rank)], check=True)
         self.boot()
         if self.cuda:
             self.res["baseline_alloc_gib"] = round(self.torch.cuda.memory_allocated() / 2 ** 30, 3)
@@ -429,6 +547,8 @@ class Matrix:
         self.res["released_per_chain_gib"] = released
         if hasattr(self, "_base"):
             del self._base
+        if hasattr(self, "_experts"):
+            del self._experts
         self.res["after_dropping_all_gib"] = self._unload()
         self.torch._dynamo.reset()  # compiled code cached on shared code objects outlives the model objects
         self.res["after_dynamo_reset_gib"] = self._unload()
@@ -491,11 +611,14 @@ class Matrix:
 
     def markdown(self):
         m = self.res.get("meta", {})
-        lines = [f"# Matrix: Wan 2.1 T2V {m.get('size')} {m.get('dtype')}, {m.get('frames')}f {m.get('height')}x{m.get('width')}, "
+        title = (f"Wan 2.2 A14B T2V users' workflow ({m.get('size')}: fp8_scaled experts + LightX2V LoRA rank "
+                 f"{self.a.lora_rank}, shift 5)" if m.get("workflow") else f"Wan 2.1 T2V {m.get('size')} {m.get('dtype')}")
+        lines = [f"# Matrix: {title}, {m.get('frames')}f {m.get('height')}x{m.get('width')}, "
                  f"{m.get('steps')} steps CFG {m.get('cfg')}",
                  "", f"GPU {m.get('gpu')} ({m.get('gpu_total_gib') and round(m['gpu_total_gib'])} GiB"
                  + (f", simulated {m['simulated_card_gib']:g} GiB card" if m.get("simulated_card_gib") else "")
                  + (f", torch allocator capped at {m['torch_memory_fraction']:.3f} of the GPU" if m.get("torch_memory_fraction") else "")
+                 + (", the rest of the GPU occupied by another process before ComfyUI started" if m.get("occupied_rest_of_gpu") else "")
                  + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM {m.get('start', {}).get('dynamic_vram')}, "
                  f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality.",
                  f"Command: `{self.res['command']}`", "",

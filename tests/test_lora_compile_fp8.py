@@ -134,19 +134,11 @@ def _write_loras(M, comfy):
 
 
 def _scaled_fp8(path):
-    """Rewrite a bf16 tiny Wan file in ComfyUI's own scaled-fp8 form (the `*_fp8_scaled.safetensors` files of
-    ComfyUI's Wan templates and of the shipped workflows): block linears as float8_e4m3fn with a per-tensor
-    `scale_weight`, and the `scaled_fp8` marker."""
-    from safetensors.torch import load_file, save_file
+    """Rewrite a bf16 tiny Wan file in ComfyUI's own scaled-fp8 form (accel_harness.models.comfy_scaled_fp8)."""
+    from accel_harness import models
+    from safetensors.torch import load_file
 
-    sd = load_file(str(path))
-    for k in [k for k, v in sd.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2]:
-        w = sd[k].float()
-        scale = w.abs().max() / torch.finfo(torch.float8_e4m3fn).max
-        sd[k] = (w / scale).to(torch.float8_e4m3fn)
-        sd[k[: -len("weight")] + "scale_weight"] = scale.reshape(())
-    sd["scaled_fp8"] = torch.empty((0,), dtype=torch.float8_e4m3fn)
-    save_file(sd, str(path))
+    models.save_safetensors(models.comfy_scaled_fp8(load_file(str(path))), path)
     return path
 
 

@@ -125,6 +125,22 @@ def write_wan(path, variant: str = "t2v", size: str = "tiny", seed: int = 0, dty
     return save_safetensors(wan_state_dict(variant, size, seed, dtype), path)
 
 
+def comfy_scaled_fp8(sd: dict) -> dict:
+    """`sd` (a Wan state dict) in ComfyUI's own scaled-fp8 layout, the one of the `*_fp8_scaled.safetensors` files
+    Comfy-Org publishes and the shipped workflows load with Load Diffusion Model: every 2-D block weight as
+    float8_e4m3fn with a per-tensor fp32 `scale_weight` (amax / 448), the rest as it was, and the `scaled_fp8`
+    marker tensor. ComfyUI 0.3.x reads it with its scaled-fp8 ops, 0.33 converts it to quantized-tensor layers.
+    Converts in place (the file of a 14B model is written from GPU tensors without a second copy)."""
+    e4m3 = torch.float8_e4m3fn
+    for k in [k for k, v in sd.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2]:
+        w = sd[k]
+        scale = (w.abs().amax().float() / torch.finfo(e4m3).max).clamp_min(1e-12)
+        sd[k] = (w.float() / scale).clamp(-448, 448).to(e4m3)
+        sd[k[: -len("weight")] + "scale_weight"] = scale.reshape(())
+    sd["scaled_fp8"] = torch.empty((0,), dtype=e4m3)
+    return sd
+
+
 # The Linear layers of one Wan block: name -> (out, in) as multiples of (dim, ffn_dim).
 _WAN_BLOCK_LINEARS = {**{f"self_attn.{x}": ("d", "d") for x in "qkvo"},
                       **{f"cross_attn.{x}": ("d", "d") for x in "qkvo"},
