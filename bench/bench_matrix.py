@@ -108,6 +108,9 @@ def parse(argv=None):
     ap.add_argument("--occupy", action="store_true", help="with --card: occupy the rest of the GPU in a helper "
                     "process before ComfyUI starts (every allocator then sees the card size)")
     ap.add_argument("--lora-rank", type=int, default=32)
+    ap.add_argument("--sequential", action="store_true", help="each chain on its own: first run, --rounds timed runs, "
+                    "then its models are dropped and unloaded before the next chain (no chain's weights evict "
+                    "another's; stock runs again last to show the drift over the run)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
     if a.workflow == "lightx2v":
@@ -476,7 +479,7 @@ class Matrix:
         if self.a.weights_only:
             return
         if self.a.chains.strip():
-            self.matrix(path)
+            (self.sequential if self.a.sequential else self.matrix)(path)
         if self.a.hygiene:
             self.hygiene(path)
         self.save()
@@ -506,6 +509,7 @@ class Matrix:
                     ref = lat
                 r.update(_fidelity(lat, ref))
                 r["patcher"] = type(m).__name__
+                r["compile"] = self.compile_summary(m)
                 models[n] = m
                 log(f"{n}: first run {first_s:.1f} s (build {build_s:.1f} s) {_short(r)}")
             except Exception as e:  # noqa: BLE001 - record and go on with the other chains
@@ -552,6 +556,61 @@ class Matrix:
         self.res["after_dropping_all_gib"] = self._unload()
         self.torch._dynamo.reset()  # compiled code cached on shared code objects outlives the model objects
         self.res["after_dynamo_reset_gib"] = self._unload()
+
+    def compile_summary(self, m):
+        """What Accel Compile did on the chain's model(s) (accel.compile.compile_status), or None."""
+        C = self.H.pack_module("accel.compile")
+        out = []
+        for x in (m if isinstance(m, tuple) else (m,)):
+            st = C.compile_status(x)
+            if st.get("enabled"):
+                out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
+                                               "regions", "streamed_regions", "quantized_plans")})
+        return out or None
+
+    def sequential(self, path):
+        """Each chain on its own (see --sequential); stock first and last."""
+        names = [c.strip() for c in self.a.chains.split(",") if c.strip()]
+        names = ["stock"] + [n for n in names if n != "stock"] + ["stock"]
+        ref, torch = None, self.torch
+        for i, n in enumerate(names):
+            key = n if i < len(names) - 1 else "stock_again"
+            try:
+                t0 = time.perf_counter()
+                m, report = self.build(n, path)
+                build_s = time.perf_counter() - t0
+                first_s, lat = self.sample(m)
+                r = self.res["chains"][key] = {"what": CHAINS.get(n, n) + (" (again, last)" if key != n else ""),
+                                               "build_s": round(build_s, 2), "first_run_s": round(first_s, 2),
+                                               "report": report, "times_s": [], "compile": self.compile_summary(m)}
+                if ref is None:
+                    ref = lat
+                for rnd in range(self.a.rounds):
+                    if self.cuda:
+                        torch.cuda.reset_peak_memory_stats()
+                    with MemSampler(torch) if self.cuda else _Null() as ms:
+                        t, lat = self.sample(m)
+                    r["times_s"].append(round(t, 3))
+                    if self.cuda:
+                        r["peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+                        r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
+                r.update(_fidelity(lat, ref))
+                log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
+            except Exception as e:  # noqa: BLE001
+                self.res["errors"].append({"chain": n, "error": f"{type(e).__name__}: {e}",
+                                           "trace": traceback.format_exc()[-3000:]})
+                log(f"{n}: FAILED {type(e).__name__}: {e}")
+                if "out of memory" in str(e).lower():
+                    self.res["chains"][key] = {"what": CHAINS.get(n, n), "oom": True, "error": str(e)[:300]}
+            m = lat = None  # the chain's patched clones go; the loaded base models stay (shared, as in a user's graph)
+            self._unload()
+            self.save()
+        base_t = _median(self.res["chains"]["stock"]["times_s"]) if "stock" in self.res["chains"] else None
+        for r in self.res["chains"].values():
+            t = _median(r.get("times_s") or [])
+            if t and base_t:
+                r["speedup"] = round(base_t / t, 3)
+        self.res["after_unload_alloc_gib"] = self._unload()
 
     def _alloc(self):
         return self.torch.cuda.memory_allocated() / 2 ** 30 if self.cuda else 0.0

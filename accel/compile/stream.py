@@ -173,7 +173,8 @@ def _fetch_patched_fp8(m, x, vbar: bool):
     for f in [lowvram.get("weight_lowvram_function")] + wf:
         if f is not None:
             w = apply_weight_fn(f, w)
-    if b is not None:
+    if b is not None and (lowvram.get("bias_lowvram_function") is not None or bf):
+        b = b.clone()  # fetched as stored (no copy): ComfyUI's patch functions add to their input in place
         for f in [lowvram.get("bias_lowvram_function")] + bf:
             if f is not None:
                 b = f(b)
