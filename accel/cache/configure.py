@@ -8,7 +8,7 @@ from ..errors import AccelError
 from ..families import family_name
 from . import schedule as sched
 from .adapters import SIGNAL_TEXT, adapter_for_model
-from .calibrate import DEFAULT_SIGNAL, _check_same_model, _read_calibration, _run_count, model_fingerprint
+from .calibrate import DEFAULT_SIGNAL, KEPT_RUNS, _check_same_model, _read_calibration, _run_count, model_fingerprint
 from .hooks import _attach, _new_id
 from .report import _stats_lines
 from .settings import _check_inputs, effective_settings, empty_window_text, load_set
@@ -202,7 +202,7 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
         else:
             _check_same_model(node, name, path, old, cfg)
             state = (f"The file holds {_run_count(old)} run(s) of this model: each completed run is added to them "
-                     "and the fits are redone over all runs.")
+                     f"and the fits are redone over them (the records of the newest {KEPT_RUNS} runs are kept).")
             if not old.get("fingerprint"):
                 state += (" (It was written by an older version without a model fingerprint: make sure its runs "
                           "are of this model.)")
