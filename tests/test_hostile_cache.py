@@ -502,3 +502,17 @@ def test_calibration_file_keeps_the_newest_runs_records(unets, cc, mod, monkeypa
     assert any("5 run(s) in the file, the newest 3 with their records" in n and "records dropped: the file keeps at most 3" in n
                for n in st.notes), st.notes
 
+
+def test_start_equal_to_end_is_not_reported_as_nothing_skipped(base_file, cc, sc, mod):
+    """The skip window is closed at both ends (start <= step/steps <= end): start == end still lets the step exactly
+    there be skipped, so 'nothing will be skipped' was wrong; the run's note names the step instead."""
+    name = "hc_point_window"
+    data = copy.deepcopy(base_file)
+    _file(cc, name).write_text(json.dumps(data))
+    _, hist = run_prompt(_tea(f"user:{name}", thresh=10.0, start=0.5, end=0.5, steps=6))
+    report = hist["outputs"]["5"]["text"][0]
+    assert "nothing will be skipped" not in report and "equals end_percent" in report, report
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    assert st.skipped >= 1, st.notes  # step 3 of 6 (50%) was skipped
+    assert not any("nothing will be skipped" in n for n in st.notes)
+    assert any("only step(s) 3 of this run" in n for n in st.notes), st.notes
