@@ -103,17 +103,17 @@ def load_set(node, kind, input_name, choice) -> dict:
                          f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}") from None
 
 
-def check_choice(node, kind, input_name, choice) -> str | None:
-    """For a node's VALIDATE_INPUTS (before the prompt runs): the error text for a set choice, or None."""
+def check_choice(node, kind, input_name, choice) -> AccelError | None:
+    """For a node's input check (before the prompt runs): the error for a set choice, or None."""
     if not isinstance(choice, str) or choice == "auto":
         return None
     if not choice.startswith(cc.USER_PREFIX):
         e = cc.published(kind).get(choice)
         if e is None or not cc.adapter_for_set(e):
-            return str(AccelError(node, input_name, f"'{choice}' is not a {kind} set this pack can use",
-                                  f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}"))
+            return AccelError(node, input_name, f"'{choice}' is not a {kind} set this pack can use",
+                              f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}")
     try:
         load_set(node, kind, input_name, choice)
     except AccelError as e:
-        return str(e)
+        return e
     return None
