@@ -146,6 +146,52 @@ def test_wrong_shapes_are_still_refused(pack, M, ddir, bf16_sd):
     assert LOAD_NODE in msg and "blocks.1.ffn.2.weight" in msg and "shape" in msg, msg
 
 
+def test_extra_keep_pattern_matching_no_layer_is_warned(pack, M, ddir, bf16_sd):
+    """A pattern that matches no linear layer (a typo: 'self_atn') kept nothing more, silently; now the report
+    names it. A pattern that matches is not warned about."""
+    write(M, ddir, "hostile_keep.safetensors", dict(bf16_sd))
+    _, hist = run_prompt(load_prompt("hostile_keep.safetensors", extra_keep="blocks.*.self_atn.q, blocks.0.ffn.*"))
+    report = hist["outputs"]["2"]["text"][0]
+    warned = [ln for ln in report.splitlines() if "match no linear layer" in ln]
+    assert len(warned) == 1 and "'blocks.*.self_atn.q'" in warned[0] and "blocks.0.ffn" not in warned[0], report
+    assert "2 extra_keep pattern" in report  # the matching pattern kept its layers (ffn.0 and ffn.2 of block 0)
+    _, hist = run_prompt(load_prompt("hostile_keep.safetensors", extra_keep="blocks.0.ffn.*"))
+    assert "match no linear layer" not in hist["outputs"]["2"]["text"][0]
+
+
+def test_saver_keep_error_names_the_saver(F, M, ddir, bf16_sd, AccelError):
+    model = M.load_diffusion_model(write(M, ddir, "hostile_keep_src.safetensors", dict(bf16_sd)))
+    with pytest.raises(AccelError) as e:
+        F.save_portable(model, "hostile_keep/x", keep="most layers")
+    assert (e.value.node, e.value.input_name) == ("Accel Save FP8 Model", "keep_high_precision"), str(e.value)
+    assert not list((ddir / "hostile_keep").glob("*"))  # nothing left behind
+
+
+def test_lora_that_saturates_fp8_is_reported(F, M, ddir, bf16_sd, caplog):
+    """A weight patch as large as the weights, baked into FP8 weights with their scale, pushes values beyond the
+    fp8 range: they were clipped without a word. Now the log and the saver's report give the counts."""
+    import comfy.sd
+
+    res = F.load_file(str(write(M, ddir, "hostile_sat.safetensors", dict(bf16_sd))))
+    layers = ["blocks.0.ffn.0", "blocks.1.self_attn.q"]
+    lora = {f"diffusion_model.{k}.diff": 2.0 * bf16_sd[k + ".weight"] for k in layers}  # W -> 3W
+    patched, _ = comfy.sd.load_lora_for_models(res.patcher, None, lora, 1.0, 0)
+    caplog.set_level(logging.WARNING)
+    text = F.save_portable(patched, "hostile_sat/x")
+    sat = res.runtime.saturated
+    assert set(sat) == set(layers), sat
+    for k in layers:
+        n, total = sat[k]
+        assert total == bf16_sd[k + ".weight"].numel() and 0 < n < total
+    warned = [ln for ln in text.splitlines() if "clipped" in ln]
+    assert len(warned) == 1 and "warning" in warned[0] and f"{sum(n for n, _ in sat.values())} of" in warned[0], text
+    assert any("clipped" in r.getMessage() and "hostile_sat.safetensors" in r.getMessage() for r in caplog.records)
+    # a small LoRA saturates nothing: no warning
+    small = {f"diffusion_model.{k}.diff": 0.01 * bf16_sd[k + ".weight"] for k in layers}
+    patched, _ = comfy.sd.load_lora_for_models(res.patcher, None, small, 1.0, 0)
+    assert "clipped" not in F.save_portable(patched, "hostile_sat/small")
+
+
 def test_complete_file_still_loads_without_warnings(F, M, ddir, bf16_sd):
     res = F.load_file(str(write(M, ddir, "hostile_ok.safetensors", dict(bf16_sd))))
     assert "NaN" not in res.report and "warning" not in res.report, res.report

@@ -16,7 +16,7 @@ from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
 from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS,
                       measured_deviation)
-from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
+from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute, unmatched_text
 
 
 @dataclass
@@ -129,7 +129,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                          f"of the detected model ({len(unused)} such layers), so its scale cannot be applied",
                          "Use the original checkpoint")
     family = families.detect(patcher)
-    plan = plan_layers(dm, family, keep, extra_keep)
+    plan = plan_layers(dm, family, keep, extra_keep, node=node)
     stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
     if getattr(patcher, "size", 0):
         patcher.size = 0  # recomputed from the finalized weights
@@ -138,6 +138,10 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt)
     if stats.nonfinite:
         log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
+    if plan.unmatched:
+        note = unmatched_text(plan.unmatched, next((k for k, q in plan.quantize.items() if q), "blocks.0.self_attn.q"))
+        text += f"\n  warning: {note}"
+        log.warn_once(("fp8", "unmatched", source, tuple(plan.unmatched)), f"{source}: {note}")
     if ignored:
         note = unused_text(ignored, type(patcher.model).__name__)
         text += f"\n  warning: {note}"
