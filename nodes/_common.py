@@ -238,9 +238,15 @@ def combo_inputs(cls) -> tuple:
     return tuple(i.id for i in (cls.GET_SCHEMA().inputs or []) if isinstance(i, io.Combo.Input))
 
 
-def combo_error(cls, input_name: str, value, node: str | None = None) -> AccelError | None:
-    """The error for `value` of combo input `input_name` of node class `cls` (None: valid)."""
-    opts = next((list(i.options or []) for i in (cls.GET_SCHEMA().inputs or []) if i.id == input_name), [])
+def combo_options(cls) -> dict:
+    """{combo input name: its options now} of a V3 node class (file and backend lists are built when asked)."""
+    return {i.id: list(i.options or []) for i in (cls.GET_SCHEMA().inputs or []) if isinstance(i, io.Combo.Input)}
+
+
+def combo_error(cls, input_name: str, value, node: str | None = None, options: dict | None = None) -> AccelError | None:
+    """The error for `value` of combo input `input_name` of node class `cls` (None: valid). `options`: the
+    class's combo_options, when the caller checks several inputs."""
+    opts = (options if options is not None else combo_options(cls)).get(input_name, [])
     rule = cls.COMBO_RULES.get(input_name, in_list)
     return rule(node or cls.DISPLAY or cls.__name__, input_name, value, opts)
 
@@ -324,8 +330,12 @@ class InputChecks:
             self._combos[key] = combo_inputs(self.mappings[key])
         return self._combos[key]
 
-    def combo_error(self, key: str, name: str, value) -> AccelError | None:
-        return combo_error(self.mappings[key], name, value, self.display.get(key, key))
+    def combo_error(self, key: str, name: str, value, options: dict | None = None) -> AccelError | None:
+        return combo_error(self.mappings[key], name, value, self.display.get(key, key), options)
+
+    def options(self, key: str, values: dict) -> dict | None:
+        """The combo options of node `key` when `values` holds one of its combo inputs (else None: not built)."""
+        return combo_options(self.mappings[key]) if any(n in values for n in self.combos(key)) else None
 
     def on_prompt(self, json_data):
         """PromptServer on_prompt handler: parse our nodes' literal BOOLEAN values in an API prompt, and mark their
@@ -348,6 +358,7 @@ class InputChecks:
                     inputs[name] = parse_bool(value, self.display.get(key, key), name)
                 except AccelError as e:
                     inputs[name] = _NotABoolean(value, str(e))
+            options = None
             for name in self.combos(key):
                 value = inputs.get(name)
                 if name not in inputs or isinstance(value, list):
@@ -355,7 +366,8 @@ class InputChecks:
                 if isinstance(value, dict) and "__value__" in value:
                     value = value["__value__"]
                 try:
-                    bad = self.combo_error(key, name, value)
+                    options = options if options is not None else combo_options(self.mappings[key])
+                    bad = self.combo_error(key, name, value, options)
                 except Exception:  # noqa: BLE001 - never break POST /prompt; validate_inputs checks again
                     bad = None
                 if bad is not None:
@@ -381,9 +393,10 @@ class InputChecks:
             for name in checks.names(key):
                 if name in kwargs:
                     kwargs[name] = parse_bool(kwargs[name], node, name)
+            options = checks.options(key, kwargs)
             for name in checks.combos(key):
                 if name in kwargs:
-                    bad = checks.combo_error(key, name, kwargs[name])
+                    bad = checks.combo_error(key, name, kwargs[name], options)
                     if bad is not None:
                         raise bad
             return kwargs
@@ -419,6 +432,7 @@ class InputChecks:
         checks = self
 
         def validate(cls, **kwargs):
+            options = None
             for name in combos:
                 if name not in kwargs:
                     continue
@@ -427,7 +441,8 @@ class InputChecks:
                     return value.message
                 if value is None:  # a link (or a literal null that did not pass the on_prompt handler): at run
                     continue
-                bad = checks.combo_error(key, name, value)
+                options = options if options is not None else combo_options(checks.mappings[key])
+                bad = checks.combo_error(key, name, value, options)
                 if bad is not None:
                     return str(bad)
             if own_fn is None:
