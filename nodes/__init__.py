@@ -5,8 +5,8 @@ import is logged once and recorded in `IMPORT_ERRORS` (the test harness fails on
 still load. ComfyUI registers the nodes through `comfy_entrypoint` (the pack's __init__.py re-exports it).
 `NODE_CLASS_MAPPINGS` / `NODE_DISPLAY_NAME_MAPPINGS` here are the same nodes by id, for the pack's own use
 (tests, scripts); the pack root does not export them, so ComfyUI takes the V3 path. Every BOOLEAN input of
-every node is parsed in one place (`_common.apply_boolean_checks`): API clients' "false" is False, anything
-unparseable an error.
+every node is parsed, and every COMBO input checked against its choices, in one place
+(`_common.apply_input_checks`): API clients' "false" is False, anything unparseable or not a choice an error.
 """
 from __future__ import annotations
 
@@ -37,8 +37,9 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 NODE_CLASS_MAPPINGS: dict = {cls.NODE_ID: cls for cls in NODES}
 NODE_DISPLAY_NAME_MAPPINGS: dict = {cls.NODE_ID: cls.DISPLAY for cls in NODES}
 
-# every BOOLEAN input of every node: "false" from an API client is False, "maybe" an error naming the input
-BOOLEAN_CHECKS = _common.apply_boolean_checks(NODE_CLASS_MAPPINGS, NODE_DISPLAY_NAME_MAPPINGS)
+# every BOOLEAN input of every node: "false" from an API client is False, "maybe" an error naming the input;
+# every COMBO input: a value outside its choices (or 123, null) is an error naming the input and the choices
+INPUT_CHECKS = BOOLEAN_CHECKS = _common.apply_input_checks(NODE_CLASS_MAPPINGS, NODE_DISPLAY_NAME_MAPPINGS)
 
 
 class AccelExtension(ComfyExtension):

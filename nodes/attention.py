@@ -4,8 +4,9 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.vocabulary import FALL_BACK
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, model_output,
-                      patched, report_output)
+from ..accel.errors import AccelError
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
+                      patched, report_output, shown)
 
 LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
@@ -23,6 +24,17 @@ def _choices():
         return ["auto"] + [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
     except Exception:  # never break the node list; the run reports the real problem
         return ["auto"] + list(registry.BACKENDS)
+
+
+def _known_backend(node, input_name, value, options):
+    """COMBO_RULES entry for `backend`: any backend the pack knows, installed here or not (a shared workflow naming a
+    backend installed on another machine validates here and then follows `fallback`)."""
+    from ..kernels.attention import registry
+
+    if isinstance(value, str) and (value == "auto" or value in registry.BACKENDS):
+        return None
+    return AccelError(node, input_name, f"unknown attention backend {shown(value)}",
+                      "Pick auto or one of: " + ", ".join(registry.BACKENDS))
 
 
 HYBRID_INPUTS = ("exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks")
@@ -76,24 +88,9 @@ class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attenti
             *_hybrid_inputs(),
         ]
 
+    COMBO_RULES = {"backend": _known_backend, "fallback": legacy_failure(LEGACY_FALLBACK)}
     OUTPUTS = (model_output("A clone of the input model whose attention runs on the chosen backend."),
                report_output("What was chosen and why, what each call falls back to, and what was skipped."))
-
-    @classmethod
-    def validate_inputs(cls, backend, fallback=FALL_BACK):
-        # Replaces ComfyUI's "value not in list" check for `backend`: a shared workflow that names a backend
-        # installed on another machine validates here and then follows `fallback`; and for `fallback`, whose
-        # legacy value 'sdpa' still validates.
-        from ..kernels.attention import registry
-
-        bad = check_failure("fallback", fallback, LEGACY_FALLBACK)
-        if bad is not True:
-            return bad
-        if not isinstance(backend, str):  # linked from another node: checked when the node runs
-            return True
-        if backend == "auto" or backend in registry.BACKENDS:
-            return True
-        return f"unknown attention backend '{backend}' (known: auto, {', '.join(registry.BACKENDS)})"
 
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):

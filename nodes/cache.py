@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_CACHE, AccelNode, advanced, model_output, patched, report_output
+from ._common import CATEGORY_CACHE, AccelNode, advanced, model_output, not_a_choice, patched, report_output
 
 _DEVICES = ["GPU", "CPU"]
 _DEVICE_TIP = ("Where the cached transformer residual lives between steps. GPU is fastest; CPU saves GPU memory "
@@ -32,12 +32,17 @@ def _user_changed(choice: str):
     return cc.user_mtime(choice) if isinstance(choice, str) and choice.startswith(cc.USER_PREFIX) else ""
 
 
-def _check_choice(node: str, kind: str, input_name: str, choice):
-    """validate_inputs for a set choice: replaces ComfyUI's "value not in list" check, so that a damaged or
-    missing user:<name> file is reported with its file, key and remedy before the prompt runs."""
-    from ..accel import cache as accel_cache
+def _set_rule(kind: str):
+    """COMBO_RULES entry for a set choice: 'auto', a published set or any user:<name> file (also one calibrated
+    after the node list was built); a damaged or missing user:<name> file is reported with its file, key and
+    remedy before the prompt runs."""
+    def rule(node, input_name, value, options):
+        if not isinstance(value, str):
+            return not_a_choice(node, input_name, value, options)
+        from ..accel import cache as accel_cache
 
-    return accel_cache.check_choice(node, kind, input_name, choice) or True
+        return accel_cache.check_choice(node, kind, input_name, value)
+    return rule
 
 
 _HIDDEN = (io.Hidden.unique_id,)
@@ -84,6 +89,8 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
     Flux.1/Kontext, HunyuanVideo and 1.5; other models via Accel Cache Calibrate."""
 
     KIND, SET_INPUT = "teacache", "coefficients"
+    COMBO_RULES = {"coefficients": _set_rule("teacache")}
+
     @classmethod
     def inputs(cls):
         return [
@@ -104,10 +111,6 @@ class AccelTeaCache(_SetCache, node_id="AccelTeaCache", display="Accel TeaCache"
                report_output("What was configured, which coefficient set and why, and the last run's statistics. "
                              + _STATS_TIP))
 
-    @classmethod
-    def validate_inputs(cls, coefficients):
-        return _check_choice(cls.DISPLAY, cls.KIND, cls.SET_INPUT, coefficients)
-
 
 class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache", category=CATEGORY_CACHE,
                     aliases=("step cache", "magcache"), hidden=_HIDDEN):
@@ -117,6 +120,8 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
     Qwen-Image, HunyuanVideo and 1.5; others via Accel Cache Calibrate."""
 
     KIND, SET_INPUT = "magcache", "ratios"
+    COMBO_RULES = {"ratios": _set_rule("magcache")}
+
     @classmethod
     def inputs(cls):
         return [
@@ -136,10 +141,6 @@ class AccelMagCache(_SetCache, node_id="AccelMagCache", display="Accel MagCache"
     OUTPUTS = (model_output("The model with MagCache (a clone; the input MODEL is untouched)."),
                report_output("What was configured, which ratio set and why, and the last run's statistics. "
                              + _STATS_TIP))
-
-    @classmethod
-    def validate_inputs(cls, ratios):
-        return _check_choice(cls.DISPLAY, cls.KIND, cls.SET_INPUT, ratios)
 
 
 class AccelCacheCalibrate(AccelNode, node_id="AccelCacheCalibrate", display="Accel Cache Calibrate",

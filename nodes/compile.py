@@ -5,7 +5,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.vocabulary import FALL_BACK
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, model_output,
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
                       patched_live, report_output)
 
 _MODES = ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
@@ -52,12 +52,9 @@ class AccelCompile(AccelNode, node_id="AccelCompile", display="Accel Compile", c
                 "(Older workflows' 'eager' / 'raise' mean the same.)")),
         ]
 
+    COMBO_RULES = {"on_failure": legacy_failure(LEGACY_ON_FAILURE)}
     OUTPUTS = (model_output("The model, compiled on its first sampling step."),
                report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so far."))
-
-    @classmethod
-    def validate_inputs(cls, on_failure):
-        return check_failure("on_failure", on_failure, LEGACY_ON_FAILURE)
 
     @classmethod
     def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure):

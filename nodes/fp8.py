@@ -6,7 +6,7 @@ from comfy_api.latest import io
 
 from ..accel import fp8 as F
 from ..accel.errors import AccelError
-from ._common import CATEGORY_LOAD, AccelNode, advanced, model_output, report_output, with_report
+from ._common import CATEGORY_LOAD, AccelNode, advanced, files_in, model_output, report_output, with_report
 
 NONE_FILE = "(none)"
 
@@ -58,6 +58,7 @@ class AccelLoadDiffusionModelFP8(AccelNode, node_id="AccelLoadDiffusionModelFP8"
                 "0.9946 vs 0.9941, at 16-bit matmul speed); for quality keep cross_attn.q/o in 16-bit (extra_keep).")),
         ]
 
+    COMBO_RULES = {"unet_name": files_in("diffusion_models")}
     OUTPUTS = (model_output("The diffusion model with FP8 linear layers."),
                report_output("What was loaded: stored format, layers quantized and kept, memory saved, compute path."))
 
@@ -96,6 +97,7 @@ class AccelSaveFP8Model(AccelNode, node_id="AccelSaveFP8Model", display="Accel S
                            tooltip="For a source file or a non-FP8 model: which layers stay bf16 (as in the loader)."),
         ]
 
+    COMBO_RULES = {"source_file": files_in("diffusion_models", NONE_FILE)}
     OUTPUTS = (report_output("Where the file was written and what it holds."),)
 
     @classmethod

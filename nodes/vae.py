@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, check_failure, failure_input, failure_policy, patched,
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, patched,
                       report_output)
 
 
@@ -55,10 +55,6 @@ class AccelVAE(AccelNode, node_id="AccelVAE", display="Accel VAE", category=CATE
 
     OUTPUTS = (io.Vae.Output(display_name="vae", tooltip="A copy of the VAE whose decode runs accelerated."),
                report_output("What was applied, and how far each option may differ from the stock decode."))
-
-    @classmethod
-    def validate_inputs(cls, on_failure="fall back"):
-        return check_failure("on_failure", on_failure)
 
     @classmethod
     def execute(cls, vae, channels_last=True, cudnn_benchmark=False, tf32=False, fused_norm=False, compile=False,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.vocabulary import ERROR
-from ._common import (CATEGORY_PATCH, AccelNode, check_failure, failure_input, failure_policy, model_output, patched_live,
+from ._common import (CATEGORY_PATCH, AccelNode, failure_input, failure_policy, model_output, patched_live,
                       report_output)
 
 
@@ -56,14 +56,6 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
 
     OUTPUTS = (model_output("A clone of the Wan model with the Level-1 patches (the input model is unchanged)."),
                report_output("What was applied, what fell back and why, and the measured deviation from stock."))
-
-    @classmethod
-    def validate_inputs(cls, on_failure, quality="exact"):
-        from ..accel.wan_level1 import QUALITIES
-
-        if isinstance(quality, str) and quality not in QUALITIES:
-            return f"unknown quality {quality!r}: choose 'exact' (the default) or 'fast' (FP8 attention, opt-in)"
-        return check_failure("on_failure", on_failure)
 
     @classmethod
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):

@@ -593,7 +593,7 @@ def test_node_in_a_prompt(A, M, pack, comfy, stats):
     assert spec["required"]["backend"][1]["options"] == A.installed_backends()
     hybrid = {"exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks"}  # quantized backends
     assert set(spec["required"]) == {"model", "backend", "fallback"} and set(spec["optional"]) == {"autotune"} | hybrid
-    assert cls.validate_inputs("flash_attn_3") is True and "unknown" in cls.validate_inputs("flash4")
+    assert cls.validate_inputs(backend="flash_attn_3") is True and "unknown" in cls.validate_inputs(backend="flash4")
 
     M.write_wan(Path(folder_paths.get_folder_paths("diffusion_models")[0]) / "attn_tiny_wan.safetensors")
     prompt = {

@@ -127,3 +127,17 @@ def test_string_booleans_over_http(server):
         server.submit(_http_prompt("maybe", "false"))
     msg = str(ei.value)
     assert "refresh" in msg and "'maybe' is not a boolean" in msg and '\\"true\\"/\\"false\\"' in msg, msg
+
+
+def test_bad_combo_values_over_http(server):
+    """COMBO inputs through the same server (issue #29): null and a number for a file list, an unknown backend, each
+    refused at POST /prompt naming the input; nothing runs."""
+    for name, value, text in (("unet_name", None, "null (no value) is not a file name"),
+                              ("unet_name", 123, "123 is not a file name"),
+                              ("compute", "tpu", "'tpu' is not one of its choices")):
+        prompt = _http_prompt(True, "false")
+        prompt["2"]["inputs"][name] = value
+        with pytest.raises(ServerError) as ei:
+            server.submit(prompt)
+        msg = str(ei.value).replace("\\'", "'")
+        assert f"input '{name}': {text}" in msg, msg

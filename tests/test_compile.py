@@ -449,6 +449,63 @@ def test_mode_chain_moves_to_next_mode(wan, C, broken_backend, caplog):
     assert sum("using mode default" in r.getMessage() for r in caplog.records) == 1
 
 
+@pytest.mark.parametrize("on_failure", ["eager", "raise"])
+def test_unknown_backend_is_refused_up_front(wan, C, mod, on_failure):
+    """An unknown backend name made torch.compile raise a raw InvalidBackend on the first sampling step, even with
+    on_failure 'fall back' (issue #29): now an error naming the input, before anything is patched or compiled,
+    whatever on_failure says (a bad input, not a fast path that failed)."""
+    AccelError = mod("accel.errors").AccelError
+    for bad in ("no_such_backend", "Inductor"):
+        with pytest.raises(AccelError) as e:
+            C.apply_compile(wan, backend=bad, on_failure=on_failure)
+        msg = str(e.value)
+        assert msg.startswith(f"[Accel Compile] input 'backend': '{bad}' is not a torch.compile backend"), msg
+        assert "inductor or cudagraphs" in msg
+    C.apply_compile(wan, backend="eager", on_failure=on_failure)  # registered in torch (a debug backend): accepted
+
+
+def _compile_prompt(unet, on_failure):
+    return {
+        "1": {"class_type": "UNETLoader", "inputs": {"unet_name": unet, "weight_dtype": "default"}},
+        "2": {"class_type": "AccelCompile", "inputs": {"model": ["1", 0], "mode": "default", "scope": "blocks",
+                                                        "dynamic": "auto", "fullgraph": False, "backend": "inductor",
+                                                        "recompile_limit": 7, "on_failure": on_failure}},
+        "3": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": 4096, "scale": 1.0}},
+        "4": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1,
+                                                                  "batch_size": 1}},
+        "5": {"class_type": "KSampler", "inputs": {"model": ["2", 0], "seed": 0, "steps": 2, "cfg": 1.0,
+                                                   "sampler_name": "euler", "scheduler": "simple", "positive": ["3", 0],
+                                                   "negative": ["3", 0], "latent_image": ["4", 0], "denoise": 1.0}},
+        "6": {"class_type": "SaveLatent", "inputs": {"samples": ["5", 0], "filename_prefix": "compile_backend/out"}},
+        "7": {"class_type": "PreviewAny", "inputs": {"source": ["2", 1]}},
+    }
+
+
+def test_backend_failing_at_run_time_falls_back_in_a_prompt(M, comfy, mod, monkeypatch, caplog):
+    """A registered backend whose compile fails on the first sampling step: with on_failure 'fall back' the prompt
+    succeeds and the log says the model runs eager and why; with 'error' the prompt stops with an error naming the
+    node. Through ComfyUI's executor with the node (its backend list: inductor, made to fail here)."""
+    import torch._inductor.compile_fx
+
+    from accel_harness.executor import run_prompt
+
+    M.write_wan(comfy / "models" / "diffusion_models" / "compile_backend_wan.safetensors", dtype=torch.float32)
+
+    def broken(gm, example_inputs, **kw):
+        raise RuntimeError("simulated backend failure at run time")
+
+    monkeypatch.setattr(torch._inductor.compile_fx, "compile_fx", broken)  # what torch.compile's inductor calls
+    monkeypatch.setattr(mod("accel.compile.preflight"), "_preflight", lambda model, cfg: None)  # no compiler check
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
+    _, hist = run_prompt(_compile_prompt("compile_backend_wan.safetensors", "fall back"))
+    assert "compile: mode default (inductor)" in hist["outputs"]["7"]["text"][0]
+    lines = [r.getMessage() for r in caplog.records if "runs eager from now on" in r.getMessage()]
+    assert lines and "simulated backend failure at run time" in lines[0], [r.getMessage() for r in caplog.records]
+    with pytest.raises(RuntimeError) as e:
+        run_prompt(_compile_prompt("compile_backend_wan.safetensors", "error"))
+    assert "[Accel Compile]" in str(e.value) and "simulated backend failure at run time" in str(e.value)
+
+
 def test_model_errors_are_not_hidden_by_fallback(wan, C):
     """If the eager re-run fails too, the model (not the compiler) is at fault: its error surfaces."""
     m, _ = C.apply_compile(wan, backend="eager")

@@ -458,3 +458,61 @@ def test_empty_skip_window_is_reported(base_file, cc, sc, mod):
     for kind_prompt in (_mag("wan2.1_t2v_1.3B", start=-1.0, end=0.1, steps=6),):  # published: retention 0.2
         _, hist = run_prompt(kind_prompt)
         assert "nothing will be skipped" in hist["outputs"]["5"]["text"][0]
+
+
+# ============================================================================ issue #29: round three
+def test_backups_made_in_the_same_second_never_replace_each_other(unets, cc, mod, monkeypatch):
+    """Two overwrites of one name within the same second (two prompts queued back to back, other models): each
+    replaced file is kept, under its own .bak name; before, the second backup replaced the first one."""
+    import time as real_time
+
+    name = "hc_same_second"
+    _calibrate(name)
+    first = _file(cc, name).read_bytes()
+    strftime = real_time.strftime
+    monkeypatch.setattr(real_time, "strftime",  # the clock stands still: both backups get the same second
+                        lambda fmt, *a: "20260101-120000" if fmt == "%Y%m%d-%H%M%S" else strftime(fmt, *a))
+    report = _calibrate(name, unet=OTHER_UNET, overwrite=True)
+    assert "overwrite is on" in report
+    second = _file(cc, name).read_bytes()
+    _calibrate(name, unet=UNET, overwrite=True)
+    baks = sorted(cc.user_dir().glob(f"{name}.*.json.bak"))
+    assert sorted(b.read_bytes() for b in baks) == sorted([first, second]), [b.name for b in baks]
+    assert all("20260101-120000" in b.name for b in baks)
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    assert any("the replaced file is kept as" in n for n in st.notes), st.notes
+
+
+def test_calibration_file_keeps_the_newest_runs_records(unets, cc, mod, monkeypatch):
+    """The file no longer grows by a run's records per run without bound: it keeps the records of the newest
+    KEPT_RUNS runs (the run count counts all of them), the fits are redone over those, and the run says so."""
+    calib = mod("accel.cache.calibrate")
+    assert calib.KEPT_RUNS >= 16  # enough runs for the fits; a small cap here only to keep the test short
+    monkeypatch.setattr(calib, "KEPT_RUNS", 3)
+    name = "hc_bounded"
+    sizes = []
+    for seed in range(5):
+        _calibrate(name, seed=seed)
+        sizes.append(_file(cc, name).stat().st_size)
+    runs, samples, data = _runs(cc, name)
+    assert (runs, samples) == (5, 3)
+    assert sizes[4] <= sizes[2] * 1.1, sizes  # bounded: the 5th run's file is no larger than the 3rd's
+    assert data["teacache"]["points"] == samples * 2 * 3  # fitted over the kept runs: 3 runs x 2 branches x 3 steps
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    assert any("5 run(s) in the file, the newest 3 with their records" in n and "records dropped: the file keeps at most 3" in n
+               for n in st.notes), st.notes
+
+
+def test_start_equal_to_end_is_not_reported_as_nothing_skipped(base_file, cc, sc, mod):
+    """The skip window is closed at both ends (start <= step/steps <= end): start == end still lets the step exactly
+    there be skipped, so 'nothing will be skipped' was wrong; the run's note names the step instead."""
+    name = "hc_point_window"
+    data = copy.deepcopy(base_file)
+    _file(cc, name).write_text(json.dumps(data))
+    _, hist = run_prompt(_tea(f"user:{name}", thresh=10.0, start=0.5, end=0.5, steps=6))
+    report = hist["outputs"]["5"]["text"][0]
+    assert "nothing will be skipped" not in report and "equals end_percent" in report, report
+    st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
+    assert st.skipped >= 1, st.notes  # step 3 of 6 (50%) was skipped
+    assert not any("nothing will be skipped" in n for n in st.notes)
+    assert any("only step(s) 3 of this run" in n for n in st.notes), st.notes

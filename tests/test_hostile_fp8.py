@@ -3,8 +3,10 @@ runs through the real ComfyUI harness (API prompts through ComfyUI's own validat
 the pack's functions as ComfyUI imported them) and fails on the code before the fix.
 
 Classes covered:
-- a file that lacks tensors the model needs, or has tensors it does not have: an error naming them, before
+- a file that lacks tensors the model needs (or has a linear of the wrong shape): an error naming them, before
   any quantization (it used to quantize uninitialised memory: NaN on one run, other garbage on the next);
+- a file with tensors the model does not use (unused heads, LoRA leftovers, markers, prefixes; issue #29): loaded as
+  stock ComfyUI loads it, the report and the log naming the ignored tensors;
 - NaN/Inf weights: loaded (ComfyUI loads them too) but the report and the log say which tensors, how many;
 - saver targets that are not a new file inside models/diffusion_models ('.', './', 'sub/..', a NUL byte, a
   300-character name, a sub-folder that is a file, a taken '.partial' path): an error naming
@@ -44,9 +46,8 @@ def prompt_error(prompt) -> str:
 
 # --- missing / unexpected tensors ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", ["missing_linear", "missing_detect", "missing_norm", "missing_two", "unexpected",
-                                  "unexpected_in_layer"])
-def test_missing_or_unexpected_tensors_are_named(pack, F, mod, M, ddir, bf16_sd, case, monkeypatch):
+@pytest.mark.parametrize("case", ["missing_linear", "missing_detect", "missing_norm", "missing_two", "missing_and_extra"])
+def test_missing_tensors_are_named(pack, F, mod, M, ddir, bf16_sd, case, monkeypatch):
     """Each case used to load (the removed layer quantized from uninitialised memory); now the error names
     the tensors, and comes before finalize (quantization) runs."""
     sd = dict(bf16_sd)
@@ -62,12 +63,10 @@ def test_missing_or_unexpected_tensors_are_named(pack, F, mod, M, ddir, bf16_sd,
     elif case == "missing_two":
         del sd["blocks.1.self_attn.k.weight"], sd["blocks.0.modulation"]
         names = ["blocks.1.self_attn.k.weight", "blocks.0.modulation"]
-    elif case == "unexpected":
+    else:  # a missing tensor is refused even when the file also has tensors the model does not use
+        del sd["blocks.1.ffn.2.weight"]
         sd["blocks.0.extra_proj.weight"] = torch.ones(4, 4, dtype=torch.bfloat16)
-        names = ["blocks.0.extra_proj.weight"]
-    else:
-        sd["blocks.0.ffn.0.lora_down"] = torch.ones(4, 4, dtype=torch.bfloat16)
-        names = ["blocks.0.ffn.0.lora_down"]
+        names = ["blocks.1.ffn.2.weight", "blocks.0.extra_proj.weight"]
     name = f"hostile_{case}.safetensors"
     write(M, ddir, name, sd)
     finalized = []
@@ -75,11 +74,122 @@ def test_missing_or_unexpected_tensors_are_named(pack, F, mod, M, ddir, bf16_sd,
     monkeypatch.setattr(mod("accel.fp8.load"), "finalize", lambda *a, **k: finalized.append(1) or real_finalize(*a, **k))
     msg = prompt_error(load_prompt(name))
     assert "AccelError" in msg and LOAD_NODE in msg and name in msg, msg
-    assert ("missing" if case.startswith("missing") else "does not have") in msg, msg
+    assert "missing" in msg, msg
     for n in names:
         assert n in msg, (n, msg)
     assert "download it again" in msg or "original checkpoint" in msg, msg
     assert not finalized  # the error comes before any quantization
+
+
+def _scaled_fp8(mod, sd):
+    """`sd` as ComfyUI's scaled_fp8 checkpoints store it (the Comfy-Org fp8_scaled files): e4m3fn block linears with a
+    per-tensor scale_weight and a scale_input each, and the scaled_fp8 marker."""
+    K = mod("kernels.fp8")
+    out = dict(sd)
+    for k in [k for k in sd if k.startswith("blocks.") and k.endswith(".weight") and sd[k].ndim == 2]:
+        layer = k[: -len(".weight")]
+        out[k], out[layer + ".scale_weight"] = K.quantize_weight(sd[k].float(), torch.float8_e4m3fn, False)
+        out[layer + ".scale_input"] = torch.ones((), dtype=torch.float32)
+    out["scaled_fp8"] = torch.empty((0,), dtype=torch.float8_e4m3fn)
+    return out
+
+
+EXTRA = {  # case -> (key layout of the file, tensors added that the model does not use)
+    "unused_head": ("plain", {"aux_head.weight": (8, 128), "aux_head.bias": (8,)}),
+    "in_block": ("plain", {"blocks.0.extra_proj.weight": (4, 4)}),
+    "lora_leftover": ("plain", {"blocks.0.ffn.0.lora_down": (4, 4), "blocks.0.ffn.0.alpha": ()}),
+    "scaled_fp8_unused_head": ("scaled_fp8", {"aux_head.weight": (8, 128)}),
+    "prefixed": ("model.diffusion_model.", {"aux_head.weight": (8, 128)}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXTRA))
+def test_extra_tensors_load_as_comfyui_loads_them_with_a_warning(pack, F, mod, M, ddir, bf16_sd, case, caplog):
+    """A file with tensors the detected model does not use (unused heads, LoRA leftovers, in bf16 and in the
+    scaled_fp8 layout with its marker and scale_input tensors, with and without the model.diffusion_model. prefix)
+    loads in stock ComfyUI; the FP8 loader called it "incomplete or damaged". Now it loads the same weights as the
+    file without them, and the report and the log name the ignored tensors."""
+    layout, extra = EXTRA[case]
+    sd = _scaled_fp8(mod, bf16_sd) if layout == "scaled_fp8" else dict(bf16_sd)
+    clean = dict(sd)
+    for k, shape in extra.items():
+        t = torch.full(shape, 0.5, dtype=torch.bfloat16)
+        if layout == "scaled_fp8" and len(shape) == 2:  # an fp8 head with its scale, like the file's linears
+            t, sd[k[: -len(".weight")] + ".scale_weight"] = mod("kernels.fp8").quantize_weight(t.float(), torch.float8_e4m3fn, False)
+        sd[k] = t
+    if layout.endswith("."):
+        sd = {layout + k: v for k, v in sd.items()}
+        sd["first_stage_model.decoder.conv_in.weight"] = torch.ones(4, 4, 3, 3)  # a full checkpoint's VAE tensor
+    name = f"hostile_extra_{case}.safetensors"
+    path = write(M, ddir, name, sd)
+    write(M, ddir, f"hostile_extra_{case}_clean.safetensors", clean)
+    assert M.load_diffusion_model(path) is not None  # stock ComfyUI loads the file
+    caplog.set_level(logging.WARNING)
+    _, hist = run_prompt(load_prompt(name))
+    report = hist["outputs"]["2"]["text"][0]
+    warned = [ln for ln in report.splitlines() if "not used by the detected model" in ln]
+    assert len(warned) == 1 and "warning" in warned[0], report
+    for k in extra:
+        assert k in warned[0], (k, warned[0])
+    assert any("not used by the detected model" in r.getMessage() and name in r.getMessage() for r in caplog.records)
+    got = F.load_file(str(path)).patcher.model.diffusion_model.state_dict()
+    want = F.load_file(str(ddir / f"hostile_extra_{case}_clean.safetensors")).patcher.model.diffusion_model.state_dict()
+    assert got.keys() == want.keys() and all(torch.equal(got[k], want[k]) for k in want)
+
+
+def test_wrong_shapes_are_still_refused(pack, M, ddir, bf16_sd):
+    """What would give a wrong model stays an error: a linear of the wrong shape."""
+    sd = dict(bf16_sd)
+    sd["blocks.1.ffn.2.weight"] = sd["blocks.1.ffn.2.weight"][:, :-1].contiguous()
+    write(M, ddir, "hostile_shape.safetensors", sd)
+    msg = prompt_error(load_prompt("hostile_shape.safetensors"))
+    assert LOAD_NODE in msg and "blocks.1.ffn.2.weight" in msg and "shape" in msg, msg
+
+
+def test_extra_keep_pattern_matching_no_layer_is_warned(pack, M, ddir, bf16_sd):
+    """A pattern that matches no linear layer (a typo: 'self_atn') kept nothing more, silently; now the report
+    names it. A pattern that matches is not warned about."""
+    write(M, ddir, "hostile_keep.safetensors", dict(bf16_sd))
+    _, hist = run_prompt(load_prompt("hostile_keep.safetensors", extra_keep="blocks.*.self_atn.q, blocks.0.ffn.*"))
+    report = hist["outputs"]["2"]["text"][0]
+    warned = [ln for ln in report.splitlines() if "match no linear layer" in ln]
+    assert len(warned) == 1 and "'blocks.*.self_atn.q'" in warned[0] and "blocks.0.ffn" not in warned[0], report
+    assert "2 extra_keep pattern" in report  # the matching pattern kept its layers (ffn.0 and ffn.2 of block 0)
+    _, hist = run_prompt(load_prompt("hostile_keep.safetensors", extra_keep="blocks.0.ffn.*"))
+    assert "match no linear layer" not in hist["outputs"]["2"]["text"][0]
+
+
+def test_saver_keep_error_names_the_saver(F, M, ddir, bf16_sd, AccelError):
+    model = M.load_diffusion_model(write(M, ddir, "hostile_keep_src.safetensors", dict(bf16_sd)))
+    with pytest.raises(AccelError) as e:
+        F.save_portable(model, "hostile_keep/x", keep="most layers")
+    assert (e.value.node, e.value.input_name) == ("Accel Save FP8 Model", "keep_high_precision"), str(e.value)
+    assert not list((ddir / "hostile_keep").glob("*"))  # nothing left behind
+
+
+def test_lora_that_saturates_fp8_is_reported(F, M, ddir, bf16_sd, caplog):
+    """A weight patch as large as the weights, baked into FP8 weights with their scale, pushes values beyond the
+    fp8 range: they were clipped without a word. Now the log and the saver's report give the counts."""
+    import comfy.sd
+
+    res = F.load_file(str(write(M, ddir, "hostile_sat.safetensors", dict(bf16_sd))))
+    layers = ["blocks.0.ffn.0", "blocks.1.self_attn.q"]
+    lora = {f"diffusion_model.{k}.diff": 2.0 * bf16_sd[k + ".weight"] for k in layers}  # W -> 3W
+    patched, _ = comfy.sd.load_lora_for_models(res.patcher, None, lora, 1.0, 0)
+    caplog.set_level(logging.WARNING)
+    text = F.save_portable(patched, "hostile_sat/x")
+    sat = res.runtime.saturated
+    assert set(sat) == set(layers), sat
+    for k in layers:
+        n, total = sat[k]
+        assert total == bf16_sd[k + ".weight"].numel() and 0 < n < total
+    warned = [ln for ln in text.splitlines() if "clipped" in ln]
+    assert len(warned) == 1 and "warning" in warned[0] and f"{sum(n for n, _ in sat.values())} of" in warned[0], text
+    assert any("clipped" in r.getMessage() and "hostile_sat.safetensors" in r.getMessage() for r in caplog.records)
+    # a small LoRA saturates nothing: no warning
+    small = {f"diffusion_model.{k}.diff": 0.01 * bf16_sd[k + ".weight"] for k in layers}
+    patched, _ = comfy.sd.load_lora_for_models(res.patcher, None, small, 1.0, 0)
+    assert "clipped" not in F.save_portable(patched, "hostile_sat/small")
 
 
 def test_complete_file_still_loads_without_warnings(F, M, ddir, bf16_sd):

@@ -227,6 +227,35 @@ def test_errors_before_sampling(M, MG, monkeypatch):
         MG.apply_multigpu(model, gpus=2, device="cpu")
 
 
+def test_step_cache_under_multigpu_is_reported(M, MG, mod):
+    """The step caches wrap ComfyUI's process's forward, the workers run the blocks: a cache under Accel Multi-GPU
+    skipped nothing without a word (issue #29). Either order now says so in the report."""
+    agn = mod("accel.cache.any_model")
+    model = wan(M, heads=2)
+    cached, _ = agn.configure(model)
+    _, report = MG.apply_multigpu(cached, gpus=2, device="cpu")  # the documented order: Multi-GPU last
+    assert "warning: the step cache on this model (Accel Cache (any model)) does nothing under Accel Multi-GPU" \
+        in report, report
+    assert "does nothing" not in MG.apply_multigpu(model, gpus=2, device="cpu")[1]
+    multi, _ = MG.apply_multigpu(model, gpus=2, device="cpu")
+    _, report = agn.configure(multi)  # the cache after Multi-GPU
+    assert "warning: Accel Cache (any model) does nothing on this model: it samples through Accel Multi-GPU" \
+        in report, report
+
+
+def test_cpu_workers_are_limited_and_their_memory_is_reported(M, MG):
+    """16 CPU workers of a 4 MB model used 9.9 GB: each worker is a Python process importing torch and ComfyUI
+    (about 0.6 GB). CPU workers are for tests and debugging: more than cpu_workers_max() are refused, naming gpus,
+    and the report states the memory the workers take."""
+    model = wan(M, heads=2)
+    limit = MG.cpu_workers_max()
+    assert 4 <= limit <= 8
+    with pytest.raises(MG.AccelError, match=rf"input 'gpus': 16 CPU workers asked for; at most {limit}.*0.6 GB"):
+        MG.apply_multigpu(model, gpus=16, device="cpu")
+    _, report = MG.apply_multigpu(model, gpus=2, device="cpu")
+    assert "CPU workers: each is a Python process importing torch and ComfyUI" in report and "about 1.2 GB" in report
+
+
 @pytest.mark.timeout(TIMEOUT)
 def test_node_in_a_prompt(M, MG, mod):
     """The node through ComfyUI's node class: report and errors name the node."""
@@ -322,18 +351,22 @@ def test_unanswered_interrupt_stops_workers(M, MG, P):
 
 
 @pytest.mark.timeout(TIMEOUT)
-def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P):
+def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog):
+    import logging
     import signal
 
     model = wan(M, heads=2)
     m = MG.apply_multigpu(model, gpus=2, device="cpu")[0]
     run(M, m, steps=1)
     pids = P.current_pool().pids
-    # a worker killed between prompts: the next prompt starts fresh workers
+    # a worker killed between prompts: the next prompt starts fresh workers, and the log says why (issue #29)
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
     os.kill(pids[1], signal.SIGKILL)
     time.sleep(0.3)
     ok, _ = _close(run(M, m, steps=1), run(M, model, steps=1))
     assert ok
+    lines = [r.getMessage() for r in caplog.records if "exited since the last step" in r.getMessage()]
+    assert len(lines) == 1 and str(pids[1]) in lines[0] and "-9" in lines[0] and "2 new cpu workers" in lines[0], lines
     pids2 = P.current_pool().pids
     assert set(pids2).isdisjoint(pids) and not any(_alive(p) for p in pids)
     # a worker failing inside a step: an AccelError naming the node, every worker stopped

@@ -231,7 +231,7 @@ def check_inputs(threshold, start_percent, end_percent):
 def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float = DEFAULT_START,
               end_percent: float = DEFAULT_END, cache_device: str = "GPU", node_id=None, node: str = NODE):
     """Clone `model` with the coefficient-free step cache. Returns (model, report)."""
-    from .hooks import _attach, _new_id
+    from .hooks import _attach, _new_id, multigpu_lines
     from .keys import LOW_STEPS
     from .report import _stats_lines
     from .settings import empty_window_text
@@ -250,6 +250,7 @@ def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float 
              "steps (estimate = rate x input change since the last computed step).",
              f"threshold {threshold:g} (largest estimated relative change of the reused residual); start "
              f"{start_percent:.0%}; end {end_percent:.0%}; residual cache on {cache_device}"]
+    lines += multigpu_lines(model, node)
     if threshold == 0:
         lines.append("threshold 0: nothing is skipped (output identical to no cache)")
     lines.append(f"never skipped: the first two steps of every run (the rate needs two computed steps), the last "

@@ -14,6 +14,11 @@ from .. import cache_coefficients as cc
 from ..errors import AccelError
 from . import schedule as sched
 
+# A run's records are a few KB (about 6 KB for 4 steps, more for long schedules) and every run adds to the file: it
+# keeps the records of the newest KEPT_RUNS runs (the "runs" count still counts all), and the fits are redone over
+# those. The fits settle within a few runs of one schedule (TeaCache: 2 x steps points per run for a degree-4
+# polynomial; MagCache: a per-step mean), so older records add nothing a newer run does not.
+KEPT_RUNS = 24
 _FRESH: set = set()  # calibration config ids (overwrite on) whose first completed run already started the file again
 _LOCK = threading.Lock()
 DEFAULT_SIGNAL = {"wan": "e0", "flux": "modulated", "hunyuan_video": "modulated", "qwen_image": "temb"}
@@ -283,13 +288,41 @@ def _atomic_write(path, data: dict):
         raise
 
 
+def _backup(path):
+    """Copy `path` to a new `<name>.<YYYYmmdd-HHMMSS>[-N].json.bak` next to it and return the copy's path. The name
+    is taken with an exclusive create (O_EXCL), so two backups in the same second (two overwrites queued back to
+    back, or two ComfyUI processes) get two files: a backup never replaces another one."""
+    import os
+    import shutil
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 10000):
+        bak = path.with_name(f"{path.stem}.{stamp}{'' if n == 1 else f'-{n}'}.json.bak")
+        try:
+            fd = os.open(bak, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as dst, open(path, "rb") as src:
+                shutil.copyfileobj(src, dst)
+                dst.flush()
+                os.fsync(dst.fileno())
+            shutil.copystat(path, bak)
+        except BaseException:
+            try:
+                os.unlink(bak)
+            except OSError:
+                pass
+            raise
+        return bak
+    raise OSError(f"no free backup name for {path.name} (9999 backups of {stamp})")
+
+
 def _write_calibration(run: _Run):
     """Add a completed run to its calibration file and redo the fits over all runs in it. Raises AccelError
     (nothing written) when the run recorded nothing, the file was changed into something that cannot be
     extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file
     holds without `overwrite`."""
-    import shutil
-
     cfg = run.cfg
     node, name = cfg.get("node", "Accel Cache Calibrate"), cfg["calib_name"]
     recs = [r for r in run.records if r.get("chunks")]
@@ -314,6 +347,8 @@ def _write_calibration(run: _Run):
         prior = list(old.get("samples") or []) if old else []
         prior_runs = _run_count(old) if old else 0
         samples = prior + [{"steps": run.steps, "records": recs, "created": time.strftime("%Y-%m-%d %H:%M:%S")}]
+        dropped = max(0, len(samples) - KEPT_RUNS)
+        samples = samples[dropped:]  # the newest KEPT_RUNS runs' records; "runs" still counts every run
         n_runs = prior_runs + 1
         fam = cfg["family"]
         out = {"format": cc.USER_FORMAT, "name": name, "family": fam["family"], "variant": fam["variant"],
@@ -340,11 +375,15 @@ def _write_calibration(run: _Run):
         if not fresh and (on_disk is None or on_disk >= n_runs):
             raise AccelError(node, "name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
                              f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
-        if fresh and path.exists():
-            shutil.copy2(path, path.with_name(f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}.json.bak"))
+        backup = _backup(path) if fresh and path.exists() else None
         _atomic_write(path, out)
         _FRESH.add(cfg["id"])
-    summary.append(f"{n_runs} run(s) in the file" + (f", {len(samples)} with their records" if len(samples) != n_runs
-                                                    else ""))
+    kept = ""
+    if len(samples) != n_runs:
+        kept = f", the newest {len(samples)} with their records (the fits use these"
+        kept += (f"; {dropped} older run(s)' records dropped: the file keeps at most {KEPT_RUNS})" if dropped else ")")
+    summary.append(f"{n_runs} run(s) in the file{kept}")
+    if backup is not None:
+        summary.append(f"the replaced file is kept as {backup.name}")
     return path, "; ".join(summary) if sections else ("; ".join(summary) + "; not enough steps to fit anything "
                                                       "(need at least 3 steps)")

@@ -8,8 +8,8 @@ from ..errors import AccelError
 from ..families import family_name
 from . import schedule as sched
 from .adapters import SIGNAL_TEXT, adapter_for_model
-from .calibrate import DEFAULT_SIGNAL, _check_same_model, _read_calibration, _run_count, model_fingerprint
-from .hooks import _attach, _new_id
+from .calibrate import DEFAULT_SIGNAL, KEPT_RUNS, _check_same_model, _read_calibration, _run_count, model_fingerprint
+from .hooks import _attach, _new_id, multigpu_lines
 from .report import _stats_lines
 from .settings import _check_inputs, effective_settings, empty_window_text, load_set
 
@@ -95,7 +95,7 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
            "thresh": float(rel_l1_thresh), "start": float(start_percent), "end": float(end_percent),
            "K": -1, "cache_device": cache_device}
     m, replaced = _attach(model, cfg)
-    lines = [f"{node} on {fam.name}"]
+    lines = [f"{node} on {fam.name}"] + multigpu_lines(model, node)
     lines.append(f"coefficients: {coefficients if entry else 'auto'}")
     lines += _set_lines("teacache", entry if entry else cands, why)
     e0 = entry or cc.resolve_named("teacache", cands[0])
@@ -134,7 +134,7 @@ def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_per
            "K": int(magcache_K), "cache_device": cache_device}
     m, replaced = _attach(model, cfg)
     e0 = entry or cc.resolve_named("magcache", cands[0])
-    lines = [f"{node} on {fam.name}", f"ratios: {ratios if entry else 'auto'}"]
+    lines = [f"{node} on {fam.name}"] + multigpu_lines(model, node) + [f"ratios: {ratios if entry else 'auto'}"]
     lines += _set_lines("magcache", entry if entry else cands, why)
     eff = effective_settings("magcache", cfg, e0)
     lines.append(f"magcache_thresh {_shown(eff, 'thresh')}; K {_shown(eff, 'K', '{}')}; "
@@ -202,7 +202,7 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
         else:
             _check_same_model(node, name, path, old, cfg)
             state = (f"The file holds {_run_count(old)} run(s) of this model: each completed run is added to them "
-                     "and the fits are redone over all runs.")
+                     f"and the fits are redone over them (the records of the newest {KEPT_RUNS} runs are kept).")
             if not old.get("fingerprint"):
                 state += (" (It was written by an older version without a model fingerprint: make sure its runs "
                           "are of this model.)")
@@ -214,5 +214,6 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
              f"{path}. An interrupted or failed run writes nothing. {state}",
              f"Then choose 'user:{name}' in Accel TeaCache (coefficients) or Accel MagCache (ratios). Calibrate with "
              "the sampler, scheduler and step count you will use; 2-3 prompts/seeds give a steadier fit."]
+    lines += multigpu_lines(model, node)
     lines += _stats_lines(node_id)
     return m, "\n".join(lines)

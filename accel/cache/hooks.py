@@ -117,5 +117,22 @@ def _attach(model, cfg: dict):
     return m, replaced
 
 
+def multigpu_lines(model, node: str) -> list:
+    """A warning for the report (and the log) when `model` already samples through Accel Multi-GPU: its workers
+    run the transformer blocks in other processes, where the step cache's wrappers do not reach, so the cache
+    would skip (or record) nothing without a word. Accel Multi-GPU says the same when it comes after the cache."""
+    import comfy.patcher_extension as pe
+
+    from .. import keys
+
+    if not model.get_wrappers(pe.WrappersMP.DIFFUSION_MODEL, keys.MULTIGPU):
+        return []
+    text = (f"warning: {node} does nothing on this model: it samples through Accel Multi-GPU, whose worker processes "
+            "run the transformer blocks where the step cache does not reach (nothing is skipped or recorded). Use "
+            "the step cache without Accel Multi-GPU (or gpus=1)")
+    log.warn_once(("stepcache", "multigpu", node), "%s", text)
+    return [text]
+
+
 def _new_id(node_id) -> str:
     return f"{node_id if node_id is not None else 'x'}/{uuid.uuid4().hex[:8]}"

@@ -61,14 +61,30 @@ def effective_settings(kind: str, cfg: dict, entry: dict) -> dict:
     return out
 
 
-def empty_window_text(eff: dict) -> str:
-    """A warning when the schedule window in which steps may be skipped is empty ('' when it is not)."""
-    if eff["start"] < eff["end"]:
-        return ""
+def empty_window_text(eff: dict, steps=None) -> str:
+    """A warning when the schedule window in which steps may be skipped is empty or holds at most one point ('' when
+    it is not). The window is closed at both ends (the runtime's rules: start <= step/steps <= end), so start equal
+    to end_percent still lets the step exactly there be skipped. `steps`: the step indices the runtime's own rule
+    enables in this run (known when the run starts), which decides; without it (when the node executes) the
+    percentages decide."""
+    start, end = eff["start"], eff["end"]
     how = "the set's recommended " if eff["src"].get("start") != "input" else ""
-    return (f"warning: nothing will be skipped: {how}start {eff['start']:.0%} is not before end_percent "
-            f"{eff['end']:.0%}, so the window in which steps may be skipped is empty (raise end_percent or set "
-            "start_percent explicitly)")
+    remedy = "raise end_percent or set start_percent explicitly"
+    if steps is not None:
+        steps = list(steps)
+        if steps and start < end:
+            return ""
+        if steps:
+            return (f"note: {how}start {start:.0%} is not before end_percent {end:.0%}: only step(s) "
+                    f"{', '.join(str(g) for g in steps)} of this run lie in the window and may be skipped ({remedy} "
+                    "for a larger window)")
+    elif start < end:
+        return ""
+    elif abs(start - end) <= 1e-6:
+        return (f"note: {how}start {start:.0%} equals end_percent {end:.0%}: only a step at exactly {start:.0%} of the "
+                f"schedule (if the step count has one) may be skipped ({remedy} for a larger window)")
+    return (f"warning: nothing will be skipped: {how}start {start:.0%} is not before end_percent "
+            f"{end:.0%}, so the window in which steps may be skipped is empty ({remedy})")
 
 
 def load_set(node, kind, input_name, choice) -> dict:
@@ -87,17 +103,17 @@ def load_set(node, kind, input_name, choice) -> dict:
                          f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}") from None
 
 
-def check_choice(node, kind, input_name, choice) -> str | None:
-    """For a node's VALIDATE_INPUTS (before the prompt runs): the error text for a set choice, or None."""
+def check_choice(node, kind, input_name, choice) -> AccelError | None:
+    """For a node's input check (before the prompt runs): the error for a set choice, or None."""
     if not isinstance(choice, str) or choice == "auto":
         return None
     if not choice.startswith(cc.USER_PREFIX):
         e = cc.published(kind).get(choice)
         if e is None or not cc.adapter_for_set(e):
-            return str(AccelError(node, input_name, f"'{choice}' is not a {kind} set this pack can use",
-                                  f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}"))
+            return AccelError(node, input_name, f"'{choice}' is not a {kind} set this pack can use",
+                              f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}")
     try:
         load_set(node, kind, input_name, choice)
     except AccelError as e:
-        return str(e)
+        return e
     return None

@@ -173,10 +173,20 @@ class _Run:
         self.stats.notes.insert(0, f"set {self.set_name}: " + (
             f"rel_l1_thresh {self.thresh:g}" if self.mode == "teacache" else f"magcache_thresh {self.thresh:g}, K {self.K}")
             + f", start {self.start:.0%}, end {self.end:.0%}")
-        empty = empty_window_text(eff)
+        empty = empty_window_text(eff, self._window_steps())
         if empty:
             self.stats.notes.append(empty)
             log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("node"), empty)
+
+    def _window_steps(self) -> list:
+        """The steps of this run that the runtime's start/end rule lets be skipped (the run's first step never is:
+        there is no cached residual yet)."""
+        total = self.total or self.steps
+        run = range(self.offset + 1, self.offset + self.steps)
+        if self.mode == "teacache":
+            return [g for g in run if sched.tea_enabled(g, total, self.start, self.end, self.compute_last)]
+        return [g for g in run if any(sched.mag_enabled(g, total, self.start, self.end, b, self.rules["experts"],
+                                                        self.split) for b in (0, 1))]
 
     def _check_few_steps(self):
         """Distilled few-step schedules (LightX2V / Lightning 4- and 8-step LoRAs): every step is a large jump, and

@@ -96,6 +96,23 @@ def _status_for(base, cfg: CompileConfig) -> CompileStatus:
         return st
 
 
+def registered_backends() -> set | None:
+    """Names torch.compile accepts as `backend` here (torch._dynamo's registry, debug and experimental ones
+    included); None when the registry cannot be read (then torch.compile itself decides)."""
+    try:
+        import torch._dynamo
+
+        return set(torch._dynamo.list_backends(exclude_tags=()))
+    except Exception:  # noqa: BLE001 - an older or stripped torch: no up-front check
+        return None
+
+
+def torch_version() -> str:
+    import torch
+
+    return f"torch {torch.__version__}"
+
+
 def _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node) -> CompileConfig:
     chain = list(mode_chain) if mode_chain else [mode]
     for md in chain:
@@ -112,6 +129,13 @@ def _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_fail
     dyn = {"auto": None, "true": True, "false": False}[dyn_text]
     if not isinstance(backend, str) or not backend:
         raise AccelError(node, "backend", f"invalid backend {backend!r}", "choose inductor or cudagraphs")
+    known = registered_backends()
+    if known is not None and backend not in known:
+        # an unknown name made torch.compile raise InvalidBackend on the first sampling step, outside the
+        # on_failure handling: a bad input, refused here whatever on_failure says
+        raise AccelError(node, "backend", f"'{backend}' is not a torch.compile backend registered in this torch "
+                         f"({torch_version()})", "choose " + " or ".join(BACKENDS) + " (a script may also name any backend "
+                         "that torch._dynamo.list_backends(exclude_tags=()) lists)")
     try:
         limit = int(recompile_limit)
     except (TypeError, ValueError):

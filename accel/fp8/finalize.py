@@ -57,26 +57,30 @@ def _listing(names, counts=None, show: int = 8) -> str:
     return ", ".join(items) + (f" and {len(names) - show} more" if len(names) > show else "")
 
 
-def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, node: str, input_name: str) -> None:
-    """Tensors the model needs but the file lacks (they would stay uninitialised memory: NaN on one run,
-    other garbage on the next), or tensors the model does not have: an error naming them. Uses torch's
-    own missing/unexpected lists of ComfyUI's load_state_dict call (ComfyUI only logs them). Missing
-    buffers are not counted: models compute those themselves."""
+def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, node: str, input_name: str) -> list:
+    """Tensors the model needs but the file lacks (they would stay uninitialised memory: NaN on one run, other
+    garbage on the next): an error naming them. Tensors the model does not have (markers, heads or LoRA leftovers
+    the detected model does not use) are ignored, as ComfyUI's own loader ignores them: returned, sorted, for a
+    warning that names them. Uses torch's own missing/unexpected lists of ComfyUI's load_state_dict call (ComfyUI
+    only logs them). Missing buffers are not counted: models compute those themselves."""
     if rt.load_keys is None:
-        return
+        return []
     missing, unexpected = rt.load_keys
     params = {n for n, _ in dm.named_parameters()}
     missing = sorted({k for k in missing if k in params})
     unexpected = sorted(set(unexpected))
-    problems = []
     if missing:
-        problems.append(f"{len(missing)} tensor(s) the model needs are missing from the file: {_listing(missing)}")
-    if unexpected:
-        problems.append(f"it has {len(unexpected)} tensor(s) the model does not have: {_listing(unexpected)}")
-    if problems:
+        problem = f"{len(missing)} tensor(s) the model needs are missing from the file: {_listing(missing)}"
+        if unexpected:
+            problem += f" (and it has {len(unexpected)} tensor(s) the model does not have: {_listing(unexpected)})"
         raise AccelError(node, input_name, f"'{source}' does not match the model ComfyUI detected in it ({model_name}): "
-                         + "; ".join(problems),
-                         "The file is incomplete or damaged: download it again, or use the original checkpoint")
+                         + problem, "The file is incomplete or damaged: download it again, or use the original checkpoint")
+    return unexpected
+
+
+def unused_text(names: list, model_name: str) -> str:
+    return (f"{len(names)} tensor(s) in the file are not used by the detected model ({model_name}) and were ignored, "
+            f"as ComfyUI's own loader ignores them: {_listing(names)}")
 
 
 def nonfinite_tensors(dm, skip=()) -> dict:

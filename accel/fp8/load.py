@@ -12,11 +12,11 @@ from ...kernels import fp8 as kfp8
 from .. import families, log
 from ..errors import AccelError
 from . import formats
-from .finalize import Stats, check_keys, finalize, nonfinite_text
+from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
 from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS,
                       measured_deviation)
-from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
+from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute, unmatched_text
 
 
 @dataclass
@@ -117,17 +117,19 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                          f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
                          "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
     norm.sd = {}
-    unused = sorted(u for u in norm.scaled_layers if u not in rt.loaded and _strip_prefix(u) not in rt.loaded)
+    dm = patcher.model.diffusion_model
+    ignored = check_keys(dm, rt, source, type(patcher.model).__name__, node, input_name)
+    # a scaled fp8 weight the model reads without its scale (it is not one of the model's linear layers) would
+    # load wrong values; one the model does not have at all is ignored like any other unused tensor
+    unused = sorted(u for u in norm.scaled_layers if u not in rt.loaded and _strip_prefix(u) not in rt.loaded
+                    and _strip_prefix(u) + ".weight" not in ignored)
     if unused:
         raise AccelError(node, input_name,
                          f"'{source}': scaled fp8 tensor '{unused[0]}.weight' belongs to a layer that is not a linear layer "
                          f"of the detected model ({len(unused)} such layers), so its scale cannot be applied",
                          "Use the original checkpoint")
-
-    dm = patcher.model.diffusion_model
-    check_keys(dm, rt, source, type(patcher.model).__name__, node, input_name)
     family = families.detect(patcher)
-    plan = plan_layers(dm, family, keep, extra_keep)
+    plan = plan_layers(dm, family, keep, extra_keep, node=node)
     stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
     if getattr(patcher, "size", 0):
         patcher.size = 0  # recomputed from the finalized weights
@@ -136,6 +138,14 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt)
     if stats.nonfinite:
         log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
+    if plan.unmatched:
+        note = unmatched_text(plan.unmatched, next((k for k, q in plan.quantize.items() if q), "blocks.0.self_attn.q"))
+        text += f"\n  warning: {note}"
+        log.warn_once(("fp8", "unmatched", source, tuple(plan.unmatched)), f"{source}: {note}")
+    if ignored:
+        note = unused_text(ignored, type(patcher.model).__name__)
+        text += f"\n  warning: {note}"
+        log.warn_once(("fp8", "unused", source), f"{source}: {note}")
     if dtype_note:
         text += f"\n  activations: {dtype_note}"
     if act_note and stats.formats:

@@ -30,6 +30,28 @@ class FP8Runtime:
     # only logs as "unet missing/unexpected" (see check_keys)
     load_keys: tuple | None = None
     calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0})
+    # layer -> (values clipped, values) when weight patches (LoRAs) were baked into its fp8 weight with its scale
+    saturated: dict = field(default_factory=dict)
+
+
+def saturation_text(saturated: dict) -> str:
+    clipped = sum(n for n, _ in saturated.values())
+    total = sum(t for _, t in saturated.values())
+    worst = sorted(saturated, key=lambda k: -saturated[k][0] / max(1, saturated[k][1]))[:3]
+    return (f"{clipped} of {total} weight values in {len(saturated)} patched layer(s) exceed the FP8 range of their "
+            f"scale by more than rounding and were clipped (most in {', '.join(f'{k} ({saturated[k][0]})' for k in worst)}): the LoRA or "
+            "weight patch is as large as the weights, so its effect is cut. Lower its strength, or load the model "
+            "from a bf16 file with weight_format 'keep as stored'")
+
+
+def _note_saturation(rt: FP8Runtime, layer: str, clipped: int, total: int) -> None:
+    if clipped:
+        rt.saturated[layer] = (clipped, total)
+        log.warn_once(("fp8", "saturated", rt.source), "%s: %s", rt.source,
+                      saturation_text({layer: (clipped, total)}) + " (one line per model: further layers are "
+                      "counted, not logged)")
+    else:
+        rt.saturated.pop(layer, None)
 
 
 def _fast_failed(rt: FP8Runtime, err: Exception, layer: str):
@@ -150,7 +172,14 @@ def _linear_class():
                 w = comfy.float.stochastic_rounding(weight, self.weight.dtype, seed=seed)
             else:
                 s = self.weight_scale.to(device=weight.device, dtype=torch.float32)
-                w = comfy.float.stochastic_rounding(weight.to(torch.float32) / s, self.weight.dtype, seed=seed)
+                q = weight.to(torch.float32) / s
+                # values beyond the fp8 range of this scale are clipped by the rounding: count them (a LoRA as
+                # large as the weights), so that the loss is said, not silent. Overshoots within about half an
+                # fp8 step of the maximum (any LoRA that grows a row's largest weight a little) are rounding noise
+                top = kfp8.fp8_max(self.weight.dtype) * (1.0 + 2.0 ** (-4 if self.weight.dtype == kfp8.E4M3 else -3))
+                _note_saturation(self.accel_fp8_runtime, getattr(self, "_accel_name", "?"),
+                                 int((q.abs() > top).sum()), q.numel())
+                w = comfy.float.stochastic_rounding(q, self.weight.dtype, seed=seed)
             if return_weight:
                 return w
             if inplace_update:

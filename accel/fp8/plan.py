@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -78,10 +78,16 @@ class Plan:
     choice: str
     reason: str
     kept: dict  # reason -> count of Linears kept high precision
+    unmatched: list = field(default_factory=list)  # extra_keep patterns that match no Linear
 
 
-def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str = "") -> Plan:
-    """Decide per Linear: quantize (True) or keep high precision (False)."""
+def unmatched_text(patterns: list, example: str) -> str:
+    return (f"extra_keep pattern(s) {', '.join(repr(p) for p in patterns)} match no linear layer, so nothing more is "
+            f"kept in high precision; patterns match layer names such as '{example}' (use * as a wildcard)")
+
+
+def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str = "", node: str = NODE) -> Plan:
+    """Decide per Linear: quantize (True) or keep high precision (False). Errors name `node`."""
     if keep == KEEP_AUTO:
         choice, reason = FAMILY_KEEP.get(family.family, (
             KEEP_STANDARD, f"{family.name}: transformer-block linears quantized; embeddings, norms, modulation/adaLN "
@@ -89,17 +95,18 @@ def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str 
     elif keep in _KEEP_EDGE:
         choice, reason = keep, "chosen on the node"
     else:
-        raise AccelError(NODE, "keep_high_precision", f"unknown choice '{keep}'", f"Use one of {', '.join(KEEP_CHOICES)}")
+        raise AccelError(node, "keep_high_precision", f"unknown choice '{keep}'", f"Use one of {', '.join(KEEP_CHOICES)}")
     edge = _KEEP_EDGE[choice]
     edge_blocks = set()
     if edge:
         keys = [k[len("diffusion_model."):] if k.startswith("diffusion_model.") else k for k in family.block_keys]
         edge_blocks = set(keys[:edge]) | set(keys[-edge:])
     patterns = [p.strip() for p in (extra_keep or "").replace(";", ",").replace("\n", ",").split(",") if p.strip()]
-    quantize, kept = {}, {}
+    quantize, kept, matched = {}, {}, set()
     for name, m in diffusion_model.named_modules():
         if not isinstance(m, torch.nn.Linear):
             continue
+        matched.update(p for p in patterns if fnmatch.fnmatchcase(name, p))
         why = None
         if not _BLOCK_RE.search(name):
             why = "outside the transformer blocks (embeddings, head)"
@@ -112,4 +119,4 @@ def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str 
         quantize[name] = why is None
         if why:
             kept[why] = kept.get(why, 0) + 1
-    return Plan(quantize, choice, reason, kept)
+    return Plan(quantize, choice, reason, kept, [p for p in dict.fromkeys(patterns) if p not in matched])

@@ -12,9 +12,9 @@ from .. import families, log
 from ..errors import AccelError
 from . import formats
 from .load import _bytes, load_file
-from .ops import is_accel_linear
+from .ops import is_accel_linear, saturation_text
 from .options import COMPUTE_DEQUANT, KEEP_AUTO, SAVE_NODE
-from .plan import plan_layers
+from .plan import plan_layers, unmatched_text
 
 
 def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, extra_keep: str = ""):
@@ -32,7 +32,7 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     with torch.no_grad():
         linears = {name: m for name, m in dm.named_modules() if isinstance(m, torch.nn.Linear)}
         if not any(is_accel_linear(m) and m.weight_scale is not None for m in linears.values()):
-            plan = plan_layers(dm, families.detect(patcher), keep, extra_keep)
+            plan = plan_layers(dm, families.detect(patcher), keep, extra_keep, node=SAVE_NODE)
         for key, t in dm.state_dict().items():
             layer, _, leaf = key.rpartition(".")
             m = linears.get(layer)
@@ -60,6 +60,16 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     if requant:
         notes.append(f"{requant} per-channel/e5m2 layers requantized to per-tensor e4m3fn (stock ComfyUI 0.3.75 "
                      f"reads scalar scales only)")
+    if plan is not None and plan.unmatched:
+        notes.append("warning: " + unmatched_text(plan.unmatched, next((k for k, q in plan.quantize.items() if q), "blocks.0.self_attn.q")))
+    saturated = {}
+    patched = set(getattr(patcher, "patches", None) or {})
+    for name, m in linears.items():
+        rt = getattr(m, "accel_fp8_runtime", None)
+        if rt is not None and name in rt.saturated and f"diffusion_model.{name}.weight" in patched:
+            saturated[name] = rt.saturated[name]
+    if saturated:
+        notes.append("warning: baking the weight patches: " + saturation_text(saturated))
     return tensors, quant_layers, notes
 
 
@@ -232,7 +242,7 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
              f"(format 1.0); other tensors bf16; {_bytes(size)}",
              "  loads with the stock Load Diffusion Model (UNETLoader) of ComfyUI 0.3.75 and 0.33, and with the Accel FP8 "
              "loader; per-channel scales are not portable, so this file is per-tensor"]
-    lines += [f"  note: {n}" for n in notes]
+    lines += [f"  {n}" if n.startswith("warning:") else f"  note: {n}" for n in notes]
     text = "\n".join(lines)
     log.info(text.splitlines()[0])
     return text

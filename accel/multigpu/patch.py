@@ -20,6 +20,17 @@ NODE = "Accel Multi-GPU"
 KEY = keys.MULTIGPU
 DEVICES = ("cuda", "cpu")
 CFG_PARALLEL = ("on", "off")
+# Host memory of one idle worker process: a fresh Python that imports torch, ComfyUI's model code, torch.distributed
+# and yunchang (measured 0.6 GB RSS, torch 2.x, Linux) before any weights arrive. That, not the model, is what 16 CPU
+# workers of a 4 MB test model spend (9.9 GB). CPU workers exist for tests and debugging: more of them than
+# cpu_workers_max() only cost memory (the cores are shared), so more are refused.
+WORKER_BASE_GB = 0.6
+
+
+def cpu_workers_max() -> int:
+    import os
+
+    return max(4, min(8, os.cpu_count() or 1))
 
 
 def yunchang_available() -> bool:
@@ -69,6 +80,11 @@ def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: 
                          "Use a Flux.1/Flux.2 model, or set gpus to 1")
     if gpus < 1:
         raise AccelError(node, "gpus", f"{gpus} is below 1", "Set gpus to the number of GPUs to use (2-8)")
+    if device == "cpu" and gpus > cpu_workers_max():
+        raise AccelError(node, "gpus", f"{gpus} CPU workers asked for; at most {cpu_workers_max()} on this machine "
+                         f"({os_cpus()} CPU cores): each worker is a Python process importing torch and ComfyUI (about "
+                         f"{WORKER_BASE_GB:g} GB of memory each before the model) and CPU workers share the cores",
+                         f"Set gpus to {cpu_workers_max()} or less (CPU workers are for tests and debugging)")
     if gpus > 1:
         if not yunchang_available():
             raise AccelError(node, "gpus", "the sequence-parallel engine yunchang is not installed",
@@ -86,6 +102,12 @@ def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: 
             log.info("multigpu: %d heads are not a multiple of %d GPUs: padded to %d (some GPU work is wasted)",
                      heads, gpus, -(-heads // gpus) * gpus)
     return _describe(dm)
+
+
+def os_cpus() -> int:
+    import os
+
+    return os.cpu_count() or 1
 
 
 def check_call(dm, call: dict, node: str = NODE) -> None:
@@ -286,5 +308,17 @@ def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE,
         report += (f"\nCFG parallel: cond and uncond on separate halves ({gpus // 2} GPU(s) each, sequence parallel within a "
                    f"half) when a step batches them; steps with CFG 1 or with cond/uncond in separate batches run "
                    f"sequence parallel over all {gpus} GPUs (logged once)")
+    cache = (model.model_options.get("transformer_options") or {}).get(keys.CACHE)
+    if isinstance(cache, dict):
+        # the step caches wrap ComfyUI's process's forward; the workers run the blocks: they would skip nothing
+        text = (f"warning: the step cache on this model ({cache.get('node') or 'Accel step cache'}) does nothing under "
+                f"{node}: the worker processes run the transformer blocks, where the step cache does not reach (nothing "
+                "is skipped or recorded). Use the step cache without Accel Multi-GPU, or set gpus to 1")
+        log.warning("multigpu: %s", text)
+        report += "\n" + text
+    if device == "cpu":
+        report += (f"\nCPU workers: each is a Python process importing torch and ComfyUI (about {WORKER_BASE_GB:g} GB of "
+                   f"memory each, plus its copy of the weights): {gpus} workers need about {gpus * WORKER_BASE_GB:.1f} GB "
+                   "before the model")
     log.info("multigpu: %s", report)
     return m, report
