@@ -19,7 +19,9 @@ module imports nothing from the pack (the test loads it by path, without ComfyUI
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 RESULTS = "bench/results"
 
@@ -36,17 +38,21 @@ class Figure:
 
     @property
     def number(self) -> str:
-        """The number as written, without its unit: "1.50" for 1.503 with "{:.2f}x"."""
-        return _NUM_ONLY(self.fmt).format(self.value)
+        """The number as written, without its unit: "1.50" for 1.503 with "{:.2f}x". Rounded half up from the
+        decimal digits the file holds (1.765 -> "1.77"; binary floating point would give "1.76")."""
+        start, end = self.fmt.index("{"), self.fmt.index("}") + 1
+        spec = self.fmt[start + 2:end - 1]  # ".2f"
+        m = re.fullmatch(r"\.(\d+)f", spec)
+        if not m:
+            return self.fmt[start:end].format(self.value)
+        digits = int(m.group(1))
+        quantum = Decimal(1).scaleb(-digits)
+        return str(Decimal(repr(self.value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
     @property
     def text(self) -> str:
-        return self.fmt.format(self.value)
-
-
-def _NUM_ONLY(fmt: str) -> str:
-    start, end = fmt.index("{"), fmt.index("}") + 1
-    return fmt[start:end]
+        start, end = self.fmt.index("{"), self.fmt.index("}") + 1
+        return self.fmt[:start] + self.number + self.fmt[end:]
 
 
 # --- configurations (the text a row's config starts with) ----------------------------------------------------
@@ -118,6 +124,8 @@ _ROWS = [
     ("matrix.h100.075.kj_sage_compile.speedup", "h100/matrix_075_wan14B_fp16_80GB.json", "json:chains/kj_sage_compile/speedup", 0.911, "{:.2f}x", H100_075),
     ("matrix.h100.075.core_compile.speedup", "h100/matrix_075_wan14B_fp16_80GB.json", "json:chains/core_compile/speedup", 1.071, "{:.2f}x", H100_075),
     ("matrix.h100.1.3B.level1_maxautotune.first_run", "h100/matrix_033_wan1.3B_first_runs_maxautotune.json", "json:chains/level1/first_run_s", 162.54, "{:.0f} s", "H100, ComfyUI 0.33.0, Wan 1.3B, Level-1 with max-autotune-no-cudagraphs, first run on a cold cache"),
+    ("matrix.h100.80.core_compile.cosine", "h100/matrix_033_wan14B_fp16_80GB.json", "json:chains/core_compile/cosine", 0.999965, "{:.5f}", H100_80 + ", ComfyUI TorchCompileModel, final latent vs stock"),
+    ("matrix.h200.24.kj_sage_compile.cosine", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/kj_sage_compile/cosine", 0.999962, "{:.5f}", H200_24 + ", KJNodes Sage -> TorchCompileModelAdvanced, final latent vs stock"),
     # quantized paths (H200, ComfyUI 0.33) --------------------------------------------------------------------------
     ("quant.h200.1.3B.level1_fast.speedup", "h200/quant_attention_033_after_guard_fix.json", "json:e2e/chains/level1_fast/speedup", 1.765, "{:.2f}x", "H200, ComfyUI 0.33.0, Wan 2.1 1.3B random weights, 480p 81 frames, 8 steps CFG 5, Level-1 quality fast"),
     ("quant.h200.1.3B.level1.speedup", "h200/quant_attention_033_after_guard_fix.json", "json:e2e/chains/level1/speedup", 1.648, "{:.2f}x", "H200, ComfyUI 0.33.0, Wan 2.1 1.3B random weights, 480p 81 frames, 8 steps CFG 5, exact Level-1"),
@@ -188,6 +196,9 @@ _ROWS = [
     # whole workflow (H100, ComfyUI 0.33, live server) ---------------------------------------------------------------
     ("e2e.h100.stock.total", "h100/e2e_033_wan1.3B.md", "md:stock/2|total (s)", 14.496, "{:.1f} s", E2E + ", stock"),
     ("e2e.h100.level1.total", "h100/e2e_033_wan1.3B.md", "md:level1/2|total (s)", 12.048, "{:.1f} s", E2E + ", Level-1"),
+    ("e2e.h100.level1_vae.total", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|total (s)", 11.426, "{:.1f} s", E2E + ", Level-1 + Accel VAE (defaults)"),
+    ("e2e.h100.level1.save", "h100/e2e_033_wan1.3B.md", "md:level1/2|save", 5.547, "{:.2f} s", E2E + ", Level-1, save stage (animated WEBP)"),
+    ("e2e.h100.level1_vae.save", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|save", 4.652, "{:.2f} s", E2E + ", Level-1 + Accel VAE, save stage (animated WEBP)"),
     ("e2e.h100.stock.sampler", "h100/e2e_033_wan1.3B.md", "md:stock/2|sampler", 6.3, "{:.1f} s", E2E + ", stock, sampler stage"),
     ("e2e.h100.level1.sampler", "h100/e2e_033_wan1.3B.md", "md:level1/2|sampler", 3.898, "{:.1f} s", E2E + ", Level-1, sampler stage"),
     ("e2e.h100.level1.decode", "h100/e2e_033_wan1.3B.md", "md:level1/2|VAE decode", 2.59, "{:.2f} s", E2E + ", Level-1, VAE decode stage"),
