@@ -20,7 +20,9 @@ def sched(mod):
 def oracle_comfy_magcache(table, steps, thresh, K, retention, flux_rule=False):
     """Zehong-Ma/ComfyUI-MagCache@47bdd2a nodes.py: step index = position in sample_sigmas (1180-1189);
     enabled iff index >= int(steps * retention_ratio) (1211, end_step -1 = last step); table index = index if
-    steps == len(table) else int(index * (len - 1) / (steps - 1)) (1215-1216); Flux: `cur_step not in [11]` (87);
+    steps == len(table) else int(index * (len - 1) / (steps - 1)) (1215-1216); Flux: `cur_step not in [11]` (87), in
+    magcache_flux_forward, which the node installs for every model_type containing "flux" (`if "flux" in
+    model_type`: flux_kontext too);
     update and decision 88-99 (err < thresh and acc_steps <= K, reset on compute). One branch."""
     acc_r, acc_s, acc_e, out = 1.0, 0, 0.0, ""
     L = len(table)
@@ -120,7 +122,7 @@ def test_magcache_schedule_matches_comfyui_magcache(sched, cc, name, steps):
     e, r = _rec(cc, "magcache", name)
     for branch, table in e["ratios"].items():
         want = oracle_comfy_magcache(table, steps, r["magcache_thresh"], r["magcache_K"], r["retention_ratio"],
-                                     flux_rule=(name == "flux"))
+                                     flux_rule=("flux" in name))  # as the reference tests model_type
         got = sched.simulate_mag(e, steps, r["magcache_thresh"], r["magcache_K"], r["retention_ratio"], branch=branch)
         assert got == want, (name, branch, steps)
 
