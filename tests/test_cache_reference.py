@@ -128,7 +128,10 @@ def test_magcache_schedule_matches_comfyui_magcache(sched, cc, name, steps):
 
 
 def test_qwen_image_20_steps_floor_lookup(sched, cc):
-    """The issue's case: at 20 steps the old log-linear compounding skipped 3 where the reference skips 7."""
+    """Issue #14's case: at 20 steps the old log-linear compounding skipped 3 where a per-step floor lookup skips 7.
+    The oracle here is ComfyUI-MagCache's step-indexed rule applied per sampling step, i.e. the pack's documented
+    rule; ComfyUI-MagCache itself advances Qwen-Image's index by a per-call counter (0 or 5 skips at 20 steps,
+    depending on batching): a deliberate difference, docs/nodes.md, Accel MagCache."""
     e, r = _rec(cc, "magcache", "qwen_image")
     got = sched.simulate_mag(e, 20, r["magcache_thresh"], r["magcache_K"], r["retention_ratio"])
     assert got == oracle_comfy_magcache(e["ratios"]["cond"], 20, 0.1, 2, 0.2)
