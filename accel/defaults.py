@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..kernels.attention import registry
+from .figures import text as _fig
 
 
 @dataclass(frozen=True)
@@ -106,15 +107,20 @@ def _sm(lo, hi=None):
     return lambda p: p.device_kind == "cuda" and p.sm_int is not None and lo <= p.sm_int <= (hi if hi is not None else lo)
 
 
-_FA3_WHY = ("FlashAttention-3 is the fastest kernel measured on H100/H200 at Wan video shapes (Wan 14B 480p: 31.5 ms "
-            "vs 37.7 ms for cuDNN SDPA, bench/results/h100); at short Flux sequences cuDNN is as fast (use autotune)")
-_CUDNN_WHY = "cuDNN fused attention: the fastest SDPA kernel on Hopper (H200: 11.7 ms vs FA2 18.4 ms at Wan 1.3B 480p)"
+_FA3_WHY = (f"FlashAttention-3 is the fastest kernel measured on H100 at Wan video shapes (Wan 14B 480p: "
+            f"{_fig('attn.h100.wan14B_480p.fa3')} vs {_fig('attn.h100.wan14B_480p.comfy_default')} for ComfyUI's "
+            f"default attention, {_fig('attn.h100.wan14B_480p.cudnn')} for cuDNN SDPA, bench/results/h100); at "
+            "short Flux sequences cuDNN is as fast (use autotune)")
+_CUDNN_WHY = (f"cuDNN fused attention: the fastest SDPA kernel measured on Hopper (H100: "
+              f"{_fig('attn.h100.wan1.3B_480p.cudnn')} vs FA2 {_fig('attn.h100.wan1.3B_480p.fa2')} at Wan 1.3B 480p)")
 _FA2_WHY = "FlashAttention-2: exact attention, the standard fast kernel on Ampere/Ada"
 _SDPA_WHY = "PyTorch SDPA: always available, PyTorch picks its best kernel"
 # ComfyUI 0.33 makes SDPA try FlashAttention-2 first; on Hopper cuDNN is faster at every shape measured
 _HOPPER_SDPA = ("cudnn", "flash", "efficient", "math")
-_HOPPER_SDPA_WHY = ("cuDNN first: the fastest exact SDPA kernel measured on H100 (Wan 14B 480p 38.7 ms vs FA2 59.1 ms; "
-                    "Flux 1024px 0.55 vs 0.84 ms; bench/results/h100/attention_kernels_and_model_before_fp16_fix.md); "
+_HOPPER_SDPA_WHY = (f"cuDNN first: the fastest exact SDPA kernel measured on H100 (Wan 14B 480p "
+                    f"{_fig('attn.h100.wan14B_480p.cudnn')} vs FA2 {_fig('attn.h100.wan14B_480p.fa2')}; Flux 1024px "
+                    f"{_fig('attn.h100.flux1024.cudnn')} vs {_fig('attn.h100.flux1024.fa2')}; "
+                    "bench/results/h100/attention_kernels_and_model_before_fp16_fix.md); "
                     "ComfyUI 0.33 puts FlashAttention-2 first")
 
 ROWS: tuple[Row, ...] = (

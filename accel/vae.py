@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields, replace
 
 from . import log
 from .errors import AccelError
+from .figures import num as _num, span as _span, text as _text
 
 NODE = "Accel VAE"
 
@@ -58,29 +59,41 @@ class VaeOptions:
 OPTION_NOTES = {
     "channels_last": (True, "channels_last(_3d) activations for the decoder's convolutions",
                       "other cuDNN algorithms, float reassociation only (CPU fp32: max|diff| <= 1e-5; H100 bf16 "
-                      "Wan VAE: 1.03-1.07x stock, first decode no slower, max|diff| 0.045; with cudnn_benchmark "
-                      "1.07-1.13x on H100 and H200)"),
+                      f"Wan VAE: {_span('vae.h100.default.run2', 'vae.h100.default.vae033')} stock, first decode no "
+                      f"slower, max|diff| {_text('vae.h100.default.vae033.maxdiff')})"),
     "cudnn_benchmark": (True, "cudnn.benchmark during the decode (restored after)",
                         "another cuDNN algorithm, float reassociation only; with channels_last the first decode "
-                        "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 13.9-15.3 s vs "
-                        "2.1-3.2 s stock, H100 12.3 s vs 2.9 s; then 1.07-1.13x)"),
+                        "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 "
+                        f"{_num('vae.h200.cl_bench.first.fp32ref')}-{_text('vae.h200.cl_bench.first.vae033')} vs "
+                        f"{_num('vae.h200.stock.first.fp32ref')}-{_text('vae.h200.stock.first.vae033')} stock, H100 "
+                        f"{_text('vae.h100.cl_bench.cold.first')} vs {_text('vae.h100.cl_bench.cold.stock_first')}; then "
+                        f"{_span('vae.h100.cl_bench.cold.speedup', 'vae.h200.cl_bench.run2.speedup')})"),
     "tf32": (False, "TF32 for float32 convolutions/matmuls during the decode (restored after)",
              "fp32 VAEs only (~1e-3 relative per conv); no effect on bf16/fp16 VAEs; GPU: not measured"),
     "fused_norm": (False, "fused RMSNorm+SiLU (one Triton pass, fp32 math, one rounding)",
-                   "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| 0.063 "
-                   "vs stock, 0.049 vs a float32 decode where stock is 0.060; with channels_last: H200 1.28x, "
-                   "1.33-1.39x adding cudnn_benchmark; H100 1.21-1.31x, 1.18-1.21x adding cudnn_benchmark)"),
+                   "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| "
+                   f"{_num('vae.h200.fused_norm_bench.vae033.maxdiff')}-{_text('vae.h200.fused_norm_nobench.run3.maxdiff')} "
+                   f"vs stock, {_text('vae.h200.fused_norm.fp32ref.vs_fp32')} vs a float32 decode where stock is "
+                   f"{_text('vae.h200.stock.fp32ref.vs_fp32')}; with channels_last: H200 "
+                   f"{_text('vae.h200.fused_norm_nobench.run3')}, "
+                   f"{_span('vae.h200.fused_norm_bench.vae033', 'vae.h200.fused_norm_bench.run2')} adding "
+                   f"cudnn_benchmark; H100 {_span('vae.h100.fused_norm_nobench.run3', 'vae.h100.fused_norm_nobench.vae033')}, "
+                   f"{_span('vae.h100.fused_norm_bench.vae033', 'vae.h100.fused_norm_bench.run2')} adding cudnn_benchmark)"),
     "compile": (False, "torch.compile of each decoder residual block call",
                 "fused fp32 intermediates (bf16 Wan VAE with fused_norm + channels_last + cudnn_benchmark: H200 "
-                "1.29-1.48x stock, H100 1.25-1.38x, max|diff| 0.063, first decode 32-93 s; Flux VAE 1024^2: "
-                "1.13x, 0.059)"),
+                f"{_span('vae.h200.compile.fp32ref', 'vae.h200.compile.run2')} stock, H100 "
+                f"{_span('vae.h100.compile.run3', 'vae.h100.compile.vae033')}; without cudnn_benchmark H200 "
+                f"{_text('vae.h200.compile_nobench.run3')}, H100 {_text('vae.h100.compile_nobench.run3')}; max|diff| "
+                f"{_num('vae.h200.fused_norm_bench.vae033.maxdiff')}-{_text('vae.h200.compile.fp32ref.maxdiff')}, first "
+                f"decode {_num('vae.h100.compile.first.run2')}-{_text('vae.h100.compile.first.vae033')})"),
     "tiled": (False, "ComfyUI's tiled decode (bounds peak VRAM by the tile size)",
-              "blended seams differ from a full decode (H200 Wan VAE, 512 px tiles: peak 1.9 vs 3.1 GiB, 0.71x "
-              "speed, max|diff| 2.0 near seams with random weights)"),
+              f"blended seams differ from a full decode (H200 Wan VAE, 512 px tiles: peak {_num('vae.h200.tiled.peak')} "
+              f"vs {_text('vae.h200.stock.peak')}, {_text('vae.h200.tiled.speedup')} speed, large max|diff| near seams "
+              "with random weights)"),
 }
 # Flux's KL VAE at 1024^2 on an H200 (bf16, ComfyUI 0.33): channels_last + cudnn_benchmark decoded at 0.64x
 # stock speed (bench/results/h200/vae_033/vae.md), so the node does not apply them to KL VAEs.
-KL_LAYOUT_MEASURED = "measured 0.64x stock speed on Flux's VAE at 1024^2 on an H200"
+KL_LAYOUT_MEASURED = f"measured {_text('vae.h200.kl.cl_bench.speedup')} stock speed on Flux's VAE at 1024^2 on an H200"
 BOOL_OPTIONS = tuple(OPTION_NOTES)
 
 

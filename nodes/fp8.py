@@ -6,6 +6,7 @@ from comfy_api.latest import io
 
 from ..accel import fp8 as F
 from ..accel.errors import AccelError
+from ..accel.figures import text as _fig
 from ._common import CATEGORY_LOAD, AccelNode, advanced, files_in, model_output, report_output, with_report
 
 NONE_FILE = "(none)"
@@ -55,7 +56,7 @@ class AccelLoadDiffusionModelFP8(AccelNode, node_id="AccelLoadDiffusionModelFP8"
                 "scale per 128 input channels of each token, fp32 sums per block (H100/H200 with PyTorch >= 2.9 "
                 "on CUDA >= 12.9; elsewhere per-token, or an error in strict mode). The report says which ran. Measured "
                 "on an H200 (Wan 14B): neither finer option helped enough to pay (1x128: final-latent cosine "
-                "0.9946 vs 0.9941, at 16-bit matmul speed); for quality keep cross_attn.q/o in 16-bit (extra_keep).")),
+                f"{_fig('fp8.h200.block.cosine')} vs {_fig('matrix.h200.140.fp8_level1.cosine')}, at 16-bit matmul speed); for quality keep cross_attn.q/o in 16-bit (extra_keep).")),
         ]
 
     COMBO_RULES = {"unet_name": files_in("diffusion_models")}

@@ -13,7 +13,7 @@ class AccelMultiGPU(AccelNode, node_id="AccelMultiGPU", display="Accel Multi-GPU
     process 1/N of the image/video tokens (text tokens stay whole); attention exchanges heads between GPUs
     (Ulysses all-to-all, via the yunchang package). The output equals one GPU's up to float rounding. gpus=1
     samples as stock. Put it last in the model chain (after LoRAs and Accel Attention). Experimental: measured
-    on 2 H200 GPUs with Wan 14B (1.96x one GPU); Flux and Qwen-Image verified on the CPU only."""
+    on 2 H200 GPUs with Wan 14B (README, Results); Flux and Qwen-Image verified on the CPU only."""
 
     @classmethod
     def inputs(cls):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
+from ..accel.figures import num as _num, span as _span, text as _text
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, patched,
                       report_output)
 
@@ -25,9 +26,12 @@ class AccelVAE(AccelNode, node_id="AccelVAE", display="Accel VAE", category=CATE
             io.Boolean.Input("cudnn_benchmark", default=False, tooltip=(
                 "cudnn.benchmark during the decode only: time cuDNN's algorithms once per shape, keep the "
                 "fastest. Exact up to float reassociation. The first decode at a new size pays the search "
-                "(Wan 81 frames 480p: 12-15 s once per ComfyUI start) - for many decodes at one size. Whether "
-                "it pays depends on the card: with fused_norm 1.33-1.39x vs 1.28x without on an H200, but "
-                "1.18-1.21x vs 1.21-1.31x without on an H100.")),
+                f"(Wan 81 frames 480p: {_num('vae.h100.cl_bench.cold.first')}-{_text('vae.h200.cl_bench.first.vae033')} "
+                "once per ComfyUI start) - for many decodes at one size. Whether it pays depends on the card: with "
+                f"fused_norm {_span('vae.h200.fused_norm_bench.vae033', 'vae.h200.fused_norm_bench.run2')} vs "
+                f"{_text('vae.h200.fused_norm_nobench.run3')} without on an H200, but "
+                f"{_span('vae.h100.fused_norm_bench.vae033', 'vae.h100.fused_norm_bench.run2')} vs "
+                f"{_span('vae.h100.fused_norm_nobench.run3', 'vae.h100.fused_norm_nobench.vae033')} without on an H100.")),
             io.Boolean.Input("tf32", default=False, tooltip=(
                 "TF32 for float32 convolutions during the decode (fp32 VAEs only; ~1e-3 relative). "
                 "Changes numbers: off by default.")),

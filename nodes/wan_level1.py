@@ -15,8 +15,8 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
     of every transformer block (inductor's default mode, falling back to eager if compiling fails) and TF32 +
     cudnn.benchmark for this model's runs only. CFG and the sampler are untouched. Not bit-identical to stock
     (other kernels round differently); the report states the measured deviation. For Wan 2.2 A14B put one node on
-    each expert: the second reuses the first one's compiled code. The first run compiles (about 20 s for Wan 14B
-    on an H200 with a cold cache); later runs and restarts are faster. quality 'fast' (opt-in) adds FP8 attention on
+    each expert: the second reuses the first one's compiled code. The first run compiles (tens of seconds for Wan
+    14B with a cold cache); later runs and restarts are faster. quality 'fast' (opt-in) adds FP8 attention on
     H100/H200 except on the first and last sampling steps."""
 
     @classmethod

@@ -1,0 +1,243 @@
+"""Every measured figure the pack shows a user, with the result file it comes from (issue #28).
+
+One row per figure: an id, the file under `bench/results/` that holds it, where in that file (`src`), the value
+as the file holds it, how it is written (`fmt`), and what was measured (`config`: GPU, ComfyUI, model, settings).
+Tooltips, descriptions and reason strings read their numbers from here (`text(id)`), and the Markdown docs cite
+a row after the number with an HTML comment, e.g. `**1.50x**<!--fig:level1.h200.140-->`.
+`tests/test_figures.py` reads every cited file and fails when a value here differs from its file, when a cited
+number differs from its row, or when README.md or a string of the pack states a figure that cites no row.
+How to add a figure: CONTRIBUTING.md, "Figures".
+
+`src` forms:
+  "json:a/b/0/c"                     key path in a JSON file ("/" between keys, integers index lists)
+  "md:<cell>/<cell>/...|<column>"    a Markdown table of the file: the row whose first cells are these, the
+                                     column with this header (the first table that has both); `**` and a
+                                     trailing `x` are stripped from the cell
+
+No file is read at import: the values are literal here, and the test keeps them equal to their files. The
+module imports nothing from the pack (the test loads it by path, without ComfyUI).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+RESULTS = "bench/results"
+
+
+@dataclass(frozen=True)
+class Figure:
+    id: str
+    file: str       # relative to bench/results/
+    src: str        # see the module docstring
+    value: float    # as the file holds it (times `scale`)
+    fmt: str        # how docs and strings write it, e.g. "{:.2f}x"
+    config: str     # GPU, ComfyUI version, model and settings it was measured with
+    scale: float = 1.0  # file value * scale = value (e.g. s -> ms)
+
+    @property
+    def number(self) -> str:
+        """The number as written, without its unit: "1.50" for 1.503 with "{:.2f}x". Rounded half up from the
+        decimal digits the file holds (1.765 -> "1.77"; binary floating point would give "1.76")."""
+        start, end = self.fmt.index("{"), self.fmt.index("}") + 1
+        spec = self.fmt[start + 2:end - 1]  # ".2f"
+        m = re.fullmatch(r"\.(\d+)f", spec)
+        if not m:
+            return self.fmt[start:end].format(self.value)
+        digits = int(m.group(1))
+        quantum = Decimal(1).scaleb(-digits)
+        return str(Decimal(repr(self.value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+    @property
+    def text(self) -> str:
+        start, end = self.fmt.index("{"), self.fmt.index("}") + 1
+        return self.fmt[:start] + self.number + self.fmt[end:]
+
+
+# --- configurations (the text a row's config starts with) ----------------------------------------------------
+_M033 = "Wan 2.1 T2V 14B fp16 random weights, 480p 81 frames, 2 steps CFG 5, ComfyUI 0.33.0 as main.py starts it"
+_M075 = "Wan 2.1 T2V 14B fp16 random weights, 480p 81 frames, 2 steps CFG 5, ComfyUI 0.3.75"
+H100_80 = f"H100 80GB, {_M033}, whole card; nodes before the V3 move, Level-1 compiling with max-autotune"
+H100_24 = (f"H100 80GB told it is a 24 GB card (--reserve-vram 55.65, no allocator cap), {_M033}; nodes before the "
+           "V3 move, Level-1 compiling with max-autotune")
+H200_140 = f"H200 141GB, {_M033}, whole card, current nodes (Level-1 compile mode default)"
+H200_48 = f"H200 told it is a 48 GB card (--reserve-vram only, no allocator cap), {_M033}, current nodes"
+H200_32 = f"H200 told it is a 32 GB card (--reserve-vram only, no allocator cap), {_M033}, current nodes"
+H200_24 = (f"H200 as a 24 GB card: --reserve-vram plus torch's caching allocator capped at 24 GiB (--hard-cap); "
+           f"other allocations not capped; {_M033}, current nodes")
+H200_075 = f"H200 141GB, {_M075}, whole model loaded"
+H100_075 = f"H100 80GB, {_M075}, whole model loaded"
+ATTN_H100 = "H100 80GB, one attention call, bf16, batch 1, head_dim 128, ComfyUI 0.3.75, torch 2.11"
+LEVEL1_H100 = ("H100 80GB, ComfyUI 0.3.75, Wan 2.1 true config random weights, 480p 81 frames, one forward, "
+               "Level-1 with max-autotune-no-cudagraphs (bench_level1.py)")
+COMPILE_H100 = ("H100 80GB, ComfyUI 0.3.75, Wan 2.1 1.3B random weights, 480p 81 frames, per-block compile, "
+                "default mode; warm restart = compile time in a second process with the same cache")
+VAE = "Wan 2.1 VAE random weights, bf16, 81 frames 832x480, ComfyUI 0.33.0"
+E2E = ("H100 80GB, ComfyUI 0.33.0 live server, the shipped Wan 2.1 T2V 1.3B API workflow's graph run at 4 steps and "
+       "81 frames 480p (the file: 30 steps, 33 frames), animated WEBP save (no PyAV), one sample per variant, Queue 2")
+
+_A = "attention_kernels_and_model_before_fp16_fix.md"
+
+_ROWS = [
+    # Wan 14B matrix, ComfyUI 0.33 -------------------------------------------------------------------------------
+    ("matrix.h100.80.attention.speedup", "h100/matrix_033_wan14B_fp16_80GB.json", "json:chains/attention/speedup", 1.476, "{:.2f}x", H100_80),
+    ("matrix.h100.80.level1_old.speedup", "h100/matrix_033_wan14B_fp16_80GB.json", "json:chains/level1/speedup", 1.534, "{:.2f}x", H100_80),
+    ("matrix.h100.80.core_compile.speedup", "h100/matrix_033_wan14B_fp16_80GB.json", "json:chains/core_compile/speedup", 1.018, "{:.2f}x", H100_80),
+    ("matrix.h100.24.attention.speedup", "h100/matrix_033_wan14B_fp16_24GB.json", "json:chains/attention/speedup", 1.5, "{:.2f}x", H100_24),
+    ("matrix.h100.24.level1_old.speedup", "h100/matrix_033_wan14B_fp16_24GB.json", "json:chains/level1/speedup", 1.561, "{:.2f}x", H100_24),
+    ("matrix.h200.140.attention.speedup", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/attention/speedup", 1.459, "{:.2f}x", H200_140),
+    ("matrix.h200.140.level1.speedup", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/level1/speedup", 1.503, "{:.2f}x", H200_140),
+    ("matrix.h200.140.level1.first_run", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/level1/first_run_s", 21.34, "{:.0f} s", H200_140 + ", first run on a cold compile cache"),
+    ("matrix.h200.140.fp8_level1.speedup", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/fp8_level1/speedup", 1.82, "{:.2f}x", H200_140),
+    ("matrix.h200.140.ck_int8.speedup", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/core_ck_int8/speedup", 1.152, "{:.2f}x", H200_140),
+    ("matrix.h200.140.attention.cosine", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/attention/cosine", 0.999956, "{:.5f}", H200_140 + ", final latent vs stock"),
+    ("matrix.h200.140.level1.cosine", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/level1/cosine", 0.999953, "{:.5f}", H200_140 + ", final latent vs stock"),
+    ("matrix.h200.140.fp8_level1.cosine", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/fp8_level1/cosine", 0.994069, "{:.4f}", H200_140 + ", final latent vs stock"),
+    ("matrix.h200.140.ck_int8.cosine", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/core_ck_int8/cosine", 0.999957, "{:.5f}", H200_140 + ", final latent vs stock"),
+    ("matrix.h200.140.stock.time", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/stock/times_s/0", 16.138, "{:.1f} s", H200_140),
+    ("matrix.h200.48.attention.speedup", "h200/matrix_033_wan14B_fp16_48GB.json", "json:chains/attention/speedup", 1.447, "{:.2f}x", H200_48),
+    ("matrix.h200.48.level1.speedup", "h200/matrix_033_wan14B_fp16_48GB.json", "json:chains/level1/speedup", 1.517, "{:.2f}x", H200_48),
+    ("matrix.h200.48.fp8_level1.speedup", "h200/matrix_033_wan14B_fp16_48GB.json", "json:chains/fp8_level1/speedup", 1.762, "{:.2f}x", H200_48),
+    ("matrix.h200.32.attention.speedup", "h200/matrix_033_wan14B_fp16_32GB.json", "json:chains/attention/speedup", 1.357, "{:.2f}x", H200_32),
+    ("matrix.h200.32.level1.speedup", "h200/matrix_033_wan14B_fp16_32GB.json", "json:chains/level1/speedup", 1.5, "{:.2f}x", H200_32),
+    ("matrix.h200.32.fp8_level1.speedup", "h200/matrix_033_wan14B_fp16_32GB.json", "json:chains/fp8_level1/speedup", 1.803, "{:.2f}x", H200_32),
+    ("matrix.h200.24.level1.speedup", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/level1/speedup", 1.494, "{:.2f}x", H200_24),
+    ("matrix.h200.24.fp8_level1.speedup", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/fp8_level1/speedup", 1.824, "{:.2f}x", H200_24),
+    ("matrix.h200.24.kj_sage_compile.speedup", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/kj_sage_compile/speedup", 1.141, "{:.2f}x", H200_24),
+    ("matrix.h200.24.stock.peak_device", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/stock/peak_device_gib", 28.89, "{:.1f} GiB", H200_24 + ", device peak (cudaMemGetInfo)"),
+    ("matrix.h200.24.level1.peak_device", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/level1/peak_device_gib", 31.33, "{:.1f} GiB", H200_24 + ", device peak (cudaMemGetInfo)"),
+    ("matrix.h200.24.stock.peak_alloc", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/stock/peak_alloc_gib", 6.1, "{:.1f} GiB", H200_24 + ", torch peak allocated"),
+    ("matrix.h200.24.level1.peak_alloc", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/level1/peak_alloc_gib", 4.41, "{:.1f} GiB", H200_24 + ", torch peak allocated"),
+    ("matrix.h200.24.fp8_level1.peak_alloc", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/fp8_level1/peak_alloc_gib", 4.96, "{:.1f} GiB", H200_24 + ", torch peak allocated"),
+    ("hygiene.h200.after_unload", "h200/hygiene_033_wan14B_level1_20runs.json", "json:hygiene/after_unload_alloc_gib", 0.032, "{:.2f} GiB", "H200, ComfyUI 0.33.0, 20 two-expert Wan 14B runs through Level-1, allocated after unloading"),
+    ("restart.h200.fp8_level1.cold", "h200/restart_033_fp8_level1_cold.json", "json:chains/fp8_level1/first_run_s", 25.05, "{:.0f} s", "H200, ComfyUI 0.33.0, FP8 loader -> Level-1 first run, fresh process on a cold inductor/Triton cache (" + _M033 + ")"),
+    ("restart.h200.fp8_level1.warm", "h200/restart_033_fp8_level1_warm.json", "json:chains/fp8_level1/first_run_s", 16.62, "{:.0f} s", "H200, ComfyUI 0.33.0, FP8 loader -> Level-1 first run after a ComfyUI restart (warm cache)"),
+    ("restart.h200.fp8_level1.load", "h200/restart_033_fp8_level1_cold.json", "json:chains/fp8_level1/build_s", 18.0, "{:.0f} s", "H200, FP8 loader load + quantize of Wan 14B fp16"),
+    ("matrix.h200.075.stock.time", "h200/matrix_075_wan14B_fp16_140GB.json", "json:chains/stock/times_s/0", 12.384, "{:.1f} s", H200_075),
+    ("matrix.h200.075.level1.speedup", "h200/matrix_075_wan14B_fp16_140GB.json", "json:chains/level1/speedup", 1.212, "{:.2f}x", H200_075),
+    ("matrix.h200.075.fp8_level1.speedup", "h200/matrix_075_wan14B_fp16_140GB.json", "json:chains/fp8_level1/speedup", 1.504, "{:.2f}x", H200_075),
+    ("matrix.h200.075.kj_sage_compile.speedup", "h200/matrix_075_wan14B_fp16_140GB.json", "json:chains/kj_sage_compile/speedup", 0.915, "{:.2f}x", H200_075),
+    ("matrix.h200.075.core_compile.speedup", "h200/matrix_075_wan14B_fp16_140GB.json", "json:chains/core_compile/speedup", 1.067, "{:.2f}x", H200_075),
+    ("matrix.h100.075.level1.speedup", "h100/matrix_075_wan14B_fp16_80GB.json", "json:chains/level1/speedup", 1.214, "{:.2f}x", H100_075),
+    ("matrix.h100.075.fp8_level1.speedup", "h100/matrix_075_wan14B_fp16_80GB.json", "json:chains/fp8_level1/speedup", 1.478, "{:.2f}x", H100_075),
+    ("matrix.h100.075.kj_sage_compile.speedup", "h100/matrix_075_wan14B_fp16_80GB.json", "json:chains/kj_sage_compile/speedup", 0.911, "{:.2f}x", H100_075),
+    ("matrix.h100.075.core_compile.speedup", "h100/matrix_075_wan14B_fp16_80GB.json", "json:chains/core_compile/speedup", 1.071, "{:.2f}x", H100_075),
+    ("matrix.h100.1.3B.level1_maxautotune.first_run", "h100/matrix_033_wan1.3B_first_runs_maxautotune.json", "json:chains/level1/first_run_s", 162.54, "{:.0f} s", "H100, ComfyUI 0.33.0, Wan 1.3B, Level-1 with max-autotune-no-cudagraphs, first run on a cold cache"),
+    ("matrix.h100.80.core_compile.cosine", "h100/matrix_033_wan14B_fp16_80GB.json", "json:chains/core_compile/cosine", 0.999965, "{:.5f}", H100_80 + ", ComfyUI TorchCompileModel, final latent vs stock"),
+    ("matrix.h200.24.kj_sage_compile.cosine", "h200/matrix_033_wan14B_fp16_24GB_hardcap.json", "json:chains/kj_sage_compile/cosine", 0.999962, "{:.5f}", H200_24 + ", KJNodes Sage -> TorchCompileModelAdvanced, final latent vs stock"),
+    # quantized paths (H200, ComfyUI 0.33) --------------------------------------------------------------------------
+    ("quant.h200.1.3B.level1_fast.speedup", "h200/quant_attention_033_after_guard_fix.json", "json:e2e/chains/level1_fast/speedup", 1.765, "{:.2f}x", "H200, ComfyUI 0.33.0, Wan 2.1 1.3B random weights, 480p 81 frames, 8 steps CFG 5, Level-1 quality fast"),
+    ("quant.h200.1.3B.level1.speedup", "h200/quant_attention_033_after_guard_fix.json", "json:e2e/chains/level1/speedup", 1.648, "{:.2f}x", "H200, ComfyUI 0.33.0, Wan 2.1 1.3B random weights, 480p 81 frames, 8 steps CFG 5, exact Level-1"),
+    ("quant.h200.1.3B.level1_fast.cosine", "h200/quant_attention_033_after_guard_fix.json", "json:e2e/chains/level1_fast/cosine", 0.999533, "{:.5f}", "H200, ComfyUI 0.33.0, Wan 2.1 1.3B, 8 steps CFG 5, Level-1 quality fast, final latent vs stock"),
+    ("quantpath.h200.fp8_attnfp8_compile.time", "h200/quant_path_033_wan14B.json", "json:chains/fp8_attnfp8_compile/times_s/0", 7.834, "{:.2f} s", "H200, " + _M033 + ", FP8 loader -> CUDA Settings -> FP8 attention every step -> Compile; one sampling run = 2 batch-2 (cond+uncond) forwards"),
+    ("quantpath.h200.fp8_attnfp8_compile.speedup", "h200/quant_path_033_wan14B.json", "json:chains/fp8_attnfp8_compile/speedup", 2.046, "{:.2f}x", "H200, " + _M033 + ", FP8 loader -> CUDA Settings -> FP8 attention every step -> Compile"),
+    # per-call attention (H100, ComfyUI 0.3.75) ------------------------------------------------------------------------
+    ("attn.h100.wan14B_480p.fa3", "h100/" + _A, "md:wan14B_480p_81f/flash_attn_3|ms", 31.50, "{:.1f} ms", ATTN_H100 + ", Wan 14B 480p 81 frames (32760 x 40)"),
+    ("attn.h100.wan14B_480p.comfy_default", "h100/" + _A, "md:wan14B_480p_81f/comfy_default|ms", 37.72, "{:.1f} ms", ATTN_H100 + ", Wan 14B 480p, ComfyUI's default attention (attention_pytorch)"),
+    ("attn.h100.wan14B_480p.cudnn", "h100/" + _A, "md:wan14B_480p_81f/sdpa_cudnn|ms", 38.68, "{:.1f} ms", ATTN_H100 + ", Wan 14B 480p, SDPA restricted to cuDNN"),
+    ("attn.h100.wan14B_480p.fa2", "h100/" + _A, "md:wan14B_480p_81f/sdpa_flash|ms", 59.14, "{:.1f} ms", ATTN_H100 + ", Wan 14B 480p, SDPA restricted to FlashAttention-2"),
+    ("attn.h100.wan1.3B_480p.cudnn", "h100/" + _A, "md:wan1.3B_480p_81f/sdpa_cudnn|ms", 11.63, "{:.1f} ms", ATTN_H100 + ", Wan 1.3B 480p 81 frames (32760 x 12), SDPA restricted to cuDNN"),
+    ("attn.h100.wan1.3B_480p.fa2", "h100/" + _A, "md:wan1.3B_480p_81f/sdpa_flash|ms", 18.49, "{:.1f} ms", ATTN_H100 + ", Wan 1.3B 480p, SDPA restricted to FlashAttention-2"),
+    ("attn.h100.flux1024.cudnn", "h100/" + _A, "md:flux_1024px/sdpa_cudnn|ms", 0.55, "{:.2f} ms", ATTN_H100 + ", Flux 1024x1024 (4608 x 24), SDPA restricted to cuDNN"),
+    ("attn.h100.flux1024.fa2", "h100/" + _A, "md:flux_1024px/sdpa_flash|ms", 0.84, "{:.2f} ms", ATTN_H100 + ", Flux 1024x1024, SDPA restricted to FlashAttention-2"),
+    # Level-1 per forward (H100, ComfyUI 0.3.75) -----------------------------------------------------------------------
+    ("level1.h100.1.3B.forward.cosine", "h100/level1_1.3B.json", "json:sizes/1.3B/forward_level1/cosine", 0.9999985694885254, "{:.6f}", LEVEL1_H100 + ", Wan 1.3B, cosine vs stock"),
+    ("level1.h100.14B.forward.cosine", "h100/level1_14B.json", "json:sizes/14B/forward_level1/cosine", 0.9999983254209176, "{:.6f}", LEVEL1_H100 + ", Wan 14B, cosine vs stock"),
+    ("level1.h100.1.3B.forward.maxdiff", "h100/level1_1.3B.md", "md:1.3B/Level-1|max abs diff", 1.23e-2, "{:.3f}", LEVEL1_H100 + ", Wan 1.3B, max |diff| vs stock (outputs of order 1)"),
+    ("level1.h100.14B.forward.maxdiff", "h100/level1_14B.md", "md:14B/Level-1|max abs diff", 1.32e-2, "{:.3f}", LEVEL1_H100 + ", Wan 14B, max |diff| vs stock (outputs of order 1)"),
+    # compile (H100, ComfyUI 0.3.75) ------------------------------------------------------------------------------------
+    ("compile.h100.1.3B.warm_restart.epilogue_warm", "h100/compile_1.3B_epilogue_warm.md", "md:1.3B/accel:default|warm restart compile s", 8.152, "{:.1f} s", COMPILE_H100 + " (compile_1.3B_epilogue_warm)"),
+    ("compile.h100.1.3B.warm_restart.epilogue_run1", "h100/compile_epilogue_run1.md", "md:1.3B/accel:default|warm restart compile s", 12.458, "{:.1f} s", COMPILE_H100 + " (compile_epilogue_run1)"),
+    ("compile.h100.1.3B.maxautotune.cold", "h100/compile.md", "md:1.3B/accel:max-autotune-no-cudagraphs|compile s", 225.856, "{:.0f} s", "H100, ComfyUI 0.3.75, Wan 1.3B, per-block compile, max-autotune-no-cudagraphs, cold"),
+    ("compile.h100.1.3B.default.cold", "h100/compile.md", "md:1.3B/accel:default|compile s", 8.598, "{:.1f} s", "H100, ComfyUI 0.3.75, Wan 1.3B, per-block compile, default mode, cold"),
+    # FP8 weights (H100, ComfyUI 0.3.75) --------------------------------------------------------------------------------
+    ("fp8.h100.14B.forward.speedup", "h100/fp8.json", "json:model/variants/1/forward_speedup_vs_bf16", 1.166, "{:.2f}x", "H100, ComfyUI 0.3.75, Wan 14B 480p 81 frames, one forward, Accel FP8 per-tensor (row-wise _scaled_mm) vs bf16"),
+    ("fp8.h100.14B.forward.cosine", "h100/fp8.json", "json:model/variants/1/cosine_vs_bf16", 0.999264, "{:.4f}", "H100, ComfyUI 0.3.75, Wan 14B 480p 81 frames, one forward, Accel FP8 per-tensor vs bf16"),
+    # multi-GPU (2x H200, ComfyUI 0.33) ---------------------------------------------------------------------------------
+    ("multigpu.h200x2.wan14B.cfg_seq.speedup", "h200x2/multigpu_033_wan14B.md", "md:Accel Attention flash_attn_3/2 GPUs, CFG parallel + sequence parallel|speed-up vs 1 GPU", 1.96, "{:.2f}x", "2x H200, ComfyUI 0.33.0, Wan 14B one sampling step (batch 2), CFG + sequence parallel vs one GPU"),
+    # Accel VAE (ComfyUI 0.33) ------------------------------------------------------------------------------------------
+    ("vae.h200.fused_norm_nobench.run3", "h200/vae_033_run3/vae.md", "md:wan2.1/fused_norm_nobench|speedup", 1.276, "{:.2f}x", "H200, " + VAE + ", fused_norm + channels_last (node defaults otherwise), median of 5"),
+    ("vae.h200.fused_norm_bench.vae033", "h200/vae_033/vae.md", "md:wan2.1/fused_norm|speedup", 1.329, "{:.2f}x", "H200, " + VAE + ", fused_norm + channels_last + cudnn_benchmark, median of 2"),
+    ("vae.h200.fused_norm_bench.run2", "h200/vae_033_run2/vae.md", "md:wan2.1/fused_norm|speedup", 1.388, "{:.2f}x", "H200, " + VAE + ", fused_norm + channels_last + cudnn_benchmark, median of 3"),
+    ("vae.h200.fused_norm_nobench.run3.maxdiff", "h200/vae_033_run3/vae.md", "md:wan2.1/fused_norm_nobench|max abs diff", 0.0703, "{:.3f}", "H200, " + VAE + ", fused_norm + channels_last, max|diff| vs stock on [-1, 1]"),
+    ("vae.h200.fused_norm_bench.vae033.maxdiff", "h200/vae_033/vae.md", "md:wan2.1/fused_norm|max abs diff", 0.0625, "{:.3f}", "H200, " + VAE + ", fused_norm + channels_last + cudnn_benchmark, max|diff| vs stock on [-1, 1]"),
+    ("vae.h100.fused_norm_nobench.run3", "h100/vae_033_run3/vae.md", "md:wan2.1/fused_norm_nobench|speedup", 1.213, "{:.2f}x", "H100, " + VAE + ", fused_norm + channels_last, median of 5"),
+    ("vae.h100.fused_norm_nobench.vae033", "h100/vae_033/vae.md", "md:wan2.1/fused_norm_nobench|speedup", 1.305, "{:.2f}x", "H100, " + VAE + ", fused_norm + channels_last, median of 2"),
+    ("vae.h100.fused_norm_bench.vae033", "h100/vae_033/vae.md", "md:wan2.1/fused_norm|speedup", 1.179, "{:.2f}x", "H100, " + VAE + ", fused_norm + channels_last + cudnn_benchmark, median of 2"),
+    ("vae.h100.fused_norm_bench.run2", "h100/vae_033_run2/vae.md", "md:wan2.1/fused_norm|speedup", 1.205, "{:.2f}x", "H100, " + VAE + ", fused_norm + channels_last + cudnn_benchmark, median of 5"),
+    ("vae.h100.default.vae033", "h100/vae_033/vae.md", "md:wan2.1/default|speedup", 1.074, "{:.2f}x", "H100, " + VAE + ", node defaults (channels_last only), median of 2"),
+    ("vae.h100.default.run2", "h100/vae_033_run2/vae.md", "md:wan2.1/default|speedup", 1.029, "{:.2f}x", "H100, " + VAE + ", node defaults (channels_last only), median of 5"),
+    ("vae.h100.compile.run3", "h100/vae_033_run3/vae.md", "md:wan2.1/fused_norm+compile|speedup", 1.249, "{:.2f}x", "H100, " + VAE + ", fused_norm + compile + channels_last + cudnn_benchmark, median of 5"),
+    ("vae.h100.compile.vae033", "h100/vae_033/vae.md", "md:wan2.1/fused_norm+compile|speedup", 1.383, "{:.2f}x", "H100, " + VAE + ", fused_norm + compile + channels_last + cudnn_benchmark, median of 2"),
+    ("vae.h200.compile.fp32ref", "h200/vae_033_fp32ref/vae.md", "md:wan2.1/fused_norm+compile|speedup", 1.294, "{:.2f}x", "H200, " + VAE + ", fused_norm + compile + channels_last + cudnn_benchmark, median of 3"),
+    ("vae.h200.compile.run2", "h200/vae_033_run2/vae.md", "md:wan2.1/fused_norm+compile|speedup", 1.484, "{:.2f}x", "H200, " + VAE + ", fused_norm + compile + channels_last + cudnn_benchmark, median of 3"),
+    ("vae.h200.compile_nobench.run3", "h200/vae_033_run3/vae.md", "md:wan2.1/fused_norm_nobench+compile|speedup", 1.367, "{:.2f}x", "H200, " + VAE + ", fused_norm + compile + channels_last, median of 5"),
+    ("vae.h100.compile_nobench.run3", "h100/vae_033_run3/vae.md", "md:wan2.1/fused_norm_nobench+compile|speedup", 1.262, "{:.2f}x", "H100, " + VAE + ", fused_norm + compile + channels_last, median of 5"),
+    ("vae.h100.cl_bench.cold.first", "h100/vae_033_cold_channels_last_benchmark/vae.md", "md:wan2.1/channels_last+benchmark|first (s)", 12.2564, "{:.1f} s", "H100, " + VAE + ", channels_last + cudnn_benchmark alone in a fresh process: first decode"),
+    ("vae.h100.cl_bench.cold.stock_first", "h100/vae_033_cold_channels_last_benchmark/vae.md", "md:wan2.1/stock|first (s)", 2.8527, "{:.1f} s", "H100, " + VAE + ", stock first decode in the same process"),
+    ("vae.h100.cl_bench.cold.speedup", "h100/vae_033_cold_channels_last_benchmark/vae.md", "md:wan2.1/channels_last+benchmark|speedup", 1.07, "{:.2f}x", "H100, " + VAE + ", channels_last + cudnn_benchmark, median of 2"),
+    ("vae.h200.cl_bench.first.fp32ref", "h200/vae_033_fp32ref/vae.md", "md:wan2.1/default|first (s)", 13.9048, "{:.1f} s", "H200, " + VAE + ", the node defaults of that run (channels_last + cudnn_benchmark): first decode"),
+    ("vae.h200.cl_bench.first.vae033", "h200/vae_033/vae.md", "md:wan2.1/default|first (s)", 15.3239, "{:.1f} s", "H200, " + VAE + ", the node defaults of that run (channels_last + cudnn_benchmark): first decode"),
+    ("vae.h200.stock.first.fp32ref", "h200/vae_033_fp32ref/vae.md", "md:wan2.1/stock|first (s)", 2.0863, "{:.1f} s", "H200, " + VAE + ", stock first decode"),
+    ("vae.h200.stock.first.vae033", "h200/vae_033/vae.md", "md:wan2.1/stock|first (s)", 3.2198, "{:.1f} s", "H200, " + VAE + ", stock first decode"),
+    ("vae.h200.cl_bench.run2.speedup", "h200/vae_033_run2/vae.md", "md:wan2.1/default|speedup", 1.131, "{:.2f}x", "H200, " + VAE + ", the node defaults of that run (channels_last + cudnn_benchmark), median of 3"),
+    ("vae.h100.default.vae033.maxdiff", "h100/vae_033/vae.md", "md:wan2.1/default|max abs diff", 0.0449, "{:.3f}", "H100, " + VAE + ", channels_last, max|diff| vs stock on [-1, 1]"),
+    ("vae.h200.fused_norm.fp32ref.vs_fp32", "h200/vae_033_fp32ref/vae.md", "md:wan2.1/fused_norm|max abs diff vs float32", 0.0491, "{:.3f}", "H200, " + VAE + ", fused_norm + channels_last + cudnn_benchmark, max|diff| vs a float32 decode"),
+    ("vae.h200.stock.fp32ref.vs_fp32", "h200/vae_033_fp32ref/vae.md", "md:wan2.1/stock|max abs diff vs float32", 0.0599, "{:.3f}", "H200, " + VAE + ", stock bf16 decode, max|diff| vs a float32 decode"),
+    ("vae.h200.compile.fp32ref.maxdiff", "h200/vae_033_fp32ref/vae.md", "md:wan2.1/fused_norm+compile|max abs diff", 0.0664, "{:.3f}", "H200, " + VAE + ", fused_norm + compile, max|diff| vs stock"),
+    ("vae.h100.compile.first.run2", "h100/vae_033_run2/vae.md", "md:wan2.1/fused_norm+compile|first (s)", 32.263, "{:.0f} s", "H100, " + VAE + ", fused_norm + compile, first decode with a warm inductor cache"),
+    ("vae.h100.compile.first.vae033", "h100/vae_033/vae.md", "md:wan2.1/fused_norm+compile|first (s)", 92.8778, "{:.0f} s", "H100, " + VAE + ", fused_norm + compile, first decode on a cold cache"),
+    ("vae.h200.tiled.peak", "h200/vae_033/vae.md", "md:wan2.1/tiled|peak VRAM (GiB)", 1.917, "{:.1f} GiB", "H200, " + VAE + ", tiled decode (512 px tiles), torch peak"),
+    ("vae.h200.stock.peak", "h200/vae_033/vae.md", "md:wan2.1/stock|peak VRAM (GiB)", 3.13, "{:.1f} GiB", "H200, " + VAE + ", stock decode, torch peak"),
+    ("vae.h200.tiled.speedup", "h200/vae_033/vae.md", "md:wan2.1/tiled|speedup", 0.709, "{:.2f}x", "H200, " + VAE + ", tiled decode (512 px tiles)"),
+    ("vae.h200.kl.cl_bench.speedup", "h200/vae_033/vae.md", "md:kl_flux/default|speedup", 0.644, "{:.2f}x", "H200, ComfyUI 0.33.0, Flux KL VAE 1024x1024 bf16 random weights, channels_last + cudnn_benchmark"),
+    ("fp8.h200.block.cosine", "h200/matrix_033_wan14B_fp16_140GB.json", "json:chains/fp8_level1_block/cosine", 0.994568, "{:.4f}", H200_140 + ", FP8 loader with 1x128 blocks -> Level-1, final latent vs stock"),
+    # whole workflow (H100, ComfyUI 0.33, live server) ---------------------------------------------------------------
+    ("e2e.h100.stock.total", "h100/e2e_033_wan1.3B.md", "md:stock/2|total (s)", 14.496, "{:.1f} s", E2E + ", stock"),
+    ("e2e.h100.level1.total", "h100/e2e_033_wan1.3B.md", "md:level1/2|total (s)", 12.048, "{:.1f} s", E2E + ", Level-1"),
+    ("e2e.h100.level1_vae.total", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|total (s)", 11.426, "{:.1f} s", E2E + ", Level-1 + Accel VAE (defaults)"),
+    ("e2e.h100.level1.save", "h100/e2e_033_wan1.3B.md", "md:level1/2|save", 5.547, "{:.2f} s", E2E + ", Level-1, save stage (animated WEBP)"),
+    ("e2e.h100.level1_vae.save", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|save", 4.652, "{:.2f} s", E2E + ", Level-1 + Accel VAE, save stage (animated WEBP)"),
+    ("e2e.h100.stock.sampler", "h100/e2e_033_wan1.3B.md", "md:stock/2|sampler", 6.3, "{:.1f} s", E2E + ", stock, sampler stage"),
+    ("e2e.h100.level1.sampler", "h100/e2e_033_wan1.3B.md", "md:level1/2|sampler", 3.898, "{:.1f} s", E2E + ", Level-1, sampler stage"),
+    ("e2e.h100.level1.decode", "h100/e2e_033_wan1.3B.md", "md:level1/2|VAE decode", 2.59, "{:.2f} s", E2E + ", Level-1, VAE decode stage"),
+    ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
+]
+
+FIGURES: dict[str, Figure] = {}
+for _row in _ROWS:
+    _f = Figure(*_row)
+    assert _f.id not in FIGURES, _f.id
+    FIGURES[_f.id] = _f
+
+# Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
+# they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
+AWAITING_GPU = {
+    "matrix.h100.80.level1.speedup": "Level-1 (current V3 node, compile mode default) on a whole H100 80GB, Wan 14B "
+                                     "fp16 2 steps CFG 5, ComfyUI 0.33 (bench_matrix.py --size 14B)",
+    "matrix.h100.24.level1.speedup": "the same on an H100 simulated as 24 GB with every allocator seeing the cap "
+                                     "(the rest of the GPU occupied before ComfyUI starts)",
+    "matrix.small_card.every_allocator": "24/32/48 GB card rows re-measured with the rest of the GPU occupied by a "
+                                         "plain allocation before ComfyUI starts, so every allocator sees the card",
+    "level1.gpu.sample.cosine": "Level-1 final-latent cosine after a multi-step sample, with fp64 sums (bench_level1.py)",
+}
+
+
+def fig(fid: str) -> Figure:
+    return FIGURES[fid]
+
+
+def text(fid: str) -> str:
+    """The figure as docs and strings write it, e.g. "1.50x"."""
+    return FIGURES[fid].text
+
+
+def num(fid: str) -> str:
+    """The number alone, e.g. "1.50" (for ranges: f"{num(a)}-{text(b)}")."""
+    return FIGURES[fid].number
+
+
+def span(lo: str, hi: str) -> str:
+    """A range of two figures of one unit: "1.21-1.31x"."""
+    return f"{num(lo)}-{text(hi)}"
