@@ -12,7 +12,9 @@ Call conventions handled (ComfyUI 0.3.75 and 0.33.x):
   - `skip_output_reshape=True` (output (B, H, L, D) instead of (B, L, H*D));
   - `mask` (only mask-capable backends serve it), `scale`, `enable_gqa` (K/V with fewer heads),
     `low_precision_attention=False` (low-precision backends such as Sage do not serve such calls),
-    `attn_precision` (ignored, as ComfyUI's SDPA path does).
+    `attn_precision` (ignored, as ComfyUI's SDPA path does);
+  - newer ComfyUI: q/k/v in `AttentionTensorContainer`s (unwrapped as wrap_attn does) and a checkpoint's
+    `preferred_attention` (dropped: an override runs instead, as in wrap_attn); see accel/comfy_compat.py.
 Whatever the backend cannot serve (a mask, a head_dim, float32, a non-CUDA tensor, an unknown
 argument) goes to ComfyUI's own function (`func`) with one warning per (backend, reason), or raises
 `AccelError` with fallback="error". Every decision that does not depend on the call is made at patch
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-from . import defaults, hardware, keys, log
+from . import comfy_compat, defaults, hardware, keys, log
 from .errors import AccelError
 from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, _apply_model_wrappers, check_hybrid
 from ..kernels.attention import adapters, registry
@@ -79,6 +81,10 @@ class AttentionOverride:
 
     # --- the hot path -----------------------------------------------------------------------
     def __call__(self, func, *args, **kwargs):
+        if args and not isinstance(args[0], torch.Tensor):  # q/k/v in AttentionTensorContainers (newer ComfyUI)
+            args = comfy_compat.attention_args_unwrap(args)
+        if "preferred_attention" in kwargs:  # a checkpoint's ComfyAttention: an override runs instead (as wrap_attn)
+            del kwargs["preferred_attention"]
         n = len(args)
         if n > 5 or n < 3:
             if n < 3 or n > len(_POSITIONAL):
@@ -154,8 +160,9 @@ class AttentionOverride:
         if self.tuner is not None and not compiling:
             from ..kernels.attention.autotune import call_key
 
-            kern = self.tuner.pick(call_key(b, h, hkv, lq, lk, d, dtype, lay, mask is not None, scale),
-                                   q4, k4, v4, lay, mask, scale, d, False)
+            with comfy_compat.pause_malloc_graph():  # timings and the kept choice: outside the Comfy Compiler's record
+                kern = self.tuner.pick(call_key(b, h, hkv, lq, lk, d, dtype, lay, mask is not None, scale),
+                                       q4, k4, v4, lay, mask, scale, d, False)
         if compiling:
             out, olay = invoke(kern, q4, k4, v4, lay, mask, scale)
         else:
@@ -423,10 +430,14 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
             lines.append("  " + defaults.deviation_text(kern.name))
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
+    if kern is not None:
+        lines += ["  " + x for x in comfy_compat.checkpoint_attention_lines(model, kern.label)]
+        lines += ["  " + x for x in comfy_compat.core_sparse_attention_lines(model, kern.low_precision)]
+    sparse_prev = comfy_compat.core_sparse_attention_active({OVERRIDE_KEY: prev}) is not None
     if isinstance(prev, AttentionOverride):
         lines.append(f"  replaced the input model's earlier Accel Attention patch ({prev.kernel.label})")
-    elif prev is not None:
-        lines.append(f"  replaced an earlier attention override ({getattr(prev, '__name__', type(prev).__name__)})")
+    elif prev is not None and not sparse_prev:
+        lines.append(f"  replaced an earlier attention override ({comfy_compat.describe_override(prev)})")
     m.model_options["transformer_options"] = to
     if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
         from . import cuda_settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from .. import log
+from .. import comfy_compat, log
 from .keys import KEY, RUN_KEY, WRAPPER_KEY
 from .state import _Run, _find_to
 
@@ -28,15 +28,18 @@ class _BlockHook:
         if call is None:
             return self._original(args, extra)
         if self.index == 0:
-            if run.decide(args):
-                return run.skip_output(args)
+            # per-run state kept across steps: allocated outside the Comfy Compiler's per-block record
+            with comfy_compat.pause_malloc_graph():
+                if run.decide(args):
+                    return run.skip_output(args)
         elif not call.decided:
             return self._original(args, extra)
         elif call.skip:
             return run.adapter.skipped(self.index, args)
         out = self._original(args, extra)
         if self.last and call.record:
-            run.store(out, args)
+            with comfy_compat.pause_malloc_graph():
+                run.store(out, args)
         return out
 
 

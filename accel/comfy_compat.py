@@ -1,0 +1,316 @@
+"""Every probe of a ComfyUI version's features, in one place (features are detected, never versions).
+
+What each probe is for, and the public source it follows (docs/compat.md has the full list, with the commits):
+
+- Attention containers: newer ComfyUI passes q/k/v wrapped in `AttentionTensorContainer`s (single-owner
+  holders with `take()`; comfy/ldm/modules/attention.py, also in 0.33.0). ComfyUI's `wrap_attn` unwraps them
+  before calling an override that has no `container_function`, which is what the pack's override is; another
+  override that chains to ours (core's BlockSparseAttention keeps the previous override) may not.
+  `attention_args_unwrap` unwraps exactly as `wrap_attn` does: all three or none (TypeError), `take()` each.
+- `preferred_attention`: newer models pass their `ComfyAttention` module (whose config a checkpoint can set,
+  e.g. {"attention": "comfy_kitchen_int8"}); `wrap_attn` pops it and uses it only when no override is set.
+  `checkpoint_attention_preference` reports what a model's checkpoint asked for.
+- The Comfy Compiler (comfy/model_prefetch.py, PR #15861): comfy-aimdo records a block's allocations and
+  replays them. Allocations the pack keeps across steps (cache residuals, autotune timings) must happen with
+  the recording paused: `pause_malloc_graph()` uses ComfyUI's own `pause_malloc_graph` where it exists, the
+  recorder's `pause()/resume()` where only the older `ACTIVE_MALLOC_GRAPHS` form exists, else nothing.
+  `comfy_compiler_enabled(model)` says whether the compiler would record this model's calls, and
+  `disable_comfy_compiler_for(model)` turns it off for one model's calls (see its docstring for why Accel Compile
+  wants that).
+- Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
+  existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
+  `core_sparse_attention_active` / `core_sparse_attention_installed` find it.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+
+OVERRIDE_KEY = "optimized_attention_override"
+BSA_CALLBACK_KEY = "block_sparse_attention"  # core's add_callback_with_key(ON_PREPARE_STATE, "block_sparse_attention", ...)
+_BSA_MARK = "_block_sparse_attention_patch"
+_BSA_PREVIOUS = "_block_sparse_attention_previous"
+COMPILER_WRAPPER_KEY = "accel_comfy_compiler_off"
+
+_MISSING = object()
+_container_cls = _MISSING  # resolved on first use: ComfyUI's AttentionTensorContainer, or None where it has none
+
+
+# --- attention: containers and preferences ---------------------------------------------------------------
+
+def attention_container_class():
+    """ComfyUI's AttentionTensorContainer class, or None where this ComfyUI has none (0.3.75)."""
+    global _container_cls
+    if _container_cls is _MISSING:
+        try:
+            from comfy.ldm.modules.attention import AttentionTensorContainer as cls
+        except Exception:  # noqa: BLE001 - older ComfyUI, or outside ComfyUI
+            cls = None
+        _container_cls = cls
+    return _container_cls
+
+
+def attention_args_unwrap(args: tuple, container_cls=_MISSING) -> tuple:
+    """`args` with container-passed q/k/v replaced by their tensors, as ComfyUI's wrap_attn does: q, k and v are
+    all containers or none is (else TypeError, wrap_attn's own message), and each is taken (emptied) once.
+    Returns `args` itself when nothing is wrapped. `container_cls`: for tests (a stand-in class)."""
+    cls = attention_container_class() if container_cls is _MISSING else container_cls
+    if cls is None or len(args) < 3 or not isinstance(args[0], cls):
+        return args
+    if not isinstance(args[1], cls) or not isinstance(args[2], cls):
+        raise TypeError("q, k, and v must all be attention tensor containers")
+    return tuple(c.take() for c in args[:3]) + tuple(args[3:])
+
+
+def _comfy_attention_modules(model):
+    """The ComfyAttention modules of a ModelPatcher's diffusion model (class name and its two attributes: the
+    class is absent before it was added, so it is recognised by shape, not imported)."""
+    try:
+        dm = model.get_model_object("diffusion_model")
+    except Exception:  # noqa: BLE001 - not a diffusion ModelPatcher
+        dm = getattr(getattr(model, "model", None), "diffusion_model", None)
+    if dm is None or not hasattr(dm, "modules"):
+        return []
+    return [m for m in dm.modules()
+            if type(m).__name__ == "ComfyAttention" and hasattr(m, "config") and hasattr(m, "function")]
+
+
+def checkpoint_attention_preference(model) -> dict:
+    """What the loaded checkpoint asked for as attention: {method: {"layers": n, "available": m}} over the model's
+    ComfyAttention modules whose config the checkpoint set (`available`: layers where ComfyUI found the function,
+    i.e. it would run it when no override is set). {} for a checkpoint that sets none, or a ComfyUI without them."""
+    out: dict = {}
+    for m in _comfy_attention_modules(model):
+        cfg = m.config
+        if not cfg:
+            continue
+        method = str(cfg.get("attention", "?")) if isinstance(cfg, dict) else "?"
+        entry = out.setdefault(method, {"layers": 0, "available": 0})
+        entry["layers"] += 1
+        entry["available"] += int(m.function is not None)
+    return out
+
+
+def checkpoint_attention_lines(model, ours: str) -> list:
+    """Report lines saying that the checkpoint's attention preference is replaced by `ours` (an override runs
+    before a checkpoint's preference in ComfyUI's wrap_attn), and how to keep it. [] when there is none."""
+    pref = checkpoint_attention_preference(model)
+    lines = []
+    for method, e in sorted(pref.items()):
+        avail = ("ComfyUI can run it here" if e["available"] == e["layers"] else
+                 "ComfyUI cannot run it here" if not e["available"] else
+                 f"ComfyUI can run it in {e['available']} of them here")
+        lines.append(f"checkpoint attention: the checkpoint asks for '{method}' attention in {e['layers']} attention "
+                     f"layer(s) ({avail}); {ours} replaces it on this model. To keep the checkpoint's choice, leave "
+                     "Accel Attention out for this model" + (" or choose backend comfy_kitchen_int8"
+                                                             if method == "comfy_kitchen_int8" else ""))
+    return lines
+
+
+# --- core's BlockSparseAttention ---------------------------------------------------------------------------
+
+def _override_chain(override):
+    seen = set()
+    while override is not None and id(override) not in seen:
+        seen.add(id(override))
+        yield override
+        override = getattr(override, _BSA_PREVIOUS, None)
+
+
+def core_sparse_attention_active(transformer_options) -> object | None:
+    """The patch object of core's BlockSparseAttention override on the hook now (anywhere in its chain), else None."""
+    ov = (transformer_options or {}).get(OVERRIDE_KEY)
+    for o in _override_chain(ov):
+        patch = getattr(o, _BSA_MARK, None)
+        if patch is not None:
+            return patch
+    return None
+
+
+def core_sparse_attention_installed(model) -> bool:
+    """True when core's BlockSparseAttention is on this ModelPatcher: its override is on the hook, or its
+    ON_PREPARE_STATE callback will put it there (on top of whatever override is set) on the next step."""
+    to = (getattr(model, "model_options", None) or {}).get("transformer_options") or {}
+    if core_sparse_attention_active(to) is not None:
+        return True
+    try:
+        import comfy.patcher_extension as pe
+
+        cbs = getattr(model, "callbacks", {}).get(pe.CallbacksMP.ON_PREPARE_STATE, {})
+    except Exception:  # noqa: BLE001
+        return False
+    return BSA_CALLBACK_KEY in cbs
+
+
+def describe_override(override) -> str:
+    """A short name for an attention override already on a model (for reports)."""
+    if getattr(override, _BSA_MARK, None) is not None:
+        return "core's Model Sparse Attention (BlockSparseAttention)"
+    return getattr(override, "__qualname__", None) or getattr(override, "__name__", None) or type(override).__name__
+
+
+def core_sparse_attention_lines(model, ours_low_precision: bool) -> list:
+    """Report lines for Accel Attention on a model that core's BlockSparseAttention patches (else [])."""
+    if not core_sparse_attention_installed(model):
+        return []
+    lines = ["core's Model Sparse Attention (BlockSparseAttention) is on this model: it puts its override on top of "
+             "this one at every step, so its sparse pattern runs where it applies and this backend serves only the "
+             "calls it keeps dense (masked calls, outside its start/end, dense_blocks, short sequences, ineligible "
+             "tensors). One sparse pattern applies: core's."]
+    if ours_low_precision:
+        lines.append("  note: this backend is low-precision; its deviation adds to the sparse pattern's on the dense calls")
+    return lines
+
+
+# --- the Comfy Compiler (comfy-aimdo malloc graph) ----------------------------------------------------------
+
+def _prefetch_module(module=None):
+    """comfy.model_prefetch if it is loaded (a recording can only be active once ComfyUI imported it)."""
+    return module if module is not None else sys.modules.get("comfy.model_prefetch")
+
+
+def _active_graph(mp):
+    """The malloc graph recording on this thread, or None (both public forms of comfy/model_prefetch.py)."""
+    tid = threading.get_ident()
+    graphs = getattr(mp, "MALLOC_GRAPHS", None)
+    if isinstance(graphs, dict):  # later form: per-thread graph with _comfy_active
+        g = graphs.get(tid)
+        return g if g is not None and getattr(g, "_comfy_active", False) else None
+    graphs = getattr(mp, "ACTIVE_MALLOC_GRAPHS", None)
+    if isinstance(graphs, dict):  # first form: the active graph of this thread
+        return graphs.get(tid)
+    return None
+
+
+def malloc_graph_recording(module=None) -> bool:
+    """True while ComfyUI's compiler records allocations on this thread."""
+    mp = _prefetch_module(module)
+    return mp is not None and _active_graph(mp) is not None
+
+
+@contextlib.contextmanager
+def _pause_graph(graph, sync):
+    graph.pause(sync=sync) if sync else graph.pause()
+    try:
+        yield
+    finally:
+        graph.resume(sync=sync) if sync else graph.resume()
+
+
+def pause_malloc_graph(sync: bool = False, module=None):
+    """A context in which allocations stay out of the Comfy Compiler's recording: ComfyUI's own
+    `comfy.model_prefetch.pause_malloc_graph` where it exists; the recording graph's pause()/resume() (what
+    model_prefetch itself does around its BLAS workspace) where only the earlier form exists; a no-op where
+    neither does or nothing records. `module`: for tests (a stand-in of comfy.model_prefetch)."""
+    mp = _prefetch_module(module)
+    if mp is None:
+        return contextlib.nullcontext()
+    fn = getattr(mp, "pause_malloc_graph", None)
+    if fn is not None:
+        return fn(sync=sync)
+    graph = _active_graph(mp)
+    if graph is None or not hasattr(graph, "pause"):
+        return contextlib.nullcontext()
+    return _pause_graph(graph, sync)
+
+
+def _compiler_args():
+    """ComfyUI's parsed CLI args if they have the compiler's switch, else None."""
+    try:
+        from comfy.cli_args import args
+    except Exception:  # noqa: BLE001
+        return None
+    return args if hasattr(args, "disable_comfy_compiler") else None
+
+
+def comfy_compiler_available() -> bool:
+    """This ComfyUI has the Comfy Compiler (the --disable-comfy-compiler switch and model_prefetch.malloc_graph_enabled)."""
+    if _compiler_args() is None:
+        return False
+    try:
+        import comfy.model_prefetch as mp
+    except Exception:  # noqa: BLE001
+        return False
+    return callable(getattr(mp, "malloc_graph_enabled", None))
+
+
+def comfy_compiler_enabled(model) -> bool:
+    """Whether the Comfy Compiler would record this model's calls now (not disabled, comfy-aimdo on, CUDA device),
+    answered by ComfyUI's own `malloc_graph_enabled(device)`. False on a ComfyUI without the compiler."""
+    if not comfy_compiler_available():
+        return False
+    import comfy.model_prefetch as mp
+
+    device = getattr(model, "load_device", None)
+    try:
+        return bool(mp.malloc_graph_enabled(device))
+    except Exception:  # noqa: BLE001 - a device it cannot judge: it would not record either
+        return False
+
+
+_switch_lock = threading.Lock()
+_switch_depth = 0
+_switch_saved = None
+
+
+@contextlib.contextmanager
+def comfy_compiler_off():
+    """`args.disable_comfy_compiler = True` for the duration, put back after (nesting and concurrent model calls
+    counted: the value before the first enter is restored by the last exit). ComfyUI reads the switch at every
+    malloc_graph_begin, so a model call inside runs without the compiler. No-op where the switch does not exist."""
+    global _switch_depth, _switch_saved
+    args = _compiler_args()
+    if args is None:
+        yield
+        return
+    with _switch_lock:
+        if _switch_depth == 0:
+            _switch_saved = args.disable_comfy_compiler
+            args.disable_comfy_compiler = True
+        _switch_depth += 1
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            _switch_depth -= 1
+            if _switch_depth == 0:
+                args.disable_comfy_compiler = _switch_saved
+                _switch_saved = None
+
+
+def _compiler_off_wrapper(executor, *args, **kwargs):
+    with comfy_compiler_off():
+        return executor(*args, **kwargs)
+
+
+def disable_comfy_compiler_for(model, key: str = COMPILER_WRAPPER_KEY) -> str | None:
+    """Turn the Comfy Compiler off for this ModelPatcher's model calls (an APPLY_MODEL wrapper that holds
+    `comfy_compiler_off()` around each call) — patch a clone, as every pack patch does. Returns the report line,
+    or None where this ComfyUI has no compiler (nothing is attached).
+
+    Why Accel Compile wants it (read from comfy/model_prefetch.py and the models that call malloc_graph_begin): the
+    compiler records the allocations between malloc_graph_begin/end once and then expects every later call to
+    allocate the same sequence per block scope. A torch.compile'd block does not: its first calls compile and
+    autotune (workspaces, benchmark buffers), a recompile (new shape, guard failure) allocates again, Inductor's
+    CUDA-graph modes capture into their own pool — each counted as a compiler graph break, or raised under
+    --assert-graph-breaks. What the compiler offers a diffusion model is allocation replay (its per-block CUDA
+    graphs need the caller's `core=`, which no diffusion model in the public sources passes), and an Inductor
+    graph already plans its buffers. So with Accel Compile owning the blocks the compiler has little to add and
+    something to break: off, for that model only. The switch is process-wide while a call runs (other threads
+    then run without the compiler for that time too); it is restored after each call."""
+    if not comfy_compiler_available():
+        return None
+    import comfy.patcher_extension as pe
+
+    model.remove_wrappers_with_key(pe.WrappersMP.APPLY_MODEL, key)
+    model.add_wrapper_with_key(pe.WrappersMP.APPLY_MODEL, key, _compiler_off_wrapper)
+    return ("Comfy Compiler: off for this model's calls (Accel Compile owns the blocks; the compiler's recorded "
+            "allocations do not hold across compiles and recompiles)")
+
+
+__all__ = ["attention_container_class", "attention_args_unwrap", "checkpoint_attention_preference",
+           "checkpoint_attention_lines", "core_sparse_attention_active", "core_sparse_attention_installed",
+           "core_sparse_attention_lines", "describe_override", "pause_malloc_graph", "malloc_graph_recording",
+           "comfy_compiler_available", "comfy_compiler_enabled", "comfy_compiler_off", "disable_comfy_compiler_for",
+           "OVERRIDE_KEY", "BSA_CALLBACK_KEY", "COMPILER_WRAPPER_KEY"]
