@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import inspect
 
-from .. import log
+from .. import comfy_compat, log
 from ..errors import AccelError
 from . import cache as compile_cache
 from . import stream as compile_stream
@@ -50,6 +50,9 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
             _fail_preflight(status, cfg, problem)
     wrapper = CompileWrapper(cfg)
     m.add_wrapper_with_key(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY, wrapper)
+    compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
+    if compiler_note:
+        memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
     report = _report(m.model, cfg, status, region_note, cache_info, memory_note)
     log.info("%s", report.splitlines()[0])
     return m, report

@@ -97,7 +97,10 @@ class CompileWrapper:
         rkey = (_signature(to, self.cfg.scope), mode)
         hit = cs.runner_sets.get(rkey)
         if hit is None:
-            runners = {cls: _runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
+            try:
+                runners = {cls: _runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
+            except Exception as e:  # noqa: BLE001 - torch.compile refused its arguments (e.g. a backend gone since)
+                return self._on_failure(executor, args, kwargs, st, mode, e)
             hit = cs.runner_sets[rkey] = (runners, [_RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
         cs.runners = runners
