@@ -92,12 +92,13 @@ class StepWrapper:
     run's sample_sigmas, accel.cache.schedule.step_index) and puts EXACT_FLAG in a copy of the
     transformer_options handed to the model. One host sync per model call (the sigma), none per attention call."""
 
-    __slots__ = ("hybrid", "_sigmas_obj", "_sigmas")
+    __slots__ = ("hybrid", "_sigmas_obj", "_sigmas", "calls")
 
     def __init__(self, hybrid: Hybrid):
         self.hybrid = hybrid
         self._sigmas_obj = None
         self._sigmas = []
+        self.calls = {"exact": 0, "quantized": 0}  # model calls per attention kind (the report after the run)
 
     def __deepcopy__(self, memo):
         return self
@@ -124,7 +125,8 @@ class StepWrapper:
         t = args[1] if len(args) > 1 else kwargs.get("t")
         step, n = self.position(t, to)
         to = dict(to)
-        to[EXACT_FLAG] = self.hybrid.exact_step(step, n)
+        to[EXACT_FLAG] = exact = self.hybrid.exact_step(step, n)
+        self.calls["exact" if exact else "quantized"] += 1
         if in_kw:
             kwargs["transformer_options"] = to
         else:

@@ -69,7 +69,28 @@ def run_lines(patcher) -> list[str]:
         for mode, why in st.get("failures", [])[:3]:
             if not st["fell_back"] or why not in st["reason"]:
                 lines.append(f"  failed with mode {mode}: {why}")
+    lines += _hybrid_lines(patcher)
     return lines
+
+
+def _hybrid_lines(patcher) -> list[str]:
+    """Quantized attention with the hybrid schedule: how many model calls ran it, and a plain warning when none
+    did (a 4-step run split 2 + 2 over two experts keeps every step exact under the default schedule)."""
+    import comfy.patcher_extension as pe
+
+    try:
+        ws = patcher.get_wrappers(pe.WrappersMP.APPLY_MODEL, keys.ATTENTION)
+    except Exception:  # noqa: BLE001
+        return []
+    calls = getattr(ws[-1], "calls", None) if ws else None
+    if not calls or not (calls["exact"] + calls["quantized"]):
+        return []
+    line = (f"quantized attention: {calls['quantized']} of {calls['exact'] + calls['quantized']} model calls so far "
+            f"({calls['exact']} exact by the hybrid schedule)")
+    if not calls["quantized"]:
+        line += ("; NONE ran quantized: every step of these runs is one of the exact first/last steps (lower "
+                 "exact_first_steps / exact_last_steps on Accel Attention for few-step runs)")
+    return [line]
 
 
 class LiveReport:

@@ -6,7 +6,7 @@ from comfy_api.latest import io
 from ..accel.vocabulary import FALL_BACK
 from ..accel.errors import AccelError
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
-                      patched, report_output, shown)
+                      patched_live, report_output, shown)
 
 LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
@@ -102,8 +102,8 @@ class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attenti
         check_hybrid(cls.DISPLAY, **values)
         hybrid = Hybrid(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
                         values["exact_last_blocks"])
-        return patched(apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
-                                       autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid))
+        return patched_live(apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
+                                            autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid), cls.DISPLAY)
 
 
 NODES = [AccelAttention]

@@ -93,3 +93,30 @@ def test_compiled_run_is_in_the_report(unet):
     first = live["text"].splitlines()[0]
     assert first.startswith("after the last run: compile: ran compiled (default)"), live["text"]
     assert "0 recompile(s)" in first and "EAGER" not in live["text"]
+
+
+def test_quantized_attention_that_never_ran_is_reported(pack, mod, M):
+    """Level-1 `quality: fast` / Accel Attention with a quantized backend on a 4-step run split 2 + 2 over two
+    experts (the LightX2V workflow): each sampler gets 2 steps, the default hybrid schedule keeps the first 2 and
+    last 2 steps of a run exact, so no call is quantized. The report after the run says so (it said nothing: the
+    run was as exact, and as slow, as the exact path). Driven through the schedule's own APPLY_MODEL wrapper with
+    the sigmas a KSamplerAdvanced slice passes."""
+    import comfy.patcher_extension as pe
+
+    hybrid, keys, live = mod("accel.hybrid"), mod("accel.keys"), mod("accel.live_report")
+    sw = hybrid.StepWrapper(hybrid.Hybrid.default())
+    m = M.wan_model(dtype=torch.float32, seed=1).clone()
+    m.add_wrapper_with_key(pe.WrappersMP.APPLY_MODEL, keys.ATTENTION, sw)
+    seen = []
+
+    def executor(*args, **kwargs):
+        seen.append(kwargs["transformer_options"][hybrid.EXACT_FLAG])
+
+    sigmas = torch.tensor([1.0, 0.94, 0.83])  # the high-noise expert's slice: steps 0 and 1 of 4
+    for s in sigmas[:-1]:
+        sw(executor, None, s, transformer_options={"sample_sigmas": sigmas})
+    assert seen == [True, True]
+    text = "\n".join(live.run_lines(m))
+    assert "quantized attention: 0 of 2 model calls" in text and "NONE ran quantized" in text, text
+    sw.calls = {"exact": 2, "quantized": 6}
+    assert "NONE" not in "\n".join(live.run_lines(m))
