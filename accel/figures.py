@@ -77,6 +77,15 @@ VAE = "Wan 2.1 VAE random weights, bf16, 81 frames 832x480, ComfyUI 0.33.0"
 E2E = ("H100 80GB, ComfyUI 0.33.0 live server, the shipped Wan 2.1 T2V 1.3B API workflow's graph run at 4 steps and "
        "81 frames 480p (the file: 30 steps, 33 frames), animated WEBP save (no PyAV), one sample per variant, Queue 2")
 
+_WF = ("Wan 2.2 A14B T2V users' workflow: two experts loaded by ComfyUI's loader from a random file in ComfyUI's "
+       "scaled-fp8 layout, a rank-32 LightX2V-layout LoRA on each, shift 5, 480p 81 frames, 4 steps CFG 1 split 2+2, "
+       "ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), sampling of both experts, median of 2 runs "
+       "(bench_matrix.py --workflow lightx2v --sequential)")
+WF_H100_80 = f"H100 80GB, {_WF}, whole card"
+WF_H100_24 = (f"H100 80GB as a 24 GB card: another process holds the other 55.6 GiB before ComfyUI starts, so every "
+              f"allocator sees 24 GiB; {_WF}")
+WF_H200_141 = f"H200 141GB, {_WF}, whole card"
+
 _A = "attention_kernels_and_model_before_fp16_fix.md"
 
 _ROWS = [
@@ -202,6 +211,51 @@ _ROWS = [
     ("e2e.h100.stock.sampler", "h100/e2e_033_wan1.3B.md", "md:stock/2|sampler", 6.3, "{:.1f} s", E2E + ", stock, sampler stage"),
     ("e2e.h100.level1.sampler", "h100/e2e_033_wan1.3B.md", "md:level1/2|sampler", 3.898, "{:.1f} s", E2E + ", Level-1, sampler stage"),
     ("e2e.h100.level1.decode", "h100/e2e_033_wan1.3B.md", "md:level1/2|VAE decode", 2.59, "{:.2f} s", E2E + ", Level-1, VAE decode stage"),
+    # the users' workflow (issue #27), ComfyUI 0.33 ---------------------------------------------------------------
+    ("wf.h100.80.stock.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/times_s/1", 14.612, "{:.1f} s", WF_H100_80),
+    ("wf.h100.80.stock.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/first_run_s", 23.22, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.80.level1.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1/times_s/1", 8.962, "{:.1f} s", WF_H100_80),
+    ("wf.h100.80.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1/speedup", 1.63, "{:.2f}x", WF_H100_80),
+    ("wf.h100.80.level1.cosine", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.5f}", WF_H100_80 + ", final latent vs stock"),
+    ("wf.h100.80.level1.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1/first_run_s", 30.26, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.80.level1_fast.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1_fast/times_s/1", 9.043, "{:.1f} s", WF_H100_80),
+    ("wf.h100.80.level1_fast.speedup", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1_fast/speedup", 1.616, "{:.2f}x", WF_H100_80),
+    ("wf.h100.80.level1_fast.cosine", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1_fast/cosine", 0.999927, "{:.5f}", WF_H100_80 + ", final latent vs stock"),
+    ("wf.h100.80.level1_fast.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1_fast/first_run_s", 15.08, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.80.fp8_level1.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/fp8_level1/times_s/1", 11.131, "{:.1f} s", WF_H100_80),
+    ("wf.h100.80.fp8_level1.speedup", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/fp8_level1/speedup", 1.313, "{:.2f}x", WF_H100_80),
+    ("wf.h100.80.fp8_level1.cosine", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/fp8_level1/cosine", 0.998842, "{:.5f}", WF_H100_80 + ", final latent vs stock"),
+    ("wf.h100.80.fp8_level1.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/fp8_level1/first_run_s", 19.72, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.80.kj_sage_compile.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/kj_sage_compile/times_s/0", 12.375, "{:.1f} s", WF_H100_80),
+    ("wf.h100.80.kj_sage_compile.speedup", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/kj_sage_compile/speedup", 1.181, "{:.2f}x", WF_H100_80),
+    ("wf.h100.80.kj_sage_compile.cosine", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/kj_sage_compile/cosine", 0.999941, "{:.5f}", WF_H100_80 + ", final latent vs stock"),
+    ("wf.h100.80.kj_sage_compile.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/kj_sage_compile/first_run_s", 38.03, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.24.stock.time", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 16.302, "{:.1f} s", WF_H100_24),
+    ("wf.h100.24.stock.first_run", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/stock/first_run_s", 30.13, "{:.0f} s", WF_H100_24 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.24.level1.time", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/level1/times_s/0", 12.64, "{:.1f} s", WF_H100_24),
+    ("wf.h100.24.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/level1/speedup", 1.29, "{:.2f}x", WF_H100_24),
+    ("wf.h100.24.level1.cosine", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.5f}", WF_H100_24 + ", final latent vs stock"),
+    ("wf.h100.24.level1.first_run", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/level1/first_run_s", 38.58, "{:.0f} s", WF_H100_24 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.24.kj_sage_compile.time", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/kj_sage_compile/times_s/0", 15.229, "{:.1f} s", WF_H100_24),
+    ("wf.h100.24.kj_sage_compile.speedup", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/kj_sage_compile/speedup", 1.07, "{:.2f}x", WF_H100_24),
+    ("wf.h100.24.kj_sage_compile.cosine", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/kj_sage_compile/cosine", 0.999941, "{:.5f}", WF_H100_24 + ", final latent vs stock"),
+    ("wf.h100.24.kj_sage_compile.first_run", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/kj_sage_compile/first_run_s", 51.25, "{:.0f} s", WF_H100_24 + ", first run (compiles; weights already loaded)"),
+    ("wf.h200.141.stock.time", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/stock/times_s/1", 14.341, "{:.1f} s", WF_H200_141),
+    ("wf.h200.141.stock.first_run", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/stock/first_run_s", 21.17, "{:.0f} s", WF_H200_141 + ", first run (compiles; weights already loaded)"),
+    ("wf.h200.141.level1.time", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/level1/times_s/0", 8.809, "{:.1f} s", WF_H200_141),
+    ("wf.h200.141.level1.speedup", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/level1/speedup", 1.628, "{:.2f}x", WF_H200_141),
+    ("wf.h200.141.level1.cosine", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.5f}", WF_H200_141 + ", final latent vs stock"),
+    ("wf.h200.141.level1.first_run", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/level1/first_run_s", 26.03, "{:.0f} s", WF_H200_141 + ", first run (compiles; weights already loaded)"),
+    ("wf.h200.141.fp8_level1.time", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/fp8_level1/times_s/0", 10.577, "{:.1f} s", WF_H200_141),
+    ("wf.h200.141.fp8_level1.speedup", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/fp8_level1/speedup", 1.356, "{:.2f}x", WF_H200_141),
+    ("wf.h200.141.fp8_level1.cosine", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/fp8_level1/cosine", 0.998842, "{:.5f}", WF_H200_141 + ", final latent vs stock"),
+    ("wf.h200.141.fp8_level1.first_run", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/fp8_level1/first_run_s", 19.62, "{:.0f} s", WF_H200_141 + ", first run (compiles; weights already loaded)"),
+    ("wf.h200.141.kj_sage_compile.time", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/kj_sage_compile/times_s/0", 11.881, "{:.1f} s", WF_H200_141),
+    ("wf.h200.141.kj_sage_compile.speedup", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/kj_sage_compile/speedup", 1.207, "{:.2f}x", WF_H200_141),
+    ("wf.h200.141.kj_sage_compile.cosine", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/kj_sage_compile/cosine", 0.99994, "{:.5f}", WF_H200_141 + ", final latent vs stock"),
+    ("wf.h200.141.kj_sage_compile.first_run", "h200/wf_lightx2v_033/sequential_141GB/matrix.json", "json:chains/kj_sage_compile/first_run_s", 37.36, "{:.0f} s", WF_H200_141 + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.80.level1.compile_s", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1/compile/0/compile_seconds", 16.919, "{:.0f} s", WF_H100_80 + ", compile time of the high-noise expert (the low-noise one reuses its graph)"),
+    ("wf.h100.24.stock.peak_device", "h100/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/stock/peak_device_gib", 79.15, "{:.1f} GiB", WF_H100_24 + ", device memory in use at the peak, the occupying process included"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
 ]
 

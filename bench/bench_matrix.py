@@ -604,12 +604,8 @@ class Matrix:
                     self.res["chains"][key] = {"what": CHAINS.get(n, n), "oom": True, "error": str(e)[:300]}
             m = lat = None  # the chain's patched clones go; the loaded base models stay (shared, as in a user's graph)
             self._unload()
-            self.save()
-        base_t = _median(self.res["chains"]["stock"]["times_s"]) if "stock" in self.res["chains"] else None
-        for r in self.res["chains"].values():
-            t = _median(r.get("times_s") or [])
-            if t and base_t:
-                r["speedup"] = round(base_t / t, 3)
+            _speedups(self.res)
+            self.save()  # a run stopped by a time limit keeps every chain measured so far, with its speed-up
         self.res["after_unload_alloc_gib"] = self._unload()
 
     def _alloc(self):
@@ -733,6 +729,16 @@ def _fidelity(lat, ref):
             "finite": bool(torch.isfinite(lat).all())}
 
 
+def _speedups(res):
+    """speed-up of every chain vs stock (median times) in place."""
+    stock = res["chains"].get("stock", {})
+    base_t = _median(stock.get("times_s") or [])
+    for r in res["chains"].values():
+        t = _median(r.get("times_s") or [])
+        if t and base_t:
+            r["speedup"] = round(base_t / t, 3)
+
+
 def _median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2] if xs else None
@@ -742,5 +748,21 @@ def _short(r):
     return f"cos {r.get('cosine')} maxdiff {r.get('max_abs_diff')} peak dev {r.get('peak_device_gib', r.get('first_peak_device_gib'))} GiB"
 
 
+def rerender(folder):
+    """Recompute speed-ups and rewrite matrix.md from a folder's matrix.json (a run stopped by a time limit)."""
+    import types
+
+    mx = Matrix.__new__(Matrix)
+    mx.out = Path(folder)
+    mx.res = json.loads((mx.out / "matrix.json").read_text())
+    mx.a = types.SimpleNamespace(lora_rank=int(mx.res["command"].split("--lora-rank")[1].split()[0])
+                                 if "--lora-rank" in mx.res["command"] else 32)
+    _speedups(mx.res)
+    mx.save()
+
+
 if __name__ == "__main__":
-    Matrix(parse()).run()
+    if len(sys.argv) == 3 and sys.argv[1] == "--rerender":
+        rerender(sys.argv[2])
+    else:
+        Matrix(parse()).run()
