@@ -28,6 +28,49 @@ CPU smoke (tiny Wan + tiny Wan VAE, AccelRandomConditioning instead of umt5, no 
 Expected GPU time (H100, 1.3B): ~1.5 min writing model files (umt5 11 GB), then ~1-1.5 min per variant
 (server start, loads, 4 steps, a ~1 min cold compile for Level-1, decode of 81 frames). Results are written
 after every variant.
+
+The users' workflow (issue #27 item 4): `--workflow wan22_t2v_lightx2v` / `wan22_i2v_lightx2v` posts the shipped
+API twins workflows/api/wan2.2_{t2v,i2v}_A14B_lightx2v_4step_level1.json: two experts (UNETLoader x2), a LightX2V
+LoRA on each (LoraLoaderModelOnly), ModelSamplingSD3 shift 5, 4 steps at CFG 1 split 2 + 2 over two
+KSamplerAdvanced, the umt5 text encoder, the Wan 2.1 VAE (I2V: LoadImage -> WanImageToVideo; the Wan 2.2 I2V
+experts take no CLIP vision). Every file name the workflow loads gets a random file in the published layout:
+  * experts: ComfyUI's scaled-fp8 layout (fp8 e4m3fn block weights, per-tensor `scale_weight`, the `scaled_fp8`
+    marker; accel_harness.models.comfy_scaled_fp8) of a Wan state dict at --size (14B = the A14B experts' Wan
+    dims) generated on the GPU in bf16. ONE random file is written; both expert names are symlinks to it (the meta
+    says so: both experts load one random file, as two separate models);
+  * LoRAs: LightX2V key layout (lora_down / lora_up / alpha on every block Linear, diff_b, diff), rank
+    --lora-rank (32), factors x0.02, bf16, a different seed per expert;
+  * text encoder umt5_xxl_fp8_e4m3fn_scaled: random umt5-xxl in ComfyUI's scaled-fp8 text-encoder layout
+    (--te-format fp8_scaled, the default for these workflows; bf16 for the 1.3B workflow, as before);
+  * VAE wan_2.1_vae at its true config; I2V: a random PNG as the workflow's input image.
+  The real files are written once per --base under `random_*` names (size, rank and format in the name) and the
+  workflow's names are symlinks to them, so one --base serves several sizes and is reused on the next run.
+  Samplers are reported per expert ("sampler high-noise", "sampler low-noise": the UNETLoader file name at the
+  head of the sampler's model chain).
+Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
+      kj_sage_compile  KJNodes PathchSageAttentionKJ (sage_attention auto) -> TorchCompileModelAdvanced (defaults);
+                       KJNodes from $KJNODES_PATH (default /tmp/carry/kjnodes), linked into the server's
+                       custom_nodes for this variant only;
+      core_compile     ComfyUI's TorchCompileModel (backend inductor);
+      core_ck_int8     ComfyUI's ModelAttentionBackend "comfy kitchen attention" (an error row where this
+                       ComfyUI / GPU does not offer it in /object_info).
+  Inputs the command does not set take the node's defaults from the live server's /object_info.
+Simulated small card: `--card N` gives the server --reserve-vram (total - N); `--card N --occupy` instead has a
+child process take (free - N) GiB of the GPU (a plain torch allocation, bench_matrix.occupy) after the model files
+are written and before the first server starts, held until the benchmark ends: every allocator sees N GiB.
+
+Run the users' workflow (GPU machine, repo root, after `source bench/gpu_env.sh 033`), ~8 min each on an H100:
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1,level1+vae \
+        --base /tmp/e2e-base --out bench/results/h100
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1 \
+        --card 24 --occupy --base /tmp/e2e-base --out bench/results/h100
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B \
+        --variants kj_sage_compile,core_compile,core_ck_int8 --base /tmp/e2e-base --out bench/results/h100
+    python3 bench/bench_e2e.py --workflow wan22_i2v_lightx2v --size 14B --variants stock,level1 \
+        --base /tmp/e2e-base --out bench/results/h100
+  Results: <out>/e2e_<workflow>[_card<N>].json / .md. Random weights show speed, never quality.
+CPU smoke of the users' workflow (tiny experts in the scaled-fp8 layout, tiny LoRAs, random conditioning
+instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t2v_lightx2v --out /tmp/e2esmoke
 """
 from __future__ import annotations
 
@@ -43,22 +86,45 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "e2e"
-WORKFLOW = REPO / "workflows" / "api" / "wan2.1_t2v_1.3B_level1.json"
+WORKFLOWS = {  # --workflow -> the shipped API twin
+    "wan21_t2v_1.3B": "wan2.1_t2v_1.3B_level1.json",
+    "wan22_t2v_lightx2v": "wan2.2_t2v_A14B_lightx2v_4step_level1.json",
+    "wan22_i2v_lightx2v": "wan2.2_i2v_A14B_lightx2v_4step_level1.json",
+}
+DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
+WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
 VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast")
-STAGES = {  # class_type -> stage
+PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
+DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS, "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
+                    "wan22_i2v_lightx2v": ("stock", "level1", "level1+vae")}
+PEER_NODES = ("PathchSageAttentionKJ", "TorchCompileModelAdvanced", "TorchCompileModel", "ModelAttentionBackend")
+KJNODES_LINK = "ComfyUI-KJNodes"
+STAGES = {  # class_type -> stage (samplers: sampler_stage names them per expert where there are several)
     "CLIPLoader": "text encoder load", "CLIPTextEncode": "text encode", "AccelRandomConditioning": "text encode",
-    "UNETLoader": "model load", "VAELoader": "vae load", "KSampler": "sampler", "KSamplerAdvanced": "sampler",
+    "UNETLoader": "model load", "LoraLoaderModelOnly": "LoRA load", "VAELoader": "vae load",
+    "LoadImage": "image load", "WanImageToVideo": "image encode",
+    "KSampler": "sampler", "KSamplerAdvanced": "sampler",
     "VAEDecode": "VAE decode", "VAEDecodeTiled": "VAE decode", "CreateVideo": "save", "SaveVideo": "save",
     "SaveLatent": "save", "SaveImage": "save", "SaveAnimatedWEBP": "save",
+    **{c: "peer patch" for c in PEER_NODES},
 }
+STAGE_ORDER = ["text encoder load", "text encode", "model load", "LoRA load", "vae load", "image load",
+               "image encode", "accel patch", "peer patch", "sampler", "sampler high-noise", "sampler low-noise",
+               "VAE decode", "save", "other"]
 
 
 def parse(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for e2e.json / e2e.md")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for e2e*.json / e2e*.md")
     ap.add_argument("--smoke", action="store_true", help="CPU, tiny models, random conditioning: end to end")
-    ap.add_argument("--size", default="1.3B", choices=["1.3B", "14B"], help="Wan 2.1 T2V diffusion model size")
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma list of: " + ", ".join(VARIANTS))
+    ap.add_argument("--workflow", default=DEFAULT_WORKFLOW, choices=list(WORKFLOWS),
+                    help="which shipped API workflow: " + ", ".join(f"{k} ({v})" for k, v in WORKFLOWS.items()))
+    ap.add_argument("--size", default=None, choices=["tiny", "1.3B", "14B"],
+                    help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
+                         "--smoke: tiny)")
+    ap.add_argument("--variants", default=None,
+                    help="comma list of: " + ", ".join(VARIANTS + PEER_VARIANTS)
+                         + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
     ap.add_argument("--width", type=int, default=832)
@@ -69,11 +135,34 @@ def parse(argv=None):
     ap.add_argument("--save", default="auto", choices=["auto", "video", "webp"],
                     help="video: the shipped CreateVideo -> SaveVideo (needs PyAV); webp: SaveAnimatedWEBP (Pillow); "
                          "auto: video where PyAV is installed")
+    ap.add_argument("--lora-rank", type=int, default=32, help="rank of the random LightX2V LoRAs (A14B workflows)")
+    ap.add_argument("--expert-format", default="fp8_scaled", choices=["fp8_scaled", "bf16"],
+                    help="A14B workflows: the experts' file layout (fp8_scaled: ComfyUI's scaled-fp8, as published)")
+    ap.add_argument("--te-format", default=None, choices=["fp8_scaled", "bf16"],
+                    help="the umt5 file's layout (default: fp8_scaled for the A14B workflows, bf16 for the 1.3B one)")
+    ap.add_argument("--card", type=float, default=None,
+                    help="simulate a card of N GiB: the server gets --reserve-vram (total - N), or with --occupy a "
+                         "child process holds the rest of the GPU")
+    ap.add_argument("--occupy", action="store_true", help="with --card: occupy (free - N) GiB of the GPU in a child "
+                    "process before the first server starts, until the benchmark ends")
     a = ap.parse_args(argv)
     if a.queues < 1:
         ap.error("--queues must be at least 1")
+    if a.occupy and not a.card:
+        ap.error("--occupy needs --card N (the GiB the server may use)")
+    a.wan22 = a.workflow != DEFAULT_WORKFLOW
     if a.smoke:
         a.steps, a.frames, a.width, a.height = 2, 5, 64, 48
+        a.size = "tiny"
+    elif a.size is None:
+        a.size = "14B" if a.wan22 else "1.3B"
+    if a.te_format is None:
+        a.te_format = "fp8_scaled" if a.wan22 else "bf16"
+    if a.variants is None:
+        a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
+    bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in VARIANTS + PEER_VARIANTS]
+    if bad:
+        ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(VARIANTS + PEER_VARIANTS)})")
     if a.save == "auto":
         a.save = "video" if pyav_installed() else "webp"
     return a
@@ -93,10 +182,19 @@ def log(msg):
     print(f"[bench_e2e {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+def result_name(a) -> str:
+    name = NAME if a.workflow == DEFAULT_WORKFLOW else f"{NAME}_{a.workflow}"
+    return name + (f"_card{a.card:g}" if a.card else "")
+
+
 # --- prompts -----------------------------------------------------------------------------------------------
 
-def load_workflow() -> dict:
-    return json.loads(WORKFLOW.read_text())
+def workflow_path(name: str | None = None) -> Path:
+    return REPO / "workflows" / "api" / WORKFLOWS[name or DEFAULT_WORKFLOW]
+
+
+def load_workflow(name: str | None = None) -> dict:
+    return json.loads(workflow_path(name).read_text())
 
 
 def bypass_accel(prompt: dict) -> dict:
@@ -115,6 +213,64 @@ def bypass_accel(prompt: dict) -> dict:
     for v in p.values():
         for name, val in v["inputs"].items():
             v["inputs"][name] = resolve(val)
+    return p
+
+
+# what each peer variant puts where the workflow has Accel Wan Level-1: (class_type, inputs) from the model
+# input on; inputs left out take the node's defaults from the server's /object_info (fill_defaults)
+PEER_CHAINS = {
+    "kj_sage_compile": [("PathchSageAttentionKJ", {"sage_attention": "auto"}), ("TorchCompileModelAdvanced", {})],
+    "core_compile": [("TorchCompileModel", {"backend": "inductor"})],
+    "core_ck_int8": [("ModelAttentionBackend", {"attention": "comfy kitchen attention"})],
+}
+
+
+def replace_level1(prompt: dict, chain: list) -> dict:
+    """Every AccelWanLevel1 replaced by `chain` (class_type, inputs) nodes fed by its model input; the last node of
+    the chain takes the Level-1 node's id, so whatever used its output now uses the chain's."""
+    p = copy.deepcopy(prompt)
+    nxt = max(int(k) for k in p) + 1
+    for nid in [k for k, v in p.items() if v["class_type"] == "AccelWanLevel1"]:
+        link = p[nid]["inputs"]["model"]
+        for i, (ct, inputs) in enumerate(chain):
+            last = i == len(chain) - 1
+            new_id = nid if last else str(nxt)
+            if not last:
+                nxt += 1
+            p[new_id] = {"class_type": ct, "_meta": {"title": ct}, "inputs": {**copy.deepcopy(inputs), "model": link}}
+            link = [new_id, 0]
+    return p
+
+
+def fill_defaults(prompt: dict, object_info: dict, classes=PEER_NODES) -> dict:
+    """Required inputs the prompt leaves out, for nodes of `classes`, at the node's default from /object_info
+    (a combo without a default: its first option). Raises naming the node when the server does not know it, or
+    when a value given is not one of a combo's options."""
+    p = copy.deepcopy(prompt)
+    for nid, v in p.items():
+        ct = v["class_type"]
+        if ct not in classes:
+            continue
+        if ct not in object_info:
+            raise RuntimeError(f"node {nid}: this ComfyUI server has no {ct} node (for KJNodes: set KJNODES_PATH "
+                               "to a ComfyUI-KJNodes checkout; see the server log for its import errors)")
+        spec = object_info[ct].get("input", {})
+        for group in ("required", "optional"):
+            for name, decl in (spec.get(group) or {}).items():
+                opts = decl[1] if len(decl) > 1 and isinstance(decl[1], dict) else {}
+                options = decl[0] if isinstance(decl[0], list) else opts.get("options") if decl[0] == "COMBO" else None
+                if name in v["inputs"]:
+                    val = v["inputs"][name]
+                    if options is not None and not isinstance(val, list) and val not in options:
+                        raise RuntimeError(f"node {nid} ({ct}): {name}={val!r} is not offered by this server "
+                                           f"(options: {options})")
+                    continue
+                if group != "required" or decl[0] in ("MODEL", "CLIP", "VAE", "LATENT", "CONDITIONING", "IMAGE"):
+                    continue
+                if "default" in opts:
+                    v["inputs"][name] = opts["default"]
+                elif options:
+                    v["inputs"][name] = options[0]
     return p
 
 
@@ -151,16 +307,23 @@ def reseeded(prompt: dict, offset: int) -> dict:
     return p
 
 
-def reduce(prompt: dict, a, unet_name: str, prefix: str) -> dict:
-    """Steps, size, frames and file names from the options; smoke: random conditioning, no compile."""
+def reduce(prompt: dict, a, unet_name: str | None, prefix: str) -> dict:
+    """Steps, size, frames and file names from the options; smoke: random conditioning, no compile.
+    `unet_name` None keeps the workflow's UNETLoader file names (the A14B workflows: links to the random file)."""
     p = copy.deepcopy(prompt)
     for nid, v in p.items():
         ct, inp = v["class_type"], v["inputs"]
-        if ct == "EmptyHunyuanLatentVideo":
+        if ct in ("EmptyHunyuanLatentVideo", "WanImageToVideo"):
             inp.update(width=a.width, height=a.height, length=a.frames)
-        elif ct in ("KSampler", "KSamplerAdvanced"):
+        elif ct == "KSampler":
             inp["steps"] = a.steps
-        elif ct == "UNETLoader":
+        elif ct == "KSamplerAdvanced":  # the A14B split: high-noise expert 0 -> steps/2, low-noise steps/2 -> end
+            if inp.get("start_at_step", 0) > 0:
+                inp["start_at_step"] = a.steps // 2
+            if inp.get("end_at_step", 10000) < inp.get("steps", 0):
+                inp["end_at_step"] = a.steps // 2
+            inp["steps"] = a.steps
+        elif ct == "UNETLoader" and unet_name is not None:
             inp["unet_name"] = unet_name
         elif ct == "SaveVideo":
             inp["filename_prefix"] = f"e2e/{prefix}"
@@ -183,8 +346,8 @@ def reduce(prompt: dict, a, unet_name: str, prefix: str) -> dict:
     return p
 
 
-def variant_prompt(variant: str, a, unet_name: str) -> dict:
-    base = load_workflow()
+def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
+    base = load_workflow(getattr(a, "workflow", None))
     if variant == "stock":
         p = bypass_accel(base)
     elif variant == "level1":
@@ -195,9 +358,30 @@ def variant_prompt(variant: str, a, unet_name: str) -> dict:
         p = with_accel_vae(base, fused_norm=True)
     elif variant == "level1+vae_fast":
         p = with_accel_vae(base, fused_norm=True, cudnn_benchmark=True)
+    elif variant in PEER_CHAINS:
+        p = replace_level1(base, PEER_CHAINS[variant])
     else:
         raise ValueError(f"unknown variant {variant!r}")
     return reduce(p, a, unet_name, variant.replace("+", "_"))
+
+
+def sampler_stage(prompt: dict, nid: str) -> str:
+    """A sampler's stage name: "sampler high-noise" / "sampler low-noise" where the UNETLoader at the head of its
+    model chain loads a high_noise / low_noise file, "sampler" for a single sampler, else "sampler (node N)"."""
+    link = prompt[nid]["inputs"].get("model")
+    seen = set()
+    while isinstance(link, list) and link[0] in prompt and link[0] not in seen:
+        seen.add(link[0])
+        node = prompt[link[0]]
+        if node["class_type"] == "UNETLoader":
+            name = str(node["inputs"].get("unet_name", ""))
+            for tag in ("high_noise", "low_noise"):
+                if tag in name:
+                    return "sampler " + tag.replace("_", "-")
+            break
+        link = node["inputs"].get("model")
+    n = sum(1 for v in prompt.values() if v["class_type"] in ("KSampler", "KSamplerAdvanced"))
+    return "sampler" if n <= 1 else f"sampler (node {nid})"
 
 
 def stage_times(prompt: dict, node_seconds: dict) -> dict:
@@ -205,20 +389,25 @@ def stage_times(prompt: dict, node_seconds: dict) -> dict:
     for nid, s in node_seconds.items():
         ct = prompt.get(nid, {}).get("class_type", "?")
         stage = STAGES.get(ct, "accel patch" if ct.startswith("Accel") else "other")
+        if stage == "sampler":
+            stage = sampler_stage(prompt, nid)
         out[stage] = round(out.get(stage, 0.0) + s, 3)
     return out
 
 
 # --- model files ----------------------------------------------------------------------------------------
 
-def umt5_xxl_state_dict(device="cpu", dtype=None, seed=0) -> dict:
-    """Random umt5-xxl encoder weights in the checkpoint layout CLIPLoader(type wan) reads (true size)."""
+def umt5_xxl_state_dict(device="cpu", dtype=None, seed=0, config: dict | None = None, fmt: str = "bf16") -> dict:
+    """Random umt5-xxl encoder weights in the checkpoint layout CLIPLoader(type wan) reads (true size; `config`
+    overrides entries of ComfyUI's umt5_config_xxl.json, for small stand-ins). fmt "fp8_scaled": ComfyUI's
+    scaled-fp8 text-encoder layout (accel_harness.models.comfy_scaled_fp8_text_encoder, converted on `device`)."""
     import torch
 
     import comfy.ops
     from comfy.text_encoders import t5
 
     cfg = json.loads((Path(t5.__file__).parent / "umt5_config_xxl.json").read_text())
+    cfg.update(config or {})
     with torch.device("meta"):
         m = t5.T5(cfg, dtype=torch.bfloat16, device="meta", operations=comfy.ops.manual_cast)
     g = torch.Generator(device=device).manual_seed(seed)
@@ -230,7 +419,15 @@ def umt5_xxl_state_dict(device="cpu", dtype=None, seed=0) -> dict:
             x = 0.1 * torch.randn(t.shape, generator=g, device=device)
         else:
             x = torch.randn(t.shape, generator=g, device=device) / (t.shape[-1] ** 0.5)
-        sd[name] = x.to(dtype or torch.bfloat16).cpu()
+        sd[name] = x.to(dtype or torch.bfloat16)
+    if fmt == "fp8_scaled":
+        sys.path.insert(0, str(REPO / "harness"))
+        from accel_harness import models as M
+
+        sd = M.comfy_scaled_fp8_text_encoder(sd)
+    elif fmt != "bf16":
+        raise ValueError(f"unknown text encoder format {fmt!r}")
+    sd = {k: v.cpu() for k, v in sd.items()}
     # the published umt5 checkpoints carry their SentencePiece model as a uint8 tensor `spiece_model`;
     # ComfyUI's CLIPLoader builds the tokenizer from it ("invalid tokenizer" without it)
     sd["spiece_model"] = torch.frombuffer(bytearray(spiece_model_bytes()), dtype=torch.uint8)
@@ -255,8 +452,42 @@ def spiece_model_bytes(vocab_size: int = 512) -> bytes:
     return buf.getvalue()
 
 
+def _written(path: Path, make, M) -> dict:
+    """Write make() to `path` unless it exists (through a .partial file: an interrupted write is not reused)."""
+    import torch
+
+    if path.exists():
+        return {"file": path.name, "reused": True}
+    t0 = time.perf_counter()
+    sd = make()
+    tmp = path.with_name(path.name + ".partial")
+    M.save_safetensors(sd, tmp)
+    os.replace(tmp, path)
+    n = sum(t.numel() for t in sd.values())
+    del sd
+    info = {"file": path.name, "params": n, "bytes": path.stat().st_size, "write_s": round(time.perf_counter() - t0, 1)}
+    log(f"wrote {path.parent.name}/{path.name}: {n / 1e9:.2f} B params, {info['bytes'] / 2 ** 30:.1f} GiB "
+        f"in {info['write_s']} s")
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return info
+
+
+def _link(link: Path, target: Path) -> None:
+    """`link` (a workflow's file name) -> `target` (the random file beside it), replacing an older link."""
+    if link.is_symlink() or link.exists():
+        if link.is_symlink() and os.readlink(link) == target.name:
+            return
+        if not link.is_symlink():
+            raise RuntimeError(f"{link} is a real file, not a link this benchmark made: give another --base")
+        link.unlink()
+    link.symlink_to(target.name)
+
+
 def write_models(a, base: Path, M) -> dict:
     """The model files the prompt names, written once per base folder. Returns what was written and how long."""
+    if getattr(a, "wan22", False):
+        return write_models_wan22(a, base, M)
     import torch
 
     wf = load_workflow()
@@ -279,7 +510,7 @@ def write_models(a, base: Path, M) -> dict:
         elif folder == "vae":
             sd = M.wan21_vae_state_dict("tiny" if a.smoke else "true", dtype=torch.bfloat16)
         else:
-            sd = umt5_xxl_state_dict(device="cuda" if cuda else "cpu")
+            sd = umt5_xxl_state_dict(device="cuda" if cuda else "cpu", fmt=getattr(a, "te_format", "bf16"))
         M.save_safetensors(sd, path)
         n = sum(t.numel() for t in sd.values())
         del sd
@@ -290,16 +521,93 @@ def write_models(a, base: Path, M) -> dict:
     return {"unet": unet, "files": info}
 
 
+def write_models_wan22(a, base: Path, M) -> dict:
+    """The A14B workflows' files: one random expert file (both expert names link to it), a LoRA per expert, the
+    umt5 text encoder (not in the smoke: random conditioning there), the Wan 2.1 VAE, I2V: the input image."""
+    import torch
+
+    wf = load_workflow(a.workflow)
+    variant = "i2v" if "i2v" in a.workflow else "t2v"
+    dev = "cuda" if torch.cuda.is_available() and not a.smoke else "cpu"
+    models = base / "models"
+    for sub in ("diffusion_models", "loras", "text_encoders", "vae"):
+        (models / sub).mkdir(parents=True, exist_ok=True)
+    info = {"diffusion_models": {}, "loras": {}}
+
+    def expert():
+        sd = M.wan_state_dict(variant, a.size, dtype=torch.bfloat16, device=dev)
+        return M.comfy_scaled_fp8(sd) if a.expert_format == "fp8_scaled" else sd
+
+    real = models / "diffusion_models" / f"random_wan22_{variant}_{a.size}_{a.expert_format}.safetensors"
+    info["diffusion_models"]["random file"] = _written(real, expert, M)
+    loras = []
+    for nid, v in sorted(wf.items(), key=lambda kv: int(kv[0])):
+        if v["class_type"] == "UNETLoader":
+            _link(models / "diffusion_models" / v["inputs"]["unet_name"], real)
+            info["diffusion_models"][v["inputs"]["unet_name"]] = f"-> {real.name}"
+        elif v["class_type"] == "LoraLoaderModelOnly":
+            loras.append(v["inputs"]["lora_name"])
+    for i, name in enumerate(loras):
+        seed = 31 + i  # a different LoRA per expert
+        lp = models / "loras" / f"random_lightx2v_{variant}_{a.size}_r{a.lora_rank}_seed{seed}.safetensors"
+        info["loras"][name] = _written(lp, lambda: M.wan_lora(a.size, rank=a.lora_rank, seed=seed, layout="lightx2v",
+                                                              scale=0.02, dtype=torch.bfloat16), M)
+        _link(models / "loras" / name, lp)
+    for v in wf.values():
+        ct, inp = v["class_type"], v["inputs"]
+        if ct == "CLIPLoader" and not a.smoke:
+            tp = models / "text_encoders" / f"random_umt5_xxl_{a.te_format}.safetensors"
+            info["text_encoders"] = _written(tp, lambda: umt5_xxl_state_dict(device=dev, fmt=a.te_format), M)
+            info["text_encoders"]["format"] = a.te_format
+            _link(models / "text_encoders" / inp["clip_name"], tp)
+        elif ct == "VAELoader":
+            info["vae"] = _written(models / "vae" / inp["vae_name"], lambda: M.wan21_vae_state_dict(
+                "tiny" if a.smoke else "true", dtype=torch.bfloat16), M)
+        elif ct == "LoadImage":
+            ip = base / "input" / inp["image"]
+            ip.parent.mkdir(parents=True, exist_ok=True)
+            if not ip.exists():
+                import numpy as np
+                from PIL import Image
+
+                rng = np.random.default_rng(0)
+                Image.fromarray(rng.integers(0, 256, (a.height, a.width, 3), dtype=np.uint8)).save(ip)
+            info["input image"] = inp["image"]
+    info["note"] = "both experts load one random file (two UNETLoaders, two models in memory, same weights)"
+    return {"unet": None, "files": info}
+
+
 # --- the run --------------------------------------------------------------------------------------------
 
-def run_variant(a, base: Path, variant: str, unet: str) -> dict:
+def kjnodes_path() -> Path:
+    return Path(os.environ.get("KJNODES_PATH", "/tmp/carry/kjnodes"))
+
+
+def link_peers(base: Path, variant: str) -> None:
+    """KJNodes linked into the server's custom_nodes for its variants only (no peer code in the others)."""
+    link = base / "custom_nodes" / KJNODES_LINK
+    if link.is_symlink():
+        link.unlink()
+    if variant.startswith("kj_"):
+        src = kjnodes_path()
+        if not (src / "__init__.py").exists():
+            raise RuntimeError(f"KJNodes not found at {src}: set KJNODES_PATH to a ComfyUI-KJNodes checkout")
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(src.resolve(), target_is_directory=True)
+
+
+def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=()) -> dict:
     from accel_harness.server import EventListener, execution_error, serving
 
     prompt = variant_prompt(variant, a, unet)
-    row = {"variant": variant, "nodes": {k: v["class_type"] for k, v in prompt.items()}}
+    row = {"variant": variant}
+    link_peers(base, variant)
     t0 = time.perf_counter()
-    with serving(base, cpu=True if a.smoke else None) as srv:
+    with serving(base, cpu=True if a.smoke else None, extra_args=list(extra_args)) as srv:
         row["server_start_s"] = round(srv.startup_s or (time.perf_counter() - t0), 2)
+        if any(v["class_type"] in PEER_NODES for v in prompt.values()):
+            prompt = fill_defaults(prompt, srv.object_info())
+        row["nodes"] = {k: v["class_type"] for k, v in prompt.items()}
         row["queues"] = []
         with EventListener(srv) as ev:
             for i in range(a.queues):
@@ -325,15 +633,26 @@ def run_variant(a, base: Path, variant: str, unet: str) -> dict:
 
 def markdown(res: dict) -> str:
     m = res.get("meta", {})
-    stages = ["text encoder load", "text encode", "model load", "vae load", "accel patch", "sampler", "VAE decode",
-              "save", "other"]
+    seen = {s for r in res["rows"] for q in (r.get("queues") or [r]) for s in (q.get("stages_s") or {})}
+    stages = [s for s in STAGE_ORDER if s in seen] + sorted(seen - set(STAGE_ORDER))
+    if not stages:
+        stages = ["text encode", "model load", "sampler", "VAE decode", "save"]
+    model = (f"Wan 2.2 A14B experts at Wan {m.get('size')} dims ({m.get('expert_format')}; "
+             f"{m.get('experts_note', '')}), LightX2V LoRA rank {m.get('lora_rank')} on each, text encoder: "
+             f"{m.get('text_encoder')}" if m.get("expert_format") else f"Wan 2.1 T2V {m.get('size')}")
+    card = ""
+    if m.get("card"):
+        card = (f" Simulated {m['card']:g} GiB card ("
+                + ("the rest of the GPU held by another process" if m.get("occupy") else "--reserve-vram") + ").")
     lines = [f"# End to end: {m.get('workflow')} ({m.get('gpu') or 'CPU smoke'})", "",
-             f"torch {m.get('torch')}, ComfyUI {m.get('comfyui')}, Wan 2.1 T2V {m.get('size')}, {m.get('steps')} steps, "
-             f"{m.get('frames')} frames {m.get('width')}x{m.get('height')}; random weights at true configs; a fresh "
+             f"torch {m.get('torch')}, ComfyUI {m.get('comfyui')}, {model}, {m.get('steps')} steps, "
+             f"{m.get('frames')} frames {m.get('width')}x{m.get('height')}; random weights at true configs (they show "
+             f"speed, not quality); a fresh "
              f"server per variant, queued {m.get('queues', 1)} time(s) with the seed changed (Queue 1: loads, compiles "
              "and cuDNN searches included, as a user's first Queue; Queue 2 on: what every later Queue costs, "
              "unchanged loaders and encoders served from ComfyUI's cache). Stage = wall time between the node's "
              "`executing` event and the next one (websocket). Total = POST /prompt to the history entry."
+             + card
              + (" Save: SaveAnimatedWEBP (PyAV not installed there), not the shipped SaveVideo."
                 if m.get("save") == "webp" else ""), "",
              f"Command: `{res.get('command')}`", "",
@@ -351,6 +670,17 @@ def markdown(res: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gpu_free_gib() -> float | None:
+    import subprocess
+
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits", "-i", "0"],
+                             capture_output=True, text=True, timeout=20).stdout.strip()
+        return float(out.splitlines()[0]) / 1024
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def main(argv=None):
     a = parse(argv)
     out = Path(a.out)
@@ -363,32 +693,69 @@ def main(argv=None):
 
     from accel_harness import models as M
 
-    res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "rows": [], "errors": []}
+    name = result_name(a)
+    res = {"name": name, "command": " ".join([sys.executable] + sys.argv), "rows": [], "errors": []}
     comfy_v = H.comfy_version()
-    res["meta"] = {"workflow": WORKFLOW.name, "torch": torch.__version__, "comfyui": comfy_v,
+    res["meta"] = {"workflow": workflow_path(a.workflow).name, "torch": torch.__version__, "comfyui": comfy_v,
                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() and not a.smoke else None,
-                   "size": "tiny" if a.smoke else a.size, "steps": a.steps, "frames": a.frames, "width": a.width,
-                   "height": a.height, "save": a.save, "queues": a.queues}
+                   "size": a.size, "steps": a.steps, "frames": a.frames, "width": a.width,
+                   "height": a.height, "save": a.save, "queues": a.queues, "te_format": a.te_format,
+                   "card": a.card, "occupy": a.occupy,
+                   "weights": "random weights at true configs: they show speed, not quality"}
+    if a.wan22:
+        res["meta"].update(expert_format=a.expert_format, lora_rank=a.lora_rank,
+                           experts_note="both experts load one random file",
+                           lora="LightX2V key layout (lora_down/lora_up/alpha on every block Linear, diff_b, diff), "
+                                "factors x0.02, bf16, one seed per expert",
+                           text_encoder=("random conditioning (AccelRandomConditioning), no umt5" if a.smoke else
+                                         f"random umt5-xxl, {a.te_format}"))
 
     def save():
-        (out / f"{NAME}.json").write_text(json.dumps(res, indent=1, default=str))
-        (out / f"{NAME}.md").write_text(markdown(res))
+        (out / f"{name}.json").write_text(json.dumps(res, indent=1, default=str))
+        (out / f"{name}.md").write_text(markdown(res))
 
     base = Path(a.base) if a.base else Path(tempfile.mkdtemp(prefix="accel-e2e-"))
     t0 = time.time()
     models = write_models(a, base, M)
     res["meta"]["models"] = models["files"]
     save()
-    for variant in [v.strip() for v in a.variants.split(",") if v.strip()]:
-        try:
-            row = run_variant(a, base, variant, models["unet"])
-            log(f"{variant}: total {row['total_s']} s, stages {row['stages_s']}")
-        except Exception as e:  # keep the other variants
-            row = {"variant": variant, "error": f"{type(e).__name__}: {e}"[:2000], "traceback": traceback.format_exc()[-3000:]}
-            res["errors"].append(f"{variant}: {type(e).__name__}: {str(e)[:300]}")
-            log(f"FAILED {variant}: {e!r}"[:1000])
-        res["rows"].append(row)
-        save()
+    occupier, extra_args = None, []
+    try:
+        if a.card and not a.smoke:
+            sys.path.insert(0, str(REPO / "bench"))
+            from bench_matrix import gpu_total_gib, occupy
+
+            from accel_harness import mainlike
+
+            total, free = gpu_total_gib(), gpu_free_gib()
+            res["meta"].update(gpu_total_gib=total, gpu_free_gib_before_server=free)
+            if a.occupy:
+                # (free - N): this process's own CUDA context (it wrote the files) is not left to the server
+                occupier = occupy(a.card, free)
+            elif total:
+                extra_args = mainlike.simulate_card_args(total, a.card)
+            res["meta"]["server_args"] = extra_args
+            save()
+        for variant in [v.strip() for v in a.variants.split(",") if v.strip()]:
+            try:
+                row = run_variant(a, base, variant, models["unet"], extra_args)
+                log(f"{variant}: total {row['total_s']} s, stages {row['stages_s']}"
+                    + (f"; Queue 2 total {row['queues'][1]['total_s']} s" if len(row["queues"]) > 1 else ""))
+            except Exception as e:  # keep the other variants
+                row = {"variant": variant, "error": f"{type(e).__name__}: {e}"[:2000],
+                       "traceback": traceback.format_exc()[-3000:]}
+                res["errors"].append(f"{variant}: {type(e).__name__}: {str(e)[:300]}")
+                log(f"FAILED {variant}: {e!r}"[:1000])
+            res["rows"].append(row)
+            save()
+    finally:
+        link_peers(base, "")
+        if occupier is not None:
+            occupier.stdin.close()
+            try:
+                occupier.wait(timeout=30)
+            except Exception:  # noqa: BLE001
+                occupier.kill()
     res["total_s"] = round(time.time() - t0, 1)
     save()
     print(markdown(res))

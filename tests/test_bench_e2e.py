@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import accel_harness as H
 
 
@@ -77,3 +79,135 @@ def test_umt5_file_carries_a_tokenizer_comfyui_accepts(comfy):
     out = tok.tokenize_with_weights("a red cat walking in the rain, zebra quokka 123 ÄÖ")
     ids = [t[0] for t in (out if isinstance(out, list) else next(iter(out.values())))[0]]
     assert len(ids) >= 512 and 1 < max(ids) < 256384
+
+
+def test_a14b_lightx2v_prompts_split_the_experts_and_swap_level1_for_peer_chains(comfy):
+    """The users' workflow (issue #27): both experts bypassed for stock, the 2 + 2 split kept at any step count,
+    each sampler reported under its expert's name, and the peer variants in Level-1's place on both experts."""
+    B = _bench()
+    a = B.parse(["--workflow", "wan22_t2v_lightx2v", "--steps", "6", "--frames", "17"])
+    assert a.size == "14B" and a.te_format == "fp8_scaled" and a.variants == "stock,level1,level1+vae"
+    assert B.result_name(a) == "e2e_wan22_t2v_lightx2v"
+    assert B.result_name(B.parse(["--workflow", "wan22_t2v_lightx2v", "--card", "24", "--occupy"])) \
+        == "e2e_wan22_t2v_lightx2v_card24"
+    stock = B.variant_prompt("stock", a, None)
+    assert not any(v["class_type"].startswith("Accel") for v in stock.values())
+    ks = {k: v["inputs"] for k, v in stock.items() if v["class_type"] == "KSamplerAdvanced"}
+    assert sorted((i["start_at_step"], i["end_at_step"], i["steps"]) for i in ks.values()) == [(0, 3, 6), (3, 10000, 6)]
+    assert {k: B.sampler_stage(stock, k) for k in ks} == {"14": "sampler high-noise", "15": "sampler low-noise"}
+    assert B.stage_times(stock, {"14": 2.0, "15": 1.0, "2": 0.5, "1": 0.25}) == {
+        "sampler high-noise": 2.0, "sampler low-noise": 1.0, "LoRA load": 0.5, "model load": 0.25}
+    lat = next(v["inputs"] for v in stock.values() if v["class_type"] == "EmptyHunyuanLatentVideo")
+    assert (lat["length"], lat["width"], lat["height"]) == (17, 832, 480)
+    for variant, chain in (("kj_sage_compile", ["PathchSageAttentionKJ", "TorchCompileModelAdvanced"]),
+                           ("core_compile", ["TorchCompileModel"]), ("core_ck_int8", ["ModelAttentionBackend"])):
+        p = B.variant_prompt(variant, a, None)
+        assert not any(v["class_type"].startswith("Accel") for v in p.values()), variant
+        for k in ks:  # each expert: loader -> LoRA -> shift -> the chain -> its sampler
+            walk, link = [], p[k]["inputs"]["model"]
+            while p[link[0]]["class_type"] != "UNETLoader":
+                walk.append(p[link[0]]["class_type"])
+                link = p[link[0]]["inputs"]["model"]
+            assert walk[::-1] == ["LoraLoaderModelOnly", "ModelSamplingSD3", *chain], (variant, k, walk)
+    kj = B.variant_prompt("kj_sage_compile", a, None)
+    info = {"PathchSageAttentionKJ": {"input": {"required": {"model": ["MODEL"], "sage_attention": [
+                ["disabled", "auto"], {"default": False}]}, "optional": {"allow_compile": ["BOOLEAN", {"default": False}]}}},
+            "TorchCompileModelAdvanced": {"input": {"required": {"model": ["MODEL"], "backend": [
+                ["inductor", "cudagraphs"], {"default": "inductor"}], "dynamic": ["COMBO", {"options": ["auto", "false"],
+                "default": "false"}], "dynamo_cache_size_limit": ["INT", {"default": 64}]}}}}
+    filled = B.fill_defaults(kj, info)
+    tc = next(v["inputs"] for v in filled.values() if v["class_type"] == "TorchCompileModelAdvanced")
+    assert {k: v for k, v in tc.items() if k != "model"} == {"backend": "inductor", "dynamic": "false",
+                                                             "dynamo_cache_size_limit": 64}
+    sage = next(v["inputs"] for v in filled.values() if v["class_type"] == "PathchSageAttentionKJ")
+    assert sage["sage_attention"] == "auto" and "allow_compile" not in sage
+    with pytest.raises(RuntimeError, match="no TorchCompileModelAdvanced node.*KJNODES_PATH"):
+        B.fill_defaults(kj, {"PathchSageAttentionKJ": info["PathchSageAttentionKJ"]})
+    int8 = B.variant_prompt("core_ck_int8", a, None)
+    with pytest.raises(RuntimeError, match="comfy kitchen attention.*not offered"):
+        B.fill_defaults(int8, {"ModelAttentionBackend": {"input": {"required": {
+            "model": ["MODEL"], "attention": [["pytorch attention"]]}}}})
+
+
+def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
+    """The users' workflow end to end on a live server: one tiny expert file in ComfyUI's scaled-fp8 layout behind
+    both expert names, a LightX2V-layout LoRA per expert, and both experts' samplers reported in both Queues."""
+    out, base = tmp_path / "out", tmp_path / "base"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
+                        "wan22_t2v_lightx2v", "--out", str(out), "--base", str(base)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    data = json.loads((out / "e2e_wan22_t2v_lightx2v.json").read_text())
+    assert not data["errors"], data["errors"]
+    rows = {x["variant"]: x for x in data["rows"]}
+    assert set(rows) == {"stock", "level1", "level1+vae"}
+    for name, row in rows.items():
+        q1, q2 = row["queues"]
+        assert {"model load", "LoRA load", "text encode", "sampler high-noise", "sampler low-noise", "VAE decode",
+                "save"} <= set(q1["stages_s"]), (name, q1)
+        assert {"sampler high-noise", "sampler low-noise", "VAE decode", "save"} <= set(q2["stages_s"]), (name, q2)
+        assert "model load" not in q2["stages_s"] and "LoRA load" not in q2["stages_s"], (name, q2)
+        assert q2["outputs"] and q2["outputs"] != q1["outputs"], (name, q1["outputs"], q2["outputs"])
+    assert list(rows["level1"]["nodes"].values()).count("AccelWanLevel1") == 2
+    assert list(rows["stock"]["nodes"].values()).count("UNETLoader") == 2
+    # the files: one random scaled-fp8 expert behind both names, a different LoRA per expert
+    import safetensors.torch
+    import torch
+
+    dm = base / "models" / "diffusion_models"
+    high, low = dm / "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors", dm / "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors"
+    assert high.is_symlink() and low.is_symlink() and high.resolve() == low.resolve()
+    sd = safetensors.torch.load_file(str(high))
+    assert "scaled_fp8" in sd and sd["blocks.0.self_attn.q.weight"].dtype == torch.float8_e4m3fn
+    assert "blocks.0.self_attn.q.scale_weight" in sd
+    loras = base / "models" / "loras"
+    lh = safetensors.torch.load_file(str(loras / "wan2.2_t2v_lightx2v_4steps_lora_v1.1_high_noise.safetensors"))
+    ll = safetensors.torch.load_file(str(loras / "wan2.2_t2v_lightx2v_4steps_lora_v1.1_low_noise.safetensors"))
+    key = "diffusion_model.blocks.0.self_attn.q.lora_down.weight"
+    assert lh[key].shape[0] == 32 and not torch.equal(lh[key], ll[key])
+    m = data["meta"]
+    assert m["experts_note"] == "both experts load one random file" and "speed, not quality" in m["weights"]
+    md = (out / "e2e_wan22_t2v_lightx2v.md").read_text()
+    assert "sampler high-noise | sampler low-noise" in md and "| level1+vae | 2 |" in md
+
+
+def test_umt5_scaled_fp8_file_loads_through_comfyui_text_encoder_path(comfy, monkeypatch, tmp_path):
+    """The umt5 file in ComfyUI's scaled-fp8 text-encoder layout loads through comfy.sd.load_clip (type wan) into
+    ComfyUI's fp8 layers (0.3.x: scaled-fp8 ops; 0.33: quantized tensors) with its scales applied: it encodes like
+    a bf16 file holding the same dequantized weights. A small stand-in (d_model 64; 24 blocks and d_ff 10240 as
+    the real one); the stand-in's size is given to ComfyUI's own umt5 config hook and its detection."""
+    import torch
+
+    import comfy.sd
+    from accel_harness import models as M
+
+    B = _bench()
+    cfg = {"d_model": 64, "d_kv": 16, "num_heads": 4, "vocab_size": 512}
+    sd8 = B.umt5_xxl_state_dict(config=cfg, fmt="fp8_scaled")
+    scaled = [k for k in sd8 if k.endswith(".scale_weight")]
+    assert len(scaled) == 24 * 7 and sd8["scaled_fp8"].dtype == torch.float8_e4m3fn  # as the published file
+    assert sd8["encoder.block.3.layer.1.DenseReluDense.wi_0.weight"].dtype == torch.float8_e4m3fn
+    assert sd8["shared.weight"].dtype == torch.bfloat16
+    assert sd8["encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"].dtype == torch.bfloat16
+    deq = {}
+    for k, v in sd8.items():
+        if k.endswith(".scale_weight") or k == "scaled_fp8":
+            continue
+        s = sd8.get(k[: -len("weight")] + "scale_weight") if k.endswith(".weight") else None
+        deq[k] = (v.float() * s).to(torch.bfloat16) if s is not None else v
+    real_detect = comfy.sd.detect_te_model  # the real file is detected by its size; the stand-in is told
+    monkeypatch.setattr(comfy.sd, "detect_te_model", lambda sd: comfy.sd.TEModel.T5_XXL
+                        if "encoder.block.23.layer.1.DenseReluDense.wi_1.weight" in sd else real_detect(sd))
+    out = {}
+    for name, sd in (("fp8", sd8), ("deq", deq)):
+        path = M.save_safetensors(sd, tmp_path / f"umt5_{name}.safetensors")
+        clip = comfy.sd.load_clip([str(path)], clip_type=comfy.sd.CLIPType.WAN,
+                                  model_options={"umt5xxl_model_config": cfg})
+        q = clip.cond_stage_model.umt5xxl.transformer.encoder.block[0].layer[0].SelfAttention.q
+        if name == "fp8":
+            w = q.weight
+            assert w.dtype == torch.float8_e4m3fn or type(w).__name__ == "QuantizedTensor", (type(w), w.dtype)
+        out[name] = clip.encode_from_tokens(clip.tokenize("a red cat walking in the rain")).float().flatten()
+    cos = torch.nn.functional.cosine_similarity(out["fp8"], out["deq"], dim=0).item()
+    ratio = (out["fp8"].norm() / out["deq"].norm()).item()
+    assert cos > 0.999 and abs(ratio - 1) < 0.02, (cos, ratio)
