@@ -287,20 +287,27 @@ def test_runtime_a14b_experts_follow_reference(sc, M, conds, cc):
     assert got == want and got[:split] == "#" * split and "." in got
 
 
-def test_runtime_teacache_follows_reference(sc, sched, M, wan, conds, cc):
-    """The runtime's TeaCache decisions, replayed by the reference rule on the input changes it measured."""
+def test_runtime_teacache_follows_reference(sc, sched, M, conds, cc):
+    """The runtime's TeaCache decisions on a real 20-step CFG run equal welltop-cn/ComfyUI-TeaCache's rule
+    (oracle_welltop_teacache) replayed on the input changes the runtime measured. The tiny model's time projection
+    gets a constant bias (+5) so that its per-step relative L1 change of e0 (what use_ret_steps measures) is ~0.02-0.04:
+    inside the set's fitted range (0.0044-0.102), so the run skips steps and the oracle is always reached."""
     name = "wan2.1_t2v_1.3B_ret_mode"
     c = cc.published("teacache")[name]["coefficients"]
+    wan = M.wan_model("t2v", "tiny", seed=5, dtype=torch.float32)
+    with torch.no_grad():
+        wan.get_model_object("diffusion_model").time_projection[1].bias.add_(5.0)
     m, _ = sc.configure_teacache(wan, 0.3, 0.1, 1.0, name, "GPU")
     pos, neg, lat = conds
     M.sample(m, pos, neg, lat, steps=20, cfg=3.0)
     st = sc.last_stats(m)
     assert [t[0] for t in st.trace] == list(range(20))  # one call per step, step index recovered from sigma
     xs = {b: [None] + [t[1][b] for t in st.trace[1:]] for b in ("cond", "uncond")}
-    assert st.pattern == _joint(*(sched.simulate_tea(xs[b], c, 0.3, 0.1, 1.0) for b in xs))
     lo, hi = sched.tea_fit_range(c)
-    if all(x is None or x < hi for v in xs.values() for x in v):  # inside the fitted range: exactly the reference
-        assert st.pattern == _joint(*(oracle_welltop_teacache(xs[b], c, 0.3, 0.1, 1.0) for b in xs))
+    assert all(lo <= x < hi for v in xs.values() for x in v[1:]), xs  # inside the fitted range: no deliberate difference
+    want = _joint(*(oracle_welltop_teacache(xs[b], c, 0.3, 0.1, 1.0) for b in xs))
+    assert st.pattern == want, (st.pattern, want)
+    assert st.skipped > 0 and st.pattern.count(".") >= 3 and "#" in st.pattern[3:]  # skips, and resets after them
     assert st.pattern[:2] == "##"  # step 0 (no previous input) and step 1 (< start 10%) computed
 
 
