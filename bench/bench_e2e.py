@@ -55,20 +55,25 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       core_ck_int8     ComfyUI's ModelAttentionBackend "comfy kitchen attention" (an error row where this
                        ComfyUI / GPU does not offer it in /object_info).
   Inputs the command does not set take the node's defaults from the live server's /object_info.
+`--compile-cache fresh`: each server gets an empty TORCHINDUCTOR_CACHE_DIR (Queue 1 = a user's very first run);
+the default `shared` leaves the cache as set (gpu_env.sh: /tmp/inductor-cache), so a variant whose graphs an
+earlier one (or an earlier run) compiled starts warm, like a ComfyUI restart.
 Simulated small card: `--card N` gives the server --reserve-vram (total - N); `--card N --occupy` instead has a
 child process take (free - N) GiB of the GPU (a plain torch allocation, bench_matrix.occupy) after the model files
 are written and before the first server starts, held until the benchmark ends: every allocator sees N GiB.
 
-Run the users' workflow (GPU machine, repo root, after `source bench/gpu_env.sh 033`), ~8 min each on an H100:
-    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1,level1+vae \
-        --base /tmp/e2e-base --out bench/results/h100
-    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1 \
-        --card 24 --occupy --base /tmp/e2e-base --out bench/results/h100
-    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B \
-        --variants kj_sage_compile,core_compile,core_ck_int8 --base /tmp/e2e-base --out bench/results/h100
-    python3 bench/bench_e2e.py --workflow wan22_i2v_lightx2v --size 14B --variants stock,level1 \
-        --base /tmp/e2e-base --out bench/results/h100
-  Results: <out>/e2e_<workflow>[_card<N>].json / .md. Random weights show speed, never quality.
+Run the users' workflow (GPU machine, repo root, after `source bench/gpu_env.sh 033`); measured on an H100: the
+first command 5.3 min (35 s of it writing the files), the second 2.9 min:
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1,level1+vae \\
+        --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1 \\
+        --card 24 --occupy --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B \\
+        --variants kj_sage_compile,core_compile,core_ck_int8 --compile-cache fresh --base /tmp/e2e-base \\
+        --out bench/results/h100/e2e_peers
+    python3 bench/bench_e2e.py --workflow wan22_i2v_lightx2v --size 14B --variants stock,level1 \\
+        --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
+  Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them). Random weights show speed, never quality.
 CPU smoke of the users' workflow (tiny experts in the scaled-fp8 layout, tiny LoRAs, random conditioning
 instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t2v_lightx2v --out /tmp/e2esmoke
 """
@@ -143,6 +148,10 @@ def parse(argv=None):
     ap.add_argument("--card", type=float, default=None,
                     help="simulate a card of N GiB: the server gets --reserve-vram (total - N), or with --occupy a "
                          "child process holds the rest of the GPU")
+    ap.add_argument("--compile-cache", default="shared", choices=["shared", "fresh"],
+                    help="shared: every server uses TORCHINDUCTOR_CACHE_DIR as set (a later variant or run may find "
+                         "its graphs compiled: Queue 1 as after a ComfyUI restart); fresh: an empty inductor cache "
+                         "per server (Queue 1 as a user's very first run)")
     ap.add_argument("--occupy", action="store_true", help="with --card: occupy (free - N) GiB of the GPU in a child "
                     "process before the first server starts, until the benchmark ends")
     a = ap.parse_args(argv)
@@ -602,8 +611,12 @@ def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=()) ->
     prompt = variant_prompt(variant, a, unet)
     row = {"variant": variant}
     link_peers(base, variant)
+    env = {}
+    if getattr(a, "compile_cache", "shared") == "fresh":
+        env["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"inductor-{variant.replace('+', '_')}-")
+        row["inductor_cache"] = env["TORCHINDUCTOR_CACHE_DIR"]
     t0 = time.perf_counter()
-    with serving(base, cpu=True if a.smoke else None, extra_args=list(extra_args)) as srv:
+    with serving(base, cpu=True if a.smoke else None, extra_args=list(extra_args), env=env) as srv:
         row["server_start_s"] = round(srv.startup_s or (time.perf_counter() - t0), 2)
         if any(v["class_type"] in PEER_NODES for v in prompt.values()):
             prompt = fill_defaults(prompt, srv.object_info())
@@ -640,9 +653,11 @@ def markdown(res: dict) -> str:
     model = (f"Wan 2.2 A14B experts at Wan {m.get('size')} dims ({m.get('expert_format')}; "
              f"{m.get('experts_note', '')}), LightX2V LoRA rank {m.get('lora_rank')} on each, text encoder: "
              f"{m.get('text_encoder')}" if m.get("expert_format") else f"Wan 2.1 T2V {m.get('size')}")
-    card = ""
+    card = (" Compile cache: an empty inductor cache per server." if m.get("compile_cache") == "fresh" else
+            " Compile cache: shared by every server (TORCHINDUCTOR_CACHE_DIR): a variant run after another that "
+            "compiled the same graphs starts warm.")
     if m.get("card"):
-        card = (f" Simulated {m['card']:g} GiB card ("
+        card += (f" Simulated {m['card']:g} GiB card ("
                 + ("the rest of the GPU held by another process" if m.get("occupy") else "--reserve-vram") + ").")
     lines = [f"# End to end: {m.get('workflow')} ({m.get('gpu') or 'CPU smoke'})", "",
              f"torch {m.get('torch')}, ComfyUI {m.get('comfyui')}, {model}, {m.get('steps')} steps, "
@@ -700,7 +715,8 @@ def main(argv=None):
                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() and not a.smoke else None,
                    "size": a.size, "steps": a.steps, "frames": a.frames, "width": a.width,
                    "height": a.height, "save": a.save, "queues": a.queues, "te_format": a.te_format,
-                   "card": a.card, "occupy": a.occupy,
+                   "card": a.card, "occupy": a.occupy, "compile_cache": a.compile_cache,
+                   "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
                    "weights": "random weights at true configs: they show speed, not quality"}
     if a.wan22:
         res["meta"].update(expert_format=a.expert_format, lora_rank=a.lora_rank,
