@@ -96,6 +96,11 @@ E2E_WF_H100 = (f"H100 80GB, {_E2E_WF}; the servers shared one inductor cache (le
 E2E_WF_H100_24 = (f"H100 80GB as a 24 GB card (another process holds the rest before the servers start), "
                   f"{_E2E_WF}")
 
+H100_80_NOW = (f"H100 80GB, {_M033}, whole card, current nodes (Level-1 compile mode default), each chain on its own "
+               "(bench_matrix.py --sequential), median of 2 runs (the slower of the two)")
+H100_24_NOW = (f"H100 80GB as a 24 GB card: another process holds the other 55.6 GiB before ComfyUI starts (every "
+               f"allocator sees 24 GiB), {_M033}, current nodes, one timed run (bench_matrix.py --sequential --occupy)")
+
 _A = "attention_kernels_and_model_before_fp16_fix.md"
 
 _ROWS = [
@@ -221,6 +226,12 @@ _ROWS = [
     ("e2e.h100.stock.sampler", "h100/e2e_033_wan1.3B.md", "md:stock/2|sampler", 6.3, "{:.1f} s", E2E + ", stock, sampler stage"),
     ("e2e.h100.level1.sampler", "h100/e2e_033_wan1.3B.md", "md:level1/2|sampler", 3.898, "{:.1f} s", E2E + ", Level-1, sampler stage"),
     ("e2e.h100.level1.decode", "h100/e2e_033_wan1.3B.md", "md:level1/2|VAE decode", 2.59, "{:.2f} s", E2E + ", Level-1, VAE decode stage"),
+    # current Level-1 node on the H100 (issue #28), ComfyUI 0.33 ----------------------------------------------------
+    ("matrix.h100.80.level1.speedup", "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json", "json:chains/level1/speedup", 1.469, "{:.2f}x", H100_80_NOW),
+    ("matrix.h100.80.level1.fast_run", "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json", "json:chains/level1/times_s/1", 10.6, "{:.2f} s", H100_80_NOW + ", the faster of the two timed runs"),
+    ("matrix.h100.80.stock.time", "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json", "json:chains/stock/times_s/0", 16.221, "{:.2f} s", H100_80_NOW),
+    ("matrix.h100.80.level1.cosine", "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json", "json:chains/level1/cosine", 0.999953, "{:.5f}", H100_80_NOW + ", final latent vs stock"),
+    ("matrix.h100.24.level1.speedup", "h100/matrix_033_wan14B_fp16_current_node/24GB_occupied/matrix.json", "json:chains/level1/speedup", 1.537, "{:.2f}x", H100_24_NOW),
     # the users' workflow (issue #27), ComfyUI 0.33 ---------------------------------------------------------------
     ("wf.h100.80.stock.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/times_s/1", 14.612, "{:.1f} s", WF_H100_80),
     ("wf.h100.80.stock.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/first_run_s", 23.22, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
@@ -369,10 +380,6 @@ for _row in _ROWS:
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU = {
-    "matrix.h100.80.level1.speedup": "Level-1 (current V3 node, compile mode default) on a whole H100 80GB, Wan 14B "
-                                     "fp16 2 steps CFG 5, ComfyUI 0.33 (bench_matrix.py --size 14B)",
-    "matrix.h100.24.level1.speedup": "the same on an H100 simulated as 24 GB with every allocator seeing the cap "
-                                     "(the rest of the GPU occupied before ComfyUI starts)",
     "matrix.small_card.every_allocator": "24/32/48 GB card rows re-measured with the rest of the GPU occupied by a "
                                          "plain allocation before ComfyUI starts, so every allocator sees the card",
     "level1.gpu.sample.cosine": "Level-1 final-latent cosine after a multi-step sample, with fp64 sums (bench_level1.py)",
