@@ -396,7 +396,6 @@ class Matrix:
 
     def patch(self, name, base):
         """(model, report) of chain `name` applied to a loaded model."""
-        torch = self.torch  # noqa: F841
         if name == "stock":
             return base, ""
         if name == "attention":
@@ -523,14 +522,7 @@ class Matrix:
         for rnd in range(self.a.rounds):
             for n in (order if rnd % 2 == 0 else order[::-1]):
                 r = self.res["chains"][n]
-                if self.cuda:
-                    torch.cuda.reset_peak_memory_stats()
-                with MemSampler(torch) if self.cuda else _Null() as ms:
-                    t, lat = self.sample(models[n])
-                r["times_s"].append(round(t, 3))
-                if self.cuda:
-                    r["peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
-                    r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
+                t, lat = self.timed(models[n], r)
                 r.update(_fidelity(lat, ref))
                 log(f"round {rnd}: {n} {t:.2f} s {_short(r)}")
             self.save()
@@ -557,6 +549,19 @@ class Matrix:
         self.torch._dynamo.reset()  # compiled code cached on shared code objects outlives the model objects
         self.res["after_dynamo_reset_gib"] = self._unload()
 
+    def timed(self, model, r):
+        """One timed sample: its time appended to r["times_s"], torch's and the device's peak memory in r."""
+        torch = self.torch
+        if self.cuda:
+            torch.cuda.reset_peak_memory_stats()
+        with MemSampler(torch) if self.cuda else _Null() as ms:
+            t, lat = self.sample(model)
+        r["times_s"].append(round(t, 3))
+        if self.cuda:
+            r["peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+            r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
+        return t, lat
+
     def compile_summary(self, m):
         """What Accel Compile did on the chain's model(s) (accel.compile.compile_status), or None."""
         C = self.H.pack_module("accel.compile")
@@ -572,7 +577,7 @@ class Matrix:
         """Each chain on its own (see --sequential); stock first and last."""
         names = [c.strip() for c in self.a.chains.split(",") if c.strip()]
         names = ["stock"] + [n for n in names if n != "stock"] + ["stock"]
-        ref, torch = None, self.torch
+        ref = None
         for i, n in enumerate(names):
             key = n if i < len(names) - 1 else "stock_again"
             try:
@@ -586,14 +591,7 @@ class Matrix:
                 if ref is None:
                     ref = lat
                 for rnd in range(self.a.rounds):
-                    if self.cuda:
-                        torch.cuda.reset_peak_memory_stats()
-                    with MemSampler(torch) if self.cuda else _Null() as ms:
-                        t, lat = self.sample(m)
-                    r["times_s"].append(round(t, 3))
-                    if self.cuda:
-                        r["peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
-                        r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
+                    t, lat = self.timed(m, r)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
             except Exception as e:  # noqa: BLE001

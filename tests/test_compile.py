@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 import torch
@@ -255,28 +254,37 @@ def test_lora_before_and_after_compile_take_effect(M, wan, C):
     assert C.compile_status(before05)["recompiles"] == 0 and C.compile_status(after05)["recompiles"] == 0
 
 
+def _lowvram_forward(p, x, ctx, check=None):
+    """One forward of `p` loaded with nothing resident (lowvram_model_memory=1: every Linear casts per call and a
+    LoRA stays a per-call weight function), then unpatched."""
+    import comfy.model_management as mm
+    import comfy.patcher_extension as pe
+
+    mm.unload_all_models()
+    p.patch_model(p.load_device, lowvram_model_memory=1)
+    try:
+        if check is not None:
+            check(p)
+        to = copy.copy(p.model_options.get("transformer_options", {}))
+        to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
+        to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
+        return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
+    finally:
+        p.unpatch_model(p.offload_device)
+
+
 def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     """Partial load (lowvram) + LoRA: ComfyUI casts those weights per call and applies the LoRA there with
     LowVramPatch objects that dynamo would guard on (a recompile per block per LoRA change). The compile
     wrapper fetches each block's weights outside the graph (accel.compile.stream), so the blocks stay
     compiled, the output is the eager one, and a LoRA strength change compiles nothing."""
-    import comfy.model_management as mm
-    import comfy.patcher_extension as pe
 
     sd = lora_sd(M)
     x, ctx = inputs()
     compiled, _ = C.apply_compile(wan, backend="eager")
 
     def lowvram_forward(p):
-        mm.unload_all_models()
-        p.patch_model(p.load_device, lowvram_model_memory=1)  # nothing fits: every Linear is cast per call
-        try:
-            to = copy.copy(p.model_options.get("transformer_options", {}))
-            to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
-            to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
-            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
-        finally:
-            p.unpatch_model(p.offload_device)
+        return _lowvram_forward(p, x, ctx)
 
     g00 = graphs()
     out1 = lowvram_forward(with_lora(compiled, sd, 1.0))
@@ -301,8 +309,6 @@ def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
     compiled graph (tracing the weight functions guarded on each block's patch key: one graph per block, 40 on Wan
     14B), a strength change compiles nothing, and the output is the eager FP8 + LoRA one within the requantization
     (fp8 rounding of the patched weight: rel <= 0.05, the bound tests/test_fp8.py uses for baked LoRAs)."""
-    import comfy.model_management as mm
-    import comfy.patcher_extension as pe
     import folder_paths
     from pathlib import Path
 
@@ -315,17 +321,11 @@ def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
     x, ctx = inputs()
 
     def lowvram_forward(p, lora=True):
-        mm.unload_all_models()
-        p.patch_model(p.load_device, lowvram_model_memory=1)  # nothing fits: the LoRA stays a weight function
-        try:
+        def check(p):
             q = p.model.diffusion_model.blocks[0].self_attn.q
             assert bool(q.weight_function) == lora and q.weight_scale is not None  # the case under test
-            to = copy.copy(p.model_options.get("transformer_options", {}))
-            to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
-            to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
-            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
-        finally:
-            p.unpatch_model(p.offload_device)
+
+        return _lowvram_forward(p, x, ctx, check)
 
     def rel(a, b):
         return float((a - b).norm() / b.norm())
