@@ -307,12 +307,19 @@ class Matrix:
         return pos, neg, lat
 
     def sample(self, model):
-        from accel_harness import models as M
-
         pos, neg, lat = self.inputs()
         if self.cuda:
             self.torch.cuda.synchronize()
         t0 = time.perf_counter()
+        with self.torch.inference_mode():  # as ComfyUI's executor runs every node
+            out = self._sample(model, pos, neg, lat)
+        if self.cuda:
+            self.torch.cuda.synchronize()
+        return time.perf_counter() - t0, out.float().cpu()
+
+    def _sample(self, model, pos, neg, lat):
+        from accel_harness import models as M
+
         if self.a.workflow:  # KSamplerAdvanced 0 -> half (leftover noise kept), then half -> end without new noise
             import nodes
 
@@ -323,11 +330,8 @@ class Matrix:
             out = nodes.common_ksampler(low, 0, self.a.steps, self.a.cfg, "euler", "simple", pos, neg, x,
                                         disable_noise=True, start_step=half, last_step=self.a.steps,
                                         force_full_denoise=True)[0]["samples"]
-        else:
-            out = M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0)
-        if self.cuda:
-            self.torch.cuda.synchronize()
-        return time.perf_counter() - t0, out.float().cpu()
+            return out
+        return M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0)
 
     # --- chains ----------------------------------------------------------------------------------
     def build(self, name, path):

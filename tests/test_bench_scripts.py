@@ -244,6 +244,27 @@ def test_bench_matrix_smoke(tmp_path):
     assert "| attention | Accel Attention (auto) |" in md and "## Memory hygiene: 2 two-expert runs" in md
 
 
+def test_bench_matrix_users_workflow_smoke(tmp_path):
+    """bench_matrix --workflow lightx2v --sequential on tiny Wan (CPU): both experts from one file in ComfyUI's
+    scaled-fp8 layout, a LightX2V-layout LoRA on each, shift 5, 4 steps CFG 1 split 2 + 2; each chain alone, stock
+    first and last; the pack's FP8 loader reads the fp8_scaled file."""
+    out = tmp_path / "wf"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(out),
+                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8",
+                        "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert list(ch) == ["stock", "attention", "fp8", "stock_again"]
+    assert res["meta"]["workflow"] == "lightx2v" and res["meta"]["steps"] == 4 and res["meta"]["cfg"] == 1.0
+    assert ch["stock_again"]["cosine"] == 1.0 and ch["attention"]["cosine"] > 0.9999
+    assert 0.9 < ch["fp8"]["cosine"] < 1.0  # the FP8 loader's own quantization of the fp8_scaled file deviates
+    assert all(c["times_s"] and c["speedup"] > 0 and c["finite"] for c in ch.values())
+    assert (tmp_path / "w" / "lora_lightx2v_tiny_r32_high.safetensors").exists()
+    assert "users' workflow" in (out / "matrix.md").read_text()
+
+
 def test_simulated_card_args():
     from accel_harness import mainlike
 
