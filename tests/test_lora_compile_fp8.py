@@ -9,6 +9,9 @@ CFG 1, euler / simple. ComfyUI's own node classes run each step (what the execut
 - "fp8":   the pack's FP8 loader (accel.fp8.load_file: the bf16 file quantized to fp8 e4m3fn per channel on load);
 - "comfy_fp8_scaled": ComfyUI's own loader on a file in ComfyUI's scaled-fp8 form (the `*_fp8_scaled` files the
   shipped workflows load with UNETLoader);
+- "comfy_fp8_scaled_fp8mm": the same with ComfyUI's quantized Linears set up as on a GPU with FP8 compute
+  (ComfyUI 0.33: stock runs comfy-kitchen's FP8 matmul, the compiled blocks torch._scaled_mm with its scales);
+- "weight_dtype_fp8": ComfyUI's loader with weight_dtype fp8_e4m3fn (fp8 weights cast per call);
 - "stock": ComfyUI's own loader (comfy.sd.load_diffusion_model, what UNETLoader calls; fp32 on CPU).
 
 Checked, per loader: (a) the LoRA applies (the output moves far from the no-LoRA output) and the compiled
@@ -162,6 +165,10 @@ def _load(mod, M, kind, path):
         if not _fp8_compute(p):
             pytest.skip("this ComfyUI keeps no quantized-tensor layers (0.3.x: scaled-fp8 layers cast per call)")
         return p
+    if kind == "weight_dtype_fp8":
+        # Load Diffusion Model with weight_dtype fp8_e4m3fn (what UNETLoader passes; fp8_e4m3fn_fast loads the same
+        # on a CPU, which has no FP8 compute)
+        return M.load_diffusion_model(path, model_options={"dtype": torch.float8_e4m3fn})
     if kind == "fp8":
         res = mod("accel.fp8").load_file(str(path))
         assert res.stats.formats, "the FP8 loader quantized no layer"
@@ -169,7 +176,7 @@ def _load(mod, M, kind, path):
     return M.load_diffusion_model(path)
 
 
-@pytest.mark.parametrize("kind", ["fp8", "comfy_fp8_scaled", "comfy_fp8_scaled_fp8mm", "stock"])
+@pytest.mark.parametrize("kind", ["fp8", "comfy_fp8_scaled", "comfy_fp8_scaled_fp8mm", "weight_dtype_fp8", "stock"])
 def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
     C = mod("accel.compile")
     graphs = mod("accel.compile.dynamo_compat").unique_graphs
