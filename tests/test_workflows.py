@@ -361,8 +361,9 @@ def server(comfy, M, tmp_path_factory):
     for f in ("wan2.1_t2v_1.3B_fp16.safetensors", "wan2.1_t2v_14B_fp16.safetensors"):
         M.write_wan(base / "models" / "diffusion_models" / f, "t2v", "tiny")
     for i, e in enumerate(("high", "low")):  # the 4-step A14B T2V workflow: two experts, two LightX2V-layout LoRAs
-        M.write_wan(base / "models" / "diffusion_models" / f"wan2.2_t2v_{e}_noise_14B_fp8_scaled.safetensors", "t2v",
-                    "tiny", seed=10 + i)
+        # the experts as the files are: ComfyUI's scaled-fp8 layout (fp8 weights, scale_weight, scaled_fp8 marker)
+        M.save_safetensors(M.comfy_scaled_fp8(M.wan_state_dict("t2v", "tiny", seed=10 + i)),
+                           base / "models" / "diffusion_models" / f"wan2.2_t2v_{e}_noise_14B_fp8_scaled.safetensors")
         M.save_safetensors(M.wan_lora(seed=20 + i, scale=0.1),
                            base / "models" / "loras" / f"wan2.2_t2v_lightx2v_4steps_lora_v1.1_{e}_noise.safetensors")
     with serving(base) as srv:
@@ -490,10 +491,11 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
 
 
 def test_wan22_4step_lora_prompt_runs_on_the_live_server(server, live_info):
-    """The shipped Wan 2.2 A14B T2V 4-step prompt (two experts, each UNETLoader -> LightX2V LoRA -> shift 5 ->
-    Level-1 with a real inductor compile; KSamplerAdvanced 2 + 2 at CFG 1), derived for tiny models (see
-    derive_tiny; all 4 steps kept), over HTTP: it succeeds, both LoRAs load with every key matched, and the
-    compile did not fall back."""
+    """The shipped Wan 2.2 A14B T2V 4-step prompt (two experts from files in ComfyUI's scaled-fp8 layout, each
+    UNETLoader -> LightX2V LoRA -> shift 5 -> Level-1 with a real inductor compile; KSamplerAdvanced 2 + 2 at CFG
+    1), derived for tiny models (see derive_tiny; all 4 steps kept), over HTTP: it succeeds, both LoRAs load with
+    every key matched, and the compile did not fall back (the log, and each Level-1 node's report after the run
+    in the prompt's history)."""
     from accel_harness.server import ui_text
 
     shipped = _api("wan2.2_t2v_A14B_lightx2v_4step_level1")
@@ -505,6 +507,8 @@ def test_wan22_4step_lora_prompt_runs_on_the_live_server(server, live_info):
     [with_lora] = _latents(server, entry).values()
     for nid in (k for k, v in prompt.items() if v["class_type"] == "AccelWanLevel1"):
         assert "compile:" in ui_text(entry, nid)
+        after = entry["outputs"][nid]["accel_report"][0]["text"]  # the report after the run (API history)
+        assert after.startswith("after the last run: compile: ran compiled"), after
     log = server.log_tail(400)
     assert "lora key not loaded" not in log and "runs eager from now on" not in log, log[-3000:]
     # the LoRAs act: the same prompt with both strengths at 0 gives another video
