@@ -11,6 +11,8 @@ CFG 1, euler / simple. ComfyUI's own node classes run each step (what the execut
   shipped workflows load with UNETLoader);
 - "comfy_fp8_scaled_fp8mm": the same with ComfyUI's quantized Linears set up as on a GPU with FP8 compute
   (ComfyUI 0.33: stock runs comfy-kitchen's FP8 matmul, the compiled blocks torch._scaled_mm with its scales);
+- "comfy_int8": ComfyUI 0.33's loader on a mixed-precision checkpoint in its int8_tensorwise format (stock runs
+  comfy-kitchen's int8 kernel, the compiled blocks the dequantized weight: a bounded deviation, asserted);
 - "weight_dtype_fp8": ComfyUI's loader with weight_dtype fp8_e4m3fn (fp8 weights cast per call);
 - "stock": ComfyUI's own loader (comfy.sd.load_diffusion_model, what UNETLoader calls; fp32 on CPU).
 
@@ -165,6 +167,15 @@ def _load(mod, M, kind, path):
         if not _fp8_compute(p):
             pytest.skip("this ComfyUI keeps no quantized-tensor layers (0.3.x: scaled-fp8 layers cast per call)")
         return p
+    if kind == "comfy_int8":
+        from accel_harness import models
+        from safetensors.torch import load_file
+
+        models.save_safetensors(models.comfy_quant_int8(load_file(str(path))), path)
+        p = M.load_diffusion_model(path)
+        if type(p.model.diffusion_model.blocks[0].self_attn.q.weight).__name__ != "QuantizedTensor":
+            pytest.skip("this ComfyUI does not load int8_tensorwise checkpoints (ComfyUI 0.33+ does)")
+        return p
     if kind == "weight_dtype_fp8":
         # Load Diffusion Model with weight_dtype fp8_e4m3fn (what UNETLoader passes; fp8_e4m3fn_fast loads the same
         # on a CPU, which has no FP8 compute)
@@ -176,13 +187,14 @@ def _load(mod, M, kind, path):
     return M.load_diffusion_model(path)
 
 
-@pytest.mark.parametrize("kind", ["fp8", "comfy_fp8_scaled", "comfy_fp8_scaled_fp8mm", "weight_dtype_fp8", "stock"])
+@pytest.mark.parametrize("kind", ["fp8", "comfy_fp8_scaled", "comfy_fp8_scaled_fp8mm", "comfy_int8", "weight_dtype_fp8",
+                                  "stock"])
 def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
     C = mod("accel.compile")
     graphs = mod("accel.compile.dynamo_compat").unique_graphs
     files = _write_experts(M, comfy, kind)
     experts = {k: _load(mod, M, kind, p) for k, p in files.items()}
-    if kind != "stock":
+    if kind not in ("stock", "comfy_int8", "weight_dtype_fp8"):
         q = experts["high"].model.diffusion_model.blocks[0].self_attn.q
         # 0.3.75 keeps fp8 tensors; 0.33 loads ComfyUI's scaled-fp8 files as QuantizedTensor (fp8 storage)
         assert q.weight.dtype == torch.float8_e4m3fn or type(q.weight).__name__ == "QuantizedTensor", q.weight.dtype
@@ -201,11 +213,18 @@ def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
     print(f"\n[{kind}] Level-1 + LoRA 1.0 vs eager + LoRA 1.0: cosine {cos:.9f}, max|diff| {mad:.2e}; "
           f"LoRA effect max|diff| {max_diff(out1, none):.3f}; graphs high {g_hi}, low {g_lo}")
     assert st_hi["compiles"] >= 1 and not st_hi["fell_back"] and g_hi >= 1, st_hi  # really compiled
+    if kind == "comfy_int8":  # weight-only int8: stock dequantizes, so do the compiled blocks (accel.compile.quantized)
+        n_lin = sum(1 for m in wf.last["high"].model.diffusion_model.blocks.modules() if getattr(m, "layout_type", None))
+        assert n_lin and st_hi["quantized_plans"] == {"dequant": n_lin}, (st_hi["quantized_plans"], n_lin)
     if kind == "comfy_fp8_scaled_fp8mm":
         # every block Linear ran as stock's FP8 matmul inside the graph (accel.compile.quantized), none eager
         n_lin = sum(1 for m in wf.last["high"].model.diffusion_model.blocks.modules() if getattr(m, "layout_type", None))
         assert st_hi["quantized_plans"] == {"fp8": n_lin}, (st_hi["quantized_plans"], n_lin)
-    assert cos >= COS_MIN and mad <= MAX_ABS, (cos, mad)
+    # int8_tensorwise: stock runs comfy-kitchen's int8 kernel on the QuantizedTensor weight, the compiled blocks the
+    # dequantized weight (accel.compile.quantized): not the same math, measured here cosine 0.999993, max|diff| 0.048
+    # on outputs the LoRA moves by ~8 (the report says the layers ran dequantized)
+    cos_min, max_abs = (0.9999, 0.1) if kind == "comfy_int8" else (COS_MIN, MAX_ABS)
+    assert cos >= cos_min and mad <= max_abs, (cos, mad)
     assert max_diff(out1, none) > LORA_MIN, "the LoRA does not apply under Level-1"
     # ComfyUI's scaled-fp8 loader builds a new Linear class for every model it loads (comfy.ops.scaled_fp8_ops),
     # and dynamo guards on each inlined module's class: that second expert traces its blocks once more
@@ -223,5 +242,5 @@ def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
     for which, before in (("high", st_hi), ("low", st_lo)):  # (the status is per loaded model, over its clones)
         st = C.compile_status(wf.last[which])
         assert st["recompiles"] == before["recompiles"] and not st["fell_back"], (which, st)
-    assert cos05 >= COS_MIN and mad05 <= MAX_ABS, (cos05, mad05)
+    assert cos05 >= cos_min and mad05 <= max_abs, (cos05, mad05)
     assert max_diff(out05, out1) > LORA_MIN, "the output did not follow the new LoRA strength"

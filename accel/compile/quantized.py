@@ -21,9 +21,10 @@ What the block fetcher does instead, for the duration of one compiled block call
    `F.linear`) with the same operands and scales as stock's comfy-kitchen call: the same math, traceable, and
    inductor fuses the input quantization into the ops before it. One class for every model: the two experts
    of Wan 2.2 A14B share their compiled graphs.
-Formats with no traceable matmul here (nvfp4, mxfp8, int8 with quantized input, the 4-bit ones) run on the
-dequantized weight in the compute dtype: exact with respect to the stored weight, not stock's low-precision
-matmul; `describe` lists them so the node's report says so.
+Formats with no traceable matmul here (nvfp4, mxfp8, int8_tensorwise, the 4-bit ones) run on the dequantized
+weight in the compute dtype: exact with respect to the stored weight (ComfyUI's own path where the format's kernel
+is disabled), not comfy-kitchen's low-precision kernel that stock runs where it can; `describe` counts them so the
+node's report says so.
 """
 from __future__ import annotations
 
@@ -70,7 +71,9 @@ def stock_plan(m) -> str:
     except Exception:  # noqa: BLE001
         quantize_input = True
     if not quantize_input:
-        return DEQUANT  # weight-only formats: stock dequantizes the weight to the input dtype
+        # int8_tensorwise, the 4-bit formats: stock hands the float input to comfy-kitchen's kernel for the format
+        # (int8 may quantize the activations inside it); the compiled blocks dequantize the weight instead
+        return DEQUANT
     return FP8 if layout in FP8_LAYOUTS else DEQUANT
 
 
@@ -176,5 +179,5 @@ def describe(plans: dict) -> str:
     if plans.get(FP8):
         parts.append(f"{plans[FP8]} with FP8 matmuls inside the graph (stock's math)")
     if plans.get(DEQUANT):
-        parts.append(f"{plans[DEQUANT]} on the dequantized weight")
+        parts.append(f"{plans[DEQUANT]} on the dequantized weight (stock may use a low-precision kernel there)")
     return "quantized layers (ComfyUI's quantized-tensor weights): " + ", ".join(parts)

@@ -125,6 +125,23 @@ def write_wan(path, variant: str = "t2v", size: str = "tiny", seed: int = 0, dty
     return save_safetensors(wan_state_dict(variant, size, seed, dtype), path)
 
 
+def comfy_quant_int8(sd: dict) -> dict:
+    """`sd` (a Wan state dict) as a ComfyUI 0.33+ mixed-precision checkpoint in the int8_tensorwise format: every 2-D
+    block weight as int8 with a per-tensor fp32 `weight_scale` (amax / 127) and its per-layer `comfy_quant` entry
+    (JSON bytes, the layout ComfyUI's comfy.ops._load_quantized_module reads). In place."""
+    import json
+
+    conf = torch.tensor(list(json.dumps({"format": "int8_tensorwise"}).encode()), dtype=torch.uint8)
+    for k in [k for k, v in sd.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2]:
+        w = sd[k].float()
+        scale = (w.abs().amax() / 127.0).clamp_min(1e-12)
+        sd[k] = (w / scale).round().clamp(-127, 127).to(torch.int8)
+        layer = k[: -len(".weight")]
+        sd[layer + ".weight_scale"] = scale.reshape(())
+        sd[layer + ".comfy_quant"] = conf.clone()
+    return sd
+
+
 def comfy_scaled_fp8(sd: dict) -> dict:
     """`sd` (a Wan state dict) in ComfyUI's own scaled-fp8 layout, the one of the `*_fp8_scaled.safetensors` files
     Comfy-Org publishes and the shipped workflows load with Load Diffusion Model: every 2-D block weight as
