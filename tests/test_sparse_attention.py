@@ -298,3 +298,20 @@ def test_policy_dense_first_steps_and_blocks(P):
         P.DensePolicy(dense_steps=-1)
     with pytest.raises(ValueError, match="out of range"):
         pol.is_dense(0, 40, n)
+
+
+# --- 5. the GPU benchmark's CPU smoke mode ---------------------------------------------------------------------------
+
+def test_bench_sparse_attention_smoke(tmp_path):
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_sparse_attention.py"), "--smoke",
+                        "--out", str(tmp_path), "--decays", "0.2", "--reps", "1"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((tmp_path / "sparse_attention.json").read_text())
+    rows = {x["variant"]: x for x in res["rows"]}
+    assert "error" not in rows["sdpa dense"] and "error" not in rows["radial/flex"], res["rows"]
+    flex = rows["radial/flex"]
+    assert flex["ms"] > 0 and 0 < flex["sparsity"] < 1
+    assert flex["vs_masked_reference"]["rel_l2"] < BF16_REL_L2  # the kernel matches the masked reference
+    assert flex["vs_dense"]["rel_l2"] > 0.05  # and the mask does drop something
+    assert "fa4" in res["skipped"] and "| smoke_5x15x26 | radial/flex |" in (tmp_path / "sparse_attention.md").read_text()
