@@ -90,10 +90,6 @@ def timed(fn, dev, warmup=3, reps=10):
     return timed_all(fn, dev, warmup=warmup, reps=reps)[0]
 
 
-def cos(a, b):
-    return runner.compare(a, b)["cosine"]
-
-
 def relerr(a, b):
     return runner.compare(a, b)["rel_l2"]
 
@@ -142,8 +138,9 @@ def micro(dev, smoke, errors, auto_mode):
             if out is not None:
                 o = attempt(errors, f"micro {name} {key} accuracy", out)
                 if o is not None:
-                    r[f"{key}_cos_vs_fp32"] = round(cos(o, exact), 6)
-                    r[f"{key}_rel_vs_fp32"] = round(relerr(o, exact), 5)
+                    c = runner.compare(o, exact)
+                    r[f"{key}_cos_vs_fp32"] = round(c["cosine"], 6)
+                    r[f"{key}_rel_vs_fp32"] = round(c["rel_l2"], 5)
                     if ref is not None:
                         rr = attempt(errors, f"micro {name} {key} reference", ref)
                         if rr is not None:
@@ -286,8 +283,9 @@ def whole_model(dev, smoke, repeats, errors):
                 y = y.float()
                 if ref_out is None:
                     ref_out = y.clone()
-                v["cosine_vs_bf16"] = round(cos(y, ref_out), 6)
-                v["rel_err_vs_bf16"] = round(relerr(y, ref_out), 5)
+                c = runner.compare(y, ref_out)
+                v["cosine_vs_bf16"] = round(c["cosine"], 6)
+                v["rel_err_vs_bf16"] = round(c["rel_l2"], 5)
                 rt = getattr(patcher.model.diffusion_model.blocks[0].self_attn.q, "accel_fp8_runtime", None)
                 if rt is not None:
                     v["accel_calls"] = dict(rt.calls)
