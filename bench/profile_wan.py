@@ -34,7 +34,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
-
 log = runner.Log("profile_wan")
 
 
