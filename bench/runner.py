@@ -31,6 +31,7 @@ import math
 import os
 import platform
 import sys
+import textwrap
 import time
 import traceback
 from pathlib import Path
@@ -47,8 +48,9 @@ EPILOG = """\
 Shared flags (bench/runner.py):
   --out DIR   folder for this script's result files (<name>.json with every sample and a run_meta block: GPU,
               torch, triton, ComfyUI, fa3, sage, command, date, host; <name>.md the tables). Default: $OUT or ".".
-  --smoke     """ + SMOKE_HELP + """.
+  --smoke     {smoke}
 Run one on your own GPU: bench/README.md, "Run a benchmark"."""
+NO_SMOKE_EPILOG = "not in this script: it measures the CUDA GPU itself, there is nothing to run on a CPU."
 
 # set by bench/run_parallel.sh for each command list: results taken while another list ran on the same host say so
 SHARED_HOST_ENV = "ACCEL_BENCH_SHARED_HOST"
@@ -67,11 +69,14 @@ def parser(doc: str | None, smoke: str | None = "", *, full_doc: bool = False,
     no smoke mode (it must say why in a comment)."""
     text = (doc or "").strip()
     desc = text if full_doc else (text.splitlines()[0] if text else None)
-    ap = argparse.ArgumentParser(description=desc, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    text = SMOKE_HELP + "." if smoke is not None else NO_SMOKE_EPILOG
+    epilog = EPILOG.format(smoke=textwrap.fill(text, 112, initial_indent=" " * 14, subsequent_indent=" " * 14).lstrip())
+    ap = argparse.ArgumentParser(description=desc, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.environ.get("OUT", "."),
                     help=out_help or "folder for the result files (default: $OUT or the current folder)")
     if smoke is not None:
-        ap.add_argument("--smoke", action="store_true", help=(f"{smoke}: " if smoke else "") + SMOKE_HELP)
+        ap.add_argument("--smoke", action="store_true",
+                        help=(f"{smoke}. " if smoke else "") + "What every --smoke does: see Shared flags below")
     return ap
 
 
