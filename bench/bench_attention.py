@@ -142,7 +142,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                         row["served_by"] = served[0] if served else "ComfyUI (fallback)"
                     c = runner.compare(sub(o)[:, :, :nq], ref)
                     row["rel_err"], row["cosine"] = c["rel_l2"], c["cosine"]
-                    del o
+                    o = None  # frees the memory before the next step (a `del` would leave names the closures above read)
                     ms, all_ms, _ = timed(fn, device, warmup, reps)
                 row.update(ms=ms, all_ms=[round(x, 3) for x in all_ms], tflops=flops / (ms * 1e-3) / 1e12)
                 log(f"kernel {shape:18s} {name:32s} {ms:9.3f} ms {row['tflops']:6.0f} TFLOP/s err {row['rel_err']:.2e}")
@@ -154,7 +154,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                 A.STATS = None
             res["micro"].append(row)
             save(out, res)
-        del q, k, v, ref
+        q = k = v = ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         if device.type == "cuda":
             torch.cuda.empty_cache()
 
@@ -232,14 +232,14 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
                                                  rounds=interleave, reps=max(1, reps // 2 + 1))
                 log(f"model {size} auto interleaved x{interleave}: {row['interleaved']['median_ms']} -> "
                     f"{row['interleaved']['speedup']['auto']}x")
-            del o, patched
+            o = patched = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         except Exception as e:
             row["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             res["errors"].append(f"model {size} {name}: {traceback.format_exc(limit=3)}")
             log(f"model {size} {name} FAILED: {row['error']}")
         res["model"].append(row)
         save(out, res)
-    del m, x, ctx, stock
+    m = x = ctx = stock = None  # frees the memory before the next step (a `del` would leave names the closures above read)
     gc.collect()
     try:
         import comfy.model_management as mm

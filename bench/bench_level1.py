@@ -268,7 +268,7 @@ class Bench:
                 return r
             self.record(size, "sample_level1", l1_sample)
 
-        del model, l1, st, x, ctx
+        model = l1 = st = x = ctx = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         self.free()
 
         if not a.no_warm_restart:

@@ -217,7 +217,7 @@ class Matrix:
 
     def boot(self):
         sys.path.insert(0, str(REPO / "harness"))
-        from accel_harness import env, mainlike
+        from accel_harness import mainlike
 
         comfy_args = self.a.comfy_args.split()
         total = None if self.a.smoke else gpu_total_gib()

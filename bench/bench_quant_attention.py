@@ -87,7 +87,7 @@ def markdown(res: dict) -> str:
         lines += ["## Fused vs torch quantization (same inputs)", "",
                   "On the GPU every e4m3 byte must be equal (1.000000). Under the Triton interpreter (CPU smoke) the "
                   "interpreter's own float->e4m3 cast rounds wrongly near powers of two, so fewer are equal there "
-                  "(tests/test_quant_attention.py compares the float32 pre-cast values bit for bit instead).", "",
+                  "(tests/attention/test_quant_attention.py compares the float32 pre-cast values bit for bit instead).", "",
                   "| shape | dtype | e4m3 bytes equal | max scale rel. diff | K mean max abs diff |", "| --- | --- | ---: | ---: | ---: |"]
         for r in q:
             lines.append(f"| {r['shape']} | {r['dtype']} | {_f(r.get('bytes_equal'), '.6f')} | "

@@ -229,8 +229,8 @@ def main(argv=None):
                 res["rows"].append(row)
                 log(f"  {row['variant']}: {row.get('ms', row.get('error'))}")
                 save()
-            del ref
-        del q, k, v, qh, kh, vh, dense_ref
+            ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+        q = k = v = qh = kh = vh = dense_ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         if device.type == "cuda":
             torch.cuda.empty_cache()
     save()

@@ -42,7 +42,7 @@ if str(REPO / "harness") not in sys.path:
 
 SMOKE_HELP = ("tiny configs that run on the CPU in seconds to a few minutes (tiny random-weight models, small shapes, "
               "few steps and repeats): checks the script end to end and writes its result files; timings mean "
-              "nothing. tests/test_bench_scripts.py and tests/test_bench_e2e.py run it")
+              "nothing. tests/benchmarks/test_bench_scripts.py and tests/benchmarks/test_bench_e2e.py run it")
 
 EPILOG = """\
 Shared flags (bench/runner.py):
