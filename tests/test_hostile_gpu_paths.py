@@ -6,6 +6,8 @@ The same cases on a GPU, with real out-of-memory on a simulated small card: benc
 - out of memory inside a compiled sampling step: an error of torch's out-of-memory class (ComfyUI recognizes it and
   unloads all models) that names the node, the device and the remedies; compile is not marked failed (it used to
   re-run the step eagerly and switch the model to eager for the rest of its life); the next prompt runs compiled;
+- out of memory in the FP8 loader (ComfyUI building the model, the per-layer quantization, reading the file): the
+  same, instead of "the file is damaged, download it again";
 - ComfyUI's interrupt during the first compile: the prompt stops as interrupted, compile is not marked failed, the
   next prompt runs compiled without compiling again (an interrupt raised inside the compile reached the pack
   wrapped in dynamo's BackendCompilerFailed and was taken for a compile failure: eager from then on, the interrupt
@@ -186,3 +188,57 @@ def test_interrupt_during_the_first_compile(unet, fake_inductor, progress_hook, 
     text = live["text"]
     assert text.startswith("after the last run: compile: ran compiled (default)"), text
     assert "EAGER" not in text and "failed" not in text, text
+
+
+# --- the FP8 loader --------------------------------------------------------------------------------------------
+
+def fp8_prompt(name):
+    return {"1": {"class_type": "AccelLoadDiffusionModelFP8", "inputs": {
+                "unet_name": name, "weight_format": "auto", "compute": "auto",
+                "keep_high_precision": "auto (per model family)"}},
+            "2": {"class_type": "PreviewAny", "inputs": {"source": ["1", 1]}}}
+
+
+@pytest.mark.parametrize("where", ["build", "quantize", "read"])
+def test_out_of_memory_in_the_fp8_loader(unet, mod, monkeypatch, where):
+    """build: ComfyUI's load_diffusion_model_state_dict runs out (it used to say the file may be damaged);
+    quantize: the per-layer quantization on the GPU runs out (a raw torch error without a remedy);
+    read: host memory runs out reading the file (it said: download the file again)."""
+    import comfy.sd
+    import comfy.utils
+
+    calls = {"n": 0}
+    if where == "build":
+        target, name = comfy.sd, "load_diffusion_model_state_dict"
+        exc = torch.OutOfMemoryError(OOM_TEXT)
+    elif where == "quantize":
+        target, name = mod("kernels.fp8"), "quantize_weight"
+        exc = torch.OutOfMemoryError(OOM_TEXT)
+    else:
+        target, name = comfy.utils, "load_torch_file"
+        exc = RuntimeError("[enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory: "
+                           "you tried to allocate 1073741824 bytes. Error code 12 (Cannot allocate memory)")
+    orig = getattr(target, name)
+
+    def once(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise exc
+        return orig(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, once)
+    ex = new_executor()
+    event, err = failed(fp8_prompt(unet), ex)
+    msg = err["exception_message"]
+    assert event == "execution_error" and msg.startswith("[Accel Load Diffusion Model (FP8)] out of memory on "), msg
+    assert "damaged" not in msg and "download the file again" not in msg.lower(), msg
+    assert "Accel Save FP8 Model" in msg, msg
+    if where == "read":
+        assert "while reading 'gpu_paths_wan.safetensors'" in msg and "swap" in msg, msg
+        assert err["exception_type"].endswith("AccelError"), err
+    else:
+        assert err["exception_type"].endswith("OutOfMemoryError"), err  # ComfyUI unloads its models on this class
+        assert OOM_TEXT.split(".")[0] in msg and "queue the prompt again" in msg, msg
+        assert ("while ComfyUI built the model" if where == "build" else "while converting the weights") in msg, msg
+    _, hist = run_prompt(fp8_prompt(unet), ex)  # the next prompt loads the file
+    assert hist["outputs"]["2"]["text"][0].startswith("Accel FP8 loader: gpu_paths_wan.safetensors"), hist["outputs"]
