@@ -13,6 +13,9 @@ The same cases on a GPU, with real out-of-memory on a simulated small card: benc
   wrapped in dynamo's BackendCompilerFailed and was taken for a compile failure: eager from then on, the interrupt
   lost).
 """
+import json
+import os
+
 import pytest
 import torch
 
@@ -242,3 +245,61 @@ def test_out_of_memory_in_the_fp8_loader(unet, mod, monkeypatch, where):
         assert ("while ComfyUI built the model" if where == "build" else "while converting the weights") in msg, msg
     _, hist = run_prompt(fp8_prompt(unet), ex)  # the next prompt loads the file
     assert hist["outputs"]["2"]["text"][0].startswith("Accel FP8 loader: gpu_paths_wan.safetensors"), hist["outputs"]
+
+
+# --- a damaged compile cache -----------------------------------------------------------------------------------
+
+SESSION = """
+import json, sys
+sys.path.insert(0, {harness!r})
+import accel_harness as H
+H.bootstrap({base!r})
+import torch
+torch.set_num_threads({threads})  # inductor's CPU cache key includes the thread count
+H.load_pack()
+from accel_harness import models as M
+from accel_harness.executor import run_prompt
+import folder_paths
+from pathlib import Path
+M.write_wan(Path(folder_paths.get_folder_paths("diffusion_models")[0]) / {unet!r}, seed=5, dtype=torch.float32)
+ex, hist = run_prompt({prompt!r})
+print("REPORT=" + json.dumps(hist["outputs"]["5"]["accel_report"][0]["text"]))
+"""
+
+
+def test_damaged_compile_cache_is_moved_aside_and_compiled_afresh(unet, tmp_path):
+    """Real inductor, two ComfyUI sessions (processes) sharing the persistent cache folder. The first fills it; every
+    file in it is then truncated or overwritten (a full disk, a killed write). Inductor skips FX-graph entries it
+    cannot unpickle, but its damaged generated kernel module made the compile fail ('Failed to import <cache>/xx/c...
+    .py'): the model ran eager, in every later session too. Now the folder is moved aside (renamed, nothing deleted),
+    a fresh one is used, the run compiles and the report after the run says where the old folder went."""
+    import subprocess
+    import sys
+
+    import accel_harness as H
+
+    folder = tmp_path / "compile-cache"
+    env = dict(os.environ, OMP_NUM_THREADS="1", ACCEL_COMPILE_CACHE_DIR=str(folder))
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+
+    def session(n):
+        code = SESSION.format(harness=str(H.REPO_ROOT / "harness"), base=str(tmp_path / f"base{n}"), unet=unet,
+                              threads=torch.get_num_threads(), prompt=compile_prompt(unet))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("REPORT=")][-1][7:])
+
+    assert session(1).startswith("after the last run: compile: ran compiled (default)")
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    assert any(p.suffix == ".py" for p in files), files
+    for i, p in enumerate(files):
+        data = p.read_bytes()
+        p.write_bytes(data[: len(data) // 2] if i % 2 else b"\x00garbage\xff" * 7)
+    text = session(2)
+    assert text.startswith("after the last run: compile: ran compiled (default)"), text
+    assert "FELL BACK" not in text and "a damaged file in the compile cache" in text, text
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith("compile-cache.damaged-")]
+    assert len(aside) == 1 and str(aside[0]) in text, (aside, text)
+    assert sorted(p.relative_to(aside[0]) for p in aside[0].rglob("*") if p.is_file()) == \
+        [p.relative_to(folder) for p in files], "a file of the damaged folder was lost"
+    assert any(folder.rglob("*.py")), "the fresh folder was not filled"

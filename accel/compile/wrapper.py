@@ -9,6 +9,7 @@ import torch
 
 from .. import log
 from ..errors import AccelError, oom_cause, out_of_memory
+from . import cache as compile_cache
 from . import stream as compile_stream
 from .config import CompileConfig, CompileStatus, _status_for
 from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
@@ -110,8 +111,16 @@ class CompileWrapper:
         graphs0 = unique_graphs()
         t0 = time.perf_counter()
         try:
-            with RecompileLimit(self.cfg.recompile_limit):
-                out = self._run_swapped(executor, cs, args, kwargs)
+            try:
+                with RecompileLimit(self.cfg.recompile_limit):
+                    out = self._run_swapped(executor, cs, args, kwargs)
+            except Exception as e:  # noqa: BLE001 - a damaged file in the compile cache: moved aside, compiled afresh
+                note = compile_cache.quarantine(e)
+                if note is None:
+                    raise
+                st.cache_note = note
+                with RecompileLimit(self.cfg.recompile_limit):
+                    out = self._run_swapped(executor, cs, args, kwargs)
         except Exception as e:  # noqa: BLE001 - any compile/first-call failure; genuine errors re-raise below
             intr = _interrupt_in(e)
             oom = intr is None and oom_cause(e) is not None
