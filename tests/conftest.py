@@ -88,7 +88,8 @@ def cc(mod):
 _SERVER_FIXTURES = {"server", "live_info"}
 # folders / files whose every test is of one kind
 _KIND_OF_FILE = {"test_browser.py": "browser", "test_live_server.py": "live_server", "test_packaging.py": "packaging",
-                 "test_bench_scripts.py": "bench", "test_bench_e2e.py": "bench"}
+                 "test_bench_scripts.py": "bench", "test_bench_e2e.py": "bench",
+                 "test_bench_reliability.py": "bench"}
 _KINDS = ("live_server", "browser", "packaging", "bench")
 
 
