@@ -28,7 +28,6 @@ Results: <out>/reliability.json and reliability.md.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -40,6 +39,9 @@ import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files
+
 CASES = ("compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill")
 UNET = "reliability_wan.safetensors"
 INJECTOR = "accel_reliability_faults"
@@ -122,9 +124,8 @@ def log(msg):
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for reliability.json / .md")
-    ap.add_argument("--smoke", action="store_true", help="CPU, tiny models, every fault injected")
+    ap = runner.parser(__doc__, smoke="tiny models on the CPU, every fault injected",
+                       out_help="folder for reliability.json / .md")
     ap.add_argument("--cases", default=",".join(CASES), help="comma list of: " + ", ".join(CASES))
     ap.add_argument("--size", default="1.3B", choices=["tiny", "1.3B", "14B"], help="Wan 2.1 T2V size (--smoke: tiny)")
     ap.add_argument("--card", type=float, default=None, help="simulate a card of N GiB (--reserve-vram, or --occupy)")
@@ -446,7 +447,8 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     root = Path(a.base) if a.base else Path(tempfile.mkdtemp(prefix="accel-reliability-"))
     cuda = torch.cuda.is_available() and not a.smoke
-    res = {"meta": {"device": torch.cuda.get_device_name(0) if cuda else "cpu", "torch": torch.__version__,
+    res = {"run_meta": runner.metadata("cuda" if cuda else "cpu"),
+           "meta": {"device": torch.cuda.get_device_name(0) if cuda else "cpu", "torch": torch.__version__,
                     "size": a.size, "card": a.card, "occupy": a.occupy, "inject": a.inject, "smoke": a.smoke,
                     "command": " ".join([Path(sys.argv[0]).name] + list(argv if argv is not None else sys.argv[1:]))},
            "cases": []}
@@ -458,8 +460,7 @@ def main(argv=None) -> int:
         pass
 
     def save():
-        (out / "reliability.json").write_text(json.dumps(res, indent=1, default=str))
-        (out / "reliability.md").write_text(markdown(res))
+        runner.write(out, "reliability", res, markdown(res))
 
     unet = root / "models" / "diffusion_models" / UNET
     if not unet.exists():
