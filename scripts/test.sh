@@ -52,7 +52,8 @@ esac
 lint
 LOGS="$(mktemp -d)"
 start=$(date +%s)
-if [ "${ACCEL_TEST_JOBS:-$(nproc)}" -ge 2 ]; then
+# (not `nproc`: it follows OMP_NUM_THREADS, which is 1 here)
+if [ "${ACCEL_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN)}" -ge 2 ]; then
   echo "[test] job fast (-m unit) and job full (-m 'not unit') side by side; logs in $LOGS"
   pytest_in_tests "${FAST[@]}" >"$LOGS/fast.log" 2>&1 & pf=$!
   pytest_in_tests "${FULL[@]}" >"$LOGS/full.log" 2>&1 & pg=$!
