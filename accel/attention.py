@@ -31,8 +31,9 @@ from pathlib import Path
 
 import torch
 
-from . import comfy_compat, defaults, hardware, keys, log
-from .errors import AccelError
+from . import comfy_compat
+from .common import defaults, hardware, keys, log
+from .common.errors import AccelError
 from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, _apply_model_wrappers, check_hybrid
 from ..kernels.attention import adapters, registry
 from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
@@ -365,7 +366,7 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
                     node: str = NODE, *, hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
     """Patch a clone of `model` (a ComfyUI ModelPatcher) to run attention with `backend`.
 
-    backend: "auto" (accel.defaults.choose_attention for this GPU, then probed) or a registry name.
+    backend: "auto" (accel.common.defaults.choose_attention for this GPU, then probed) or a registry name.
     fallback: "sdpa" — calls the backend cannot serve, and a backend that is not usable here, use
       ComfyUI's own attention function (SDPA on GPUs), with one warning per (backend, reason);
       "error" — raise AccelError naming the node, the backend, the reason and the package.

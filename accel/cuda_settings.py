@@ -27,7 +27,7 @@ import contextlib
 import threading
 from dataclasses import dataclass, fields, replace
 
-from . import keys, log
+from .common import keys, log
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
 
@@ -43,7 +43,7 @@ _SDPA = {
 # exclusive=False: every backend stays enabled, only the order in which SDPA tries them changes.
 SDPA_AUTO = "auto (fastest exact order for this GPU)"
 SDPA_PRESETS = {
-    SDPA_AUTO: "auto",  # accel.defaults: per GPU class, measured (Hopper: cuDNN first); else unchanged
+    SDPA_AUTO: "auto",  # accel.common.defaults: per GPU class, measured (Hopper: cuDNN first); else unchanged
     "unchanged": None,
     "cudnn > flash > efficient > math": (("cudnn", "flash", "efficient", "math"), False),
     "flash > cudnn > efficient > math": (("flash", "cudnn", "efficient", "math"), False),
@@ -382,8 +382,8 @@ def explain(settings: NumericsSettings, profile=None) -> list[str]:
 
 def auto_sdpa_order(profile) -> tuple:
     """(order or None, reason): the fastest exact SDPA kernel order measured for this GPU class
-    (accel.defaults, one table), or None where nothing was measured (PyTorch's / ComfyUI's order stays)."""
-    from . import defaults
+    (accel.common.defaults, one table), or None where nothing was measured (PyTorch's / ComfyUI's order stays)."""
+    from .common import defaults
 
     d = defaults.choose(profile)
     return d.sdpa_order, d.sdpa_reason

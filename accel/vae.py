@@ -27,9 +27,9 @@ import contextlib
 import copy
 from dataclasses import dataclass, fields, replace
 
-from . import log
-from .errors import AccelError
-from .figures import num as _num, span as _span, text as _text
+from .common import log
+from .common.errors import AccelError
+from .common.figures import num as _num, span as _span, text as _text
 
 NODE = "Accel VAE"
 

@@ -5,16 +5,16 @@
 On a clone (the input MODEL is never changed), in this order:
 1. attention `auto` through `accel.attention.apply_attention` (FlashAttention-3 on H100/H200, FA2 on
    Ada/Ampere, the fastest installed elsewhere; per-call fallback to SDPA for shapes a kernel cannot serve);
-2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.defaults.choose()`
-   picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/defaults.py),
+2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.common.defaults.choose()`
+   picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/common/defaults.py),
    falling back to eager; a user who picks max-autotune-no-cudagraphs gets max-autotune -> default -> eager;
 3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings).
 CFG, the sampler, steps, weights and the schedule are never touched.
 
 quality="fast" (opt-in): step 1 uses FP8 attention (`flash_attn_3_fp8`, Hopper + FA3 built with FP8) on the
-hybrid schedule (exact attention on the first/last sampling steps, accel.defaults.HYBRID) where it can run,
+hybrid schedule (exact attention on the first/last sampling steps, accel.common.defaults.HYBRID) where it can run,
 else it stays exact and the report says why. Its deviation is the measured one in
-accel.defaults.QUANT_ATTENTION_DEVIATION ("not measured on this GPU yet" until filled).
+accel.common.defaults.QUANT_ATTENTION_DEVIATION ("not measured on this GPU yet" until filled).
 
 Wan 2.2 A14B: apply it to each expert. Both experts have the same block structure, and the compiled
 blocks take their weights as graph inputs (dynamo inlines nn.Modules), so the second expert runs the
@@ -28,14 +28,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, log
-from .errors import AccelError
-from .figures import text as _fig
+from .common import keys, log
+from .common.errors import AccelError
+from .common.figures import text as _fig
 
 NODE = "Accel Wan Level-1"
 CALLBACK_KEY = keys.WAN_LEVEL1
 
-# Modes a user may force; "auto" = accel.defaults.choose(profile).compile_mode.
+# Modes a user may force; "auto" = accel.common.defaults.choose(profile).compile_mode.
 COMPILE_MODES = ("auto", "max-autotune-no-cudagraphs", "default")
 # quality: "exact" (default; old workflows) = exact attention kernels; "fast" = quantized attention, hybrid schedule
 QUALITIES = ("exact", "fast")
@@ -80,7 +80,7 @@ class Level1Options:
 
 def check_wan(model, node: str = NODE):
     """The model's Family if it is Wan 2.1 / 2.2; else an AccelError naming what it is."""
-    from . import families
+    from .common import families
 
     fam = families.detect(model)
     if not fam.is_wan:
@@ -103,7 +103,7 @@ def compile_chain(mode: str) -> list:
 
 def resolve_compile_mode(requested: str, profile) -> tuple:
     """(mode, reason). mode "eager" means: do not compile."""
-    from . import defaults
+    from .common import defaults
 
     if requested in (None, "", "auto"):
         d = defaults.choose(profile)
@@ -118,7 +118,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
                  node: str = NODE, profile=None, quality: str = "exact"):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
     from . import cuda_settings
-    from . import hardware
+    from .common import hardware
 
     if quality not in QUALITIES:
         raise AccelError(node, "quality", f"unknown quality {quality!r}",
@@ -180,7 +180,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
     lines.append(fidelity_statement(attention, compile))
     if fast:
-        from . import defaults
+        from .common import defaults
 
         lines.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates more "
                      "than the figures above; " + defaults.deviation_text(attention_mod.FAST_BACKENDS[0]) + ".")

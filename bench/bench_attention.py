@@ -105,7 +105,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
     A = H.pack_module("accel.attention")
     adapters = H.pack_module("kernels.attention.adapters")
     base = H.pack_module("kernels.attention.base")
-    prof = H.pack_module("accel.hardware").profile()
+    prof = H.pack_module("accel.common.hardware").profile()
     comfy_attn = cattn.optimized_attention
     res["comfy_attention"] = getattr(comfy_attn, "__name__", str(comfy_attn))
     overrides = {}
@@ -278,7 +278,7 @@ def main():
     import comfy.model_management as mm
 
     device = mm.get_torch_device()
-    prof = H.pack_module("accel.hardware").profile()
+    prof = H.pack_module("accel.common.hardware").profile()
     registry = H.pack_module("kernels.attention.registry")
     res = {
         "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",

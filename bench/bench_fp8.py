@@ -69,8 +69,8 @@ def main():
         res["triton"] = triton.__version__
     except Exception:
         res["triton"] = None
-    prof = H.pack_module("accel.hardware").profile(refresh=True)
-    d = H.pack_module("accel.defaults").choose(prof)
+    prof = H.pack_module("accel.common.hardware").profile(refresh=True)
+    d = H.pack_module("accel.common.defaults").choose(prof)
     res["fp8_compute_auto"] = d.fp8_compute
     res["fp8_compute_reason"] = d.fp8_reason
     log(f"device {res.get('gpu', 'cpu')}; torch {torch.__version__}; fp8 auto = {d.fp8_compute}")

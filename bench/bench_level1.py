@@ -48,7 +48,7 @@ def parse(argv=None):
     ap.add_argument("--smoke", action="store_true", help="tiny Wan on CPU, tiny latent: checks the script end to end")
     ap.add_argument("--sizes", default="1.3B", help="comma list of Wan sizes: 1.3B,14B (14B: run alone)")
     ap.add_argument("--mode", default="auto", choices=["auto", "max-autotune-no-cudagraphs", "default"],
-                    help="Level-1 compile mode (auto = accel.defaults: max-autotune-no-cudagraphs on sm>=80)")
+                    help="Level-1 compile mode (auto = accel.common.defaults: max-autotune-no-cudagraphs on sm>=80)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--cfg", type=float, default=5.0)
     ap.add_argument("--repeats", type=int, default=5)
@@ -124,7 +124,7 @@ class Bench:
         except Exception:
             meta["triton"] = None
         try:
-            meta["hardware_report"] = H.pack_module("accel.hardware").hardware_report()
+            meta["hardware_report"] = H.pack_module("accel.common.hardware").hardware_report()
         except Exception as e:
             meta["hardware_report"] = f"failed: {e!r}"
         self.res["meta"] = meta

@@ -343,7 +343,7 @@ def summarize(res):
     for n, c in ((res.get("e2e") or {}).get("chains") or {}).items():
         if n != "stock" and "cosine" in c:
             out.append(f"end to end {n}: final-latent cosine vs stock {c['cosine']}, speed-up {c.get('speedup', '')}")
-    out.append("fill accel/defaults.py QUANT_ATTENTION_DEVIATION from these rows (per_call_cosine_wan14b_480p, "
+    out.append("fill accel/common/defaults.py QUANT_ATTENTION_DEVIATION from these rows (per_call_cosine_wan14b_480p, "
                "final_latent_cosine_wan1.3b, gpu, result)")
     res["summary"] = out
 
@@ -372,7 +372,7 @@ def main():
     import comfy.model_management as mm
 
     device = mm.get_torch_device()
-    prof = H.pack_module("accel.hardware").profile()
+    prof = H.pack_module("accel.common.hardware").profile()
     reg = H.pack_module("kernels.attention.registry")
     comfyui = H.comfy_version()
     res = {

@@ -10,8 +10,8 @@ import sys
 
 from comfy_api.latest import io, ui
 
-from ..accel import vocabulary
-from ..accel.errors import AccelError
+from ..accel.common import vocabulary
+from ..accel.common.errors import AccelError
 
 CATEGORY = "accel"
 CATEGORY_PATCH = "accel/patch"
@@ -139,8 +139,8 @@ def patched(result: tuple) -> io.NodeOutput:
 
 def patched_live(result: tuple, title: str) -> io.NodeOutput:
     """As `patched`, for nodes whose work is settled only when the model samples (compile): the report under
-    the node and in the prompt's history is updated after each sampling run with what ran (accel.live_report)."""
-    from ..accel import live_report
+    the node and in the prompt's history is updated after each sampling run with what ran (accel.common.live_report)."""
+    from ..accel.common import live_report
 
     obj, report = result
     return io.NodeOutput(obj, report, ui=live_report.attach(obj, report, title))

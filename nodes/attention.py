@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.vocabulary import FALL_BACK
-from ..accel.errors import AccelError
+from ..accel.common.vocabulary import FALL_BACK
+from ..accel.common.errors import AccelError
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
                       patched_live, report_output, shown)
 
@@ -18,7 +18,7 @@ def _choices():
     from ..kernels.attention import registry
 
     try:
-        from ..accel import hardware
+        from ..accel.common import hardware
 
         prof = hardware.profile()
         return ["auto"] + [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
@@ -41,8 +41,8 @@ HYBRID_INPUTS = ("exact_first_steps", "exact_last_steps", "exact_first_blocks", 
 
 
 def _hybrid_inputs():
-    """Advanced inputs of the hybrid schedule of low-precision backends; defaults from accel.defaults.HYBRID."""
-    from ..accel.defaults import HYBRID
+    """Advanced inputs of the hybrid schedule of low-precision backends; defaults from accel.common.defaults.HYBRID."""
+    from ..accel.common.defaults import HYBRID
 
     tips = {
         "exact_first_steps": "Low-precision backends only (Sage, FP8, INT8): run exact attention on this many first "
@@ -95,7 +95,7 @@ class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attenti
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
         from ..accel.attention import Hybrid, apply_attention, check_hybrid
-        from ..accel.defaults import HYBRID
+        from ..accel.common.defaults import HYBRID
 
         policy = failure_policy(cls.DISPLAY, "fallback", fallback, LEGACY_FALLBACK)
         values = {n: schedule.get(n, getattr(HYBRID, n)) for n in HYBRID_INPUTS}

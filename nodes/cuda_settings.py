@@ -55,8 +55,9 @@ class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel C
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel import cuda_settings, hardware
-        from ..accel.errors import AccelError
+        from ..accel import cuda_settings
+        from ..accel.common import hardware
+        from ..accel.common.errors import AccelError
 
         node = cls.DISPLAY
         for name, val in (("tf32_matmul", tf32_matmul), ("tf32_cudnn", tf32_cudnn),

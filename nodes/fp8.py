@@ -5,8 +5,8 @@ import folder_paths
 from comfy_api.latest import io
 
 from ..accel import fp8 as F
-from ..accel.errors import AccelError
-from ..accel.figures import text as _fig
+from ..accel.common.errors import AccelError
+from ..accel.common.figures import text as _fig
 from ._common import CATEGORY_LOAD, AccelNode, advanced, files_in, model_output, report_output, with_report
 
 NONE_FILE = "(none)"

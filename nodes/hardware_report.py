@@ -25,7 +25,7 @@ class AccelHardwareReport(AccelNode, node_id="AccelHardwareReport", display="Acc
 
     @classmethod
     def execute(cls, refresh):
-        from ..accel import hardware
+        from ..accel.common import hardware
 
         text = hardware.hardware_report(refresh=refresh)
         return with_report(text, report=text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.errors import AccelError
+from ..accel.common.errors import AccelError
 from ._common import CATEGORY_TESTING, AccelNode, report_output, with_report
 
 
@@ -68,7 +68,7 @@ class AccelLatentDiff(AccelNode, node_id="AccelLatentDiff", display="Accel Laten
 
     @classmethod
     def execute(cls, latent_a, latent_b, label="accelerated vs stock"):
-        from ..accel.compare import format_diff, tensor_diff
+        from ..accel.common.compare import format_diff, tensor_diff
 
         a, b = latent_a["samples"], latent_b["samples"]
         try:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.figures import num as _num, span as _span, text as _text
+from ..accel.common.figures import num as _num, span as _span, text as _text
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, patched,
                       report_output)
 

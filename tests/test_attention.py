@@ -38,10 +38,10 @@ def fakes(mod):
     """Put the fake libraries on sys.path; returns (probed LibraryInfo dict, fake common module)."""
     for name in FAKE_MODULES:
         assert name not in sys.modules or name == "_fake_common", f"a real {name} is imported; fakes would not load"
-    mod("accel.hardware").profile()  # cache this machine's real profile before the fakes are importable
+    mod("accel.common.hardware").profile()  # cache this machine's real profile before the fakes are importable
     sys.path.insert(0, str(FAKES))
     try:
-        hw = mod("accel.hardware")
+        hw = mod("accel.common.hardware")
         libs = {key: hw.probe_library(key, m, d) for key, m, d in hw.ATTENTION_LIBRARIES}
         assert all(i.available for i in libs.values()), libs
         import _fake_common
@@ -56,7 +56,7 @@ def fakes(mod):
 
 def sim_profile(mod, libs, sm=(9, 0), drop=()):
     """A CUDA HardwareProfile as an H100 (or another SM) would report, with the given libraries."""
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     libraries = {k: (hw.LibraryInfo(k, False, error="not installed") if k in drop else v) for k, v in libs.items()}
     return hw.HardwareProfile(device_kind="cuda", gpu_name=f"Simulated sm{sm[0]}{sm[1]}", sm=sm,
                               torch_version=torch.__version__, cuda_version="13.0", cudnn_version=91900,
@@ -287,7 +287,7 @@ def test_pinned_sdpa_variants_pin_their_kernel(mod, monkeypatch):
     from torch.nn.attention import SDPBackend
 
     adapters = mod("kernels.attention.adapters")
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     prof = hw.HardwareProfile(device_kind="cuda", gpu_name="sim", sm=(9, 0), torch_version=torch.__version__)
     seen = []
     import torch.nn.attention as tna
@@ -449,7 +449,7 @@ def test_gradients_fall_back_for_library_kernels(A, M, mod, fakes, stats):
 
 def test_strict_mode_raises_naming_node_backend_and_reason(A, M, mod, fakes, stats):
     libs, fc = fakes
-    errors = mod("accel.errors")
+    errors = mod("accel.common.errors")
     patched, report = A.apply_attention(M.tiny_flux(), "sage", "error", profile=sim_profile(mod, libs, sm=(8, 9)),
                                         tensor_device_types=("cpu",))
     assert "raise an error" in report
@@ -530,7 +530,7 @@ def test_auto_skips_a_backend_whose_probe_fails(A, M, mod, fakes, stats):
 
 
 def test_cpu_auto_and_installed_backends(A, M, mod, pack):
-    prof = mod("accel.hardware").profile()
+    prof = mod("accel.common.hardware").profile()
     assert A.installed_backends(prof) == ["auto", "sdpa", "sdpa_math"]  # this CPU test machine
     patched, report = A.apply_attention(M.tiny_flux())
     assert override_of(A, patched).backend == "sdpa" and "why: auto on CPU" in report
@@ -538,7 +538,7 @@ def test_cpu_auto_and_installed_backends(A, M, mod, pack):
 
 def test_forced_backend_not_usable(A, M, mod, fakes, stats, caplog):
     libs, _ = fakes
-    errors = mod("accel.errors")
+    errors = mod("accel.common.errors")
     model = M.tiny_flux()
     with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
         patched, report = A.apply_attention(model, "flash_attn_3", "sdpa")  # this CPU machine

@@ -156,7 +156,7 @@ def test_low_step_warning_and_guard_rails(sc, M, wan, conds, mod):
     _sample(M, m, conds, steps=4)
     st = sc.last_stats(m)
     assert any("caching cannot help at 8 steps or fewer" in n for n in st.notes) and st.skipped == 0
-    err = mod("accel.errors").AccelError
+    err = mod("accel.common.errors").AccelError
     with pytest.raises(err, match="Accel Cache Calibrate") as e:  # tiny Wan: no published set for auto
         sc.configure_teacache(wan, -1, -1, 1.0, "auto", "GPU")
     assert "wan2.1_t2v_14B_ret_mode" in str(e.value)  # the message lists the supported sets
@@ -369,7 +369,7 @@ def test_other_families(sc, mod, M, family):
 
 def test_auto_choice_per_family(mod):
     cc = mod("accel.cache_coefficients")
-    Family = mod("accel.families").Family
+    Family = mod("accel.common.families").Family
     f = lambda fam, v, s: Family(fam, "WAN21", variant=v, size=s)  # noqa: E731
     cands, why = cc.auto_candidates("teacache", f("wan21", "t2v", "1.3B"))
     assert cands == ["wan2.1_t2v_1.3B_ret_mode"]
@@ -391,7 +391,7 @@ def test_auto_choice_hunyuan_video15(mod):
     sets run on the HunyuanVideo block adapter (LightX2V's HV1.5 TeaCache signal is HunyuanVideo's: the first
     double block's modulated image input)."""
     cc = mod("accel.cache_coefficients")
-    Family = mod("accel.families").Family
+    Family = mod("accel.common.families").Family
     hv15 = Family("hunyuan_video15", "HunyuanVideo15")
     tea = cc.auto_candidates("teacache", hv15)[0]
     assert len(tea) == 4 and all(cc.adapter_for_set(cc.resolve_named("teacache", n)) == "hunyuan_video" for n in tea)

@@ -184,7 +184,7 @@ def test_few_step_runs_compute_every_step(agn, sc, M, wan):
 
 
 def test_inputs_checked_before_running(agn, mod, M, wan):
-    err = mod("accel.errors").AccelError
+    err = mod("accel.common.errors").AccelError
     for kwargs, name in (({"threshold": -0.1}, "threshold"), ({"threshold": float("nan")}, "threshold"),
                          ({"start_percent": 0.9, "end_percent": 0.5}, "start_percent"),
                          ({"end_percent": 1.5}, "end_percent")):

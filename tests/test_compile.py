@@ -152,7 +152,7 @@ def test_node_registered_with_report(pack, wan, C, mod):
 
 
 def test_bad_inputs_name_node_and_input(wan, C, mod):
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     for kw, inp in (({"mode": "fastest"}, "mode"), ({"scope": "layers"}, "scope"), ({"dynamic": "maybe"}, "dynamic"),
                     ({"recompile_limit": 0}, "recompile_limit"), ({"on_failure": "ignore"}, "on_failure"),
                     ({"mode_chain": ["default", "turbo"]}, "mode")):
@@ -426,7 +426,7 @@ def test_compile_failure_falls_back_to_eager_once(M, wan, C, broken_backend, cap
 
 
 def test_compile_failure_raises_when_asked(M, wan, C, mod, broken_backend):
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     m, _ = C.apply_compile(wan, backend="accel_test_broken", on_failure="raise")
     x, ctx = inputs()
     with pytest.raises(AccelError) as e:
@@ -454,7 +454,7 @@ def test_unknown_backend_is_refused_up_front(wan, C, mod, on_failure):
     """An unknown backend name made torch.compile raise a raw InvalidBackend on the first sampling step, even with
     on_failure 'fall back' (issue #29): now an error naming the input, before anything is patched or compiled,
     whatever on_failure says (a bad input, not a fast path that failed)."""
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     for bad in ("no_such_backend", "Inductor"):
         with pytest.raises(AccelError) as e:
             C.apply_compile(wan, backend=bad, on_failure=on_failure)
@@ -517,7 +517,7 @@ def test_model_errors_are_not_hidden_by_fallback(wan, C):
 
 
 def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, monkeypatch):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     real = hw.profile()
     monkeypatch.setattr(hw, "profile", lambda refresh=False: real.replace(c_compiler=None))
     m, report = C.apply_compile(wan, backend="inductor")
@@ -525,7 +525,7 @@ def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, m
     g0 = graphs()
     x, ctx = inputs()
     assert _close(forward(m, x, ctx), forward(wan, x, ctx)) and graphs() == g0
-    with pytest.raises(mod("accel.errors").AccelError):
+    with pytest.raises(mod("accel.common.errors").AccelError):
         C.apply_compile(wan.clone(), backend="inductor", on_failure="raise", mode="max-autotune")
 
 
@@ -637,8 +637,8 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
     monkeypatch.setattr(S, "dynamic_support", lambda: "no block-fetch API (test)")
     with pytest.raises(RuntimeError) as core:  # the core behaviour this guards against
         dyn.clone(disable_dynamic=True)
-    assert not isinstance(core.value, mod("accel.errors").AccelError)
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    assert not isinstance(core.value, mod("accel.common.errors").AccelError)
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         C.apply_compile(dyn, backend="eager", node="Accel Compile")
     msg = str(e.value)
     assert "[Accel Compile]" in msg and "'model'" in msg and "--disable-dynamic-vram" in msg

@@ -221,7 +221,7 @@ def test_unchanged_everywhere_attaches_nothing(pack, wan, clean_flags):
 
 
 def test_bad_input_names_node_and_input(pack, mod, wan):
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     with pytest.raises(AccelError, match=r"\[Accel CUDA Settings\] input 'sdpa_order'"):
         apply_node(pack, wan, sdpa_order="fastest please")
 
@@ -229,7 +229,7 @@ def test_bad_input_names_node_and_input(pack, mod, wan):
 # ------------------------------------------------------------------------------------------------ SDPA order
 
 def _hopper(mod):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     libs = {k: hw.LibraryInfo(k, False, error="not installed") for k, _m, _d in hw.ATTENTION_LIBRARIES}
     return hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H100 80GB HBM3", sm=(9, 0), gcn_arch=None,
                               vram_bytes=80 * 2**30, torch_version="2.11.0", cuda_version="13.0",
@@ -264,7 +264,7 @@ def test_sdpa_order_also_reorders_comfyuis_own_priority_list_for_the_run(clean_f
 
 
 def test_auto_order_is_measured_per_gpu_class(mod):
-    d = mod("accel.defaults")
+    d = mod("accel.common.defaults")
     hopper = d.choose(_hopper(mod))
     assert hopper.sdpa_order[0] == "cudnn" and "bench/results/h100" in hopper.sdpa_reason
     cpu = d.choose(_hopper(mod).replace(device_kind="cpu", sm=None, gpu_name=None))
@@ -273,7 +273,7 @@ def test_auto_order_is_measured_per_gpu_class(mod):
 
 
 def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, monkeypatch):
-    monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
+    monkeypatch.setattr(mod("accel.common.hardware"), "profile", lambda refresh=False: _hopper(mod))
     spec = pack.nodes.NODE_CLASS_MAPPINGS[NODE].INPUT_TYPES()["required"]["sdpa_order"]
     assert spec[1]["default"].startswith("auto")
     from accel_harness import models as M
@@ -288,7 +288,7 @@ def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, mo
 def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack, mod, monkeypatch):
     """Calls Accel Attention hands back to ComfyUI (masks, shapes) run torch SDPA: on Hopper with cuDNN
     first. An order the user set with Accel CUDA Settings before it is kept."""
-    monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
+    monkeypatch.setattr(mod("accel.common.hardware"), "profile", lambda refresh=False: _hopper(mod))
     A, num = mod("accel.attention"), mod("accel.cuda_settings")
     from accel_harness import models as M
 

@@ -310,12 +310,12 @@ def _need_cpu_scaled_mm(K):
 
 
 def _profile(mod, sm, torch_version="2.11.0"):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     return hw.HardwareProfile("cuda", "test GPU", sm, torch_version=torch_version, triton_version="3.6.0")
 
 
 def test_compute_path_resolution(F, mod, AccelError, caplog):
-    log = mod("accel.log")
+    log = mod("accel.common.log")
     assert F.resolve_compute("auto", _profile(mod, (9, 0)))[0] == "scaled_mm_rowwise"
     assert F.resolve_compute("auto", _profile(mod, (8, 9)))[0] == "scaled_mm_tensorwise"
     assert F.resolve_compute("auto", _profile(mod, (8, 0)))[0] == "dequant"
@@ -428,7 +428,7 @@ def test_fp8_matmul_failure_falls_back_once(F, K, M, mod, bf16_sd, ddir, cond, A
         raise RuntimeError("CUBLAS_STATUS_NOT_SUPPORTED")
 
     monkeypatch.setattr(K, "fp8_linear", boom)
-    mod("accel.log").reset_once("fp8")
+    mod("accel.common.log").reset_once("fp8")
     with caplog.at_level("WARNING", logger="comfyui-accel"):
         out = run(M, res.patcher, cond)
     assert torch.equal(out, ref) and res.runtime.fast is False

@@ -32,7 +32,7 @@ def rel(a, b):
 
 
 def _profile(mod, sm):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     return hw.HardwareProfile("cuda", "test GPU", sm, torch_version="2.11.0", triton_version="3.6.0")
 
 
@@ -196,7 +196,7 @@ def test_activation_scaling_choices_in_the_model(F, K, M, mod, tiny_file, cond):
 def test_block_scaling_where_unsupported(F, K, mod, tiny_file, AccelError, monkeypatch, caplog):
     """1x128 blocks on a GPU without blockwise _scaled_mm (sm89 -> per-tensor path; or a torch/cuBLAS whose
     probe fails): per-token instead, said once in the log and in the report; strict: an error naming the input."""
-    log = mod("accel.log")
+    log = mod("accel.common.log")
     log.reset_once("fp8")
     with caplog.at_level("WARNING", logger="comfyui-accel"):
         res = F.load_file(str(tiny_file), profile=_profile(mod, (8, 9)), activation_scaling=F.ACT_BLOCK)

@@ -191,7 +191,7 @@ def fp8_lib(mod, monkeypatch):
     """A fake FA3 module exposing flash_attn_func with FP8 support, and a simulated H100 profile that has it."""
     import types
 
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     calls = []
     fake = types.ModuleType("fa3_fwd_interface")
     fake.flash_attn_func = fake_fa3_fp8(calls)
@@ -299,8 +299,8 @@ def test_fp8_backend_registry_and_build_flags(A, M, mod, fp8_lib):
 # --- 3. auto never picks a low-precision backend -----------------------------------------------------
 
 def test_auto_never_picks_a_low_precision_backend(mod):
-    hw = mod("accel.hardware")
-    defaults = mod("accel.defaults")
+    hw = mod("accel.common.hardware")
+    defaults = mod("accel.common.defaults")
     reg = mod("kernels.attention.registry")
     everything = {k: hw.LibraryInfo(k, True, version="2.2.0" if k == "sageattention" else "1.0",
                                     kernels=tuple(hw.SAGE_KERNELS) + ("flash_attn_func", "sageattn3_blackwell"))
@@ -336,7 +336,7 @@ def test_comfy_kitchen_int8_absent_here_is_reported(A, M, mod, fp8_lib):
     assert not ok and "has not registered" in why, why
     patched, report = A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", profile=prof)
     assert override_of(A, patched) is None and "comfy_kitchen_int8 cannot be used here" in report
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", fallback="error", profile=prof)
     assert "[Accel Attention] input 'backend'" in str(e.value) and "comfy_kitchen_int8" in str(e.value)
 
@@ -404,7 +404,7 @@ def test_hybrid_step_and_block_selection(mod):
     assert [hb.wants_exact({"block_index": i, "total_blocks": 5}) for i in range(5)] == [True, False, False, True, True]
     assert not hb.wants_exact({})  # a ComfyUI that does not pass block_index: only the step rule
     assert A.Hybrid(1, 0).wants_exact({A.EXACT_FLAG: True}) and not A.Hybrid(1, 0).wants_exact({"block_index": 0})
-    d = mod("accel.defaults").HYBRID
+    d = mod("accel.common.defaults").HYBRID
     assert A.Hybrid.default() == A.Hybrid(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks,
                                           d.exact_last_blocks)
 
@@ -508,12 +508,12 @@ def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch)
 
     monkeypatch.setattr(A, "apply_attention", spy)
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back")
-    d = mod("accel.defaults").HYBRID
+    d = mod("accel.common.defaults").HYBRID
     assert got["hybrid"] == A.Hybrid(d.exact_first_steps, d.exact_last_steps, 0, 0)  # old workflows: the defaults
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back", exact_first_steps=3,
                 exact_last_steps=0, exact_first_blocks=1, exact_last_blocks=0)
     assert got["hybrid"] == A.Hybrid(3, 0, 1, 0)
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back", exact_last_steps=-1)
     assert "input 'exact_last_steps'" in str(e.value)
 
@@ -543,10 +543,10 @@ def test_level1_fast_falls_back_on_cpu_with_a_report_line(pack, mod, M):
     m, text = _level1(M, quality="fast")
     assert override_of(A, m).backend == "sdpa"
     assert "quality fast: stayed exact, because flash_attn_3_fp8: flash_attn_3_fp8 does not run on cpu" in text, text
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         _level1(M, quality="fast", on_failure="error")
     assert "input 'quality'" in str(e.value) and "Set quality to 'exact'" in str(e.value)
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         mod("accel.wan_level1").apply_level1(M.wan_model("t2v", "tiny"), compile=False, quality="fastest")
     assert "input 'quality'" in str(e.value)
 

@@ -78,5 +78,5 @@ def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
     # another node's legacy word is not accepted here (each node keeps only its own)
     other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise"}[key]
     assert len(_errors(key, name, other)) == 1
-    with pytest.raises(mod("accel.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
+    with pytest.raises(mod("accel.common.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
         H.call_node(key, **dict(_defaults(key), model=object(), **{name: "maybe"}))

@@ -3,7 +3,7 @@ ComfyUI's sanctioned hooks: no model forward code is copied, nothing global is p
 
 Design
 ------
-Three wrappers, registered under one key (``accel.cache``, accel/keys.py) on a *clone* of the MODEL, like core's
+Three wrappers, registered under one key (``accel.cache``, accel/common/keys.py) on a *clone* of the MODEL, like core's
 EasyCache (``comfy_extras/nodes_easycache.py``):
 
 * ``OUTER_SAMPLE`` — once per sampling run. Builds the run's state (``_Run``: per cond/uncond chunk

@@ -38,8 +38,8 @@ import math
 
 import torch
 
-from .. import log
-from ..errors import AccelError
+from ..common import log
+from ..common.errors import AccelError
 from . import schedule as sched
 
 NODE = "Accel Cache (any model)"
@@ -49,7 +49,7 @@ DEFAULT_END = 0.95
 MAX_EXTRAPOLATION = 4.0  # skip only while din <= this x the per-step input change the rate was measured on
 MAX_SAMPLE = 1 << 18  # elements per chunk kept for the change measures (tokens are strided beyond that)
 
-# family id (accel.families) -> adapter name (accel.cache.ADAPTERS): every family the pack knows.
+# family id (accel.common.families) -> adapter name (accel.cache.ADAPTERS): every family the pack knows.
 ADAPTER_OF_FAMILY = {"wan21": "wan", "wan22": "wan", "flux": "flux", "hunyuan_video": "hunyuan_video",
                      "qwen_image": "qwen_image", "ltxv": "ltxv"}
 FAMILIES_TEXT = "Wan 2.1/2.2 (T2V, I2V/FLF, TI2V), Flux.1/Kontext, Qwen-Image, HunyuanVideo, LTX-Video"
@@ -195,7 +195,7 @@ def summary(run) -> list:
 def adapter_for_model(model):
     """(adapter or None, Family, reason): every family in ADAPTER_OF_FAMILY, with the same exclusions as the
     coefficient-based caches (Wan VACE/S2V/Animate inject per block outside the block call)."""
-    from ..families import detect
+    from ..common.families import detect
     from .adapters import ADAPTERS
     from .adapters import adapter_for_model as wan_adapter
 

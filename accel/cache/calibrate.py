@@ -11,7 +11,7 @@ import time
 import torch
 
 from .. import cache_coefficients as cc
-from ..errors import AccelError
+from ..common.errors import AccelError
 from . import schedule as sched
 
 # A run's records are a few KB (about 6 KB for 4 steps, more for long schedules) and every run adds to the file: it

@@ -3,9 +3,9 @@ of the MODEL and write the node's report."""
 from __future__ import annotations
 
 from .. import cache_coefficients as cc
-from .. import log
-from ..errors import AccelError
-from ..families import family_name
+from ..common import log
+from ..common.errors import AccelError
+from ..common.families import family_name
 from . import schedule as sched
 from .adapters import SIGNAL_TEXT, adapter_for_model
 from .calibrate import DEFAULT_SIGNAL, KEPT_RUNS, _check_same_model, _read_calibration, _run_count, model_fingerprint

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from .. import comfy_compat, log
+from .. import comfy_compat
+from ..common import log
 from .keys import KEY, RUN_KEY, WRAPPER_KEY
 from .state import _Run, _find_to
 
@@ -126,7 +127,7 @@ def multigpu_lines(model, node: str) -> list:
     would skip (or record) nothing without a word. Accel Multi-GPU says the same when it comes after the cache."""
     import comfy.patcher_extension as pe
 
-    from .. import keys
+    from ..common import keys
 
     if not model.get_wrappers(pe.WrappersMP.DIFFUSION_MODEL, keys.MULTIGPU):
         return []

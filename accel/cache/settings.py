@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import cache_coefficients as cc
-from ..errors import AccelError
+from ..common.errors import AccelError
 
 
 RECOMMENDED = -1  # the sentinel of the threshold / K / start_percent inputs: "the set's recommended value"

@@ -8,8 +8,8 @@ import time
 import torch
 
 from .. import cache_coefficients as cc
-from .. import log
-from ..errors import AccelError
+from ..common import log
+from ..common.errors import AccelError
 from . import any_model as agn
 from . import schedule as sched
 from .adapters import ADAPTERS

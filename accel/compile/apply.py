@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import inspect
 
-from .. import comfy_compat, log
-from ..errors import AccelError
+from .. import comfy_compat
+from ..common import log
+from ..common.errors import AccelError
 from . import cache as compile_cache
 from . import stream as compile_stream
 from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, _status_for, _validate
@@ -107,7 +108,7 @@ def _clone(model, node="Accel Compile"):
 
 
 def _region_keys(model, scope):
-    from .. import families
+    from ..common import families
 
     fam = families.detect(model)
     if scope == "blocks":

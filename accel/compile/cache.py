@@ -21,7 +21,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from .. import log
+from ..common import log
 from .dynamo_compat import clear_inductor_caches, inductor_default_cache_dir
 
 ENV_TORCH = "TORCHINDUCTOR_CACHE_DIR"

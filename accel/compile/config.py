@@ -6,8 +6,8 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
-from .. import keys
-from ..errors import AccelError
+from ..common import keys
+from ..common.errors import AccelError
 
 
 WRAPPER_KEY = keys.COMPILE

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import torch
 
-from .. import log
-from ..errors import AccelError
+from ..common import log
+from ..common.errors import AccelError
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported
 
 
 def _preflight(model, cfg: CompileConfig) -> str | None:
-    from .. import hardware
+    from ..common import hardware
 
     try:
         prof = hardware.profile()

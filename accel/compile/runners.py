@@ -8,7 +8,7 @@ import types
 
 import torch
 
-from .. import keys
+from ..common import keys
 from . import config
 from .config import CompileConfig, _lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options

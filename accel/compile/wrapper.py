@@ -7,8 +7,8 @@ import weakref
 
 import torch
 
-from .. import log
-from ..errors import AccelError
+from ..common import log
+from ..common.errors import AccelError
 from . import stream as compile_stream
 from .config import CompileConfig, CompileStatus, _status_for
 from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs

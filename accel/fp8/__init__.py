@@ -6,14 +6,14 @@ How a model is loaded (`load_file` / `load_state_dict`):
 2. ComfyUI's own `comfy.sd.load_diffusion_model_state_dict` builds the model with our custom
    operations (`make_operations`, a subclass of comfy.ops.manual_cast): every Linear stores its weight
    as given (fp8 + fp32 `weight_scale`, or high precision); everything else is ComfyUI's.
-3. `accel.families.detect` names the family; `plan_layers` decides which Linears are quantized
+3. `accel.common.families.detect` names the family; `plan_layers` decides which Linears are quantized
    (transformer-block linears; embeddings, norms, modulation/adaLN and the head stay high
    precision, optionally also the first/last blocks); `finalize` quantizes / requantizes /
    dequantizes each Linear accordingly (on the GPU when there is one).
 
 At run time a quantized Linear either calls `kernels.fp8.fp8_linear` (dynamic per-token activation
 scales x per-channel weight scales through torch._scaled_mm, on GPUs with FP8 tensor cores; the
-path comes from `accel.defaults.choose(profile).fp8_compute`; the loader's `activation_scaling` input
+path comes from `accel.common.defaults.choose(profile).fp8_compute`; the loader's `activation_scaling` input
 can ask for fp32 accumulation or 1x128 activation blocks instead, `plan.resolve_activation`) or
 dequantizes its weight per layer to the compute dtype. Weights are fetched through
 comfy.ops.cast_bias_weight, so offloading/lowvram work; `convert_weight`/`set_weight` make LoRA weight

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ...kernels import fp8 as kfp8
-from ..errors import AccelError
+from ..common.errors import AccelError
 
 SAFETENSORS_DTYPES = {
     "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,

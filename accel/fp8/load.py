@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import torch
 
 from ...kernels import fp8 as kfp8
-from .. import families, log
-from ..errors import AccelError
+from ..common import families, log
+from ..common.errors import AccelError
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
@@ -66,7 +66,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     import comfy.sd
     import comfy.utils
 
-    from .. import hardware
+    from ..common import hardware
 
     if weight_format not in WEIGHT_FORMATS:
         raise AccelError(node, "weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")

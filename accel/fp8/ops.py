@@ -8,8 +8,8 @@ import torch
 
 from ...kernels import fp8 as kfp8
 from ...kernels.tracing import is_compiling as _compiling
-from .. import log
-from ..errors import AccelError
+from ..common import log
+from ..common.errors import AccelError
 from .options import NODE
 
 

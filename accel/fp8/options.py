@@ -3,7 +3,7 @@ rule."""
 from __future__ import annotations
 
 from ...kernels import fp8 as kfp8
-from ..figures import text as _fig
+from ..common.figures import text as _fig
 
 
 NODE = "Accel Load Diffusion Model (FP8)"
@@ -35,7 +35,7 @@ ACT_BLOCK = "1x128 blocks"
 ACT_CHOICES = (ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, ACT_BLOCK)
 ACT_DEFAULT = ACT_PER_TOKEN
 
-# Measured deviation of each FP8 matmul path, shown in the loader's report (figures from accel/figures.py).
+# Measured deviation of each FP8 matmul path, shown in the loader's report (figures from accel/common/figures.py).
 # Final latent vs stock ComfyUI: Wan 2.1 T2V 14B fp16, RANDOM weights, 480p 81 frames, 2 steps CFG 5, loader ->
 # Accel Wan Level-1, H200, ComfyUI 0.33.0 (bench/results/h200/matrix_033_wan14B_fp16_140GB.md). Random weights
 # show deviation, not visual quality.

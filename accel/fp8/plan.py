@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import torch
 
 from ...kernels import fp8 as kfp8
-from .. import defaults, log
-from ..errors import AccelError
+from ..common import defaults, log
+from ..common.errors import AccelError
 from .options import (_KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
                       COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
                       KEEP_CHOICES, KEEP_STANDARD, NODE)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import torch
 
 from ...kernels import fp8 as kfp8
-from .. import families, log
-from ..errors import AccelError
+from ..common import families, log
+from ..common.errors import AccelError
 from . import formats
 from .load import _bytes, load_file
 from .ops import is_accel_linear, saturation_text

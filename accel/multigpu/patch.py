@@ -13,8 +13,8 @@ from __future__ import annotations
 import inspect
 import pickle
 
-from .. import keys, log
-from ..errors import AccelError
+from ..common import keys, log
+from ..common.errors import AccelError
 
 NODE = "Accel Multi-GPU"
 KEY = keys.MULTIGPU

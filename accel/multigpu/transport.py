@@ -141,7 +141,8 @@ class AttentionRecipe:
         return override
 
     def build(self):
-        from .. import attention, hardware
+        from .. import attention
+        from ..common import hardware
 
         kern, _, _ = attention._resolve(hardware.profile(), self.backend, self.strict, self.node, (), attention._device())
         return attention.AttentionOverride(kern, self.strict, self.node) if kern is not None else None
