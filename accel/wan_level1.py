@@ -3,7 +3,7 @@
     clone, report = apply_level1(model)
 
 On a clone (the input MODEL is never changed), in this order:
-1. attention `auto` through `accel.attention.apply_attention` (FlashAttention-3 on H100/H200, FA2 on
+1. attention `auto` through `accel.attention.override.apply_attention` (FlashAttention-3 on H100/H200, FA2 on
    Ada/Ampere, the fastest installed elsewhere; per-call fallback to SDPA for shapes a kernel cannot serve);
 2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.common.defaults.choose()`
    picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/common/defaults.py),
@@ -131,7 +131,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     # 1. attention -----------------------------------------------------------------------------
     fast = False
     if attention:
-        from . import attention as attention_mod
+        from .attention import override as attention_mod
 
         if quality == "fast":
             m, text, fast = attention_mod.apply_fast_attention(m, strict=strict, node=node, profile=prof)

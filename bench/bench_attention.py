@@ -102,7 +102,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
     import torch
     import comfy.ldm.modules.attention as cattn
 
-    A = H.pack_module("accel.attention")
+    A = H.pack_module("accel.attention.override")
     adapters = H.pack_module("kernels.attention.adapters")
     base = H.pack_module("kernels.attention.base")
     prof = H.pack_module("accel.common.hardware").profile()
@@ -172,7 +172,7 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
     from accel_harness import models as M
     from accel_harness.forward import Forward
 
-    A = H.pack_module("accel.attention")
+    A = H.pack_module("accel.attention.override")
     t = time.time()
     try:
         m = M.wan_model("t2v", size, device=str(device), dtype=torch.bfloat16)

@@ -211,7 +211,7 @@ class Bench:
 
         if not a.no_breakdown:
             def attn_only():
-                m, rep = self.H.pack_module("accel.attention").apply_attention(model, backend="auto")
+                m, rep = self.H.pack_module("accel.attention.override").apply_attention(model, backend="auto")
                 r = fwd(m, "attn")()
                 r["report"] = rep
                 return r

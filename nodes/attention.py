@@ -12,9 +12,9 @@ LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
 
 def _choices():
-    """'auto' plus the backends usable here: accel.attention.installed_backends, computed from the registry
+    """'auto' plus the backends usable here: accel.attention.override.installed_backends, computed from the registry
     alone, because ComfyUI builds a V3 node's schema when it registers the node (start-up), and importing
-    accel.attention there would import the kernel adapters (and register their custom ops) before any run."""
+    accel.attention.override there would import the kernel adapters (and register their custom ops) before any run."""
     from ..kernels.attention import registry
 
     try:
@@ -94,7 +94,7 @@ class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attenti
 
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
-        from ..accel.attention import Hybrid, apply_attention, check_hybrid
+        from ..accel.attention.override import Hybrid, apply_attention, check_hybrid
         from ..accel.common.defaults import HYBRID
 
         policy = failure_policy(cls.DISPLAY, "fallback", fallback, LEGACY_FALLBACK)

@@ -30,7 +30,7 @@ BF16_TOL = 2e-2
 
 @pytest.fixture(scope="module")
 def A(mod):
-    return mod("accel.attention")
+    return mod("accel.attention.override")
 
 
 @pytest.fixture(scope="module")

@@ -576,7 +576,7 @@ def test_attention_override_in_either_order_never_stale(M, C):
 def test_with_the_packs_attention_node_in_either_order(M, C, mod):
     """The real Accel Attention override (an immutable object with __slots__): each backend gets its own
     compiled code; re-running the attention node (a new override object, same backend) reuses it."""
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     base = M.wan_model(dtype=torch.float32, seed=1)
     x, ctx = inputs()
     attn, _ = A.apply_attention(base, "sdpa")

@@ -289,7 +289,7 @@ def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack
     """Calls Accel Attention hands back to ComfyUI (masks, shapes) run torch SDPA: on Hopper with cuDNN
     first. An order the user set with Accel CUDA Settings before it is kept."""
     monkeypatch.setattr(mod("accel.common.hardware"), "profile", lambda refresh=False: _hopper(mod))
-    A, num = mod("accel.attention"), mod("accel.cuda_settings")
+    A, num = mod("accel.attention.override"), mod("accel.cuda_settings")
     from accel_harness import models as M
 
     wan = M.wan_model(dtype=torch.float32)

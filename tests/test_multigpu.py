@@ -179,7 +179,7 @@ def test_pack_attention_and_compile_reach_the_workers(M, MG, P, mod):
     """Accel Attention's override runs per rank inside Ulysses; Accel Compile's config goes to the workers,
     which compile their own copy (backend eager on the CPU); the compile regions swapped in while ComfyUI
     runs the model do not travel (the weights do)."""
-    A, C = mod("accel.attention"), mod("accel.compile")
+    A, C = mod("accel.attention.override"), mod("accel.compile")
     model = wan(M, heads=2, seed=8)
     ref = run(M, model, steps=1)
     patched, _ = A.apply_attention(model)

@@ -210,7 +210,7 @@ def fp8_lib(mod, monkeypatch):
 
 @pytest.fixture
 def A(mod):
-    a = mod("accel.attention")
+    a = mod("accel.attention.override")
     a.STATS = collections.Counter()
     a.log.reset_once("attention")
     a.log.reset_once("attention-unavailable")
@@ -394,7 +394,7 @@ def test_comfy_kitchen_int8_serves_calls_and_masks(A, M, mod, ck_registered, fp8
 # --- 5. the hybrid schedule ----------------------------------------------------------------------------
 
 def test_hybrid_step_and_block_selection(mod):
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     h = A.Hybrid(2, 1)
     assert [h.exact_step(i, 6) for i in range(6)] == [True, True, False, False, False, True]
     assert not h.exact_step(None, 0)  # outside a sampler: the quantized kernel
@@ -410,7 +410,7 @@ def test_hybrid_step_and_block_selection(mod):
 
 
 def test_step_wrapper_finds_the_step_from_sample_sigmas(mod):
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     w = A.StepWrapper(A.Hybrid(1, 1))
     sigmas = torch.tensor([1.0, 0.75, 0.5, 0.25, 0.0])
     to = {"sample_sigmas": sigmas}
@@ -498,7 +498,7 @@ def test_hybrid_block_rule_where_comfyui_passes_the_block(A, M, mod, fp8_lib):
 def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch):
     import accel_harness as H
 
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     got = {}
     real = A.apply_attention
 
@@ -532,14 +532,14 @@ def _level1(M, **kw):
 
 def test_level1_quality_exact_is_the_default(pack, mod, M):
     m, text = _level1(M)
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     assert override_of(A, m).backend == "sdpa" and "quality fast" not in text
     m2, text2 = _level1(M, quality="exact")
     assert override_of(A, m2).backend == "sdpa" and "quality fast" not in text2
 
 
 def test_level1_fast_falls_back_on_cpu_with_a_report_line(pack, mod, M):
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     m, text = _level1(M, quality="fast")
     assert override_of(A, m).backend == "sdpa"
     assert "quality fast: stayed exact, because flash_attn_3_fp8: flash_attn_3_fp8 does not run on cpu" in text, text
@@ -553,7 +553,7 @@ def test_level1_fast_falls_back_on_cpu_with_a_report_line(pack, mod, M):
 
 def test_level1_fast_uses_fp8_attention_where_it_runs(pack, mod, M, fp8_lib):
     prof, _, _ = fp8_lib
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     m, text = mod("accel.wan_level1").apply_level1(M.wan_model("t2v", "tiny"), compile=False, tf32=False,
                                                    cudnn_benchmark=False, quality="fast", profile=prof)
     ov = override_of(A, m)

@@ -12,9 +12,9 @@ FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "A
 
 # (node, value sent) -> (accel module, function, keyword, what the function gets)
 CALLS = {
-    ("AccelAttention", "fall back"): ("accel.attention", "apply_attention", "fallback", "sdpa"),
-    ("AccelAttention", "error"): ("accel.attention", "apply_attention", "fallback", "error"),
-    ("AccelAttention", "sdpa"): ("accel.attention", "apply_attention", "fallback", "sdpa"),  # legacy
+    ("AccelAttention", "fall back"): ("accel.attention.override", "apply_attention", "fallback", "sdpa"),
+    ("AccelAttention", "error"): ("accel.attention.override", "apply_attention", "fallback", "error"),
+    ("AccelAttention", "sdpa"): ("accel.attention.override", "apply_attention", "fallback", "sdpa"),  # legacy
     ("AccelCompile", "fall back"): ("accel.compile", "apply_compile", "on_failure", "eager"),
     ("AccelCompile", "error"): ("accel.compile", "apply_compile", "on_failure", "raise"),
     ("AccelCompile", "eager"): ("accel.compile", "apply_compile", "on_failure", "eager"),  # legacy

@@ -66,11 +66,11 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
 
 
 # transformer_options entries whose VALUE must stay guarded where code inside a compiled block reads them:
-# the pack's own per-call switches (the hybrid attention schedule's flag accel.hybrid.EXACT_FLAG: without
+# the pack's own per-call switches (the hybrid attention schedule's flag accel.attention.hybrid.EXACT_FLAG: without
 # its guard the graph compiled on an exact step ran on every later step — seen on an H200, Level-1 quality
 # fast computed like exact). Nothing in ComfyUI's blocks reads them, so a stock model compiles as before.
 # (block_index is NOT kept: ComfyUI's own SD/SDXL transformer block reads it, and a guard on it would compile
-# one graph per block; the hybrid block rule reads it outside the graph instead, accel/attention.py.)
+# one graph per block; the hybrid block rule reads it outside the graph instead, accel/attention/override.py.)
 _KEEP_GUARDS_ON = (keys.ATTENTION + ".",)
 
 

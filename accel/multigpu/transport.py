@@ -141,7 +141,7 @@ class AttentionRecipe:
         return override
 
     def build(self):
-        from .. import attention
+        from ..attention import override as attention
         from ..common import hardware
 
         kern, _, _ = attention._resolve(hardware.profile(), self.backend, self.strict, self.node, (), attention._device())

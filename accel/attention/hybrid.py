@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import torch
 
-from .common import defaults, keys
-from .cache.schedule import step_index
-from .common.errors import AccelError
+from ..common import defaults, keys
+from ..cache.schedule import step_index
+from ..common.errors import AccelError
 
 EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hybrid schedule wants exact attention
 

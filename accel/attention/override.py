@@ -23,7 +23,7 @@ time; the per-call work is a few attribute and shape checks.
 Low-precision backends (SageAttention, `flash_attn_3_fp8`, `comfy_kitchen_int8`) are used only when chosen by
 name (`auto` is exact only) and can run on a hybrid schedule (`Hybrid`): exact attention on the first/last
 sampling steps (and optionally the first/last transformer blocks), the quantized kernel elsewhere
-(accel/hybrid.py).
+(accel/attention/hybrid.py).
 """
 from __future__ import annotations
 
@@ -31,12 +31,12 @@ from pathlib import Path
 
 import torch
 
-from . import comfy_compat
-from .common import defaults, hardware, keys, log
-from .common.errors import AccelError
+from .. import comfy_compat
+from ..common import defaults, hardware, keys, log
+from ..common.errors import AccelError
 from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, _apply_model_wrappers, check_hybrid
-from ..kernels.attention import adapters, registry
-from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
+from ...kernels.attention import adapters, registry
+from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
 OVERRIDE_KEY = "optimized_attention_override"
 FALLBACKS = ("sdpa", "error")
@@ -159,7 +159,7 @@ class AttentionOverride:
 
         compiling = is_compiling()
         if self.tuner is not None and not compiling:
-            from ..kernels.attention.autotune import call_key
+            from ...kernels.attention.autotune import call_key
 
             with comfy_compat.pause_malloc_graph():  # timings and the kept choice: outside the Comfy Compiler's record
                 kern = self.tuner.pick(call_key(b, h, hkv, lq, lk, d, dtype, lay, mask is not None, scale),
@@ -402,7 +402,7 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         if autotune:
             cands, dropped = _autotune_candidates(kern, prof, tuple(tensor_device_types), device)
             if cands:
-                from ..kernels.attention.autotune import Tuner
+                from ...kernels.attention.autotune import Tuner
 
                 path = autotune_path()
                 tuner = Tuner(kern, cands, path, prof.cache_key())
@@ -441,7 +441,7 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         lines.append(f"  replaced an earlier attention override ({comfy_compat.describe_override(prev)})")
     m.model_options["transformer_options"] = to
     if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
-        from . import cuda_settings
+        from .. import cuda_settings
 
         line = cuda_settings.attach_auto_sdpa(m, prof, node)
         if line:
