@@ -16,9 +16,9 @@ _STATS_TIP = ("This text is written when the node executes, before sampling. Per
 
 
 def _cc():
-    from ..accel import cache_coefficients
+    from ..accel.cache import coefficients
 
-    return cache_coefficients
+    return coefficients
 
 
 def _set_choices(kind: str) -> list:
@@ -56,7 +56,7 @@ class _SetCache(AccelNode):
     """Accel TeaCache / MagCache: the inputs after the thresholds (schedule window, set choice, cache device)
     and the re-run rule for user sets (a recalibrated user:<name> file runs the node again)."""
 
-    KIND = ""        # "teacache" | "magcache": accel.cache_coefficients' set kind
+    KIND = ""        # "teacache" | "magcache": accel.cache.coefficients' set kind
     SET_INPUT = ""   # the input that picks the set
 
     @classmethod

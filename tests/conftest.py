@@ -78,5 +78,5 @@ def sc(mod):
 
 @pytest.fixture(scope="session")
 def cc(mod):
-    return mod("accel.cache_coefficients")
+    return mod("accel.cache.coefficients")
 

@@ -53,8 +53,8 @@ def archive(staged, tmp_path_factory):
 def test_archive_has_the_pack_and_nothing_for_development(archive):
     names = zipfile.ZipFile(archive).namelist()
     for must in ("__init__.py", "pyproject.toml", "README.md", "nodes/__init__.py", "nodes/hardware_report.py",
-                 "nodes/testing.py", "accel/__init__.py", "accel/common/hardware.py", "kernels/__init__.py",
-                 "kernels/attention/registry.py", "workflows/hardware_report.json", "web/accel_report.js"):
+                 "nodes/testing.py", "accel/__init__.py", "accel/common/hardware.py", "accel/cache/coefficients.json",
+                 "kernels/__init__.py", "kernels/attention/registry.py", "workflows/hardware_report.json", "web/accel_report.js"):
         assert must in names, f"{must} missing from the registry archive"
     for prefix in ("tests/", "harness/", "bench/", "scripts/", ".ci/", ".testbed/", "test-artifacts/", ".git/"):
         bad = [n for n in names if n.startswith(prefix)]

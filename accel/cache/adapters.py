@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .. import cache_coefficients as cc
+from . import coefficients as cc
 
 
 class _Adapter:

@@ -10,7 +10,7 @@ import time
 
 import torch
 
-from .. import cache_coefficients as cc
+from . import coefficients as cc
 from ..common.errors import AccelError
 from . import schedule as sched
 

@@ -2,7 +2,7 @@
 of the MODEL and write the node's report."""
 from __future__ import annotations
 
-from .. import cache_coefficients as cc
+from . import coefficients as cc
 from ..common import log
 from ..common.errors import AccelError
 from ..common.families import family_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import cache_coefficients as cc
+from . import coefficients as cc
 from ..common.errors import AccelError
 
 

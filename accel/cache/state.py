@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from .. import cache_coefficients as cc
+from . import coefficients as cc
 from ..common import log
 from ..common.errors import AccelError
 from . import any_model as agn

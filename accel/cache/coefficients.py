@@ -1,5 +1,5 @@
 """THE table of step-cache coefficient sets: published TeaCache polynomials and MagCache magnitude ratios
-(`accel/data/cache_coefficients.json`, every set with its source repo + file), plus the sets users
+(`accel/cache/coefficients.json`, every set with its source repo + file), plus the sets users
 calibrate themselves (JSON files under ComfyUI's user directory, `accel/cache_coefficients/`).
 
 Also THE validation of a set (`validate_set`: numbers finite, lengths and ranges right, keys known), used by
@@ -16,9 +16,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .common import log
+from ..common import log
 
-DATA_FILE = Path(__file__).resolve().parent / "data" / "cache_coefficients.json"
+DATA_FILE = Path(__file__).resolve().parent / "coefficients.json"
 USER_PREFIX = "user:"
 USER_FORMAT = "comfyui-accel cache calibration v1"
 
