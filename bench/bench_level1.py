@@ -107,7 +107,7 @@ class Bench:
         from accel_harness.forward import Forward
 
         self.M, self.Forward = M, Forward
-        self.level1 = H.pack_module("accel.wan_level1")
+        self.level1 = H.pack_module("accel.wan_level1.preset")
         self.cuda = torch.cuda.is_available() and not self.a.smoke
         self.dev = "cuda" if self.cuda else "cpu"
         self.dtype = torch.bfloat16 if self.cuda else torch.float32

@@ -168,7 +168,7 @@ def main(argv=None):
 
     A = H.pack_module("accel.attention.override")
     C = H.pack_module("accel.compile")
-    L1 = H.pack_module("accel.wan_level1")
+    L1 = H.pack_module("accel.wan_level1.preset")
     F = H.pack_module("accel.fp8")
     wdt = torch.bfloat16 if cuda else torch.float32
     cache = {}

@@ -21,7 +21,7 @@ class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel C
 
     @classmethod
     def inputs(cls):
-        from ..accel.cuda_settings import SDPA_AUTO, SDPA_PRESETS
+        from ..accel.cuda_settings.flags import SDPA_AUTO, SDPA_PRESETS
 
         return [
             io.Model.Input("model", tooltip="The model whose sampling runs get these settings (any family)."),
@@ -55,7 +55,7 @@ class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel C
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel import cuda_settings
+        from ..accel.cuda_settings import flags as cuda_settings
         from ..accel.common import hardware
         from ..accel.common.errors import AccelError
 

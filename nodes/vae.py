@@ -63,7 +63,7 @@ class AccelVAE(AccelNode, node_id="AccelVAE", display="Accel VAE", category=CATE
     @classmethod
     def execute(cls, vae, channels_last=True, cudnn_benchmark=False, tf32=False, fused_norm=False, compile=False,
                 tiled=False, tile_size=512, overlap=64, temporal_size=64, temporal_overlap=8, on_failure="fall back"):
-        from ..accel import vae as accel_vae
+        from ..accel.vae import decode as accel_vae
 
         policy = failure_policy(cls.DISPLAY, "on_failure", on_failure)
         options = accel_vae.VaeOptions(channels_last=channels_last, cudnn_benchmark=cudnn_benchmark, tf32=tf32,

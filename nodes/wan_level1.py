@@ -21,7 +21,7 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
 
     @classmethod
     def inputs(cls):
-        from ..accel.wan_level1 import COMPILE_MODES, QUALITIES
+        from ..accel.wan_level1.preset import COMPILE_MODES, QUALITIES
 
         return [
             io.Model.Input("model", tooltip="A Wan 2.1 or Wan 2.2 diffusion model (Load Diffusion Model). Other "
@@ -59,7 +59,7 @@ class AccelWanLevel1(AccelNode, node_id="AccelWanLevel1", display="Accel Wan Lev
 
     @classmethod
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):
-        from ..accel import wan_level1
+        from ..accel.wan_level1 import preset as wan_level1
 
         strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
         return patched_live(wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,

@@ -1,4 +1,4 @@
-"""Accel CUDA Settings / accel.cuda_settings: torch's global numerics flags are set only during ONE model's
+"""Accel CUDA Settings / accel.cuda_settings.flags: torch's global numerics flags are set only during ONE model's
 sampling (ON_PRE_RUN) and restored after it (ON_CLEANUP), exactly, also when sampling fails.
 
 On this CPU machine TF32 / cuDNN do nothing, but the flags are ordinary torch globals that can be set
@@ -48,7 +48,7 @@ def flags():
 @pytest.fixture
 def clean_flags(mod):
     """Every test starts from torch's defaults and must leave them as found."""
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     saved = num.snapshot()
     before = flags()
     yield num
@@ -146,7 +146,7 @@ def test_math_only_disables_the_others_and_restores(clean_flags):
 
 
 def test_settings_merge_later_wins(mod):
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     a = num.NumericsSettings(tf32_matmul=True, cudnn_benchmark=True, sdpa_order=("math",), sdpa_exclusive=True)
     b = num.NumericsSettings(tf32_matmul=False, fp16_accumulation=True)
     c = a.merged(b)
@@ -282,14 +282,14 @@ def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, mo
     out = H.call_node(NODE, wan, "on", "on", "on", "unchanged", spec[1]["default"])
     m, text = out["result"]
     assert "SDPA order auto -> cudnn > flash > efficient > math" in text
-    assert mod("accel.cuda_settings").settings_of(m).sdpa_order == ("cudnn", "flash", "efficient", "math")
+    assert mod("accel.cuda_settings.flags").settings_of(m).sdpa_order == ("cudnn", "flash", "efficient", "math")
 
 
 def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack, mod, monkeypatch):
     """Calls Accel Attention hands back to ComfyUI (masks, shapes) run torch SDPA: on Hopper with cuDNN
     first. An order the user set with Accel CUDA Settings before it is kept."""
     monkeypatch.setattr(mod("accel.common.hardware"), "profile", lambda refresh=False: _hopper(mod))
-    A, num = mod("accel.attention.override"), mod("accel.cuda_settings")
+    A, num = mod("accel.attention.override"), mod("accel.cuda_settings.flags")
     from accel_harness import models as M
 
     wan = M.wan_model(dtype=torch.float32)

@@ -5,7 +5,7 @@ CPU cost: inductor's C++ compile is slow on 2 cores, so only the T2V test (one c
 second "expert") and the fallback test compile; the other variants check the plumbing without compiling.
 Tolerances (fp32 on CPU): Level-1 vs stock differ by attention kernel (SDPA vs ComfyUI's sub-quadratic
 CPU attention) and by inductor's fused kernels; measured cosine ~1 - 1e-8 and max |diff| ~1e-6 on latents
-of magnitude ~1, asserted as cosine >= 0.99999 and max |diff| <= 1e-4 (FIDELITY in accel/wan_level1.py).
+of magnitude ~1, asserted as cosine >= 0.99999 and max |diff| <= 1e-4 (FIDELITY in accel/wan_level1/preset.py).
 """
 import pytest
 import torch
@@ -98,7 +98,7 @@ def test_non_wan_model_is_refused_with_the_family_and_the_generic_nodes(pack, mo
 def test_each_part_is_applied_to_a_clone(pack, mod, M, variant):
     import comfy.patcher_extension as pe
 
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     stock = M.wan_model(variant, "tiny")
     before = (override_of(stock), {k: set(v) for k, v in stock.wrappers.items()},
               {k: set(v) for k, v in stock.callbacks.items()})
@@ -123,7 +123,7 @@ def test_each_part_is_applied_to_a_clone(pack, mod, M, variant):
 def test_each_part_can_be_switched_off(pack, mod, M):
     import comfy.patcher_extension as pe
 
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     stock = M.wan_model("t2v", "tiny")
     m, text = apply(pack, stock, attention=False, compile=False, tf32=False, cudnn_benchmark=False)
     assert override_of(m) is None
@@ -137,7 +137,7 @@ def test_each_part_can_be_switched_off(pack, mod, M):
 
 
 def test_compile_chain_and_mode_choice(mod):
-    L = mod("accel.wan_level1")
+    L = mod("accel.wan_level1.preset")
     hw = mod("accel.common.hardware")
     assert L.compile_chain("max-autotune-no-cudagraphs") == ["max-autotune-no-cudagraphs", "default"]
     assert L.compile_chain("default") == ["default"]
@@ -235,7 +235,7 @@ def test_eager_fallback_when_compile_fails(pack, mod, M):
     print("\ncompile status after a failing compiler:", st)
     assert st["fell_back"] is True and st["mode"] == "eager", st
     assert [f[0] for f in st["failures"]] == ["max-autotune-no-cudagraphs", "default"], st  # the whole chain
-    summary = mod("accel.wan_level1").compile_summary(m)
+    summary = mod("accel.wan_level1.preset").compile_summary(m)
     assert "fell_back=True" in summary and "mode=eager" in summary
 
 

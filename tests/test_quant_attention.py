@@ -547,14 +547,14 @@ def test_level1_fast_falls_back_on_cpu_with_a_report_line(pack, mod, M):
         _level1(M, quality="fast", on_failure="error")
     assert "input 'quality'" in str(e.value) and "Set quality to 'exact'" in str(e.value)
     with pytest.raises(mod("accel.common.errors").AccelError) as e:
-        mod("accel.wan_level1").apply_level1(M.wan_model("t2v", "tiny"), compile=False, quality="fastest")
+        mod("accel.wan_level1.preset").apply_level1(M.wan_model("t2v", "tiny"), compile=False, quality="fastest")
     assert "input 'quality'" in str(e.value)
 
 
 def test_level1_fast_uses_fp8_attention_where_it_runs(pack, mod, M, fp8_lib):
     prof, _, _ = fp8_lib
     A = mod("accel.attention.override")
-    m, text = mod("accel.wan_level1").apply_level1(M.wan_model("t2v", "tiny"), compile=False, tf32=False,
+    m, text = mod("accel.wan_level1.preset").apply_level1(M.wan_model("t2v", "tiny"), compile=False, tf32=False,
                                                    cudnn_benchmark=False, quality="fast", profile=prof)
     ov = override_of(A, m)
     assert ov.backend == "flash_attn_3_fp8" and ov.hybrid == A.Hybrid.default(), text

@@ -19,8 +19,8 @@ CALLS = {
     ("AccelCompile", "error"): ("accel.compile", "apply_compile", "on_failure", "raise"),
     ("AccelCompile", "eager"): ("accel.compile", "apply_compile", "on_failure", "eager"),  # legacy
     ("AccelCompile", "raise"): ("accel.compile", "apply_compile", "on_failure", "raise"),  # legacy
-    ("AccelWanLevel1", "fall back"): ("accel.wan_level1", "apply_level1", "strict", False),
-    ("AccelWanLevel1", "error"): ("accel.wan_level1", "apply_level1", "strict", True),
+    ("AccelWanLevel1", "fall back"): ("accel.wan_level1.preset", "apply_level1", "strict", False),
+    ("AccelWanLevel1", "error"): ("accel.wan_level1.preset", "apply_level1", "strict", True),
 }
 
 

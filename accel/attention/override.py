@@ -441,7 +441,7 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         lines.append(f"  replaced an earlier attention override ({comfy_compat.describe_override(prev)})")
     m.model_options["transformer_options"] = to
     if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
-        from .. import cuda_settings
+        from ..cuda_settings import flags as cuda_settings
 
         line = cuda_settings.attach_auto_sdpa(m, prof, node)
         if line:

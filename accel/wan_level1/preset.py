@@ -8,7 +8,7 @@ On a clone (the input MODEL is never changed), in this order:
 2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.common.defaults.choose()`
    picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/common/defaults.py),
    falling back to eager; a user who picks max-autotune-no-cudagraphs gets max-autotune -> default -> eager;
-3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings).
+3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings.flags).
 CFG, the sampler, steps, weights and the schedule are never touched.
 
 quality="fast" (opt-in): step 1 uses FP8 attention (`flash_attn_3_fp8`, Hopper + FA3 built with FP8) on the
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .common import keys, log
-from .common.errors import AccelError
-from .common.figures import text as _fig
+from ..common import keys, log
+from ..common.errors import AccelError
+from ..common.figures import text as _fig
 
 NODE = "Accel Wan Level-1"
 CALLBACK_KEY = keys.WAN_LEVEL1
@@ -80,7 +80,7 @@ class Level1Options:
 
 def check_wan(model, node: str = NODE):
     """The model's Family if it is Wan 2.1 / 2.2; else an AccelError naming what it is."""
-    from .common import families
+    from ..common import families
 
     fam = families.detect(model)
     if not fam.is_wan:
@@ -103,7 +103,7 @@ def compile_chain(mode: str) -> list:
 
 def resolve_compile_mode(requested: str, profile) -> tuple:
     """(mode, reason). mode "eager" means: do not compile."""
-    from .common import defaults
+    from ..common import defaults
 
     if requested in (None, "", "auto"):
         d = defaults.choose(profile)
@@ -117,8 +117,8 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
                  tf32: bool = True, cudnn_benchmark: bool = True, strict: bool = False,
                  node: str = NODE, profile=None, quality: str = "exact"):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
-    from . import cuda_settings
-    from .common import hardware
+    from ..cuda_settings import flags as cuda_settings
+    from ..common import hardware
 
     if quality not in QUALITIES:
         raise AccelError(node, "quality", f"unknown quality {quality!r}",
@@ -131,7 +131,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     # 1. attention -----------------------------------------------------------------------------
     fast = False
     if attention:
-        from .attention import override as attention_mod
+        from ..attention import override as attention_mod
 
         if quality == "fast":
             m, text, fast = attention_mod.apply_fast_attention(m, strict=strict, node=node, profile=prof)
@@ -151,7 +151,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
         if not chain:
             lines.append(f"compile: not applied ({why})")
         else:
-            from . import compile as compile_mod
+            from .. import compile as compile_mod
 
             m, text = compile_mod.apply_compile(
                 m, mode=chain[0], scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
@@ -180,7 +180,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
     lines.append(fidelity_statement(attention, compile))
     if fast:
-        from .common import defaults
+        from ..common import defaults
 
         lines.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates more "
                      "than the figures above; " + defaults.deviation_text(attention_mod.FAST_BACKENDS[0]) + ".")
@@ -195,7 +195,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
 def compile_summary(model) -> str:
     """One line from accel.compile.compile_status(model): mode in use, fallbacks, compile time."""
     try:
-        from . import compile as compile_mod
+        from .. import compile as compile_mod
 
         st = compile_mod.compile_status(model)
     except Exception as e:  # no compile on this model, or the compile feature is absent

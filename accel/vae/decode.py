@@ -6,7 +6,7 @@ input's class with `decode` / `decode_tiled` wrapped. The wrapper runs ComfyUI's
 0.33 alike: `VAE.decode` / `VAE.decode_tiled` call `first_stage_model.decode`) inside `decode_scope`,
 which for the length of that one call:
 
-- sets the torch flags (cudnn.benchmark, TF32) through accel.cuda_settings.scoped and restores them after;
+- sets the torch flags (cudnn.benchmark, TF32) through accel.cuda_settings.flags.scoped and restores them after;
 - adds forward pre-hooks to the decoder's convolutions that hand them channels_last(_3d) activations (cuDNN
   then keeps that layout from conv to conv); removed after the call;
 - optionally points the Wan decoder's `RMS_norm -> SiLU` pairs at the fused Triton kernel
@@ -27,9 +27,9 @@ import contextlib
 import copy
 from dataclasses import dataclass, fields, replace
 
-from .common import log
-from .common.errors import AccelError
-from .common.figures import num as _num, span as _span, text as _text
+from ..common import log
+from ..common.errors import AccelError
+from ..common.figures import num as _num, span as _span, text as _text
 
 NODE = "Accel VAE"
 
@@ -254,9 +254,9 @@ class AccelState:
         """Everything this node changes, for one decode call."""
         import torch
 
-        from . import cuda_settings
-        from ..kernels import vae_norm
-        from .compile import dynamo_compat
+        from ..cuda_settings import flags as cuda_settings
+        from ...kernels import vae_norm
+        from ..compile import dynamo_compat
 
         kind, why = identify(vae)
         if kind is None:  # cannot happen for a VAE accelerate() accepted; stay safe
@@ -418,7 +418,7 @@ def accelerate(vae, options: VaeOptions, on_failure: str = "fall back", node: st
         lines.append("tiles: {tile_size} px, overlap {overlap} px, {temporal_size} frames, overlap {temporal_overlap} "
                      "frames (VAE Decode (Tiled)'s meaning)".format(**{f.name: getattr(options, f.name) for f in fields(options)}))
     if options.fused_norm:
-        from ..kernels import vae_norm
+        from ...kernels import vae_norm
 
         pairs = len(norm_silu_pairs(kind.decoder))
         k = vae_norm.kernel() if torch.cuda.is_available() else None

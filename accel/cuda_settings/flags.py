@@ -27,7 +27,7 @@ import contextlib
 import threading
 from dataclasses import dataclass, fields, replace
 
-from .common import keys, log
+from ..common import keys, log
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
 
@@ -383,7 +383,7 @@ def explain(settings: NumericsSettings, profile=None) -> list[str]:
 def auto_sdpa_order(profile) -> tuple:
     """(order or None, reason): the fastest exact SDPA kernel order measured for this GPU class
     (accel.common.defaults, one table), or None where nothing was measured (PyTorch's / ComfyUI's order stays)."""
-    from .common import defaults
+    from ..common import defaults
 
     d = defaults.choose(profile)
     return d.sdpa_order, d.sdpa_reason
