@@ -10,7 +10,7 @@ import torch
 from . import coefficients as cc
 from ..common import log
 from ..common.errors import AccelError
-from . import any_model as agn
+from . import any_model_rule as agn
 from . import schedule as sched
 from .adapters import ADAPTERS
 from .calibrate import DEFAULT_SIGNAL, _write_calibration
@@ -337,7 +337,7 @@ class _Run:
                 st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
                 wants.append(w and enabled)
             self.stats.trace.append((call.step, trace))
-        elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model.py)
+        elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model_rule.py)
             wants = agn.decide(self, call, img, chunks, per)
         else:  # magcache: one table entry per step; accumulators only touched on enabled steps
             for key, st in zip(call.keys, chunks):
