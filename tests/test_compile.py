@@ -495,7 +495,7 @@ def test_backend_failing_at_run_time_falls_back_in_a_prompt(M, comfy, mod, monke
         raise RuntimeError("simulated backend failure at run time")
 
     monkeypatch.setattr(torch._inductor.compile_fx, "compile_fx", broken)  # what torch.compile's inductor calls
-    monkeypatch.setattr(mod("accel.compile.preflight"), "_preflight", lambda model, cfg: None)  # no compiler check
+    monkeypatch.setattr(mod("accel.compile.preflight"), "preflight_problem", lambda model, cfg: None)  # no compiler check
     caplog.set_level(logging.WARNING, logger="comfyui-accel")
     _, hist = run_prompt(_compile_prompt("compile_backend_wan.safetensors", "fall back"))
     assert "compile: mode default (inductor)" in hist["outputs"]["7"]["text"][0]
@@ -581,14 +581,14 @@ def test_with_the_packs_attention_node_in_either_order(M, C, mod):
     x, ctx = inputs()
     attn, _ = A.apply_attention(base, "sdpa")
     ov = attn.model_options["transformer_options"][A.OVERRIDE_KEY]
-    sig = mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: ov}, "blocks")
+    sig = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: ov}, "blocks")
     assert "sdpa" in sig
     again, _ = A.apply_attention(base, "sdpa")  # the attention node re-executed
-    assert mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
-    assert mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
+    assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
+    assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
     math_m, _ = A.apply_attention(base, "sdpa_math")
     if math_m.model_options["transformer_options"].get(A.OVERRIDE_KEY) is not None:
-        other = mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
+        other = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
         assert other != sig, "two attention backends must never share compiled code"
 
     ref = forward(attn, x, ctx)

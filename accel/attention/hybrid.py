@@ -134,7 +134,7 @@ class StepWrapper:
         return executor(*args, **kwargs)
 
 
-def _apply_model_wrappers():
+def apply_model_wrappers():
     import comfy.patcher_extension as pe
 
     return pe.WrappersMP.APPLY_MODEL

@@ -34,7 +34,7 @@ import torch
 from .. import comfy_compat
 from ..common import defaults, hardware, keys, log
 from ..common.errors import AccelError
-from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, _apply_model_wrappers, check_hybrid
+from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, apply_model_wrappers, check_hybrid
 from ...kernels.attention import adapters, registry
 from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
@@ -309,7 +309,7 @@ def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device, node):
         exact_text = exact_kern.label
     else:
         exact_ov, exact_text = None, f"ComfyUI's attention ({name}: {problem})"
-    m.add_wrapper_with_key(_apply_model_wrappers(), keys.ATTENTION, StepWrapper(hybrid))
+    m.add_wrapper_with_key(apply_model_wrappers(), keys.ATTENTION, StepWrapper(hybrid))
     lines = [f"hybrid schedule: exact attention ({exact_text}) on {hybrid.describe()}; the quantized kernel elsewhere",
              "  steps are counted in the sigmas the sampler got (a KSamplerAdvanced slice counts its own); "
              "outside a sampler every call is quantized"]
@@ -389,8 +389,8 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
     lines = []
     where = f"{prof.gpu_name or prof.device_kind}" + (f" (sm{prof.sm_int})" if prof.sm_int else "")
     m = model.clone()
-    if m.get_wrappers(_apply_model_wrappers(), keys.ATTENTION):  # an earlier Accel Attention's schedule
-        m.remove_wrappers_with_key(_apply_model_wrappers(), keys.ATTENTION)
+    if m.get_wrappers(apply_model_wrappers(), keys.ATTENTION):  # an earlier Accel Attention's schedule
+        m.remove_wrappers_with_key(apply_model_wrappers(), keys.ATTENTION)
     to = dict(m.model_options.get("transformer_options", {}))
     prev = to.get(OVERRIDE_KEY)
     if kern is None:

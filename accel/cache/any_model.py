@@ -24,7 +24,7 @@ Measured deviation: when a step is computed after skipped steps, ``dres`` is the
 residual against the cached one that the skipped steps used; the report gives its largest and mean value.
 
 Under Accel Compile: with its default scope ('blocks') the decision, the measures and the cached tensors live in
-the block hooks, which run eagerly *between* the compiled blocks (``compile._signature`` leaves
+the block hooks, which run eagerly *between* the compiled blocks (``compile.signature.options_signature`` leaves
 ``patches_replace['dit']`` out of the compiled code's key, so a new run's hooks recompile nothing); with scope
 'model' dynamo traces the hooks too, with graph breaks at the decision's ``.tolist()`` (tested: same skips and
 output as uncompiled, backend 'eager'). Core's EasyCache keeps its decision and state in a DIFFUSION_MODEL
@@ -43,9 +43,9 @@ from ..common.families import detect
 from .adapters import ADAPTERS
 from .adapters import adapter_for_model as wan_adapter
 from .any_model_rule import MAX_EXTRAPOLATION
-from .hooks import _attach, _new_id, multigpu_lines
+from .hooks import attach, multigpu_lines, new_id
 from .keys import LOW_STEPS
-from .report import _stats_lines
+from .report import stats_lines
 from .settings import empty_window_text
 
 NODE = "Accel Cache (any model)"
@@ -100,10 +100,10 @@ def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float 
     if adapter is None:
         raise AccelError(node, "model", reason, "Use this node only with the models listed in its description, or "
                          "remove it (the run is exact without it)")
-    cfg = {"mode": "any_model", "id": _new_id(node_id), "node": node, "node_id": node_id,
+    cfg = {"mode": "any_model", "id": new_id(node_id), "node": node, "node_id": node_id,
            "adapter": adapter.name, "set": "", "entry": {}, "candidates": [], "thresh": float(threshold),
            "start": float(start_percent), "end": float(end_percent), "K": None, "cache_device": cache_device}
-    m, replaced = _attach(model, cfg)
+    m, replaced = attach(model, cfg)
     lines = [f"{node} on {fam.name}: no coefficients; decides per step from the measured change of the first "
              "transformer block's input and the rate at which the blocks' residual followed it on the last computed "
              "steps (estimate = rate x input change since the last computed step).",
@@ -123,6 +123,6 @@ def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float 
         lines.append(text)
     if replaced:
         lines.append(f"replaced an earlier {replaced.get('node')} on this model")
-    lines += _stats_lines(node_id)
+    lines += stats_lines(node_id)
     log.info("%s: %s, threshold %g", node, fam.name, threshold)
     return m, "\n".join(lines)

@@ -79,7 +79,7 @@ def _read_back(run, states, tensors: list) -> list:
     return out
 
 
-# ============================================================================ runtime (called by state._Run)
+# ============================================================================ runtime (called by state.Run)
 def decide(run, call, img, chunks, per) -> list:
     """Per chunk: may this call skip? Records what `store` needs in call.agn. One device sync per call."""
     if call.force is not None:  # threshold 0, few-step run, blocked: computed anyway, nothing to measure

@@ -66,7 +66,7 @@ def model_fingerprint(model) -> str:
     return h.hexdigest()[:16]
 
 
-def _run_count(data: dict) -> int:
+def run_count(data: dict) -> int:
     samples = data.get("samples") or []
     runs = data.get("runs", 0)
     runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
@@ -105,7 +105,7 @@ def _overwrite_remedy(path) -> str:
             ".bak copy next to it)")
 
 
-def _read_calibration(node, name, path):
+def read_calibration(node, name, path):
     """The calibration file as it is on disk, checked so that runs can be added to it; None when there is none.
     AccelError naming the file and the key when it cannot be extended."""
     where = cc.where_text(name)
@@ -119,16 +119,16 @@ def _read_calibration(node, name, path):
     return data
 
 
-def _check_same_model(node, name, path, data, cfg):
+def check_same_model(node, name, path, data, cfg):
     """Refuse to merge two models' runs into one file (same family and size, same fingerprint when recorded)."""
     fam = cfg["family"]
     theirs = (data.get("family", ""), data.get("variant", ""), data.get("size", ""))
     problem = None
     if theirs != (fam["family"], fam["variant"], fam["size"]):
-        problem = (f"holds {_run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
+        problem = (f"holds {run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
                    f"{fam['name']}")
     elif data.get("fingerprint") and cfg.get("fingerprint") and data["fingerprint"] != cfg["fingerprint"]:
-        problem = (f"holds {_run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
+        problem = (f"holds {run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
                    f"fingerprint {data['fingerprint']}, this model {cfg['fingerprint']})")
     if problem:
         raise AccelError(node, "name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
@@ -318,7 +318,7 @@ def _backup(path):
     raise OSError(f"no free backup name for {path.name} (9999 backups of {stamp})")
 
 
-def _write_calibration(run: _Run):
+def write_calibration(run: Run):
     """Add a completed run to its calibration file and redo the fits over all runs in it. Raises AccelError
     (nothing written) when the run recorded nothing, the file was changed into something that cannot be
     extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file
@@ -341,11 +341,11 @@ def _write_calibration(run: _Run):
                          "again") from None
     with _LOCK:
         fresh = bool(cfg.get("overwrite")) and cfg["id"] not in _FRESH
-        old = None if fresh else _read_calibration(node, name, path)
+        old = None if fresh else read_calibration(node, name, path)
         if old is not None:
-            _check_same_model(node, name, path, old, cfg)
+            check_same_model(node, name, path, old, cfg)
         prior = list(old.get("samples") or []) if old else []
-        prior_runs = _run_count(old) if old else 0
+        prior_runs = run_count(old) if old else 0
         samples = prior + [{"steps": run.steps, "records": recs, "created": time.strftime("%Y-%m-%d %H:%M:%S")}]
         dropped = max(0, len(samples) - KEPT_RUNS)
         samples = samples[dropped:]  # the newest KEPT_RUNS runs' records; "runs" still counts every run
@@ -367,11 +367,11 @@ def _write_calibration(run: _Run):
         out["samples"] = samples
         # the last guard before replacing: never fewer runs than the file holds now, unless asked (overwrite)
         try:
-            on_disk = _run_count(cc.read_user_file(path, where))
+            on_disk = run_count(cc.read_user_file(path, where))
         except FileNotFoundError:
             on_disk = 0
         except cc.SetError:
-            on_disk = None  # damaged: only reachable with overwrite (else _read_calibration refused above)
+            on_disk = None  # damaged: only reachable with overwrite (else read_calibration refused above)
         if not fresh and (on_disk is None or on_disk >= n_runs):
             raise AccelError(node, "name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
                              f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))

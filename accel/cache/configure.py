@@ -8,10 +8,10 @@ from ..common.errors import AccelError
 from ..common.families import family_name
 from . import schedule as sched
 from .adapters import SIGNAL_TEXT, adapter_for_model
-from .calibrate import DEFAULT_SIGNAL, KEPT_RUNS, _check_same_model, _read_calibration, _run_count, model_fingerprint
-from .hooks import _attach, _new_id, multigpu_lines
-from .report import _stats_lines
-from .settings import _check_inputs, effective_settings, empty_window_text, load_set
+from .calibrate import DEFAULT_SIGNAL, KEPT_RUNS, check_same_model, model_fingerprint, read_calibration, run_count
+from .hooks import attach, multigpu_lines, new_id
+from .report import stats_lines
+from .settings import check_inputs, effective_settings, empty_window_text, load_set
 
 
 def _resolve_set(node, kind, input_name, model, choice):
@@ -88,13 +88,13 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
                        coefficients: str = "auto", cache_device: str = "GPU", node_id=None,
                        node: str = "Accel TeaCache"):
     """Clone `model` with TeaCache. rel_l1_thresh / start_percent -1 mean: the chosen set's recommended value."""
-    _check_inputs(node, start_percent, end_percent, ("rel_l1_thresh", rel_l1_thresh))
+    check_inputs(node, start_percent, end_percent, ("rel_l1_thresh", rel_l1_thresh))
     adapter, fam, entry, cands, why = _resolve_set(node, "teacache", "coefficients", model, coefficients)
-    cfg = {"mode": "teacache", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
+    cfg = {"mode": "teacache", "id": new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
            "set": coefficients if entry else "auto", "entry": entry, "candidates": cands,
            "thresh": float(rel_l1_thresh), "start": float(start_percent), "end": float(end_percent),
            "K": -1, "cache_device": cache_device}
-    m, replaced = _attach(model, cfg)
+    m, replaced = attach(model, cfg)
     lines = [f"{node} on {fam.name}"] + multigpu_lines(model, node)
     lines.append(f"coefficients: {coefficients if entry else 'auto'}")
     lines += _set_lines("teacache", entry if entry else cands, why)
@@ -117,7 +117,7 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
                  + "; a change beyond the polynomial's fitted range is computed, not skipped")
     if replaced:
         lines.append(f"replaced an earlier {replaced.get('node')} on this model")
-    lines += _stats_lines(node_id)
+    lines += stats_lines(node_id)
     report = "\n".join(lines)
     log.info("%s: %s, coefficients %s", node, fam.name, cfg["set"] if entry else "auto " + "/".join(cands))
     return m, report
@@ -126,13 +126,13 @@ def configure_teacache(model, rel_l1_thresh: float, start_percent: float, end_pe
 def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_percent: float, end_percent: float,
                        ratios: str = "auto", cache_device: str = "GPU", node_id=None, node: str = "Accel MagCache"):
     """Clone `model` with MagCache. thresh / K / start -1 mean: the set's recommended value."""
-    _check_inputs(node, start_percent, end_percent, ("magcache_thresh", magcache_thresh), int(magcache_K))
+    check_inputs(node, start_percent, end_percent, ("magcache_thresh", magcache_thresh), int(magcache_K))
     adapter, fam, entry, cands, why = _resolve_set(node, "magcache", "ratios", model, ratios)
-    cfg = {"mode": "magcache", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
+    cfg = {"mode": "magcache", "id": new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
            "set": ratios if entry else "auto", "entry": entry, "candidates": cands,
            "thresh": float(magcache_thresh), "start": float(start_percent), "end": float(end_percent),
            "K": int(magcache_K), "cache_device": cache_device}
-    m, replaced = _attach(model, cfg)
+    m, replaced = attach(model, cfg)
     e0 = entry or cc.resolve_named("magcache", cands[0])
     lines = [f"{node} on {fam.name}"] + multigpu_lines(model, node) + [f"ratios: {ratios if entry else 'auto'}"]
     lines += _set_lines("magcache", entry if entry else cands, why)
@@ -151,7 +151,7 @@ def configure_magcache(model, magcache_thresh: float, magcache_K: int, start_per
                  + "; the first step of every run is computed")
     if replaced:
         lines.append(f"replaced an earlier {replaced.get('node')} on this model")
-    lines += _stats_lines(node_id)
+    lines += stats_lines(node_id)
     log.info("%s: %s, ratios %s", node, fam.name, cfg["set"] if entry else "auto " + "/".join(cands))
     return m, "\n".join(lines)
 
@@ -180,7 +180,7 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
     if adapter is None:
         raise AccelError(node, "model", reason, "Calibration needs a model family the step cache supports: "
                          "Wan 2.1/2.2 (T2V, I2V, TI2V), Flux.1, HunyuanVideo, Qwen-Image")
-    cfg = {"mode": "calibrate", "id": _new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
+    cfg = {"mode": "calibrate", "id": new_id(node_id), "node": node, "node_id": node_id, "adapter": adapter.name,
            "set": cc.USER_PREFIX + name, "calib_name": name, "entry": {}, "candidates": [],
            "thresh": 0.0, "start": 0.0, "end": 1.0, "K": 0, "cache_device": "GPU", "overwrite": bool(overwrite),
            "fingerprint": model_fingerprint(model),
@@ -188,7 +188,7 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
     path = cc.user_file(name)
     if overwrite:
         try:
-            n = _run_count(cc.read_user_file(path, str(path)))
+            n = run_count(cc.read_user_file(path, str(path)))
             state = f"The file now holds {n} run(s): the first completed run replaces it"
         except FileNotFoundError:
             state = "There is no such file yet"
@@ -196,17 +196,17 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
             state = "The file now is damaged or not a calibration: the first completed run replaces it"
         state += " (overwrite is on; the old file is kept as a .bak copy next to it), later runs are added."
     else:
-        old = _read_calibration(node, name, path)  # raises when the file cannot be extended
+        old = read_calibration(node, name, path)  # raises when the file cannot be extended
         if old is None:
             state = "There is no such file yet: the first completed run creates it."
         else:
-            _check_same_model(node, name, path, old, cfg)
-            state = (f"The file holds {_run_count(old)} run(s) of this model: each completed run is added to them "
+            check_same_model(node, name, path, old, cfg)
+            state = (f"The file holds {run_count(old)} run(s) of this model: each completed run is added to them "
                      f"and the fits are redone over them (the records of the newest {KEPT_RUNS} runs are kept).")
             if not old.get("fingerprint"):
                 state += (" (It was written by an older version without a model fingerprint: make sure its runs "
                           "are of this model.)")
-    m, _ = _attach(model, cfg)
+    m, _ = attach(model, cfg)
     lines = [f"{node} on {fam.name}: every sampling run with this MODEL computes all steps and records, per step "
              f"and per cond/uncond, the rel-L1 change of the cache signal ({', '.join(adapter.signals)}) and of the "
              "transformer-block residual, and the residual magnitude ratio.",
@@ -215,5 +215,5 @@ def configure_calibration(model, name: str, node_id=None, node: str = "Accel Cac
              f"Then choose 'user:{name}' in Accel TeaCache (coefficients) or Accel MagCache (ratios). Calibrate with "
              "the sampler, scheduler and step count you will use; 2-3 prompts/seeds give a steadier fit."]
     lines += multigpu_lines(model, node)
-    lines += _stats_lines(node_id)
+    lines += stats_lines(node_id)
     return m, "\n".join(lines)

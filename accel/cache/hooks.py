@@ -7,7 +7,7 @@ import uuid
 from .. import comfy_compat
 from ..common import log
 from .keys import KEY, RUN_KEY, WRAPPER_KEY
-from .state import _Run, _find_to
+from .state import Run, find_to
 
 
 class _BlockHook:
@@ -15,7 +15,7 @@ class _BlockHook:
 
     __slots__ = ("run", "index", "last", "prev")
 
-    def __init__(self, run: _Run, index: int, last: bool, prev):
+    def __init__(self, run: Run, index: int, last: bool, prev):
         self.run, self.index, self.last, self.prev = run, index, last, prev
 
     def _original(self, args, extra):
@@ -55,7 +55,7 @@ def _outer_sample_wrapper(executor, *args, **kwargs):
 
     guider.model_options = comfy.model_patcher.create_model_options_clone(orig)
     sigmas = args[3] if len(args) > 3 else kwargs.get("sigmas")
-    run = _Run(cfg, guider.model_patcher, sigmas)
+    run = Run(cfg, guider.model_patcher, sigmas)
     to = guider.model_options.setdefault("transformer_options", {})
     to[RUN_KEY] = run
     dm = guider.model_patcher.get_model_object("diffusion_model")
@@ -95,7 +95,7 @@ def _calc_cond_batch_wrapper(executor, *args, **kwargs):
 
 
 def _diffusion_model_wrapper(executor, *args, **kwargs):
-    to = _find_to(args, kwargs)
+    to = find_to(args, kwargs)
     run = to.get(RUN_KEY) if to else None
     if run is None or run.call is not None:  # not ours, or a nested forward: run normally
         return executor(*args, **kwargs)
@@ -106,7 +106,7 @@ def _diffusion_model_wrapper(executor, *args, **kwargs):
         run.end_call()
 
 
-def _attach(model, cfg: dict):
+def attach(model, cfg: dict):
     import comfy.patcher_extension as pe
 
     m = model.clone()
@@ -138,5 +138,5 @@ def multigpu_lines(model, node: str) -> list:
     return [text]
 
 
-def _new_id(node_id) -> str:
+def new_id(node_id) -> str:
     return f"{node_id if node_id is not None else 'x'}/{uuid.uuid4().hex[:8]}"

@@ -50,6 +50,18 @@ class RunStats:
         return "\n".join(lines)
 
 
+def record_run(cid: str, node_id, stats: RunStats) -> None:
+    """Keep `stats` as the last finished run of config `cid` (and of ComfyUI node `node_id`); numbers the run."""
+    with _LOCK:
+        _RUNS[cid] = stats.run_index = _RUNS.get(cid, 0) + 1
+        _LAST.pop(cid, None)
+        _LAST[cid] = stats
+        if node_id is not None:
+            _NODE_LAST[str(node_id)] = stats
+        while len(_LAST) > 256:
+            _LAST.pop(next(iter(_LAST)))
+
+
 def last_stats(model_or_id):
     """RunStats of the last finished run of a cache node's MODEL (or its config id); None before any run."""
     cid = model_or_id
@@ -63,7 +75,7 @@ def _node_stats(node_id) -> RunStats | None:
     return None if node_id is None else _NODE_LAST.get(str(node_id))
 
 
-def _stats_lines(node_id, cfg_id=None):
+def stats_lines(node_id, cfg_id=None):
     prev = _node_stats(node_id)
     lines = ["Statistics are measured during sampling, after this text is produced: each run logs a line "
              "'accel: <node> run N: computed X/Y ...' and sends it to the frontend as this node's progress "

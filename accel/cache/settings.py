@@ -15,7 +15,7 @@ def _is_recommended(v) -> bool:
     return abs(float(v) - RECOMMENDED) < 1e-6
 
 
-def _check_inputs(node, start, end, thresh=None, K=None):
+def check_inputs(node, start, end, thresh=None, K=None):
     """Node inputs, checked before anything runs: NaN or a negative value other than -1 is an error naming the
     input (ComfyUI's min/max check lets NaN and -0.5 through; they used to disable caching silently)."""
     for name, v in (("start_percent", start), ("end_percent", end)) + ((thresh,) if thresh else ()):

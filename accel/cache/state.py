@@ -1,4 +1,4 @@
-"""The state of one sampling run of a step-cached model (`_Run`): per cond/uncond chunk accumulators and residual
+"""The state of one sampling run of a step-cached model (`Run`): per cond/uncond chunk accumulators and residual
 caches, the skip decision, calibration recording, statistics."""
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from ..common.errors import AccelError
 from . import any_model_rule as agn
 from . import schedule as sched
 from .adapters import ADAPTERS
-from .calibrate import DEFAULT_SIGNAL, _write_calibration
+from .calibrate import DEFAULT_SIGNAL, write_calibration
 from .keys import LOW_STEPS
-from .report import _LAST, _LOCK, _NODE_LAST, _RUNS, RunStats
+from .report import RunStats, record_run
 from .settings import effective_settings, empty_window_text
 
 
@@ -76,7 +76,7 @@ def _named_args(dm, args, kwargs) -> dict:
     return out
 
 
-def _find_to(args, kwargs):
+def find_to(args, kwargs):
     for a in reversed(args):
         if isinstance(a, dict) and "cond_or_uncond" in a:
             return a
@@ -84,7 +84,7 @@ def _find_to(args, kwargs):
     return to if isinstance(to, dict) else None
 
 
-class _Run:
+class Run:
     def __init__(self, cfg: dict, patcher, sigmas):
         self.cfg = cfg
         self.mode = cfg["mode"]
@@ -455,7 +455,7 @@ class _Run:
             self.stats.notes += agn.summary(self)
         if completed and self.mode == "calibrate":
             try:
-                path, summary = _write_calibration(self)
+                path, summary = write_calibration(self)
                 self.stats.notes.append(summary)
                 self.stats.notes.append(f"written to {path}")
             except AccelError as e:
@@ -467,15 +467,7 @@ class _Run:
             if error is not None:
                 self.stats.notes.append(f"calibration not written: {error}")
                 log.warning("%s", error)
-        with _LOCK:
-            cid = self.cfg["id"]
-            _RUNS[cid] = self.stats.run_index = _RUNS.get(cid, 0) + 1
-            _LAST.pop(cid, None)
-            _LAST[cid] = self.stats
-            if self.cfg.get("node_id") is not None:
-                _NODE_LAST[str(self.cfg["node_id"])] = self.stats
-            while len(_LAST) > 256:
-                _LAST.pop(next(iter(_LAST)))
+        record_run(self.cfg["id"], self.cfg.get("node_id"), self.stats)
         text = self.stats.text()
         log.info("%s", text)
         node_id = self.cfg.get("node_id")

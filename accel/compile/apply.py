@@ -8,10 +8,10 @@ from ..common import log
 from ..common.errors import AccelError
 from . import cache as compile_cache
 from . import stream as compile_stream
-from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, _status_for, _validate
+from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, status_for, validate
 from .dynamo_compat import shares_block_graphs
-from .preflight import _fail_preflight, _preflight
-from .report import _report
+from .preflight import fail_preflight, preflight_problem
+from .report import compile_report
 from .wrapper import CompileWrapper
 
 
@@ -24,7 +24,7 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
     last one. `on_failure`: "eager" (log one line, run eager for the rest of this model's life) or
     "raise" (AccelError naming `node`).
     """
-    cfg = _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
+    cfg = validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
     m, memory_note = _clone(model, node)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
@@ -44,17 +44,17 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
                           "every block compiles separately; recompile limit raised from %d to %d", cfg.recompile_limit, need)
             cfg.recompile_limit = need
     cache_info = compile_cache.activate() if cfg.backend == "inductor" else None
-    status = _status_for(m.model, cfg)
+    status = status_for(m.model, cfg)
     if not status.fell_back:
-        problem = _preflight(m, cfg)
+        problem = preflight_problem(m, cfg)
         if problem:
-            _fail_preflight(status, cfg, problem)
+            fail_preflight(status, cfg, problem)
     wrapper = CompileWrapper(cfg)
     m.add_wrapper_with_key(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY, wrapper)
     compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
-    report = _report(m.model, cfg, status, region_note, cache_info, memory_note)
+    report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note)
     log.info("%s", report.splitlines()[0])
     return m, report
 

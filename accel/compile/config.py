@@ -80,11 +80,11 @@ class CompileStatus:
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
 _STATUS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_lock = threading.RLock()
+compile_lock = threading.RLock()
 
 
-def _status_for(base, cfg: CompileConfig) -> CompileStatus:
-    with _lock:
+def status_for(base, cfg: CompileConfig) -> CompileStatus:
+    with compile_lock:
         per = _STATUS.get(base)
         if per is None:
             per = {}
@@ -113,7 +113,7 @@ def torch_version() -> str:
     return f"torch {torch.__version__}"
 
 
-def _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node) -> CompileConfig:
+def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node) -> CompileConfig:
     chain = list(mode_chain) if mode_chain else [mode]
     for md in chain:
         if md not in MODES:

@@ -10,7 +10,7 @@ from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported
 
 
-def _preflight(model, cfg: CompileConfig) -> str | None:
+def preflight_problem(model, cfg: CompileConfig) -> str | None:
     from ..common import hardware
 
     try:
@@ -43,7 +43,7 @@ def _has_dtype(module, dtype) -> bool:
     return any(p.dtype == dtype for p in module.parameters())
 
 
-def _fail_preflight(status: CompileStatus, cfg: CompileConfig, problem: str) -> None:
+def fail_preflight(status: CompileStatus, cfg: CompileConfig, problem: str) -> None:
     if cfg.on_failure == "raise":
         raise AccelError(cfg.node, "backend", f"torch.compile cannot work here: {problem}",
                          "set on_failure to 'fall back' to run without compile, or fix the cause")

@@ -10,7 +10,7 @@ import torch
 
 from ..common import keys
 from . import config
-from .config import CompileConfig, _lock
+from .config import CompileConfig, compile_lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
 
 
@@ -19,15 +19,15 @@ def _runner_template(module, *args, **kwargs):
 
 
 _RUNNERS: dict = {}
-_RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry counts)
+RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry counts)
 
 
-def _runner(cls, sig, mode, cfg: CompileConfig):
+def compiled_runner(cls, sig, mode, cfg: CompileConfig):
     key = (cls, sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph, cfg.recompile_limit)
     fn = _RUNNERS.get(key)
     if fn is not None:
         return fn
-    with _lock:
+    with compile_lock:
         fn = _RUNNERS.get(key)
         if fn is not None:
             return fn
@@ -39,7 +39,7 @@ def _runner(cls, sig, mode, cfg: CompileConfig):
         raw = types.FunctionType(code, _runner_template.__globals__, name)
         fn = torch.compile(raw, **_compile_kwargs(mode, cfg))
         _RUNNERS[key] = fn
-        _RUNNER_CODES[id(fn)] = code
+        RUNNER_CODES[id(fn)] = code
         return fn
 
 

@@ -10,10 +10,10 @@ import torch
 from ..common import log
 from ..common.errors import AccelError
 from . import stream as compile_stream
-from .config import CompileConfig, CompileStatus, _status_for
+from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
-from .runners import _RUNNER_CODES, _runner
-from .signature import _signature
+from .runners import RUNNER_CODES, compiled_runner
+from .signature import options_signature
 
 
 class _Region(torch.nn.Module):
@@ -81,7 +81,7 @@ class CompileWrapper:
         return self
 
     def status(self, base) -> CompileStatus:
-        return _status_for(base, self.cfg)
+        return status_for(base, self.cfg)
 
     # -- per call -----------------------------------------------------------------------------------
     def __call__(self, executor, *args, **kwargs):
@@ -94,14 +94,14 @@ class CompileWrapper:
             return executor(*args, **kwargs)
         to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
         mode = st.chain[st.mode_index]
-        rkey = (_signature(to, self.cfg.scope), mode)
+        rkey = (options_signature(to, self.cfg.scope), mode)
         hit = cs.runner_sets.get(rkey)
         if hit is None:
             try:
-                runners = {cls: _runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
+                runners = {cls: compiled_runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
             except Exception as e:  # noqa: BLE001 - torch.compile refused its arguments (e.g. a backend gone since)
                 return self._on_failure(executor, args, kwargs, st, mode, e)
-            hit = cs.runner_sets[rkey] = (runners, [_RUNNER_CODES[id(fn)] for fn in runners.values()])
+            hit = cs.runner_sets[rkey] = (runners, [RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
         cs.runners = runners
         cs.fetcher.streamed = 0
@@ -127,7 +127,7 @@ class CompileWrapper:
 
     def _prepare(self, base):
         cs = _CallState()
-        cs.status = st = _status_for(base, self.cfg)
+        cs.status = st = status_for(base, self.cfg)
         targets = []
         for key in self.cfg.keys:
             parent, name = _resolve_parent(base, key)

@@ -31,7 +31,7 @@ class LoadResult:
     runtime: FP8Runtime
 
 
-def _bytes(n) -> str:
+def format_bytes(n) -> str:
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
@@ -214,7 +214,7 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     stock = sum(p.numel() for n, p in dm.named_parameters() if not n.endswith("weight_scale")) * itemsize
     lines = [f"Accel FP8 loader: {source}",
              f"  model: {family.name} ({family.base_class})",
-             f"  stored: {norm.describe()}, {_bytes(norm.stored_bytes)} on disk"]
+             f"  stored: {norm.describe()}, {format_bytes(norm.stored_bytes)} on disk"]
     fmts = ", ".join(f"{n} {k}" for k, n in sorted(stats.formats.items())) or "none"
     action = []
     if stats.quantized:
@@ -230,8 +230,8 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}], "
                  f"and all norms, biases and modulation parameters")
     lines.append(f"  keep rule: {plan.choice} ({plan.reason})")
-    lines.append(f"  weights in memory: {_bytes(total)} (linear {_bytes(lin)}, other {_bytes(other)}) vs {_bytes(stock)} "
-                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {_bytes(max(0, stock - total))} "
+    lines.append(f"  weights in memory: {format_bytes(total)} (linear {format_bytes(lin)}, other {format_bytes(other)}) vs {format_bytes(stock)} "
+                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {format_bytes(max(0, stock - total))} "
                  f"({total / max(1, stock):.2f}x)")
     if not stats.formats:
         comp = "no fp8 layers: ComfyUI's usual matmuls"

@@ -55,7 +55,7 @@ KEEP_STANDARD = "embeddings, norms, modulation, head"
 KEEP_FIRST_LAST = "standard + first & last block"
 KEEP_FIRST_LAST_2 = "standard + first 2 & last 2 blocks"
 KEEP_CHOICES = (KEEP_AUTO, KEEP_STANDARD, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2)
-_KEEP_EDGE = {KEEP_STANDARD: 0, KEEP_FIRST_LAST: 1, KEEP_FIRST_LAST_2: 2}
+KEEP_EDGE = {KEEP_STANDARD: 0, KEEP_FIRST_LAST: 1, KEEP_FIRST_LAST_2: 2}
 
 # Per-family `auto` choice with its reason. Families not listed use the standard rule.
 _WAN_WHY = ("Wan: the block linears (self/cross attention, FFN) are quantized - the layers LightX2V's FP8 Wan "

@@ -11,7 +11,7 @@ import torch
 from ...kernels import fp8 as kfp8
 from ..common import defaults, log
 from ..common.errors import AccelError
-from .options import (_KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
+from .options import (KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
                       COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
                       KEEP_CHOICES, KEEP_STANDARD, NODE)
 
@@ -92,11 +92,11 @@ def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str 
         choice, reason = FAMILY_KEEP.get(family.family, (
             KEEP_STANDARD, f"{family.name}: transformer-block linears quantized; embeddings, norms, modulation/adaLN "
                            f"and output layers stay high precision"))
-    elif keep in _KEEP_EDGE:
+    elif keep in KEEP_EDGE:
         choice, reason = keep, "chosen on the node"
     else:
         raise AccelError(node, "keep_high_precision", f"unknown choice '{keep}'", f"Use one of {', '.join(KEEP_CHOICES)}")
-    edge = _KEEP_EDGE[choice]
+    edge = KEEP_EDGE[choice]
     edge_blocks = set()
     if edge:
         keys = [k[len("diffusion_model."):] if k.startswith("diffusion_model.") else k for k in family.block_keys]

@@ -11,7 +11,7 @@ from ...kernels import fp8 as kfp8
 from ..common import families, log
 from ..common.errors import AccelError
 from . import formats
-from .load import _bytes, load_file
+from .load import format_bytes, load_file
 from .ops import is_accel_linear, saturation_text
 from .options import COMPUTE_DEQUANT, KEEP_AUTO, SAVE_NODE
 from .plan import plan_layers, unmatched_text
@@ -239,7 +239,7 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
     path = target.path
     lines = [f"Accel Save FP8 Model: {path}",
              f"  {len(layers)} linear layers fp8 e4m3fn + fp32 scalar weight_scale, metadata _quantization_metadata "
-             f"(format 1.0); other tensors bf16; {_bytes(size)}",
+             f"(format 1.0); other tensors bf16; {format_bytes(size)}",
              "  loads with the stock Load Diffusion Model (UNETLoader) of ComfyUI 0.3.75 and 0.33, and with the Accel FP8 "
              "loader; per-channel scales are not portable, so this file is per-tensor"]
     lines += [f"  {n}" if n.startswith("warning:") else f"  note: {n}" for n in notes]
