@@ -627,14 +627,14 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
         pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
-    S = mod("accel.compile.stream")
+    compat = mod("accel.comfy_compat")
     dyn = wan.clone()
     dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
     dyn.cached_patcher_init = None
-    if S.dynamic_support() is None:
+    if compat.block_fetch_support() is None:
         _, report = C.apply_compile(dyn, backend="eager", node="Accel Compile")
         assert "DynamicVRAM kept" in report
-    monkeypatch.setattr(S, "dynamic_support", lambda: "no block-fetch API (test)")
+    monkeypatch.setattr(compat, "block_fetch_support", lambda: "no block-fetch API (test)")
     with pytest.raises(RuntimeError) as core:  # the core behaviour this guards against
         dyn.clone(disable_dynamic=True)
     assert not isinstance(core.value, mod("accel.common.errors").AccelError)

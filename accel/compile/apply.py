@@ -1,13 +1,10 @@
 """Accel Compile's entry points: put the compile wrapper on a clone of a MODEL, read its status, clear the cache."""
 from __future__ import annotations
 
-import inspect
-
 from .. import comfy_compat
 from ..common import log
 from ..common.errors import AccelError
 from . import cache as compile_cache
-from . import stream as compile_stream
 from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, status_for, validate
 from .dynamo_compat import shares_block_graphs
 from .preflight import fail_preflight, preflight_problem
@@ -84,17 +81,13 @@ def _wrappers_mp():
 def _clone(model, node="Accel Compile"):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
     (accel.compile.stream); elsewhere `clone(disable_dynamic=True)` (what core's TorchCompileModel does)."""
-    if not compile_stream.patcher_is_dynamic(model):
+    if not comfy_compat.patcher_is_dynamic(model):
         return model.clone(), None
-    why = compile_stream.dynamic_support()
+    why = comfy_compat.block_fetch_support()
     if why is None:
         return model.clone(), ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches "
                                "its weights just before it runs)")
-    try:
-        params = inspect.signature(model.clone).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if "disable_dynamic" in params:
+    if comfy_compat.clone_can_disable_dynamic(model):
         if getattr(model, "cached_patcher_init", None) is None:
             # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
             raise AccelError(node, "model", "this model is a DynamicVRAM model whose loader cannot re-create it "

@@ -27,6 +27,7 @@ import contextlib
 import threading
 from dataclasses import dataclass, fields, replace
 
+from .. import comfy_compat
 from ..common import keys, log
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
@@ -153,7 +154,7 @@ def snapshot() -> dict:
         s[f"sdp.{name}"] = _get(getattr(torch.backends.cuda, f"{stem}_sdp_enabled"))
     if has_sdpa_priority():
         s["sdp.priority"] = _get(lambda: list(torch._C._get_sdp_priority_order()))
-    held = _comfy_sdpa_priority()
+    held = comfy_compat.sdpa_backend_priority()
     if held is not None:
         s["comfy.sdpa_priority"] = list(held)
     return {k: v for k, v in s.items() if v is not _MISSING}
@@ -175,18 +176,6 @@ def _set_tf32_cudnn(on: bool) -> None:
         torch.backends.cudnn.conv.fp32_precision = "tf32" if on else "ieee"
 
 
-def _comfy_sdpa_priority():
-    """The SDPA priority list ComfyUI itself passes to `sdpa_kernel(..., set_priority=True)` around each call
-    (0.33+: `comfy.ops.SDPA_BACKEND_PRIORITY`, FlashAttention-2 first). That inner context overrides the
-    process order, so an order set here must also be written into this list (in place: ComfyUI reads it at
-    call time), for this model's run only like every other flag here. None where ComfyUI has no such list."""
-    import sys
-
-    ops = sys.modules.get("comfy.ops")
-    lst = getattr(ops, "SDPA_BACKEND_PRIORITY", None) if ops is not None else None
-    return lst if isinstance(lst, list) else None
-
-
 def _set_sdpa(order, exclusive: bool) -> None:
     torch = _torch()
     for name, (stem, _) in _SDPA.items():
@@ -200,7 +189,7 @@ def _set_sdpa(order, exclusive: bool) -> None:
         wanted = [int(getattr(SDPBackend, _SDPA[n][1])) for n in order]
         prev = list(torch._C._get_sdp_priority_order())
         torch._C._set_sdp_priority_order(wanted + [b for b in prev if b not in wanted])
-    held = _comfy_sdpa_priority()
+    held = comfy_compat.sdpa_backend_priority()
     if held is not None:
         from torch.nn.attention import SDPBackend
 
@@ -270,7 +259,7 @@ def restore(saved: dict) -> None:
             attempt(f"sdp.{name}", lambda stem=stem, name=name: getattr(torch.backends.cuda, f"enable_{stem}_sdp")(saved[f"sdp.{name}"]))
     if "sdp.priority" in saved:
         attempt("sdp.priority", lambda: torch._C._set_sdp_priority_order(saved["sdp.priority"]))
-    held = _comfy_sdpa_priority()
+    held = comfy_compat.sdpa_backend_priority()
     if "comfy.sdpa_priority" in saved and held is not None:
         attempt("comfy.ops.SDPA_BACKEND_PRIORITY", lambda: held.__setitem__(slice(None), saved["comfy.sdpa_priority"]))
 

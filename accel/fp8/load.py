@@ -2,13 +2,13 @@
 report."""
 from __future__ import annotations
 
-import inspect
 import os
 from dataclasses import dataclass
 
 import torch
 
 from ...kernels import fp8 as kfp8
+from .. import comfy_compat
 from ..common import families, log
 from ..common.errors import AccelError
 from . import formats
@@ -97,7 +97,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     manual = mm.unet_manual_cast(keep_dtype, mm.get_torch_device(), supported) is not None
     model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
     kwargs = {}
-    if disable_dynamic is not None and "disable_dynamic" in inspect.signature(comfy.sd.load_diffusion_model_state_dict).parameters:
+    if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
         kwargs["disable_dynamic"] = disable_dynamic
     n_fp8_in = len(norm.fp8_layers)
     try:
@@ -265,7 +265,7 @@ def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUT
                           input_name=input_name, disable_dynamic=disable_dynamic, node=node,
                           activation_scaling=activation_scaling)
     p = res.patcher
-    if hasattr(p, "cached_patcher_init"):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
+    if comfy_compat.can_reload_patcher(p):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
         p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep, strict,
                                                    activation_scaling))
     return res

@@ -8,6 +8,7 @@ import torch
 
 from ...kernels import fp8 as kfp8
 from ...kernels.tracing import is_compiling as _compiling
+from .. import comfy_compat
 from ..common import log
 from ..common.errors import AccelError
 from .options import NODE
@@ -119,7 +120,7 @@ def _linear_class():
     import comfy.ops as ops
 
     cast_bias_weight = ops.cast_bias_weight
-    uncast = getattr(ops, "uncast_bias_weight", None)
+    uncast = comfy_compat.uncast_bias_weight()
 
     class Linear(ops.manual_cast.Linear):
         accel_fp8_runtime = None  # this layer's model's FP8Runtime (set on each instance by make_operations)

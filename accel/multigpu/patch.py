@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import pickle
 
+from .. import comfy_compat
 from ..common import keys, log
 from ..common.errors import AccelError
 
@@ -274,7 +275,7 @@ def _clone_off_gpu(model):
     m = model.clone()
     if getattr(m, "load_device", None) is None or m.load_device.type == "cpu":
         return m, "ComfyUI's process: the weights stay on the CPU (the workers hold one copy per GPU)"
-    if getattr(m, "is_dynamic", lambda: False)():
+    if comfy_compat.patcher_is_dynamic(m):
         try:
             m = model.clone(disable_dynamic=True)
         except Exception as e:  # no cached_patcher_init (a model not loaded from a file)
