@@ -75,10 +75,10 @@ class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel C
             preset = (auto, False) if auto else None
             auto_line = "SDPA order auto -> " + (" > ".join(auto) if auto else "unchanged") + ": " + why
         order, exclusive = preset if preset is not None else (None, False)
-        settings = cuda_settings.NumericsSettings(
+        settings = cuda_settings.CudaSettings(
             tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
             fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
-        m, lines = cuda_settings.apply_numerics(model, settings, source=node, profile=prof)
+        m, lines = cuda_settings.apply_cuda_settings(model, settings, source=node, profile=prof)
         if auto_line:
             lines = [*lines, auto_line]
         text = node + "\n" + "\n".join(lines)

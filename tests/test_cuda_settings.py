@@ -119,7 +119,7 @@ def test_apply_then_restore_is_exact_from_any_start(clean_flags, start):
         m.fp32_precision = "ieee"
         cd.conv.fp32_precision = "ieee"
     before = flags()
-    s = num.NumericsSettings(tf32_matmul=True, tf32_cudnn=True, cudnn_benchmark=True,
+    s = num.CudaSettings(tf32_matmul=True, tf32_cudnn=True, cudnn_benchmark=True,
                              fp16_accumulation=True if num.has_fp16_accumulation() else None,
                              sdpa_order=("cudnn", "flash", "efficient", "math"))
     with num.scoped(s):
@@ -139,7 +139,7 @@ def test_apply_then_restore_is_exact_from_any_start(clean_flags, start):
 def test_math_only_disables_the_others_and_restores(clean_flags):
     num = clean_flags
     before = flags()
-    with num.scoped(num.NumericsSettings(sdpa_order=("math",), sdpa_exclusive=True)):
+    with num.scoped(num.CudaSettings(sdpa_order=("math",), sdpa_exclusive=True)):
         f = flags()
         assert (f["flash"], f["efficient"], f["cudnn_sdp"], f["math"]) == (False, False, False, True)
     assert flags() == before
@@ -147,12 +147,12 @@ def test_math_only_disables_the_others_and_restores(clean_flags):
 
 def test_settings_merge_later_wins(mod):
     num = mod("accel.cuda_settings.flags")
-    a = num.NumericsSettings(tf32_matmul=True, cudnn_benchmark=True, sdpa_order=("math",), sdpa_exclusive=True)
-    b = num.NumericsSettings(tf32_matmul=False, fp16_accumulation=True)
+    a = num.CudaSettings(tf32_matmul=True, cudnn_benchmark=True, sdpa_order=("math",), sdpa_exclusive=True)
+    b = num.CudaSettings(tf32_matmul=False, fp16_accumulation=True)
     c = a.merged(b)
     assert (c.tf32_matmul, c.cudnn_benchmark, c.fp16_accumulation, c.sdpa_order, c.sdpa_exclusive) == \
         (False, True, True, ("math",), True)
-    assert num.NumericsSettings().is_empty() and not c.is_empty()
+    assert num.CudaSettings().is_empty() and not c.is_empty()
 
 
 # --- the node on a real model -----------------------------------------------------------------------
@@ -256,7 +256,7 @@ def test_sdpa_order_also_reorders_comfyuis_own_priority_list_for_the_run(clean_f
 
     num = clean_flags
     before = list(comfy_priority)
-    s = num.NumericsSettings(sdpa_order=("cudnn", "flash", "efficient", "math"))
+    s = num.CudaSettings(sdpa_order=("cudnn", "flash", "efficient", "math"))
     with num.scoped(s):
         assert comfy_priority[0] == SDPBackend.CUDNN_ATTENTION
         assert sorted(map(int, comfy_priority)) == sorted(map(int, before))
@@ -295,7 +295,7 @@ def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack
     wan = M.wan_model(dtype=torch.float32)
     m, text = A.apply_attention(wan, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(m).sdpa_order[0] == "cudnn" and "cudnn > flash" in text
-    user, _ = num.apply_numerics(wan, num.NumericsSettings(sdpa_order=("efficient", "flash", "cudnn", "math")))
+    user, _ = num.apply_cuda_settings(wan, num.CudaSettings(sdpa_order=("efficient", "flash", "cudnn", "math")))
     m2, text2 = A.apply_attention(user, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(m2).sdpa_order[0] == "efficient" and "kept the one already on this model" in text2
     strict, _ = A.apply_attention(wan, "sdpa", fallback="error", profile=_hopper(mod), tensor_device_types=("cpu",))

@@ -1,4 +1,5 @@
-"""Process-global torch numerics flags, scoped to one model's sampling run.
+"""Process-global torch flags (TF32, cudnn.benchmark, fp16 accumulation, SDPA priority), scoped to one
+model's sampling run.
 
 TF32 (cuBLAS matmul, cuDNN), `cudnn.benchmark`, fp16 accumulation in cuBLAS and the SDPA backend
 priority are process-wide torch globals. Setting them once (as `--fast` does) changes every model in the
@@ -9,9 +10,9 @@ as they were.
 
 One implementation, used by the "Accel CUDA Settings" node and by the Wan Level-1 preset:
 
-    clone, lines = apply_numerics(model, NumericsSettings(tf32_matmul=True, cudnn_benchmark=True))
+    clone, lines = apply_cuda_settings(model, CudaSettings(tf32_matmul=True, cudnn_benchmark=True))
 
-A setting left at None means "unchanged" (whatever the process has). A second numerics node on the
+A setting left at None means "unchanged" (whatever the process has). A second CUDA settings node on the
 same model merges into the first (its explicit values win); the model carries one pair of callbacks.
 
 Torch API notes (checked on 2.11-2.14): the legacy `allow_tf32` flags and the newer `fp32_precision`
@@ -55,7 +56,7 @@ SDPA_PRESETS = {
 
 
 @dataclass(frozen=True)
-class NumericsSettings:
+class CudaSettings:
     """What to set during a run. None = leave unchanged."""
 
     tf32_matmul: bool | None = None
@@ -65,7 +66,7 @@ class NumericsSettings:
     sdpa_order: tuple | None = None  # e.g. ("cudnn", "flash", "efficient", "math")
     sdpa_exclusive: bool = False  # True: backends not in sdpa_order are disabled
 
-    def merged(self, later: "NumericsSettings") -> "NumericsSettings":
+    def merged(self, later: "CudaSettings") -> "CudaSettings":
         """self, overridden by every explicit (non-None) value of `later`."""
         upd = {f.name: getattr(later, f.name) for f in fields(later)
                if f.name != "sdpa_exclusive" and getattr(later, f.name) is not None}
@@ -198,7 +199,7 @@ def _set_sdpa(order, exclusive: bool) -> None:
         held[:] = wanted + ([] if exclusive else rest)
 
 
-def apply_settings(settings: NumericsSettings) -> dict:
+def apply_settings(settings: CudaSettings) -> dict:
     """Set the flags; returns the snapshot taken before (give it to `restore`)."""
     saved = snapshot()
     torch = _torch()
@@ -265,7 +266,7 @@ def restore(saved: dict) -> None:
 
 
 @contextlib.contextmanager
-def scoped(settings: NumericsSettings):
+def scoped(settings: CudaSettings):
     """`with scoped(settings): ...` — the same set/restore as a model's callbacks (benchmarks, tests)."""
     saved = apply_settings(settings)
     try:
@@ -276,14 +277,14 @@ def scoped(settings: NumericsSettings):
 
 # --- per-model scope via ModelPatcher callbacks --------------------------------------------------
 
-class NumericsScope:
+class CudaSettingsScope:
     """Holds one model's settings; its `enter`/`exit` are the ON_PRE_RUN / ON_CLEANUP callbacks.
 
     Clones share the callback objects (ComfyUI copies the lists, not the callables); runs are
     sequential, and a stack pairs each exit with its enter (an exit without an enter is a no-op).
     """
 
-    def __init__(self, settings: NumericsSettings, source: str = ""):
+    def __init__(self, settings: CudaSettings, source: str = ""):
         self.settings = settings
         self.source = source
         self._stack: list[dict] = []
@@ -312,23 +313,23 @@ def _callbacks_mp():
     return pe.CallbacksMP
 
 
-def scope_of(model) -> NumericsScope | None:
-    """The NumericsScope attached to this MODEL, if any."""
+def scope_of(model) -> CudaSettingsScope | None:
+    """The CudaSettingsScope attached to this MODEL, if any."""
     cb = _callbacks_mp()
     for fn in model.get_callbacks(cb.ON_PRE_RUN, CALLBACK_KEY) if hasattr(model, "get_callbacks") else []:
         owner = getattr(fn, "__self__", None)
-        if isinstance(owner, NumericsScope):
+        if isinstance(owner, CudaSettingsScope):
             return owner
     return None
 
 
-def settings_of(model) -> NumericsSettings | None:
+def settings_of(model) -> CudaSettings | None:
     s = scope_of(model)
     return s.settings if s is not None else None
 
 
-def attach(model, settings: NumericsSettings, source: str = "") -> NumericsScope:
-    """Attach (or merge into) the numerics scope of `model` IN PLACE; pass a clone you own."""
+def attach(model, settings: CudaSettings, source: str = "") -> CudaSettingsScope:
+    """Attach (or merge into) the CUDA settings scope of `model` IN PLACE; pass a clone you own."""
     cb = _callbacks_mp()
     prev = scope_of(model)
     if prev is not None:
@@ -336,14 +337,14 @@ def attach(model, settings: NumericsSettings, source: str = "") -> NumericsScope
         source = f"{prev.source} + {source}" if prev.source and source else (source or prev.source)
     model.remove_callbacks_with_key(cb.ON_PRE_RUN, CALLBACK_KEY)
     model.remove_callbacks_with_key(cb.ON_CLEANUP, CALLBACK_KEY)
-    scope = NumericsScope(settings, source)
+    scope = CudaSettingsScope(settings, source)
     if not settings.is_empty():
         model.add_callback_with_key(cb.ON_PRE_RUN, CALLBACK_KEY, scope.enter)
         model.add_callback_with_key(cb.ON_CLEANUP, CALLBACK_KEY, scope.exit)
     return scope
 
 
-def explain(settings: NumericsSettings, profile=None) -> list[str]:
+def explain(settings: CudaSettings, profile=None) -> list[str]:
     """Report lines: what will be set during this model's runs, and what has no effect here and why."""
     torch = _torch()
     lines = ["numerics (set at the start of this model's sampling, restored after it): " + settings.describe()[0]]
@@ -387,11 +388,11 @@ def attach_auto_sdpa(model, profile, source: str) -> str | None:
     have = settings_of(model)
     if have is not None and have.sdpa_order:
         return f"SDPA order: kept the one already on this model ({' > '.join(have.sdpa_order)})"
-    attach(model, NumericsSettings(sdpa_order=tuple(order)), source)
+    attach(model, CudaSettings(sdpa_order=tuple(order)), source)
     return f"SDPA order for calls that reach torch SDPA: {' > '.join(order)} ({why})"
 
 
-def apply_numerics(model, settings: NumericsSettings, source: str = "Accel CUDA Settings", profile=None,
+def apply_cuda_settings(model, settings: CudaSettings, source: str = "Accel CUDA Settings", profile=None,
                    in_place: bool = False):
     """Clone `model` (unless in_place) and attach the scoped settings. Returns (model, report lines)."""
     m = model if in_place else model.clone()

@@ -263,7 +263,7 @@ class AccelState:
             yield
             return
         o = self.options
-        settings = cuda_settings.NumericsSettings(
+        settings = cuda_settings.CudaSettings(
             cudnn_benchmark=True if o.cudnn_benchmark else None,
             tf32_cudnn=True if o.tf32 else None, tf32_matmul=True if o.tf32 else None)
         handles, attrs = [], []

@@ -166,15 +166,15 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     else:
         lines.append("compile: off")
 
-    # 3. numerics ------------------------------------------------------------------------------
+    # 3. CUDA settings -------------------------------------------------------------------------
     if m is model:
         m = model.clone()
-    settings = cuda_settings.NumericsSettings(tf32_matmul=True if tf32 else None, tf32_cudnn=True if tf32 else None,
+    settings = cuda_settings.CudaSettings(tf32_matmul=True if tf32 else None, tf32_cudnn=True if tf32 else None,
                                          cudnn_benchmark=True if cudnn_benchmark else None)
     if settings.is_empty():
         lines.append("numerics: unchanged (TF32 and cudnn.benchmark off in the node)")
     else:
-        m, nlines = cuda_settings.apply_numerics(m, settings, source=node, profile=prof, in_place=True)
+        m, nlines = cuda_settings.apply_cuda_settings(m, settings, source=node, profile=prof, in_place=True)
         lines += nlines
 
     lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
