@@ -135,7 +135,7 @@ def error_vs(torch, out, ref):
 
 def variants(torch, device, smoke):
     """{name: fn(q, k, v) -> out in (B, L, H, D)} usable here, and {name: why not}."""
-    fp8 = H.pack_module("kernels.attention.fp8")
+    fp8 = H.pack_module("kernels.attention.fp8_attention")
     base = H.pack_module("kernels.attention.base")
     reg = H.pack_module("kernels.attention.registry")
     out, missing = {}, {}
@@ -181,7 +181,7 @@ def variants(torch, device, smoke):
     out["quantize only: fused"] = lambda q, k, v: fp8.quantize_fused(q, k, v)
     out["quantize only: torch"] = lambda q, k, v: fp8.quantize_reference(q, k, v)
     # the fused quantization's launch configurations (chunk tokens / tokens per step / warps), with the FP8 kernel
-    kern = H.pack_module("kernels.attention.fp8_triton")
+    kern = H.pack_module("kernels.attention.fp8_attention_triton")
     for cfg in kern.CONFIGS:
         def fp8_cfg(q, k, v, cfg=cfg):
             qq = fp8.quantize_fused(q, k, v, config=cfg)
@@ -225,7 +225,7 @@ def variants(torch, device, smoke):
 def per_call(res, out_dir, device, shapes, dtypes, reps, smoke):
     import torch
 
-    fp8 = H.pack_module("kernels.attention.fp8")
+    fp8 = H.pack_module("kernels.attention.fp8_attention")
     fns, missing = variants(torch, device, smoke)
     res["missing"] = missing
     log(f"variants: {', '.join(fns)}; not here: {missing}")

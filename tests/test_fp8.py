@@ -24,7 +24,7 @@ E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 
 @pytest.fixture(scope="module")
 def K(mod):
-    return mod("kernels.fp8")
+    return mod("kernels.fp8_linear")
 
 
 def block_linears(sd):
@@ -180,7 +180,7 @@ def test_fp8_linear_reference_against_bf16_matmul(K):
 @pytest.mark.parametrize("mode", ["scaled_mm_rowwise", "scaled_mm_tensorwise"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_scaled_mm_path_matches_reference(K, mode, per_channel):
-    """kernels.fp8.fp8_linear (torch._scaled_mm, which this PyTorch also runs on CPU) against the
+    """kernels.fp8_linear.fp8_linear (torch._scaled_mm, which this PyTorch also runs on CPU) against the
     plain-torch reference of the same math: only accumulation order and the bf16 output rounding differ
     (rel <= 1e-2). On the GPU the same comparison is in bench/bench_fp8.py."""
     x = torch.randn(3, 40, 128, dtype=torch.bfloat16)
@@ -202,7 +202,7 @@ def test_triton_quant_kernel_matches_reference(comfy):
     GPU's hardware cast to e4m3fn is compared with the reference in the bench)."""
     pytest.importorskip("triton")
     ok, err = run_interpreted("""
-        import accel_kernels.fp8 as K, accel_kernels.fp8_triton as T
+        import accel_kernels.fp8_linear as K, accel_kernels.fp8_linear_triton as T
         g = torch.Generator().manual_seed(0)
         for m, k in [(5, 100), (3, 256), (2, 1000)]:
             x = (torch.randn(m, k, generator=g) * torch.logspace(-2, 2, m).unsqueeze(1)).to(torch.bfloat16)

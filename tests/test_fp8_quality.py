@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def K(mod):
-    return mod("kernels.fp8")
+    return mod("kernels.fp8_linear")
 
 
 def rel(a, b):
@@ -136,7 +136,7 @@ def test_triton_block_quant_kernel_matches_reference(comfy):
     against quantize_blocks_ref; its scales come out (M, K/128) with strides (1, M)."""
     pytest.importorskip("triton")
     ok, err = run_interpreted("""
-        import accel_kernels.fp8 as K, accel_kernels.fp8_triton as T
+        import accel_kernels.fp8_linear as K, accel_kernels.fp8_linear_triton as T
         g = torch.Generator().manual_seed(0)
         for m, k in [(5, 384), (1, 128), (3, 640)]:
             x = (torch.randn(m, k, generator=g) * torch.logspace(-2, 2, m).unsqueeze(1)).to(torch.bfloat16)

@@ -26,7 +26,7 @@ FAKE_VS_EMU_TOL = 0.01
 
 @pytest.fixture(scope="module")
 def Q(mod):
-    return mod("kernels.attention.fp8")
+    return mod("kernels.attention.fp8_attention")
 
 
 def _qkv(b=2, lq=300, lk=300, h=3, d=64, dtype=torch.bfloat16, k_bias=4.0, seed=0, layout="blhd"):

@@ -133,7 +133,7 @@ def _fetch_patched_fp8(m, x, vbar: bool):
     import comfy.ops as ops
 
     from ..fp8.ops import apply_weight_fn
-    from ...kernels import fp8 as kfp8
+    from ...kernels import fp8_linear as kfp8
 
     device, dtype = x.device, x.dtype
     wf, bf = list(m.weight_function), list(m.bias_function)

@@ -11,7 +11,7 @@ How a model is loaded (`load_file` / `load_state_dict`):
    precision, optionally also the first/last blocks); `finalize` quantizes / requantizes /
    dequantizes each Linear accordingly (on the GPU when there is one).
 
-At run time a quantized Linear either calls `kernels.fp8.fp8_linear` (dynamic per-token activation
+At run time a quantized Linear either calls `kernels.fp8_linear.fp8_linear` (dynamic per-token activation
 scales x per-channel weight scales through torch._scaled_mm, on GPUs with FP8 tensor cores; the
 path comes from `accel.common.defaults.choose(profile).fp8_compute`; the loader's `activation_scaling` input
 can ask for fp32 accumulation or 1x128 activation blocks instead, `plan.resolve_activation`) or

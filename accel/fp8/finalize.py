@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from ..common.errors import AccelError
 from .ops import FP8Runtime, is_accel_linear
 from .options import AUTO_TARGET, FORMAT_AUTO, FORMAT_KEEP, WEIGHT_FORMATS

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from ..common.errors import AccelError
 
 SAFETENSORS_DTYPES = {

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
 from ..common import families, log
 from ..common.errors import AccelError

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from ...kernels.tracing import is_compiling as _compiling
 from .. import comfy_compat
 from ..common import log

@@ -2,7 +2,7 @@
 rule."""
 from __future__ import annotations
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from ..common.figures import text as _fig
 
 

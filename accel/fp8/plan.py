@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from ..common import defaults, log
 from ..common.errors import AccelError
 from .options import (KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
