@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import json
 import sys
 
 from comfy_api.latest import io, ui
@@ -144,11 +143,6 @@ def patched_live(result: tuple, title: str) -> io.NodeOutput:
 
     obj, report = result
     return io.NodeOutput(obj, report, ui=live_report.attach(obj, report, title))
-
-
-def report_ui(text: str) -> dict:
-    """`ui` payload that shows a report string under the node in the frontend (as ui.PreviewText sends it)."""
-    return json.loads(json.dumps(ui.PreviewText(text).as_dict()))
 
 
 # --- the failure option: one vocabulary ("fall back" | "error") for every node ---------------------------

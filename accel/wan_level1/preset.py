@@ -26,8 +26,6 @@ compiled kernels round differently); the deviation is measured, see FIDELITY and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..common import keys, log
 from ..common.errors import AccelError
 from ..common.figures import text as _fig
@@ -66,16 +64,6 @@ def fidelity_statement(attention: bool = True, compile: bool = True) -> str:
     else:
         text += "; GPU figures: README 'Accel Wan Level-1' and bench/results/"
     return text + "."
-
-
-@dataclass(frozen=True)
-class Level1Options:
-    attention: bool = True
-    compile: bool = True
-    compile_mode: str = "auto"
-    tf32: bool = True
-    cudnn_benchmark: bool = True
-    strict: bool = False  # raise instead of falling back
 
 
 def check_wan(model, node: str = NODE):
