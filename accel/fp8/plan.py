@@ -11,9 +11,9 @@ import torch
 from ...kernels import fp8_linear as kfp8
 from ..common import defaults, log
 from ..common.errors import AccelError
-from .options import (KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
-                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
-                      KEEP_CHOICES, KEEP_STANDARD, NODE)
+from .options import (ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
+                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO, KEEP_CHOICES, KEEP_EDGE,
+                      KEEP_STANDARD, NODE)
 
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
