@@ -288,7 +288,7 @@ def accel_vae_defaults() -> dict:
     sys.path.insert(0, str(REPO / "harness"))
     import accel_harness as H
 
-    return {i.id: i.default for i in H.pack_module("nodes.vae").AccelVAE.inputs()
+    return {i.id: i.default for i in H.pack_module("nodes.vae").AccelVAE.define_schema().inputs
             if getattr(i, "default", None) is not None}
 
 

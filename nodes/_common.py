@@ -1,5 +1,6 @@
-"""Shared bits for node classes: the V3 base class, schema helpers, category names, the failure-option
-vocabulary and the BOOLEAN parsing. Keep nodes thin: one schema per node, an `execute` that calls into accel/."""
+"""Shared bits for node classes: the V3 base class, the schema helper, input/output helpers, category names, the
+failure-option vocabulary and the BOOLEAN/COMBO checks. Keep nodes thin: each writes its own define_schema and an
+`execute` that calls into accel/."""
 from __future__ import annotations
 
 import dataclasses
@@ -22,93 +23,63 @@ CATEGORY_TESTING = "accel/testing"
 
 # --- V3 nodes ------------------------------------------------------------------------------------------------
 #
-# Every node is an `AccelNode` and declares what its schema needs where it is read: id, display name, category
-# and flags in the class statement, the description as the class docstring, the inputs (built when ComfyUI
-# asks: file and backend lists change) in `inputs()`, then the outputs as OUTPUTS. `define_schema` is written
-# once, here. NODE_ID and DISPLAY are passed as `node=` to accel/ so that errors and reports name the node.
+# Every node is an `AccelNode` that writes its own `define_schema` and `execute`, as ComfyUI's core V3 nodes do:
+#
+#     class AccelFoo(AccelNode):
+#         @classmethod
+#         def define_schema(cls):
+#             return schema(node_id="AccelFoo", display_name="Accel Foo", category=CATEGORY_PATCH,
+#                           description="What it does and when to use it (one or two sentences).",
+#                           search_aliases=["foo"], inputs=[io.Model.Input("model", tooltip="..."), ...],
+#                           outputs=[model_output("..."), report_output("...")])
+#
+#         @classmethod
+#         def execute(cls, model, ...): ...
+#
+# `define_schema` runs when ComfyUI asks for the node list, so file and backend lists are current. The longer
+# explanation of a node (every input in detail, measured figures with their citations) is its help page,
+# web/docs/<node id>.md, which the frontend shows in the node's help panel.
 
 _SCHEMA_FIELDS = {f.name for f in dataclasses.fields(io.Schema)}
 _INPUT_HAS_ADVANCED = "advanced" in inspect.signature(io.Input.__init__).parameters
+# io.Schema fields of newer ComfyUI that an older one lacks: dropped there (nothing else changes)
+NEWER_SCHEMA_FIELDS = ("search_aliases", "is_dev_only")
 
 
-def _paragraph(doc: str | None) -> str:
-    """A class docstring as one line of description text (the frontend wraps it itself)."""
-    return " ".join(inspect.cleandoc(doc or "").split())
+def schema(**fields) -> io.Schema:
+    """io.Schema(**fields), without the NEWER_SCHEMA_FIELDS the installed ComfyUI's io.Schema lacks (detected,
+    not version-checked). Any other unknown field is an error, as with io.Schema itself."""
+    return io.Schema(**{k: v for k, v in fields.items() if k in _SCHEMA_FIELDS or k not in NEWER_SCHEMA_FIELDS})
 
 
-def _docstring(cls) -> str:
-    """The class's own docstring: `__doc__`, or read from its source file when Python runs with -OO (which drops
-    docstrings and would leave every node without a description)."""
-    if cls.__doc__ or sys.flags.optimize < 2:
-        return cls.__doc__ or ""
-    try:
-        import ast
+class _FromSchema:
+    """A class attribute read from the node's own define_schema (computed once per class): NODE_ID and DISPLAY
+    stay one fact, written in the schema."""
 
-        tree = ast.parse(inspect.getsource(sys.modules[cls.__module__]))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                return ast.get_docstring(node) or ""
-    except (OSError, TypeError, KeyError, SyntaxError):  # no source shipped: no description, nothing else changes
-        pass
-    return ""
+    def __init__(self, field: str):
+        self.field = field
+        self.values: dict = {}
+
+    def __get__(self, obj, owner):
+        if owner not in self.values:
+            self.values[owner] = getattr(owner.define_schema(), self.field)
+        return self.values[owner]
 
 
 class AccelNode(io.ComfyNode):
-    """Base of the pack's nodes (not registered itself):
+    """Base of the pack's nodes (not registered itself). Each node writes its own define_schema and execute; the
+    base adds NODE_ID / DISPLAY (the schema's node_id / display_name: errors and reports name the node by its
+    display name), COMBO_RULES (see "COMBO inputs") and unique_id()."""
 
-        class AccelFoo(AccelNode, node_id="AccelFoo", display="Accel Foo", category=CATEGORY_PATCH):
-            \"\"\"What the node does: the description ComfyUI shows.\"\"\"
-
-            @classmethod
-            def inputs(cls): return [io.Model.Input("model"), ...]
-
-            OUTPUTS = (model_output("..."), report_output("..."))
-
-            @classmethod
-            def execute(cls, model, ...): ...
-
-    Class keywords: node_id, display, category, and optionally output_node, experimental, dev_only,
-    aliases (search aliases) and hidden (io.Hidden values)."""
-
-    NODE_ID: str = ""
-    DISPLAY: str = ""
-    OUTPUTS: tuple = ()
+    NODE_ID = _FromSchema("node_id")
+    DISPLAY = _FromSchema("display_name")
     # combo inputs whose valid values are not exactly the listed options: input name -> rule (see "COMBO inputs")
     COMBO_RULES: dict = {}
-    _ACCEL: dict = {}
-
-    def __init_subclass__(cls, node_id: str = "", display: str = "", category: str = "", output_node: bool = False,
-                          experimental: bool = False, dev_only: bool = False, aliases: tuple = (), hidden: tuple = (),
-                          **kwargs):
-        super().__init_subclass__(**kwargs)
-        if node_id:
-            cls.NODE_ID, cls.DISPLAY = node_id, display or node_id
-            cls._ACCEL = {"category": category, "output_node": output_node, "experimental": experimental,
-                          "dev_only": dev_only, "aliases": tuple(aliases), "hidden": list(hidden)}
-
-    @classmethod
-    def inputs(cls) -> list:
-        return []
 
     @classmethod
     def unique_id(cls):
         """This node's id in the prompt (the hidden UNIQUE_ID input), None outside a prompt."""
         return getattr(cls.hidden, "unique_id", None)
-
-    @classmethod
-    def define_schema(cls) -> io.Schema:
-        """io.Schema for this node, with the extras of newer ComfyUI (search_aliases, is_dev_only) where the
-        installed ComfyUI has them (detected, not version-checked)."""
-        meta = cls._ACCEL
-        extra = {}
-        if meta["aliases"] and "search_aliases" in _SCHEMA_FIELDS:
-            extra["search_aliases"] = list(meta["aliases"])
-        if meta["dev_only"] and "is_dev_only" in _SCHEMA_FIELDS:
-            extra["is_dev_only"] = True
-        return io.Schema(node_id=cls.NODE_ID, display_name=cls.DISPLAY, category=meta["category"],
-                         description=_paragraph(_docstring(cls)), inputs=cls.inputs(), outputs=list(cls.OUTPUTS),
-                         hidden=list(meta["hidden"]), is_output_node=meta["output_node"],
-                         is_experimental=meta["experimental"], **extra)
 
 
 def advanced() -> dict:

@@ -6,7 +6,7 @@ from comfy_api.latest import io
 from ..accel.common.vocabulary import FALL_BACK
 from ..accel.common.errors import AccelError
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
-                      patched_live, report_output, shown)
+                      patched_live, report_output, schema, shown)
 
 LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
@@ -45,52 +45,49 @@ def _hybrid_inputs():
     from ..accel.common.defaults import HYBRID
 
     tips = {
-        "exact_first_steps": "Low-precision backends only (Sage, FP8, INT8): run exact attention on this many first "
+        "exact_first_steps": "Low-precision backends only (Sage, FP8, INT8): exact attention on this many first "
                              "sampling steps (they lay out the composition).",
-        "exact_last_steps": "Low-precision backends only: run exact attention on this many last sampling steps "
-                            "(they settle fine detail).",
+        "exact_last_steps": "Low-precision backends only: exact attention on this many last sampling steps (they "
+                            "settle fine detail).",
         "exact_first_blocks": "Low-precision backends only: exact attention in this many first transformer blocks "
-                              "(where ComfyUI tells attention the block: ComfyUI 0.33 Wan, Flux). Under Accel Compile "
-                              "this rule is decided outside the compiled graph (a graph break per attention call).",
+                              "(ComfyUI 0.33 Wan and Flux). Under Accel Compile this costs a graph break per call.",
         "exact_last_blocks": "Low-precision backends only: exact attention in this many last transformer blocks.",
     }
     return [io.Int.Input(name, default=getattr(HYBRID, name), min=0, max=10000, optional=True, **advanced(),
                          tooltip=tips[name]) for name in HYBRID_INPUTS]
 
 
-class AccelAttention(AccelNode, node_id="AccelAttention", display="Accel Attention", category=CATEGORY_PATCH,
-                     aliases=("flash attention", "sage attention", "sdpa", "xformers")):
-    """Runs this model's attention with one backend (FlashAttention-3/2, SageAttention, cuDNN/flash/efficient
-    SDPA, xFormers, ...) on a patched clone: other MODEL outputs and ComfyUI's global settings are untouched.
-    'auto' picks the fastest exact backend measured for this GPU (FA3 on H100/H200, FA2 on Ada/Ampere, cuDNN
-    SDPA on Hopper without FA3, ...). Calls a backend cannot serve (masks, unusual head sizes, float32, non-CUDA
-    tensors) use ComfyUI's attention, warned once. Quantized backends (SageAttention, flash_attn_3_fp8,
-    comfy_kitchen_int8) are never chosen by 'auto'; chosen by name they run exact attention on the first and
-    last sampling steps (advanced inputs). The report output says what was chosen and why."""
+class AccelAttention(AccelNode):
+    COMBO_RULES = {"backend": _known_backend, "fallback": legacy_failure(LEGACY_FALLBACK)}
 
     @classmethod
-    def inputs(cls):
-        return [
-            io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays as is)."),
-            io.Combo.Input("backend", options=_choices(), default="auto", tooltip=(
-                "Attention backend. 'auto' = the fastest exact backend for this GPU (see the report). "
-                "Only backends usable on this machine are listed; a workflow naming one that is "
-                "missing here still loads and then follows 'fallback'.")),
-            failure_input("fallback", (
-                "fall back: calls the backend cannot serve (masks, head sizes, float32, ...) and a backend "
-                "that is not installed here use ComfyUI's own attention (PyTorch SDPA on GPUs), with "
-                "one warning per reason. error: stop with a message naming the reason and the package. "
-                "(Older workflows' 'sdpa' means fall back.)")),
-            io.Boolean.Input("autotune", default=False, optional=True, **advanced(), tooltip=(
-                "Time every usable exact backend (all Sage kernels too if a Sage backend is chosen) on "
-                "the first real call of each attention shape and keep the fastest. Results are cached "
-                "on disk per GPU and shape, so only the first run pays (about a second per shape).")),
-            *_hybrid_inputs(),
-        ]
-
-    COMBO_RULES = {"backend": _known_backend, "fallback": legacy_failure(LEGACY_FALLBACK)}
-    OUTPUTS = (model_output("A clone of the input model whose attention runs on the chosen backend."),
-               report_output("What was chosen and why, what each call falls back to, and what was skipped."))
+    def define_schema(cls):
+        return schema(
+            node_id="AccelAttention",
+            display_name="Accel Attention",
+            category=CATEGORY_PATCH,
+            description="Runs this model's attention on one backend (FlashAttention, SageAttention, cuDNN SDPA, "
+                        "xFormers, ...) or, with auto, the fastest exact one for this GPU. Use it to speed up "
+                        "sampling of any model; the report says what was chosen and why.",
+            search_aliases=["flash attention", "sage attention", "sdpa", "xformers"],
+            inputs=[
+                io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays "
+                                                "as is)."),
+                io.Combo.Input("backend", options=_choices(), default="auto", tooltip=(
+                    "auto: the fastest exact backend for this GPU. Lists the backends usable here; a workflow "
+                    "naming one missing here still loads and follows fallback. Quantized backends are never "
+                    "chosen by auto.")),
+                failure_input("fallback", (
+                    "fall back: calls or backends that cannot run here use ComfyUI's own attention, warned once. "
+                    "error: stop with a message naming the reason. (Older workflows' sdpa means fall back.)")),
+                io.Boolean.Input("autotune", default=False, optional=True, **advanced(), tooltip=(
+                    "Time every usable exact backend on the first call of each attention shape and keep the "
+                    "fastest. Cached on disk per GPU and shape: only the first run pays.")),
+                *_hybrid_inputs(),
+            ],
+            outputs=[model_output("A clone of the input model whose attention runs on the chosen backend."),
+                     report_output("What was chosen and why, what each call falls back to, and what was skipped.")],
+        )
 
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):

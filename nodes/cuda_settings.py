@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, report_output, with_report
+from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, report_output, schema, with_report
 
 _TRI = ["on", "off", "unchanged"]
 
@@ -12,46 +12,42 @@ def _tri(v: str):
     return None if v == "unchanged" else v == "on"
 
 
-class AccelCUDASettings(AccelNode, node_id="AccelCUDASettings", display="Accel CUDA Settings",
-                        category=CATEGORY_PATCH, aliases=("tf32", "cudnn benchmark", "fp16 accumulation")):
-    """Sets PyTorch's global numerics switches (TF32 for matmul and cuDNN, cudnn.benchmark, fp16 accumulation, SDPA
-    backend order) only while THIS model samples: they are set when its sampling starts and restored to their
-    previous values when it ends, so other models in the same workflow or process are unaffected (unlike the --fast
-    command-line flags). Attention and weights are not touched. Works with any model."""
-
+class AccelCUDASettings(AccelNode):
     @classmethod
-    def inputs(cls):
+    def define_schema(cls):
         from ..accel.cuda_settings.flags import SDPA_AUTO, SDPA_PRESETS
 
-        return [
-            io.Model.Input("model", tooltip="The model whose sampling runs get these settings (any family)."),
-            io.Combo.Input("tf32_matmul", options=_TRI, default="on", tooltip=(
-                "TF32 tensor cores for float32 matmuls (torch.backends.cuda.matmul.allow_tf32). "
-                "Faster fp32 layers on Ampere and newer NVIDIA GPUs; ~1e-3 relative rounding on "
-                "those layers. bf16/fp16 matmuls are unaffected. 'unchanged' leaves the process "
-                "setting as it is.")),
-            io.Combo.Input("tf32_cudnn", options=_TRI, default="on", tooltip=(
-                "TF32 for float32 cuDNN convolutions (torch.backends.cudnn.allow_tf32), e.g. Wan's "
-                "fp32 patch embedding. PyTorch's default is already on.")),
-            io.Combo.Input("cudnn_benchmark", options=_TRI, default="on", tooltip=(
-                "cudnn.benchmark: time the cuDNN convolution algorithms once per new shape and "
-                "keep the fastest. Helps repeated runs at one resolution; the first run at a "
-                "new resolution pays the search.")),
-            io.Combo.Input("fp16_accumulation", options=_TRI, default="unchanged", tooltip=(
-                "Accumulate fp16 matmuls in fp16 (torch >= 2.7, "
-                "torch.backends.cuda.matmul.allow_fp16_accumulation): faster on consumer "
-                "GPUs, less precise. Affects fp16 models only; ignored where torch lacks it.")),
-            io.Combo.Input("sdpa_order", options=list(SDPA_PRESETS), default=SDPA_AUTO, **advanced(), tooltip=(
-                "The order in which PyTorch's scaled_dot_product_attention tries its kernels "
-                "(cuDNN, FlashAttention-2, memory-efficient, math); all exact, all stay enabled except "
-                "with 'math only'. auto: the fastest order measured for this GPU (H100/H200: cuDNN "
-                "first; ComfyUI 0.33 itself puts FlashAttention-2 first), unchanged where not measured. "
-                "Matters where attention goes through torch SDPA: ComfyUI's default attention on most "
-                "GPUs, calls Accel Attention hands back to it, or its 'sdpa' backend.")),
-        ]
-
-    OUTPUTS = (model_output("A clone of the model that carries these settings for its sampling runs."),
-               report_output("What will be set during this model's runs, and what has no effect on this machine."))
+        return schema(
+            node_id="AccelCUDASettings",
+            display_name="Accel CUDA Settings",
+            category=CATEGORY_PATCH,
+            description="Sets PyTorch's numerics switches (TF32, cudnn.benchmark, fp16 accumulation, SDPA kernel "
+                        "order) only while this model samples, then restores them, so other models are unaffected "
+                        "(unlike the --fast flags). Works with any model.",
+            search_aliases=["tf32", "cudnn benchmark", "fp16 accumulation"],
+            inputs=[
+                io.Model.Input("model", tooltip="The model whose sampling runs get these settings (any family)."),
+                io.Combo.Input("tf32_matmul", options=_TRI, default="on", tooltip=(
+                    "TF32 tensor cores for float32 matmuls: faster fp32 layers on Ampere and newer NVIDIA GPUs, "
+                    "slightly less precise. bf16/fp16 matmuls are unaffected. unchanged: leave the process "
+                    "setting.")),
+                io.Combo.Input("tf32_cudnn", options=_TRI, default="on", tooltip=(
+                    "TF32 for float32 cuDNN convolutions, e.g. Wan's fp32 patch embedding. PyTorch's default is "
+                    "already on.")),
+                io.Combo.Input("cudnn_benchmark", options=_TRI, default="on", tooltip=(
+                    "Time the cuDNN convolution algorithms once per new shape and keep the fastest. Helps "
+                    "repeated runs at one resolution; the first run at a new resolution pays the search.")),
+                io.Combo.Input("fp16_accumulation", options=_TRI, default="unchanged", tooltip=(
+                    "Accumulate fp16 matmuls in fp16 (torch >= 2.7): faster on consumer GPUs, less precise. "
+                    "Affects fp16 models only; ignored where torch lacks it.")),
+                io.Combo.Input("sdpa_order", options=list(SDPA_PRESETS), default=SDPA_AUTO, **advanced(), tooltip=(
+                    "The order in which PyTorch SDPA tries its exact kernels. auto: the fastest order measured for "
+                    "this GPU, unchanged where not measured. Matters where attention goes through torch SDPA.")),
+            ],
+            outputs=[model_output("A clone of the model that carries these settings for its sampling runs."),
+                     report_output("What will be set during this model's runs, and what has no effect on this "
+                                   "machine.")],
+        )
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):

@@ -3,21 +3,26 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_INFO, AccelNode, report_output, with_report
+from ._common import CATEGORY_INFO, AccelNode, report_output, schema, with_report
 
 
-class AccelHardwareReport(AccelNode, node_id="AccelHardwareReport", display="Accel Hardware Report",
-                          category=CATEGORY_INFO, output_node=True, aliases=("gpu info", "system info")):
-    """Shows this machine's GPU, software and attention libraries, and the defaults that the pack's automatic
-    modes (attention auto, compile mode, FP8 compute, TF32) pick here, each with its reason."""
-
+class AccelHardwareReport(AccelNode):
     @classmethod
-    def inputs(cls):
-        return [io.Boolean.Input("refresh", default=False, tooltip=(
-            "Probe the machine again (e.g. after installing flash-attn or sageattention) instead of using the "
-            "profile cached at first use."))]
-
-    OUTPUTS = (report_output("The hardware profile and the automatic choices, as text."),)
+    def define_schema(cls):
+        return schema(
+            node_id="AccelHardwareReport",
+            display_name="Accel Hardware Report",
+            category=CATEGORY_INFO,
+            description="Shows this machine's GPU, software and attention libraries, and what the pack's automatic "
+                        "modes (attention auto, compile mode, FP8 compute, TF32) pick here and why. Run it first, "
+                        "or after installing a library.",
+            search_aliases=["gpu info", "system info"],
+            is_output_node=True,
+            inputs=[io.Boolean.Input("refresh", default=False, tooltip=(
+                "Probe the machine again (e.g. after installing flash-attn or sageattention) instead of using the "
+                "profile cached at first use."))],
+            outputs=[report_output("The hardware profile and the automatic choices, as text.")],
+        )
 
     @classmethod
     def fingerprint_inputs(cls, refresh):

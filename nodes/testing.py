@@ -12,30 +12,33 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.common.errors import AccelError
-from ._common import CATEGORY_TESTING, AccelNode, report_output, with_report
+from ._common import CATEGORY_TESTING, AccelNode, report_output, schema, with_report
 
 
-class AccelRandomConditioning(AccelNode, node_id="AccelRandomConditioning",
-                              display="Accel Random Conditioning (test)", category=CATEGORY_TESTING, dev_only=True):
-    """FOR DEMOS AND TESTS ONLY. A seeded random CONDITIONING (tokens x dim, standard normal), standing in for a text
-    encoder's output so a model can be sampled without one. It carries no meaning: use a real text encoder
-    (CLIPTextEncode) for real prompts."""
-
+class AccelRandomConditioning(AccelNode):
     @classmethod
-    def inputs(cls):
-        return [
-            io.Int.Input("seed", default=0, min=0, max=0xFFFFFFFF,
-                         tooltip="Seed of the random values: the same seed gives the same conditioning."),
-            io.Int.Input("tokens", default=16, min=1, max=4096,
-                         tooltip="Sequence length (number of text tokens). Wan uses up to 512."),
-            io.Int.Input("dim", default=4096, min=1, max=16384,
-                         tooltip="Width of each token: 4096 for Wan (umT5-XXL), 4096 for Flux (T5-XXL)."),
-            io.Float.Input("scale", default=1.0, min=0.0, max=100.0, step=0.01,
-                           tooltip="Multiplier on the standard-normal values."),
-        ]
-
-    OUTPUTS = (io.Conditioning.Output(display_name="conditioning", tooltip=(
-        "Random conditioning [[tensor(1, tokens, dim), {}]] on the CPU, float32.")),)
+    def define_schema(cls):
+        return schema(
+            node_id="AccelRandomConditioning",
+            display_name="Accel Random Conditioning (test)",
+            category=CATEGORY_TESTING,
+            description="FOR DEMOS AND TESTS ONLY. A seeded random CONDITIONING standing in for a text encoder's "
+                        "output, so a model can be sampled without one. It carries no meaning: use a real text "
+                        "encoder for real prompts.",
+            is_dev_only=True,
+            inputs=[
+                io.Int.Input("seed", default=0, min=0, max=0xFFFFFFFF,
+                             tooltip="Seed of the random values: the same seed gives the same conditioning."),
+                io.Int.Input("tokens", default=16, min=1, max=4096,
+                             tooltip="Sequence length (number of text tokens). Wan uses up to 512."),
+                io.Int.Input("dim", default=4096, min=1, max=16384,
+                             tooltip="Width of each token: 4096 for Wan (umT5-XXL), 4096 for Flux (T5-XXL)."),
+                io.Float.Input("scale", default=1.0, min=0.0, max=100.0, step=0.01,
+                               tooltip="Multiplier on the standard-normal values."),
+            ],
+            outputs=[io.Conditioning.Output(display_name="conditioning", tooltip=(
+                "Random conditioning [[tensor(1, tokens, dim), {}]] on the CPU, float32."))],
+        )
 
     @classmethod
     def execute(cls, seed, tokens, dim, scale=1.0):
@@ -46,25 +49,29 @@ class AccelRandomConditioning(AccelNode, node_id="AccelRandomConditioning",
         return io.NodeOutput([[t, {}]])
 
 
-class AccelLatentDiff(AccelNode, node_id="AccelLatentDiff", display="Accel Latent Diff (test)",
-                      category=CATEGORY_TESTING, output_node=True, dev_only=True):
-    """FOR DEMOS AND TESTS. Compares two LATENTs of the same shape (e.g. the stock and the accelerated output of one
-    seed) and reports max and mean absolute difference, relative L2 error and cosine similarity. Shows the report
-    under the node."""
-
+class AccelLatentDiff(AccelNode):
     @classmethod
-    def inputs(cls):
-        return [
-            io.Latent.Input("latent_a", tooltip="The result to check, e.g. the accelerated branch's latent."),
-            io.Latent.Input("latent_b", tooltip="The reference, e.g. the stock branch's latent of the same seed."),
-            io.String.Input("label", default="accelerated vs stock", optional=True,
-                            tooltip="Names the comparison in the report."),
-        ]
-
-    OUTPUTS = (report_output("The comparison as text."),
-               io.Float.Output(display_name="max_abs", tooltip="Largest absolute difference of any element."),
-               io.Float.Output(display_name="cosine",
-                               tooltip="Cosine similarity of the flattened latents (1.0 = same direction)."))
+    def define_schema(cls):
+        return schema(
+            node_id="AccelLatentDiff",
+            display_name="Accel Latent Diff (test)",
+            category=CATEGORY_TESTING,
+            description="FOR DEMOS AND TESTS. Compares two LATENTs of the same shape (e.g. the stock and the "
+                        "accelerated output of one seed): max and mean absolute difference, relative L2 error and "
+                        "cosine similarity, shown under the node.",
+            is_output_node=True,
+            is_dev_only=True,
+            inputs=[
+                io.Latent.Input("latent_a", tooltip="The result to check, e.g. the accelerated branch's latent."),
+                io.Latent.Input("latent_b", tooltip="The reference, e.g. the stock branch's latent of the same seed."),
+                io.String.Input("label", default="accelerated vs stock", optional=True,
+                                tooltip="Names the comparison in the report."),
+            ],
+            outputs=[report_output("The comparison as text."),
+                     io.Float.Output(display_name="max_abs", tooltip="Largest absolute difference of any element."),
+                     io.Float.Output(display_name="cosine",
+                                     tooltip="Cosine similarity of the flattened latents (1.0 = same direction).")],
+        )
 
     @classmethod
     def execute(cls, latent_a, latent_b, label="accelerated vs stock"):

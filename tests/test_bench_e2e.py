@@ -30,7 +30,7 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
     assert B.stage_times(vae, {acc[0]: 0.5, "9": 2.0}) == {"accel patch": 0.5, "sampler": 2.0}
     # the node's own defaults (its schema), options on top; every input the node declares is given
     node = H.pack_module("nodes.vae").AccelVAE
-    declared = {i.id for i in node.inputs()}
+    declared = {i.id for i in node.define_schema().inputs}
     assert set(vae[acc[0]]["inputs"]) == declared
     assert vae[acc[0]]["inputs"]["channels_last"] is True and vae[acc[0]]["inputs"]["fused_norm"] is False
     assert vae[acc[0]]["inputs"]["cudnn_benchmark"] is False

@@ -5,7 +5,8 @@ value and how it is written. These tests fail when
 - a row's value differs from its file (or the file, key, row or column is gone);
 - a Markdown doc cites a row (`<!--fig:ID-->` after the number) whose number is not the one written before it,
   or the text before a citation states a figure-like number that none of the cited rows holds;
-- README.md states a figure (a speed-up like 1.50x, a time in ms or s, GiB, dB, a cosine) that cites no row;
+- README.md or a node's help page (web/docs/) states a figure (a speed-up like 1.50x, a time in ms or s, GiB, dB,
+  a cosine) that cites no row;
 - the other docs state more uncited figures than they did (a ratchet: new figures must cite a row);
 - a tooltip, description or reason string of the pack has a figure written into its source instead of taken
   from `accel.common.figures`;
@@ -44,8 +45,10 @@ NOFIG_RE = re.compile(r"<!--\s*nofig\s*-->")
 TODO_RE = re.compile(r"<!--\s*TODO\(gpu\):\s*([\w.\-]+)[^>]*-->")
 
 CLAUSE_ENDS = (". ", ".\n", "; ", ": ", "(", "\n- ", "\n  - ")
-DOCS = ["README.md", "docs/nodes.md", "docs/results.md", "bench/README.md"]
-STRICT = {"README.md"}  # every figure cites a row
+# the nodes' help pages (web/docs/<node id>.md, shown in the frontend's node help panel) are strict as README is
+HELP_PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "web" / "docs").glob("*.md"))
+DOCS = ["README.md", "docs/nodes.md", "docs/results.md", "bench/README.md", *HELP_PAGES]
+STRICT = {"README.md", *HELP_PAGES}  # every figure cites a row
 # Uncited figure-like tokens still in the longer docs (each table there names its file; the rows are being moved
 # to citations). This may only go down: a new figure in these docs cites a row.
 RATCHET = {"docs/nodes.md": 73, "docs/results.md": 261, "bench/README.md": 228}
@@ -190,7 +193,7 @@ def test_doc_citations_match(rel):
     problems, uncited = _check_doc(rel)
     assert not problems, "\n".join(problems)
     if rel in STRICT:
-        assert not uncited, ("figures in README.md must cite a row of accel/common/figures.py (CONTRIBUTING.md, "
+        assert not uncited, (f"figures in {rel} must cite a row of accel/common/figures.py (CONTRIBUTING.md, "
                              "Figures):\n" + "\n".join(uncited))
     else:
         assert len(uncited) <= RATCHET[rel], (
@@ -244,3 +247,13 @@ def test_no_figure_written_into_a_string(path):
             if (rel, token) not in NOT_MEASUREMENTS:
                 found.append(f"{rel}:{node.lineno}: {token!r} in {node.value[max(0, start - 60):end + 20]!r}")
     assert not found, "write these with accel.common.figures (text/num/span), or remove them:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("nodes/*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_node_descriptions_and_tooltips_quote_no_figures(path):
+    """Descriptions and tooltips stay short and do not go stale: a measured figure belongs in the node's help page
+    (web/docs/<node id>.md, cited as in README), so nodes/ does not format figures from accel.common.figures either."""
+    tree = ast.parse(path.read_text())
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+               and ((n.module or "").endswith("figures") or any(a.name == "figures" for a in n.names))]
+    assert not imports, f"{path.relative_to(ROOT)}:{imports[0].lineno} imports accel.common.figures: quote it in web/docs/"

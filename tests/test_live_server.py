@@ -47,6 +47,26 @@ def test_server_loaded_this_pack_with_tooltips(server, info):
     assert info["AccelRandomConditioning"]["category"] == "accel/testing"
 
 
+def test_help_pages_are_served_where_the_frontend_fetches_them(server, info):
+    """The frontend's node help panel (ComfyUI_frontend nodeHelpService.fetchCustomNodeHelp) fetches
+    /extensions/<python_module's second part>/docs/<node name>/<locale>.md, then .../docs/<node name>.md; the server
+    serves the pack's WEB_DIRECTORY there. Every node's page comes back as this checkout's file."""
+    import urllib.error
+
+    for name, spec in info.items():
+        if spec.get("python_module") != OURS:
+            continue
+        folder = spec["python_module"].split(".")[1]
+        english = REPO / "web" / "docs" / name / "en.md"
+        if english.is_file():
+            assert server.get_bytes(f"/extensions/{folder}/docs/{name}/en.md").decode() == english.read_text()
+        else:  # 404: the frontend falls back to the next URL
+            with pytest.raises(urllib.error.HTTPError):
+                server.get_bytes(f"/extensions/{folder}/docs/{name}/en.md")
+        page = server.get_bytes(f"/extensions/{folder}/docs/{name}.md").decode()
+        assert page == (REPO / "web" / "docs" / f"{name}.md").read_text(), name
+
+
 def _tiny_prompt(seed=5):
     return {
         "1": {"class_type": "UNETLoader", "inputs": {"unet_name": D.DEMO_MODEL, "weight_dtype": "default"}},

@@ -56,6 +56,9 @@ def test_archive_has_the_pack_and_nothing_for_development(archive):
                  "nodes/testing.py", "accel/__init__.py", "accel/common/hardware.py", "accel/cache/coefficients.json",
                  "kernels/__init__.py", "kernels/attention/registry.py", "workflows/hardware_report.json", "web/accel_report.js"):
         assert must in names, f"{must} missing from the registry archive"
+    # the nodes' help pages (the frontend fetches /extensions/<pack>/docs/<node id>.md from the web directory)
+    pages = sorted(str(p.relative_to(REPO)) for p in (REPO / "web" / "docs").glob("*.md"))
+    assert pages and not [p for p in pages if p not in names], "help pages missing from the registry archive"
     for prefix in ("tests/", "harness/", "bench/", "scripts/", ".ci/", ".testbed/", "test-artifacts/", ".git/"):
         bad = [n for n in names if n.startswith(prefix)]
         assert not bad, f"development content in the archive: {bad[:5]}"
