@@ -33,7 +33,7 @@ def _known_backend(node, input_name, value, options):
 
     if isinstance(value, str) and (value == "auto" or value in registry.BACKENDS):
         return None
-    return AccelError(node, input_name, f"unknown attention backend {shown(value)}",
+    return AccelError(input_name, f"unknown attention backend {shown(value)}",
                       "Pick auto or one of: " + ", ".join(registry.BACKENDS))
 
 
@@ -94,13 +94,13 @@ class AccelAttention(AccelNode):
         from ..accel.attention.override import Hybrid, apply_attention, check_hybrid
         from ..accel.common.defaults import HYBRID
 
-        policy = failure_policy(cls.DISPLAY, "fallback", fallback, LEGACY_FALLBACK)
+        policy = failure_policy("fallback", fallback, LEGACY_FALLBACK)
         values = {n: schedule.get(n, getattr(HYBRID, n)) for n in HYBRID_INPUTS}
-        check_hybrid(cls.DISPLAY, **values)
+        check_hybrid(**values)
         hybrid = Hybrid(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
                         values["exact_last_blocks"])
-        return patched_live(apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
-                                            autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid), cls.DISPLAY)
+        return patched_live(apply_attention(model, backend=backend, policy=policy, autotune=bool(autotune),
+                                            hybrid=hybrid), cls.DISPLAY)
 
 
 NODES = [AccelAttention]

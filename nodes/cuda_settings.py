@@ -59,9 +59,9 @@ class AccelCUDASettings(AccelNode):
         for name, val in (("tf32_matmul", tf32_matmul), ("tf32_cudnn", tf32_cudnn),
                           ("cudnn_benchmark", cudnn_benchmark), ("fp16_accumulation", fp16_accumulation)):
             if val not in _TRI:
-                raise AccelError(node, name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
+                raise AccelError(name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
         if sdpa_order not in cuda_settings.SDPA_PRESETS:
-            raise AccelError(node, "sdpa_order", f"unknown value {sdpa_order!r}",
+            raise AccelError("sdpa_order", f"unknown value {sdpa_order!r}",
                              "use one of: " + ", ".join(cuda_settings.SDPA_PRESETS))
         preset = cuda_settings.SDPA_PRESETS[sdpa_order]
         prof = hardware.profile()
@@ -74,7 +74,7 @@ class AccelCUDASettings(AccelNode):
         settings = cuda_settings.CudaSettings(
             tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
             fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
-        m, lines = cuda_settings.apply_cuda_settings(model, settings, source=node, profile=prof)
+        m, lines = cuda_settings.apply_cuda_settings(model, settings, profile=prof)
         if auto_line:
             lines = [*lines, auto_line]
         text = node + "\n" + "\n".join(lines)

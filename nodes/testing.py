@@ -81,7 +81,7 @@ class AccelLatentDiff(AccelNode):
         try:
             d = tensor_diff(a, b)
         except ValueError as e:
-            raise AccelError(cls.DISPLAY, "latent_b", str(e),
+            raise AccelError("latent_b", str(e),
                              "Connect two latents of the same size (same width, height, length and batch)") from None
         names = (label or "a vs b").split(" vs ", 1)
         text = format_diff(d, *(names if len(names) == 2 else (label, "reference")))

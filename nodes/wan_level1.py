@@ -60,10 +60,10 @@ class AccelWanLevel1(AccelNode):
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):
         from ..accel.wan_level1 import preset as wan_level1
 
-        strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
+        policy = failure_policy("on_failure", on_failure)
         return patched_live(wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
-                                                    tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
-                                                    node=cls.DISPLAY, quality=quality or "exact"), cls.DISPLAY)
+                                                    tf32=tf32, cudnn_benchmark=cudnn_benchmark, policy=policy,
+                                                    quality=quality or "exact"), cls.DISPLAY)
 
 
 NODES = [AccelWanLevel1]

@@ -79,11 +79,11 @@ def _exact_block_eager(hybrid: Hybrid, index, total) -> bool:
 _exact_block_eager = (getattr(torch.compiler, "disable", None) or torch._dynamo.disable)(_exact_block_eager)
 
 
-def check_hybrid(node: str, **values) -> None:
+def check_hybrid(**values) -> None:
     """AccelError naming the input when a schedule value is not a whole number >= 0 (before any work)."""
     for name, v in values.items():
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise AccelError(node, name, f"{name} must be a whole number >= 0 (got {v!r})",
+            raise AccelError(name, f"{name} must be a whole number >= 0 (got {v!r})",
                              f"Set {name} to 0 (no exact {name.split('_')[-1]}) or a small count such as 2")
 
 

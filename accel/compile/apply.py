@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import comfy_compat
 from ..common import log
 from ..common.errors import AccelError
+from ..common.policy import Policy
 from . import cache as compile_cache
 from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, status_for, validate
 from .dynamo_compat import shares_block_graphs
@@ -13,16 +14,16 @@ from .wrapper import CompileWrapper
 
 
 def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                  recompile_limit=64, on_failure="eager", mode_chain=None, node="Accel Compile"):
+                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None):
     """Return `(patched_clone, report)`: a clone of `model` whose diffusion model runs compiled.
 
     Compilation is lazy (first sampling step). `mode_chain` (e.g. ["max-autotune-no-cudagraphs",
     "default"]) lists modes tried in order when compiling or a compiled call fails; eager follows the
-    last one. `on_failure`: "eager" (log one line, run eager for the rest of this model's life) or
-    "raise" (AccelError naming `node`).
+    last one. `policy`: FALL_BACK (log one line, run eager for the rest of this model's life) or ERROR
+    (AccelError, titled with the node that was running when this was called).
     """
-    cfg = validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
-    m, memory_note = _clone(model, node)
+    cfg = validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain)
+    m, memory_note = _clone(model)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -78,7 +79,7 @@ def _wrappers_mp():
     return pe.WrappersMP
 
 
-def _clone(model, node="Accel Compile"):
+def _clone(model):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
     (accel.compile.stream); elsewhere `clone(disable_dynamic=True)` (what core's TorchCompileModel does)."""
     if not comfy_compat.patcher_is_dynamic(model):
@@ -90,7 +91,7 @@ def _clone(model, node="Accel Compile"):
     if comfy_compat.clone_can_disable_dynamic(model):
         if getattr(model, "cached_patcher_init", None) is None:
             # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
-            raise AccelError(node, "model", "this model is a DynamicVRAM model whose loader cannot re-create it "
+            raise AccelError("model", "this model is a DynamicVRAM model whose loader cannot re-create it "
                              "without DynamicVRAM (no cached_patcher_init), and torch.compile needs that",
                              "load it with a core loader (Load Diffusion Model / Load Checkpoint) or 'Accel Load "
                              "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")

@@ -6,6 +6,7 @@ import torch
 
 from ..common import log
 from ..common.errors import AccelError
+from ..common.policy import Policy
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported
 
@@ -44,9 +45,9 @@ def _has_dtype(module, dtype) -> bool:
 
 
 def fail_preflight(status: CompileStatus, cfg: CompileConfig, problem: str) -> None:
-    if cfg.on_failure == "raise":
-        raise AccelError(cfg.node, "backend", f"torch.compile cannot work here: {problem}",
-                         "set on_failure to 'fall back' to run without compile, or fix the cause")
+    if cfg.policy is Policy.ERROR:
+        raise AccelError("backend", f"torch.compile cannot work here: {problem}",
+                         "set on_failure to 'fall back' to run without compile, or fix the cause", title=cfg.title)
     status.fell_back = True
     status.reason = problem
     status.failures.append((cfg.chain[0], problem))

@@ -9,6 +9,7 @@ import torch
 
 from ..common import log
 from ..common.errors import AccelError
+from ..common.policy import Policy
 from . import stream as compile_stream
 from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
@@ -192,9 +193,10 @@ class CompileWrapper:
             log.warning("compile: mode %s failed (%s); using mode %s from the next call on",
                         mode, reason, st.chain[st.mode_index])
             return out
-        if self.cfg.on_failure == "raise":
-            raise AccelError(self.cfg.node, "mode", f"torch.compile failed with mode {mode} ({reason})",
-                             "set on_failure to 'fall back' to run without compile, or choose another mode/backend") from err
+        if self.cfg.policy is Policy.ERROR:
+            raise AccelError("mode", f"torch.compile failed with mode {mode} ({reason})",
+                             "set on_failure to 'fall back' to run without compile, or choose another mode/backend",
+                             title=self.cfg.title) from err
         st.fell_back = True
         st.reason = f"{mode}: {reason}"
         log.warning("compile: torch.compile failed (%s: %s); this model runs eager from now on", mode, reason)

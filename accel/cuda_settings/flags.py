@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields, replace
 
 from .. import comfy_compat
 from ..common import keys, log
+from ..common.errors import current_title
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
 
@@ -328,8 +329,10 @@ def settings_of(model) -> CudaSettings | None:
     return s.settings if s is not None else None
 
 
-def attach(model, settings: CudaSettings, source: str = "") -> CudaSettingsScope:
-    """Attach (or merge into) the CUDA settings scope of `model` IN PLACE; pass a clone you own."""
+def attach(model, settings: CudaSettings, source: str | None = None) -> CudaSettingsScope:
+    """Attach (or merge into) the CUDA settings scope of `model` IN PLACE; pass a clone you own. `source`: who set
+    them (default: the title of the node running now)."""
+    source = source if source is not None else (current_title() or "")
     cb = _callbacks_mp()
     prev = scope_of(model)
     if prev is not None:
@@ -379,7 +382,7 @@ def auto_sdpa_order(profile) -> tuple:
     return d.sdpa_order, d.sdpa_reason
 
 
-def attach_auto_sdpa(model, profile, source: str) -> str | None:
+def attach_auto_sdpa(model, profile) -> str | None:
     """Give `model` (a clone you own) the measured SDPA order for its runs, unless it carries one already
     (e.g. from Accel CUDA Settings: the user's choice wins). Returns the report line, or None."""
     order, why = auto_sdpa_order(profile)
@@ -388,17 +391,16 @@ def attach_auto_sdpa(model, profile, source: str) -> str | None:
     have = settings_of(model)
     if have is not None and have.sdpa_order:
         return f"SDPA order: kept the one already on this model ({' > '.join(have.sdpa_order)})"
-    attach(model, CudaSettings(sdpa_order=tuple(order)), source)
+    attach(model, CudaSettings(sdpa_order=tuple(order)))
     return f"SDPA order for calls that reach torch SDPA: {' > '.join(order)} ({why})"
 
 
-def apply_cuda_settings(model, settings: CudaSettings, source: str = "Accel CUDA Settings", profile=None,
-                   in_place: bool = False):
+def apply_cuda_settings(model, settings: CudaSettings, profile=None, in_place: bool = False):
     """Clone `model` (unless in_place) and attach the scoped settings. Returns (model, report lines)."""
     m = model if in_place else model.clone()
-    scope = attach(m, settings, source)
+    scope = attach(m, settings)
     lines = explain(scope.settings, profile)
     if scope.settings is not settings:
         lines.append("  (merged with numerics settings already on this model: later values win)")
-    log.info("numerics for %s: %s", source or "model", scope.settings.describe()[0])
+    log.info("numerics for %s: %s", current_title() or "model", scope.settings.describe()[0])
     return m, lines

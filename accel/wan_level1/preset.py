@@ -27,10 +27,10 @@ compiled kernels round differently); the deviation is measured, see FIDELITY and
 from __future__ import annotations
 
 from ..common import keys, log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, current_title, headline
 from ..common.figures import text as _fig
+from ..common.policy import Policy
 
-NODE = "Accel Wan Level-1"
 CALLBACK_KEY = keys.WAN_LEVEL1
 
 # Modes a user may force; "auto" = accel.common.defaults.choose(profile).compile_mode.
@@ -66,14 +66,14 @@ def fidelity_statement(attention: bool = True, compile: bool = True) -> str:
     return text + "."
 
 
-def check_wan(model, node: str = NODE):
+def check_wan(model):
     """The model's Family if it is Wan 2.1 / 2.2; else an AccelError naming what it is."""
     from ..common import families
 
     fam = families.detect(model)
     if not fam.is_wan:
         raise AccelError(
-            node, "model",
+            "model",
             f"this node is for Wan 2.1 / Wan 2.2 models, but the model connected is {fam.name}",
             "For other models use the generic nodes: Accel Attention (fast attention), Accel Compile "
             "(torch.compile) and Accel CUDA Settings (TF32, cudnn.benchmark)")
@@ -97,23 +97,25 @@ def resolve_compile_mode(requested: str, profile) -> tuple:
         d = defaults.choose(profile)
         return d.compile_mode, d.compile_reason
     if requested not in COMPILE_MODES:
-        raise AccelError(NODE, "compile_mode", f"unknown mode {requested!r}", "use one of: " + ", ".join(COMPILE_MODES))
+        raise AccelError("compile_mode", f"unknown mode {requested!r}", "use one of: " + ", ".join(COMPILE_MODES))
     return requested, "chosen in the node"
 
 
 def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
-                 tf32: bool = True, cudnn_benchmark: bool = True, strict: bool = False,
-                 node: str = NODE, profile=None, quality: str = "exact"):
+                 tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
+                 profile=None, quality: str = "exact"):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
     from ..cuda_settings import flags as cuda_settings
     from ..common import hardware
 
+    policy = Policy(policy)
+    strict = policy is Policy.ERROR
     if quality not in QUALITIES:
-        raise AccelError(node, "quality", f"unknown quality {quality!r}",
+        raise AccelError("quality", f"unknown quality {quality!r}",
                          "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
-    fam = check_wan(model, node)
+    fam = check_wan(model)
     prof = profile if profile is not None else hardware.profile()
-    lines = [f"{node}: {fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}"]
+    lines = [headline(f"{fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}")]
     m = model
 
     # 1. attention -----------------------------------------------------------------------------
@@ -122,11 +124,10 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
         from ..attention import override as attention_mod
 
         if quality == "fast":
-            m, text, fast = attention_mod.apply_fast_attention(m, strict=strict, node=node, profile=prof)
+            m, text, fast = attention_mod.apply_fast_attention(m, policy, profile=prof)
         else:
-            m, text = attention_mod.apply_attention(m, backend="auto", fallback="error" if strict else "sdpa",
-                                                    autotune=False, node=node)
-        lines.append(_section("attention", text, node))
+            m, text = attention_mod.apply_attention(m, backend="auto", policy=policy, autotune=False)
+        lines.append(_section("attention", text))
     else:
         lines.append("attention: off (ComfyUI's own attention)")
         if quality == "fast":
@@ -143,8 +144,8 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
 
             m, text = compile_mod.apply_compile(
                 m, mode=chain[0], scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                recompile_limit=64, on_failure="raise" if strict else "eager", mode_chain=chain, node=node)
-            lines.append(_section("compile", text, node))
+                recompile_limit=64, policy=policy, mode_chain=chain)
+            lines.append(_section("compile", text))
             lines.append(f"  mode {chain[0]} ({why}); fallback chain: {' -> '.join(chain + ([] if strict else ['eager']))}")
             lines.append("  first run: seconds to compile with 'default', minutes with max-autotune on a cold "
                          "cache; a compile summary (mode used, seconds, recompiles) is logged after it")
@@ -162,7 +163,7 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
     if settings.is_empty():
         lines.append("numerics: unchanged (TF32 and cudnn.benchmark off in the node)")
     else:
-        m, nlines = cuda_settings.apply_cuda_settings(m, settings, source=node, profile=prof, in_place=True)
+        m, nlines = cuda_settings.apply_cuda_settings(m, settings, profile=prof, in_place=True)
         lines += nlines
 
     lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
@@ -173,9 +174,9 @@ def apply_level1(model, attention: bool = True, compile: bool = True, compile_mo
         lines.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates more "
                      "than the figures above; " + defaults.deviation_text(attention_mod.FAST_BACKENDS[0]) + ".")
     if compile:
-        _attach_run_summary(m, node)
+        _attach_run_summary(m, current_title() or "Wan Level-1")
     text = "\n".join(lines)
-    log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", node, fam.name,
+    log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or "Wan Level-1", fam.name,
              ("fast" if fast else "on") if attention else "off", "on" if compile else "off", "on" if tf32 else "off")
     return m, text
 
@@ -197,7 +198,7 @@ def compile_summary(model) -> str:
     return ", ".join(f"{k}={_fmt(v)}" for k, v in picked.items())
 
 
-def _attach_run_summary(m, node):
+def _attach_run_summary(m, title):
     """Log the compile outcome (mode used, fallbacks, seconds) once per model after its first run."""
     try:
         import comfy.patcher_extension as pe
@@ -210,7 +211,7 @@ def _attach_run_summary(m, node):
             return
         done["logged"] = True
         try:
-            log.info("%s compile summary: %s", node, compile_summary(patcher))
+            log.info("%s compile summary: %s", title, compile_summary(patcher))
         except Exception:  # never let a report break a run
             pass
 
@@ -218,13 +219,15 @@ def _attach_run_summary(m, node):
     m.add_callback_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY, after_run)
 
 
-def _section(name, text, node=NODE):
+def _section(name, text):
     """'name: <first line of a sub-report>' + its other lines, without repeating the node or section name."""
     body = (text or "").strip().splitlines()
     if not body:
         return f"{name}: applied"
     first = body[0]
-    for prefix in (f"{node}: ", f"{name}: "):
+    for prefix in (headline(""), f"{name}: "):
+        if not prefix:
+            continue
         if first.startswith(prefix):
             first = first[len(prefix):]
     return "\n".join([f"{name}: {first}"] + body[1:])
