@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.common.vocabulary import FALL_BACK
 from ..accel.common.errors import AccelError
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
                       patched_live, report_output, schema, shown)

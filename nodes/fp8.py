@@ -6,7 +6,7 @@ from comfy_api.latest import io
 
 from ..accel import fp8 as F
 from ..accel.common.errors import AccelError
-from ._common import (CATEGORY_LOAD, AccelNode, advanced, files_in, model_output, report_output, schema,
+from ._common import (CATEGORY_LOAD, AccelNode, advanced, failure_policy, files_in, model_output, report_output, schema,
                       with_report)
 
 NONE_FILE = "(none)"
@@ -69,8 +69,8 @@ class AccelLoadDiffusionModelFP8(AccelNode):
         if path is None:
             raise AccelError("unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
                              "Refresh the node list (press R) and pick an existing file")
-        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep, strict,
-                          activation_scaling=activation_scaling)
+        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep,
+                          failure_policy("strict", strict), activation_scaling=activation_scaling)
         return with_report(res.patcher, res.report, report=res.report)
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.common.vocabulary import ERROR
 from ._common import (CATEGORY_PATCH, AccelNode, failure_input, failure_policy, model_output, patched_live,
                       report_output, schema)
 

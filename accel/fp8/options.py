@@ -6,9 +6,6 @@ from ...kernels import fp8_linear as kfp8
 from ..common.figures import text as _fig
 
 
-NODE = "Accel Load Diffusion Model (FP8)"
-SAVE_NODE = "Accel Save FP8 Model"
-
 # --- user-facing options ---------------------------------------------------------------------------
 FORMAT_AUTO = "auto"
 FORMAT_KEEP = "keep as stored"

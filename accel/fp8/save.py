@@ -13,7 +13,7 @@ from ..common.errors import AccelError
 from . import formats
 from .load import format_bytes, load_file
 from .ops import is_accel_linear, saturation_text
-from .options import COMPUTE_DEQUANT, KEEP_AUTO, SAVE_NODE
+from .options import COMPUTE_DEQUANT, KEEP_AUTO
 from .plan import plan_layers, unmatched_text
 
 
@@ -32,7 +32,7 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     with torch.no_grad():
         linears = {name: m for name, m in dm.named_modules() if isinstance(m, torch.nn.Linear)}
         if not any(is_accel_linear(m) and m.weight_scale is not None for m in linears.values()):
-            plan = plan_layers(dm, families.detect(patcher), keep, extra_keep, node=SAVE_NODE)
+            plan = plan_layers(dm, families.detect(patcher), keep, extra_keep)
         for key, t in dm.state_dict().items():
             layer, _, leaf = key.rpartition(".")
             m = linears.get(layer)
@@ -79,7 +79,7 @@ _NUMBERED = "_00001.safetensors.partial"  # the longest name a save writes (the 
 
 
 def _save_error(problem: str, remedy: str = _PREFIX_REMEDY) -> AccelError:
-    return AccelError(SAVE_NODE, "filename_prefix", problem, remedy)
+    return AccelError("filename_prefix", problem, remedy)
 
 
 def _save_base() -> str:
@@ -226,7 +226,7 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
     try:
         tensors, layers, notes = portable_tensors(patcher, keep=keep, extra_keep=extra_keep)
         if not layers:
-            raise AccelError(SAVE_NODE, "model", f"{source} has no linear layer to quantize",
+            raise AccelError("model", f"{source} has no linear layer to quantize",
                              "Connect a diffusion model (e.g. from Accel Load Diffusion Model (FP8))")
         size = sum(t.numel() * t.element_size() for t in tensors.values())
         try:
@@ -254,7 +254,7 @@ def convert_file(path: str, filename_prefix: str, keep: str = KEEP_AUTO, extra_k
     target = reserve_target(filename_prefix)
     try:
         res = load_file(path, "fp8_e4m3fn per-tensor scaled", COMPUTE_DEQUANT, keep, extra_keep,
-                        input_name="source_file", node=SAVE_NODE)
+                        input_name="source_file")
     except BaseException:
         target.discard()
         raise
