@@ -214,7 +214,7 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
     for name in backends:
         row = {"model": size, "backend": name}
         try:
-            patched, report = A.apply_attention(m, name, "sdpa")
+            patched, report = A.apply_attention(m, name, "fall back")
             ov = patched.model_options.get("transformer_options", {}).get(A.OVERRIDE_KEY)
             if ov is None:
                 row["error"] = "not usable here: " + report.splitlines()[-1].strip()

@@ -233,7 +233,9 @@ def combo_error(cls, input_name: str, value, node: str | None = None, options: d
     class's combo_options, when the caller checks several inputs."""
     opts = (options if options is not None else combo_options(cls)).get(input_name, [])
     rule = cls.COMBO_RULES.get(input_name, in_list)
-    return rule(node or cls.DISPLAY or cls.__name__, input_name, value, opts)
+    title = node or cls.DISPLAY or cls.__name__
+    bad = rule(title, input_name, value, opts)
+    return bad.with_title(title) if bad is not None else None
 
 
 class _Refused(str):

@@ -33,7 +33,7 @@ def _known_backend(node, input_name, value, options):
     if isinstance(value, str) and (value == "auto" or value in registry.BACKENDS):
         return None
     return AccelError(input_name, f"unknown attention backend {shown(value)}",
-                      "Pick auto or one of: " + ", ".join(registry.BACKENDS))
+                      "Pick auto or one of: " + ", ".join(registry.BACKENDS), title=node)
 
 
 HYBRID_INPUTS = ("exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks")

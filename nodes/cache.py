@@ -40,7 +40,8 @@ def _set_rule(kind: str):
             return not_a_choice(node, input_name, value, options)
         from ..accel import cache as accel_cache
 
-        return accel_cache.check_choice(node, kind, input_name, value)
+        bad = accel_cache.check_choice(kind, input_name, value)
+        return bad.with_title(node) if bad is not None else None
     return rule
 
 
@@ -181,8 +182,8 @@ class AccelCacheCalibrate(AccelNode):
             return True
         from ..accel import cache as accel_cache
 
-        bad = accel_cache.name_error(cls.DISPLAY, name)
-        return str(bad) if bad else True
+        bad = accel_cache.name_error(name)
+        return str(bad.with_title(cls.DISPLAY)) if bad else True
 
     @classmethod
     def execute(cls, model, name, overwrite=False):

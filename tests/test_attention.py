@@ -450,8 +450,9 @@ def test_gradients_fall_back_for_library_kernels(A, M, mod, fakes, stats):
 def test_strict_mode_raises_naming_node_backend_and_reason(A, M, mod, fakes, stats):
     libs, fc = fakes
     errors = mod("accel.common.errors")
-    patched, report = A.apply_attention(M.tiny_flux(), "sage", "error", profile=sim_profile(mod, libs, sm=(8, 9)),
-                                        tensor_device_types=("cpu",))
+    with errors.titled("Accel Attention"):  # the title the node boundary sets (captured by the override)
+        patched, report = A.apply_attention(M.tiny_flux(), "sage", "error", profile=sim_profile(mod, libs, sm=(8, 9)),
+                                            tensor_device_types=("cpu",))
     assert "raise an error" in report
     ov = override_of(A, patched)
     args, kwargs = _fallback_cases()["head_dim:256"]
@@ -504,7 +505,8 @@ def test_auto_follows_the_hardware_table(A, M, mod, fakes, stats, sm, drop, expe
     # library kernels may serve this machine's CPU tensors through the fakes; pinned SDPA kernels
     # cannot run on a CPU, so they are built without that hook (their probe is then skipped)
     hook = () if expect.startswith("sdpa") else ("cpu",)
-    patched, report = A.apply_attention(M.tiny_flux(), "auto", profile=prof, tensor_device_types=hook)
+    with mod("accel.common.errors").titled("Accel Attention"):  # the title the node boundary sets
+        patched, report = A.apply_attention(M.tiny_flux(), "auto", profile=prof, tensor_device_types=hook)
     ov = override_of(A, patched)
     assert ov.backend == expect, report
     assert report.splitlines()[0].startswith(f"Accel Attention: {expect}")
@@ -541,8 +543,8 @@ def test_forced_backend_not_usable(A, M, mod, fakes, stats, caplog):
     errors = mod("accel.common.errors")
     model = M.tiny_flux()
     with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
-        patched, report = A.apply_attention(model, "flash_attn_3", "sdpa")  # this CPU machine
-        A.apply_attention(model, "flash_attn_3", "sdpa")
+        patched, report = A.apply_attention(model, "flash_attn_3", "fall back")  # this CPU machine
+        A.apply_attention(model, "flash_attn_3", "fall back")
     assert override_of(A, patched) is None
     assert "flash_attn_3 cannot be used here" in report and "ComfyUI's own attention" in report
     assert "does not run on cpu" in report and "pip install fa3-fwd" in report
@@ -550,14 +552,14 @@ def test_forced_backend_not_usable(A, M, mod, fakes, stats, caplog):
     for prof, reason in ((None, "does not run on cpu"),
                          (sim_profile(mod, libs, drop=("flash_attn_interface", "fa3_fwd_interface")), "not installed"),
                          (sim_profile(mod, libs, sm=(8, 6)), "needs SM >= 9.0; this GPU is sm86")):
-        with pytest.raises(errors.AccelError) as ei:
+        with pytest.raises(errors.AccelError) as ei, errors.titled("Accel Attention"):  # as the node boundary sets
             A.apply_attention(model, "flash_attn_3", "error", profile=prof)
         text = str(ei.value)
         assert "[Accel Attention]" in text and "'backend'" in text and "flash_attn_3" in text
         assert reason in text and "pip install fa3-fwd" in text, text
     with pytest.raises(errors.AccelError, match="unknown attention backend 'nope'"):
         A.apply_attention(model, "nope")
-    with pytest.raises(errors.AccelError, match="fallback"):
+    with pytest.raises(ValueError, match="maybe"):  # the node parses its fallback input into a Policy
         A.apply_attention(model, "sdpa", "maybe")
 
 

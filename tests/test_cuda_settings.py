@@ -298,5 +298,5 @@ def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack
     user, _ = num.apply_cuda_settings(wan, num.CudaSettings(sdpa_order=("efficient", "flash", "cudnn", "math")))
     m2, text2 = A.apply_attention(user, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(m2).sdpa_order[0] == "efficient" and "kept the one already on this model" in text2
-    strict, _ = A.apply_attention(wan, "sdpa", fallback="error", profile=_hopper(mod), tensor_device_types=("cpu",))
+    strict, _ = A.apply_attention(wan, "sdpa", policy="error", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(strict) is None  # nothing is handed back to ComfyUI in strict mode

@@ -327,7 +327,7 @@ def test_compute_path_resolution(F, mod, AccelError, caplog):
     assert a[0] == b[0] == "dequant" and "FP8 matmul requested" in a[1]
     assert len([r for r in caplog.records if "FP8 matmul requested" in r.getMessage()]) == 1  # once
     with pytest.raises(AccelError, match="compute.*FP8 matmul requested.*SM >= 8.9"):
-        F.resolve_compute(F.COMPUTE_FP8, _profile(mod, (8, 6)), strict=True)
+        F.resolve_compute(F.COMPUTE_FP8, _profile(mod, (8, 6)), policy="error")
 
 
 
@@ -433,7 +433,7 @@ def test_fp8_matmul_failure_falls_back_once(F, K, M, mod, bf16_sd, ddir, cond, A
         out = run(M, res.patcher, cond)
     assert torch.equal(out, ref) and res.runtime.fast is False
     assert len([r for r in caplog.records if "FP8 matmul failed" in r.getMessage()]) == 1
-    strict = F.load_file(str(p), profile=_profile(mod, (9, 0)), strict=True)
+    strict = F.load_file(str(p), profile=_profile(mod, (9, 0)), policy="error")
     strict.runtime.allow_cpu = True
     with pytest.raises(AccelError, match="FP8 matmul failed"):
         run(M, strict.patcher, cond)

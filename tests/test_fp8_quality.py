@@ -204,12 +204,12 @@ def test_block_scaling_where_unsupported(F, K, mod, tiny_file, AccelError, monke
     assert "activation_scaling: 1x128 blocks -> 1x128 blocks requested, but" in res.report, res.report
     assert any("1x128 blocks requested" in r.getMessage() for r in caplog.records)
     with pytest.raises(AccelError, match=r"input 'activation_scaling': 1x128 blocks requested.*per-token"):
-        F.load_file(str(tiny_file), profile=_profile(mod, (8, 9)), activation_scaling=F.ACT_BLOCK, strict=True)
+        F.load_file(str(tiny_file), profile=_profile(mod, (8, 9)), activation_scaling=F.ACT_BLOCK, policy="error")
     monkeypatch.setattr(K, "block_out_dtypes", lambda dev: frozenset())
     mode, fast, note = F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0))
     assert mode == "scaled_mm_rowwise" and fast and "no blockwise torch._scaled_mm" in note
     with pytest.raises(AccelError, match="activation_scaling"):
-        F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0), strict=True)
+        F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0), policy="error")
     monkeypatch.setattr(K, "block_out_dtypes", lambda dev: frozenset({torch.bfloat16}))
     assert F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0))[0] == K.BLOCK_MODE
     assert F.resolve_activation(F.ACT_BLOCK, "dequant", torch.device("cuda", 0))[0] == "dequant"

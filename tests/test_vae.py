@@ -178,10 +178,10 @@ def test_compile_failure_follows_on_failure(wan_vae, V, AccelError):
 
     torch._dynamo.reset()
     opts = V.VaeOptions(channels_last=False, compile=True, compile_backend=broken)
-    acc, _ = V.accelerate(wan_vae, opts, on_failure="fall back")
+    acc, _ = V.accelerate(wan_vae, opts, policy="fall back")
     assert torch.equal(acc.decode(z), ref) and "no compiler here" in acc._accel_vae.compile_failed
     torch._dynamo.reset()
-    acc, _ = V.accelerate(wan_vae, opts, on_failure="error")
+    acc, _ = V.accelerate(wan_vae, opts, policy="error")
     with pytest.raises(AccelError, match="compile"):
         acc.decode(z)
     assert hooks_and_attrs(wan_vae) == (0, 0)  # restored after a failed decode too

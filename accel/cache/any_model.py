@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 
 from ..common import log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, current_title
 from ..common.families import detect
 from .adapters import ADAPTERS
 from .adapters import adapter_for_model as wan_adapter
@@ -48,7 +48,6 @@ from .keys import LOW_STEPS
 from .report import stats_lines
 from .settings import empty_window_text
 
-NODE = "Accel Cache (any model)"
 DEFAULT_THRESHOLD = 0.1
 DEFAULT_START = 0.15
 DEFAULT_END = 0.95
@@ -66,7 +65,7 @@ def adapter_for_model(model):
     fam = detect(model)
     name = ADAPTER_OF_FAMILY.get(fam.family)
     if name is None:
-        return None, fam, f"{fam.name} is not supported by {NODE} (it supports {FAMILIES_TEXT})"
+        return None, fam, f"{fam.name} is not supported by the coefficient-free step cache (it supports {FAMILIES_TEXT})"
     dm = model.get_model_object("diffusion_model")
     if name == "ltxv" and type(dm).__name__ != "LTXVModel":
         return None, fam, (f"{fam.name} ({type(dm).__name__}: LTX-2 audio-video) passes video and audio streams "
@@ -80,36 +79,37 @@ def check_inputs(threshold, start_percent, end_percent):
     """AccelError naming the input for values the rule cannot use (before anything runs)."""
     for name, v in (("threshold", threshold), ("start_percent", start_percent), ("end_percent", end_percent)):
         if not math.isfinite(float(v)):
-            raise AccelError(NODE, name, f"{v} is not a number", f"Set {name} to a number (see its tooltip)")
+            raise AccelError(name, f"{v} is not a number", f"Set {name} to a number (see its tooltip)")
     if threshold < 0:
-        raise AccelError(NODE, "threshold", f"{threshold:g} is negative",
+        raise AccelError("threshold", f"{threshold:g} is negative",
                          f"Set threshold to 0 (never skip) or more (default {DEFAULT_THRESHOLD:g})")
     for name, v in (("start_percent", start_percent), ("end_percent", end_percent)):
         if not 0.0 <= v <= 1.0:
-            raise AccelError(NODE, name, f"{v:g} is outside 0..1", f"Set {name} between 0 and 1")
+            raise AccelError(name, f"{v:g} is outside 0..1", f"Set {name} between 0 and 1")
     if start_percent > end_percent:
-        raise AccelError(NODE, "start_percent", f"start_percent {start_percent:g} is after end_percent {end_percent:g}",
+        raise AccelError("start_percent", f"start_percent {start_percent:g} is after end_percent {end_percent:g}",
                          "Make start_percent smaller than end_percent")
 
 
 def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float = DEFAULT_START,
-              end_percent: float = DEFAULT_END, cache_device: str = "GPU", node_id=None, node: str = NODE):
+              end_percent: float = DEFAULT_END, cache_device: str = "GPU", node_id=None):
     """Clone `model` with the coefficient-free step cache. Returns (model, report)."""
+    title = current_title() or "coefficient-free step cache"
     check_inputs(threshold, start_percent, end_percent)
     adapter, fam, reason = adapter_for_model(model)
     if adapter is None:
-        raise AccelError(node, "model", reason, "Use this node only with the models listed in its description, or "
+        raise AccelError("model", reason, "Use this node only with the models listed in its description, or "
                          "remove it (the run is exact without it)")
-    cfg = {"mode": "any_model", "id": new_id(node_id), "node": node, "node_id": node_id,
+    cfg = {"mode": "any_model", "id": new_id(node_id), "title": title, "node_id": node_id,
            "adapter": adapter.name, "set": "", "entry": {}, "candidates": [], "thresh": float(threshold),
            "start": float(start_percent), "end": float(end_percent), "K": None, "cache_device": cache_device}
     m, replaced = attach(model, cfg)
-    lines = [f"{node} on {fam.name}: no coefficients; decides per step from the measured change of the first "
+    lines = [f"{title} on {fam.name}: no coefficients; decides per step from the measured change of the first "
              "transformer block's input and the rate at which the blocks' residual followed it on the last computed "
              "steps (estimate = rate x input change since the last computed step).",
              f"threshold {threshold:g} (largest estimated relative change of the reused residual); start "
              f"{start_percent:.0%}; end {end_percent:.0%}; residual cache on {cache_device}"]
-    lines += multigpu_lines(model, node)
+    lines += multigpu_lines(model, title)
     if threshold == 0:
         lines.append("threshold 0: nothing is skipped (output identical to no cache)")
     lines.append(f"never skipped: the first two steps of every run (the rate needs two computed steps), the last "
@@ -119,10 +119,10 @@ def configure(model, threshold: float = DEFAULT_THRESHOLD, start_percent: float 
     eff = {"start": float(start_percent), "end": float(end_percent), "src": {"start": "input"}}
     text = empty_window_text(eff)
     if text:
-        log.warning("%s: %s", node, text)
+        log.warning("%s: %s", title, text)
         lines.append(text)
     if replaced:
-        lines.append(f"replaced an earlier {replaced.get('node')} on this model")
+        lines.append(f"replaced an earlier {replaced.get('title')} on this model")
     lines += stats_lines(node_id)
-    log.info("%s: %s, threshold %g", node, fam.name, threshold)
+    log.info("%s: %s, threshold %g", title, fam.name, threshold)
     return m, "\n".join(lines)

@@ -105,7 +105,7 @@ def _overwrite_remedy(path) -> str:
             ".bak copy next to it)")
 
 
-def read_calibration(node, name, path):
+def read_calibration(name, path):
     """The calibration file as it is on disk, checked so that runs can be added to it; None when there is none.
     AccelError naming the file and the key when it cannot be extended."""
     where = cc.where_text(name)
@@ -115,11 +115,11 @@ def read_calibration(node, name, path):
     except FileNotFoundError:
         return None
     except cc.SetError as e:
-        raise AccelError(node, "name", f"cannot add runs to {e}", _overwrite_remedy(path)) from None
+        raise AccelError("name", f"cannot add runs to {e}", _overwrite_remedy(path)) from None
     return data
 
 
-def check_same_model(node, name, path, data, cfg):
+def check_same_model(name, path, data, cfg):
     """Refuse to merge two models' runs into one file (same family and size, same fingerprint when recorded)."""
     fam = cfg["family"]
     theirs = (data.get("family", ""), data.get("variant", ""), data.get("size", ""))
@@ -131,7 +131,7 @@ def check_same_model(node, name, path, data, cfg):
         problem = (f"holds {run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
                    f"fingerprint {data['fingerprint']}, this model {cfg['fingerprint']})")
     if problem:
-        raise AccelError(node, "name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
+        raise AccelError("name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
                          "together", _overwrite_remedy(path))
 
 
@@ -324,10 +324,10 @@ def write_calibration(run: Run):
     extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file
     holds without `overwrite`."""
     cfg = run.cfg
-    node, name = cfg.get("node", "Accel Cache Calibrate"), cfg["calib_name"]
+    name = cfg["calib_name"]
     recs = [r for r in run.records if r.get("chunks")]
     if not recs:
-        raise AccelError(node, "model", "the run recorded nothing (the transformer blocks never went through the "
+        raise AccelError("model", "the run recorded nothing (the transformer blocks never went through the "
                          "calibration hooks: another node replaced the model's forward?); nothing written",
                          "Put Accel Cache Calibrate directly before the sampler, without nodes that replace the "
                          "forward")
@@ -336,14 +336,14 @@ def write_calibration(run: Run):
     try:
         _check_samples([{"records": recs}], "this run")
     except cc.SetError as e:
-        raise AccelError(node, "model", f"the run recorded unusable values ({e}): the model's output is not finite; "
+        raise AccelError("model", f"the run recorded unusable values ({e}): the model's output is not finite; "
                          "nothing written, the file is unchanged", "Fix the model (NaN/inf outputs) and run "
                          "again") from None
     with _LOCK:
         fresh = bool(cfg.get("overwrite")) and cfg["id"] not in _FRESH
-        old = None if fresh else read_calibration(node, name, path)
+        old = None if fresh else read_calibration(name, path)
         if old is not None:
-            check_same_model(node, name, path, old, cfg)
+            check_same_model(name, path, old, cfg)
         prior = list(old.get("samples") or []) if old else []
         prior_runs = run_count(old) if old else 0
         samples = prior + [{"steps": run.steps, "records": recs, "created": time.strftime("%Y-%m-%d %H:%M:%S")}]
@@ -360,7 +360,7 @@ def write_calibration(run: Run):
             try:
                 cc.validate_set(kind, sec, where)
             except cc.SetError as e:
-                raise AccelError(node, "model", f"the {kind} fit gave unusable values ({e}); nothing written, the "
+                raise AccelError("model", f"the {kind} fit gave unusable values ({e}); nothing written, the "
                                  "file is unchanged", "Check that the model's output is finite (no NaN) and "
                                  "calibrate with at least 3 steps") from None
         out.update(sections)
@@ -373,7 +373,7 @@ def write_calibration(run: Run):
         except cc.SetError:
             on_disk = None  # damaged: only reachable with overwrite (else read_calibration refused above)
         if not fresh and (on_disk is None or on_disk >= n_runs):
-            raise AccelError(node, "name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
+            raise AccelError("name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
                              f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
         backup = _backup(path) if fresh and path.exists() else None
         _atomic_write(path, out)

@@ -67,7 +67,7 @@ def _outer_sample_wrapper(executor, *args, **kwargs):
     to["patches_replace"]["dit"] = dit
     if "easycache" in to:
         log.warn_once(("stepcache-easycache", cfg["id"]), "%s and EasyCache/LazyCache are both on this model: "
-                      "use one step cache", cfg.get("node"))
+                      "use one step cache", cfg.get("title"))
     try:
         try:
             out = executor(*args, **kwargs)
@@ -121,7 +121,7 @@ def attach(model, cfg: dict):
     return m, replaced
 
 
-def multigpu_lines(model, node: str) -> list:
+def multigpu_lines(model, title: str) -> list:
     """A warning for the report (and the log) when `model` already samples through Accel Multi-GPU: its workers
     run the transformer blocks in other processes, where the step cache's wrappers do not reach, so the cache
     would skip (or record) nothing without a word. Accel Multi-GPU says the same when it comes after the cache."""
@@ -131,10 +131,10 @@ def multigpu_lines(model, node: str) -> list:
 
     if not model.get_wrappers(pe.WrappersMP.DIFFUSION_MODEL, keys.MULTIGPU):
         return []
-    text = (f"warning: {node} does nothing on this model: it samples through Accel Multi-GPU, whose worker processes "
+    text = (f"warning: {title} does nothing on this model: it samples through Accel Multi-GPU, whose worker processes "
             "run the transformer blocks where the step cache does not reach (nothing is skipped or recorded). Use "
             "the step cache without Accel Multi-GPU (or gpus=1)")
-    log.warn_once(("stepcache", "multigpu", node), "%s", text)
+    log.warn_once(("stepcache", "multigpu", title), "%s", text)
     return [text]
 
 

@@ -18,7 +18,7 @@ _LOCK = threading.Lock()
 class RunStats:
     mode: str
     set_name: str
-    node: str
+    title: str  # the node that configured the cache (its run reports name it)
     evaluations: int = 0
     computed: int = 0
     skipped: int = 0
@@ -36,10 +36,10 @@ class RunStats:
 
     def text(self) -> str:
         if self.mode == "calibrate":
-            head = (f"{self.node} run {self.run_index}: recorded {self.evaluations} model evaluations "
+            head = (f"{self.title} run {self.run_index}: recorded {self.evaluations} model evaluations "
                     f"({self.steps} steps, nothing skipped) in {self.seconds:.1f} s")
         else:
-            head = (f"{self.node} run {self.run_index}: computed {self.computed}/{self.evaluations} model evaluations, "
+            head = (f"{self.title} run {self.run_index}: computed {self.computed}/{self.evaluations} model evaluations, "
                     f"skipped {self.skipped} ({self.steps} steps, {self.seconds:.1f} s incl. model loading); "
                     f"estimated speed-up of the transformer blocks {self.speedup:.2f}x "
                     f"(embeddings, head, VAE and text encoder are not skipped, so end-to-end is less)")

@@ -312,7 +312,7 @@ def apply_multigpu(model, gpus: int = 2, device: str = "cuda", cfg_parallel: str
     cache = (model.model_options.get("transformer_options") or {}).get(keys.CACHE)
     if isinstance(cache, dict):
         # the step caches wrap ComfyUI's process's forward; the workers run the blocks: they would skip nothing
-        text = (f"warning: the step cache on this model ({cache.get('node') or 'Accel step cache'}) does nothing under "
+        text = (f"warning: the step cache on this model ({cache.get('title') or 'step cache'}) does nothing under "
                 f"{rt.title or 'multi-GPU sampling'}: the worker processes run the transformer blocks, where the step cache does not reach (nothing "
                 "is skipped or recorded). Use the step cache without Accel Multi-GPU, or set gpus to 1")
         log.warning("multigpu: %s", text)
