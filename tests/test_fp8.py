@@ -636,10 +636,10 @@ def bad_files(K, bf16_sd, ddir, M):
 
 
 @pytest.mark.parametrize("case", BAD)
-def test_bad_input_errors(F, AccelError, bad_files, case):
+def test_bad_input_errors(F, AccelError, bad_files, mod, case):
     path, needles = bad_files[case]
-    with pytest.raises(AccelError) as ei:
-        F.load_file(str(path))
+    with pytest.raises(AccelError) as ei, mod("accel.common.errors").titled("Accel Load Diffusion Model (FP8)"):
+        F.load_file(str(path))  # the title: as the node boundary sets it
     msg = str(ei.value)
     assert msg.startswith("[Accel Load Diffusion Model (FP8)] input 'unet_name':"), msg
     assert os.path.basename(str(path)) in msg, msg

@@ -159,9 +159,9 @@ def test_extra_keep_pattern_matching_no_layer_is_warned(pack, M, ddir, bf16_sd):
     assert "match no linear layer" not in hist["outputs"]["2"]["text"][0]
 
 
-def test_saver_keep_error_names_the_saver(F, M, ddir, bf16_sd, AccelError):
+def test_saver_keep_error_names_the_saver(F, M, ddir, bf16_sd, AccelError, mod):
     model = M.load_diffusion_model(write(M, ddir, "hostile_keep_src.safetensors", dict(bf16_sd)))
-    with pytest.raises(AccelError) as e:
+    with pytest.raises(AccelError) as e, mod("accel.common.errors").titled("Accel Save FP8 Model"):  # as the node
         F.save_portable(model, "hostile_keep/x", keep="most layers")
     assert (e.value.node, e.value.input_name) == ("Accel Save FP8 Model", "keep_high_precision"), str(e.value)
     assert not list((ddir / "hostile_keep").glob("*"))  # nothing left behind

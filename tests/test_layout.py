@@ -126,3 +126,73 @@ def test_common_imports_no_feature_at_module_level():
             if top and hit:
                 found.append(f"{mods[m][0].relative_to(ROOT)}:{line}: {full}")
     assert not found, "accel/common/ imports a feature package at module level:\n" + "\n".join(found)
+
+
+# --- the seam between nodes/ and accel/: no node names and one failure word below nodes/ ------------------------
+#
+# accel/ never names a node: errors take the title the node boundary sets (accel.common.errors.titled), runtime
+# objects capture it when built. The failure choice is one `Policy` below nodes/; the words older versions used
+# (Accel Attention's `sdpa`, Accel Compile's `eager` / `raise`) and the FP8 loader's `strict` boolean are parsed
+# once, in nodes/_common.failure_policy.
+
+FAILURE_NAMES = {"strict", "on_failure", "fallback"}
+FAILURE_WORDS = {"sdpa", "eager", "raise", "fall back", "error"}
+TORCH_OVERRIDES = {"_load_from_state_dict"}  # torch's own signature has `strict`
+
+
+def _py(top: str):
+    return sorted((ROOT / top).rglob("*.py"))
+
+
+def _name_of(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def test_accel_takes_no_node_title():
+    """No `node=` / `node: str` parameter and no NODE / SAVE_NODE constant: the title comes from the boundary."""
+    found = []
+    for p in _py("accel"):
+        rel = p.relative_to(ROOT)
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            if "node: str" in line or "node=" in line.replace("node_id=", "").replace("display_node=", ""):
+                found.append(f"{rel}:{i}: {line.strip()}")
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    if isinstance(t, ast.Name) and (t.id == "NODE" or t.id.endswith("_NODE")):
+                        found.append(f"{rel}:{n.lineno}: constant {t.id}")
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = n.args.args + n.args.kwonlyargs + n.args.posonlyargs
+                found += [f"{rel}:{n.lineno}: {n.name}({a.arg}=...)" for a in args if a.arg in ("node", "node_name")]
+    assert not found, ("accel/ names nodes; raise AccelError(input, problem, remedy) and let the node boundary title "
+                       "it (runtime objects: current_title() when built):\n" + "\n".join(found))
+
+
+def test_one_failure_policy_below_nodes():
+    """Below nodes/: no parameter or keyword argument strict / on_failure / fallback, and no comparison of a policy
+    with a failure word; in nodes/: no call passes those keywords on, and only _common.py maps the legacy words."""
+    found = []
+    for p in _py("accel") + _py("nodes"):
+        rel = str(p.relative_to(ROOT))
+        in_accel = rel.startswith("accel")
+        tree = ast.parse(p.read_text())
+        for n in ast.walk(tree):
+            if in_accel and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name not in TORCH_OVERRIDES:
+                args = n.args.args + n.args.kwonlyargs + n.args.posonlyargs
+                found += [f"{rel}:{n.lineno}: {n.name}({a.arg}=...)" for a in args if a.arg in FAILURE_NAMES]
+            if isinstance(n, ast.Call):
+                found += [f"{rel}:{n.lineno}: call with {k.arg}=" for k in n.keywords if k.arg in FAILURE_NAMES]
+            if in_accel and isinstance(n, ast.Compare):
+                sides = [n.left, *n.comparators]
+                words = [s.value for s in sides if isinstance(s, ast.Constant) and s.value in FAILURE_WORDS]
+                names = [_name_of(s) for s in sides if _name_of(s) in FAILURE_NAMES | {"policy"}]
+                if words and names:
+                    found.append(f"{rel}:{n.lineno}: {names[0]} compared with {words[0]!r}")
+        if rel != "nodes/_common.py" and "LEGACY_FAILURE_WORDS" in p.read_text():
+            found.append(f"{rel}: maps legacy failure words (only nodes/_common.failure_policy does)")
+    assert not found, ("failure dialects below the node boundary; take a `Policy` (accel.common.policy) and parse the "
+                       "node's input with nodes/_common.failure_policy:\n" + "\n".join(found))

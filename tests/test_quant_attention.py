@@ -336,7 +336,7 @@ def test_comfy_kitchen_int8_absent_here_is_reported(A, M, mod, fp8_lib):
     assert not ok and "has not registered" in why, why
     patched, report = A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", profile=prof)
     assert override_of(A, patched) is None and "comfy_kitchen_int8 cannot be used here" in report
-    with pytest.raises(mod("accel.common.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e, mod("accel.common.errors").titled("Accel Attention"):
         A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", policy="error", profile=prof)
     assert "[Accel Attention] input 'backend'" in str(e.value) and "comfy_kitchen_int8" in str(e.value)
 
