@@ -12,19 +12,19 @@ Run (GPU machine): python3 bench/attention_layout.py --out bench/results/local/l
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "harness"))
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files (imports no torch)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    # no --smoke: what it measures (cuDNN / FA3 kernels on two memory layouts, strides at the FA3 op under compile)
+    # exists only on a CUDA GPU
+    ap = runner.parser(__doc__, smoke=None)
     a = ap.parse_args(argv)
     import accel_harness as H
 
@@ -33,7 +33,8 @@ def main(argv=None):
     import torch
     import torch.nn.functional as Fn
 
-    res = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "times_ms": {}, "compiled_strides": []}
+    res = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "times_ms": {}, "compiled_strides": [],
+           "run_meta": runner.metadata("cuda")}
     B, L, Hh, D = 1, 32760, 40, 128
 
     time_call = H.pack_module("kernels.attention.autotune").time_call
@@ -78,9 +79,7 @@ def main(argv=None):
         f(x, 0.9, ctx)
     res["compiled_strides"] = res["compiled_strides"][:4]
     print(json.dumps(res, indent=1))
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "attention_layout.json").write_text(json.dumps(res, indent=1))
+    runner.write(a.out, "attention_layout", res)
     return 0
 
 

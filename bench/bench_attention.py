@@ -20,18 +20,16 @@ Each measurement is in its own try/except; results are written after every step.
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import gc
-import json
-import os
 import platform
 import sys
 import time
 import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import ab_forwards, ab_markdown, timed  # noqa: E402
 
@@ -44,17 +42,11 @@ MICRO_SHAPES = [  # (name, tokens, heads)
 MODEL_BACKENDS = ["auto", "sdpa_cudnn", "sdpa_flash", "flash_attn_3", "sage"]
 REF_HEADS, REF_QUERIES = 2, 1024
 
-STATE: dict = {}
-
-
-def log(msg):
-    print(f"[bench_attention {time.time() - STATE.get('t0', time.time()):7.1f}s] {msg}", flush=True)
+log = runner.Log("bench_attention")
 
 
 def save(out: Path, res: dict):
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_attention.json").write_text(json.dumps(res, indent=1, default=str))
-    (out / "bench_attention.md").write_text(markdown(res))
+    runner.write(out, "bench_attention", res, markdown(res))
 
 
 def markdown(res: dict) -> str:
@@ -62,7 +54,8 @@ def markdown(res: dict) -> str:
              f"- torch {res.get('torch')}, CUDA {res.get('cuda')}, cuDNN {res.get('cudnn')}, triton {res.get('triton')}",
              f"- libraries: {res.get('libraries')}",
              f"- ComfyUI default attention (the stock baseline): `{res.get('comfy_attention')}`",
-             f"- command: `{res.get('command')}`", f"- wall time: {res.get('elapsed_s')} s", ""]
+             f"- command: `{res.get('command')}`", f"- wall time: {res.get('elapsed_s')} s",
+             *runner.meta_markdown(res.get("run_meta")), ""]
     if res.get("auto_report"):
         lines += ["`auto` here:", "```", res["auto_report"], "```", ""]
     micro = res.get("micro", [])
@@ -147,10 +140,9 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                     if name != "comfy_default":
                         served = [k_[0] for k_ in A.STATS if k_[1] == "served"]
                         row["served_by"] = served[0] if served else "ComfyUI (fallback)"
-                    got = sub(o)[:, :, :nq].float()
-                    row["rel_err"] = float((got - ref).norm() / ref.norm())
-                    row["cosine"] = float(torch.nn.functional.cosine_similarity(got.flatten().double(), ref.flatten().double(), dim=0))
-                    del o
+                    c = runner.compare(sub(o)[:, :, :nq], ref)
+                    row["rel_err"], row["cosine"] = c["rel_l2"], c["cosine"]
+                    o = None  # frees the memory before the next step (a `del` would leave names the closures above read)
                     ms, all_ms, _ = timed(fn, device, warmup, reps)
                 row.update(ms=ms, all_ms=[round(x, 3) for x in all_ms], tflops=flops / (ms * 1e-3) / 1e12)
                 log(f"kernel {shape:18s} {name:32s} {ms:9.3f} ms {row['tflops']:6.0f} TFLOP/s err {row['rel_err']:.2e}")
@@ -162,7 +154,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                 A.STATS = None
             res["micro"].append(row)
             save(out, res)
-        del q, k, v, ref
+        q = k = v = ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         if device.type == "cuda":
             torch.cuda.empty_cache()
 
@@ -232,22 +224,22 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
             row.update(ms=ms, all_ms=all_ms, peak_gib=peak, served=served, fallback=fallback or 0)
             if stock is not None:
                 row["speedup"] = stock_ms / ms
-                row["cosine"] = float(torch.nn.functional.cosine_similarity(o.flatten().double(), stock.flatten().double(), dim=0))
-                row["rel_err"] = float((o - stock).norm() / stock.norm())
+                c = runner.compare(o, stock)
+                row["cosine"], row["rel_err"] = c["cosine"], c["rel_l2"]
             log(f"model {size} {name:14s} {ms:9.1f} ms  x{row.get('speedup', 0):.3f}  cos {row.get('cosine', 0):.6f}")
             if name == "auto" and interleave:
                 row["interleaved"] = ab_forwards({"stock": m, "auto": patched}, x, ctx, 0.9, device,
                                                  rounds=interleave, reps=max(1, reps // 2 + 1))
                 log(f"model {size} auto interleaved x{interleave}: {row['interleaved']['median_ms']} -> "
                     f"{row['interleaved']['speedup']['auto']}x")
-            del o, patched
+            o = patched = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         except Exception as e:
             row["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             res["errors"].append(f"model {size} {name}: {traceback.format_exc(limit=3)}")
             log(f"model {size} {name} FAILED: {row['error']}")
         res["model"].append(row)
         save(out, res)
-    del m, x, ctx, stock
+    m = x = ctx = stock = None  # frees the memory before the next step (a `del` would leave names the closures above read)
     gc.collect()
     try:
         import comfy.model_management as mm
@@ -261,16 +253,13 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="tiny shapes and a tiny Wan (CPU is fine)")
+    ap = runner.parser(__doc__, smoke="tiny shapes and a tiny Wan")
     ap.add_argument("--skip-micro", action="store_true")
     ap.add_argument("--skip-model", action="store_true")
     ap.add_argument("--sizes", default="1.3B,14B", help="Wan sizes for the whole-model part")
     ap.add_argument("--interleave", type=int, default=4,
                     help="rounds alternating stock and `auto` (mirrored order, GPU clocks sampled); 0 = off")
     a = ap.parse_args()
-    STATE["t0"] = time.time()
     out = Path(a.out)
     H.bootstrap(cpu=None)
     H.load_pack()
@@ -286,8 +275,8 @@ def main():
         "cudnn": torch.backends.cudnn.version() if device.type == "cuda" else None,
         "triton": prof.triton_version, "python": platform.python_version(),
         "libraries": {k: i.version for k, i in prof.libraries.items() if i.available},
-        "command": " ".join([sys.executable] + sys.argv), "smoke": a.smoke,
-        "micro": [], "model": [], "errors": [],
+        "command": runner.command(), "smoke": a.smoke,
+        "micro": [], "model": [], "errors": [], "run_meta": runner.metadata(device),
     }
     usable = [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
     res["usable_backends"] = usable
@@ -316,7 +305,7 @@ def main():
             except Exception:
                 res["errors"].append(f"model {size}: " + traceback.format_exc(limit=5))
             save(out, res)
-    res["elapsed_s"] = round(time.time() - STATE["t0"], 1)
+    res["elapsed_s"] = round(log.elapsed(), 1)
     save(out, res)
     log(f"done in {res['elapsed_s']} s -> {out / 'bench_attention.json'}")
     ok14 = [r for r in res["model"] if r.get("model") == "14B" and r.get("backend") == "auto" and "ms" in r]

@@ -38,10 +38,6 @@ Per-set sweep (issue #14), after the timed variants, at --sweep-steps (default 2
 """
 from __future__ import annotations
 
-import argparse
-import json
-import math
-import os
 import platform
 import statistics
 import sys
@@ -49,7 +45,8 @@ import time
 import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import accel_harness as H  # noqa: E402
 
 NAME = "bench_cache"
@@ -71,9 +68,8 @@ VARIANTS = [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="tiny model on the CPU (checks the script end to end)")
+    ap = runner.parser(__doc__, smoke="tiny Wan (or the --sweep-family model) on the CPU, at most 8 steps",
+                       full_doc=True)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--cfg", type=float, default=5.0)
     ap.add_argument("--repeats", type=int, default=3)
@@ -100,11 +96,11 @@ def main():
     sc = H.pack_module("accel.cache")
     cuda = torch.cuda.is_available() and not a.smoke
     comfy_v = H.comfy_version()
-    res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "torch": torch.__version__,
+    res = {"name": NAME, "command": runner.command(), "torch": torch.__version__,
            "comfyui": comfy_v, "python": platform.python_version(), "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
            "smoke": a.smoke, "steps": a.steps, "cfg": a.cfg, "repeats": a.repeats, "sampler": "euler/simple",
            "note": "random weights: deviation figures check the mechanism, not real-model quality",
-           "runs": {}, "errors": {}}
+           "runs": {}, "errors": {}, "run_meta": runner.metadata("cuda" if cuda else "cpu")}
 
     def sync():
         if cuda:
@@ -233,15 +229,8 @@ def main():
             r.update({"set": st.set_name, "evaluations": st.evaluations, "computed": st.computed, "skipped": st.skipped,
                       "pattern": st.pattern, "estimated_block_speedup": round(st.speedup, 3), "notes": st.notes})
         if ref is not None and label in lats:
-            try:
-                x, y = lats[label].flatten(), ref.flatten()
-                mse = float(((x - y) ** 2).mean())
-                rng = float(y.max() - y.min())
-                r["psnr_db"] = round(20 * math.log10(rng) - 10 * math.log10(mse), 2) if mse > 0 else float("inf")
-                r["cosine"] = round(float(torch.nn.functional.cosine_similarity(x.double(), y.double(), dim=0)), 6)
-                r["rel_l2"] = round(float((x - y).norm() / y.norm()), 5)
-            except Exception:
-                res["errors"][f"{label} deviation"] = traceback.format_exc()
+            with runner.captured(res, f"{label} deviation"):
+                r.update(_deviation(lats[label], ref))
         if report:
             r["report"] = report
         res["runs"][label] = r
@@ -319,14 +308,9 @@ def _family_inputs(a, M, g):
 
 
 def _deviation(x, y) -> dict:
-    import torch
-
-    x, y = x.flatten().double(), y.flatten().double()
-    mse = float(((x - y) ** 2).mean())
-    rng = float(y.max() - y.min())
-    return {"psnr_db": round(20 * math.log10(rng) - 10 * math.log10(mse), 2) if mse > 0 else float("inf"),
-            "cosine": round(float(torch.nn.functional.cosine_similarity(x, y, dim=0)), 6),
-            "rel_l2": round(float((x - y).norm() / y.norm()), 5)}
+    """x vs the uncached latent y: PSNR (peak = y's range), cosine, rel L2, rounded as the result files hold them."""
+    c = runner.compare(x, y, psnr=True)
+    return {"psnr_db": round(c["psnr_db"], 2), "cosine": round(c["cosine"], 6), "rel_l2": round(c["rel_l2"], 5)}
 
 
 def _joint(patterns) -> str:
@@ -389,10 +373,10 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
 
 
 def _write(out_dir: Path, res: dict):
-    (out_dir / f"{NAME}.json").write_text(json.dumps(res, indent=1, default=str))
     fam = FAMILY_LABELS.get(res.get("sweep_family"), "Wan 2.1 T2V 1.3B")
     lines = [f"# Step caches on {fam} ({res.get('gpu')})", "",
              f"- command: `{res.get('command')}`", f"- ComfyUI {res.get('comfyui', '?')}, torch {res.get('torch')}, Python {res.get('python')}",
+             *runner.meta_markdown(res.get("run_meta")),
              f"- model: {res.get('model')}; latent {res.get('latent')}; {res.get('steps')} steps, CFG {res.get('cfg')}, "
              f"{res.get('sampler')}; time = median of {res.get('repeats')} CUDA-synchronized sampling runs",
              "- **random weights**: PSNR/cosine compare with the uncached run of the same weights and check the "
@@ -431,7 +415,7 @@ def _write(out_dir: Path, res: dict):
             lines.append(f"| {name} | " + " | ".join(str(per[str(n)]["skipped"]) for n in ns) + " |")
     if res.get("errors"):
         lines += ["", "## Errors", ""] + [f"- {k}: `{v.strip().splitlines()[-1]}`" for k, v in res["errors"].items()]
-    (out_dir / f"{NAME}.md").write_text("\n".join(lines) + "\n")
+    runner.write(out_dir, NAME, res, lines)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ from pathlib import Path
 
 T_START = time.time()
 HERE = Path(__file__).resolve()
-sys.path.insert(0, str(HERE.parents[1] / "harness"))
+sys.path.insert(0, str(HERE.parent))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 
 LATENT = (1, 16, 21, 60, 104)
 CONTEXT = (1, 512, 4096)
@@ -49,14 +50,11 @@ SMOKE_CONTEXT = (1, 8, 4096)
 MANT = ("max-autotune-no-cudagraphs", "max-autotune")
 
 
-def log(msg):
-    print(f"[{time.time() - T_START:7.1f}s] {msg}", flush=True)
+log = runner.Log("bench_compile")
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="tiny Wan on CPU, fp32: checks the script end to end")
+    ap = runner.parser(__doc__, smoke="tiny Wan on the CPU, fp32, default mode only, 2 repeats")
     ap.add_argument("--models", default="1.3B,14B")
     ap.add_argument("--modes", default="default,max-autotune-no-cudagraphs", help="Accel Compile modes")
     ap.add_argument("--mant-models", default="1.3B", help="models on which max-autotune* modes run")
@@ -153,11 +151,8 @@ def run_candidate(a, patcher, x, ctx, eager_ms=None):
 
 
 def compare(out, ref):
-    import torch
-
-    d = (out - ref).abs().max().item()
-    cos = torch.nn.functional.cosine_similarity(out.flatten().double(), ref.flatten().double(), dim=0).item()
-    return {"max_abs_diff": round(d, 5), "cosine_vs_eager": round(cos, 6)}
+    c = runner.compare(out, ref)
+    return {"max_abs_diff": round(c["max_abs_diff"], 5), "cosine_vs_eager": round(c["cosine"], 6)}
 
 
 def ab_rounds(a, eager, cand, name, x, ctx):
@@ -389,13 +384,11 @@ def env_info(a):
 
 def write(a, results):
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_compile.json").write_text(json.dumps(results, indent=1, default=str))
     e = results["env"]
     lines = ["# Accel Compile benchmark", "",
              f"GPU {e.get('gpu')} (sm{e.get('sm', '-')}), torch {e['torch']}, triton {e.get('triton')}, "
              f"ComfyUI {e.get('comfyui', '?')}, python {e['python']}", "",
-             "Command: `" + " ".join(e["argv"]) + "`", "",
+             "Command: `" + " ".join(e["argv"]) + "`", "", *runner.meta_markdown(results.get("run_meta")), "",
              ("SMOKE RUN (tiny Wan, fp32, CPU): numbers mean nothing. " if a.smoke else "")
              + f"Wan 2.1 true configs, random weights, bf16, latent {LATENT if not a.smoke else SMOKE_LATENT}, "
              f"context {CONTEXT if not a.smoke else SMOKE_CONTEXT}, batch 1; forward = median of {a.repeats} after "
@@ -426,7 +419,7 @@ def write(a, results):
         lines += [""] + ab_markdown(ab)
     lines += ["", "Targets (issue #3): default mode forward >= 1.08x eager on H100/H200; warm-restart compile <= 15 s for 1.3B.",
               "", f"Total bench wall time: {results.get('wall_s')} s"]
-    (out / "bench_compile.md").write_text("\n".join(lines) + "\n")
+    runner.write(out, "bench_compile", results, lines)
     log(f"wrote {out / 'bench_compile.json'} and .md")
 
 
@@ -437,7 +430,7 @@ def main(argv=None):
     H = setup_env(a)
     cc = H.pack_module("accel.compile.cache").activate()
     log(f"compile cache (cold): {cc['dir']} ({cc['source']})")
-    results = {"env": env_info(a), "models": {}}
+    results = {"env": env_info(a), "models": {}, "run_meta": runner.metadata(device_and_dtype(a)[0])}
     log(f"env: {results['env']}")
     try:
         for size in a.models:

@@ -79,7 +79,6 @@ instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import os
@@ -90,6 +89,8 @@ import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files (imports no torch)
 NAME = "e2e"
 WORKFLOWS = {  # --workflow -> the shipped API twin
     "wan21_t2v_1.3B": "wan2.1_t2v_1.3B_level1.json",
@@ -119,9 +120,8 @@ STAGE_ORDER = ["text encoder load", "text encode", "model load", "LoRA load", "v
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for e2e*.json / e2e*.md")
-    ap.add_argument("--smoke", action="store_true", help="CPU, tiny models, random conditioning: end to end")
+    ap = runner.parser(__doc__, smoke="tiny models and random conditioning, a live server started with --cpu",
+                       out_help="folder for e2e*.json / e2e*.md")
     ap.add_argument("--workflow", default=DEFAULT_WORKFLOW, choices=list(WORKFLOWS),
                     help="which shipped API workflow: " + ", ".join(f"{k} ({v})" for k, v in WORKFLOWS.items()))
     ap.add_argument("--size", default=None, choices=["tiny", "1.3B", "14B"],
@@ -187,8 +187,7 @@ def pyav_installed() -> bool:
     return "stand-in" not in (av.__doc__ or "")
 
 
-def log(msg):
-    print(f"[bench_e2e {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+log = runner.Log("bench_e2e")
 
 
 def result_name(a) -> str:
@@ -670,7 +669,7 @@ def markdown(res: dict) -> str:
              + card
              + (" Save: SaveAnimatedWEBP (PyAV not installed there), not the shipped SaveVideo."
                 if m.get("save") == "webp" else ""), "",
-             f"Command: `{res.get('command')}`", "",
+             f"Command: `{res.get('command')}`", *runner.meta_markdown(res.get("run_meta")), "",
              "| variant | Queue | " + " | ".join(stages) + " | total (s) |", "|---" * (len(stages) + 3) + "|"]
     for r in res["rows"]:
         if "error" in r:
@@ -709,7 +708,8 @@ def main(argv=None):
     from accel_harness import models as M
 
     name = result_name(a)
-    res = {"name": name, "command": " ".join([sys.executable] + sys.argv), "rows": [], "errors": []}
+    res = {"name": name, "command": runner.command(), "rows": [], "errors": [],
+           "run_meta": runner.metadata("cpu" if a.smoke else None)}
     comfy_v = H.comfy_version()
     res["meta"] = {"workflow": workflow_path(a.workflow).name, "torch": torch.__version__, "comfyui": comfy_v,
                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() and not a.smoke else None,
@@ -727,8 +727,7 @@ def main(argv=None):
                                          f"random umt5-xxl, {a.te_format}"))
 
     def save():
-        (out / f"{name}.json").write_text(json.dumps(res, indent=1, default=str))
-        (out / f"{name}.md").write_text(markdown(res))
+        runner.write(out, name, res, markdown(res))
 
     base = Path(a.base) if a.base else Path(tempfile.mkdtemp(prefix="accel-e2e-"))
     t0 = time.time()

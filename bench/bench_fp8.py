@@ -23,31 +23,24 @@ Expected GPU runtime: about 3-4 minutes on an H100 (four 14B builds of ~15-45 s 
 """
 from __future__ import annotations
 
-import argparse
 import gc
-import json
-import os
 import platform
 import sys
 import time
 import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import timed as timed_all  # noqa: E402
 
 T0 = time.time()
-
-
-def log(msg):
-    print(f"[fp8 {time.time() - T0:6.1f}s] {msg}", flush=True)
+log = runner.Log("fp8")
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="tiny config on CPU: checks the script end to end")
+    ap = runner.parser(__doc__, smoke="tiny Wan config and 256-token linears on the CPU")
     ap.add_argument("--repeats", type=int, default=3, help="timed forwards per model variant (median)")
     ap.add_argument("--skip-model", action="store_true", help="micro-benchmark only")
     ap.add_argument("--skip-micro", action="store_true", help="whole-model benchmark only")
@@ -58,8 +51,8 @@ def main():
     import torch
 
     dev = torch.device("cpu" if smoke else "cuda")
-    res = {"command": " ".join([sys.executable] + sys.argv), "smoke": smoke, "torch": torch.__version__,
-           "python": platform.python_version(), "device": str(dev), "errors": {}}
+    res = {"command": runner.command(), "smoke": smoke, "torch": torch.__version__,
+           "python": platform.python_version(), "device": str(dev), "errors": {}, "run_meta": runner.metadata(dev)}
     if dev.type == "cuda":
         res["gpu"] = torch.cuda.get_device_name(0)
         res["sm"] = ".".join(map(str, torch.cuda.get_device_capability(0)))
@@ -85,8 +78,7 @@ def main():
         res["targets"] = targets(res)
     finally:
         res["wall_s"] = round(time.time() - T0, 1)
-        (out_dir / "fp8.json").write_text(json.dumps(res, indent=1, default=str))
-        (out_dir / "fp8.md").write_text(markdown(res))
+        runner.write(out_dir, "fp8", res, markdown(res))
         log(f"wrote {out_dir / 'fp8.json'} and fp8.md")
     print(markdown(res))
 
@@ -98,16 +90,11 @@ def timed(fn, dev, warmup=3, reps=10):
     return timed_all(fn, dev, warmup=warmup, reps=reps)[0]
 
 
-def cos(a, b):
-    import torch
-
-    return float(torch.nn.functional.cosine_similarity(a.double().flatten(), b.double().flatten(), dim=0))
-
-
 def relerr(a, b):
-    return float((a.float() - b.float()).norm() / b.float().norm())
+    return runner.compare(a, b)["rel_l2"]
 
 
+# not runner.captured: fp8.json's errors hold one line per failed step (the tests match on the message)
 def attempt(errors, key, fn):
     try:
         return fn()
@@ -151,8 +138,9 @@ def micro(dev, smoke, errors, auto_mode):
             if out is not None:
                 o = attempt(errors, f"micro {name} {key} accuracy", out)
                 if o is not None:
-                    r[f"{key}_cos_vs_fp32"] = round(cos(o, exact), 6)
-                    r[f"{key}_rel_vs_fp32"] = round(relerr(o, exact), 5)
+                    c = runner.compare(o, exact)
+                    r[f"{key}_cos_vs_fp32"] = round(c["cosine"], 6)
+                    r[f"{key}_rel_vs_fp32"] = round(c["rel_l2"], 5)
                     if ref is not None:
                         rr = attempt(errors, f"micro {name} {key} reference", ref)
                         if rr is not None:
@@ -208,7 +196,7 @@ def micro(dev, smoke, errors, auto_mode):
                 r[f"{key}_speedup"] = round(r["bf16_ms"] / r[f"{key}_ms"], 3)
         rows.append(r)
         log("  " + ", ".join(f"{k2}={v}" for k2, v in r.items() if k2.endswith(("_ms", "_speedup", "_cos_vs_fp32"))))
-        del x, w, b, exact, w8c, w8t, mod, cf, lin, f, ft, x8
+        x = w = b = exact = w8c = w8t = mod = cf = lin = f = ft = x8 = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         gc.collect()
         if dev.type == "cuda":
             torch.cuda.empty_cache()
@@ -252,7 +240,7 @@ def whole_model(dev, smoke, repeats, errors):
         def b():
             sd = M.wan_state_dict("t2v", size, seed=0, dtype=torch.bfloat16, device=dev)
             r = F.load_state_dict(sd, None, f"random Wan {size} bf16", weight_format=fmt)
-            del sd
+            sd = None  # frees the memory before the next step (a `del` would leave names the closures above read)
             return r.patcher, r.report
         return b
 
@@ -295,8 +283,9 @@ def whole_model(dev, smoke, repeats, errors):
                 y = y.float()
                 if ref_out is None:
                     ref_out = y.clone()
-                v["cosine_vs_bf16"] = round(cos(y, ref_out), 6)
-                v["rel_err_vs_bf16"] = round(relerr(y, ref_out), 5)
+                c = runner.compare(y, ref_out)
+                v["cosine_vs_bf16"] = round(c["cosine"], 6)
+                v["rel_err_vs_bf16"] = round(c["rel_l2"], 5)
                 rt = getattr(patcher.model.diffusion_model.blocks[0].self_attn.q, "accel_fp8_runtime", None)
                 if rt is not None:
                     v["accel_calls"] = dict(rt.calls)
@@ -344,7 +333,7 @@ def markdown(res):
          f"- command: `{res['command']}`",
          f"- torch {res['torch']}, triton {res.get('triton')}, python {res['python']}, sm {res.get('sm', '-')}",
          f"- fp8 compute auto: {res.get('fp8_compute_auto')} ({res.get('fp8_compute_reason')})",
-         f"- wall time: {res.get('wall_s')} s", ""]
+         f"- wall time: {res.get('wall_s')} s", *runner.meta_markdown(res.get("run_meta")), ""]
     micro_rows = res.get("micro") or []
     if micro_rows:
         L += ["## Linear layers (Wan 14B shapes, bf16 activations)", "",

@@ -23,9 +23,6 @@ CPU smoke: python bench/bench_fp8_quality.py --smoke --out /tmp/fp8q
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 import time
 import traceback
@@ -34,6 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import bench_matrix as BM  # noqa: E402
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 
 SIZES = {"1.3B": (1536, 8960), "14B": (5120, 13824), "tiny": (128, 256)}
 OPTIONS = ("per-token", "per-token, fp32 accumulation", "1x128 blocks")  # accel.fp8 ACT_CHOICES (checked at start)
@@ -51,9 +49,7 @@ KEEP = {
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="CPU, tiny shapes and tiny Wan: checks the script end to end")
+    ap = runner.parser(__doc__, smoke="tiny shapes (256 tokens) and a tiny Wan on the CPU")
     ap.add_argument("--part", default="all", choices=["all", "micro", "e2e", "sensitivity"])
     ap.add_argument("--micro-sizes", default="1.3B,14B")
     ap.add_argument("--tokens-video", type=int, default=32760, help="tokens of the video stream (480p 81f: 21*30*52)")
@@ -72,8 +68,7 @@ def parse(argv=None):
     return a
 
 
-def log(msg):
-    print(f"[bench_fp8_quality {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+log = runner.Log("bench_fp8_quality")
 
 
 class Bench:
@@ -81,7 +76,7 @@ class Bench:
         self.a = a
         self.out = Path(a.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        self.res = {"name": "fp8_quality", "command": " ".join([sys.executable] + sys.argv), "micro": [], "e2e": {},
+        self.res = {"name": "fp8_quality", "command": runner.command(), "micro": [], "e2e": {},
                     "sensitivity": {}, "errors": [], "notes": []}
         margs = ["--out", str(self.out / "matrix_work"), "--size", "tiny" if a.smoke else a.size, "--steps", str(a.steps),
                  "--cfg", str(a.cfg), "--weights", a.weights, "--rounds", str(a.rounds)]
@@ -91,6 +86,7 @@ class Bench:
             margs.append("--smoke")
         self.m = BM.Matrix(BM.parse(margs))
 
+    # not runner.captured: fp8_quality.json's errors are {"what", "error", "trace"} dicts (the .md lists them)
     def attempt(self, what, fn):
         try:
             return fn()
@@ -114,6 +110,7 @@ class Bench:
         self.F = self.H.pack_module("accel.fp8")
         assert tuple(self.F.ACT_CHOICES) == OPTIONS, self.F.ACT_CHOICES
         self.res["meta"] = dict(m.res["meta"])
+        self.res["run_meta"] = runner.metadata(m.dev)
         if m.cuda:
             self.res["meta"]["block_out_dtypes"] = [str(d) for d in self.K.block_out_dtypes(self.torch.device("cuda"))]
             self.res["meta"]["rowwise_out_dtypes"] = [str(d) for d in self.K.rowwise_out_dtypes(self.torch.device("cuda"))]
@@ -201,8 +198,8 @@ class Bench:
                     r = {"size": size, "layer": name, "M": m, "K": k, "N": n, "activations": kind, "option": opt}
                     out = self.attempt(f"micro {size} {name} {opt}", fn)
                     if out is not None:
-                        r["cos_vs_fp32"] = round(_cos(out, exact), 6)
-                        r["rel_vs_fp32"] = round(_rel(out, exact), 5)
+                        c = runner.compare(out, exact)
+                        r["cos_vs_fp32"], r["rel_vs_fp32"] = round(c["cosine"], 6), round(c["rel_l2"], 5)
                         t = self.attempt(f"micro {size} {name} {opt} timing", lambda fn=fn: self.timed(fn))
                         if t is not None:
                             r["ms"] = round(t, 4)
@@ -276,15 +273,14 @@ class Bench:
 
     # --- output --------------------------------------------------------------------------------------------
     def save(self):
-        (self.out / "fp8_quality.json").write_text(json.dumps(self.res, indent=1, default=str))
-        (self.out / "fp8_quality.md").write_text("\n".join(self.markdown()) + "\n")
+        runner.write(self.out, "fp8_quality", self.res, self.markdown())
 
     def markdown(self):
         meta = self.res.get("meta", {})
         lines = ["# FP8 linears: quality and speed per activation_scaling option", "",
                  f"GPU {meta.get('gpu')}, ComfyUI {meta.get('comfyui')}, torch {meta.get('torch')}, blockwise _scaled_mm "
                  f"output dtypes: {meta.get('block_out_dtypes')}. Random weights: speed and deviation, not visual quality.",
-                 f"Command: `{self.res['command']}`", ""]
+                 f"Command: `{self.res['command']}`", *runner.meta_markdown(self.res.get("run_meta")), ""]
         if self.res["micro"]:
             lines += ["## Per layer type (synthetic activations, per-channel e4m3 weights)", "",
                       "| size | layer | M x K -> N | option | ms | TFLOP/s | cos vs fp32 | rel vs fp32 | kernel vs its reference |",
@@ -323,14 +319,8 @@ def _num_blocks(a, m):
     return {"tiny": 2, "1.3B": 30, "14B": 40}[m.a.size]
 
 
-def _cos(a, b):
-    import torch
-
-    return float(torch.nn.functional.cosine_similarity(a.flatten().double(), b.flatten().double(), dim=0))
-
-
 def _rel(a, b):
-    return float((a.float() - b.float()).norm() / b.float().norm())
+    return runner.compare(a, b)["rel_l2"]
 
 
 if __name__ == "__main__":

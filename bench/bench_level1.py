@@ -39,13 +39,15 @@ import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
+
 NAME = "level1"
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for level1.json / level1.md")
-    ap.add_argument("--smoke", action="store_true", help="tiny Wan on CPU, tiny latent: checks the script end to end")
+    ap = runner.parser(__doc__, smoke="tiny Wan on the CPU, 5 frames at 64x64, 2 steps",
+                       out_help="folder for level1.json / level1.md")
     ap.add_argument("--sizes", default="1.3B", help="comma list of Wan sizes: 1.3B,14B (14B: run alone)")
     ap.add_argument("--mode", default="auto", choices=["auto", "max-autotune-no-cudagraphs", "default"],
                     help="Level-1 compile mode (auto = accel.common.defaults: max-autotune-no-cudagraphs on sm>=80)")
@@ -73,8 +75,7 @@ def parse(argv=None):
     return a
 
 
-def log(msg):
-    print(f"[bench_level1 {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+log = runner.Log("bench_level1")
 
 
 def setup_cache(a):
@@ -89,7 +90,7 @@ def setup_cache(a):
 class Bench:
     def __init__(self, a):
         self.a = a
-        self.res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "sizes": {}, "errors": []}
+        self.res = {"name": NAME, "command": runner.command(), "sizes": {}, "errors": []}
         self.out = Path(a.out)
 
     # --- environment -----------------------------------------------------------------------------
@@ -128,6 +129,7 @@ class Bench:
         except Exception as e:
             meta["hardware_report"] = f"failed: {e!r}"
         self.res["meta"] = meta
+        self.res["run_meta"] = runner.metadata(self.dev)
 
     # --- helpers ---------------------------------------------------------------------------------
     def sync(self):
@@ -141,18 +143,15 @@ class Bench:
         return timed(fn, "cuda" if self.cuda else "cpu", warmup=warmup, reps=repeats)
 
     def compare(self, a, b):
-        F = self.torch.nn.functional
-        a, b = a.detach().double().flatten(), b.detach().double().flatten()  # fp64: fp32 sums overshoot 1.0 on 10^7 elements
-        return {"cosine": float(F.cosine_similarity(a, b, dim=0)), "max_abs_diff": float((a - b).abs().max()),
-                "ref_max_abs": float(b.abs().max())}
+        c = runner.compare(a, b)
+        return {"cosine": c["cosine"], "max_abs_diff": c["max_abs_diff"], "ref_max_abs": float(b.detach().abs().max())}
 
     def save(self):
-        self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / f"{NAME}.json").write_text(json.dumps(self.res, indent=1, default=str))
-        (self.out / f"{NAME}.md").write_text(self.markdown())
+        runner.write(self.out, NAME, self.res, self.markdown())
 
     def record(self, size, key, fn):
-        """Run one measurement; on failure record the error and go on."""
+        """Run one measurement; on failure record the error and go on. (Not runner.captured: the error also goes
+        into the size's entry under the measurement's key, where level1.md shows it in that row.)"""
         entry = self.res["sizes"].setdefault(size, {})
         log(f"{size}: {key} ...")
         try:
@@ -269,7 +268,7 @@ class Bench:
                 return r
             self.record(size, "sample_level1", l1_sample)
 
-        del model, l1, st, x, ctx
+        model = l1 = st = x = ctx = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         self.free()
 
         if not a.no_warm_restart:
@@ -325,7 +324,8 @@ class Bench:
                  f"- command: `{self.res['command']}`",
                  f"- torch {meta.get('torch')}, triton {meta.get('triton')}, python {meta.get('python')}, dtype {meta.get('dtype')}",
                  f"- latent {meta.get('latent')}, context {meta.get('context')}, {meta.get('steps')} steps, cfg {meta.get('cfg')}",
-                 f"- compile mode argument: {meta.get('compile_mode_arg')}; random weights, true configs", ""]
+                 f"- compile mode argument: {meta.get('compile_mode_arg')}; random weights, true configs",
+                 *runner.meta_markdown(self.res.get("run_meta")), ""]
         lines += ["| size | variant | forward ms (median) | speedup | cosine to stock | max abs diff |",
                   "| --- | --- | --- | --- | --- | --- |"]
         for size, e in self.res["sizes"].items():

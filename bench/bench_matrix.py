@@ -32,7 +32,6 @@ CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmok
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -43,6 +42,8 @@ import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
 # chain name -> what it is (the table's second column). Node chains are built in Matrix.build().
 CHAINS = {
@@ -79,9 +80,10 @@ _NO_HYBRID = dict(exact_first_steps=0, exact_last_steps=0, exact_first_blocks=0,
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="tiny Wan on the CPU: checks the script end to end")
+    ap = runner.parser(__doc__, smoke="tiny Wan on the CPU (ComfyUI started with --cpu), 5 frames at 64x64, 2 steps "
+                       "(4 with --workflow)")
+    ap.epilog += ("\nRecompute speed-ups and matrix.md of a finished or cut-short run (not through argparse):\n"
+                  "  python3 bench/bench_matrix.py --rerender <folder holding matrix.json>")
     ap.add_argument("--size", default="14B", choices=["1.3B", "14B", "tiny"])
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"], help="weights in the file (ComfyUI runs Wan fp16)")
     ap.add_argument("--card", type=float, default=0, help="simulate a card of this many GiB (--reserve-vram); 0 = the whole GPU")
@@ -137,8 +139,7 @@ def occupy(card_gib: float, total_gib: float):
     return p
 
 
-def log(msg):
-    print(f"[bench_matrix {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+log = runner.Log("bench_matrix")
 
 
 def gpu_total_gib() -> float | None:
@@ -211,11 +212,12 @@ class Matrix:
         self.a = a
         self.out = Path(a.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        self.res = {"name": "matrix", "command": " ".join([sys.executable] + sys.argv), "chains": {}, "errors": []}
+        # errors: {"chain", "error", ...} dicts (matrix.md lists them per chain), not runner.captured's strings
+        self.res = {"name": "matrix", "command": runner.command(), "chains": {}, "errors": []}
 
     def boot(self):
         sys.path.insert(0, str(REPO / "harness"))
-        from accel_harness import env, mainlike
+        from accel_harness import mainlike
 
         comfy_args = self.a.comfy_args.split()
         total = None if self.a.smoke else gpu_total_gib()
@@ -255,6 +257,7 @@ class Matrix:
             "torch_memory_fraction": hard_cap, "occupied_rest_of_gpu": self.occupier is not None,
             "workflow": self.a.workflow or None,
         }
+        self.res["run_meta"] = runner.metadata(self.dev)
         log(f"started: {self.res['meta']}")
 
     # --- model, inputs ---------------------------------------------------------------------------
@@ -663,8 +666,7 @@ class Matrix:
                                "growth_gib_first_to_last": round(allocs[-1] - allocs[0], 3) if allocs else None}
 
     def save(self):
-        (self.out / "matrix.json").write_text(json.dumps(self.res, indent=1, default=str))
-        (self.out / "matrix.md").write_text("\n".join(self.markdown()) + "\n")
+        runner.write(self.out, "matrix", self.res, self.markdown())
 
     def markdown(self):
         m = self.res.get("meta", {})
@@ -678,7 +680,7 @@ class Matrix:
                  + (", the rest of the GPU occupied by another process before ComfyUI started" if m.get("occupied_rest_of_gpu") else "")
                  + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM {m.get('start', {}).get('dynamic_vram')}, "
                  f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality.",
-                 f"Command: `{self.res['command']}`", "",
+                 f"Command: `{self.res['command']}`", *runner.meta_markdown(self.res.get("run_meta")), "",
                  "| chain | what | time (s) | speedup | cosine vs stock | max abs diff | peak alloc (GiB) | peak device (GiB) | first run (s) |",
                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for n, r in self.res["chains"].items():
@@ -725,9 +727,8 @@ class _Null:
 def _fidelity(lat, ref):
     import torch
 
-    a, b = lat.flatten().double(), ref.flatten().double()
-    cos = float(torch.nn.functional.cosine_similarity(a, b, dim=0))
-    return {"cosine": round(cos, 6), "max_abs_diff": round(float((a - b).abs().max()), 5),
+    c = runner.compare(lat, ref)
+    return {"cosine": round(c["cosine"], 6), "max_abs_diff": round(c["max_abs_diff"], 5),
             "finite": bool(torch.isfinite(lat).all())}
 
 

@@ -43,15 +43,16 @@ Both fit an H200 (141 GB) and stay under the 10-minute limit per command; 4/8 GP
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
+
 NAME = "multigpu"
 FAMILIES = ("wan", "flux", "qwen_image")
 # family -> (default --size, --height, --width, --tokens, output name)
@@ -60,15 +61,12 @@ DEFAULTS = {"wan": ("14B", 480, 832, 512, NAME), "flux": ("true", 1024, 1024, 25
 LABELS = {"wan": "Wan", "flux": "Flux.1-dev", "qwen_image": "Qwen-Image"}
 
 
-def log(msg):
-    print(f"[{NAME} {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+log = runner.Log(NAME)
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for multigpu.json / .md (flux: multigpu_flux.*, "
-                    "qwen_image: multigpu_qwen_image.*)")
-    ap.add_argument("--smoke", action="store_true", help="tiny model, 2 CPU workers over gloo: checks the script end to end")
+    ap = runner.parser(__doc__, smoke="tiny model, 2 CPU workers over gloo",
+                       out_help="folder for multigpu.json / .md (flux: multigpu_flux.*, qwen_image: multigpu_qwen_image.*)")
     ap.add_argument("--family", default="wan", choices=FAMILIES, help="wan (Wan 2.1 T2V), flux (Flux.1-dev), qwen_image")
     ap.add_argument("--size", default=None, help="wan: harness models.WAN_SIZES (14B, 1.3B, ...; default 14B); flux and "
                     "qwen_image: true (the published config, default) or tiny")
@@ -101,7 +99,7 @@ class Bench:
     def __init__(self, a):
         self.a = a
         self.name = DEFAULTS[a.family][4]
-        self.res = {"name": self.name, "command": " ".join([sys.executable] + sys.argv), "runs": {}, "errors": []}
+        self.res = {"name": self.name, "command": runner.command(), "runs": {}, "errors": []}
         self.out = Path(a.out)
 
     def boot(self):
@@ -132,6 +130,7 @@ class Bench:
             "family": self.a.family, "size": self.a.size, "latent": self.latent_shape(),
             "context": [2, self.a.tokens, 4096] if self.a.family == "wan" else None, "dtype": str(self.dtype),
             "repeats": self.a.repeats, "warmup": self.a.warmup}
+        self.res["run_meta"] = runner.metadata(self.dev)
 
     def latent_shape(self):
         """(2, 16, ...) at --height x --width: Wan (B, C, T, H/8, W/8), Flux (B, C, H/8, W/8), Qwen-Image
@@ -142,9 +141,7 @@ class Bench:
         return [2, 16, h, w] if a.family == "flux" else [2, 16, 1, h, w]
 
     def save(self):
-        self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / f"{self.name}.json").write_text(json.dumps(self.res, indent=1, default=str))
-        (self.out / f"{self.name}.md").write_text(self.markdown())
+        runner.write(self.out, self.name, self.res, self.markdown())
 
     def markdown(self):
         m = self.res.get("meta", {})
@@ -157,6 +154,7 @@ class Bench:
                  f"GPU: {m.get('gpu') or m.get('device')} x{m.get('visible_gpus')}, ComfyUI {m.get('comfyui')}, "
                  f"torch {m.get('torch')}, {m.get('dtype')}, latent {m.get('latent')}, context {m.get('context')}{more}", "",
                  f"Attention (1 GPU and every rank): {m.get('attention') or 'ComfyUI default'}", "",
+                 *runner.meta_markdown(self.res.get("run_meta")), "",
                  "| config | GPUs | CFG parallel | step ms | speed-up vs 1 | first call s | cosine vs 1 | max abs diff |",
                  "|---|---|---|---|---|---|---|---|"]
         base = self.res["runs"].get("1gpu", {}).get("ms")
@@ -172,9 +170,8 @@ class Bench:
         return "\n".join(lines) + "\n"
 
     def compare(self, a, b):
-        F = self.torch.nn.functional
-        a, b = a.detach().double().flatten(), b.detach().double().flatten()
-        return {"cosine": float(F.cosine_similarity(a, b, dim=0)), "max_abs_diff": float((a - b).abs().max())}
+        c = runner.compare(a, b)
+        return {"cosine": c["cosine"], "max_abs_diff": c["max_abs_diff"]}
 
     def timed(self, f, x, ctx, extra):
         from accel_harness.timing import timed

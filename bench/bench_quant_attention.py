@@ -24,18 +24,17 @@ Writes $OUT/quant_attention.json and .md after every measurement. Expected runti
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import subprocess
 import sys
-import time
 import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "harness"))
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import timed  # noqa: E402
 
@@ -51,17 +50,11 @@ SHAPES = [
 K_BIAS = 4.0  # per-head K offset (std of the per-channel bias), as in real models' keys
 E2E_CHAINS = "stock,attention,attention_fp8,attention_fp8_all,attention_ck_int8,level1_fast"
 
-STATE: dict = {}
-
-
-def log(msg):
-    print(f"[bench_quant_attention {time.time() - STATE.get('t0', time.time()):7.1f}s] {msg}", flush=True)
+log = runner.Log("bench_quant_attention")
 
 
 def save(out: Path, res: dict):
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "quant_attention.json").write_text(json.dumps(res, indent=1, default=str))
-    (out / "quant_attention.md").write_text(markdown(res))
+    runner.write(out, "quant_attention", res, markdown(res))
 
 
 def _f(x, fmt):
@@ -73,6 +66,7 @@ def markdown(res: dict) -> str:
              f"- ComfyUI {res.get('comfyui')}, torch {res.get('torch')}, CUDA {res.get('cuda')}, triton {res.get('triton')}",
              f"- libraries: {res.get('libraries')}; comfy_kitchen_int8 registered: {res.get('ck_int8_registered')}",
              f"- command: `{res.get('command')}`", f"- wall time: {res.get('elapsed_s')} s",
+             *runner.meta_markdown(res.get("run_meta")),
              "- random data with a per-head K bias (per call) and random weights (end to end): deviations from exact "
              "attention, not visual quality", ""]
     calls = res.get("calls", [])
@@ -93,7 +87,7 @@ def markdown(res: dict) -> str:
         lines += ["## Fused vs torch quantization (same inputs)", "",
                   "On the GPU every e4m3 byte must be equal (1.000000). Under the Triton interpreter (CPU smoke) the "
                   "interpreter's own float->e4m3 cast rounds wrongly near powers of two, so fewer are equal there "
-                  "(tests/test_quant_attention.py compares the float32 pre-cast values bit for bit instead).", "",
+                  "(tests/attention/test_quant_attention.py compares the float32 pre-cast values bit for bit instead).", "",
                   "| shape | dtype | e4m3 bytes equal | max scale rel. diff | K mean max abs diff |", "| --- | --- | ---: | ---: | ---: |"]
         for r in q:
             lines.append(f"| {r['shape']} | {r['dtype']} | {_f(r.get('bytes_equal'), '.6f')} | "
@@ -128,9 +122,8 @@ def make_qkv(torch, L, heads, dtype, device, seed=0):
 
 
 def error_vs(torch, out, ref):
-    a, b = out.float().flatten(), ref.float().flatten()
-    return {"cosine": float(torch.nn.functional.cosine_similarity(a.double(), b.double(), dim=0)),
-            "max_abs_diff": float((a - b).abs().max()), "rel_l2": float((a - b).norm() / b.norm())}
+    c = runner.compare(out, ref)
+    return {"cosine": c["cosine"], "max_abs_diff": c["max_abs_diff"], "rel_l2": c["rel_l2"]}
 
 
 def variants(torch, device, smoke):
@@ -349,9 +342,7 @@ def summarize(res):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--smoke", action="store_true", help="tiny shapes and a tiny Wan on the CPU")
+    ap = runner.parser(__doc__, smoke="tiny shapes (300 tokens x 2 heads) and a tiny Wan, 2 steps")
     ap.add_argument("--shapes", default=",".join(s[0] for s in SHAPES))
     ap.add_argument("--dtype", default="bfloat16", help="comma list: bfloat16,float16")
     ap.add_argument("--reps", type=int, default=5)
@@ -364,7 +355,6 @@ def main():
     ap.add_argument("--e2e-rounds", type=int, default=1)
     ap.add_argument("--e2e-timeout", type=int, default=420)
     a = ap.parse_args()
-    STATE["t0"] = time.time()
     out = Path(a.out)
     H.bootstrap(cpu=True if a.smoke else None)
     H.load_pack()
@@ -381,8 +371,8 @@ def main():
         "triton": prof.triton_version, "libraries": {k: i.version for k, i in prof.libraries.items() if i.available},
         "ck_int8_registered": reg.comfy_function("comfy_kitchen_int8") is not None,
         "fp8_backend_available": reg.available("flash_attn_3_fp8", prof),
-        "command": " ".join([sys.executable] + sys.argv), "smoke": a.smoke, "k_bias": K_BIAS,
-        "calls": [], "quantizer_match": [], "errors": [],
+        "command": runner.command(), "smoke": a.smoke, "k_bias": K_BIAS,
+        "calls": [], "quantizer_match": [], "errors": [], "run_meta": runner.metadata(device),
     }
     save(out, res)
     if a.smoke:
@@ -406,7 +396,7 @@ def main():
         except Exception:  # noqa: BLE001
             res["errors"].append("end to end: " + traceback.format_exc(limit=5))
     summarize(res)
-    res["elapsed_s"] = round(time.time() - STATE["t0"], 1)
+    res["elapsed_s"] = round(log.elapsed(), 1)
     save(out, res)
     log(f"done in {res['elapsed_s']} s -> {out / 'quant_attention.json'}")
     for line in res["summary"]:

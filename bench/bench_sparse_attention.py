@@ -19,10 +19,7 @@ Standalone on purpose: needs torch (and optionally fa3-fwd, flash-attn-4, comfy-
 """
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
-import platform
 import statistics
 import sys
 import time
@@ -31,7 +28,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # `kernels` as a top-level package: it imports nothing of ComfyUI
+sys.path.insert(0, str(REPO / "bench"))
 
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import torch  # noqa: E402
 
 from kernels.attention.sparse import pattern as SP  # noqa: E402
@@ -50,9 +49,9 @@ def log(msg):
 
 
 def versions() -> dict:
-    v = {"torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
-    for mod, name in (("triton", "triton"), ("fa3_fwd_interface", "fa3-fwd"), ("flash_attn.cute", "flash-attn-4"),
-                      ("comfy_kitchen", "comfy-kitchen")):
+    """The sparse kernels' libraries (runner.metadata names torch, CUDA, triton, fa3 and the rest)."""
+    v = {}
+    for mod, name in (("flash_attn.cute", "flash-attn-4"), ("comfy_kitchen", "comfy-kitchen")):
         try:
             m = importlib.import_module(mod)
             v[name] = getattr(m, "__version__", "importable")
@@ -62,7 +61,8 @@ def versions() -> dict:
 
 
 def timer(fn, device, warmup, reps):
-    """(first call s, median ms of reps after warmup)."""
+    """(first call s, median ms of reps after warmup). Its own timer, not accel_harness.timing: that one loads the
+    pack through a bootstrapped ComfyUI, which this kernel-only benchmark does not need."""
     t0 = time.perf_counter()
     fn()
     if device.type == "cuda":
@@ -87,9 +87,7 @@ def timer(fn, device, warmup, reps):
 
 
 def error_vs(out, ref) -> dict:
-    a, b = out.float().flatten(), ref.float().flatten()
-    return {"cosine": float(torch.nn.functional.cosine_similarity(a.double(), b.double(), dim=0)),
-            "rel_l2": float((a - b).norm() / b.norm()), "max_abs_diff": float((a - b).abs().max())}
+    return runner.compare(out, ref)
 
 
 def fa3_dense():
@@ -116,10 +114,9 @@ def sol_attn():
 
 def markdown(res: dict) -> str:
     v = res["versions"]
-    lines = [f"# Block-sparse attention per call - {res['device_name']}", "",
-             f"- torch {v.get('torch')}, CUDA {v.get('cuda')}, triton {v.get('triton')}, fa3-fwd {v.get('fa3-fwd')}, "
-             f"flash-attn-4 {v.get('flash-attn-4')}, comfy-kitchen {v.get('comfy-kitchen')}",
-             f"- command: `{res['command']}`; reps {res['reps']} (median, CUDA events), first call reported apart",
+    lines = [f"# Block-sparse attention per call - {res['device_name']}", "", *runner.meta_markdown(res.get("run_meta")),
+             f"- flash-attn-4 {v.get('flash-attn-4')}, comfy-kitchen {v.get('comfy-kitchen')}",
+             f"- reps {res['reps']} (median, CUDA events), first call reported apart",
              "- random bf16 q/k/v: errors vs the dense masked fp32 reference check the kernel, not visual quality; "
              "rel. L2 vs dense shows what the mask drops on near-uniform random attention", "",
              "| shape | variant | decay | sparsity | ms | speed-up vs FA3 dense | first call s | cosine vs masked ref | "
@@ -142,9 +139,8 @@ def markdown(res: dict) -> str:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="folder for sparse_attention.json / .md")
-    ap.add_argument("--smoke", action="store_true", help="CPU, one tiny shape: checks the plumbing, times mean nothing")
+    ap = runner.parser(__doc__, smoke="one tiny shape on the CPU", full_doc=True,
+                       out_help="folder for sparse_attention.json / .md")
     ap.add_argument("--shapes", default=",".join(SHAPES), help=f"comma list of {list(SHAPES)}")
     ap.add_argument("--decays", default=",".join(map(str, DECAYS)), help="radial decay factors (sparsity levels)")
     ap.add_argument("--backends", default="flex,fa4", help="sparse backends of kernels/attention/sparse")
@@ -157,12 +153,12 @@ def main(argv=None):
     dtype = torch.bfloat16
     shapes = SMOKE_SHAPES if a.smoke else {n: SHAPES[n] for n in a.shapes.split(",") if n}
     reps, warmup = (min(a.reps, 2), 0) if a.smoke else (a.reps, a.warmup)
-    res = {"device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor()})",
-           "versions": versions(), "command": " ".join(sys.argv), "reps": reps, "rows": [], "skipped": {}}
+    meta = runner.metadata(device)
+    res = {"device_name": meta["gpu"], "run_meta": meta, "versions": versions(), "reps": reps, "rows": [],
+           "skipped": {}}
 
     def save():
-        (out / "sparse_attention.json").write_text(json.dumps(res, indent=1, default=str))
-        (out / "sparse_attention.md").write_text(markdown(res))
+        runner.write(out, "sparse_attention", res, markdown(res))
 
     fa3, why = fa3_dense() if device.type == "cuda" else (None, "CPU run")
     if fa3 is None:
@@ -233,8 +229,8 @@ def main(argv=None):
                 res["rows"].append(row)
                 log(f"  {row['variant']}: {row.get('ms', row.get('error'))}")
                 save()
-            del ref
-        del q, k, v, qh, kh, vh, dense_ref
+            ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+        q = k = v = qh = kh = vh = dense_ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
         if device.type == "cuda":
             torch.cuda.empty_cache()
     save()

@@ -29,16 +29,16 @@ Results are written after every variant, so a timeout keeps what was measured.
 """
 from __future__ import annotations
 
-import argparse
 import gc
-import json
-import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
+
 NAME = "vae"
 _CB = dict(channels_last=True, cudnn_benchmark=True)
 VARIANT_OPTIONS = {  # variant -> every boolean option it sets (the rest off); "default" is the node's defaults
@@ -59,9 +59,8 @@ WAN_ONLY = tuple(v for v, o in VARIANT_OPTIONS.items() if o.get("fused_norm"))
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for vae.json / vae.md")
-    ap.add_argument("--smoke", action="store_true", help="CPU, tiny Wan VAE and a 32x32 Flux decode: end to end")
+    ap = runner.parser(__doc__, smoke="tiny Wan VAE (9 frames at 64x64) and a 32x32 Flux decode, compile with the "
+                       "eager backend", out_help="folder for vae.json / vae.md")
     ap.add_argument("--vaes", default="wan2.1,kl_flux", help="comma list: wan2.1, kl_flux")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma list of: " + ", ".join(VARIANTS))
     ap.add_argument("--frames", type=int, default=81)
@@ -80,8 +79,7 @@ def parse(argv=None):
     return a
 
 
-def log(msg):
-    print(f"[bench_vae {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+log = runner.Log("bench_vae")
 
 
 class Bench:
@@ -89,7 +87,7 @@ class Bench:
         self.a = a
         self.out = Path(a.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        self.res = {"name": NAME, "command": " ".join([sys.executable] + sys.argv), "rows": [], "errors": []}
+        self.res = {"name": NAME, "command": runner.command(), "rows": [], "errors": []}
 
     def boot(self):
         sys.path.insert(0, str(REPO / "harness"))
@@ -120,10 +118,10 @@ class Bench:
         except Exception:
             meta["triton"] = None
         self.res["meta"] = meta
+        self.res["run_meta"] = runner.metadata("cuda" if self.cuda else "cpu")
 
     def save(self):
-        (self.out / f"{NAME}.json").write_text(json.dumps(self.res, indent=1, default=str))
-        (self.out / f"{NAME}.md").write_text(self.markdown())
+        runner.write(self.out, NAME, self.res, self.markdown())
 
     def sync(self):
         if self.cuda:
@@ -236,9 +234,9 @@ class Bench:
                 out = out.float().cpu()
                 if variant == "stock":
                     ref = out
-                row["max_abs_diff"] = float((out - ref).abs().max().item() * 2.0)  # [0, 1] -> [-1, 1] scale
+                row["max_abs_diff"] = runner.compare(out, ref)["max_abs_diff"] * 2.0  # [0, 1] -> [-1, 1] scale
                 if ref32 is not None:
-                    row["max_abs_diff_vs_fp32"] = float((out - ref32).abs().max().item() * 2.0)
+                    row["max_abs_diff_vs_fp32"] = runner.compare(out, ref32)["max_abs_diff"] * 2.0
                 stock = row if variant == "stock" else next(
                     r for r in self.res["rows"] if r["vae"] == name and r["variant"] == "stock")
                 row["speedup"] = round(stock["time_s"] / row["time_s"], 3) if row["time_s"] else None
@@ -268,7 +266,7 @@ class Bench:
                  f"DynamicVRAM {m.get('start', {}).get('dynamic_vram')}; Wan: {m.get('frames')} frames "
                  f"{m.get('width')}x{m.get('height')}, Flux VAE: {m.get('image')}^2; median of {m.get('repeats')} "
                  f"after {m.get('warmup')} warm-up. max|diff| on the [-1, 1] scale vs stock.", "",
-                 f"Command: `{self.res.get('command')}`", "",
+                 f"Command: `{self.res.get('command')}`", *runner.meta_markdown(self.res.get("run_meta")), "",
                  "| vae | variant | time (s) | first (s) | speedup | max abs diff | max abs diff vs float32 | peak VRAM (GiB) | peak vs stock |",
                  "|---|---|---|---|---|---|---|---|---|"]
         for r in self.res["rows"]:

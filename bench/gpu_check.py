@@ -1,17 +1,17 @@
 """Smoke check of the GPU machine: ComfyUI imports, the pack loads, attention libraries run,
 a true-config Wan 1.3B forward runs. Usage: python3 bench/gpu_check.py [--out DIR]"""
-import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import accel_harness as H  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--out", default=os.environ.get("OUT", "."))
+# no --smoke: this script checks the GPU machine itself (CUDA-only attention libraries, a true-size Wan forward);
+# on a CPU there is nothing for it to check
+ap = runner.parser(__doc__, smoke=None)
 a = ap.parse_args()
 t0 = time.time()
 H.bootstrap(cpu=False)
@@ -27,14 +27,14 @@ try:
     o = flash_attn_func(q, q, q)
     o = o[0] if isinstance(o, tuple) else o
     ref = torch.nn.functional.scaled_dot_product_attention(*(x.transpose(1, 2) for x in (q, q, q))).transpose(1, 2)
-    res["fa3_rel_err"] = float((o.float() - ref.float()).norm() / ref.float().norm())
+    res["fa3_rel_err"] = runner.compare(o, ref)["rel_l2"]
 except Exception as e:
     res["fa3_error"] = repr(e)
 try:
     from sageattention import sageattn
     o = sageattn(q, q, q, tensor_layout="NHD")
     ref = torch.nn.functional.scaled_dot_product_attention(*(x.transpose(1, 2) for x in (q, q, q))).transpose(1, 2)
-    res["sage_rel_err"] = float((o.float() - ref.float()).norm() / ref.float().norm())
+    res["sage_rel_err"] = runner.compare(o, ref)["rel_l2"]
 except Exception as e:
     res["sage_error"] = repr(e)
 from accel_harness import models as M  # noqa: E402
@@ -55,6 +55,6 @@ with Forward(m) as f:
 res["wan1.3B_480p81f_forward_ms"] = sorted(ts)[1] * 1000
 res["gpu"] = torch.cuda.get_device_name(0)
 res["torch"] = torch.__version__
+res["run_meta"] = runner.metadata("cuda")
 print(json.dumps(res, indent=1))
-Path(a.out).mkdir(parents=True, exist_ok=True)
-Path(a.out, "gpu_check.json").write_text(json.dumps(res, indent=1))
+runner.write(a.out, "gpu_check", res)

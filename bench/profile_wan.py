@@ -24,22 +24,17 @@ CPU smoke: python bench/profile_wan.py --smoke --out /tmp/prof
 """
 from __future__ import annotations
 
-import argparse
 import gc
-import json
-import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "harness"))
-T0 = time.time()
+sys.path.insert(0, str(REPO / "bench"))
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
-
-def log(msg):
-    print(f"[profile_wan {time.time() - T0:6.1f}s] {msg}", flush=True)
+log = runner.Log("profile_wan")
 
 
 CATEGORIES = (
@@ -59,8 +54,7 @@ def category(name: str) -> str:
 
 
 def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap = runner.parser(__doc__, smoke="Wan tiny shapes, 2 blocks, 5 frames at 64x64, variants stock,attn,compile,fp8")
     ap.add_argument("--size", default="14B")
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--variants", default=None, help="comma list (default: stock,attn,compile,l1,fp8,fp8_l1)")
@@ -69,7 +63,6 @@ def parse(argv=None):
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--top", type=int, default=14)
-    ap.add_argument("--smoke", action="store_true")
     a = ap.parse_args(argv)
     if a.smoke:
         a.size, a.layers, a.frames, a.height, a.width, a.repeats = "tiny", 2, 5, 64, 64, 2
@@ -93,13 +86,12 @@ def main(argv=None):
     dev = torch.device("cuda" if cuda else "cpu")
     out_dir = Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    res = {"command": " ".join([sys.executable] + sys.argv), "torch": torch.__version__,
+    res = {"command": runner.command(), "torch": torch.__version__, "run_meta": runner.metadata(dev),
            "gpu": torch.cuda.get_device_name(0) if cuda else "cpu", "size": a.size, "layers": a.layers,
            "latent": [1, 16, (a.frames - 1) // 4 + 1, a.height // 8, a.width // 8], "variants": {}, "checks": {}}
 
     def save():
-        (out_dir / "profile_wan.json").write_text(json.dumps(res, indent=1))
-        (out_dir / "profile_wan.md").write_text(markdown(res))
+        runner.write(out_dir, "profile_wan", res, markdown(res))
 
     def sync():
         if cuda:
@@ -223,7 +215,7 @@ def main(argv=None):
                 of = o.float().flatten()
                 if ref is None:
                     ref = of.clone()
-                v["cosine_vs_first"] = round(torch.nn.functional.cosine_similarity(of, ref, dim=0).item(), 6)
+                v["cosine_vs_first"] = round(runner.compare(of, ref)["cosine"], 6)
                 acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if cuda else [])
                 with torch.profiler.profile(activities=acts) as prof:
                     f(x, 0.9, ctx)
@@ -263,7 +255,8 @@ def main(argv=None):
 def markdown(res) -> str:
     L = [f"# Wan forward profile ({res['gpu']})", "",
          f"- command: `{res['command']}`", f"- torch {res['torch']}; Wan {res['size']} block shapes, {res['layers']} blocks; "
-         f"latent {res['latent']}, text context 512 tokens", f"- checks: {res['checks']}", "",
+         f"latent {res['latent']}, text context 512 tokens", f"- checks: {res['checks']}",
+         *runner.meta_markdown(res.get("run_meta")), "",
          "| variant | ms / forward | per block ms | first call s | cosine vs first | kernel ms by category |",
          "| --- | ---: | ---: | ---: | ---: | --- |"]
     for name, v in res["variants"].items():

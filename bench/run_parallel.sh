@@ -7,7 +7,8 @@
 # (e.g. `timeout $(( DEADLINE - $(date +%s) )) python3 bench/bench_matrix.py ... --out $RES/m32`).
 # At the end every *.md under the result folders is copied to $OUT as <list>_<name>.md, all *.json go into one
 # $OUT/json.tgz and the logs' last lines into $OUT/logs.txt: few files, as the device tool returns at most a few.
-# Timings taken this way share the host (CPU, RAM, disk) with the other list; say so with the results.
+# Timings taken this way share the host (CPU, RAM, disk) with the other list; every result's run_meta says so
+# (shared_host), and so must any text quoting them.
 set -uo pipefail
 budget="$1"; shift
 OUT="${OUT:-bench/results/local}"
@@ -19,6 +20,8 @@ for cmds in "$@"; do
   mkdir -p "$R/$i"
   (
     export CUDA_VISIBLE_DEVICES=$i RES="$R/$i" DEADLINE=$((T0 + budget))
+    # recorded in every result's run_meta (bench/runner.py): these timings shared the host with the other lists
+    export ACCEL_BENCH_SHARED_HOST="list $i of $# run side by side on $(hostname) by bench/run_parallel.sh"
     timeout $(( DEADLINE - $(date +%s) )) bash -c "source bench/gpu_env.sh 033 >/dev/null; $cmds" > "$R/$i.log" 2>&1
     echo "list $i rc=$? after $(( $(date +%s) - T0 )) s" >> "$R/status"
   ) &

@@ -17,7 +17,8 @@
 #     into the test venv;
 #   - Debian's chromium via apt-get when /usr/bin/chromium is missing and we run as root (else the
 #     browser tests skip and say why);
-#   - comfy-cli in its OWN venv ($ACCEL_CLI_VENV, default $ACCEL_TESTBED/cli-venv), for `comfy node validate`/`pack`.
+#   - comfy-cli in its OWN venv ($ACCEL_CLI_VENV, default $ACCEL_TESTBED/cli-venv), for `comfy node validate`/`pack`;
+#   - ruff (the linter) into the test venv.
 set -euo pipefail
 TEST_TOOLS=0
 for a in "$@"; do
@@ -168,6 +169,10 @@ if [ "$TEST_TOOLS" = 1 ]; then
     else
       log "chromium missing and not root: browser tests will skip (apt-get install chromium)"
     fi
+  fi
+  if [ ! -x "$VENV/bin/ruff" ]; then
+    log "installing ruff (the linter scripts/test.sh runs first)"
+    pipi -q 'ruff==0.17.*'
   fi
   CLI_VENV="${ACCEL_CLI_VENV:-$TB/cli-venv}"
   CLI_STAMP="$CLI_VENV/.accel-cli-v1"

@@ -14,7 +14,7 @@ How one definition becomes two files:
    notes, serializes the graph, then lays it out (columns of groups, left to right, from the builder's
    `columns`), adds model download links to the loaders and writes workflows/<name>.json. Before writing,
    it loads the result back and checks that the frontend's own graphToPrompt() gives the API prompt.
-3. --check (and tests/test_workflows.py) rebuild each API prompt from the node specs of the ComfyUI in this
+3. --check (and tests/workflows/test_workflows.py) rebuild each API prompt from the node specs of the ComfyUI in this
    process and compare it with workflows/api/<name>.json, and convert workflows/<name>.json back to API
    (accel_harness.uiformat.ui_to_api) and compare that too: editing one file without the other, or a node
    gaining an input, fails until the files are regenerated. The files are written with ComfyUI 0.3.75 (CI's);

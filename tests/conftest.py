@@ -80,3 +80,25 @@ def sc(mod):
 def cc(mod):
     return mod("accel.cache.coefficients")
 
+
+
+# --- what kind of test each one is (pytest.ini lists the markers; scripts/test.sh runs `fast` and `full`) ------
+
+# a test that takes one of these fixtures starts a live ComfyUI server
+_SERVER_FIXTURES = {"server", "live_info"}
+# folders / files whose every test is of one kind
+_KIND_OF_FILE = {"test_browser.py": "browser", "test_live_server.py": "live_server", "test_packaging.py": "packaging",
+                 "test_bench_scripts.py": "bench", "test_bench_e2e.py": "bench",
+                 "test_bench_reliability.py": "bench"}
+_KINDS = ("live_server", "browser", "packaging", "bench")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        kind = _KIND_OF_FILE.get(item.path.name)
+        if kind:
+            item.add_marker(kind)
+        if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())) and kind != "browser":
+            item.add_marker("live_server")
+        if not any(item.get_closest_marker(k) for k in _KINDS):
+            item.add_marker("unit")

@@ -318,7 +318,7 @@ def _backup(path):
     raise OSError(f"no free backup name for {path.name} (9999 backups of {stamp})")
 
 
-def write_calibration(run: Run):
+def write_calibration(run):  # run: the run's state (state.Run)
     """Add a completed run to its calibration file and redo the fits over all runs in it. Raises AccelError
     (nothing written) when the run recorded nothing, the file was changed into something that cannot be
     extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file

@@ -4,7 +4,7 @@ One row per figure: an id, the file under `bench/results/` that holds it, where 
 as the file holds it, how it is written (`fmt`), and what was measured (`config`: GPU, ComfyUI, model, settings).
 Tooltips, descriptions and reason strings read their numbers from here (`text(id)`), and the Markdown docs cite
 a row after the number with an HTML comment, e.g. `**1.50x**<!--fig:level1.h200.140-->`.
-`tests/test_figures.py` reads every cited file and fails when a value here differs from its file, when a cited
+`tests/common/test_figures.py` reads every cited file and fails when a value here differs from its file, when a cited
 number differs from its row, or when README.md or a string of the pack states a figure that cites no row.
 How to add a figure: CONTRIBUTING.md, "Figures".
 

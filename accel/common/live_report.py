@@ -66,6 +66,8 @@ def run_lines(patcher) -> list[str]:
                 from ..compile.quantized import describe
 
                 lines.append("  " + describe(plans))
+        if st.get("cache_note"):
+            lines.append("  " + st["cache_note"])
         for mode, why in st.get("failures", [])[:3]:
             if not st["fell_back"] or why not in st["reason"]:
                 lines.append(f"  failed with mode {mode}: {why}")

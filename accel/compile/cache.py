@@ -12,13 +12,20 @@ Rules:
 - activation happens on the first compile request, never at import (no torch._inductor import at
   ComfyUI start-up);
 - `clear()` deletes our folder (the README says when that helps: after a driver/toolchain change or to
-  reclaim disk space).
+  reclaim disk space);
+- a damaged file in the folder (a disk filled up, a killed write, a copy gone wrong): inductor skips a FX-graph entry
+  it cannot unpickle, but a truncated generated kernel module (`<dir>/xx/c....py`, `.so`) makes every compile of
+  that graph fail, in every later ComfyUI session too. `quarantine(error)`: when a compile error names a file inside
+  our folder, the folder is renamed to `compile-cache.damaged-<time>` (nothing is deleted; the report and the log say
+  where it went), a fresh folder takes its place and the caller compiles again. A user-set folder is never moved:
+  the error then names the file to delete.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from ..common import log
@@ -78,6 +85,61 @@ def activate() -> dict:
             _state.update(active=True, dir=str(target), source="comfyui-accel persistent folder")
         log.info("compile cache: %s (%s)", _state["dir"], _state["source"])
         return info()
+
+
+def quarantine(err) -> str | None:
+    """If `err` (a compile error, with its causes) names a file inside the active cache folder: move our folder aside
+    (renamed, never deleted), start a fresh one and return the line for the report; None when the error is not about
+    the cache, or the folder is the user's own (then the caller's failure reason names the file)."""
+    d = _state.get("dir") if _state.get("active") else None
+    if not d or not os.path.isdir(d):
+        return None
+    root = os.path.abspath(d) + os.sep
+    named = _named_file(err, root)
+    if named is None or _user_set() or _state.get("source", "").startswith(ENV_SWITCH):
+        return None
+    with _lock:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = Path(d)
+        aside = target.with_name(f"{target.name}.damaged-{stamp}")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = target.with_name(f"{target.name}.damaged-{stamp}-{n}")
+        try:
+            os.rename(target, aside)
+            target.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            log.warning("compile cache: %s is damaged (%s) and could not be moved aside (%s)", d, named, e)
+            return None
+        clear_inductor_caches()
+    note = (f"cache: a damaged file in the compile cache ({os.path.relpath(named, root)}: {_first_line(err)}); the "
+            f"folder was moved to {aside} (nothing deleted; remove it once this run works) and compiled afresh")
+    log.warning("compile %s", note)
+    return note
+
+
+def _named_file(err, root: str) -> str | None:
+    """The first path under `root` that `err` or an exception it wraps mentions (message or traceback)."""
+    import traceback
+
+    seen, e = set(), err
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        for text in [str(e)] + [f.filename for f in traceback.extract_tb(e.__traceback__)]:
+            i = text.find(root)
+            if i >= 0:
+                return text[i:].split()[0].rstrip(".,:;)'\"")
+        e = getattr(e, "inner_exception", None) or e.__cause__ or e.__context__
+    return None
+
+
+def _first_line(err) -> str:
+    e = err
+    while (getattr(e, "inner_exception", None) or e.__cause__) is not None:
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    line = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), "")
+    return f"{type(e).__name__}: {line}"[:200]
 
 
 def info() -> dict:

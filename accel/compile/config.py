@@ -60,6 +60,8 @@ class CompileStatus:
     last_recompile_reason: str = ""
     limit_hit: bool = False
     calls: int = 0
+    oom: int = 0  # calls that ran out of memory (not compile failures: compile stays on)
+    cache_note: str = ""  # the persistent compile cache had a damaged file: what was done (accel.compile.cache)
     regions: int = 0
     streamed_regions: int = 0  # regions of the last call whose weights were fetched outside the graph
     quantized_plans: dict = field(default_factory=dict)  # quantized layers of the last call per plan (quantized.py)
@@ -74,7 +76,7 @@ class CompileStatus:
                 "failures": [list(f) for f in self.failures], "compile_seconds": round(self.compile_seconds, 3),
                 "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
-                "calls": self.calls, "regions": self.regions, "streamed_regions": self.streamed_regions,
+                "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions, "streamed_regions": self.streamed_regions,
                 "quantized_plans": dict(self.quantized_plans)}
 
 

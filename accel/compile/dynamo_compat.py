@@ -3,7 +3,7 @@
 torch.compile's public API does not say how many variants a compiled function holds, why it recompiled or
 whether the guard filter is supported; the pack needs all three to report what compile did. Each function
 below names the torch symbol it reads, since when it exists, and what it returns where it does not: a
-newer torch that drops a symbol degrades a report line, never a prompt. `tests/test_dynamo_compat.py` runs
+newer torch that drops a symbol degrades a report line, never a prompt. `tests/compile/test_dynamo_compat.py` runs
 each against the installed torch (CI: 2.14.1; the GPU machine: 2.11), so a torch that changes one fails there.
 Nothing here imports torch._dynamo / torch._inductor at module import time.
 """

@@ -8,8 +8,9 @@ import weakref
 import torch
 
 from ..common import log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, oom_cause, out_of_memory
 from ..common.policy import Policy
+from . import cache as compile_cache
 from . import stream as compile_stream
 from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
@@ -111,11 +112,29 @@ class CompileWrapper:
         graphs0 = unique_graphs()
         t0 = time.perf_counter()
         try:
-            with RecompileLimit(self.cfg.recompile_limit):
-                out = self._run_swapped(executor, cs, args, kwargs)
+            try:
+                with RecompileLimit(self.cfg.recompile_limit):
+                    out = self._run_swapped(executor, cs, args, kwargs)
+            except Exception as e:  # noqa: BLE001 - a damaged file in the compile cache: moved aside, compiled afresh
+                note = compile_cache.quarantine(e)
+                if note is None:
+                    raise
+                st.cache_note = note
+                with RecompileLimit(self.cfg.recompile_limit):
+                    out = self._run_swapped(executor, cs, args, kwargs)
         except Exception as e:  # noqa: BLE001 - any compile/first-call failure; genuine errors re-raise below
-            if _is_interrupt(e):
-                raise
+            intr = _interrupt_in(e)
+            oom = intr is None and oom_cause(e) is not None
+            if (intr is not None or oom) and unique_graphs() != graphs0:
+                self._account(st, codes, before, graphs0, time.perf_counter() - t0)  # what compiled stays compiled
+            if intr is not None:  # ComfyUI's interrupt (Cancel): never a compile failure, passed on as it was raised
+                if intr is e:
+                    raise
+                raise intr from None
+            if oom:
+                # not a compile failure either: no eager re-run (it would start with this call's memory still held
+                # by the traceback), compile stays on, the error says what ran out and what helps
+                raise self._out_of_memory(e, args, base, st, mode) from e
             return self._on_failure(executor, args, kwargs, st, mode, e)
         finally:
             cs.runners = _NO_RUNNERS
@@ -181,6 +200,24 @@ class CompileWrapper:
             log.warning("compile: the recompile limit (%d) is reached; new shapes now run eager. Raise "
                         "recompile_limit or use dynamic=true for workflows with many resolutions.", self.cfg.recompile_limit)
 
+    def _out_of_memory(self, err, args, base, st, mode):
+        x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        remedies = ["lower the resolution, the frame count (length) or the batch size",
+                    "start ComfyUI with --reserve-vram <GB> (ComfyUI then keeps that much VRAM free for sampling and "
+                    "offloads more of the weights)"]
+        if not _has_fp8_weights(base):
+            remedies.append("load the model with 'Accel Load Diffusion Model (FP8)' (FP8 weights take half the memory "
+                            "of fp16/bf16)")
+        if mode in ("reduce-overhead", "max-autotune") or self.cfg.backend == "cudagraphs":
+            remedies.append(f"use mode default (mode {mode} records CUDA graphs, which keep a memory pool of their own)")
+        remedies.append("to rule compile out, bypass Accel Compile and queue again")
+        st.oom += 1
+        log.warning("compile: out of memory during a compiled call (mode %s); compile stays on for the next prompt", mode)
+        return out_of_memory(err, f"during a compiled sampling step (mode {mode}, {st.regions} compiled "
+                             f"region(s))", x.device if x is not None else None, remedies,
+                             note="Accel Compile keeps its compiled blocks: running out of memory is not a compile failure "
+                                  "(on_failure does not apply), so the next prompt runs compiled", title=self.cfg.title)
+
     def _on_failure(self, executor, args, kwargs, st, mode, err):
         """The compiled call failed. Run the same call eagerly: if that fails too, the model (not the
         compiler) is at fault and its error is raised unchanged. Otherwise advance the mode chain."""
@@ -211,13 +248,26 @@ def _resolve_parent(base, key):
     return (comfy.utils.get_attr(base, path) if path else base), name
 
 
-def _is_interrupt(e) -> bool:
+def _interrupt_in(e):
+    """ComfyUI's InterruptProcessingException if `e` is one or wraps one (dynamo keeps an exception raised while it
+    compiles in `inner_exception` / `__cause__`), else None."""
     try:
         import comfy.model_management as mm
-
-        return isinstance(e, mm.InterruptProcessingException)
     except Exception:
-        return False
+        return None
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, mm.InterruptProcessingException):
+            return e
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    return None
+
+
+def _has_fp8_weights(base) -> bool:
+    dm = getattr(base, "diffusion_model", None)
+    fp8 = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n)}
+    return dm is not None and any(p.dtype in fp8 for p in dm.parameters())
 
 
 def _short_error(e) -> str:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ...kernels import fp8_linear as kfp8
-from ..common.errors import AccelError
+from ..common.errors import AccelError, oom_cause, out_of_memory
 
 SAFETENSORS_DTYPES = {
     "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
@@ -155,6 +155,11 @@ def read_file(path, input_name: str):
     try:
         sd, metadata = comfy.utils.load_torch_file(str(path), safe_load=True, return_metadata=True)
     except Exception as e:
+        if oom_cause(e) is not None:  # the file is fine: host memory ran out (issue #29)
+            raise out_of_memory(e, f"while reading '{_name(path)}' ({os.path.getsize(path) / 2**30:.2f} GiB)", "cpu",
+                                ["close other programs or enlarge the swap / page file",
+                                 "use an FP8 file of the model (Accel Save FP8 Model, or a published *_fp8_scaled file): "
+                                 "half the bytes of a bf16 file"]) from e
         raise AccelError(input_name, f"'{_name(path)}' could not be read ({type(e).__name__}: {e})",
                          "Download the file again") from None
     return sd, dict(metadata or {})

@@ -10,7 +10,7 @@ import torch
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
 from ..common import families, log
-from ..common.errors import AccelError, current_title, titled
+from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
 from ..common.policy import Policy
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
@@ -114,6 +114,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                                            f"detect the model)",
                          "The file is incomplete or damaged: download it again, or use the original checkpoint") from e
     except Exception as e:
+        if oom_cause(e) is not None:  # not a damaged file: memory ran out (issue #29)
+            raise _out_of_memory(e, f"while ComfyUI built the model from '{source}'") from e
         raise AccelError(input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
                          "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
     if patcher is None:
@@ -134,7 +136,13 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                          "Use the original checkpoint")
     family = families.detect(patcher)
     plan = plan_layers(dm, family, keep, extra_keep)
-    stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
+    try:
+        stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
+    except Exception as e:
+        if oom_cause(e) is None:
+            raise
+        raise _out_of_memory(e, f"while converting the weights of '{source}' to FP8 (each linear layer is quantized "
+                                      f"on {mm.get_torch_device()})") from e
     if getattr(patcher, "size", 0):
         patcher.size = 0  # recomputed from the finalized weights
     if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
@@ -156,6 +164,21 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         text += f"\n  {ACT_INPUT}: {activation_scaling} -> {act_note}"
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
     return LoadResult(patcher, text, stats, plan, norm, path, family, rt)
+
+
+def _out_of_memory(err, during: str):
+    """The loader's out-of-memory error (accel.common.errors.out_of_memory): on the GPU (the layers are quantized there) an
+    error of torch's out-of-memory class, so ComfyUI unloads its models and queueing again finds the VRAM free."""
+    import comfy.model_management as mm
+
+    gpu = isinstance(oom_cause(err), getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError)
+    device = mm.get_torch_device() if gpu else "cpu"
+    remedies = ["queue the prompt again once other models are unloaded (ComfyUI unloads them after this error)"
+                if gpu else "close other programs or enlarge the swap / page file",
+                "save the model once as FP8 with 'Accel Save FP8 Model' (or use a published *_fp8_scaled file) and load "
+                "that file: nothing is quantized on load and it reads half the bytes of a bf16 file",
+                "or load it with ComfyUI's Load Diffusion Model, weight_dtype fp8_e4m3fn"]
+    return out_of_memory(err, during, device, remedies)
 
 
 def _cli_forces_unet_dtype() -> bool:

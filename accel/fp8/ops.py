@@ -90,7 +90,7 @@ def make_operations(rt: FP8Runtime, manual_cast: bool = True):
     each layer carries its model's FP8Runtime as the instance attribute `accel_fp8_runtime`. A class per
     model would make torch.compile guard on it (dynamo checks the type of every module it inlines), so the
     second Wan 2.2 A14B expert, loaded separately, would recompile every block instead of reusing the code
-    compiled for the first (tests/test_lora_compile_fp8.py)."""
+    compiled for the first (tests/compile/test_lora_compile_fp8.py)."""
     import comfy.ops as ops
 
     linear_cls = _linear_class()

@@ -220,9 +220,12 @@ class MultiGPURuntime:
         try:
             out = p.run(parts, check_interrupt=_interrupted, method=getattr(executor.original, "__name__", "forward"))
         except pool_mod.WorkerError as e:
+            oom = "OutOfMemoryError" in str(e) or "out of memory" in str(e).lower()
             raise AccelError("model", f"a worker failed while sampling: {e}",
-                             "Its traceback is in the console; fix the cause and queue again (the workers restart); set gpus to 1 to "
-                             "sample without them", title=self.title) from e
+                             ("Each GPU holds the whole model and its share of the activations: lower the resolution, the "
+                              "frame count or the batch, or load the model as FP8; " if oom else "")
+                             + "Its traceback is in the console; queue again and new workers start; set gpus to 1 to sample "
+                             "without them", title=self.title) from e
         import comfy.model_management as mm
 
         if out is None or _interrupted():

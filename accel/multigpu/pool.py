@@ -146,18 +146,22 @@ class WorkerPool:
                 except (EOFError, OSError):
                     msg = ("error", r, "connection closed")
                 if msg[0] == "error":
+                    # a worker that died mid-step shows up first as its closed connection or as a peer's failed
+                    # collective (gloo: connection reset; NCCL hangs until the poll below): name the dead one
+                    died = self._died(1.0)
                     log.warning("multigpu: worker %s failed (%s):\n%s", msg[1], expect, msg[2])
                     self.shutdown(1.0)
+                    if died:
+                        raise WorkerError(f"{died} while computing ({expect}); the other workers were stopped")
                     last = msg[2].strip().splitlines()[-1] if msg[2].strip() else "no traceback"
                     raise WorkerError(f"worker {msg[1]} failed ({expect}): {last}")
                 replies[r] = msg
                 del pending[r]
             if pending and not ready:
-                dead = [r for r in pending if self.procs[r].poll() is not None]
-                if dead:
-                    codes = {r: self.procs[r].returncode for r in dead}
+                died = self._died(0.0)
+                if died:
                     self.shutdown(1.0)
-                    raise WorkerError(f"worker(s) exited with codes {codes} while computing ({expect})")
+                    raise WorkerError(f"{died} while computing ({expect}); the other workers were stopped")
                 if check_interrupt is not None and interrupted_at is None and check_interrupt():
                     interrupted_at = time.monotonic()
                 if interrupted_at is not None and time.monotonic() - interrupted_at > self.interrupt_grace_s:
@@ -166,6 +170,16 @@ class WorkerPool:
                     self.shutdown(0)
                     return None
         return replies
+
+    def _died(self, wait_s: float) -> str:
+        """'' while every worker runs (waiting up to `wait_s` for one to exit), else which exited and how."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            dead = [(r, p) for r, p in enumerate(self.procs) if p.poll() is not None]
+            if dead or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        return "; ".join(f"worker {r} (pid {p.pid}) {exit_text(p.returncode)}" for r, p in dead)
 
     def load(self, key, module, inner=None, compile_cfg=None) -> None:
         """Make the workers hold `module`'s weights (sent when `key` changes) and run `inner` (the user's
@@ -222,6 +236,20 @@ class WorkerPool:
                 return None
             outs = [replies[g * size][1] for g in range(split)]
             return outs[0] if split == 1 else torch.cat(outs, dim=0)
+
+
+def exit_text(code) -> str:
+    """How a worker process ended, in words (a negative code is the signal that ended it)."""
+    if code is not None and code < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = " (out of host memory, or killed by hand)" if name == "SIGKILL" else ""
+        return f"was killed by {name}{why}"
+    return f"exited with code {code}"
 
 
 _POOL: dict = {}

@@ -130,7 +130,7 @@ class SPState:
 
     def _key_mask(self, mask, s):
         """A key mask over this rank's (text + image slice) -> over (text + all image tokens)."""
-        t, f = self.txt_len, self.full_len
+        t = self.txt_len
         if mask.shape[-1] != s or (mask.dim() >= 2 and mask.shape[-2] != 1) or (mask.dim() == 4 and mask.shape[1] != 1):
             raise RuntimeError(f"sequence parallel: attention masks of shape {tuple(mask.shape)} are not supported "
                                "(only key masks that broadcast over queries and heads); set gpus to 1 for this model")

@@ -52,7 +52,7 @@ class VaeOptions:
 
 
 # option -> (exact up to float reassociation?, what it does, deviation measured vs stock decode)
-# CPU: the bounds tests/test_vae.py asserts (tiny random-weight VAEs, fp32). GPU: bench/bench_vae.py on an
+# CPU: the bounds tests/vae/test_vae.py asserts (tiny random-weight VAEs, fp32). GPU: bench/bench_vae.py on an
 # H200, ComfyUI 0.33, bf16, Wan 2.1 VAE (true config, RANDOM weights) decoding 81 frames 480p; each option
 # on top of channels_last + cudnn_benchmark (bench/results/h200/vae_033/vae.md). Random weights show speed
 # and deviation from stock, not visual quality; max|diff| is on the [-1, 1] output scale.

@@ -18,7 +18,7 @@ accel.common.defaults.QUANT_ATTENTION_DEVIATION ("not measured on this GPU yet" 
 
 Wan 2.2 A14B: apply it to each expert. Both experts have the same block structure, and the compiled
 blocks take their weights as graph inputs (dynamo inlines nn.Modules), so the second expert runs the
-code compiled for the first: no second compile in the same process (checked in tests/test_level1.py);
+code compiled for the first: no second compile in the same process (checked in tests/level1/test_level1.py);
 in a new process inductor's on-disk FX-graph/autotune caches make the compile a cache hit.
 
 Fidelity: outputs are NOT bit-identical to stock ComfyUI (another attention kernel and fused,
@@ -39,10 +39,10 @@ COMPILE_MODES = ("auto", "max-autotune-no-cudagraphs", "default")
 QUALITIES = ("exact", "fast")
 
 # Where a run's denoised latent may land relative to stock ComfyUI (same weights, seed and inputs).
-# Measured: CPU numbers by tests/test_level1.py (tiny random Wan, fp32); GPU numbers by
+# Measured: CPU numbers by tests/level1/test_level1.py (tiny random Wan, fp32); GPU numbers by
 # bench/bench_level1.py (true 1.3B / 14B configs), recorded in bench/results/h100/.
 FIDELITY = {
-    "cpu_tiny_fp32": ("cosine >= 0.99999 and max |diff| <= 1e-4 of the denoised latent, the bounds tests/test_level1.py "
+    "cpu_tiny_fp32": ("cosine >= 0.99999 and max |diff| <= 1e-4 of the denoised latent, the bounds tests/level1/test_level1.py "
                       "asserts (values ~1; tiny Wan 2.1 T2V compiled, I2V and 2.2 TI2V-5B with SDPA attention, fp32, "
                       "2 steps, cfg 2)"),
     "gpu": ("on an H100 (true Wan 1.3B / 14B configs, random weights, 480p 81 frames, ComfyUI 0.3.75): per forward "

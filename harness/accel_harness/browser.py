@@ -116,7 +116,7 @@ class Browser:
 
         Frontend 1.32 opens a dialog ("... missing nodes ..."); 1.49 shows an error overlay instead
         ("Missing node: <type>", or "Missing Node Packs" for several). Both are looked for, so the check works
-        on either; tests/test_browser.py loads a workflow with an unknown node type to prove each can fail.
+        on either; tests/workflows/test_browser.py loads a workflow with an unknown node type to prove each can fail.
         """
         texts = self.page.evaluate(
             "(sel) => Array.from(document.querySelectorAll(sel))"

@@ -13,7 +13,7 @@ value per widget in widget order (`widget_layout`: inputs in declared order, req
 value, an `image_upload` combo by its upload widget's value, and a DynamicCombo (ComfyUI 0.33) by the inputs
 of its chosen option ("format" -> "format.codec" -> ...); links replace widget values; frontend-only nodes
 (notes, reroutes) are not in the prompt; the title goes to `_meta.title` (the display name when the node has
-no own title). tests/test_browser.py checks these rules against the real frontend (`app.graphToPrompt()`).
+no own title). tests/workflows/test_browser.py checks these rules against the real frontend (`app.graphToPrompt()`).
 
 Files saved with an older ComfyUI lack the inputs its core nodes gained since (0.33: CreateVideo.bit_depth,
 SaveVideo's format.codec). The frontend gives those their defaults; `ui_to_api(..., notes=[])` does the same

@@ -20,7 +20,7 @@ github.com/mit-han-lab/radial-attention, file `radial_attn/attn_mask.py` at comm
   tile's row and column are dense.
 
 The published code builds every frame pair's token mask (T x T) and reshapes it; here the same counts are
-computed per tile column from interval arithmetic (identical result, see tests/test_sparse_attention.py,
+computed per tile column from interval arithmetic (identical result, see tests/attention/test_sparse_attention.py,
 which checks this against a direct token-level restatement and hand-derived cases). Pure torch, CPU,
 deterministic, cached per shape.
 """

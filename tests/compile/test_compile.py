@@ -309,7 +309,7 @@ def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
     LoRA on the true values and requantizes it outside the graph (accel.compile.stream), so both blocks run ONE
     compiled graph (tracing the weight functions guarded on each block's patch key: one graph per block, 40 on Wan
     14B), a strength change compiles nothing, and the output is the eager FP8 + LoRA one within the requantization
-    (fp8 rounding of the patched weight: rel <= 0.05, the bound tests/test_fp8.py uses for baked LoRAs)."""
+    (fp8 rounding of the patched weight: rel <= 0.05, the bound tests/fp8/test_fp8.py uses for baked LoRAs)."""
     import folder_paths
     from pathlib import Path
 

@@ -453,7 +453,7 @@ def test_node_definitions(pack):
 def test_caches_work_under_inference_mode(sc, M, wan, conds):
     """ComfyUI executes nodes under torch.inference_mode (execution.py), where tensors track no version
     counter: the caches must neither crash there nor skip differently (regression: found by the live-server
-    test in tests/test_workflows.py)."""
+    test in tests/workflows/test_workflows.py)."""
     m, _ = sc.configure_teacache(wan, 0.6, 0.0, 1.0, SET, "GPU")
     out = _sample(M, m, conds)
     with torch.inference_mode():

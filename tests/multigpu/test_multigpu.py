@@ -390,6 +390,44 @@ def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog
 
 
 @pytest.mark.timeout(TIMEOUT)
+def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P):
+    """A worker lost inside a step (SIGKILL while the workers compute; on GPUs: a crash or the OOM killer): the prompt
+    fails with an error naming the node, the dead worker, its pid and the signal (it named the survivor's broken
+    connection, or printed a dict of exit codes); every worker is gone; the next prompt starts new workers and runs
+    (issue #29 item 6)."""
+    import signal
+
+    model = wan(M, heads=2, seed=2)
+    m = seq_only(MG, with_override(model, slow_attention))
+    run(M, m, steps=1)
+    pids = P.current_pool().pids
+    deadline = time.monotonic() + 60
+
+    def kill():
+        while not P.current_pool().busy and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # inside the step: each worker is in its first slow attention call
+        os.kill(pids[1], signal.SIGKILL)
+
+    t = threading.Thread(target=kill, daemon=True)
+    t.start()
+    with pytest.raises(MG.AccelError) as e:
+        run(M, m, steps=2)
+    t.join(5)
+    msg = str(e.value)
+    assert msg.startswith("[Accel Multi-GPU] input 'model': a worker failed while sampling: "
+                          f"worker 1 (pid {pids[1]}) was killed by SIGKILL"), msg
+    assert "queue again and new workers start" in msg, msg
+    gone = time.monotonic() + 15
+    while any(_alive(p) for p in pids) and time.monotonic() < gone:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids), "a worker of the failed pool is still running"
+    ok, err = _close(run(M, m, steps=1), run(M, model, steps=1))
+    assert ok, err
+    assert set(P.current_pool().pids).isdisjoint(pids)
+
+
+@pytest.mark.timeout(TIMEOUT)
 def test_four_workers_cfg_and_sequence(M, MG, P):
     """4 workers: CFG 3 runs 2 x 2 (cond on workers 0-1, uncond on 2-3, sequence parallel within each pair);
     CFG 1 runs sequence parallel over all 4 (2 heads: padded to 4)."""

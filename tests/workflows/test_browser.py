@@ -22,7 +22,7 @@ from accel_harness.server import ComfyServer
 from accel_harness.uiformat import (DYNAMIC_COMBO, VIRTUAL_NODES, WIDGET_TYPES, dynamic_options, fill_new_inputs,
                                    input_rows, ordered_inputs, prompt_diff, ui_to_api, widget_slots)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 UI_WORKFLOWS = sorted((REPO / "workflows").glob("*.json"))
 OK, WHY = available()

@@ -24,7 +24,7 @@ code compiled for the high-noise one (no new graph between the two samplers; one
 loader, which gives every model its own Linear class).
 
 Why the FP8 references are the FP8 models without Level-1 (not stock bf16): what is checked is that compile keeps
-the LoRA. FP8 weights alone move the output by ~2-3% of its norm on tiny Wan (tests/test_fp8.py), and a LoRA
+the LoRA. FP8 weights alone move the output by ~2-3% of its norm on tiny Wan (tests/fp8/test_fp8.py), and a LoRA
 on an FP8 model is baked into the fp8 weights with ComfyUI's stochastic rounding, so stock + LoRA differs from
 FP8 + LoRA by far more than compile ever does; test_fp8.py's test_lora_on_fp8_model_acts_as_on_bf16 checks the
 FP8 LoRA against bf16. Against the eager FP8 model with the same LoRA the weights are bit-identical (the
@@ -32,7 +32,7 @@ rounding is seeded per weight key), so only the kernels differ.
 
 Tolerances (fp32 compute on CPU): Level-1 differs from eager by the attention kernel (SDPA vs ComfyUI's CPU
 attention) and inductor's fused kernels: cosine >= 0.99999 and max |diff| <= 1e-4 of latents of magnitude ~1
-(tests/test_level1.py's bounds; measured here: see the printed numbers). The LoRA itself moves the output by
+(tests/level1/test_level1.py's bounds; measured here: see the printed numbers). The LoRA itself moves the output by
 more than 1e-2 (max |diff|), and strength 1 vs 0.5 too, so a LoRA ignored or stuck at its old strength fails.
 
 CPU cost: one real inductor compile per loader (their blocks are different graphs); everything else reuses them.

@@ -19,7 +19,7 @@ import torch
 from accel_harness.interp import run_interpreted
 
 E4M3 = torch.float8_e4m3fn
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def test_activation_scaling_choices_in_the_model(F, K, M, mod, tiny_file, cond):
     # the report states the deviation measured on the GPU for this path, naming the result file (which exists)
     line = next(x for x in res.report.splitlines() if "measured deviation:" in x)
     assert "final-latent cosine 0.9941" in line and "bench/results/h200/matrix_033_wan14B_fp16_140GB.md" in line
-    assert (Path(__file__).resolve().parents[1] / "bench/results/h200/matrix_033_wan14B_fp16_140GB.md").exists()
+    assert (Path(__file__).resolve().parents[2] / "bench/results/h200/matrix_033_wan14B_fp16_140GB.md").exists()
     res = F.load_file(str(tiny_file), profile=_profile(mod, (9, 0)), activation_scaling=F.ACT_PER_TOKEN_FP32)
     assert res.runtime.mode == "scaled_mm_rowwise" and not res.runtime.use_fast_accum
     assert "fp32 accumulation" in res.report and "measured deviation: not measured for this path" in res.report

@@ -16,7 +16,7 @@ import pytest
 from accel_harness import comfy_root
 from accel_harness.server import comfy_cli, find_comfy_cli
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(find_comfy_cli() is None or shutil.which("git") is None,
                                 reason="comfy-cli (scripts/setup_testbed.sh --test-tools) or git missing")
 

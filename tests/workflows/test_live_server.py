@@ -13,7 +13,7 @@ from accel_harness import demo as D
 from accel_harness.server import EventListener, ServerError, comfy_cli, find_comfy_cli, tiny_wan_server, ui_text
 from accel_harness.workflow import structure
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OURS = "custom_nodes.comfyui_accel"
 
 

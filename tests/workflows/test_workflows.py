@@ -8,7 +8,7 @@ twin, so editing one without the other fails. The files are written with ComfyUI
 inputs its core nodes gained that neither file has are taken at their defaults, as the frontend does, and
 reported as warnings (uiformat.fill_new_inputs); any other difference fails; layouts are readable (nothing overlaps, links run left to right); model names are
 ComfyUI's template names; every API prompt passes ComfyUI's own validate_prompt with placeholder model
-files under those names. tests/test_browser.py loads the UI files in the real frontend and checks that its
+files under those names. tests/workflows/test_browser.py loads the UI files in the real frontend and checks that its
 graphToPrompt() gives the API twin.
 
 Live (ComfyUI's main.py over HTTP, tiny random Wan written under the template file names): the before/after
@@ -25,7 +25,7 @@ import pytest
 
 from accel_harness import uiformat as U
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _load_script():

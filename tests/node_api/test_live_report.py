@@ -7,7 +7,7 @@ Wan and read the prompt's history as an API client would (`outputs[<node>]`):
   with on_failure 'fall back' the run completes eager and `accel_report[0]["text"]` starts with the fallback
   and its reason; with 'error' the prompt fails with that reason;
 - inductor working: the entry says the run compiled (regions, graphs, recompiles).
-The frontend part (the text under the node is redrawn) is in tests/test_browser.py.
+The frontend part (the text under the node is redrawn) is in tests/workflows/test_browser.py.
 """
 import pytest
 import torch

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_figures():
@@ -218,7 +218,7 @@ def test_checker_catches_a_wrong_number(tmp_path):
 STRING_FILES = sorted(p for p in [*ROOT.glob("nodes/*.py"), *ROOT.glob("accel/*.py"), *ROOT.glob("accel/*/*.py")]
                       if p.name != "figures.py")
 # Numbers in strings that are settings, limits or estimates, not measurements: (file, the token).
-NOT_MEASUREMENTS = {("accel/wan_level1/preset.py", "0.99999")}  # the bound tests/test_level1.py asserts
+NOT_MEASUREMENTS = {("accel/wan_level1/preset.py", "0.99999")}  # the bound tests/level1/test_level1.py asserts
 
 
 def _string_constants(tree, with_docstrings):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-FAKES = Path(__file__).resolve().parent / "fake_attention_libs"
+FAKES = Path(__file__).resolve().parents[1] / "fake_attention_libs"
 FAKE_MODULES = ("_fake_common", "flash_attn", "flash_attn.cute", "flash_attn_interface", "fa3_fwd_interface",
                 "fa3_fwd_config", "sageattention", "sageattn3", "xformers", "xformers.ops")
 FP32_TOL = 1e-4
@@ -278,7 +278,7 @@ def test_every_registry_backend_has_an_adapter_and_a_test(mod):
     adapters = mod("kernels.attention.adapters")
     assert set(adapters.ADAPTERS) == set(registry.BACKENDS)
     tested = {c[0] for c in LIB_CASES} | {"sdpa", "sdpa_math"}  # + the pinned SDPA variants below
-    tested |= {"flash_attn_3_fp8", "comfy_kitchen_int8"}  # tests/test_quant_attention.py
+    tested |= {"flash_attn_3_fp8", "comfy_kitchen_int8"}  # tests/attention/test_quant_attention.py
     assert set(registry.BACKENDS) - tested == {"sdpa_cudnn", "sdpa_flash", "sdpa_efficient"}
 
 

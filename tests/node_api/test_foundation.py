@@ -5,7 +5,6 @@ import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import accel_harness as H
 

@@ -1,0 +1,219 @@
+"""What every bench script shares: the command line basics, the metadata block of a result file, the log, writing
+JSON + Markdown, capturing an error into the result, and one way to compare two outputs.
+
+A bench script (bench/*.py) starts with
+
+    import runner  # bench/runner.py: shared CLI, metadata, result files, compare()
+    ap = runner.parser(__doc__, smoke="tiny Wan on the CPU")   # --out and --smoke, with their help
+    ...                                                         # the script's own flags
+    a = ap.parse_args(argv)
+    log = runner.Log("bench_foo")
+    ...                                                         # after accel_harness.bootstrap()
+    res = {..., "run_meta": runner.metadata(device)}            # GPU, torch, triton, ComfyUI, fa3, sage, command, date
+    with runner.captured(res, "model 14B"):                     # an error lands in res["errors"], the run goes on
+        ...
+        row.update(runner.compare(out, ref))                    # cosine (float64), max_abs_diff, rel_l2
+    runner.write(out_dir, "foo", res, markdown(res))            # foo.json + foo.md, after every step
+
+Each script keeps its own flags, defaults, result file names and JSON keys (files under bench/results/ are read by
+accel/common/figures.py and by the --rerender paths); the runner only adds the `run_meta` block.
+
+The timer is not here: accel_harness.timing (`timed`, `interleaved`, `ab_forwards`) is the one timer, CUDA events on
+a GPU. ComfyUI's version comes from accel_harness.comfy_version().
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import math
+import os
+import platform
+import sys
+import textwrap
+import time
+import traceback
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO / "harness") not in sys.path:
+    sys.path.insert(0, str(REPO / "harness"))
+
+SMOKE_HELP = ("tiny configs that run on the CPU in seconds to a few minutes (tiny random-weight models, small shapes, "
+              "few steps and repeats): checks the script end to end and writes its result files; timings mean "
+              "nothing. tests/benchmarks/test_bench_scripts.py and tests/benchmarks/test_bench_e2e.py run it")
+
+EPILOG = """\
+Shared flags (bench/runner.py):
+  --out DIR   folder for this script's result files (<name>.json with every sample and a run_meta block: GPU,
+              torch, triton, ComfyUI, fa3, sage, command, date, host; <name>.md the tables). Default: $OUT or ".".
+  --smoke     {smoke}
+Run one on your own GPU: bench/README.md, "Run a benchmark"."""
+NO_SMOKE_EPILOG = "not in this script: it measures the CUDA GPU itself, there is nothing to run on a CPU."
+
+# set by bench/run_parallel.sh for each command list: results taken while another list ran on the same host say so
+SHARED_HOST_ENV = "ACCEL_BENCH_SHARED_HOST"
+
+# distributions whose versions a result names (first installed name wins)
+LIBRARIES = {"fa3": ("fa3-fwd", "fa3_fwd", "flash_attn_3", "flash-attn-3"), "sage": ("sageattention",),
+             "flash_attn": ("flash-attn", "flash_attn")}
+
+
+def parser(doc: str | None, smoke: str | None = "", *, full_doc: bool = False,
+           out_help: str | None = None) -> argparse.ArgumentParser:
+    """An ArgumentParser with the shared flags: --out (default $OUT or ".") and --smoke.
+
+    doc: the script's docstring (its first line is the description, or all of it with full_doc). smoke: what
+    --smoke runs in this script ("tiny Wan on the CPU"), prefixed to the shared text; None for a script that has
+    no smoke mode (it must say why in a comment)."""
+    text = (doc or "").strip()
+    desc = text if full_doc else (text.splitlines()[0] if text else None)
+    text = SMOKE_HELP + "." if smoke is not None else NO_SMOKE_EPILOG
+    epilog = EPILOG.format(smoke=textwrap.fill(text, 112, initial_indent=" " * 14, subsequent_indent=" " * 14).lstrip())
+    ap = argparse.ArgumentParser(description=desc, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.environ.get("OUT", "."),
+                    help=out_help or "folder for the result files (default: $OUT or the current folder)")
+    if smoke is not None:
+        ap.add_argument("--smoke", action="store_true",
+                        help=(f"{smoke}. " if smoke else "") + "What every --smoke does: see Shared flags below")
+    return ap
+
+
+class Log:
+    """log = Log("bench_foo"); log("msg") prints `[bench_foo   12.3s] msg`, seconds since the Log was made."""
+
+    def __init__(self, name: str):
+        self.name, self.t0 = name, time.time()
+
+    def elapsed(self) -> float:
+        return time.time() - self.t0
+
+    def __call__(self, msg: str) -> None:
+        print(f"[{self.name} {self.elapsed():7.1f}s] {msg}", flush=True)
+
+
+def command() -> str:
+    """The command line that started this process, as results record it."""
+    return " ".join([sys.executable] + sys.argv)
+
+
+def library_version(key: str) -> str | None:
+    """Installed version of LIBRARIES[key] (fa3, sage, flash_attn), None if none is installed."""
+    from importlib import metadata as md
+
+    for dist in LIBRARIES.get(key, (key,)):
+        try:
+            return md.version(dist)
+        except md.PackageNotFoundError:
+            continue
+    return None
+
+
+def metadata(device=None) -> dict:
+    """The block every result file carries (key `run_meta`): GPU name (or the CPU), torch, CUDA, cuDNN, triton,
+    ComfyUI (accel_harness.comfy_version(), so call it after bootstrap), fa3 / sage / flash_attn versions, Python,
+    command line, date (UTC), host and whether another benchmark shared the host (bench/run_parallel.sh)."""
+    import accel_harness as H
+    import torch
+
+    dev = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    cuda = dev.type == "cuda"
+    try:
+        import triton
+
+        triton_v = triton.__version__
+    except Exception:  # noqa: BLE001 - no triton (CPU machines): recorded as None
+        triton_v = None
+    shared = os.environ.get(SHARED_HOST_ENV)
+    return {
+        "gpu": torch.cuda.get_device_name(dev) if cuda else (platform.processor() or "cpu"),
+        "device": str(dev),
+        "torch": torch.__version__, "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version() if cuda else None,
+        "triton": triton_v, "comfyui": H.comfy_version(),
+        **{k: library_version(k) for k in LIBRARIES},
+        "python": platform.python_version(), "command": command(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "host": platform.node(),
+        "shared_host": shared or "no (not started by bench/run_parallel.sh)",
+    }
+
+
+def meta_markdown(meta: dict | None) -> list[str]:
+    """Markdown lines for a metadata() block (nothing for a result written before the runner had one)."""
+    if not meta:
+        return []
+    libs = ", ".join(f"{k} {meta.get(k)}" for k in LIBRARIES if meta.get(k)) or "no fa3 / sage / flash_attn"
+    return [f"- {meta.get('gpu')}: torch {meta.get('torch')}, CUDA {meta.get('cuda')}, triton {meta.get('triton')}, "
+            f"ComfyUI {meta.get('comfyui')}, {libs}",
+            f"- command: `{meta.get('command')}`",
+            f"- {meta.get('date')} on {meta.get('host')}; shared host: {meta.get('shared_host')}"]
+
+
+def write(out: str | os.PathLike, name: str, res: dict, markdown: str | list[str] | None = None,
+          indent: int = 1) -> Path:
+    """out/<name>.json (res, non-JSON values as str) and out/<name>.md (markdown, if given); returns the JSON path.
+    Scripts call it after every step, so a run stopped by a time limit keeps what it measured."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.json"
+    path.write_text(json.dumps(res, indent=indent, default=str))
+    if markdown is not None:
+        text = "\n".join(markdown) + "\n" if isinstance(markdown, list) else markdown
+        (out / f"{name}.md").write_text(text)
+    return path
+
+
+@contextlib.contextmanager
+def captured(res: dict, label: str, limit: int | None = None, log=None):
+    """with captured(res, "model 14B"): ... - an exception inside goes into res["errors"] (a list gets
+    "label: traceback", a dict gets {label: traceback}) and the run goes on with the next step."""
+    try:
+        yield
+    except Exception:  # noqa: BLE001 - the point: one failed measurement must not lose the others
+        tb = traceback.format_exc(limit=limit)
+        errs = res.setdefault("errors", [])
+        if isinstance(errs, dict):
+            errs[label] = tb
+        else:
+            errs.append(f"{label}: {tb}")
+        if log is not None:
+            log(f"{label} FAILED: {tb.strip().splitlines()[-1]}")
+
+
+def compare(a, b, *, psnr: bool = False) -> dict:
+    """a (candidate) vs b (reference), both flattened, in float64 (float32 sums overshoot 1.0 on 10^7 elements):
+
+    cosine = <a, b> / (|a| |b|) (1.0 for equal tensors, 0.0 when one is all zeros), max_abs_diff = max |a - b|,
+    rel_l2 = |a - b| / |b|, and with psnr=True psnr_db = 20 log10(max(b) - min(b)) - 10 log10(mean((a - b)^2))
+    (inf for equal tensors; the peak is the reference's range). Plain floats, unrounded: scripts round as their
+    result files always did."""
+    import torch
+
+    x = a.detach().flatten().to(torch.float64)
+    y = b.detach().flatten().to(torch.float64).to(x.device)
+    if x.shape != y.shape:
+        raise ValueError(f"compare: {tuple(a.shape)} vs {tuple(b.shape)} differ in size ({x.numel()} vs {y.numel()} "
+                         "elements); compare outputs of the same shape")
+    # dot products, not elementwise products: at 10^8-element outputs every float64 temporary is GiBs
+    na, nb, xy = float(torch.dot(x, x)), float(torch.dot(y, y)), float(torch.dot(x, y))
+    equal = torch.equal(x, y)
+    d = x - y
+    del x
+    nd2 = float(torch.dot(d, d))
+    if equal:
+        cos = 1.0
+    elif na == 0.0 or nb == 0.0:
+        cos = 0.0
+    else:
+        cos = max(-1.0, min(1.0, xy / math.sqrt(na * nb)))
+    nd = math.sqrt(nd2)
+    out = {"cosine": cos, "max_abs_diff": float(d.abs_().max()) if d.numel() else 0.0,
+           "rel_l2": nd / math.sqrt(nb) if nb > 0 else (0.0 if nd == 0.0 else math.inf)}
+    if psnr:
+        mse = nd2 / d.numel() if d.numel() else 0.0
+        peak = float(y.max() - y.min()) if y.numel() else 0.0
+        out["psnr_db"] = (20 * math.log10(peak) - 10 * math.log10(mse)) if mse > 0 and peak > 0 else (
+            math.inf if mse == 0 else -math.inf)
+    return out

@@ -1,0 +1,39 @@
+"""bench/bench_reliability.py --smoke: the GPU fault paths of issue #29 item 6 on a live ComfyUI (main.py) on the CPU,
+tiny models, every fault injected: each case ends as the user should see it and the next prompt runs."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+import accel_harness as H
+
+
+@pytest.mark.timeout(1800)
+def test_bench_reliability_smoke(comfy, tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_reliability.py"), "--smoke", "--out", str(out),
+                        "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=1700)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    data = json.loads((out / "reliability.json").read_text())
+    cases = {c["case"]: c for c in data["cases"]}
+    assert set(cases) == {"compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill"}
+    for name, c in cases.items():
+        if c.get("skipped"):
+            assert name == "multigpu_kill", c
+            continue
+        assert c["ok"] is True and c["next_prompt_ran"] is True, (name, json.dumps(c, indent=1)[:4000])
+    first = cases["compile_oom"]["prompts"][0]
+    assert first["error_type"].endswith("OutOfMemoryError") and first["error_text"].startswith("[Accel Compile] out of memory")
+    assert "--reserve-vram" in first["error_text"]
+    assert cases["interrupt_compile"]["prompts"][0]["status"] == "interrupted"
+    fell_back = " ".join(cases["compile_error"]["prompts"][0]["reports"].values())
+    assert "FELL BACK TO EAGER" in fell_back and "injected by bench_reliability" in fell_back
+    assert "[Accel Compile]" in cases["compile_error"]["prompts"][1]["error_text"]
+    damaged = " ".join(cases["corrupt_cache"]["prompts"][-1]["reports"].values())
+    assert "a damaged file in the compile cache" in damaged and "ran compiled" in damaged, damaged
+    assert any(n.startswith("compile-cache.damaged-") for n in cases["corrupt_cache"]["cache_folders"])
+    if not cases["multigpu_kill"].get("skipped"):
+        assert "was killed by SIGKILL" in cases["multigpu_kill"]["prompts"][1]["error_text"]
+    md = (out / "reliability.md").read_text()
+    assert "| compile_oom | True | True |" in md and "```" in md

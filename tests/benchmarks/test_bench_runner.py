@@ -1,0 +1,112 @@
+"""bench/runner.py, the one runner every bench script uses: compare() against hand-computed values, the result
+writer and error capture, and every bench/*.py on it (its --help shows the shared flags), so a new script cannot
+drift back to its own CLI, metadata and cosine."""
+import importlib.util
+import json
+import math
+import re
+import subprocess
+import sys
+
+import pytest
+
+import accel_harness as H
+
+BENCH = H.REPO_ROOT / "bench"
+# scripts without --smoke, each saying why in a "# no --smoke:" comment: they measure the CUDA GPU itself
+NO_SMOKE = {"gpu_check", "attention_layout"}
+
+
+def _runner():
+    spec = importlib.util.spec_from_file_location("bench_runner_under_test", BENCH / "runner.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _scripts():
+    return sorted(p for p in BENCH.glob("*.py") if p.name != "runner.py")
+
+
+def test_compare_hand_computed(comfy):
+    import torch
+
+    R = _runner()
+    a, b = torch.tensor([1.0, 2.0, 2.0]), torch.tensor([2.0, 2.0, 1.0])
+    # <a, b> = 2 + 4 + 2 = 8, |a| = |b| = 3; a - b = (-1, 0, 1): max 1, |a - b| = sqrt(2); mse = 2/3, range(b) = 1
+    c = R.compare(a, b, psnr=True)
+    assert c["cosine"] == pytest.approx(8 / 9, abs=1e-15)
+    assert c["max_abs_diff"] == 1.0
+    assert c["rel_l2"] == pytest.approx(math.sqrt(2) / 3, abs=1e-15)
+    assert c["psnr_db"] == pytest.approx(10 * math.log10(1.5), abs=1e-12)  # 20 log10(1) - 10 log10(2/3)
+    assert set(R.compare(a, b)) == {"cosine", "max_abs_diff", "rel_l2"}  # PSNR only when asked
+    # any dtype and shape in, float64 math: bf16 holds these values exactly
+    c16 = R.compare(a.to(torch.bfloat16).view(3, 1), b.to(torch.bfloat16))
+    assert c16["cosine"] == pytest.approx(8 / 9, abs=1e-15) and isinstance(c16["cosine"], float)
+    # equal tensors: exactly 1.0 (float32 sums of 10^7 elements overshoot 1.0; float64 and the equality check not)
+    big = torch.randn(10**6, generator=torch.Generator().manual_seed(0))
+    same = R.compare(big, big.clone(), psnr=True)
+    assert same == {"cosine": 1.0, "max_abs_diff": 0.0, "rel_l2": 0.0, "psnr_db": math.inf}
+    assert R.compare(-a, a)["cosine"] == -1.0
+    assert R.compare(torch.zeros(3), b)["cosine"] == 0.0 and R.compare(torch.zeros(3), b)["rel_l2"] == 1.0
+    with pytest.raises(ValueError, match=r"3 vs 4 elements"):
+        R.compare(a, torch.ones(4))
+
+
+def test_write_and_captured_keep_a_failed_step(tmp_path):
+    R = _runner()
+    res = {"errors": []}
+    with R.captured(res, "model 14B"):
+        raise RuntimeError("out of memory")
+    with R.captured(res, "micro"):
+        pass
+    assert len(res["errors"]) == 1 and res["errors"][0].startswith("model 14B: Traceback")
+    assert "RuntimeError: out of memory" in res["errors"][0]
+    as_dict = {"errors": {}}
+    with R.captured(as_dict, "warmup"):
+        raise ValueError("bad")
+    assert list(as_dict["errors"]) == ["warmup"] and "ValueError: bad" in as_dict["errors"]["warmup"]
+    with pytest.raises(KeyboardInterrupt):  # only Exception is captured: Ctrl-C still stops the run
+        with R.captured(res, "x"):
+            raise KeyboardInterrupt
+    path = R.write(tmp_path / "out", "foo", {"a": 1, "p": tmp_path}, ["# Foo", "", "| a |"])
+    assert json.loads(path.read_text()) == {"a": 1, "p": str(tmp_path)}
+    assert (tmp_path / "out" / "foo.md").read_text() == "# Foo\n\n| a |\n"
+
+
+def test_metadata_names_versions_command_and_host_sharing(comfy, monkeypatch):
+    R = _runner()
+    monkeypatch.delenv(R.SHARED_HOST_ENV, raising=False)
+    m = R.metadata("cpu")
+    import torch
+
+    assert m["torch"] == torch.__version__ and m["comfyui"] == H.comfy_version() != "unknown"
+    assert {"gpu", "triton", "fa3", "sage", "command", "date", "host"} <= set(m)
+    assert m["shared_host"].startswith("no") and re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", m["date"])
+    monkeypatch.setenv(R.SHARED_HOST_ENV, "list 0 of 2")
+    assert R.metadata("cpu")["shared_host"] == "list 0 of 2"
+    md = R.meta_markdown(R.metadata("cpu"))
+    assert any(f"ComfyUI {m['comfyui']}" in line for line in md) and any("list 0 of 2" in line for line in md)
+    assert R.meta_markdown(None) == []  # result files written before run_meta existed (--rerender) render as before
+
+
+def test_every_bench_script_uses_the_shared_runner():
+    """Each bench/*.py imports runner and builds its CLI with runner.parser: --help shows the shared epilog, --out and
+    (but for the GPU-only NO_SMOKE scripts, which say why) --smoke with the shared text; none computes its own cosine."""
+    R = _runner()
+    scripts = _scripts()
+    assert len(scripts) >= 14, [p.name for p in scripts]
+    smoke_words = " ".join(R.SMOKE_HELP.split()[:8])
+    for path in scripts:
+        src = path.read_text()
+        assert re.search(r"^import runner\b", src, re.M), f"{path.name}: does not import bench/runner.py"
+        assert "runner.parser(" in src and "argparse.ArgumentParser(" not in src, f"{path.name}: own ArgumentParser"
+        assert "cosine_similarity" not in src, f"{path.name}: computes cosine itself; use runner.compare"
+        r = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (path.name, r.stderr[-2000:])
+        text = " ".join(r.stdout.split())
+        assert "Shared flags (bench/runner.py)" in text and "--out OUT" in text, (path.name, text[:500])
+        if path.stem in NO_SMOKE:
+            assert "--smoke" not in r.stdout.split("Shared flags")[0] and "# no --smoke:" in src, path.name
+        else:
+            assert "[--smoke]" in text and smoke_words in text, (path.name, text[:800])
