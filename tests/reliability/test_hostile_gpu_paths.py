@@ -107,7 +107,7 @@ def fake_inductor(monkeypatch, mod):
         return run
 
     monkeypatch.setattr(cfx, "compile_fx", fake)
-    monkeypatch.setattr(mod("accel.compile.preflight"), "_preflight", lambda model, cfg: None)  # no compiler check
+    monkeypatch.setattr(mod("accel.compile.apply"), "preflight_problem", lambda model, cfg: None)  # no compiler check
     torch._dynamo.reset()
     yield state
     torch._dynamo.reset()
