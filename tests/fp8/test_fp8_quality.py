@@ -215,11 +215,12 @@ def test_block_scaling_where_unsupported(F, K, mod, tiny_file, AccelError, monke
     assert F.resolve_activation(F.ACT_BLOCK, "dequant", torch.device("cuda", 0))[0] == "dequant"
 
 
-def test_bad_activation_scaling_errors_before_reading(F, AccelError, pack, ddir):
+def test_bad_activation_scaling_errors_before_reading(F, AccelError, pack, ddir, mod):
     """A bad value names the input and the choices, before the file is read (a missing file would otherwise
     be the error), through load_file and through the node."""
     with pytest.raises(AccelError, match=r"\[Accel Load Diffusion Model \(FP8\)\] input 'activation_scaling': "
-                                         r"unknown choice 'per-block'.*per-token"):
+                                         r"unknown choice 'per-block'.*per-token"), \
+            mod("accel.common.errors").titled("Accel Load Diffusion Model (FP8)"):  # as the node boundary sets it
         F.load_file(str(ddir / "does_not_exist.safetensors"), activation_scaling="per-block")
     import nodes
 

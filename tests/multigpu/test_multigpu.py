@@ -390,7 +390,7 @@ def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog
 
 
 @pytest.mark.timeout(TIMEOUT)
-def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P):
+def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P, mod):
     """A worker lost inside a step (SIGKILL while the workers compute; on GPUs: a crash or the OOM killer): the prompt
     fails with an error naming the node, the dead worker, its pid and the signal (it named the survivor's broken
     connection, or printed a dict of exit codes); every worker is gone; the next prompt starts new workers and runs
@@ -398,7 +398,8 @@ def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P):
     import signal
 
     model = wan(M, heads=2, seed=2)
-    m = seq_only(MG, with_override(model, slow_attention))
+    with mod("accel.common.errors").titled("Accel Multi-GPU"):  # the title the node boundary sets (the runtime keeps it)
+        m = seq_only(MG, with_override(model, slow_attention))
     run(M, m, steps=1)
     pids = P.current_pool().pids
     deadline = time.monotonic() + 60
