@@ -17,13 +17,23 @@ What each probe is for, and the public source it follows (docs/compat.md has the
   `comfy_compiler_enabled(model)` says whether the compiler would record this model's calls, and
   `disable_comfy_compiler_for(model)` turns it off for one model's calls (see its docstring for why Accel Compile
   wants that).
+- DynamicVRAM (ComfyUI 0.33, `ModelPatcherDynamic`): `patcher_is_dynamic(model)` (the patcher's `is_dynamic()`),
+  `clone_can_disable_dynamic(model)` (`clone(disable_dynamic=...)`, what core's TorchCompileModel calls),
+  `loader_can_disable_dynamic()` (`comfy.sd.load_diffusion_model_state_dict(..., disable_dynamic=)`),
+  `can_reload_patcher(patcher)` (`cached_patcher_init`, which lets ComfyUI re-create a patcher without
+  DynamicVRAM), and `block_fetch_support()`: the block-fetch API (comfy/model_prefetch.py, comfy/ops.py cast
+  functions) that Accel Compile uses to keep DynamicVRAM on (accel/compile/stream.py).
 - Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
   existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
   `core_sparse_attention_active` / `core_sparse_attention_installed` find it.
+- `sdpa_backend_priority()`: the SDPA priority list ComfyUI (0.33+) passes to `sdpa_kernel` around each call
+  (Accel CUDA Settings writes its order into it for one model's run); `uncast_bias_weight()`: ComfyUI's
+  counterpart of `cast_bias_weight` (0.33), which the FP8 layers call where it exists.
 """
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 import threading
 
@@ -314,3 +324,65 @@ __all__ = ["attention_container_class", "attention_args_unwrap", "checkpoint_att
            "core_sparse_attention_lines", "describe_override", "pause_malloc_graph", "malloc_graph_recording",
            "comfy_compiler_available", "comfy_compiler_enabled", "comfy_compiler_off", "disable_comfy_compiler_for",
            "OVERRIDE_KEY", "BSA_CALLBACK_KEY", "COMPILER_WRAPPER_KEY"]
+
+
+# --- DynamicVRAM (ModelPatcherDynamic) -----------------------------------------------------------------------
+def patcher_is_dynamic(patcher) -> bool:
+    """Whether `patcher` is a DynamicVRAM patcher (ComfyUI 0.33's `ModelPatcherDynamic.is_dynamic()`)."""
+    fn = getattr(patcher, "is_dynamic", None)
+    return bool(callable(fn) and fn())
+
+
+def clone_can_disable_dynamic(patcher) -> bool:
+    """Whether `patcher.clone()` takes `disable_dynamic` (ComfyUI 0.33: a plain clone of a DynamicVRAM patcher)."""
+    try:
+        return "disable_dynamic" in inspect.signature(patcher.clone).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def loader_can_disable_dynamic() -> bool:
+    """Whether `comfy.sd.load_diffusion_model_state_dict` takes `disable_dynamic` (ComfyUI 0.33)."""
+    import comfy.sd
+
+    return "disable_dynamic" in inspect.signature(comfy.sd.load_diffusion_model_state_dict).parameters
+
+
+def can_reload_patcher(patcher) -> bool:
+    """Whether this ComfyUI lets a loader register how to re-create `patcher` (`cached_patcher_init`, 0.33): what
+    `clone(disable_dynamic=True)` and ComfyUI's device selector need for a DynamicVRAM patcher."""
+    return hasattr(patcher, "cached_patcher_init")
+
+
+def block_fetch_support() -> str | None:
+    """None when the running ComfyUI has the block-fetch API Accel Compile uses under DynamicVRAM, else why not."""
+    try:
+        import comfy.model_prefetch as mp
+        import comfy.ops as ops
+    except Exception as e:  # noqa: BLE001 - ComfyUI < 0.33 or a trimmed tree
+        return f"this ComfyUI has no comfy.model_prefetch ({type(e).__name__})"
+    missing = [n for n, mod in (("cast_modules_with_vbar", ops), ("resolve_cast_module_with_vbar", ops),
+                                 ("cleanup_prefetched_modules", mp)) if not hasattr(mod, n)]
+    if missing:
+        return "this ComfyUI lacks " + ", ".join(missing)
+    return None
+
+
+# --- SDPA backend priority (Accel CUDA Settings) -------------------------------------------------------------
+def sdpa_backend_priority():
+    """The SDPA priority list ComfyUI itself passes to `sdpa_kernel(..., set_priority=True)` around each call
+    (0.33+: `comfy.ops.SDPA_BACKEND_PRIORITY`, FlashAttention-2 first). That inner context overrides the
+    process order, so an order Accel CUDA Settings sets must also be written into this list (in place: ComfyUI
+    reads it at call time), for that model's run only. None where ComfyUI has no such list."""
+    ops = sys.modules.get("comfy.ops")
+    lst = getattr(ops, "SDPA_BACKEND_PRIORITY", None) if ops is not None else None
+    return lst if isinstance(lst, list) else None
+
+
+# --- FP8 layers ----------------------------------------------------------------------------------------------
+def uncast_bias_weight():
+    """ComfyUI's `comfy.ops.uncast_bias_weight` (0.33: hands back a weight `cast_bias_weight` fetched, e.g. under
+    DynamicVRAM), or None where this ComfyUI has none (0.3.75: nothing to hand back)."""
+    import comfy.ops as ops
+
+    return getattr(ops, "uncast_bias_weight", None)

@@ -64,7 +64,7 @@ def main(argv=None):
     from accel_harness.forward import Forward
 
     base_mod = H.pack_module("kernels.attention.base")
-    L1 = H.pack_module("accel.wan_level1")
+    L1 = H.pack_module("accel.wan_level1.preset")
     model = M.wan_model("t2v", "14B", device="cuda", dtype=torch.bfloat16, num_layers=2)
     m, _ = L1.apply_level1(model, compile_mode="default")
     for opname, impl in list(base_mod._impls.items()):

@@ -95,10 +95,10 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
     import torch
     import comfy.ldm.modules.attention as cattn
 
-    A = H.pack_module("accel.attention")
+    A = H.pack_module("accel.attention.override")
     adapters = H.pack_module("kernels.attention.adapters")
     base = H.pack_module("kernels.attention.base")
-    prof = H.pack_module("accel.hardware").profile()
+    prof = H.pack_module("accel.common.hardware").profile()
     comfy_attn = cattn.optimized_attention
     res["comfy_attention"] = getattr(comfy_attn, "__name__", str(comfy_attn))
     overrides = {}
@@ -164,7 +164,7 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
     from accel_harness import models as M
     from accel_harness.forward import Forward
 
-    A = H.pack_module("accel.attention")
+    A = H.pack_module("accel.attention.override")
     t = time.time()
     try:
         m = M.wan_model("t2v", size, device=str(device), dtype=torch.bfloat16)
@@ -206,7 +206,7 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
     for name in backends:
         row = {"model": size, "backend": name}
         try:
-            patched, report = A.apply_attention(m, name, "sdpa")
+            patched, report = A.apply_attention(m, name, "fall back")
             ov = patched.model_options.get("transformer_options", {}).get(A.OVERRIDE_KEY)
             if ov is None:
                 row["error"] = "not usable here: " + report.splitlines()[-1].strip()
@@ -267,7 +267,7 @@ def main():
     import comfy.model_management as mm
 
     device = mm.get_torch_device()
-    prof = H.pack_module("accel.hardware").profile()
+    prof = H.pack_module("accel.common.hardware").profile()
     registry = H.pack_module("kernels.attention.registry")
     res = {
         "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",

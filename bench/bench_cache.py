@@ -255,7 +255,7 @@ FAMILY_LABELS = {"flux": "Flux.1-dev", "qwen_image": "Qwen-Image", "hunyuan_vide
 
 
 def _has_sets(kind: str, family: str) -> bool:
-    cc = H.pack_module("accel.cache_coefficients")
+    cc = H.pack_module("accel.cache.coefficients")
     return any(e.get("family") in SWEEP_FAMILIES[family] and cc.adapter_for_set(e) for e in cc.published(kind).values())
 
 
@@ -331,7 +331,7 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
     """Skip counts and deviation vs uncached per coefficient set and step count (see the module doc)."""
     from accel_harness import models as M
 
-    cc = H.pack_module("accel.cache_coefficients")
+    cc = H.pack_module("accel.cache.coefficients")
     sched = H.pack_module("accel.cache.schedule")
     res["sweep_steps"] = steps_list
     res["schedule"] = {}

@@ -263,7 +263,7 @@ def bench_model(a, H, size, modes, core, results):
         log(f"Wan {key} {name}: compiling + timing")
         try:
             reset_dynamo()
-            c, report = C.apply_compile(m, mode=mode, scope="blocks", backend="inductor", on_failure="eager")
+            c, report = C.apply_compile(m, mode=mode, scope="blocks", backend="inductor", policy="fall back")
             r, out = run_candidate(a, c, x, ctx, eager_ms)
             r.update(compare(out, ref))
             r["status"] = C.compile_status(c)

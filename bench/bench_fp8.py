@@ -6,7 +6,7 @@ Measures, side by side in one process:
      fast accumulation; tensor-wise: per-tensor x per-tensor), the activation quantizer and
      torch._scaled_mm alone, our Linear module, and ComfyUI's `fp8_e4m3fn_fast` Linear (fp8_ops);
      accuracy of each vs the fp32 product, of the GPU path vs the plain-torch reference
-     (kernels.fp8.fp8_linear_ref), and of the Triton quantizer vs quantize_rows_ref.
+     (kernels.fp8_linear.fp8_linear_ref), and of the Triton quantizer vs quantize_rows_ref.
   2. whole model, one forward as sampling runs it (latent (1,16,21,60,104), context (1,512,4096)):
      stock bf16, our FP8 per-tensor, our FP8 per-channel, ComfyUI's fp8_e4m3fn_fast (UNETLoader
      weight_dtype: dtype fp8 + fp8_optimizations). Weight memory, forward time (median), cosine
@@ -62,8 +62,8 @@ def main():
         res["triton"] = triton.__version__
     except Exception:
         res["triton"] = None
-    prof = H.pack_module("accel.hardware").profile(refresh=True)
-    d = H.pack_module("accel.defaults").choose(prof)
+    prof = H.pack_module("accel.common.hardware").profile(refresh=True)
+    d = H.pack_module("accel.common.defaults").choose(prof)
     res["fp8_compute_auto"] = d.fp8_compute
     res["fp8_compute_reason"] = d.fp8_reason
     log(f"device {res.get('gpu', 'cpu')}; torch {torch.__version__}; fp8 auto = {d.fp8_compute}")
@@ -110,7 +110,7 @@ def attempt(errors, key, fn):
 def micro(dev, smoke, errors, auto_mode):
     import torch
 
-    K = H.pack_module("kernels.fp8")
+    K = H.pack_module("kernels.fp8_linear")
     F = H.pack_module("accel.fp8")
     shapes = [(256, 128, 128), (256, 128, 256), (256, 256, 128)] if smoke else \
         [(32760, 5120, 5120), (32760, 5120, 13824), (32760, 13824, 5120)]

@@ -106,7 +106,7 @@ class Bench:
                             "--weights", m.a.weights, "--out", m.a.out], check=True)
         m.boot()
         self.torch, self.H = m.torch, m.H
-        self.K = self.H.pack_module("kernels.fp8")
+        self.K = self.H.pack_module("kernels.fp8_linear")
         self.F = self.H.pack_module("accel.fp8")
         assert tuple(self.F.ACT_CHOICES) == OPTIONS, self.F.ACT_CHOICES
         self.res["meta"] = dict(m.res["meta"])

@@ -50,7 +50,7 @@ def parse(argv=None):
                        out_help="folder for level1.json / level1.md")
     ap.add_argument("--sizes", default="1.3B", help="comma list of Wan sizes: 1.3B,14B (14B: run alone)")
     ap.add_argument("--mode", default="auto", choices=["auto", "max-autotune-no-cudagraphs", "default"],
-                    help="Level-1 compile mode (auto = accel.defaults: max-autotune-no-cudagraphs on sm>=80)")
+                    help="Level-1 compile mode (auto = accel.common.defaults: max-autotune-no-cudagraphs on sm>=80)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--cfg", type=float, default=5.0)
     ap.add_argument("--repeats", type=int, default=5)
@@ -108,7 +108,7 @@ class Bench:
         from accel_harness.forward import Forward
 
         self.M, self.Forward = M, Forward
-        self.level1 = H.pack_module("accel.wan_level1")
+        self.level1 = H.pack_module("accel.wan_level1.preset")
         self.cuda = torch.cuda.is_available() and not self.a.smoke
         self.dev = "cuda" if self.cuda else "cpu"
         self.dtype = torch.bfloat16 if self.cuda else torch.float32
@@ -125,7 +125,7 @@ class Bench:
         except Exception:
             meta["triton"] = None
         try:
-            meta["hardware_report"] = H.pack_module("accel.hardware").hardware_report()
+            meta["hardware_report"] = H.pack_module("accel.common.hardware").hardware_report()
         except Exception as e:
             meta["hardware_report"] = f"failed: {e!r}"
         self.res["meta"] = meta
@@ -210,7 +210,7 @@ class Bench:
 
         if not a.no_breakdown:
             def attn_only():
-                m, rep = self.H.pack_module("accel.attention").apply_attention(model, backend="auto")
+                m, rep = self.H.pack_module("accel.attention.override").apply_attention(model, backend="auto")
                 r = fwd(m, "attn")()
                 r["report"] = rep
                 return r

@@ -226,7 +226,7 @@ class Bench:
         self.res["meta"]["build_s"] = round(time.time() - t0, 1)
         log(f"built {label} in {time.time() - t0:.1f} s")
         if a.attention:
-            model, rep = self.H.pack_module("accel.attention").apply_attention(model, a.attention, fallback="error")
+            model, rep = self.H.pack_module("accel.attention.override").apply_attention(model, a.attention, policy="error")
             self.res["meta"]["attention"] = rep
             log(f"attention: {rep}")
         x, ctx, extra = self.inputs(model)

@@ -128,7 +128,7 @@ def error_vs(torch, out, ref):
 
 def variants(torch, device, smoke):
     """{name: fn(q, k, v) -> out in (B, L, H, D)} usable here, and {name: why not}."""
-    fp8 = H.pack_module("kernels.attention.fp8")
+    fp8 = H.pack_module("kernels.attention.fp8_attention")
     base = H.pack_module("kernels.attention.base")
     reg = H.pack_module("kernels.attention.registry")
     out, missing = {}, {}
@@ -174,7 +174,7 @@ def variants(torch, device, smoke):
     out["quantize only: fused"] = lambda q, k, v: fp8.quantize_fused(q, k, v)
     out["quantize only: torch"] = lambda q, k, v: fp8.quantize_reference(q, k, v)
     # the fused quantization's launch configurations (chunk tokens / tokens per step / warps), with the FP8 kernel
-    kern = H.pack_module("kernels.attention.fp8_triton")
+    kern = H.pack_module("kernels.attention.fp8_attention_triton")
     for cfg in kern.CONFIGS:
         def fp8_cfg(q, k, v, cfg=cfg):
             qq = fp8.quantize_fused(q, k, v, config=cfg)
@@ -218,7 +218,7 @@ def variants(torch, device, smoke):
 def per_call(res, out_dir, device, shapes, dtypes, reps, smoke):
     import torch
 
-    fp8 = H.pack_module("kernels.attention.fp8")
+    fp8 = H.pack_module("kernels.attention.fp8_attention")
     fns, missing = variants(torch, device, smoke)
     res["missing"] = missing
     log(f"variants: {', '.join(fns)}; not here: {missing}")
@@ -336,7 +336,7 @@ def summarize(res):
     for n, c in ((res.get("e2e") or {}).get("chains") or {}).items():
         if n != "stock" and "cosine" in c:
             out.append(f"end to end {n}: final-latent cosine vs stock {c['cosine']}, speed-up {c.get('speedup', '')}")
-    out.append("fill accel/defaults.py QUANT_ATTENTION_DEVIATION from these rows (per_call_cosine_wan14b_480p, "
+    out.append("fill accel/common/defaults.py QUANT_ATTENTION_DEVIATION from these rows (per_call_cosine_wan14b_480p, "
                "final_latent_cosine_wan1.3b, gpu, result)")
     res["summary"] = out
 
@@ -362,7 +362,7 @@ def main():
     import comfy.model_management as mm
 
     device = mm.get_torch_device()
-    prof = H.pack_module("accel.hardware").profile()
+    prof = H.pack_module("accel.common.hardware").profile()
     reg = H.pack_module("kernels.attention.registry")
     comfyui = H.comfy_version()
     res = {

@@ -104,7 +104,7 @@ class Bench:
         from accel_harness import models as M
 
         self.H, self.M, self.torch = H, M, torch
-        self.V = H.pack_module("accel.vae")
+        self.V = H.pack_module("accel.vae.decode")
         self.cuda = torch.cuda.is_available() and not self.a.smoke
         self.dtype = torch.bfloat16 if self.cuda else torch.float32
         meta = {"comfyui": start.get("comfyui"), "start": start, "torch": torch.__version__,

@@ -19,7 +19,7 @@ pack = H.load_pack()
 import torch  # noqa: E402
 
 print("pack loaded", round(time.time() - t0, 1), "s; nodes:", sorted(pack.nodes.NODE_CLASS_MAPPINGS))
-print(H.pack_module("accel.hardware").hardware_report(refresh=True))
+print(H.pack_module("accel.common.hardware").hardware_report(refresh=True))
 res = {}
 q = torch.randn(1, 4096, 8, 128, device="cuda", dtype=torch.bfloat16)
 try:

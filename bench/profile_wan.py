@@ -158,9 +158,9 @@ def main(argv=None):
     x = torch.randn(*res["latent"], generator=g).to(dev)
     ctx = torch.randn(1, 512 if not a.smoke else 16, 4096, generator=g).to(dev, torch.bfloat16)
 
-    A = H.pack_module("accel.attention")
+    A = H.pack_module("accel.attention.override")
     C = H.pack_module("accel.compile")
-    L1 = H.pack_module("accel.wan_level1")
+    L1 = H.pack_module("accel.wan_level1.preset")
     F = H.pack_module("accel.fp8")
     wdt = torch.bfloat16 if cuda else torch.float32
     cache = {}

@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import json
 import sys
 
 from comfy_api.latest import io, ui
 
-from ..accel import vocabulary
-from ..accel.errors import AccelError
+from ..accel.common import vocabulary
+from ..accel.common.errors import AccelError, titled
+from ..accel.common.policy import Policy
 
 CATEGORY = "accel"
 CATEGORY_PATCH = "accel/patch"
@@ -110,16 +110,11 @@ def patched(result: tuple) -> io.NodeOutput:
 
 def patched_live(result: tuple, title: str) -> io.NodeOutput:
     """As `patched`, for nodes whose work is settled only when the model samples (compile): the report under
-    the node and in the prompt's history is updated after each sampling run with what ran (accel.live_report)."""
-    from ..accel import live_report
+    the node and in the prompt's history is updated after each sampling run with what ran (accel.common.live_report)."""
+    from ..accel.common import live_report
 
     obj, report = result
     return io.NodeOutput(obj, report, ui=live_report.attach(obj, report, title))
-
-
-def report_ui(text: str) -> dict:
-    """`ui` payload that shows a report string under the node in the frontend (as ui.PreviewText sends it)."""
-    return json.loads(json.dumps(ui.PreviewText(text).as_dict()))
 
 
 # --- the failure option: one vocabulary ("fall back" | "error") for every node ---------------------------
@@ -137,13 +132,23 @@ def legacy_failure(legacy: tuple):
     return also_valid(*legacy)
 
 
-def failure_policy(node: str, input_name: str, value, legacy: tuple = ()) -> str:
-    """`fall back` or `error` for a failure-policy value (legacy values mapped); AccelError otherwise."""
-    policy = vocabulary.failure_policy(value, legacy) if isinstance(value, str) else None
-    if policy is None:
-        raise AccelError(node, input_name, f"unknown value {value!r}",
-                         "use one of: " + ", ".join(vocabulary.ON_FAILURE_CHOICES))
-    return policy
+# The one parser of failure words: old value -> policy, per the node that used it (Accel Attention's
+# `fallback: sdpa|error`, Accel Compile's `on_failure: eager|raise`). Below nodes/ only `Policy` exists.
+LEGACY_FAILURE_WORDS = {"sdpa": vocabulary.FALL_BACK, "eager": vocabulary.FALL_BACK, "raise": vocabulary.ERROR}
+
+
+def failure_policy(input_name: str, value, legacy: tuple = ()) -> Policy:
+    """The Policy of a failure-option value: `fall back` or `error`, or one of the `legacy` words of
+    LEGACY_FAILURE_WORDS that the asking node used to accept; AccelError otherwise."""
+    if isinstance(value, Policy):
+        return value
+    if isinstance(value, bool):  # a BOOLEAN `strict` input (Accel Load Diffusion Model (FP8)): on means error
+        return Policy.ERROR if value else Policy.FALL_BACK
+    if isinstance(value, str) and value in vocabulary.ON_FAILURE_CHOICES:
+        return Policy(value)
+    if isinstance(value, str) and value in legacy and value in LEGACY_FAILURE_WORDS:
+        return Policy(LEGACY_FAILURE_WORDS[value])
+    raise AccelError(input_name, f"unknown value {value!r}", "use one of: " + ", ".join(vocabulary.ON_FAILURE_CHOICES))
 
 
 # --- COMBO inputs: every value checked against its choices, in one place ------------------------------------
@@ -172,7 +177,7 @@ def listed(options, most: int = 20) -> str:
 
 
 def not_a_choice(node: str, input_name: str, value, options) -> AccelError:
-    return AccelError(node, input_name, f"{shown(value)} is not one of its choices", "Pick one of: " + listed(options))
+    return AccelError(input_name, f"{shown(value)} is not one of its choices", "Pick one of: " + listed(options), title=node)
 
 
 def in_list(node: str, input_name: str, value, options, also: tuple = ()) -> AccelError | None:
@@ -208,8 +213,8 @@ def files_in(folder: str, *extra: str):
         what = f"{shown(value)} is not a file in {' or '.join(dirs) or 'models/' + folder}"
         if not isinstance(value, str):
             what = f"{shown(value)} is not a file name (a file in {' or '.join(dirs) or 'models/' + folder})"
-        return AccelError(node, input_name, what, "Put the file there and refresh the node list (press R), or pick "
-                          "one of: " + listed(files))
+        return AccelError(input_name, what, "Put the file there and refresh the node list (press R), or pick "
+                          "one of: " + listed(files), title=node)
     return rule
 
 
@@ -228,7 +233,9 @@ def combo_error(cls, input_name: str, value, node: str | None = None, options: d
     class's combo_options, when the caller checks several inputs."""
     opts = (options if options is not None else combo_options(cls)).get(input_name, [])
     rule = cls.COMBO_RULES.get(input_name, in_list)
-    return rule(node or cls.DISPLAY or cls.__name__, input_name, value, opts)
+    title = node or cls.DISPLAY or cls.__name__
+    bad = rule(title, input_name, value, opts)
+    return bad.with_title(title) if bad is not None else None
 
 
 class _Refused(str):
@@ -268,7 +275,7 @@ def parse_bool(value, node: str, input_name: str) -> bool:
         if word in FALSE_WORDS:
             return False
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-    raise AccelError(node, input_name, f"{shown} is not a boolean", BOOLEAN_REMEDY)
+    raise AccelError(input_name, f"{shown} is not a boolean", BOOLEAN_REMEDY, title=node)
 
 
 def boolean_inputs(cls) -> tuple:
@@ -384,11 +391,19 @@ class InputChecks:
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def run(cls, *args, **kwargs):
-                return await fn(cls, *args, **parsed(kwargs))
+                with titled(node):
+                    try:
+                        return await fn(cls, *args, **parsed(kwargs))
+                    except AccelError as e:
+                        raise e.with_title(node)
         else:
             @functools.wraps(fn)
             def run(cls, *args, **kwargs):
-                return fn(cls, *args, **parsed(kwargs))
+                with titled(node):
+                    try:
+                        return fn(cls, *args, **parsed(kwargs))
+                    except AccelError as e:
+                        raise e.with_title(node)
 
         run._accel_booleans = True
         cls.execute = classmethod(run)

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.vocabulary import FALL_BACK
-from ..accel.errors import AccelError
+from ..accel.common.errors import AccelError
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
                       patched_live, report_output, schema, shown)
 
@@ -12,13 +11,13 @@ LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
 
 def _choices():
-    """'auto' plus the backends usable here: accel.attention.installed_backends, computed from the registry
+    """'auto' plus the backends usable here: accel.attention.override.installed_backends, computed from the registry
     alone, because ComfyUI builds a V3 node's schema when it registers the node (start-up), and importing
-    accel.attention there would import the kernel adapters (and register their custom ops) before any run."""
+    accel.attention.override there would import the kernel adapters (and register their custom ops) before any run."""
     from ..kernels.attention import registry
 
     try:
-        from ..accel import hardware
+        from ..accel.common import hardware
 
         prof = hardware.profile()
         return ["auto"] + [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
@@ -33,16 +32,16 @@ def _known_backend(node, input_name, value, options):
 
     if isinstance(value, str) and (value == "auto" or value in registry.BACKENDS):
         return None
-    return AccelError(node, input_name, f"unknown attention backend {shown(value)}",
-                      "Pick auto or one of: " + ", ".join(registry.BACKENDS))
+    return AccelError(input_name, f"unknown attention backend {shown(value)}",
+                      "Pick auto or one of: " + ", ".join(registry.BACKENDS), title=node)
 
 
 HYBRID_INPUTS = ("exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks")
 
 
 def _hybrid_inputs():
-    """Advanced inputs of the hybrid schedule of low-precision backends; defaults from accel.defaults.HYBRID."""
-    from ..accel.defaults import HYBRID
+    """Advanced inputs of the hybrid schedule of low-precision backends; defaults from accel.common.defaults.HYBRID."""
+    from ..accel.common.defaults import HYBRID
 
     tips = {
         "exact_first_steps": "Low-precision backends only (Sage, FP8, INT8): exact attention on this many first "
@@ -91,16 +90,16 @@ class AccelAttention(AccelNode):
 
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
-        from ..accel.attention import Hybrid, apply_attention, check_hybrid
-        from ..accel.defaults import HYBRID
+        from ..accel.attention.override import Hybrid, apply_attention, check_hybrid
+        from ..accel.common.defaults import HYBRID
 
-        policy = failure_policy(cls.DISPLAY, "fallback", fallback, LEGACY_FALLBACK)
+        policy = failure_policy("fallback", fallback, LEGACY_FALLBACK)
         values = {n: schedule.get(n, getattr(HYBRID, n)) for n in HYBRID_INPUTS}
-        check_hybrid(cls.DISPLAY, **values)
+        check_hybrid(**values)
         hybrid = Hybrid(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
                         values["exact_last_blocks"])
-        return patched_live(apply_attention(model, backend=backend, fallback="sdpa" if policy == FALL_BACK else "error",
-                                            autotune=bool(autotune), node=cls.DISPLAY, hybrid=hybrid), cls.DISPLAY)
+        return patched_live(apply_attention(model, backend=backend, policy=policy, autotune=bool(autotune),
+                                            hybrid=hybrid), cls.DISPLAY)
 
 
 NODES = [AccelAttention]

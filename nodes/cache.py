@@ -15,9 +15,9 @@ _STATS_TIP = ("Written when the node runs, before sampling; each sampling run's 
 
 
 def _cc():
-    from ..accel import cache_coefficients
+    from ..accel.cache import coefficients
 
-    return cache_coefficients
+    return coefficients
 
 
 def _set_choices(kind: str) -> list:
@@ -40,7 +40,8 @@ def _set_rule(kind: str):
             return not_a_choice(node, input_name, value, options)
         from ..accel import cache as accel_cache
 
-        return accel_cache.check_choice(node, kind, input_name, value)
+        bad = accel_cache.check_choice(kind, input_name, value)
+        return bad.with_title(node) if bad is not None else None
     return rule
 
 
@@ -56,7 +57,7 @@ class _SetCache(AccelNode):
     window, set choice, cache device), the re-run rule for user sets (a recalibrated user:<name> file runs the node
     again) and execute."""
 
-    KIND = ""        # "teacache" | "magcache": accel.cache_coefficients' set kind
+    KIND = ""        # "teacache" | "magcache": accel.cache.coefficients' set kind
     SET_INPUT = ""   # the input that picks the set
 
     @classmethod
@@ -181,8 +182,8 @@ class AccelCacheCalibrate(AccelNode):
             return True
         from ..accel import cache as accel_cache
 
-        bad = accel_cache.name_error(cls.DISPLAY, name)
-        return str(bad) if bad else True
+        bad = accel_cache.name_error(name)
+        return str(bad.with_title(cls.DISPLAY)) if bad else True
 
     @classmethod
     def execute(cls, model, name, overwrite=False):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.vocabulary import FALL_BACK
 from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
                       patched_live, report_output, schema)
 
@@ -59,10 +58,9 @@ class AccelCompile(AccelNode):
     def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure):
         from ..accel.compile import apply_compile
 
-        policy = failure_policy(cls.DISPLAY, "on_failure", on_failure, LEGACY_ON_FAILURE)
+        policy = failure_policy("on_failure", on_failure, LEGACY_ON_FAILURE)
         return patched_live(apply_compile(model, mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph,
-                                     backend=backend, recompile_limit=recompile_limit,
-                                     on_failure="eager" if policy == FALL_BACK else "raise", node=cls.DISPLAY), cls.DISPLAY)
+                                          backend=backend, recompile_limit=recompile_limit, policy=policy), cls.DISPLAY)
 
 
 NODES = [AccelCompile]

@@ -15,7 +15,7 @@ def _tri(v: str):
 class AccelCUDASettings(AccelNode):
     @classmethod
     def define_schema(cls):
-        from ..accel.cuda_settings import SDPA_AUTO, SDPA_PRESETS
+        from ..accel.cuda_settings.flags import SDPA_AUTO, SDPA_PRESETS
 
         return schema(
             node_id="AccelCUDASettings",
@@ -51,16 +51,17 @@ class AccelCUDASettings(AccelNode):
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel import cuda_settings, hardware
-        from ..accel.errors import AccelError
+        from ..accel.cuda_settings import flags as cuda_settings
+        from ..accel.common import hardware
+        from ..accel.common.errors import AccelError
 
         node = cls.DISPLAY
         for name, val in (("tf32_matmul", tf32_matmul), ("tf32_cudnn", tf32_cudnn),
                           ("cudnn_benchmark", cudnn_benchmark), ("fp16_accumulation", fp16_accumulation)):
             if val not in _TRI:
-                raise AccelError(node, name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
+                raise AccelError(name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
         if sdpa_order not in cuda_settings.SDPA_PRESETS:
-            raise AccelError(node, "sdpa_order", f"unknown value {sdpa_order!r}",
+            raise AccelError("sdpa_order", f"unknown value {sdpa_order!r}",
                              "use one of: " + ", ".join(cuda_settings.SDPA_PRESETS))
         preset = cuda_settings.SDPA_PRESETS[sdpa_order]
         prof = hardware.profile()
@@ -70,10 +71,10 @@ class AccelCUDASettings(AccelNode):
             preset = (auto, False) if auto else None
             auto_line = "SDPA order auto -> " + (" > ".join(auto) if auto else "unchanged") + ": " + why
         order, exclusive = preset if preset is not None else (None, False)
-        settings = cuda_settings.NumericsSettings(
+        settings = cuda_settings.CudaSettings(
             tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
             fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
-        m, lines = cuda_settings.apply_numerics(model, settings, source=node, profile=prof)
+        m, lines = cuda_settings.apply_cuda_settings(model, settings, profile=prof)
         if auto_line:
             lines = [*lines, auto_line]
         text = node + "\n" + "\n".join(lines)

@@ -5,8 +5,8 @@ import folder_paths
 from comfy_api.latest import io
 
 from ..accel import fp8 as F
-from ..accel.errors import AccelError
-from ._common import (CATEGORY_LOAD, AccelNode, advanced, files_in, model_output, report_output, schema,
+from ..accel.common.errors import AccelError
+from ._common import (CATEGORY_LOAD, AccelNode, advanced, failure_policy, files_in, model_output, report_output, schema,
                       with_report)
 
 NONE_FILE = "(none)"
@@ -67,10 +67,10 @@ class AccelLoadDiffusionModelFP8(AccelNode):
                 activation_scaling=F.ACT_DEFAULT):
         path = folder_paths.get_full_path("diffusion_models", unet_name)
         if path is None:
-            raise AccelError(cls.DISPLAY, "unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
+            raise AccelError("unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
                              "Refresh the node list (press R) and pick an existing file")
-        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep, strict,
-                          activation_scaling=activation_scaling)
+        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep,
+                          failure_policy("strict", strict), activation_scaling=activation_scaling)
         return with_report(res.patcher, res.report, report=res.report)
 
 
@@ -108,14 +108,14 @@ class AccelSaveFP8Model(AccelNode):
     def execute(cls, filename_prefix, model=None, source_file=NONE_FILE, keep_high_precision=F.KEEP_AUTO):
         has_file = bool(source_file) and source_file != NONE_FILE
         if model is None and not has_file:
-            raise AccelError(cls.DISPLAY, "model", "nothing to save", "Connect a MODEL or pick a source_file")
+            raise AccelError("model", "nothing to save", "Connect a MODEL or pick a source_file")
         if model is not None and has_file:
-            raise AccelError(cls.DISPLAY, "source_file", "both a MODEL and a source_file are given",
+            raise AccelError("source_file", "both a MODEL and a source_file are given",
                              "Disconnect the model or set source_file to (none)")
         if has_file:
             path = folder_paths.get_full_path("diffusion_models", source_file)
             if path is None:
-                raise AccelError(cls.DISPLAY, "source_file", f"'{source_file}' is not in models/diffusion_models",
+                raise AccelError("source_file", f"'{source_file}' is not in models/diffusion_models",
                                  "Refresh the node list (press R)")
             text = F.convert_file(path, filename_prefix, keep_high_precision)
         else:

@@ -30,7 +30,7 @@ class AccelHardwareReport(AccelNode):
 
     @classmethod
     def execute(cls, refresh):
-        from ..accel import hardware
+        from ..accel.common import hardware
 
         text = hardware.hardware_report(refresh=refresh)
         return with_report(text, report=text)

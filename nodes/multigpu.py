@@ -37,7 +37,7 @@ class AccelMultiGPU(AccelNode):
     def execute(cls, model, gpus, device, cfg_parallel="on"):
         from ..accel.multigpu.patch import apply_multigpu
 
-        return patched(apply_multigpu(model, gpus=gpus, device=device, node=cls.DISPLAY, cfg_parallel=cfg_parallel))
+        return patched(apply_multigpu(model, gpus=gpus, device=device, cfg_parallel=cfg_parallel))
 
 
 NODES = [AccelMultiGPU]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.errors import AccelError
+from ..accel.common.errors import AccelError
 from ._common import CATEGORY_TESTING, AccelNode, report_output, schema, with_report
 
 
@@ -75,13 +75,13 @@ class AccelLatentDiff(AccelNode):
 
     @classmethod
     def execute(cls, latent_a, latent_b, label="accelerated vs stock"):
-        from ..accel.compare import format_diff, tensor_diff
+        from ..accel.common.compare import format_diff, tensor_diff
 
         a, b = latent_a["samples"], latent_b["samples"]
         try:
             d = tensor_diff(a, b)
         except ValueError as e:
-            raise AccelError(cls.DISPLAY, "latent_b", str(e),
+            raise AccelError("latent_b", str(e),
                              "Connect two latents of the same size (same width, height, length and batch)") from None
         names = (label or "a vs b").split(" vs ", 1)
         text = format_diff(d, *(names if len(names) == 2 else (label, "reference")))

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.vocabulary import ERROR
 from ._common import (CATEGORY_PATCH, AccelNode, failure_input, failure_policy, model_output, patched_live,
                       report_output, schema)
 
@@ -11,7 +10,7 @@ from ._common import (CATEGORY_PATCH, AccelNode, failure_input, failure_policy, 
 class AccelWanLevel1(AccelNode):
     @classmethod
     def define_schema(cls):
-        from ..accel.wan_level1 import COMPILE_MODES, QUALITIES
+        from ..accel.wan_level1.preset import COMPILE_MODES, QUALITIES
 
         return schema(
             node_id="AccelWanLevel1",
@@ -58,12 +57,12 @@ class AccelWanLevel1(AccelNode):
 
     @classmethod
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):
-        from ..accel import wan_level1
+        from ..accel.wan_level1 import preset as wan_level1
 
-        strict = failure_policy(cls.DISPLAY, "on_failure", on_failure) == ERROR
+        policy = failure_policy("on_failure", on_failure)
         return patched_live(wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
-                                                    tf32=tf32, cudnn_benchmark=cudnn_benchmark, strict=strict,
-                                                    node=cls.DISPLAY, quality=quality or "exact"), cls.DISPLAY)
+                                                    tf32=tf32, cudnn_benchmark=cudnn_benchmark, policy=policy,
+                                                    quality=quality or "exact"), cls.DISPLAY)
 
 
 NODES = [AccelWanLevel1]

@@ -36,8 +36,8 @@ def say(msg: str = "") -> None:
 
 
 def _compare_module():
-    """accel/compare.py loaded by path (it imports nothing of the pack); never put the repo root on sys.path."""
-    spec = importlib.util.spec_from_file_location("_accel_compare", REPO / "accel" / "compare.py")
+    """accel/common/compare.py loaded by path (it imports nothing of the pack); never put the repo root on sys.path."""
+    spec = importlib.util.spec_from_file_location("_accel_compare", REPO / "accel" / "common" / "compare.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m

@@ -32,7 +32,7 @@ def pack(comfy):
 
 @pytest.fixture(scope="session")
 def mod(pack):
-    """mod('accel.hardware') -> that module of the loaded pack (one copy of every module)."""
+    """mod('accel.common.hardware') -> that module of the loaded pack (one copy of every module)."""
     return H.pack_module
 
 
@@ -52,7 +52,7 @@ def F(mod):
 
 @pytest.fixture(scope="session")
 def AccelError(mod):
-    return mod("accel.errors").AccelError
+    return mod("accel.common.errors").AccelError
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +78,7 @@ def sc(mod):
 
 @pytest.fixture(scope="session")
 def cc(mod):
-    return mod("accel.cache_coefficients")
+    return mod("accel.cache.coefficients")
 
 
 

@@ -3,10 +3,10 @@ ComfyUI's sanctioned hooks: no model forward code is copied, nothing global is p
 
 Design
 ------
-Three wrappers, registered under one key (``accel.cache``, accel/keys.py) on a *clone* of the MODEL, like core's
+Three wrappers, registered under one key (``accel.cache``, accel/common/keys.py) on a *clone* of the MODEL, like core's
 EasyCache (``comfy_extras/nodes_easycache.py``):
 
-* ``OUTER_SAMPLE`` — once per sampling run. Builds the run's state (``_Run``: per cond/uncond chunk
+* ``OUTER_SAMPLE`` — once per sampling run. Builds the run's state (``Run``: per cond/uncond chunk
   accumulators and residual caches, statistics) *inside* the run, so nothing heavy lives in
   ``model_options`` (ComfyUI 0.3.75's ``clone()`` deep-copies it: only a small config dict is stored there).
   In the guider's per-run copy of ``model_options`` it then installs one ``patches_replace["dit"]``
@@ -50,7 +50,7 @@ forward adds per-block injections outside the block call (Wan VACE/S2V/Animate, 
 post-block ``patches["double_block"]``), multi-GPU clones (one state per device would be needed).
 
 Layout (one concern per file): ``keys`` (where the cache lives on a MODEL), ``adapters`` (per model family),
-``settings`` (node inputs, coefficient sets, effective values), ``state`` (one sampling run: ``_Run``), ``hooks``
+``settings`` (node inputs, coefficient sets, effective values), ``state`` (one sampling run: ``Run``), ``hooks``
 (block hook and wrappers), ``configure`` (the nodes' entry points), ``report`` (run statistics), ``schedule`` (the
 reference skip rules), ``calibrate`` (Accel Cache Calibrate's files and fits), ``any_model`` (Accel Cache (any
 model)). This package re-exports the public API the nodes use.

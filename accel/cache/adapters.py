@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .. import cache_coefficients as cc
+from . import coefficients as cc
 
 
 class _Adapter:
@@ -144,7 +144,7 @@ SIGNAL_TEXT = {"e": "time embedding e (TeaCache use_ret_steps=False)",
 
 def adapter_for_model(model):
     """(adapter or None, Family, reason) for a ModelPatcher."""
-    from ..families import detect
+    from ..common.families import detect
 
     fam = detect(model)
     name = cc.ADAPTER_OF_FAMILY.get(fam.family)

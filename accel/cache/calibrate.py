@@ -10,8 +10,8 @@ import time
 
 import torch
 
-from .. import cache_coefficients as cc
-from ..errors import AccelError
+from . import coefficients as cc
+from ..common.errors import AccelError
 from . import schedule as sched
 
 # A run's records are a few KB (about 6 KB for 4 steps, more for long schedules) and every run adds to the file: it
@@ -66,7 +66,7 @@ def model_fingerprint(model) -> str:
     return h.hexdigest()[:16]
 
 
-def _run_count(data: dict) -> int:
+def run_count(data: dict) -> int:
     samples = data.get("samples") or []
     runs = data.get("runs", 0)
     runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
@@ -105,7 +105,7 @@ def _overwrite_remedy(path) -> str:
             ".bak copy next to it)")
 
 
-def _read_calibration(node, name, path):
+def read_calibration(name, path):
     """The calibration file as it is on disk, checked so that runs can be added to it; None when there is none.
     AccelError naming the file and the key when it cannot be extended."""
     where = cc.where_text(name)
@@ -115,23 +115,23 @@ def _read_calibration(node, name, path):
     except FileNotFoundError:
         return None
     except cc.SetError as e:
-        raise AccelError(node, "name", f"cannot add runs to {e}", _overwrite_remedy(path)) from None
+        raise AccelError("name", f"cannot add runs to {e}", _overwrite_remedy(path)) from None
     return data
 
 
-def _check_same_model(node, name, path, data, cfg):
+def check_same_model(name, path, data, cfg):
     """Refuse to merge two models' runs into one file (same family and size, same fingerprint when recorded)."""
     fam = cfg["family"]
     theirs = (data.get("family", ""), data.get("variant", ""), data.get("size", ""))
     problem = None
     if theirs != (fam["family"], fam["variant"], fam["size"]):
-        problem = (f"holds {_run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
+        problem = (f"holds {run_count(data)} run(s) of {data.get('model') or '/'.join(theirs)}, but this model is "
                    f"{fam['name']}")
     elif data.get("fingerprint") and cfg.get("fingerprint") and data["fingerprint"] != cfg["fingerprint"]:
-        problem = (f"holds {_run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
+        problem = (f"holds {run_count(data)} run(s) of another {fam['name']} model (different weights or LoRAs: "
                    f"fingerprint {data['fingerprint']}, this model {cfg['fingerprint']})")
     if problem:
-        raise AccelError(node, "name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
+        raise AccelError("name", f"{cc.where_text(name)} {problem}; runs of two models must not be fitted "
                          "together", _overwrite_remedy(path))
 
 
@@ -318,16 +318,16 @@ def _backup(path):
     raise OSError(f"no free backup name for {path.name} (9999 backups of {stamp})")
 
 
-def _write_calibration(run):  # run: the run's state (state._Run)
+def write_calibration(run):  # run: the run's state (state.Run)
     """Add a completed run to its calibration file and redo the fits over all runs in it. Raises AccelError
     (nothing written) when the run recorded nothing, the file was changed into something that cannot be
     extended meanwhile, the fit gives unusable values, or the write would leave fewer runs than the file
     holds without `overwrite`."""
     cfg = run.cfg
-    node, name = cfg.get("node", "Accel Cache Calibrate"), cfg["calib_name"]
+    name = cfg["calib_name"]
     recs = [r for r in run.records if r.get("chunks")]
     if not recs:
-        raise AccelError(node, "model", "the run recorded nothing (the transformer blocks never went through the "
+        raise AccelError("model", "the run recorded nothing (the transformer blocks never went through the "
                          "calibration hooks: another node replaced the model's forward?); nothing written",
                          "Put Accel Cache Calibrate directly before the sampler, without nodes that replace the "
                          "forward")
@@ -336,16 +336,16 @@ def _write_calibration(run):  # run: the run's state (state._Run)
     try:
         _check_samples([{"records": recs}], "this run")
     except cc.SetError as e:
-        raise AccelError(node, "model", f"the run recorded unusable values ({e}): the model's output is not finite; "
+        raise AccelError("model", f"the run recorded unusable values ({e}): the model's output is not finite; "
                          "nothing written, the file is unchanged", "Fix the model (NaN/inf outputs) and run "
                          "again") from None
     with _LOCK:
         fresh = bool(cfg.get("overwrite")) and cfg["id"] not in _FRESH
-        old = None if fresh else _read_calibration(node, name, path)
+        old = None if fresh else read_calibration(name, path)
         if old is not None:
-            _check_same_model(node, name, path, old, cfg)
+            check_same_model(name, path, old, cfg)
         prior = list(old.get("samples") or []) if old else []
-        prior_runs = _run_count(old) if old else 0
+        prior_runs = run_count(old) if old else 0
         samples = prior + [{"steps": run.steps, "records": recs, "created": time.strftime("%Y-%m-%d %H:%M:%S")}]
         dropped = max(0, len(samples) - KEPT_RUNS)
         samples = samples[dropped:]  # the newest KEPT_RUNS runs' records; "runs" still counts every run
@@ -360,20 +360,20 @@ def _write_calibration(run):  # run: the run's state (state._Run)
             try:
                 cc.validate_set(kind, sec, where)
             except cc.SetError as e:
-                raise AccelError(node, "model", f"the {kind} fit gave unusable values ({e}); nothing written, the "
+                raise AccelError("model", f"the {kind} fit gave unusable values ({e}); nothing written, the "
                                  "file is unchanged", "Check that the model's output is finite (no NaN) and "
                                  "calibrate with at least 3 steps") from None
         out.update(sections)
         out["samples"] = samples
         # the last guard before replacing: never fewer runs than the file holds now, unless asked (overwrite)
         try:
-            on_disk = _run_count(cc.read_user_file(path, where))
+            on_disk = run_count(cc.read_user_file(path, where))
         except FileNotFoundError:
             on_disk = 0
         except cc.SetError:
-            on_disk = None  # damaged: only reachable with overwrite (else _read_calibration refused above)
+            on_disk = None  # damaged: only reachable with overwrite (else read_calibration refused above)
         if not fresh and (on_disk is None or on_disk >= n_runs):
-            raise AccelError(node, "name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
+            raise AccelError("name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
                              f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
         backup = _backup(path) if fresh and path.exists() else None
         _atomic_write(path, out)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import uuid
 
-from .. import comfy_compat, log
+from .. import comfy_compat
+from ..common import log
 from .keys import KEY, RUN_KEY, WRAPPER_KEY
-from .state import _Run, _find_to
+from .state import Run, find_to
 
 
 class _BlockHook:
@@ -14,7 +15,7 @@ class _BlockHook:
 
     __slots__ = ("run", "index", "last", "prev")
 
-    def __init__(self, run: _Run, index: int, last: bool, prev):
+    def __init__(self, run: Run, index: int, last: bool, prev):
         self.run, self.index, self.last, self.prev = run, index, last, prev
 
     def _original(self, args, extra):
@@ -54,7 +55,7 @@ def _outer_sample_wrapper(executor, *args, **kwargs):
 
     guider.model_options = comfy.model_patcher.create_model_options_clone(orig)
     sigmas = args[3] if len(args) > 3 else kwargs.get("sigmas")
-    run = _Run(cfg, guider.model_patcher, sigmas)
+    run = Run(cfg, guider.model_patcher, sigmas)
     to = guider.model_options.setdefault("transformer_options", {})
     to[RUN_KEY] = run
     dm = guider.model_patcher.get_model_object("diffusion_model")
@@ -66,7 +67,7 @@ def _outer_sample_wrapper(executor, *args, **kwargs):
     to["patches_replace"]["dit"] = dit
     if "easycache" in to:
         log.warn_once(("stepcache-easycache", cfg["id"]), "%s and EasyCache/LazyCache are both on this model: "
-                      "use one step cache", cfg.get("node"))
+                      "use one step cache", cfg.get("title"))
     try:
         try:
             out = executor(*args, **kwargs)
@@ -94,7 +95,7 @@ def _calc_cond_batch_wrapper(executor, *args, **kwargs):
 
 
 def _diffusion_model_wrapper(executor, *args, **kwargs):
-    to = _find_to(args, kwargs)
+    to = find_to(args, kwargs)
     run = to.get(RUN_KEY) if to else None
     if run is None or run.call is not None:  # not ours, or a nested forward: run normally
         return executor(*args, **kwargs)
@@ -105,7 +106,7 @@ def _diffusion_model_wrapper(executor, *args, **kwargs):
         run.end_call()
 
 
-def _attach(model, cfg: dict):
+def attach(model, cfg: dict):
     import comfy.patcher_extension as pe
 
     m = model.clone()
@@ -120,22 +121,22 @@ def _attach(model, cfg: dict):
     return m, replaced
 
 
-def multigpu_lines(model, node: str) -> list:
+def multigpu_lines(model, title: str) -> list:
     """A warning for the report (and the log) when `model` already samples through Accel Multi-GPU: its workers
     run the transformer blocks in other processes, where the step cache's wrappers do not reach, so the cache
     would skip (or record) nothing without a word. Accel Multi-GPU says the same when it comes after the cache."""
     import comfy.patcher_extension as pe
 
-    from .. import keys
+    from ..common import keys
 
     if not model.get_wrappers(pe.WrappersMP.DIFFUSION_MODEL, keys.MULTIGPU):
         return []
-    text = (f"warning: {node} does nothing on this model: it samples through Accel Multi-GPU, whose worker processes "
+    text = (f"warning: {title} does nothing on this model: it samples through Accel Multi-GPU, whose worker processes "
             "run the transformer blocks where the step cache does not reach (nothing is skipped or recorded). Use "
             "the step cache without Accel Multi-GPU (or gpus=1)")
-    log.warn_once(("stepcache", "multigpu", node), "%s", text)
+    log.warn_once(("stepcache", "multigpu", title), "%s", text)
     return [text]
 
 
-def _new_id(node_id) -> str:
+def new_id(node_id) -> str:
     return f"{node_id if node_id is not None else 'x'}/{uuid.uuid4().hex[:8]}"

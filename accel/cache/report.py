@@ -18,7 +18,7 @@ _LOCK = threading.Lock()
 class RunStats:
     mode: str
     set_name: str
-    node: str
+    title: str  # the node that configured the cache (its run reports name it)
     evaluations: int = 0
     computed: int = 0
     skipped: int = 0
@@ -36,10 +36,10 @@ class RunStats:
 
     def text(self) -> str:
         if self.mode == "calibrate":
-            head = (f"{self.node} run {self.run_index}: recorded {self.evaluations} model evaluations "
+            head = (f"{self.title} run {self.run_index}: recorded {self.evaluations} model evaluations "
                     f"({self.steps} steps, nothing skipped) in {self.seconds:.1f} s")
         else:
-            head = (f"{self.node} run {self.run_index}: computed {self.computed}/{self.evaluations} model evaluations, "
+            head = (f"{self.title} run {self.run_index}: computed {self.computed}/{self.evaluations} model evaluations, "
                     f"skipped {self.skipped} ({self.steps} steps, {self.seconds:.1f} s incl. model loading); "
                     f"estimated speed-up of the transformer blocks {self.speedup:.2f}x "
                     f"(embeddings, head, VAE and text encoder are not skipped, so end-to-end is less)")
@@ -48,6 +48,18 @@ class RunStats:
             lines.append(f"  steps: {self.pattern}  (# computed, . skipped)")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def record_run(cid: str, node_id, stats: RunStats) -> None:
+    """Keep `stats` as the last finished run of config `cid` (and of ComfyUI node `node_id`); numbers the run."""
+    with _LOCK:
+        _RUNS[cid] = stats.run_index = _RUNS.get(cid, 0) + 1
+        _LAST.pop(cid, None)
+        _LAST[cid] = stats
+        if node_id is not None:
+            _NODE_LAST[str(node_id)] = stats
+        while len(_LAST) > 256:
+            _LAST.pop(next(iter(_LAST)))
 
 
 def last_stats(model_or_id):
@@ -63,7 +75,7 @@ def _node_stats(node_id) -> RunStats | None:
     return None if node_id is None else _NODE_LAST.get(str(node_id))
 
 
-def _stats_lines(node_id, cfg_id=None):
+def stats_lines(node_id, cfg_id=None):
     prev = _node_stats(node_id)
     lines = ["Statistics are measured during sampling, after this text is produced: each run logs a line "
              "'accel: <node> run N: computed X/Y ...' and sends it to the frontend as this node's progress "

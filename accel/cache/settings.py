@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .. import cache_coefficients as cc
-from ..errors import AccelError
+from . import coefficients as cc
+from ..common.errors import AccelError
 
 
 RECOMMENDED = -1  # the sentinel of the threshold / K / start_percent inputs: "the set's recommended value"
@@ -15,27 +15,27 @@ def _is_recommended(v) -> bool:
     return abs(float(v) - RECOMMENDED) < 1e-6
 
 
-def _check_inputs(node, start, end, thresh=None, K=None):
+def check_inputs(start, end, thresh=None, K=None):
     """Node inputs, checked before anything runs: NaN or a negative value other than -1 is an error naming the
     input (ComfyUI's min/max check lets NaN and -0.5 through; they used to disable caching silently)."""
     for name, v in (("start_percent", start), ("end_percent", end)) + ((thresh,) if thresh else ()):
         if not math.isfinite(float(v)):
-            raise AccelError(node, name, f"{v} is not a number", f"Set {name} to -1 (recommended) or a value >= 0")
+            raise AccelError(name, f"{v} is not a number", f"Set {name} to -1 (recommended) or a value >= 0")
     if start < 0 and not _is_recommended(start):
-        raise AccelError(node, "start_percent", f"{start:g} is negative; the only value below 0 is -1, which means "
+        raise AccelError("start_percent", f"{start:g} is negative; the only value below 0 is -1, which means "
                          "the set's recommended start", "Set start_percent to -1 or to a value in 0..1")
     if start > 1 or not (0.0 <= end <= 1.0):
-        raise AccelError(node, "start_percent" if start > 1 else "end_percent",
+        raise AccelError("start_percent" if start > 1 else "end_percent",
                          f"start {start:g} / end {end:g} must lie in 0..1 (start -1 = recommended)",
                          "Set start_percent between 0 and 1 (or -1) and end_percent between 0 and 1")
     if start >= 0 and start > end:
-        raise AccelError(node, "start_percent", f"start_percent {start} is after end_percent {end}",
+        raise AccelError("start_percent", f"start_percent {start} is after end_percent {end}",
                          "Make start_percent smaller than end_percent")
     if thresh and thresh[1] < 0 and not _is_recommended(thresh[1]):
-        raise AccelError(node, thresh[0], f"{thresh[1]:g} is negative; the only value below 0 is -1 (recommended)",
+        raise AccelError(thresh[0], f"{thresh[1]:g} is negative; the only value below 0 is -1 (recommended)",
                          f"Set {thresh[0]} to -1 or to a value >= 0 (0 = never skip)")
     if K is not None and K < 0 and K != RECOMMENDED:
-        raise AccelError(node, "magcache_K", f"{K} is negative; the only value below 0 is -1 (recommended)",
+        raise AccelError("magcache_K", f"{K} is negative; the only value below 0 is -1 (recommended)",
                          "Set magcache_K to -1 or to a value >= 0")
 
 
@@ -87,33 +87,33 @@ def empty_window_text(eff: dict, steps=None) -> str:
             f"{end:.0%}, so the window in which steps may be skipped is empty ({remedy})")
 
 
-def load_set(node, kind, input_name, choice) -> dict:
+def load_set(kind, input_name, choice) -> dict:
     """A named set, validated, or an AccelError naming the input, the file and the key, and what to do."""
     try:
         return cc.resolve_named(kind, choice)
     except cc.SetError as e:
-        raise AccelError(node, input_name, f"coefficient set {e}",
+        raise AccelError(input_name, f"coefficient set {e}",
                          "Fix or delete that file (or run Accel Cache Calibrate again under a new name), or pick "
                          "another set") from None
     except FileNotFoundError:
-        raise AccelError(node, input_name, f"coefficient set {cc.where_text(choice)} does not exist",
+        raise AccelError(input_name, f"coefficient set {cc.where_text(choice)} does not exist",
                          "Calibrate it with Accel Cache Calibrate, or pick another set") from None
     except KeyError:
-        raise AccelError(node, input_name, f"unknown coefficient set '{choice}'",
+        raise AccelError(input_name, f"unknown coefficient set '{choice}'",
                          f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}") from None
 
 
-def check_choice(node, kind, input_name, choice) -> AccelError | None:
+def check_choice(kind, input_name, choice) -> AccelError | None:
     """For a node's input check (before the prompt runs): the error for a set choice, or None."""
     if not isinstance(choice, str) or choice == "auto":
         return None
     if not choice.startswith(cc.USER_PREFIX):
         e = cc.published(kind).get(choice)
         if e is None or not cc.adapter_for_set(e):
-            return AccelError(node, input_name, f"'{choice}' is not a {kind} set this pack can use",
+            return AccelError(input_name, f"'{choice}' is not a {kind} set this pack can use",
                               f"Pick 'auto', a user:<name> set or one of: {cc.supported_text(kind)}")
     try:
-        load_set(node, kind, input_name, choice)
+        load_set(kind, input_name, choice)
     except AccelError as e:
         return e
     return None

@@ -1,4 +1,4 @@
-"""The state of one sampling run of a step-cached model (`_Run`): per cond/uncond chunk accumulators and residual
+"""The state of one sampling run of a step-cached model (`Run`): per cond/uncond chunk accumulators and residual
 caches, the skip decision, calibration recording, statistics."""
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import time
 
 import torch
 
-from .. import cache_coefficients as cc
-from .. import log
-from ..errors import AccelError
-from . import any_model as agn
+from . import coefficients as cc
+from ..common import log
+from ..common.errors import AccelError, titled
+from . import any_model_rule as agn
 from . import schedule as sched
 from .adapters import ADAPTERS
-from .calibrate import DEFAULT_SIGNAL, _write_calibration
+from .calibrate import DEFAULT_SIGNAL, write_calibration
 from .keys import LOW_STEPS
-from .report import _LAST, _LOCK, _NODE_LAST, _RUNS, RunStats
+from .report import RunStats, record_run
 from .settings import effective_settings, empty_window_text
 
 
@@ -76,7 +76,7 @@ def _named_args(dm, args, kwargs) -> dict:
     return out
 
 
-def _find_to(args, kwargs):
+def find_to(args, kwargs):
     for a in reversed(args):
         if isinstance(a, dict) and "cond_or_uncond" in a:
             return a
@@ -84,7 +84,7 @@ def _find_to(args, kwargs):
     return to if isinstance(to, dict) else None
 
 
-class _Run:
+class Run:
     def __init__(self, cfg: dict, patcher, sigmas):
         self.cfg = cfg
         self.mode = cfg["mode"]
@@ -107,7 +107,7 @@ class _Run:
         self.K = None
         self.eval_open = False
         self.eval_flags = [0, 0]
-        self.stats = RunStats(self.mode, self.set_name, cfg.get("node", "Accel cache"))
+        self.stats = RunStats(self.mode, self.set_name, cfg.get("title") or "step cache")
         self.t0 = time.perf_counter()
         self.records = []  # calibration: per call
         self.clone_input = self.adapter.inplace_blocks
@@ -176,7 +176,7 @@ class _Run:
         empty = empty_window_text(eff, self._window_steps())
         if empty:
             self.stats.notes.append(empty)
-            log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("node"), empty)
+            log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("title"), empty)
 
     def _window_steps(self) -> list:
         """The steps of this run that the runtime's start/end rule lets be skipped (the run's first step never is:
@@ -210,7 +210,7 @@ class _Run:
                 f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; {why}), so every "
                 f"step was computed. Remove the cache node for this model{how}")
         self.stats.notes.append(text)
-        log.warn_once(("stepcache-fewsteps", self.cfg["id"]), "%s: %s", self.cfg.get("node"), text)
+        log.warn_once(("stepcache-fewsteps", self.cfg["id"]), "%s: %s", self.cfg.get("title"), text)
 
     # ---------------------------------------------------------------- evaluation / call brackets
     def begin_eval(self):
@@ -262,7 +262,7 @@ class _Run:
             if call.blocker:
                 call.force = "blocked"
                 if log.warn_once(("stepcache-blocked", self.cfg["id"], call.blocker),
-                                 "%s: %s, so every step is computed (no caching)", self.cfg.get("node"), call.blocker):
+                                 "%s: %s, so every step is computed (no caching)", self.cfg.get("title"), call.blocker):
                     self.stats.notes.append(f"caching disabled: {call.blocker}")
             elif self.few_step:
                 call.force = "few-step schedule"
@@ -277,7 +277,7 @@ class _Run:
         if not call.first_seen:
             if log.warn_once(("stepcache-nohook", self.cfg["id"]),
                              "%s: the transformer blocks did not go through patches_replace['dit'] (another node "
-                             "replaced the forward?); this step cache had no effect", self.cfg.get("node")):
+                             "replaced the forward?); this step cache had no effect", self.cfg.get("title")):
                 self.stats.notes.append("the block hooks were never called: no caching happened")
             return
         flags = (0, 1) if call.skip else (1, 0)
@@ -337,7 +337,7 @@ class _Run:
                 st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
                 wants.append(w and enabled)
             self.stats.trace.append((call.step, trace))
-        elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model.py)
+        elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model_rule.py)
             wants = agn.decide(self, call, img, chunks, per)
         else:  # magcache: one table entry per step; accumulators only touched on enabled steps
             for key, st in zip(call.keys, chunks):
@@ -383,7 +383,7 @@ class _Run:
                 self.clone_input = True  # from the next step on, keep a copy of the block input
             if log.warn_once(("stepcache-inplace", self.cfg["id"]),
                              "%s: the block input was modified in place or changed shape; residual not cached "
-                             "for this step (the input is copied from now on)", self.cfg.get("node")):
+                             "for this step (the input is copied from now on)", self.cfg.get("title")):
                 self.stats.notes.append("block input modified in place: copied from then on")
             for k in call.keys:
                 self.chunk(k).residual = None
@@ -455,27 +455,21 @@ class _Run:
             self.stats.notes += agn.summary(self)
         if completed and self.mode == "calibrate":
             try:
-                path, summary = _write_calibration(self)
+                with titled(self.cfg.get("title")):  # after the node ran: its errors name it
+                    path, summary = write_calibration(self)
                 self.stats.notes.append(summary)
                 self.stats.notes.append(f"written to {path}")
             except AccelError as e:
                 error = e
             except Exception as e:  # disk full, permissions, ...: the file on disk is untouched (atomic write)
-                error = AccelError(self.cfg.get("node", "Accel Cache Calibrate"), "name",
+                error = AccelError("name",
                                    f"calibration not written ({type(e).__name__}: {e}); the file on disk is unchanged",
-                                   "Check the folder's free space and permissions, then run again")
+                                   "Check the folder's free space and permissions, then run again",
+                                   title=self.cfg.get("title"))
             if error is not None:
                 self.stats.notes.append(f"calibration not written: {error}")
                 log.warning("%s", error)
-        with _LOCK:
-            cid = self.cfg["id"]
-            _RUNS[cid] = self.stats.run_index = _RUNS.get(cid, 0) + 1
-            _LAST.pop(cid, None)
-            _LAST[cid] = self.stats
-            if self.cfg.get("node_id") is not None:
-                _NODE_LAST[str(self.cfg["node_id"])] = self.stats
-            while len(_LAST) > 256:
-                _LAST.pop(next(iter(_LAST)))
+        record_run(self.cfg["id"], self.cfg.get("node_id"), self.stats)
         text = self.stats.text()
         log.info("%s", text)
         node_id = self.cfg.get("node_id")

@@ -29,7 +29,7 @@ What makes it trustworthy:
   is never forced resident and per-call LoRA patches never reach a guard.
 - Failures (no triton, no C compiler, fp8e4nv on sm < 89, an unsupported op, ...) at compile or at
   any call: the call is re-run eagerly; if that succeeds, the next mode of the chain is used (or
-  eager for the rest of this model's life), with one log line. `on_failure="raise"` raises an
+  eager for the rest of this model's life), with one log line. `policy=Policy.ERROR` raises an
   AccelError instead once the chain is exhausted.
 - Warm restarts: accel.compile.cache points inductor's on-disk caches at a persistent folder.
 
@@ -44,9 +44,9 @@ private torch symbol compile reads). This package re-exports the public API the 
 from __future__ import annotations
 
 from .apply import apply_compile, clear_cache, compile_status
-from .config import (BACKENDS, CORE_WRAPPER_KEY, DYNAMIC, MODES, ON_FAILURE, SCOPES, WRAPPER_KEY, CompileConfig,
+from .config import (BACKENDS, CORE_WRAPPER_KEY, DYNAMIC, MODES, SCOPES, WRAPPER_KEY, CompileConfig,
                      CompileStatus)
 from .wrapper import CompileWrapper
 
-__all__ = ["BACKENDS", "CORE_WRAPPER_KEY", "DYNAMIC", "MODES", "ON_FAILURE", "SCOPES", "WRAPPER_KEY", "CompileConfig",
+__all__ = ["BACKENDS", "CORE_WRAPPER_KEY", "DYNAMIC", "MODES", "SCOPES", "WRAPPER_KEY", "CompileConfig",
            "CompileStatus", "CompileWrapper", "apply_compile", "clear_cache", "compile_status"]

@@ -1,30 +1,29 @@
 """Accel Compile's entry points: put the compile wrapper on a clone of a MODEL, read its status, clear the cache."""
 from __future__ import annotations
 
-import inspect
-
-from .. import comfy_compat, log
-from ..errors import AccelError
+from .. import comfy_compat
+from ..common import log
+from ..common.errors import AccelError
+from ..common.policy import Policy
 from . import cache as compile_cache
-from . import stream as compile_stream
-from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, _status_for, _validate
+from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, status_for, validate
 from .dynamo_compat import shares_block_graphs
-from .preflight import _fail_preflight, _preflight
-from .report import _report
+from .preflight import fail_preflight, preflight_problem
+from .report import compile_report
 from .wrapper import CompileWrapper
 
 
 def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                  recompile_limit=64, on_failure="eager", mode_chain=None, node="Accel Compile"):
+                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None):
     """Return `(patched_clone, report)`: a clone of `model` whose diffusion model runs compiled.
 
     Compilation is lazy (first sampling step). `mode_chain` (e.g. ["max-autotune-no-cudagraphs",
     "default"]) lists modes tried in order when compiling or a compiled call fails; eager follows the
-    last one. `on_failure`: "eager" (log one line, run eager for the rest of this model's life) or
-    "raise" (AccelError naming `node`).
+    last one. `policy`: FALL_BACK (log one line, run eager for the rest of this model's life) or ERROR
+    (AccelError, titled with the node that was running when this was called).
     """
-    cfg = _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node)
-    m, memory_note = _clone(model, node)
+    cfg = validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain)
+    m, memory_note = _clone(model)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -43,17 +42,17 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
                           "every block compiles separately; recompile limit raised from %d to %d", cfg.recompile_limit, need)
             cfg.recompile_limit = need
     cache_info = compile_cache.activate() if cfg.backend == "inductor" else None
-    status = _status_for(m.model, cfg)
+    status = status_for(m.model, cfg)
     if not status.fell_back:
-        problem = _preflight(m, cfg)
+        problem = preflight_problem(m, cfg)
         if problem:
-            _fail_preflight(status, cfg, problem)
+            fail_preflight(status, cfg, problem)
     wrapper = CompileWrapper(cfg)
     m.add_wrapper_with_key(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY, wrapper)
     compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
-    report = _report(m.model, cfg, status, region_note, cache_info, memory_note)
+    report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note)
     log.info("%s", report.splitlines()[0])
     return m, report
 
@@ -80,23 +79,19 @@ def _wrappers_mp():
     return pe.WrappersMP
 
 
-def _clone(model, node="Accel Compile"):
+def _clone(model):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
     (accel.compile.stream); elsewhere `clone(disable_dynamic=True)` (what core's TorchCompileModel does)."""
-    if not compile_stream.patcher_is_dynamic(model):
+    if not comfy_compat.patcher_is_dynamic(model):
         return model.clone(), None
-    why = compile_stream.dynamic_support()
+    why = comfy_compat.block_fetch_support()
     if why is None:
         return model.clone(), ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches "
                                "its weights just before it runs)")
-    try:
-        params = inspect.signature(model.clone).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if "disable_dynamic" in params:
+    if comfy_compat.clone_can_disable_dynamic(model):
         if getattr(model, "cached_patcher_init", None) is None:
             # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
-            raise AccelError(node, "model", "this model is a DynamicVRAM model whose loader cannot re-create it "
+            raise AccelError("model", "this model is a DynamicVRAM model whose loader cannot re-create it "
                              "without DynamicVRAM (no cached_patcher_init), and torch.compile needs that",
                              "load it with a core loader (Load Diffusion Model / Load Checkpoint) or 'Accel Load "
                              "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")
@@ -107,7 +102,7 @@ def _clone(model, node="Accel Compile"):
 
 
 def _region_keys(model, scope):
-    from .. import families
+    from ..common import families
 
     fam = families.detect(model)
     if scope == "blocks":

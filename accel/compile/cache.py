@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from .. import log
+from ..common import log
 from .dynamo_compat import clear_inductor_caches, inductor_default_cache_dir
 
 ENV_TORCH = "TORCHINDUCTOR_CACHE_DIR"

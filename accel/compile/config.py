@@ -6,8 +6,9 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
-from .. import keys
-from ..errors import AccelError
+from ..common import keys
+from ..common.errors import AccelError, current_title
+from ..common.policy import Policy
 
 
 WRAPPER_KEY = keys.COMPILE
@@ -19,7 +20,6 @@ GELU_EPILOGUE = True
 SCOPES = ("blocks", "model")
 DYNAMIC = ("auto", "true", "false")
 BACKENDS = ("inductor", "cudagraphs")  # the node offers these; apply_compile accepts any registered backend
-ON_FAILURE = ("eager", "raise")
 
 _SCOPE_ALIASES = {"blocks": "blocks", "transformer blocks": "blocks", "block": "blocks",
                   "model": "model", "whole model": "model", "whole diffusion model": "model", "diffusion_model": "model"}
@@ -34,8 +34,8 @@ class CompileConfig:
     fullgraph: bool
     backend: str
     recompile_limit: int
-    on_failure: str
-    node: str
+    policy: Policy
+    title: str | None  # the node's title (errors raised while the model samples name it)
     keys: tuple = ()
 
     @property
@@ -82,11 +82,11 @@ class CompileStatus:
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
 _STATUS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_lock = threading.RLock()
+compile_lock = threading.RLock()
 
 
-def _status_for(base, cfg: CompileConfig) -> CompileStatus:
-    with _lock:
+def status_for(base, cfg: CompileConfig) -> CompileStatus:
+    with compile_lock:
         per = _STATUS.get(base)
         if per is None:
             per = {}
@@ -115,35 +115,34 @@ def torch_version() -> str:
     return f"torch {torch.__version__}"
 
 
-def _validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, mode_chain, node) -> CompileConfig:
+def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain) -> CompileConfig:
     chain = list(mode_chain) if mode_chain else [mode]
     for md in chain:
         if md not in MODES:
-            raise AccelError(node, "mode", f"unknown compile mode '{md}'", "choose one of " + ", ".join(MODES))
+            raise AccelError("mode", f"unknown compile mode '{md}'", "choose one of " + ", ".join(MODES))
     sc = _SCOPE_ALIASES.get(str(scope).strip().lower())
     if sc is None:
-        raise AccelError(node, "scope", f"unknown scope '{scope}'", "choose 'blocks' (each transformer block) or 'model' (the whole diffusion model)")
+        raise AccelError("scope", f"unknown scope '{scope}'", "choose 'blocks' (each transformer block) or 'model' (the whole diffusion model)")
     dyn_text = str(dynamic).strip().lower() if not isinstance(dynamic, bool) else ("true" if dynamic else "false")
     if dynamic is None:
         dyn_text = "auto"
     if dyn_text not in DYNAMIC:
-        raise AccelError(node, "dynamic", f"unknown value '{dynamic}'", "choose auto, true or false")
+        raise AccelError("dynamic", f"unknown value '{dynamic}'", "choose auto, true or false")
     dyn = {"auto": None, "true": True, "false": False}[dyn_text]
     if not isinstance(backend, str) or not backend:
-        raise AccelError(node, "backend", f"invalid backend {backend!r}", "choose inductor or cudagraphs")
+        raise AccelError("backend", f"invalid backend {backend!r}", "choose inductor or cudagraphs")
     known = registered_backends()
     if known is not None and backend not in known:
         # an unknown name made torch.compile raise InvalidBackend on the first sampling step, outside the
         # on_failure handling: a bad input, refused here whatever on_failure says
-        raise AccelError(node, "backend", f"'{backend}' is not a torch.compile backend registered in this torch "
+        raise AccelError("backend", f"'{backend}' is not a torch.compile backend registered in this torch "
                          f"({torch_version()})", "choose " + " or ".join(BACKENDS) + " (a script may also name any backend "
                          "that torch._dynamo.list_backends(exclude_tags=()) lists)")
     try:
         limit = int(recompile_limit)
     except (TypeError, ValueError):
-        raise AccelError(node, "recompile_limit", f"not a number: {recompile_limit!r}", "use an integer such as 64") from None
+        raise AccelError("recompile_limit", f"not a number: {recompile_limit!r}", "use an integer such as 64") from None
     if limit < 1:
-        raise AccelError(node, "recompile_limit", f"must be at least 1 (got {limit})", "use e.g. 64")
-    if on_failure not in ON_FAILURE:
-        raise AccelError(node, "on_failure", f"unknown value '{on_failure}'", "choose eager or raise")
-    return CompileConfig(tuple(chain), sc, dyn, dyn_text, bool(fullgraph), backend, limit, on_failure, node)
+        raise AccelError("recompile_limit", f"must be at least 1 (got {limit})", "use e.g. 64")
+    return CompileConfig(tuple(chain), sc, dyn, dyn_text, bool(fullgraph), backend, limit, Policy(policy),
+                         current_title())

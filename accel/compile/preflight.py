@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import torch
 
-from .. import log
-from ..errors import AccelError
+from ..common import log
+from ..common.errors import AccelError
+from ..common.policy import Policy
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported
 
 
-def _preflight(model, cfg: CompileConfig) -> str | None:
-    from .. import hardware
+def preflight_problem(model, cfg: CompileConfig) -> str | None:
+    from ..common import hardware
 
     try:
         prof = hardware.profile()
@@ -43,10 +44,10 @@ def _has_dtype(module, dtype) -> bool:
     return any(p.dtype == dtype for p in module.parameters())
 
 
-def _fail_preflight(status: CompileStatus, cfg: CompileConfig, problem: str) -> None:
-    if cfg.on_failure == "raise":
-        raise AccelError(cfg.node, "backend", f"torch.compile cannot work here: {problem}",
-                         "set on_failure to 'fall back' to run without compile, or fix the cause")
+def fail_preflight(status: CompileStatus, cfg: CompileConfig, problem: str) -> None:
+    if cfg.policy is Policy.ERROR:
+        raise AccelError("backend", f"torch.compile cannot work here: {problem}",
+                         "set on_failure to 'fall back' to run without compile, or fix the cause", title=cfg.title)
     status.fell_back = True
     status.reason = problem
     status.failures.append((cfg.chain[0], problem))

@@ -9,7 +9,7 @@ from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported, inductor_has
 
 
-def _report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info, memory_note=None) -> str:
+def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info, memory_note=None) -> str:
     chain = " -> ".join(cfg.chain) + " -> eager"
     head = (f"compile: mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
             f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")

@@ -8,9 +8,9 @@ import types
 
 import torch
 
-from .. import keys
+from ..common import keys
 from . import config
-from .config import CompileConfig, _lock
+from .config import CompileConfig, compile_lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
 
 
@@ -19,15 +19,15 @@ def _runner_template(module, *args, **kwargs):
 
 
 _RUNNERS: dict = {}
-_RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry counts)
+RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry counts)
 
 
-def _runner(cls, sig, mode, cfg: CompileConfig):
+def compiled_runner(cls, sig, mode, cfg: CompileConfig):
     key = (cls, sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph, cfg.recompile_limit)
     fn = _RUNNERS.get(key)
     if fn is not None:
         return fn
-    with _lock:
+    with compile_lock:
         fn = _RUNNERS.get(key)
         if fn is not None:
             return fn
@@ -39,7 +39,7 @@ def _runner(cls, sig, mode, cfg: CompileConfig):
         raw = types.FunctionType(code, _runner_template.__globals__, name)
         fn = torch.compile(raw, **_compile_kwargs(mode, cfg))
         _RUNNERS[key] = fn
-        _RUNNER_CODES[id(fn)] = code
+        RUNNER_CODES[id(fn)] = code
         return fn
 
 
@@ -66,11 +66,11 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
 
 
 # transformer_options entries whose VALUE must stay guarded where code inside a compiled block reads them:
-# the pack's own per-call switches (the hybrid attention schedule's flag accel.hybrid.EXACT_FLAG: without
+# the pack's own per-call switches (the hybrid attention schedule's flag accel.attention.hybrid.EXACT_FLAG: without
 # its guard the graph compiled on an exact step ran on every later step — seen on an H200, Level-1 quality
 # fast computed like exact). Nothing in ComfyUI's blocks reads them, so a stock model compiles as before.
 # (block_index is NOT kept: ComfyUI's own SD/SDXL transformer block reads it, and a guard on it would compile
-# one graph per block; the hybrid block rule reads it outside the graph instead, accel/attention.py.)
+# one graph per block; the hybrid block rule reads it outside the graph instead, accel/attention/override.py.)
 _KEEP_GUARDS_ON = (keys.ATTENTION + ".",)
 
 

@@ -11,7 +11,7 @@ _SIG_MEMO: dict = {}
 _SIMPLE = (str, int, float, bool, type(None))
 
 
-def _signature(to: dict, scope: str) -> str:
+def options_signature(to: dict, scope: str) -> str:
     """A stable text for the attention override and model patches in transformer_options. Stable across
     deep copies and node re-execution (qualnames and simple values, never ids), different when the
     kernel or patch set differs."""

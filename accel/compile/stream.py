@@ -21,7 +21,7 @@ ComfyUI keeps deciding what stays in VRAM.
 
 Only one block's streamed weights are materialised at a time, like stock ComfyUI's per-layer casting
 (a 14B Wan block is ~0.7 GB in fp16). Everything is feature-detected; where the running ComfyUI lacks
-the cast API, `dynamic_support()` says why and the caller turns DynamicVRAM off for the model instead.
+the cast API, `comfy_compat.block_fetch_support()` says why and the caller turns DynamicVRAM off for the model instead.
 """
 from __future__ import annotations
 
@@ -32,25 +32,6 @@ import torch
 from . import quantized
 
 _LOWVRAM_ATTRS = ("weight_lowvram_function", "bias_lowvram_function")
-
-
-def dynamic_support() -> str | None:
-    """None when the running ComfyUI has the block-fetch API we use under DynamicVRAM, else why not."""
-    try:
-        import comfy.model_prefetch as mp
-        import comfy.ops as ops
-    except Exception as e:  # noqa: BLE001 - ComfyUI < 0.33 or a trimmed tree
-        return f"this ComfyUI has no comfy.model_prefetch ({type(e).__name__})"
-    missing = [n for n, mod in (("cast_modules_with_vbar", ops), ("resolve_cast_module_with_vbar", ops),
-                                 ("cleanup_prefetched_modules", mp)) if not hasattr(mod, n)]
-    if missing:
-        return "this ComfyUI lacks " + ", ".join(missing)
-    return None
-
-
-def patcher_is_dynamic(patcher) -> bool:
-    fn = getattr(patcher, "is_dynamic", None)
-    return bool(callable(fn) and fn())
 
 
 class BlockFetcher:
@@ -152,7 +133,7 @@ def _fetch_patched_fp8(m, x, vbar: bool):
     import comfy.ops as ops
 
     from ..fp8.ops import apply_weight_fn
-    from ...kernels import fp8 as kfp8
+    from ...kernels import fp8_linear as kfp8
 
     device, dtype = x.device, x.dtype
     wf, bf = list(m.weight_function), list(m.bias_function)

@@ -7,14 +7,15 @@ import weakref
 
 import torch
 
-from .. import log
-from ..errors import AccelError, oom_cause, out_of_memory
+from ..common import log
+from ..common.errors import AccelError, oom_cause, out_of_memory
+from ..common.policy import Policy
 from . import cache as compile_cache
 from . import stream as compile_stream
-from .config import CompileConfig, CompileStatus, _status_for
+from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
-from .runners import _RUNNER_CODES, _runner
-from .signature import _signature
+from .runners import RUNNER_CODES, compiled_runner
+from .signature import options_signature
 
 
 class _Region(torch.nn.Module):
@@ -82,7 +83,7 @@ class CompileWrapper:
         return self
 
     def status(self, base) -> CompileStatus:
-        return _status_for(base, self.cfg)
+        return status_for(base, self.cfg)
 
     # -- per call -----------------------------------------------------------------------------------
     def __call__(self, executor, *args, **kwargs):
@@ -95,14 +96,14 @@ class CompileWrapper:
             return executor(*args, **kwargs)
         to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
         mode = st.chain[st.mode_index]
-        rkey = (_signature(to, self.cfg.scope), mode)
+        rkey = (options_signature(to, self.cfg.scope), mode)
         hit = cs.runner_sets.get(rkey)
         if hit is None:
             try:
-                runners = {cls: _runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
+                runners = {cls: compiled_runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
             except Exception as e:  # noqa: BLE001 - torch.compile refused its arguments (e.g. a backend gone since)
                 return self._on_failure(executor, args, kwargs, st, mode, e)
-            hit = cs.runner_sets[rkey] = (runners, [_RUNNER_CODES[id(fn)] for fn in runners.values()])
+            hit = cs.runner_sets[rkey] = (runners, [RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
         cs.runners = runners
         cs.fetcher.streamed = 0
@@ -146,7 +147,7 @@ class CompileWrapper:
 
     def _prepare(self, base):
         cs = _CallState()
-        cs.status = st = _status_for(base, self.cfg)
+        cs.status = st = status_for(base, self.cfg)
         targets = []
         for key in self.cfg.keys:
             parent, name = _resolve_parent(base, key)
@@ -212,10 +213,10 @@ class CompileWrapper:
         remedies.append("to rule compile out, bypass Accel Compile and queue again")
         st.oom += 1
         log.warning("compile: out of memory during a compiled call (mode %s); compile stays on for the next prompt", mode)
-        return out_of_memory(err, self.cfg.node, f"during a compiled sampling step (mode {mode}, {st.regions} compiled "
+        return out_of_memory(err, f"during a compiled sampling step (mode {mode}, {st.regions} compiled "
                              f"region(s))", x.device if x is not None else None, remedies,
                              note="Accel Compile keeps its compiled blocks: running out of memory is not a compile failure "
-                                  "(on_failure does not apply), so the next prompt runs compiled")
+                                  "(on_failure does not apply), so the next prompt runs compiled", title=self.cfg.title)
 
     def _on_failure(self, executor, args, kwargs, st, mode, err):
         """The compiled call failed. Run the same call eagerly: if that fails too, the model (not the
@@ -229,9 +230,10 @@ class CompileWrapper:
             log.warning("compile: mode %s failed (%s); using mode %s from the next call on",
                         mode, reason, st.chain[st.mode_index])
             return out
-        if self.cfg.on_failure == "raise":
-            raise AccelError(self.cfg.node, "mode", f"torch.compile failed with mode {mode} ({reason})",
-                             "set on_failure to 'fall back' to run without compile, or choose another mode/backend") from err
+        if self.cfg.policy is Policy.ERROR:
+            raise AccelError("mode", f"torch.compile failed with mode {mode} ({reason})",
+                             "set on_failure to 'fall back' to run without compile, or choose another mode/backend",
+                             title=self.cfg.title) from err
         st.fell_back = True
         st.reason = f"{mode}: {reason}"
         log.warning("compile: torch.compile failed (%s: %s); this model runs eager from now on", mode, reason)

@@ -6,14 +6,14 @@ How a model is loaded (`load_file` / `load_state_dict`):
 2. ComfyUI's own `comfy.sd.load_diffusion_model_state_dict` builds the model with our custom
    operations (`make_operations`, a subclass of comfy.ops.manual_cast): every Linear stores its weight
    as given (fp8 + fp32 `weight_scale`, or high precision); everything else is ComfyUI's.
-3. `accel.families.detect` names the family; `plan_layers` decides which Linears are quantized
+3. `accel.common.families.detect` names the family; `plan_layers` decides which Linears are quantized
    (transformer-block linears; embeddings, norms, modulation/adaLN and the head stay high
    precision, optionally also the first/last blocks); `finalize` quantizes / requantizes /
    dequantizes each Linear accordingly (on the GPU when there is one).
 
-At run time a quantized Linear either calls `kernels.fp8.fp8_linear` (dynamic per-token activation
+At run time a quantized Linear either calls `kernels.fp8_linear.fp8_linear` (dynamic per-token activation
 scales x per-channel weight scales through torch._scaled_mm, on GPUs with FP8 tensor cores; the
-path comes from `accel.defaults.choose(profile).fp8_compute`; the loader's `activation_scaling` input
+path comes from `accel.common.defaults.choose(profile).fp8_compute`; the loader's `activation_scaling` input
 can ask for fp32 accumulation or 1x128 activation blocks instead, `plan.resolve_activation`) or
 dequantizes its weight per layer to the compute dtype. Weights are fetched through
 comfy.ops.cast_bias_weight, so offloading/lowvram work; `convert_weight`/`set_weight` make LoRA weight
@@ -32,15 +32,15 @@ from .load import LoadResult, activation_dtype, load_file, load_state_dict
 from .ops import FP8Runtime, is_accel_linear, make_operations
 from .options import (ACT_BLOCK, ACT_CHOICES, ACT_DEFAULT, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, AUTO_TARGET,
                       COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP,
-                      KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD, NODE, SAVE_NODE,
+                      KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD,
                       WEIGHT_FORMATS)
 from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
 from .save import SaveTarget, convert_file, output_path, portable_tensors, reserve_target, save_portable
 
 __all__ = ["ACT_BLOCK", "ACT_CHOICES", "ACT_DEFAULT", "ACT_INPUT", "ACT_PER_TOKEN", "ACT_PER_TOKEN_FP32", "AUTO_TARGET",
            "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
-           "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD", "NODE",
-           "SAVE_NODE", "WEIGHT_FORMATS", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
+           "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD",
+           "WEIGHT_FORMATS", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
            "check_activation_scaling", "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear",
            "load_file", "load_state_dict", "make_operations", "nonfinite_tensors", "nonfinite_text", "output_path",
            "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute", "save_portable"]

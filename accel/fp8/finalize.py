@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
-from ..errors import AccelError
+from ...kernels import fp8_linear as kfp8
+from ..common.errors import AccelError
 from .ops import FP8Runtime, is_accel_linear
 from .options import AUTO_TARGET, FORMAT_AUTO, FORMAT_KEEP, WEIGHT_FORMATS
 from .plan import Plan
@@ -57,7 +57,7 @@ def _listing(names, counts=None, show: int = 8) -> str:
     return ", ".join(items) + (f" and {len(names) - show} more" if len(names) > show else "")
 
 
-def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, node: str, input_name: str) -> list:
+def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, input_name: str) -> list:
     """Tensors the model needs but the file lacks (they would stay uninitialised memory: NaN on one run, other
     garbage on the next): an error naming them. Tensors the model does not have (markers, heads or LoRA leftovers
     the detected model does not use) are ignored, as ComfyUI's own loader ignores them: returned, sorted, for a
@@ -73,7 +73,7 @@ def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, node: str, inpu
         problem = f"{len(missing)} tensor(s) the model needs are missing from the file: {_listing(missing)}"
         if unexpected:
             problem += f" (and it has {len(unexpected)} tensor(s) the model does not have: {_listing(unexpected)})"
-        raise AccelError(node, input_name, f"'{source}' does not match the model ComfyUI detected in it ({model_name}): "
+        raise AccelError(input_name, f"'{source}' does not match the model ComfyUI detected in it ({model_name}): "
                          + problem, "The file is incomplete or damaged: download it again, or use the original checkpoint")
     return unexpected
 
@@ -144,9 +144,10 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
                         st.quantized += 1
                     if not bad and (count_nonfinite(w8) or not bool(torch.isfinite(s8).all())):
                         rt = m.accel_fp8_runtime
-                        raise AccelError(rt.node, "weight_format",
+                        raise AccelError("weight_format",
                                          f"quantizing layer '{name}' of '{rt.source}' gave NaN/Inf values from finite weights",
-                                         "Report this as a bug; weight_format 'keep as stored' loads the file unquantized")
+                                         "Report this as a bug; weight_format 'keep as stored' loads the file unquantized",
+                                         title=rt.title)
                     m.weight = torch.nn.Parameter(w8.to(w.device), requires_grad=False)
                     m.weight_scale = torch.nn.Parameter(s8.to(w.device), requires_grad=False)
                     del w8, s8

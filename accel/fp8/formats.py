@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
-from ..errors import AccelError, oom_cause, out_of_memory
+from ...kernels import fp8_linear as kfp8
+from ..common.errors import AccelError, oom_cause, out_of_memory
 
 SAFETENSORS_DTYPES = {
     "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
@@ -90,7 +90,7 @@ def _dtype_name(dt) -> str:
 
 # --- reading -------------------------------------------------------------------------------------
 
-def check_safetensors(path, node: str, input_name: str) -> dict:
+def check_safetensors(path, input_name: str) -> dict:
     """Validate a safetensors file's header before loading it; return the parsed header.
 
     Raises AccelError naming the file (and the tensor) for: not a file, not safetensors, truncated.
@@ -98,25 +98,25 @@ def check_safetensors(path, node: str, input_name: str) -> dict:
     name = _name(path)
     remedy_dl = "Download the file again (a partial download or a full disk leaves it truncated)"
     if not os.path.isfile(path):
-        raise AccelError(node, input_name, f"'{name}' does not exist ({path})", "Pick a file from the list")
+        raise AccelError(input_name, f"'{name}' does not exist ({path})", "Pick a file from the list")
     size = os.path.getsize(path)
     lower = name.lower()
     if lower.endswith(".gguf"):
-        raise AccelError(node, input_name, f"'{name}' is a GGUF file, not safetensors",
+        raise AccelError(input_name, f"'{name}' is a GGUF file, not safetensors",
                          "Load GGUF models with ComfyUI-GGUF's Unet Loader (GGUF)")
     with open(path, "rb") as f:
         head = f.read(8)
         if len(head) < 8:
-            raise AccelError(node, input_name, f"'{name}' is not a safetensors file: it is only {size} bytes long", remedy_dl)
+            raise AccelError(input_name, f"'{name}' is not a safetensors file: it is only {size} bytes long", remedy_dl)
         (n,) = struct.unpack("<Q", head)
         if n < 2 or n > MAX_HEADER:
             hint = ""
             if head[:2] == b"PK" or head[:1] == b"\x80":
                 hint = " (it looks like a PyTorch pickle/zip checkpoint)"
-            raise AccelError(node, input_name, f"'{name}' is not a safetensors file{hint}",
+            raise AccelError(input_name, f"'{name}' is not a safetensors file{hint}",
                              "This loader reads .safetensors files only; convert the checkpoint to safetensors or use ComfyUI's own loader")
         if 8 + n > size:
-            raise AccelError(node, input_name,
+            raise AccelError(input_name,
                              f"'{name}' is truncated: its header needs {8 + n} bytes but the file has {size}", remedy_dl)
         raw = f.read(n)
     try:
@@ -124,7 +124,7 @@ def check_safetensors(path, node: str, input_name: str) -> dict:
         if not isinstance(header, dict):
             raise ValueError("header is not a JSON object")
     except Exception as e:
-        raise AccelError(node, input_name, f"'{name}' is not a safetensors file (unreadable header: {e})",
+        raise AccelError(input_name, f"'{name}' is not a safetensors file (unreadable header: {e})",
                          "This loader reads .safetensors files only") from None
     data_len = size - 8 - n
     for key, info in header.items():
@@ -134,80 +134,80 @@ def check_safetensors(path, node: str, input_name: str) -> dict:
             start, end = info["data_offsets"]
             dtype = info["dtype"]
         except Exception:
-            raise AccelError(node, input_name, f"'{name}': tensor '{key}' has a malformed header entry",
+            raise AccelError(input_name, f"'{name}': tensor '{key}' has a malformed header entry",
                              remedy_dl) from None
         if end > data_len or start > end:
-            raise AccelError(node, input_name,
+            raise AccelError(input_name,
                              f"'{name}' is truncated: tensor '{key}' needs bytes {start}..{end} of the data section "
                              f"but only {data_len} bytes are present", remedy_dl)
         if dtype not in SAFETENSORS_DTYPES:
-            raise AccelError(node, input_name,
+            raise AccelError(input_name,
                              f"'{name}': tensor '{key}' has dtype {dtype}, which this loader does not support",
                              "Supported: F32, F16, BF16, F8_E4M3, F8_E5M2 weights (plus U8 comfy_quant tags)")
     return header
 
 
-def read_file(path, node: str, input_name: str):
+def read_file(path, input_name: str):
     """(state_dict, metadata) of a safetensors file, validated first (see `check_safetensors`)."""
-    check_safetensors(path, node, input_name)
+    check_safetensors(path, input_name)
     import comfy.utils
 
     try:
         sd, metadata = comfy.utils.load_torch_file(str(path), safe_load=True, return_metadata=True)
     except Exception as e:
         if oom_cause(e) is not None:  # the file is fine: host memory ran out (issue #29)
-            raise out_of_memory(e, node, f"while reading '{_name(path)}' ({os.path.getsize(path) / 2**30:.2f} GiB)", "cpu",
+            raise out_of_memory(e, f"while reading '{_name(path)}' ({os.path.getsize(path) / 2**30:.2f} GiB)", "cpu",
                                 ["close other programs or enlarge the swap / page file",
                                  "use an FP8 file of the model (Accel Save FP8 Model, or a published *_fp8_scaled file): "
                                  "half the bytes of a bf16 file"]) from e
-        raise AccelError(node, input_name, f"'{_name(path)}' could not be read ({type(e).__name__}: {e})",
+        raise AccelError(input_name, f"'{_name(path)}' could not be read ({type(e).__name__}: {e})",
                          "Download the file again") from None
     return sd, dict(metadata or {})
 
 
 # --- normalizing ---------------------------------------------------------------------------------
 
-def _parse_comfy_quant(t: torch.Tensor, key: str, src: str, node: str, input_name: str) -> dict:
+def _parse_comfy_quant(t: torch.Tensor, key: str, src: str, input_name: str) -> dict:
     try:
         conf = json.loads(bytes(t.to(torch.uint8).flatten().tolist()).decode("utf-8"))
         if not isinstance(conf, dict):
             raise ValueError("not a JSON object")
         return conf
     except Exception as e:
-        raise AccelError(node, input_name, f"'{src}': tensor '{key}' is not a valid comfy_quant tag ({e})",
+        raise AccelError(input_name, f"'{src}': tensor '{key}' is not a valid comfy_quant tag ({e})",
                          "The file is damaged or written by an incompatible tool") from None
 
 
-def _parse_quant_metadata(raw, src: str, node: str, input_name: str) -> dict:
+def _parse_quant_metadata(raw, src: str, input_name: str) -> dict:
     try:
         data = json.loads(raw) if isinstance(raw, str) else raw
         layers = data["layers"]
         if not isinstance(layers, dict):
             raise ValueError("'layers' is not an object")
     except Exception as e:
-        raise AccelError(node, input_name, f"'{src}': safetensors metadata '_quantization_metadata' is invalid ({e})",
+        raise AccelError(input_name, f"'{src}': safetensors metadata '_quantization_metadata' is invalid ({e})",
                          "The file is damaged or written by an incompatible tool") from None
     out = {}
     for layer, conf in layers.items():
         if isinstance(conf, str):  # the bare-string form of ComfyUI's QUANTIZATION.md (stock 0.3.75 crashes on it)
             conf = {"format": conf}
         if not isinstance(conf, dict):
-            raise AccelError(node, input_name, f"'{src}': '_quantization_metadata' entry for layer '{layer}' is not an object",
+            raise AccelError(input_name, f"'{src}': '_quantization_metadata' entry for layer '{layer}' is not an object",
                              "The file is damaged or written by an incompatible tool")
         out[layer] = conf
     return out
 
 
-def _check_format(fmt, layer: str, where: str, src: str, node: str, input_name: str):
+def _check_format(fmt, layer: str, where: str, src: str, input_name: str):
     if fmt in QUANT_FORMATS:
         return QUANT_FORMATS[fmt]
-    raise AccelError(node, input_name,
+    raise AccelError(input_name,
                      f"'{src}': layer '{layer}' uses quantization format '{fmt}' ({where}), which this loader does not read",
                      "This loader reads float8_e4m3fn / float8_e5m2 layers; load this file with ComfyUI's stock "
                      "Load Diffusion Model node (ComfyUI >= 0.33 reads nvfp4/mxfp8/int8 formats)")
 
 
-def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: str) -> Normalized:
+def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Normalized:
     """Bring any supported form into the canonical one (see module doc). Validates as it goes."""
     metadata = dict(metadata or {})
     forms: list = []
@@ -217,7 +217,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
     raw_meta = metadata.pop("_quantization_metadata", None)
     if raw_meta is not None:
         forms.append("quant_metadata")
-        for layer, conf in _parse_quant_metadata(raw_meta, src, node, input_name).items():
+        for layer, conf in _parse_quant_metadata(raw_meta, src, input_name).items():
             layer_conf[layer] = (conf, "_quantization_metadata")
 
     marker_keys = [k for k in sd if k == MARKER or k.endswith("." + MARKER)]
@@ -232,7 +232,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
         forms.append("comfy_quant")
     for k in cq_keys:
         layer = k[: -len(".comfy_quant")]
-        layer_conf.setdefault(layer, (_parse_comfy_quant(sd[k], k, src, node, input_name), "comfy_quant"))
+        layer_conf.setdefault(layer, (_parse_comfy_quant(sd[k], k, src, input_name), "comfy_quant"))
 
     # Resolve metadata layer names that lack the checkpoint's key prefix (e.g. model.diffusion_model.)
     weight_layers = {k[: -len(".weight")] for k in sd if k.endswith(".weight")}
@@ -245,7 +245,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
         if len(matches) == 1:
             resolved_conf[matches[0]] = val
         else:
-            raise AccelError(node, input_name,
+            raise AccelError(input_name,
                              f"'{src}': layer '{layer}' is listed as quantized ({val[1]}) but the file has no tensor '{layer}.weight'",
                              "The file is damaged or its quantization metadata belongs to another model")
     layer_conf = resolved_conf
@@ -272,7 +272,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
         if k.endswith(OTHER_QUANT_SUFFIXES):
             layer = k.rsplit(".", 1)[0]
             fmt = layer_conf.get(layer, ({"format": "nvfp4"}, "weight_scale_2"))[0].get("format")
-            _check_format(fmt, layer, "has a second-level weight_scale_2", src, node, input_name)
+            _check_format(fmt, layer, "has a second-level weight_scale_2", src, input_name)
         is_weight = k.endswith(".weight")
         layer = k[: -len(".weight")] if is_weight else None
         if t.is_floating_point() and t.dtype not in kfp8.FP8_DTYPES and t.dtype in WEIGHT_DTYPES:
@@ -283,20 +283,20 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
         conf = layer_conf.get(layer)
         if t.dtype not in WEIGHT_DTYPES:
             if conf is not None:
-                _check_format(conf[0].get("format"), layer, conf[1], src, node, input_name)
-            raise AccelError(node, input_name,
+                _check_format(conf[0].get("format"), layer, conf[1], src, input_name)
+            raise AccelError(input_name,
                              f"'{src}': tensor '{k}' has dtype {_dtype_name(t.dtype)}, which this loader does not support",
                              "Supported weight dtypes: float32, float16, bfloat16, float8_e4m3fn, float8_e5m2 "
                              "(int8/fp4 checkpoints need the loader they were made for)")
         scale_key = scale_keys.get(layer)
         if conf is not None:
-            want = _check_format(conf[0].get("format"), layer, conf[1], src, node, input_name)
+            want = _check_format(conf[0].get("format"), layer, conf[1], src, input_name)
             if t.dtype != want:
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': tensor '{k}' is {_dtype_name(t.dtype)} but {conf[1]} lists layer '{layer}' as {conf[0].get('format')}",
                                  "The file is damaged or its quantization metadata belongs to another model")
             if scale_key is None:
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': missing scale: layer '{layer}' is quantized ({conf[1]}) but the file has no '{layer}.weight_scale'",
                                  "The file is incomplete; download it again or use the bf16 original")
         if not kfp8.is_fp8(t):
@@ -305,7 +305,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
                 s = sd[scale_key]
                 if s.numel() == 1 and float(s.float().reshape(())) == 1.0:
                     continue
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': tensor '{scale_key}' scales '{k}', which is {_dtype_name(t.dtype)} and not fp8",
                                  "The file mixes formats in a way this loader cannot interpret; use the original checkpoint")
             continue
@@ -313,14 +313,14 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
         if t.ndim != 2:
             out[k] = t  # fp8 conv/other weights: ComfyUI casts them as stored (unit scale)
             if scale_key is not None:
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': tensor '{scale_key}' scales '{k}' of shape {tuple(t.shape)}; only 2-D (linear) weights can be scaled",
                                  "Use the original checkpoint")
             continue
         if scale_key is None:
             if conf is not None or marker_keys or scale_keys:
                 form = conf[1] if conf is not None else ("scaled_fp8" if marker_keys else "weight_scale")
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': missing scale: tensor '{k}' is {_dtype_name(t.dtype)} but the file has no "
                                  f"'{layer}.scale_weight' / '{layer}.weight_scale' although it is a scaled ({form}) checkpoint",
                                  "The file is incomplete; download it again or use the bf16 original")
@@ -330,17 +330,17 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
         else:
             s = sd[scale_key]
             if not s.is_floating_point() or kfp8.is_fp8(s):
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': scale '{scale_key}' has dtype {_dtype_name(s.dtype)}; scales must be float32/16",
                                  "The file is damaged or written by an incompatible tool")
             scale = kfp8.canonical_scale(s, t.shape[0])
             if scale is None:
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': scale of the wrong shape: '{scale_key}' has shape {tuple(s.shape)} but weight "
                                  f"'{k}' {tuple(t.shape)} needs a scalar (per-tensor) or ({t.shape[0]}, 1) (per-channel) scale",
                                  "The file is damaged or its scales belong to another model")
             if not torch.isfinite(scale).all() or (scale <= 0).any():
-                raise AccelError(node, input_name,
+                raise AccelError(input_name,
                                  f"'{src}': scale '{scale_key}' has non-positive or non-finite values",
                                  "The file is damaged; download it again")
         out[k] = t
@@ -351,7 +351,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, node: str, input_name: 
 
     orphan = [layer for layer in scale_keys if layer + ".weight" not in sd]
     if orphan:
-        raise AccelError(node, input_name,
+        raise AccelError(input_name,
                          f"'{src}': scale '{scale_keys[orphan[0]]}' has no weight tensor '{orphan[0]}.weight'",
                          "The file is damaged or mixes two models")
     if fp8_layers and not forms:

@@ -2,19 +2,20 @@
 report."""
 from __future__ import annotations
 
-import inspect
 import os
 from dataclasses import dataclass
 
 import torch
 
-from ...kernels import fp8 as kfp8
-from .. import families, log
-from ..errors import AccelError, oom_cause, out_of_memory
+from ...kernels import fp8_linear as kfp8
+from .. import comfy_compat
+from ..common import families, log
+from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
+from ..common.policy import Policy
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
-from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, NODE, WEIGHT_FORMATS,
+from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, WEIGHT_FORMATS,
                       measured_deviation)
 from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute, unmatched_text
 
@@ -31,7 +32,7 @@ class LoadResult:
     runtime: FP8Runtime
 
 
-def _bytes(n) -> str:
+def format_bytes(n) -> str:
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
@@ -55,28 +56,30 @@ def _detect_config(sd):
 
 def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(state dict)",
                     weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
-                    extra_keep: str = "", strict: bool = False, profile=None, use_fast_accum: bool = True,
-                    input_name: str = "unet_name", disable_dynamic: bool | None = None, node: str = NODE,
+                    extra_keep: str = "", policy: Policy = Policy.FALL_BACK, profile=None, use_fast_accum: bool = True,
+                    input_name: str = "unet_name", disable_dynamic: bool | None = None,
                     compute_dtype=None, activation_scaling: str = ACT_DEFAULT) -> LoadResult:
     """Load a diffusion model state dict (any supported form) as an FP8 model. `sd` is consumed.
-    Errors name `node` / `input_name` (the saver converts files through this too). `activation_scaling`
+    Errors name `input_name` (the saver converts files through this too, as `source_file`); `policy` ERROR
+    raises where FALL_BACK would pick a slower compute path. `activation_scaling`
     (options.ACT_CHOICES) picks how FP8 matmuls quantize activations; `use_fast_accum` False is the same as
     its 'per-token, fp32 accumulation'."""
     import comfy.model_management as mm
     import comfy.sd
     import comfy.utils
 
-    from .. import hardware
+    from ..common import hardware
 
     if weight_format not in WEIGHT_FORMATS:
-        raise AccelError(node, "weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")
+        raise AccelError("weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")
     check_activation_scaling(activation_scaling)
     profile = profile or hardware.profile()
-    path, path_reason = resolve_compute(compute, profile, strict)
-    path, fast_accum, act_note = resolve_activation(activation_scaling, path, mm.get_torch_device(), strict)
+    policy = Policy(policy)
+    path, path_reason = resolve_compute(compute, profile, policy)
+    path, fast_accum, act_note = resolve_activation(activation_scaling, path, mm.get_torch_device(), policy)
     use_fast_accum = use_fast_accum and fast_accum
 
-    norm = formats.normalize(sd, metadata, source, node, input_name)
+    norm = formats.normalize(sd, metadata, source, input_name)
     sd.clear()
     cfg = _detect_config(norm.sd)
     params = comfy.utils.calculate_parameters(norm.sd)
@@ -89,7 +92,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
             kfp8.block_out_dtypes(mm.get_torch_device())
     keep_dtype, dtype_note = activation_dtype(keep_dtype, path, supported, compute_dtype)
 
-    rt = FP8Runtime(source=source, node=node, input_name=input_name, mode=path, fast=path != "dequant", use_fast_accum=use_fast_accum, strict=strict)
+    rt = FP8Runtime(source=source, input_name=input_name, mode=path, fast=path != "dequant", use_fast_accum=use_fast_accum,
+                    policy=policy)
     if rt.fast and profile.is_gpu and (not profile.triton or kfp8.triton_error() is not None):
         log.warn_once(("fp8", "no_triton"), "triton is not available: FP8 activations are quantized with PyTorch ops "
                                             "(slower); install triton (Linux) or triton-windows")
@@ -97,7 +101,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     manual = mm.unet_manual_cast(keep_dtype, mm.get_torch_device(), supported) is not None
     model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
     kwargs = {}
-    if disable_dynamic is not None and "disable_dynamic" in inspect.signature(comfy.sd.load_diffusion_model_state_dict).parameters:
+    if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
         kwargs["disable_dynamic"] = disable_dynamic
     n_fp8_in = len(norm.fp8_layers)
     try:
@@ -106,38 +110,38 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     except AccelError:
         raise
     except KeyError as e:  # ComfyUI's model detection reads a tensor the file lacks
-        raise AccelError(node, input_name, f"'{source}': tensor {e} is missing from the file (ComfyUI reads it to "
+        raise AccelError(input_name, f"'{source}': tensor {e} is missing from the file (ComfyUI reads it to "
                                            f"detect the model)",
                          "The file is incomplete or damaged: download it again, or use the original checkpoint") from e
     except Exception as e:
         if oom_cause(e) is not None:  # not a damaged file: memory ran out (issue #29)
-            raise _out_of_memory(e, node, f"while ComfyUI built the model from '{source}'") from e
-        raise AccelError(node, input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
+            raise _out_of_memory(e, f"while ComfyUI built the model from '{source}'") from e
+        raise AccelError(input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
                          "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
     if patcher is None:
-        raise AccelError(node, input_name,
+        raise AccelError(input_name,
                          f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
                          "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
     norm.sd = {}
     dm = patcher.model.diffusion_model
-    ignored = check_keys(dm, rt, source, type(patcher.model).__name__, node, input_name)
+    ignored = check_keys(dm, rt, source, type(patcher.model).__name__, input_name)
     # a scaled fp8 weight the model reads without its scale (it is not one of the model's linear layers) would
     # load wrong values; one the model does not have at all is ignored like any other unused tensor
     unused = sorted(u for u in norm.scaled_layers if u not in rt.loaded and _strip_prefix(u) not in rt.loaded
                     and _strip_prefix(u) + ".weight" not in ignored)
     if unused:
-        raise AccelError(node, input_name,
+        raise AccelError(input_name,
                          f"'{source}': scaled fp8 tensor '{unused[0]}.weight' belongs to a layer that is not a linear layer "
                          f"of the detected model ({len(unused)} such layers), so its scale cannot be applied",
                          "Use the original checkpoint")
     family = families.detect(patcher)
-    plan = plan_layers(dm, family, keep, extra_keep, node=node)
+    plan = plan_layers(dm, family, keep, extra_keep)
     try:
         stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
     except Exception as e:
         if oom_cause(e) is None:
             raise
-        raise _out_of_memory(e, node, f"while converting the weights of '{source}' to FP8 (each linear layer is quantized "
+        raise _out_of_memory(e, f"while converting the weights of '{source}' to FP8 (each linear layer is quantized "
                                       f"on {mm.get_torch_device()})") from e
     if getattr(patcher, "size", 0):
         patcher.size = 0  # recomputed from the finalized weights
@@ -162,8 +166,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     return LoadResult(patcher, text, stats, plan, norm, path, family, rt)
 
 
-def _out_of_memory(err, node: str, during: str):
-    """The loader's out-of-memory error (accel.errors.out_of_memory): on the GPU (the layers are quantized there) an
+def _out_of_memory(err, during: str):
+    """The loader's out-of-memory error (accel.common.errors.out_of_memory): on the GPU (the layers are quantized there) an
     error of torch's out-of-memory class, so ComfyUI unloads its models and queueing again finds the VRAM free."""
     import comfy.model_management as mm
 
@@ -174,7 +178,7 @@ def _out_of_memory(err, node: str, during: str):
                 "save the model once as FP8 with 'Accel Save FP8 Model' (or use a published *_fp8_scaled file) and load "
                 "that file: nothing is quantized on load and it reads half the bytes of a bf16 file",
                 "or load it with ComfyUI's Load Diffusion Model, weight_dtype fp8_e4m3fn"]
-    return out_of_memory(err, node, during, device, remedies)
+    return out_of_memory(err, during, device, remedies)
 
 
 def _cli_forces_unet_dtype() -> bool:
@@ -237,7 +241,7 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     stock = sum(p.numel() for n, p in dm.named_parameters() if not n.endswith("weight_scale")) * itemsize
     lines = [f"Accel FP8 loader: {source}",
              f"  model: {family.name} ({family.base_class})",
-             f"  stored: {norm.describe()}, {_bytes(norm.stored_bytes)} on disk"]
+             f"  stored: {norm.describe()}, {format_bytes(norm.stored_bytes)} on disk"]
     fmts = ", ".join(f"{n} {k}" for k, n in sorted(stats.formats.items())) or "none"
     action = []
     if stats.quantized:
@@ -253,8 +257,8 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}], "
                  f"and all norms, biases and modulation parameters")
     lines.append(f"  keep rule: {plan.choice} ({plan.reason})")
-    lines.append(f"  weights in memory: {_bytes(total)} (linear {_bytes(lin)}, other {_bytes(other)}) vs {_bytes(stock)} "
-                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {_bytes(max(0, stock - total))} "
+    lines.append(f"  weights in memory: {format_bytes(total)} (linear {format_bytes(lin)}, other {format_bytes(other)}) vs {format_bytes(stock)} "
+                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {format_bytes(max(0, stock - total))} "
                  f"({total / max(1, stock):.2f}x)")
     if not stats.formats:
         comp = "no fp8 layers: ComfyUI's usual matmuls"
@@ -277,24 +281,26 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
 
 
 def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
-              extra_keep: str = "", strict: bool = False, profile=None, input_name: str = "unet_name",
-              disable_dynamic: bool | None = None, node: str = NODE,
+              extra_keep: str = "", policy: Policy = Policy.FALL_BACK, profile=None, input_name: str = "unet_name",
+              disable_dynamic: bool | None = None,
               activation_scaling: str = ACT_DEFAULT) -> LoadResult:
     """Read and load a safetensors diffusion model file (see `load_state_dict`)."""
     source = os.path.basename(path)
     check_activation_scaling(activation_scaling)  # before reading a large file
-    sd, metadata = formats.read_file(path, node, input_name)
-    res = load_state_dict(sd, metadata, source, weight_format, compute, keep, extra_keep, strict, profile,
-                          input_name=input_name, disable_dynamic=disable_dynamic, node=node,
+    sd, metadata = formats.read_file(path, input_name)
+    res = load_state_dict(sd, metadata, source, weight_format, compute, keep, extra_keep, policy, profile,
+                          input_name=input_name, disable_dynamic=disable_dynamic,
                           activation_scaling=activation_scaling)
     p = res.patcher
-    if hasattr(p, "cached_patcher_init"):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
-        p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep, strict,
-                                                   activation_scaling))
+    if comfy_compat.can_reload_patcher(p):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
+        # plain values (the policy's word, the node title its errors name): the reload runs outside the node
+        p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep,
+                                                   Policy(policy).value, activation_scaling, current_title()))
     return res
 
 
-def _reload_patcher(path, weight_format, compute, keep, extra_keep, strict, activation_scaling=ACT_DEFAULT,
-                    disable_dynamic=False):
-    return load_file(path, weight_format, compute, keep, extra_keep, strict, disable_dynamic=disable_dynamic,
-                     activation_scaling=activation_scaling).patcher
+def _reload_patcher(path, weight_format, compute, keep, extra_keep, policy, activation_scaling=ACT_DEFAULT,
+                    title=None, disable_dynamic=False):
+    with titled(title):
+        return load_file(path, weight_format, compute, keep, extra_keep, policy, disable_dynamic=disable_dynamic,
+                         activation_scaling=activation_scaling).patcher

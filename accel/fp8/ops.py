@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
+from ...kernels import fp8_linear as kfp8
 from ...kernels.tracing import is_compiling as _compiling
-from .. import log
-from ..errors import AccelError
-from .options import NODE
+from .. import comfy_compat
+from ..common import log
+from ..common.errors import AccelError, current_title
+from ..common.policy import Policy
 
 
 @dataclass
@@ -18,12 +19,12 @@ class FP8Runtime:
     """Shared by every Linear of one loaded model (a class attribute of its operations)."""
 
     source: str = "(state dict)"
-    node: str = NODE
+    title: str | None = field(default_factory=current_title)  # the node title errors raised later name
     input_name: str = "unet_name"
     mode: str = "dequant"  # "scaled_mm_rowwise" | "scaled_mm_tensorwise" | "dequant"
     fast: bool = False  # FP8 matmul enabled (turned off after a failure)
     use_fast_accum: bool = True
-    strict: bool = False
+    policy: Policy = Policy.FALL_BACK
     allow_cpu: bool = False  # tests: run the scaled_mm path on CPU (torch has CPU kernels)
     loaded: set = field(default_factory=set)  # layers whose fp8 weight (and scale) our Linear took
     # torch's (missing_keys, unexpected_keys) lists of the model's load_state_dict call, the ones ComfyUI
@@ -57,8 +58,8 @@ def _note_saturation(rt: FP8Runtime, layer: str, clipped: int, total: int) -> No
 def _fast_failed(rt: FP8Runtime, err: Exception, layer: str):
     msg = (f"FP8 matmul failed for layer {layer} of {rt.source} ({type(err).__name__}: {err}); "
            f"this model now dequantizes its weights per layer instead")
-    if rt.strict:
-        raise AccelError(rt.node, "compute", msg, "Set compute to 'dequantize' or turn strict off") from err
+    if rt.policy is Policy.ERROR:
+        raise AccelError("compute", msg, "Set compute to 'dequantize' or turn strict off", title=rt.title) from err
     rt.fast = False
     log.warn_once(("fp8", "fast_failed", rt.source, type(err).__name__), msg)
 
@@ -119,7 +120,7 @@ def _linear_class():
     import comfy.ops as ops
 
     cast_bias_weight = ops.cast_bias_weight
-    uncast = getattr(ops, "uncast_bias_weight", None)
+    uncast = comfy_compat.uncast_bias_weight()
 
     class Linear(ops.manual_cast.Linear):
         accel_fp8_runtime = None  # this layer's model's FP8Runtime (set on each instance by make_operations)
@@ -139,10 +140,11 @@ def _linear_class():
             if w is not None:
                 layer = prefix[:-1]
                 if tuple(w.shape) != (self.out_features, self.in_features):
-                    raise AccelError(rt.node, rt.input_name,
+                    raise AccelError(rt.input_name,
                                      f"'{rt.source}': tensor '{wkey}' has shape {tuple(w.shape)} but the model "
                                      f"expects ({self.out_features}, {self.in_features})",
-                                     "The file does not match the model ComfyUI detected; it is damaged or mixes two models")
+                                     "The file does not match the model ComfyUI detected; it is damaged or mixes two models",
+                                     title=rt.title)
                 if kfp8.is_fp8(w):
                     s = torch.ones((), dtype=torch.float32) if s is None else s
                     self.weight_scale = torch.nn.Parameter(s.to(device=w.device, dtype=torch.float32), requires_grad=False)

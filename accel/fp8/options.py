@@ -2,12 +2,9 @@
 rule."""
 from __future__ import annotations
 
-from ...kernels import fp8 as kfp8
-from ..figures import text as _fig
+from ...kernels import fp8_linear as kfp8
+from ..common.figures import text as _fig
 
-
-NODE = "Accel Load Diffusion Model (FP8)"
-SAVE_NODE = "Accel Save FP8 Model"
 
 # --- user-facing options ---------------------------------------------------------------------------
 FORMAT_AUTO = "auto"
@@ -35,7 +32,7 @@ ACT_BLOCK = "1x128 blocks"
 ACT_CHOICES = (ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, ACT_BLOCK)
 ACT_DEFAULT = ACT_PER_TOKEN
 
-# Measured deviation of each FP8 matmul path, shown in the loader's report (figures from accel/figures.py).
+# Measured deviation of each FP8 matmul path, shown in the loader's report (figures from accel/common/figures.py).
 # Final latent vs stock ComfyUI: Wan 2.1 T2V 14B fp16, RANDOM weights, 480p 81 frames, 2 steps CFG 5, loader ->
 # Accel Wan Level-1, H200, ComfyUI 0.33.0 (bench/results/h200/matrix_033_wan14B_fp16_140GB.md). Random weights
 # show deviation, not visual quality.
@@ -55,7 +52,7 @@ KEEP_STANDARD = "embeddings, norms, modulation, head"
 KEEP_FIRST_LAST = "standard + first & last block"
 KEEP_FIRST_LAST_2 = "standard + first 2 & last 2 blocks"
 KEEP_CHOICES = (KEEP_AUTO, KEEP_STANDARD, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2)
-_KEEP_EDGE = {KEEP_STANDARD: 0, KEEP_FIRST_LAST: 1, KEEP_FIRST_LAST_2: 2}
+KEEP_EDGE = {KEEP_STANDARD: 0, KEEP_FIRST_LAST: 1, KEEP_FIRST_LAST_2: 2}
 
 # Per-family `auto` choice with its reason. Families not listed use the standard rule.
 _WAN_WHY = ("Wan: the block linears (self/cross attention, FFN) are quantized - the layers LightX2V's FP8 Wan "

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ...kernels import fp8 as kfp8
-from .. import defaults, log
-from ..errors import AccelError
-from .options import (_KEEP_EDGE, ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
-                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO,
-                      KEEP_CHOICES, KEEP_STANDARD, NODE)
+from ...kernels import fp8_linear as kfp8
+from ..common import defaults, log
+from ..common.errors import AccelError
+from ..common.policy import Policy
+from .options import (ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
+                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO, KEEP_CHOICES, KEEP_EDGE,
+                      KEEP_STANDARD)
 
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
@@ -22,7 +23,7 @@ _BLOCK_RE = re.compile(r"(?:^|\.)(?:blocks|double_blocks|single_blocks|transform
 _KEEP_TOKEN_RE = re.compile(r"^(?:modulation|adaln.*|.*_mod|mod|norm.*|.*_norm|.*embed.*|time_.*|head|final_layer)$", re.I)
 
 
-def resolve_compute(choice: str, profile, strict: bool = False) -> tuple[str, str]:
+def resolve_compute(choice: str, profile, policy: Policy = Policy.FALL_BACK) -> tuple[str, str]:
     """(path, reason) for the `compute` input. `auto` is the defaults table's fp8_compute."""
     d = defaults.choose(profile)
     if choice == COMPUTE_DEQUANT:
@@ -33,19 +34,19 @@ def resolve_compute(choice: str, profile, strict: bool = False) -> tuple[str, st
         if d.fp8_compute != "dequant":
             return d.fp8_compute, d.fp8_reason
         msg = f"FP8 matmul requested, but {d.fp8_reason}"
-        if strict:
-            raise AccelError(NODE, "compute", msg, "Set compute to 'auto' or 'dequantize', or turn strict off")
+        if Policy(policy) is Policy.ERROR:
+            raise AccelError("compute", msg, "Set compute to 'auto' or 'dequantize', or turn strict off")
         log.warn_once(("fp8", "compute_unsupported", profile.gpu_name or profile.device_kind), msg + "; using dequantize")
         return "dequant", msg + "; using dequantize instead"
-    raise AccelError(NODE, "compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
+    raise AccelError("compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
 
 
 def check_activation_scaling(choice: str) -> None:
     if choice not in ACT_CHOICES:
-        raise AccelError(NODE, ACT_INPUT, f"unknown choice '{choice}'", f"Use one of {', '.join(ACT_CHOICES)}")
+        raise AccelError(ACT_INPUT, f"unknown choice '{choice}'", f"Use one of {', '.join(ACT_CHOICES)}")
 
 
-def resolve_activation(choice: str, path: str, device, strict: bool = False) -> tuple[str, bool, str]:
+def resolve_activation(choice: str, path: str, device, policy: Policy = Policy.FALL_BACK) -> tuple[str, bool, str]:
     """(matmul mode, use_fast_accum, note for the report) for the `activation_scaling` input on compute path
     `path`. 1x128 blocks need torch._scaled_mm's blockwise recipe (sm90, CUDA >= 12.9; probed on `device`);
     elsewhere the per-token path runs (an error in strict mode). CPU devices (tests) run the reference."""
@@ -66,8 +67,8 @@ def resolve_activation(choice: str, path: str, device, strict: bool = False) -> 
     if why is None:
         return kfp8.BLOCK_MODE, True, "1x128 activation blocks x per-channel weight scales (fp32 accumulation per block)"
     msg = f"{ACT_BLOCK} requested, but {why}"
-    if strict:
-        raise AccelError(NODE, ACT_INPUT, msg, f"Set {ACT_INPUT} to '{ACT_PER_TOKEN}' or turn strict off")
+    if Policy(policy) is Policy.ERROR:
+        raise AccelError(ACT_INPUT, msg, f"Set {ACT_INPUT} to '{ACT_PER_TOKEN}' or turn strict off")
     log.warn_once(("fp8", "block_unsupported", why), msg + f"; using {ACT_PER_TOKEN}")
     return path, True, msg + f"; {ACT_PER_TOKEN} instead"
 
@@ -86,17 +87,17 @@ def unmatched_text(patterns: list, example: str) -> str:
             f"kept in high precision; patterns match layer names such as '{example}' (use * as a wildcard)")
 
 
-def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str = "", node: str = NODE) -> Plan:
+def plan_layers(diffusion_model, family, keep: str = KEEP_AUTO, extra_keep: str = "") -> Plan:
     """Decide per Linear: quantize (True) or keep high precision (False). Errors name `node`."""
     if keep == KEEP_AUTO:
         choice, reason = FAMILY_KEEP.get(family.family, (
             KEEP_STANDARD, f"{family.name}: transformer-block linears quantized; embeddings, norms, modulation/adaLN "
                            f"and output layers stay high precision"))
-    elif keep in _KEEP_EDGE:
+    elif keep in KEEP_EDGE:
         choice, reason = keep, "chosen on the node"
     else:
-        raise AccelError(node, "keep_high_precision", f"unknown choice '{keep}'", f"Use one of {', '.join(KEEP_CHOICES)}")
-    edge = _KEEP_EDGE[choice]
+        raise AccelError("keep_high_precision", f"unknown choice '{keep}'", f"Use one of {', '.join(KEEP_CHOICES)}")
+    edge = KEEP_EDGE[choice]
     edge_blocks = set()
     if edge:
         keys = [k[len("diffusion_model."):] if k.startswith("diffusion_model.") else k for k in family.block_keys]

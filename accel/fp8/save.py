@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import torch
 
-from ...kernels import fp8 as kfp8
-from .. import families, log
-from ..errors import AccelError
+from ...kernels import fp8_linear as kfp8
+from ..common import families, log
+from ..common.errors import AccelError
 from . import formats
-from .load import _bytes, load_file
+from .load import format_bytes, load_file
 from .ops import is_accel_linear, saturation_text
-from .options import COMPUTE_DEQUANT, KEEP_AUTO, SAVE_NODE
+from .options import COMPUTE_DEQUANT, KEEP_AUTO
 from .plan import plan_layers, unmatched_text
 
 
@@ -32,7 +32,7 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     with torch.no_grad():
         linears = {name: m for name, m in dm.named_modules() if isinstance(m, torch.nn.Linear)}
         if not any(is_accel_linear(m) and m.weight_scale is not None for m in linears.values()):
-            plan = plan_layers(dm, families.detect(patcher), keep, extra_keep, node=SAVE_NODE)
+            plan = plan_layers(dm, families.detect(patcher), keep, extra_keep)
         for key, t in dm.state_dict().items():
             layer, _, leaf = key.rpartition(".")
             m = linears.get(layer)
@@ -79,7 +79,7 @@ _NUMBERED = "_00001.safetensors.partial"  # the longest name a save writes (the 
 
 
 def _save_error(problem: str, remedy: str = _PREFIX_REMEDY) -> AccelError:
-    return AccelError(SAVE_NODE, "filename_prefix", problem, remedy)
+    return AccelError("filename_prefix", problem, remedy)
 
 
 def _save_base() -> str:
@@ -226,7 +226,7 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
     try:
         tensors, layers, notes = portable_tensors(patcher, keep=keep, extra_keep=extra_keep)
         if not layers:
-            raise AccelError(SAVE_NODE, "model", f"{source} has no linear layer to quantize",
+            raise AccelError("model", f"{source} has no linear layer to quantize",
                              "Connect a diffusion model (e.g. from Accel Load Diffusion Model (FP8))")
         size = sum(t.numel() * t.element_size() for t in tensors.values())
         try:
@@ -239,7 +239,7 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
     path = target.path
     lines = [f"Accel Save FP8 Model: {path}",
              f"  {len(layers)} linear layers fp8 e4m3fn + fp32 scalar weight_scale, metadata _quantization_metadata "
-             f"(format 1.0); other tensors bf16; {_bytes(size)}",
+             f"(format 1.0); other tensors bf16; {format_bytes(size)}",
              "  loads with the stock Load Diffusion Model (UNETLoader) of ComfyUI 0.3.75 and 0.33, and with the Accel FP8 "
              "loader; per-channel scales are not portable, so this file is per-tensor"]
     lines += [f"  {n}" if n.startswith("warning:") else f"  note: {n}" for n in notes]
@@ -254,7 +254,7 @@ def convert_file(path: str, filename_prefix: str, keep: str = KEEP_AUTO, extra_k
     target = reserve_target(filename_prefix)
     try:
         res = load_file(path, "fp8_e4m3fn per-tensor scaled", COMPUTE_DEQUANT, keep, extra_keep,
-                        input_name="source_file", node=SAVE_NODE)
+                        input_name="source_file")
     except BaseException:
         target.discard()
         raise

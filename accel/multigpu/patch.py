@@ -13,10 +13,10 @@ from __future__ import annotations
 import inspect
 import pickle
 
-from .. import keys, log
-from ..errors import AccelError
+from .. import comfy_compat
+from ..common import keys, log
+from ..common.errors import AccelError, current_title, headline
 
-NODE = "Accel Multi-GPU"
 KEY = keys.MULTIGPU
 DEVICES = ("cuda", "cpu")
 CFG_PARALLEL = ("on", "off")
@@ -59,35 +59,35 @@ def _describe(dm) -> str:
     return f"Qwen-Image dim {dm.inner_dim}, {len(dm.transformer_blocks)} blocks"
 
 
-def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: str = "on") -> str:
+def check_inputs(model, gpus: int, device: str, cfg_parallel: str = "on") -> str:
     """All checks that can fail, before any sampling. Returns a one-line description of the model."""
     from . import sp
 
     if device not in DEVICES:
-        raise AccelError(node, "device", f"{device!r} is not one of {DEVICES}", "Pick cuda (or cpu for tests)")
+        raise AccelError("device", f"{device!r} is not one of {DEVICES}", "Pick cuda (or cpu for tests)")
     if cfg_parallel not in CFG_PARALLEL:
-        raise AccelError(node, "cfg_parallel", f"{cfg_parallel!r} is not one of {CFG_PARALLEL}", "Pick on or off")
+        raise AccelError("cfg_parallel", f"{cfg_parallel!r} is not one of {CFG_PARALLEL}", "Pick on or off")
     dm = getattr(getattr(model, "model", None), "diffusion_model", None)
     if dm is None or sp.family(dm) is None:
         kind = type(dm).__name__ if dm is not None else type(model).__name__
-        raise AccelError(node, "model", f"sequence parallel supports Wan 2.1/2.2 (WanModel), Flux and Qwen-Image; this "
+        raise AccelError("model", f"sequence parallel supports Wan 2.1/2.2 (WanModel), Flux and Qwen-Image; this "
                          f"model is {kind}",
                          "Connect a Wan 2.1/2.2 T2V/I2V/TI2V, Flux or Qwen-Image model (VACE, camera, S2V, HunyuanVideo "
                          "and other families are not supported yet), or remove this node")
     if type(dm).__name__ == "Flux" and (not len(dm.double_blocks)
                                         or any(getattr(b, "flipped_img_txt", False) for b in dm.double_blocks)):
-        raise AccelError(node, "model", "this Flux variant has no double blocks or puts image tokens before text",
+        raise AccelError("model", "this Flux variant has no double blocks or puts image tokens before text",
                          "Use a Flux.1/Flux.2 model, or set gpus to 1")
     if gpus < 1:
-        raise AccelError(node, "gpus", f"{gpus} is below 1", "Set gpus to the number of GPUs to use (2-8)")
+        raise AccelError("gpus", f"{gpus} is below 1", "Set gpus to the number of GPUs to use (2-8)")
     if device == "cpu" and gpus > cpu_workers_max():
-        raise AccelError(node, "gpus", f"{gpus} CPU workers asked for; at most {cpu_workers_max()} on this machine "
+        raise AccelError("gpus", f"{gpus} CPU workers asked for; at most {cpu_workers_max()} on this machine "
                          f"({os_cpus()} CPU cores): each worker is a Python process importing torch and ComfyUI (about "
                          f"{WORKER_BASE_GB:g} GB of memory each before the model) and CPU workers share the cores",
                          f"Set gpus to {cpu_workers_max()} or less (CPU workers are for tests and debugging)")
     if gpus > 1:
         if not yunchang_available():
-            raise AccelError(node, "gpus", "the sequence-parallel engine yunchang is not installed",
+            raise AccelError("gpus", "the sequence-parallel engine yunchang is not installed",
                              "Install it into ComfyUI's Python: python -m pip install yunchang (it needs only torch), "
                              "or set gpus to 1")
         if device == "cuda":
@@ -95,7 +95,7 @@ def check_inputs(model, gpus: int, device: str, node: str = NODE, cfg_parallel: 
 
             have = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if have < gpus:
-                raise AccelError(node, "gpus", f"{gpus} GPUs asked for, this machine has {have} visible",
+                raise AccelError("gpus", f"{gpus} GPUs asked for, this machine has {have} visible",
                                  f"Set gpus to {max(1, have)} or less (CUDA_VISIBLE_DEVICES limits what is visible)")
         heads = _heads(dm)
         if heads % gpus:
@@ -110,18 +110,18 @@ def os_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def check_call(dm, call: dict, node: str = NODE) -> None:
+def check_call(dm, call: dict, title: str | None = None) -> None:
     """What sequence parallel cannot split, found on the first step (before the workers compute)."""
     if call.get("control") is not None:
-        raise AccelError(node, "model", "ControlNet inputs are not supported with multi-GPU sampling yet",
-                         "Remove the ControlNet, or set gpus to 1")
+        raise AccelError("model", "ControlNet inputs are not supported with multi-GPU sampling yet",
+                         "Remove the ControlNet, or set gpus to 1", title=title)
     if call.get("ref_latents") is not None:
         params = getattr(dm, "params", dm)
         method = call.get("ref_latents_method") or getattr(params, "default_ref_method", None)
         if method == "index_timestep_zero":
-            raise AccelError(node, "model", "reference latents with the 'index_timestep_zero' method (timestep 0 for "
+            raise AccelError("model", "reference latents with the 'index_timestep_zero' method (timestep 0 for "
                              "the reference tokens) are not supported with multi-GPU sampling yet",
-                             "Use another reference latents method, or set gpus to 1")
+                             "Use another reference latents method, or set gpus to 1", title=title)
 
 
 def _split_batch(obj, batch: int, parts: int, i: int):
@@ -160,8 +160,9 @@ def cfg_split(cfg_parallel: str, gpus: int, cond_or_uncond, batch: int):
 class MultiGPURuntime:
     """The clone's wrappers' shared state. Not deep-copied by clone() (wrapper functions are shared)."""
 
-    def __init__(self, gpus: int, device: str, node: str = NODE, cfg_parallel: str = "on", **pool_opts):
-        self.gpus, self.device, self.node, self.pool_opts = gpus, device, node, pool_opts
+    def __init__(self, gpus: int, device: str, cfg_parallel: str = "on", **pool_opts):
+        self.gpus, self.device, self.pool_opts = gpus, device, pool_opts
+        self.title = current_title()  # errors raised while sampling name the node
         self.cfg_parallel = cfg_parallel
         self.patcher = None
         self.last_split = None  # (parts, reason) of the latest forward (tests, reports)
@@ -189,26 +190,26 @@ class MultiGPURuntime:
                 call[name] = value
         to = call.pop("transformer_options", None) or {}
         x = call.get("x", args[0] if args else None)
-        check_call(dm, call, self.node)
+        check_call(dm, call, self.title)
         try:
             p = pool_mod.get_pool(self.gpus, self.device, **self.pool_opts)
         except pool_mod.WorkerError as e:
-            raise AccelError(self.node, "gpus", f"the {self.gpus} worker processes did not start ({e})",
-                             "See the console for the workers' errors; check that the GPUs are free, or lower gpus") from e
+            raise AccelError("gpus", f"the {self.gpus} worker processes did not start ({e})",
+                             "See the console for the workers' errors; check that the GPUs are free, or lower gpus", title=self.title) from e
         uuid = getattr(self.patcher, "patches_uuid", None)
         ccfg = compile_config(self.patcher)
         key = f"{id(dm)}:{uuid}:{ccfg.key if ccfg is not None else None}"
         try:
             p.load(key, dm, to.get("optimized_attention_override"), ccfg)
         except (pickle.PicklingError, AttributeError, TypeError) as e:
-            raise AccelError(self.node, "model", f"its layers cannot be sent to the worker processes ({type(e).__name__}: {e})",
+            raise AccelError("model", f"its layers cannot be sent to the worker processes ({type(e).__name__}: {e})",
                              "Layer classes built at run time (some FP8 loaders) are not supported yet: load the model "
-                             "in fp16/bf16 for multi-GPU, or set gpus to 1") from e
+                             "in fp16/bf16 for multi-GPU, or set gpus to 1", title=self.title) from e
         except pool_mod.WorkerError as e:
-            raise AccelError(self.node, "model", f"the workers could not load the model: {e}",
+            raise AccelError("model", f"the workers could not load the model: {e}",
                              "Its traceback is in the console (each GPU holds the whole model: out of memory needs a smaller "
                              "model or free GPUs); "
-                             "set gpus to 1 to sample without them") from e
+                             "set gpus to 1 to sample without them", title=self.title) from e
         batch = x.shape[0] if x is not None else 0
         split, why = cfg_split(self.cfg_parallel, self.gpus, to.get("cond_or_uncond"), batch)
         self.last_split = (split, why)
@@ -220,11 +221,11 @@ class MultiGPURuntime:
             out = p.run(parts, check_interrupt=_interrupted, method=getattr(executor.original, "__name__", "forward"))
         except pool_mod.WorkerError as e:
             oom = "OutOfMemoryError" in str(e) or "out of memory" in str(e).lower()
-            raise AccelError(self.node, "model", f"a worker failed while sampling: {e}",
+            raise AccelError("model", f"a worker failed while sampling: {e}",
                              ("Each GPU holds the whole model and its share of the activations: lower the resolution, the "
                               "frame count or the batch, or load the model as FP8; " if oom else "")
                              + "Its traceback is in the console; queue again and new workers start; set gpus to 1 to sample "
-                             "without them") from e
+                             "without them", title=self.title) from e
         import comfy.model_management as mm
 
         if out is None or _interrupted():
@@ -277,7 +278,7 @@ def _clone_off_gpu(model):
     m = model.clone()
     if getattr(m, "load_device", None) is None or m.load_device.type == "cpu":
         return m, "ComfyUI's process: the weights stay on the CPU (the workers hold one copy per GPU)"
-    if getattr(m, "is_dynamic", lambda: False)():
+    if comfy_compat.patcher_is_dynamic(m):
         try:
             m = model.clone(disable_dynamic=True)
         except Exception as e:  # no cached_patcher_init (a model not loaded from a file)
@@ -289,19 +290,19 @@ def _clone_off_gpu(model):
                "copy on GPU 0; one copy per GPU)")
 
 
-def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE, cfg_parallel: str = "on", **pool_opts):
+def apply_multigpu(model, gpus: int = 2, device: str = "cuda", cfg_parallel: str = "on", **pool_opts):
     """(patched clone, report). gpus == 1: an unpatched clone (stock sampling)."""
     import comfy.patcher_extension as pe
 
-    desc = check_inputs(model, gpus, device, node, cfg_parallel)
+    desc = check_inputs(model, gpus, device, cfg_parallel)
     if gpus == 1:
-        return model.clone(), f"{node}: gpus=1, sampling runs in ComfyUI's process as stock ({desc})"
+        return model.clone(), headline(f"gpus=1, sampling runs in ComfyUI's process as stock ({desc})")
     m, memory_note = _clone_off_gpu(model)
-    rt = MultiGPURuntime(gpus, device, node, cfg_parallel, **pool_opts)
+    rt = MultiGPURuntime(gpus, device, cfg_parallel, **pool_opts)
     m.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, rt.outer_sample)
     m.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, KEY, rt.diffusion_model)
-    report = (f"{node}: {desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker "
-              f"processes; workers start and load the weights on the first sampling step")
+    report = headline(f"{desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker "
+                      f"processes; workers start and load the weights on the first sampling step")
     report += "\n" + memory_note
     if cfg_parallel == "off":
         report += "\nCFG parallel: off"
@@ -314,8 +315,8 @@ def apply_multigpu(model, gpus: int = 2, device: str = "cuda", node: str = NODE,
     cache = (model.model_options.get("transformer_options") or {}).get(keys.CACHE)
     if isinstance(cache, dict):
         # the step caches wrap ComfyUI's process's forward; the workers run the blocks: they would skip nothing
-        text = (f"warning: the step cache on this model ({cache.get('node') or 'Accel step cache'}) does nothing under "
-                f"{node}: the worker processes run the transformer blocks, where the step cache does not reach (nothing "
+        text = (f"warning: the step cache on this model ({cache.get('title') or 'step cache'}) does nothing under "
+                f"{rt.title or 'multi-GPU sampling'}: the worker processes run the transformer blocks, where the step cache does not reach (nothing "
                 "is skipped or recorded). Use the step cache without Accel Multi-GPU, or set gpus to 1")
         log.warning("multigpu: %s", text)
         report += "\n" + text

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from .. import log
+from ..common import log
 from . import transport
 
 

@@ -131,20 +131,23 @@ class AttentionRecipe:
     """Accel Attention's override as it travels to a worker: its kernel objects hold library functions
     that do not pickle, so the worker resolves the same backend by name on its own GPU (autotune off)."""
 
-    def __init__(self, backend: str, strict: bool, node: str):
-        self.backend, self.strict, self.node = backend, strict, node
+    def __init__(self, backend: str, policy, title: str | None):
+        self.backend, self.policy, self.title = backend, policy, title
 
     @classmethod
     def of(cls, override):
         if type(override).__name__ == "AttentionOverride" and hasattr(override, "backend"):
-            return cls(override.backend, override.strict, override.node)
+            return cls(override.backend, override.policy.value, override.title)  # plain strings: they pickle
         return override
 
     def build(self):
-        from .. import attention, hardware
+        from ..attention import override as attention
+        from ..common import hardware
+        from ..common.errors import titled
 
-        kern, _, _ = attention._resolve(hardware.profile(), self.backend, self.strict, self.node, (), attention._device())
-        return attention.AttentionOverride(kern, self.strict, self.node) if kern is not None else None
+        with titled(self.title):
+            kern, _, _ = attention._resolve(hardware.profile(), self.backend, self.policy, (), attention._device())
+        return attention.AttentionOverride(kern, self.policy, title=self.title) if kern is not None else None
 
     def __repr__(self):
         return f"<attention {self.backend}, resolved in the worker>"

@@ -141,6 +141,6 @@ def call_node(node, *args, unique_id: str | None = None, **kwargs) -> dict:
 
 
 def pack_module(sub: str):
-    """A submodule of the pack as ComfyUI loaded it (one copy of every module): pack_module('accel.hardware')."""
+    """A submodule of the pack as ComfyUI loaded it (one copy of every module): pack_module('accel.common.hardware')."""
     pack = load_pack()
     return importlib.import_module(f"{pack.__name__}.{sub}")

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 import torch
 from torch import Tensor
 
-from ..tracing import is_compiling  # noqa: F401  (re-exported for accel.attention)
+from ..tracing import is_compiling  # noqa: F401  (re-exported for accel.attention.override)
 
 BHLD = "bhld"
 BLHD = "blhd"

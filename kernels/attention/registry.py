@@ -6,7 +6,7 @@ are attention functions ComfyUI itself registers (`comfy_function`, e.g. comfy-k
 ComfyUI 0.33) the registry of the ComfyUI module already imported (nothing is imported here).
 
 Low-precision backends (`low_precision=True`: they quantize Q/K and/or P/V) are only ever used when chosen
-by name; `auto` (accel.defaults) never picks one.
+by name; `auto` (accel.common.defaults) never picks one.
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ BF16_TOL = 2e-2
 
 @pytest.fixture(scope="module")
 def A(mod):
-    return mod("accel.attention")
+    return mod("accel.attention.override")
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +38,10 @@ def fakes(mod):
     """Put the fake libraries on sys.path; returns (probed LibraryInfo dict, fake common module)."""
     for name in FAKE_MODULES:
         assert name not in sys.modules or name == "_fake_common", f"a real {name} is imported; fakes would not load"
-    mod("accel.hardware").profile()  # cache this machine's real profile before the fakes are importable
+    mod("accel.common.hardware").profile()  # cache this machine's real profile before the fakes are importable
     sys.path.insert(0, str(FAKES))
     try:
-        hw = mod("accel.hardware")
+        hw = mod("accel.common.hardware")
         libs = {key: hw.probe_library(key, m, d) for key, m, d in hw.ATTENTION_LIBRARIES}
         assert all(i.available for i in libs.values()), libs
         import _fake_common
@@ -56,7 +56,7 @@ def fakes(mod):
 
 def sim_profile(mod, libs, sm=(9, 0), drop=()):
     """A CUDA HardwareProfile as an H100 (or another SM) would report, with the given libraries."""
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     libraries = {k: (hw.LibraryInfo(k, False, error="not installed") if k in drop else v) for k, v in libs.items()}
     return hw.HardwareProfile(device_kind="cuda", gpu_name=f"Simulated sm{sm[0]}{sm[1]}", sm=sm,
                               torch_version=torch.__version__, cuda_version="13.0", cudnn_version=91900,
@@ -287,7 +287,7 @@ def test_pinned_sdpa_variants_pin_their_kernel(mod, monkeypatch):
     from torch.nn.attention import SDPBackend
 
     adapters = mod("kernels.attention.adapters")
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     prof = hw.HardwareProfile(device_kind="cuda", gpu_name="sim", sm=(9, 0), torch_version=torch.__version__)
     seen = []
     import torch.nn.attention as tna
@@ -449,9 +449,10 @@ def test_gradients_fall_back_for_library_kernels(A, M, mod, fakes, stats):
 
 def test_strict_mode_raises_naming_node_backend_and_reason(A, M, mod, fakes, stats):
     libs, fc = fakes
-    errors = mod("accel.errors")
-    patched, report = A.apply_attention(M.tiny_flux(), "sage", "error", profile=sim_profile(mod, libs, sm=(8, 9)),
-                                        tensor_device_types=("cpu",))
+    errors = mod("accel.common.errors")
+    with errors.titled("Accel Attention"):  # the title the node boundary sets (captured by the override)
+        patched, report = A.apply_attention(M.tiny_flux(), "sage", "error", profile=sim_profile(mod, libs, sm=(8, 9)),
+                                            tensor_device_types=("cpu",))
     assert "raise an error" in report
     ov = override_of(A, patched)
     args, kwargs = _fallback_cases()["head_dim:256"]
@@ -504,7 +505,8 @@ def test_auto_follows_the_hardware_table(A, M, mod, fakes, stats, sm, drop, expe
     # library kernels may serve this machine's CPU tensors through the fakes; pinned SDPA kernels
     # cannot run on a CPU, so they are built without that hook (their probe is then skipped)
     hook = () if expect.startswith("sdpa") else ("cpu",)
-    patched, report = A.apply_attention(M.tiny_flux(), "auto", profile=prof, tensor_device_types=hook)
+    with mod("accel.common.errors").titled("Accel Attention"):  # the title the node boundary sets
+        patched, report = A.apply_attention(M.tiny_flux(), "auto", profile=prof, tensor_device_types=hook)
     ov = override_of(A, patched)
     assert ov.backend == expect, report
     assert report.splitlines()[0].startswith(f"Accel Attention: {expect}")
@@ -530,7 +532,7 @@ def test_auto_skips_a_backend_whose_probe_fails(A, M, mod, fakes, stats):
 
 
 def test_cpu_auto_and_installed_backends(A, M, mod, pack):
-    prof = mod("accel.hardware").profile()
+    prof = mod("accel.common.hardware").profile()
     assert A.installed_backends(prof) == ["auto", "sdpa", "sdpa_math"]  # this CPU test machine
     patched, report = A.apply_attention(M.tiny_flux())
     assert override_of(A, patched).backend == "sdpa" and "why: auto on CPU" in report
@@ -538,11 +540,11 @@ def test_cpu_auto_and_installed_backends(A, M, mod, pack):
 
 def test_forced_backend_not_usable(A, M, mod, fakes, stats, caplog):
     libs, _ = fakes
-    errors = mod("accel.errors")
+    errors = mod("accel.common.errors")
     model = M.tiny_flux()
     with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
-        patched, report = A.apply_attention(model, "flash_attn_3", "sdpa")  # this CPU machine
-        A.apply_attention(model, "flash_attn_3", "sdpa")
+        patched, report = A.apply_attention(model, "flash_attn_3", "fall back")  # this CPU machine
+        A.apply_attention(model, "flash_attn_3", "fall back")
     assert override_of(A, patched) is None
     assert "flash_attn_3 cannot be used here" in report and "ComfyUI's own attention" in report
     assert "does not run on cpu" in report and "pip install fa3-fwd" in report
@@ -550,14 +552,14 @@ def test_forced_backend_not_usable(A, M, mod, fakes, stats, caplog):
     for prof, reason in ((None, "does not run on cpu"),
                          (sim_profile(mod, libs, drop=("flash_attn_interface", "fa3_fwd_interface")), "not installed"),
                          (sim_profile(mod, libs, sm=(8, 6)), "needs SM >= 9.0; this GPU is sm86")):
-        with pytest.raises(errors.AccelError) as ei:
+        with pytest.raises(errors.AccelError) as ei, errors.titled("Accel Attention"):  # as the node boundary sets
             A.apply_attention(model, "flash_attn_3", "error", profile=prof)
         text = str(ei.value)
         assert "[Accel Attention]" in text and "'backend'" in text and "flash_attn_3" in text
         assert reason in text and "pip install fa3-fwd" in text, text
     with pytest.raises(errors.AccelError, match="unknown attention backend 'nope'"):
         A.apply_attention(model, "nope")
-    with pytest.raises(errors.AccelError, match="fallback"):
+    with pytest.raises(ValueError, match="maybe"):  # the node parses its fallback input into a Policy
         A.apply_attention(model, "sdpa", "maybe")
 
 

@@ -26,7 +26,7 @@ FAKE_VS_EMU_TOL = 0.01
 
 @pytest.fixture(scope="module")
 def Q(mod):
-    return mod("kernels.attention.fp8")
+    return mod("kernels.attention.fp8_attention")
 
 
 def _qkv(b=2, lq=300, lk=300, h=3, d=64, dtype=torch.bfloat16, k_bias=4.0, seed=0, layout="blhd"):
@@ -191,7 +191,7 @@ def fp8_lib(mod, monkeypatch):
     """A fake FA3 module exposing flash_attn_func with FP8 support, and a simulated H100 profile that has it."""
     import types
 
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     calls = []
     fake = types.ModuleType("fa3_fwd_interface")
     fake.flash_attn_func = fake_fa3_fp8(calls)
@@ -210,7 +210,7 @@ def fp8_lib(mod, monkeypatch):
 
 @pytest.fixture
 def A(mod):
-    a = mod("accel.attention")
+    a = mod("accel.attention.override")
     a.STATS = collections.Counter()
     a.log.reset_once("attention")
     a.log.reset_once("attention-unavailable")
@@ -299,8 +299,8 @@ def test_fp8_backend_registry_and_build_flags(A, M, mod, fp8_lib):
 # --- 3. auto never picks a low-precision backend -----------------------------------------------------
 
 def test_auto_never_picks_a_low_precision_backend(mod):
-    hw = mod("accel.hardware")
-    defaults = mod("accel.defaults")
+    hw = mod("accel.common.hardware")
+    defaults = mod("accel.common.defaults")
     reg = mod("kernels.attention.registry")
     everything = {k: hw.LibraryInfo(k, True, version="2.2.0" if k == "sageattention" else "1.0",
                                     kernels=tuple(hw.SAGE_KERNELS) + ("flash_attn_func", "sageattn3_blackwell"))
@@ -336,8 +336,8 @@ def test_comfy_kitchen_int8_absent_here_is_reported(A, M, mod, fp8_lib):
     assert not ok and "has not registered" in why, why
     patched, report = A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", profile=prof)
     assert override_of(A, patched) is None and "comfy_kitchen_int8 cannot be used here" in report
-    with pytest.raises(mod("accel.errors").AccelError) as e:
-        A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", fallback="error", profile=prof)
+    with pytest.raises(mod("accel.common.errors").AccelError) as e, mod("accel.common.errors").titled("Accel Attention"):
+        A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", policy="error", profile=prof)
     assert "[Accel Attention] input 'backend'" in str(e.value) and "comfy_kitchen_int8" in str(e.value)
 
 
@@ -394,7 +394,7 @@ def test_comfy_kitchen_int8_serves_calls_and_masks(A, M, mod, ck_registered, fp8
 # --- 5. the hybrid schedule ----------------------------------------------------------------------------
 
 def test_hybrid_step_and_block_selection(mod):
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     h = A.Hybrid(2, 1)
     assert [h.exact_step(i, 6) for i in range(6)] == [True, True, False, False, False, True]
     assert not h.exact_step(None, 0)  # outside a sampler: the quantized kernel
@@ -404,13 +404,13 @@ def test_hybrid_step_and_block_selection(mod):
     assert [hb.wants_exact({"block_index": i, "total_blocks": 5}) for i in range(5)] == [True, False, False, True, True]
     assert not hb.wants_exact({})  # a ComfyUI that does not pass block_index: only the step rule
     assert A.Hybrid(1, 0).wants_exact({A.EXACT_FLAG: True}) and not A.Hybrid(1, 0).wants_exact({"block_index": 0})
-    d = mod("accel.defaults").HYBRID
+    d = mod("accel.common.defaults").HYBRID
     assert A.Hybrid.default() == A.Hybrid(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks,
                                           d.exact_last_blocks)
 
 
 def test_step_wrapper_finds_the_step_from_sample_sigmas(mod):
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     w = A.StepWrapper(A.Hybrid(1, 1))
     sigmas = torch.tensor([1.0, 0.75, 0.5, 0.25, 0.0])
     to = {"sample_sigmas": sigmas}
@@ -498,7 +498,7 @@ def test_hybrid_block_rule_where_comfyui_passes_the_block(A, M, mod, fp8_lib):
 def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch):
     import accel_harness as H
 
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     got = {}
     real = A.apply_attention
 
@@ -508,12 +508,12 @@ def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch)
 
     monkeypatch.setattr(A, "apply_attention", spy)
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back")
-    d = mod("accel.defaults").HYBRID
+    d = mod("accel.common.defaults").HYBRID
     assert got["hybrid"] == A.Hybrid(d.exact_first_steps, d.exact_last_steps, 0, 0)  # old workflows: the defaults
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back", exact_first_steps=3,
                 exact_last_steps=0, exact_first_blocks=1, exact_last_blocks=0)
     assert got["hybrid"] == A.Hybrid(3, 0, 1, 0)
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back", exact_last_steps=-1)
     assert "input 'exact_last_steps'" in str(e.value)
 
@@ -532,29 +532,29 @@ def _level1(M, **kw):
 
 def test_level1_quality_exact_is_the_default(pack, mod, M):
     m, text = _level1(M)
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     assert override_of(A, m).backend == "sdpa" and "quality fast" not in text
     m2, text2 = _level1(M, quality="exact")
     assert override_of(A, m2).backend == "sdpa" and "quality fast" not in text2
 
 
 def test_level1_fast_falls_back_on_cpu_with_a_report_line(pack, mod, M):
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     m, text = _level1(M, quality="fast")
     assert override_of(A, m).backend == "sdpa"
     assert "quality fast: stayed exact, because flash_attn_3_fp8: flash_attn_3_fp8 does not run on cpu" in text, text
-    with pytest.raises(mod("accel.errors").AccelError) as e:
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
         _level1(M, quality="fast", on_failure="error")
     assert "input 'quality'" in str(e.value) and "Set quality to 'exact'" in str(e.value)
-    with pytest.raises(mod("accel.errors").AccelError) as e:
-        mod("accel.wan_level1").apply_level1(M.wan_model("t2v", "tiny"), compile=False, quality="fastest")
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
+        mod("accel.wan_level1.preset").apply_level1(M.wan_model("t2v", "tiny"), compile=False, quality="fastest")
     assert "input 'quality'" in str(e.value)
 
 
 def test_level1_fast_uses_fp8_attention_where_it_runs(pack, mod, M, fp8_lib):
     prof, _, _ = fp8_lib
-    A = mod("accel.attention")
-    m, text = mod("accel.wan_level1").apply_level1(M.wan_model("t2v", "tiny"), compile=False, tf32=False,
+    A = mod("accel.attention.override")
+    m, text = mod("accel.wan_level1.preset").apply_level1(M.wan_model("t2v", "tiny"), compile=False, tf32=False,
                                                    cudnn_benchmark=False, quality="fast", profile=prof)
     ov = override_of(A, m)
     assert ov.backend == "flash_attn_3_fp8" and ov.hybrid == A.Hybrid.default(), text

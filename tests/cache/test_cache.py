@@ -22,7 +22,7 @@ SET = "user:tiny_wan_linear"
 @pytest.fixture(scope="module")
 def sc(mod):
     sc = mod("accel.cache")
-    cc = mod("accel.cache_coefficients")
+    cc = mod("accel.cache.coefficients")
     path = cc.user_file(SET)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"format": cc.USER_FORMAT, "name": SET[5:], "family": "wan21", "variant": "t2v",
@@ -156,7 +156,7 @@ def test_low_step_warning_and_guard_rails(sc, M, wan, conds, mod):
     _sample(M, m, conds, steps=4)
     st = sc.last_stats(m)
     assert any("caching cannot help at 8 steps or fewer" in n for n in st.notes) and st.skipped == 0
-    err = mod("accel.errors").AccelError
+    err = mod("accel.common.errors").AccelError
     with pytest.raises(err, match="Accel Cache Calibrate") as e:  # tiny Wan: no published set for auto
         sc.configure_teacache(wan, -1, -1, 1.0, "auto", "GPU")
     assert "wan2.1_t2v_14B_ret_mode" in str(e.value)  # the message lists the supported sets
@@ -283,7 +283,7 @@ def test_two_experts_keep_their_own_state(sc, M, conds):
 
 
 def test_calibration_writes_json_the_nodes_load(pack, sc, M, wan, conds, ref, mod):
-    cc = mod("accel.cache_coefficients")
+    cc = mod("accel.cache.coefficients")
     nodes = pack.nodes.NODE_CLASS_MAPPINGS
     m, report = H.call_node("AccelCacheCalibrate", wan, "tiny_wan_test", unique_id="77")["result"]
     assert "user:tiny_wan_test" in report
@@ -330,7 +330,7 @@ def test_flux_teacache_and_magcache(sc, M):
 
 
 def test_data_table_provenance(mod):
-    cc = mod("accel.cache_coefficients")
+    cc = mod("accel.cache.coefficients")
     t = cc.table()
     for kind in ("teacache", "magcache"):
         for name, e in t[kind].items():
@@ -364,12 +364,12 @@ def test_other_families(sc, mod, M, family):
     cal, _ = sc.configure_calibration(m, f"tiny_{family}")
     assert torch.equal(M.sample(cal, pos, pos, lat, steps=STEPS, cfg=1.0), ref)
     assert "teacache" in json.loads(__import__("pathlib").Path(
-        mod("accel.cache_coefficients").user_file(f"tiny_{family}")).read_text())  # the signal fit exists for both
+        mod("accel.cache.coefficients").user_file(f"tiny_{family}")).read_text())  # the signal fit exists for both
 
 
 def test_auto_choice_per_family(mod):
-    cc = mod("accel.cache_coefficients")
-    Family = mod("accel.families").Family
+    cc = mod("accel.cache.coefficients")
+    Family = mod("accel.common.families").Family
     f = lambda fam, v, s: Family(fam, "WAN21", variant=v, size=s)  # noqa: E731
     cands, why = cc.auto_candidates("teacache", f("wan21", "t2v", "1.3B"))
     assert cands == ["wan2.1_t2v_1.3B_ret_mode"]
@@ -390,8 +390,8 @@ def test_auto_choice_hunyuan_video15(mod):
     480p or 720p TeaCache set from the latent size (16x VAE), the MagCache T2V table nearer the step count; its
     sets run on the HunyuanVideo block adapter (LightX2V's HV1.5 TeaCache signal is HunyuanVideo's: the first
     double block's modulated image input)."""
-    cc = mod("accel.cache_coefficients")
-    Family = mod("accel.families").Family
+    cc = mod("accel.cache.coefficients")
+    Family = mod("accel.common.families").Family
     hv15 = Family("hunyuan_video15", "HunyuanVideo15")
     tea = cc.auto_candidates("teacache", hv15)[0]
     assert len(tea) == 4 and all(cc.adapter_for_set(cc.resolve_named("teacache", n)) == "hunyuan_video" for n in tea)

@@ -20,6 +20,11 @@ def agn(mod):
     return mod("accel.cache.any_model")
 
 
+@pytest.fixture(scope="module")
+def rule_mod(mod):
+    return mod("accel.cache.any_model_rule")
+
+
 def _ctx(seed, dim=64, **extra):
     return [[torch.randn(1, 8, dim, generator=torch.Generator().manual_seed(seed)), dict(extra)]]
 
@@ -61,17 +66,17 @@ def _run(M, model, fam, steps=STEPS, cfg=None):
     return M.sample(model, pos, neg, lat, steps=steps, cfg=c if cfg is None else cfg)
 
 
-def test_rule(agn):
+def test_rule(rule_mod):
     """Computed without a rate, with non-finite values, or beyond the measured range; skipped under the threshold."""
-    assert agn.rule(None, None, None, 0.5)[0] is False
-    assert agn.rule(0.1, None, None, 0.5)[:2] == (False, None)
-    assert agn.rule(float("nan"), 2.0, 0.1, 0.5)[0] is False
-    assert agn.rule(0.1, float("inf"), 0.1, 0.5)[0] is False
-    assert agn.rule(0.41, 0.1, 0.1, 0.5) == (False, None, "outside the measured range")  # > 4x the per-step change
-    skip, est, _ = agn.rule(0.2, 2.0, 0.1, 0.5)
+    assert rule_mod.rule(None, None, None, 0.5)[0] is False
+    assert rule_mod.rule(0.1, None, None, 0.5)[:2] == (False, None)
+    assert rule_mod.rule(float("nan"), 2.0, 0.1, 0.5)[0] is False
+    assert rule_mod.rule(0.1, float("inf"), 0.1, 0.5)[0] is False
+    assert rule_mod.rule(0.41, 0.1, 0.1, 0.5) == (False, None, "outside the measured range")  # > 4x the per-step change
+    skip, est, _ = rule_mod.rule(0.2, 2.0, 0.1, 0.5)
     assert skip and est == pytest.approx(0.4)
-    assert agn.rule(0.3, 2.0, 0.1, 0.5)[0] is False  # estimate 0.6 >= threshold
-    assert agn.rule(0.0, 2.0, 0.1, 0.0)[0] is False  # threshold 0: never (0 < 0 is false)
+    assert rule_mod.rule(0.3, 2.0, 0.1, 0.5)[0] is False  # estimate 0.6 >= threshold
+    assert rule_mod.rule(0.0, 2.0, 0.1, 0.0)[0] is False  # threshold 0: never (0 < 0 is false)
 
 
 @pytest.mark.parametrize("family", ["wan", "flux", "qwen_image", "hunyuan_video", "ltxv"])
@@ -184,7 +189,7 @@ def test_few_step_runs_compute_every_step(agn, sc, M, wan):
 
 
 def test_inputs_checked_before_running(agn, mod, M, wan):
-    err = mod("accel.errors").AccelError
+    err = mod("accel.common.errors").AccelError
     for kwargs, name in (({"threshold": -0.1}, "threshold"), ({"threshold": float("nan")}, "threshold"),
                          ({"start_percent": 0.9, "end_percent": 0.5}, "start_percent"),
                          ({"end_percent": 1.5}, "end_percent")):

@@ -1,7 +1,7 @@
 """The step caches skip what the reference implementations skip (issue #14).
 
 Each `oracle_*` below is a small re-statement of one reference's rule, written from its source (repo, file and
-line cited; commits as in accel/data/cache_coefficients.json): it is independent of the pack's code and is compared
+line cited; commits as in accel/cache/coefficients.json): it is independent of the pack's code and is compared
 with the pack's schedule functions (every published set, at 20/30/40/50 steps) and with the runtime (real ComfyUI
 sampling of tiny models: the pattern of computed/skipped steps it records). Every set the step cache can use has an
 oracle; where the pack deliberately differs (docs/nodes.md, Accel TeaCache / Accel MagCache) the test asserts the

@@ -8,14 +8,14 @@ import pytest
     ("ti2v5b", "tiny", "wan22", "TI2V"),
 ])
 def test_wan_families(mod, M, variant, size, family, name_part):
-    fam = mod("accel.families").detect(M.wan_model(variant, size))
+    fam = mod("accel.common.families").detect(M.wan_model(variant, size))
     assert fam.family == family and fam.is_wan
     assert name_part in fam.name
     assert fam.block_keys == [f"diffusion_model.blocks.{i}" for i in range(2)]
 
 
 def test_flux_family(mod, M):
-    fam = mod("accel.families").detect(M.tiny_flux())
+    fam = mod("accel.common.families").detect(M.tiny_flux())
     assert fam.family == "flux" and not fam.is_wan
     assert fam.block_keys == ["diffusion_model.double_blocks.0", "diffusion_model.single_blocks.0"]
 

@@ -1,6 +1,6 @@
 """Every figure from its file (issue #28).
 
-`accel/figures.py` holds one row per measured figure: the result file under `bench/results/`, where in it, the
+`accel/common/figures.py` holds one row per measured figure: the result file under `bench/results/`, where in it, the
 value and how it is written. These tests fail when
 - a row's value differs from its file (or the file, key, row or column is gone);
 - a Markdown doc cites a row (`<!--fig:ID-->` after the number) whose number is not the one written before it,
@@ -9,10 +9,10 @@ value and how it is written. These tests fail when
   a cosine) that cites no row;
 - the other docs state more uncited figures than they did (a ratchet: new figures must cite a row);
 - a tooltip, description or reason string of the pack has a figure written into its source instead of taken
-  from `accel.figures`;
+  from `accel.common.figures`;
 - a `<!-- TODO(gpu): ID -->` names no figure awaiting a run.
 
-No ComfyUI needed: accel/figures.py imports nothing from the pack and is loaded by path.
+No ComfyUI needed: accel/common/figures.py imports nothing from the pack and is loaded by path.
 """
 import ast
 import importlib.util
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_figures():
-    spec = importlib.util.spec_from_file_location("accel_figures_under_test", ROOT / "accel" / "figures.py")
+    spec = importlib.util.spec_from_file_location("accel_figures_under_test", ROOT / "accel" / "common" / "figures.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -106,7 +106,7 @@ def test_figure_matches_its_file(fid):
     f = FIG.FIGURES[fid]
     got = read_value(f) * f.scale
     assert abs(got - f.value) <= 1e-9 * max(1.0, abs(f.value)), (
-        f"{fid}: accel/figures.py says {f.value}, {f.file} ({f.src}) holds {got}")
+        f"{fid}: accel/common/figures.py says {f.value}, {f.file} ({f.src}) holds {got}")
     assert f.config.strip(), f"{fid}: say what was measured (GPU, ComfyUI, configuration)"
 
 
@@ -165,7 +165,7 @@ def _check_doc(rel, root=ROOT):
         cited = []
         for fid in ids:
             if fid not in FIG.FIGURES:
-                problems.append(f"{rel}: <!--fig:{fid}--> names no row of accel/figures.py")
+                problems.append(f"{rel}: <!--fig:{fid}--> names no row of accel/common/figures.py")
                 continue
             number = FIG.FIGURES[fid].number
             cited.append(number)
@@ -184,7 +184,7 @@ def _check_doc(rel, root=ROOT):
             uncited.append(f"{rel}:{line}: {plain[start:end]!r} cites no row (…{plain[max(0, start - 50):end]!r})")
     for m in TODO_RE.finditer(text):
         if m.group(1) not in FIG.AWAITING_GPU:
-            problems.append(f"{rel}: TODO(gpu) {m.group(1)} is not in accel.figures.AWAITING_GPU")
+            problems.append(f"{rel}: TODO(gpu) {m.group(1)} is not in accel.common.figures.AWAITING_GPU")
     return problems, uncited
 
 
@@ -193,7 +193,7 @@ def test_doc_citations_match(rel):
     problems, uncited = _check_doc(rel)
     assert not problems, "\n".join(problems)
     if rel in STRICT:
-        assert not uncited, (f"figures in {rel} must cite a row of accel/figures.py (CONTRIBUTING.md, "
+        assert not uncited, (f"figures in {rel} must cite a row of accel/common/figures.py (CONTRIBUTING.md, "
                              "Figures):\n" + "\n".join(uncited))
     else:
         assert len(uncited) <= RATCHET[rel], (
@@ -218,7 +218,7 @@ def test_checker_catches_a_wrong_number(tmp_path):
 STRING_FILES = sorted(p for p in [*ROOT.glob("nodes/*.py"), *ROOT.glob("accel/*.py"), *ROOT.glob("accel/*/*.py")]
                       if p.name != "figures.py")
 # Numbers in strings that are settings, limits or estimates, not measurements: (file, the token).
-NOT_MEASUREMENTS = {("accel/wan_level1.py", "0.99999")}  # the bound tests/level1/test_level1.py asserts
+NOT_MEASUREMENTS = {("accel/wan_level1/preset.py", "0.99999")}  # the bound tests/level1/test_level1.py asserts
 
 
 def _string_constants(tree, with_docstrings):
@@ -237,7 +237,7 @@ def _string_constants(tree, with_docstrings):
 @pytest.mark.parametrize("path", STRING_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_figure_written_into_a_string(path):
     """Node descriptions (class docstrings of nodes/), tooltips and reason strings take their figures from
-    accel.figures; developer docstrings in accel/ are not shown to users and are not checked."""
+    accel.common.figures; developer docstrings in accel/ are not shown to users and are not checked."""
     rel = str(path.relative_to(ROOT))
     tree = ast.parse(path.read_text())
     found = []
@@ -246,14 +246,14 @@ def test_no_figure_written_into_a_string(path):
             token = node.value[start:end]
             if (rel, token) not in NOT_MEASUREMENTS:
                 found.append(f"{rel}:{node.lineno}: {token!r} in {node.value[max(0, start - 60):end + 20]!r}")
-    assert not found, "write these with accel.figures (text/num/span), or remove them:\n" + "\n".join(found)
+    assert not found, "write these with accel.common.figures (text/num/span), or remove them:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("nodes/*.py")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_node_descriptions_and_tooltips_quote_no_figures(path):
     """Descriptions and tooltips stay short and do not go stale: a measured figure belongs in the node's help page
-    (web/docs/<node id>.md, cited as in README), so nodes/ does not format figures from accel.figures either."""
+    (web/docs/<node id>.md, cited as in README), so nodes/ does not format figures from accel.common.figures either."""
     tree = ast.parse(path.read_text())
     imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
                and ((n.module or "").endswith("figures") or any(a.name == "figures" for a in n.names))]
-    assert not imports, f"{path.relative_to(ROOT)}:{imports[0].lineno} imports accel.figures: quote it in web/docs/"
+    assert not imports, f"{path.relative_to(ROOT)}:{imports[0].lineno} imports accel.common.figures: quote it in web/docs/"

@@ -7,12 +7,12 @@ import pytest
 
 @pytest.fixture(scope="module")
 def hw(mod):
-    return mod("accel.hardware")
+    return mod("accel.common.hardware")
 
 
 @pytest.fixture(scope="module")
 def defaults(mod):
-    return mod("accel.defaults")
+    return mod("accel.common.defaults")
 
 
 def lib(hw, key, version="1.0", kernels=("flash_attn_func",)):

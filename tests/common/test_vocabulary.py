@@ -10,17 +10,18 @@ from accel_harness.executor import validate
 
 FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "AccelWanLevel1": "on_failure"}
 
-# (node, value sent) -> (accel module, function, keyword, what the function gets)
+# (node, value sent) -> (accel module, function, keyword, what the function gets: one Policy, whose values are the
+# words "fall back" / "error"; the legacy words are parsed at the node boundary)
 CALLS = {
-    ("AccelAttention", "fall back"): ("accel.attention", "apply_attention", "fallback", "sdpa"),
-    ("AccelAttention", "error"): ("accel.attention", "apply_attention", "fallback", "error"),
-    ("AccelAttention", "sdpa"): ("accel.attention", "apply_attention", "fallback", "sdpa"),  # legacy
-    ("AccelCompile", "fall back"): ("accel.compile", "apply_compile", "on_failure", "eager"),
-    ("AccelCompile", "error"): ("accel.compile", "apply_compile", "on_failure", "raise"),
-    ("AccelCompile", "eager"): ("accel.compile", "apply_compile", "on_failure", "eager"),  # legacy
-    ("AccelCompile", "raise"): ("accel.compile", "apply_compile", "on_failure", "raise"),  # legacy
-    ("AccelWanLevel1", "fall back"): ("accel.wan_level1", "apply_level1", "strict", False),
-    ("AccelWanLevel1", "error"): ("accel.wan_level1", "apply_level1", "strict", True),
+    ("AccelAttention", "fall back"): ("accel.attention.override", "apply_attention", "policy", "fall back"),
+    ("AccelAttention", "error"): ("accel.attention.override", "apply_attention", "policy", "error"),
+    ("AccelAttention", "sdpa"): ("accel.attention.override", "apply_attention", "policy", "fall back"),  # legacy
+    ("AccelCompile", "fall back"): ("accel.compile", "apply_compile", "policy", "fall back"),
+    ("AccelCompile", "error"): ("accel.compile", "apply_compile", "policy", "error"),
+    ("AccelCompile", "eager"): ("accel.compile", "apply_compile", "policy", "fall back"),  # legacy
+    ("AccelCompile", "raise"): ("accel.compile", "apply_compile", "policy", "error"),  # legacy
+    ("AccelWanLevel1", "fall back"): ("accel.wan_level1.preset", "apply_level1", "policy", "fall back"),
+    ("AccelWanLevel1", "error"): ("accel.wan_level1.preset", "apply_level1", "policy", "error"),
 }
 
 
@@ -66,7 +67,8 @@ def test_value_validates_and_means_the_same(pack, mod, monkeypatch, key, value):
 
     monkeypatch.setattr(mod(module), fn, fake)
     out = H.call_node(key, **dict(_defaults(key), model=object(), **{FAILURE_INPUTS[key]: value}))
-    assert got[kw] == want and out["ui"]["text"] == ["report"], got
+    Policy = mod("accel.common.policy").Policy
+    assert got[kw] is Policy(want) and out["ui"]["text"] == ["report"], got
 
 
 @pytest.mark.parametrize("key", sorted(FAILURE_INPUTS))
@@ -78,5 +80,5 @@ def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
     # another node's legacy word is not accepted here (each node keeps only its own)
     other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise"}[key]
     assert len(_errors(key, name, other)) == 1
-    with pytest.raises(mod("accel.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
+    with pytest.raises(mod("accel.common.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
         H.call_node(key, **dict(_defaults(key), model=object(), **{name: "maybe"}))

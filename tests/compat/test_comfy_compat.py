@@ -25,7 +25,7 @@ def C(mod):
 
 @pytest.fixture(scope="module")
 def A(mod):
-    return mod("accel.attention")
+    return mod("accel.attention.override")
 
 
 @pytest.fixture

@@ -152,11 +152,12 @@ def test_node_registered_with_report(pack, wan, C, mod):
 
 
 def test_bad_inputs_name_node_and_input(wan, C, mod):
-    AccelError = mod("accel.errors").AccelError
+    """(on_failure is parsed at the node boundary: test_vocabulary.py)"""
+    errors = mod("accel.common.errors")
+    AccelError = errors.AccelError
     for kw, inp in (({"mode": "fastest"}, "mode"), ({"scope": "layers"}, "scope"), ({"dynamic": "maybe"}, "dynamic"),
-                    ({"recompile_limit": 0}, "recompile_limit"), ({"on_failure": "ignore"}, "on_failure"),
-                    ({"mode_chain": ["default", "turbo"]}, "mode")):
-        with pytest.raises(AccelError) as e:
+                    ({"recompile_limit": 0}, "recompile_limit"), ({"mode_chain": ["default", "turbo"]}, "mode")):
+        with pytest.raises(AccelError) as e, errors.titled("Accel Compile"):  # the title the node boundary sets
             C.apply_compile(wan, **kw)
         assert e.value.node == "Accel Compile" and e.value.input_name == inp, kw
 
@@ -426,8 +427,9 @@ def test_compile_failure_falls_back_to_eager_once(M, wan, C, broken_backend, cap
 
 
 def test_compile_failure_raises_when_asked(M, wan, C, mod, broken_backend):
-    AccelError = mod("accel.errors").AccelError
-    m, _ = C.apply_compile(wan, backend="accel_test_broken", on_failure="raise")
+    AccelError = mod("accel.common.errors").AccelError
+    with mod("accel.common.errors").titled("Accel Compile"):  # the title the node boundary sets
+        m, _ = C.apply_compile(wan, backend="accel_test_broken", policy="error")
     x, ctx = inputs()
     with pytest.raises(AccelError) as e:
         forward(m, x, ctx)
@@ -449,19 +451,19 @@ def test_mode_chain_moves_to_next_mode(wan, C, broken_backend, caplog):
     assert sum("using mode default" in r.getMessage() for r in caplog.records) == 1
 
 
-@pytest.mark.parametrize("on_failure", ["eager", "raise"])
-def test_unknown_backend_is_refused_up_front(wan, C, mod, on_failure):
+@pytest.mark.parametrize("policy", ["fall back", "error"])
+def test_unknown_backend_is_refused_up_front(wan, C, mod, policy):
     """An unknown backend name made torch.compile raise a raw InvalidBackend on the first sampling step, even with
     on_failure 'fall back' (issue #29): now an error naming the input, before anything is patched or compiled,
     whatever on_failure says (a bad input, not a fast path that failed)."""
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     for bad in ("no_such_backend", "Inductor"):
-        with pytest.raises(AccelError) as e:
-            C.apply_compile(wan, backend=bad, on_failure=on_failure)
+        with pytest.raises(AccelError) as e, mod("accel.common.errors").titled("Accel Compile"):
+            C.apply_compile(wan, backend=bad, policy=policy)
         msg = str(e.value)
         assert msg.startswith(f"[Accel Compile] input 'backend': '{bad}' is not a torch.compile backend"), msg
         assert "inductor or cudagraphs" in msg
-    C.apply_compile(wan, backend="eager", on_failure=on_failure)  # registered in torch (a debug backend): accepted
+    C.apply_compile(wan, backend="eager", policy=policy)  # registered in torch (a debug backend): accepted
 
 
 def _compile_prompt(unet, on_failure):
@@ -495,7 +497,7 @@ def test_backend_failing_at_run_time_falls_back_in_a_prompt(M, comfy, mod, monke
         raise RuntimeError("simulated backend failure at run time")
 
     monkeypatch.setattr(torch._inductor.compile_fx, "compile_fx", broken)  # what torch.compile's inductor calls
-    monkeypatch.setattr(mod("accel.compile.preflight"), "_preflight", lambda model, cfg: None)  # no compiler check
+    monkeypatch.setattr(mod("accel.compile.preflight"), "preflight_problem", lambda model, cfg: None)  # no compiler check
     caplog.set_level(logging.WARNING, logger="comfyui-accel")
     _, hist = run_prompt(_compile_prompt("compile_backend_wan.safetensors", "fall back"))
     assert "compile: mode default (inductor)" in hist["outputs"]["7"]["text"][0]
@@ -517,7 +519,7 @@ def test_model_errors_are_not_hidden_by_fallback(wan, C):
 
 
 def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, monkeypatch):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     real = hw.profile()
     monkeypatch.setattr(hw, "profile", lambda refresh=False: real.replace(c_compiler=None))
     m, report = C.apply_compile(wan, backend="inductor")
@@ -525,8 +527,8 @@ def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, m
     g0 = graphs()
     x, ctx = inputs()
     assert _close(forward(m, x, ctx), forward(wan, x, ctx)) and graphs() == g0
-    with pytest.raises(mod("accel.errors").AccelError):
-        C.apply_compile(wan.clone(), backend="inductor", on_failure="raise", mode="max-autotune")
+    with pytest.raises(mod("accel.common.errors").AccelError):
+        C.apply_compile(wan.clone(), backend="inductor", policy="error", mode="max-autotune")
 
 
 # ------------------------------------------------------------------------------------------------ attention
@@ -576,19 +578,19 @@ def test_attention_override_in_either_order_never_stale(M, C):
 def test_with_the_packs_attention_node_in_either_order(M, C, mod):
     """The real Accel Attention override (an immutable object with __slots__): each backend gets its own
     compiled code; re-running the attention node (a new override object, same backend) reuses it."""
-    A = mod("accel.attention")
+    A = mod("accel.attention.override")
     base = M.wan_model(dtype=torch.float32, seed=1)
     x, ctx = inputs()
     attn, _ = A.apply_attention(base, "sdpa")
     ov = attn.model_options["transformer_options"][A.OVERRIDE_KEY]
-    sig = mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: ov}, "blocks")
+    sig = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: ov}, "blocks")
     assert "sdpa" in sig
     again, _ = A.apply_attention(base, "sdpa")  # the attention node re-executed
-    assert mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
-    assert mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
+    assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
+    assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
     math_m, _ = A.apply_attention(base, "sdpa_math")
     if math_m.model_options["transformer_options"].get(A.OVERRIDE_KEY) is not None:
-        other = mod("accel.compile.signature")._signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
+        other = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
         assert other != sig, "two attention backends must never share compiled code"
 
     ref = forward(attn, x, ctx)
@@ -627,18 +629,18 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
         pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
-    S = mod("accel.compile.stream")
+    compat = mod("accel.comfy_compat")
     dyn = wan.clone()
     dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
     dyn.cached_patcher_init = None
-    if S.dynamic_support() is None:
-        _, report = C.apply_compile(dyn, backend="eager", node="Accel Compile")
+    if compat.block_fetch_support() is None:
+        _, report = C.apply_compile(dyn, backend="eager")
         assert "DynamicVRAM kept" in report
-    monkeypatch.setattr(S, "dynamic_support", lambda: "no block-fetch API (test)")
+    monkeypatch.setattr(compat, "block_fetch_support", lambda: "no block-fetch API (test)")
     with pytest.raises(RuntimeError) as core:  # the core behaviour this guards against
         dyn.clone(disable_dynamic=True)
-    assert not isinstance(core.value, mod("accel.errors").AccelError)
-    with pytest.raises(mod("accel.errors").AccelError) as e:
-        C.apply_compile(dyn, backend="eager", node="Accel Compile")
+    assert not isinstance(core.value, mod("accel.common.errors").AccelError)
+    with pytest.raises(mod("accel.common.errors").AccelError) as e, mod("accel.common.errors").titled("Accel Compile"):
+        C.apply_compile(dyn, backend="eager")
     msg = str(e.value)
     assert "[Accel Compile]" in msg and "'model'" in msg and "--disable-dynamic-vram" in msg

@@ -121,7 +121,7 @@ def test_pack_guard_filter_keeps_the_hybrid_attention_flag(D, mod):
     hybrid block rule is decided outside the graph and still right in every block."""
     if not D.guard_filter_supported():
         pytest.skip("this torch has no guard_filter_fn")
-    runners, A = mod("accel.compile.runners"), mod("accel.attention")
+    runners, A = mod("accel.compile.runners"), mod("accel.attention.override")
 
     def block(x, transformer_options):
         y = x * 2 if transformer_options.get(A.EXACT_FLAG) else x * 3

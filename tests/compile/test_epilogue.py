@@ -66,7 +66,7 @@ def test_fused_function_falls_back_off_cuda(E):
 
 def test_accel_compile_hands_the_pass_to_inductor(mod, E):
     config, runners = mod("accel.compile.config"), mod("accel.compile.runners")
-    cfg = config._validate("default", "blocks", "auto", False, "inductor", 64, "eager", None, "Accel Compile")
+    cfg = config.validate("default", "blocks", "auto", False, "inductor", 64, "fall back", None)
     opts = runners._compile_kwargs("default", cfg)["options"]
     assert opts["pre_grad_custom_pass"] is E.GELU_EPILOGUE_PASS and E.GELU_EPILOGUE_PASS.uuid()
     opts = runners._compile_kwargs("max-autotune-no-cudagraphs", cfg)["options"]

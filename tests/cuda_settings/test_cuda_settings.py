@@ -1,4 +1,4 @@
-"""Accel CUDA Settings / accel.cuda_settings: torch's global numerics flags are set only during ONE model's
+"""Accel CUDA Settings / accel.cuda_settings.flags: torch's global numerics flags are set only during ONE model's
 sampling (ON_PRE_RUN) and restored after it (ON_CLEANUP), exactly, also when sampling fails.
 
 On this CPU machine TF32 / cuDNN do nothing, but the flags are ordinary torch globals that can be set
@@ -48,7 +48,7 @@ def flags():
 @pytest.fixture
 def clean_flags(mod):
     """Every test starts from torch's defaults and must leave them as found."""
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     saved = num.snapshot()
     before = flags()
     yield num
@@ -119,7 +119,7 @@ def test_apply_then_restore_is_exact_from_any_start(clean_flags, start):
         m.fp32_precision = "ieee"
         cd.conv.fp32_precision = "ieee"
     before = flags()
-    s = num.NumericsSettings(tf32_matmul=True, tf32_cudnn=True, cudnn_benchmark=True,
+    s = num.CudaSettings(tf32_matmul=True, tf32_cudnn=True, cudnn_benchmark=True,
                              fp16_accumulation=True if num.has_fp16_accumulation() else None,
                              sdpa_order=("cudnn", "flash", "efficient", "math"))
     with num.scoped(s):
@@ -139,20 +139,20 @@ def test_apply_then_restore_is_exact_from_any_start(clean_flags, start):
 def test_math_only_disables_the_others_and_restores(clean_flags):
     num = clean_flags
     before = flags()
-    with num.scoped(num.NumericsSettings(sdpa_order=("math",), sdpa_exclusive=True)):
+    with num.scoped(num.CudaSettings(sdpa_order=("math",), sdpa_exclusive=True)):
         f = flags()
         assert (f["flash"], f["efficient"], f["cudnn_sdp"], f["math"]) == (False, False, False, True)
     assert flags() == before
 
 
 def test_settings_merge_later_wins(mod):
-    num = mod("accel.cuda_settings")
-    a = num.NumericsSettings(tf32_matmul=True, cudnn_benchmark=True, sdpa_order=("math",), sdpa_exclusive=True)
-    b = num.NumericsSettings(tf32_matmul=False, fp16_accumulation=True)
+    num = mod("accel.cuda_settings.flags")
+    a = num.CudaSettings(tf32_matmul=True, cudnn_benchmark=True, sdpa_order=("math",), sdpa_exclusive=True)
+    b = num.CudaSettings(tf32_matmul=False, fp16_accumulation=True)
     c = a.merged(b)
     assert (c.tf32_matmul, c.cudnn_benchmark, c.fp16_accumulation, c.sdpa_order, c.sdpa_exclusive) == \
         (False, True, True, ("math",), True)
-    assert num.NumericsSettings().is_empty() and not c.is_empty()
+    assert num.CudaSettings().is_empty() and not c.is_empty()
 
 
 # --- the node on a real model -----------------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_unchanged_everywhere_attaches_nothing(pack, wan, clean_flags):
 
 
 def test_bad_input_names_node_and_input(pack, mod, wan):
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     with pytest.raises(AccelError, match=r"\[Accel CUDA Settings\] input 'sdpa_order'"):
         apply_node(pack, wan, sdpa_order="fastest please")
 
@@ -229,7 +229,7 @@ def test_bad_input_names_node_and_input(pack, mod, wan):
 # ------------------------------------------------------------------------------------------------ SDPA order
 
 def _hopper(mod):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     libs = {k: hw.LibraryInfo(k, False, error="not installed") for k, _m, _d in hw.ATTENTION_LIBRARIES}
     return hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H100 80GB HBM3", sm=(9, 0), gcn_arch=None,
                               vram_bytes=80 * 2**30, torch_version="2.11.0", cuda_version="13.0",
@@ -256,7 +256,7 @@ def test_sdpa_order_also_reorders_comfyuis_own_priority_list_for_the_run(clean_f
 
     num = clean_flags
     before = list(comfy_priority)
-    s = num.NumericsSettings(sdpa_order=("cudnn", "flash", "efficient", "math"))
+    s = num.CudaSettings(sdpa_order=("cudnn", "flash", "efficient", "math"))
     with num.scoped(s):
         assert comfy_priority[0] == SDPBackend.CUDNN_ATTENTION
         assert sorted(map(int, comfy_priority)) == sorted(map(int, before))
@@ -264,7 +264,7 @@ def test_sdpa_order_also_reorders_comfyuis_own_priority_list_for_the_run(clean_f
 
 
 def test_auto_order_is_measured_per_gpu_class(mod):
-    d = mod("accel.defaults")
+    d = mod("accel.common.defaults")
     hopper = d.choose(_hopper(mod))
     assert hopper.sdpa_order[0] == "cudnn" and "bench/results/h100" in hopper.sdpa_reason
     cpu = d.choose(_hopper(mod).replace(device_kind="cpu", sm=None, gpu_name=None))
@@ -273,7 +273,7 @@ def test_auto_order_is_measured_per_gpu_class(mod):
 
 
 def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, monkeypatch):
-    monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
+    monkeypatch.setattr(mod("accel.common.hardware"), "profile", lambda refresh=False: _hopper(mod))
     spec = pack.nodes.NODE_CLASS_MAPPINGS[NODE].INPUT_TYPES()["required"]["sdpa_order"]
     assert spec[1]["default"].startswith("auto")
     from accel_harness import models as M
@@ -282,21 +282,21 @@ def test_cuda_settings_auto_sdpa_order_is_the_default_and_reported(pack, mod, mo
     out = H.call_node(NODE, wan, "on", "on", "on", "unchanged", spec[1]["default"])
     m, text = out["result"]
     assert "SDPA order auto -> cudnn > flash > efficient > math" in text
-    assert mod("accel.cuda_settings").settings_of(m).sdpa_order == ("cudnn", "flash", "efficient", "math")
+    assert mod("accel.cuda_settings.flags").settings_of(m).sdpa_order == ("cudnn", "flash", "efficient", "math")
 
 
 def test_attention_fallback_gets_the_measured_order_unless_the_user_set_one(pack, mod, monkeypatch):
     """Calls Accel Attention hands back to ComfyUI (masks, shapes) run torch SDPA: on Hopper with cuDNN
     first. An order the user set with Accel CUDA Settings before it is kept."""
-    monkeypatch.setattr(mod("accel.hardware"), "profile", lambda refresh=False: _hopper(mod))
-    A, num = mod("accel.attention"), mod("accel.cuda_settings")
+    monkeypatch.setattr(mod("accel.common.hardware"), "profile", lambda refresh=False: _hopper(mod))
+    A, num = mod("accel.attention.override"), mod("accel.cuda_settings.flags")
     from accel_harness import models as M
 
     wan = M.wan_model(dtype=torch.float32)
     m, text = A.apply_attention(wan, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(m).sdpa_order[0] == "cudnn" and "cudnn > flash" in text
-    user, _ = num.apply_numerics(wan, num.NumericsSettings(sdpa_order=("efficient", "flash", "cudnn", "math")))
+    user, _ = num.apply_cuda_settings(wan, num.CudaSettings(sdpa_order=("efficient", "flash", "cudnn", "math")))
     m2, text2 = A.apply_attention(user, "sdpa", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(m2).sdpa_order[0] == "efficient" and "kept the one already on this model" in text2
-    strict, _ = A.apply_attention(wan, "sdpa", fallback="error", profile=_hopper(mod), tensor_device_types=("cpu",))
+    strict, _ = A.apply_attention(wan, "sdpa", policy="error", profile=_hopper(mod), tensor_device_types=("cpu",))
     assert num.settings_of(strict) is None  # nothing is handed back to ComfyUI in strict mode

@@ -24,7 +24,7 @@ E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 
 @pytest.fixture(scope="module")
 def K(mod):
-    return mod("kernels.fp8")
+    return mod("kernels.fp8_linear")
 
 
 def block_linears(sd):
@@ -180,7 +180,7 @@ def test_fp8_linear_reference_against_bf16_matmul(K):
 @pytest.mark.parametrize("mode", ["scaled_mm_rowwise", "scaled_mm_tensorwise"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_scaled_mm_path_matches_reference(K, mode, per_channel):
-    """kernels.fp8.fp8_linear (torch._scaled_mm, which this PyTorch also runs on CPU) against the
+    """kernels.fp8_linear.fp8_linear (torch._scaled_mm, which this PyTorch also runs on CPU) against the
     plain-torch reference of the same math: only accumulation order and the bf16 output rounding differ
     (rel <= 1e-2). On the GPU the same comparison is in bench/bench_fp8.py."""
     x = torch.randn(3, 40, 128, dtype=torch.bfloat16)
@@ -202,7 +202,7 @@ def test_triton_quant_kernel_matches_reference(comfy):
     GPU's hardware cast to e4m3fn is compared with the reference in the bench)."""
     pytest.importorskip("triton")
     ok, err = run_interpreted("""
-        import accel_kernels.fp8 as K, accel_kernels.fp8_triton as T
+        import accel_kernels.fp8_linear as K, accel_kernels.fp8_linear_triton as T
         g = torch.Generator().manual_seed(0)
         for m, k in [(5, 100), (3, 256), (2, 1000)]:
             x = (torch.randn(m, k, generator=g) * torch.logspace(-2, 2, m).unsqueeze(1)).to(torch.bfloat16)
@@ -310,12 +310,12 @@ def _need_cpu_scaled_mm(K):
 
 
 def _profile(mod, sm, torch_version="2.11.0"):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     return hw.HardwareProfile("cuda", "test GPU", sm, torch_version=torch_version, triton_version="3.6.0")
 
 
 def test_compute_path_resolution(F, mod, AccelError, caplog):
-    log = mod("accel.log")
+    log = mod("accel.common.log")
     assert F.resolve_compute("auto", _profile(mod, (9, 0)))[0] == "scaled_mm_rowwise"
     assert F.resolve_compute("auto", _profile(mod, (8, 9)))[0] == "scaled_mm_tensorwise"
     assert F.resolve_compute("auto", _profile(mod, (8, 0)))[0] == "dequant"
@@ -327,7 +327,7 @@ def test_compute_path_resolution(F, mod, AccelError, caplog):
     assert a[0] == b[0] == "dequant" and "FP8 matmul requested" in a[1]
     assert len([r for r in caplog.records if "FP8 matmul requested" in r.getMessage()]) == 1  # once
     with pytest.raises(AccelError, match="compute.*FP8 matmul requested.*SM >= 8.9"):
-        F.resolve_compute(F.COMPUTE_FP8, _profile(mod, (8, 6)), strict=True)
+        F.resolve_compute(F.COMPUTE_FP8, _profile(mod, (8, 6)), policy="error")
 
 
 
@@ -428,12 +428,12 @@ def test_fp8_matmul_failure_falls_back_once(F, K, M, mod, bf16_sd, ddir, cond, A
         raise RuntimeError("CUBLAS_STATUS_NOT_SUPPORTED")
 
     monkeypatch.setattr(K, "fp8_linear", boom)
-    mod("accel.log").reset_once("fp8")
+    mod("accel.common.log").reset_once("fp8")
     with caplog.at_level("WARNING", logger="comfyui-accel"):
         out = run(M, res.patcher, cond)
     assert torch.equal(out, ref) and res.runtime.fast is False
     assert len([r for r in caplog.records if "FP8 matmul failed" in r.getMessage()]) == 1
-    strict = F.load_file(str(p), profile=_profile(mod, (9, 0)), strict=True)
+    strict = F.load_file(str(p), profile=_profile(mod, (9, 0)), policy="error")
     strict.runtime.allow_cpu = True
     with pytest.raises(AccelError, match="FP8 matmul failed"):
         run(M, strict.patcher, cond)
@@ -636,10 +636,10 @@ def bad_files(K, bf16_sd, ddir, M):
 
 
 @pytest.mark.parametrize("case", BAD)
-def test_bad_input_errors(F, AccelError, bad_files, case):
+def test_bad_input_errors(F, AccelError, bad_files, mod, case):
     path, needles = bad_files[case]
-    with pytest.raises(AccelError) as ei:
-        F.load_file(str(path))
+    with pytest.raises(AccelError) as ei, mod("accel.common.errors").titled("Accel Load Diffusion Model (FP8)"):
+        F.load_file(str(path))  # the title: as the node boundary sets it
     msg = str(ei.value)
     assert msg.startswith("[Accel Load Diffusion Model (FP8)] input 'unet_name':"), msg
     assert os.path.basename(str(path)) in msg, msg

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def K(mod):
-    return mod("kernels.fp8")
+    return mod("kernels.fp8_linear")
 
 
 def rel(a, b):
@@ -32,7 +32,7 @@ def rel(a, b):
 
 
 def _profile(mod, sm):
-    hw = mod("accel.hardware")
+    hw = mod("accel.common.hardware")
     return hw.HardwareProfile("cuda", "test GPU", sm, torch_version="2.11.0", triton_version="3.6.0")
 
 
@@ -136,7 +136,7 @@ def test_triton_block_quant_kernel_matches_reference(comfy):
     against quantize_blocks_ref; its scales come out (M, K/128) with strides (1, M)."""
     pytest.importorskip("triton")
     ok, err = run_interpreted("""
-        import accel_kernels.fp8 as K, accel_kernels.fp8_triton as T
+        import accel_kernels.fp8_linear as K, accel_kernels.fp8_linear_triton as T
         g = torch.Generator().manual_seed(0)
         for m, k in [(5, 384), (1, 128), (3, 640)]:
             x = (torch.randn(m, k, generator=g) * torch.logspace(-2, 2, m).unsqueeze(1)).to(torch.bfloat16)
@@ -196,7 +196,7 @@ def test_activation_scaling_choices_in_the_model(F, K, M, mod, tiny_file, cond):
 def test_block_scaling_where_unsupported(F, K, mod, tiny_file, AccelError, monkeypatch, caplog):
     """1x128 blocks on a GPU without blockwise _scaled_mm (sm89 -> per-tensor path; or a torch/cuBLAS whose
     probe fails): per-token instead, said once in the log and in the report; strict: an error naming the input."""
-    log = mod("accel.log")
+    log = mod("accel.common.log")
     log.reset_once("fp8")
     with caplog.at_level("WARNING", logger="comfyui-accel"):
         res = F.load_file(str(tiny_file), profile=_profile(mod, (8, 9)), activation_scaling=F.ACT_BLOCK)
@@ -204,22 +204,23 @@ def test_block_scaling_where_unsupported(F, K, mod, tiny_file, AccelError, monke
     assert "activation_scaling: 1x128 blocks -> 1x128 blocks requested, but" in res.report, res.report
     assert any("1x128 blocks requested" in r.getMessage() for r in caplog.records)
     with pytest.raises(AccelError, match=r"input 'activation_scaling': 1x128 blocks requested.*per-token"):
-        F.load_file(str(tiny_file), profile=_profile(mod, (8, 9)), activation_scaling=F.ACT_BLOCK, strict=True)
+        F.load_file(str(tiny_file), profile=_profile(mod, (8, 9)), activation_scaling=F.ACT_BLOCK, policy="error")
     monkeypatch.setattr(K, "block_out_dtypes", lambda dev: frozenset())
     mode, fast, note = F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0))
     assert mode == "scaled_mm_rowwise" and fast and "no blockwise torch._scaled_mm" in note
     with pytest.raises(AccelError, match="activation_scaling"):
-        F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0), strict=True)
+        F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0), policy="error")
     monkeypatch.setattr(K, "block_out_dtypes", lambda dev: frozenset({torch.bfloat16}))
     assert F.resolve_activation(F.ACT_BLOCK, "scaled_mm_rowwise", torch.device("cuda", 0))[0] == K.BLOCK_MODE
     assert F.resolve_activation(F.ACT_BLOCK, "dequant", torch.device("cuda", 0))[0] == "dequant"
 
 
-def test_bad_activation_scaling_errors_before_reading(F, AccelError, pack, ddir):
+def test_bad_activation_scaling_errors_before_reading(F, AccelError, pack, ddir, mod):
     """A bad value names the input and the choices, before the file is read (a missing file would otherwise
     be the error), through load_file and through the node."""
     with pytest.raises(AccelError, match=r"\[Accel Load Diffusion Model \(FP8\)\] input 'activation_scaling': "
-                                         r"unknown choice 'per-block'.*per-token"):
+                                         r"unknown choice 'per-block'.*per-token"), \
+            mod("accel.common.errors").titled("Accel Load Diffusion Model (FP8)"):  # as the node boundary sets it
         F.load_file(str(ddir / "does_not_exist.safetensors"), activation_scaling="per-block")
     import nodes
 

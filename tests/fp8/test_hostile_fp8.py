@@ -84,7 +84,7 @@ def test_missing_tensors_are_named(pack, F, mod, M, ddir, bf16_sd, case, monkeyp
 def _scaled_fp8(mod, sd):
     """`sd` as ComfyUI's scaled_fp8 checkpoints store it (the Comfy-Org fp8_scaled files): e4m3fn block linears with a
     per-tensor scale_weight and a scale_input each, and the scaled_fp8 marker."""
-    K = mod("kernels.fp8")
+    K = mod("kernels.fp8_linear")
     out = dict(sd)
     for k in [k for k in sd if k.startswith("blocks.") and k.endswith(".weight") and sd[k].ndim == 2]:
         layer = k[: -len(".weight")]
@@ -115,7 +115,7 @@ def test_extra_tensors_load_as_comfyui_loads_them_with_a_warning(pack, F, mod, M
     for k, shape in extra.items():
         t = torch.full(shape, 0.5, dtype=torch.bfloat16)
         if layout == "scaled_fp8" and len(shape) == 2:  # an fp8 head with its scale, like the file's linears
-            t, sd[k[: -len(".weight")] + ".scale_weight"] = mod("kernels.fp8").quantize_weight(t.float(), torch.float8_e4m3fn, False)
+            t, sd[k[: -len(".weight")] + ".scale_weight"] = mod("kernels.fp8_linear").quantize_weight(t.float(), torch.float8_e4m3fn, False)
         sd[k] = t
     if layout.endswith("."):
         sd = {layout + k: v for k, v in sd.items()}
@@ -159,9 +159,9 @@ def test_extra_keep_pattern_matching_no_layer_is_warned(pack, M, ddir, bf16_sd):
     assert "match no linear layer" not in hist["outputs"]["2"]["text"][0]
 
 
-def test_saver_keep_error_names_the_saver(F, M, ddir, bf16_sd, AccelError):
+def test_saver_keep_error_names_the_saver(F, M, ddir, bf16_sd, AccelError, mod):
     model = M.load_diffusion_model(write(M, ddir, "hostile_keep_src.safetensors", dict(bf16_sd)))
-    with pytest.raises(AccelError) as e:
+    with pytest.raises(AccelError) as e, mod("accel.common.errors").titled("Accel Save FP8 Model"):  # as the node
         F.save_portable(model, "hostile_keep/x", keep="most layers")
     assert (e.value.node, e.value.input_name) == ("Accel Save FP8 Model", "keep_high_precision"), str(e.value)
     assert not list((ddir / "hostile_keep").glob("*"))  # nothing left behind
@@ -200,7 +200,7 @@ def test_complete_file_still_loads_without_warnings(F, M, ddir, bf16_sd):
 
 def test_quantized_weights_are_checked_finite(F, mod, M, ddir, bf16_sd, AccelError, monkeypatch):
     """Quantizing finite weights must give finite fp8 weights and scales (here a broken quantizer)."""
-    K = mod("kernels.fp8")
+    K = mod("kernels.fp8_linear")
     real = K.quantize_weight
 
     def broken(w, dtype=K.E4M3, per_channel=False):
@@ -216,7 +216,7 @@ def test_quantized_weights_are_checked_finite(F, mod, M, ddir, bf16_sd, AccelErr
 
 @pytest.mark.parametrize("form", ["bf16", "fp8"])
 def test_nonfinite_weights_are_reported(pack, F, mod, M, ddir, bf16_sd, form, caplog):
-    K = mod("kernels.fp8")
+    K = mod("kernels.fp8_linear")
     sd = dict(bf16_sd)
     w = sd["blocks.0.ffn.0.weight"].clone()
     w[0, :3] = float("nan")

@@ -5,7 +5,7 @@ CPU cost: inductor's C++ compile is slow on 2 cores, so only the T2V test (one c
 second "expert") and the fallback test compile; the other variants check the plumbing without compiling.
 Tolerances (fp32 on CPU): Level-1 vs stock differ by attention kernel (SDPA vs ComfyUI's sub-quadratic
 CPU attention) and by inductor's fused kernels; measured cosine ~1 - 1e-8 and max |diff| ~1e-6 on latents
-of magnitude ~1, asserted as cosine >= 0.99999 and max |diff| <= 1e-4 (FIDELITY in accel/wan_level1.py).
+of magnitude ~1, asserted as cosine >= 0.99999 and max |diff| <= 1e-4 (FIDELITY in accel/wan_level1/preset.py).
 """
 import pytest
 import torch
@@ -84,12 +84,12 @@ def callback_keys(m, kind):
 # --- refusal and plumbing (no compile, no sampling) --------------------------------------------------
 
 def test_non_wan_model_is_refused_with_the_family_and_the_generic_nodes(pack, mod, M):
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     with pytest.raises(AccelError) as e:
         apply(pack, M.tiny_flux())
     msg = str(e.value)
     assert msg.startswith("[Accel Wan Level-1] input 'model':")
-    assert "Flux" in msg  # accel.families.detect(model).name
+    assert "Flux" in msg  # accel.common.families.detect(model).name
     for generic in ("Accel Attention", "Accel Compile", "Accel CUDA Settings"):
         assert generic in msg
 
@@ -98,7 +98,7 @@ def test_non_wan_model_is_refused_with_the_family_and_the_generic_nodes(pack, mo
 def test_each_part_is_applied_to_a_clone(pack, mod, M, variant):
     import comfy.patcher_extension as pe
 
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     stock = M.wan_model(variant, "tiny")
     before = (override_of(stock), {k: set(v) for k, v in stock.wrappers.items()},
               {k: set(v) for k, v in stock.callbacks.items()})
@@ -114,7 +114,7 @@ def test_each_part_is_applied_to_a_clone(pack, mod, M, variant):
     # the input model is untouched
     assert before == (override_of(stock), {k: set(v) for k, v in stock.wrappers.items()},
                       {k: set(v) for k, v in stock.callbacks.items()})
-    fam = mod("accel.families").detect(stock)
+    fam = mod("accel.common.families").detect(stock)
     assert fam.name in text
     for word in ("attention:", "compile:", "TF32 matmul on", "CFG", "fidelity:", "not bit-identical"):
         assert word in text, word
@@ -123,7 +123,7 @@ def test_each_part_is_applied_to_a_clone(pack, mod, M, variant):
 def test_each_part_can_be_switched_off(pack, mod, M):
     import comfy.patcher_extension as pe
 
-    num = mod("accel.cuda_settings")
+    num = mod("accel.cuda_settings.flags")
     stock = M.wan_model("t2v", "tiny")
     m, text = apply(pack, stock, attention=False, compile=False, tf32=False, cudnn_benchmark=False)
     assert override_of(m) is None
@@ -137,15 +137,15 @@ def test_each_part_can_be_switched_off(pack, mod, M):
 
 
 def test_compile_chain_and_mode_choice(mod):
-    L = mod("accel.wan_level1")
-    hw = mod("accel.hardware")
+    L = mod("accel.wan_level1.preset")
+    hw = mod("accel.common.hardware")
     assert L.compile_chain("max-autotune-no-cudagraphs") == ["max-autotune-no-cudagraphs", "default"]
     assert L.compile_chain("default") == ["default"]
     assert L.compile_chain("eager") == []
     h100 = hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H100", sm=(9, 0), triton_version="3.6.0",
                               torch_version="2.11.0")
     mode, why = L.resolve_compile_mode("auto", h100)
-    assert mode == mod("accel.defaults").choose(h100).compile_mode == "default", why  # max-autotune did not pay
+    assert mode == mod("accel.common.defaults").choose(h100).compile_mode == "default", why  # max-autotune did not pay
     assert "max-autotune measured within 1%" in why
     assert L.resolve_compile_mode("max-autotune-no-cudagraphs", h100)[0] == "max-autotune-no-cudagraphs"
 
@@ -235,12 +235,12 @@ def test_eager_fallback_when_compile_fails(pack, mod, M):
     print("\ncompile status after a failing compiler:", st)
     assert st["fell_back"] is True and st["mode"] == "eager", st
     assert [f[0] for f in st["failures"]] == ["max-autotune-no-cudagraphs", "default"], st  # the whole chain
-    summary = mod("accel.wan_level1").compile_summary(m)
+    summary = mod("accel.wan_level1.preset").compile_summary(m)
     assert "fell_back=True" in summary and "mode=eager" in summary
 
 
 def test_strict_mode_raises_instead_of_falling_back(pack, mod, M):
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     stock = M.wan_model("i2v", "small", seed=6)
     m, _ = apply(pack, stock, attention=False, on_failure="error")
     with _broken_cxx(), pytest.raises(AccelError, match="Accel Wan Level-1"):

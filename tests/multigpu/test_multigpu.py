@@ -179,7 +179,7 @@ def test_pack_attention_and_compile_reach_the_workers(M, MG, P, mod):
     """Accel Attention's override runs per rank inside Ulysses; Accel Compile's config goes to the workers,
     which compile their own copy (backend eager on the CPU); the compile regions swapped in while ComfyUI
     runs the model do not travel (the weights do)."""
-    A, C = mod("accel.attention"), mod("accel.compile")
+    A, C = mod("accel.attention.override"), mod("accel.compile")
     model = wan(M, heads=2, seed=8)
     ref = run(M, model, steps=1)
     patched, _ = A.apply_attention(model)
@@ -231,14 +231,18 @@ def test_step_cache_under_multigpu_is_reported(M, MG, mod):
     """The step caches wrap ComfyUI's process's forward, the workers run the blocks: a cache under Accel Multi-GPU
     skipped nothing without a word (issue #29). Either order now says so in the report."""
     agn = mod("accel.cache.any_model")
+    titled = mod("accel.common.errors").titled  # the titles the node boundary sets
     model = wan(M, heads=2)
-    cached, _ = agn.configure(model)
-    _, report = MG.apply_multigpu(cached, gpus=2, device="cpu")  # the documented order: Multi-GPU last
+    with titled("Accel Cache (any model)"):
+        cached, _ = agn.configure(model)
+    with titled("Accel Multi-GPU"):
+        _, report = MG.apply_multigpu(cached, gpus=2, device="cpu")  # the documented order: Multi-GPU last
     assert "warning: the step cache on this model (Accel Cache (any model)) does nothing under Accel Multi-GPU" \
         in report, report
     assert "does nothing" not in MG.apply_multigpu(model, gpus=2, device="cpu")[1]
     multi, _ = MG.apply_multigpu(model, gpus=2, device="cpu")
-    _, report = agn.configure(multi)  # the cache after Multi-GPU
+    with titled("Accel Cache (any model)"):
+        _, report = agn.configure(multi)  # the cache after Multi-GPU
     assert "warning: Accel Cache (any model) does nothing on this model: it samples through Accel Multi-GPU" \
         in report, report
 
@@ -351,7 +355,7 @@ def test_unanswered_interrupt_stops_workers(M, MG, P):
 
 
 @pytest.mark.timeout(TIMEOUT)
-def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog):
+def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog, mod):
     import logging
     import signal
 
@@ -370,7 +374,8 @@ def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog
     pids2 = P.current_pool().pids
     assert set(pids2).isdisjoint(pids) and not any(_alive(p) for p in pids)
     # a worker failing inside a step: an AccelError naming the node, every worker stopped
-    bad = seq_only(MG, with_override(model, failing_attention))
+    with mod("accel.common.errors").titled("Accel Multi-GPU"):
+        bad = seq_only(MG, with_override(model, failing_attention))
     with pytest.raises(MG.AccelError, match=r"\[Accel Multi-GPU\] input 'model': a worker failed.*boom on rank 1"):
         run(M, bad, steps=1)
     assert not any(_alive(p) for p in pids2), "a failed pool must not leave workers behind"
@@ -385,7 +390,7 @@ def test_worker_failure_is_an_error_and_shutdown_leaves_nothing(M, MG, P, caplog
 
 
 @pytest.mark.timeout(TIMEOUT)
-def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P):
+def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P, mod):
     """A worker lost inside a step (SIGKILL while the workers compute; on GPUs: a crash or the OOM killer): the prompt
     fails with an error naming the node, the dead worker, its pid and the signal (it named the survivor's broken
     connection, or printed a dict of exit codes); every worker is gone; the next prompt starts new workers and runs
@@ -393,7 +398,8 @@ def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P):
     import signal
 
     model = wan(M, heads=2, seed=2)
-    m = seq_only(MG, with_override(model, slow_attention))
+    with mod("accel.common.errors").titled("Accel Multi-GPU"):  # the title the node boundary sets (the runtime keeps it)
+        m = seq_only(MG, with_override(model, slow_attention))
     run(M, m, steps=1)
     pids = P.current_pool().pids
     deadline = time.monotonic() + 60

@@ -83,7 +83,7 @@ def test_api_prompt_booleans_are_parsed_before_comfyui_validation(pack, pairs, o
 def test_node_functions_parse_booleans_too(pack, pairs, mod):
     """A value that did not come through the on_prompt handler (linked from another node's output, or a direct
     call) is parsed by the node's execute itself: an error naming the node and input before any work."""
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     wrong = []
     for key, name in pairs:
         for v in BAD:

@@ -63,7 +63,7 @@ def _named(pack, key, name, value, text):
 def test_node_functions_refuse_bad_combo_values(pack, combos, mod):
     """Called with a bad value (as a link or a direct call delivers it): an AccelError naming the input, raised
     before the node does anything (no other input is given, so any work would fail differently)."""
-    AccelError = mod("accel.errors").AccelError
+    AccelError = mod("accel.common.errors").AccelError
     wrong = []
     for key, name, _ in combos:
         for v in BAD:

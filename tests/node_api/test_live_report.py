@@ -1,4 +1,4 @@
-"""The report after the run (accel.live_report): a compile that falls back at run time is never silent.
+"""The report after the run (accel.common.live_report): a compile that falls back at run time is never silent.
 
 Accel Compile's (and Wan Level-1's) report is written when the node executes, before the first sampling step
 compiles anything. These tests run API prompts through ComfyUI's own validate_prompt + PromptExecutor on a tiny
@@ -103,7 +103,7 @@ def test_quantized_attention_that_never_ran_is_reported(pack, mod, M):
     the sigmas a KSamplerAdvanced slice passes."""
     import comfy.patcher_extension as pe
 
-    hybrid, keys, live = mod("accel.hybrid"), mod("accel.keys"), mod("accel.live_report")
+    hybrid, keys, live = mod("accel.attention.hybrid"), mod("accel.common.keys"), mod("accel.common.live_report")
     sw = hybrid.StepWrapper(hybrid.Hybrid.default())
     m = M.wan_model(dtype=torch.float32, seed=1).clone()
     m.add_wrapper_with_key(pe.WrappersMP.APPLY_MODEL, keys.ATTENTION, sw)

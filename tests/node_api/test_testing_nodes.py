@@ -1,4 +1,4 @@
-"""Test-only nodes (nodes/testing.py), accel/compare.py and the demo's workflow builder (no server)."""
+"""Test-only nodes (nodes/testing.py), accel/common/compare.py and the demo's workflow builder (no server)."""
 import pytest
 
 import accel_harness as H
@@ -30,7 +30,7 @@ def test_latent_diff_reports_and_names_input_on_mismatch(pack, mod):
     y[0, 3, 0, 2, 5] += 0.25
     _, mx, cos = H.call_node(D, {"samples": y}, {"samples": x})["result"]
     assert mx == pytest.approx(0.25, abs=1e-6) and cos < 1.0
-    errors = mod("accel.errors")
+    errors = mod("accel.common.errors")
     with pytest.raises(errors.AccelError) as e:
         H.call_node(D, {"samples": x}, {"samples": torch.zeros(1, 16, 1, 4, 4)})
     assert "Accel Latent Diff" in str(e.value) and "latent_b" in str(e.value)
@@ -39,7 +39,7 @@ def test_latent_diff_reports_and_names_input_on_mismatch(pack, mod):
 def test_tensor_diff_values(mod):
     import torch
 
-    C = mod("accel.compare")
+    C = mod("accel.common.compare")
     a = torch.tensor([1.0, 2.0, 2.0])
     b = torch.tensor([1.0, 2.0, 3.0])
     d = C.tensor_diff(a, b)

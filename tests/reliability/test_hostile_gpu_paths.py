@@ -107,7 +107,7 @@ def fake_inductor(monkeypatch, mod):
         return run
 
     monkeypatch.setattr(cfx, "compile_fx", fake)
-    monkeypatch.setattr(mod("accel.compile.preflight"), "_preflight", lambda model, cfg: None)  # no compiler check
+    monkeypatch.setattr(mod("accel.compile.apply"), "preflight_problem", lambda model, cfg: None)  # no compiler check
     torch._dynamo.reset()
     yield state
     torch._dynamo.reset()
@@ -215,7 +215,7 @@ def test_out_of_memory_in_the_fp8_loader(unet, mod, monkeypatch, where):
         target, name = comfy.sd, "load_diffusion_model_state_dict"
         exc = torch.OutOfMemoryError(OOM_TEXT)
     elif where == "quantize":
-        target, name = mod("kernels.fp8"), "quantize_weight"
+        target, name = mod("kernels.fp8_linear"), "quantize_weight"
         exc = torch.OutOfMemoryError(OOM_TEXT)
     else:
         target, name = comfy.utils, "load_torch_file"

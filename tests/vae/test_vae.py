@@ -1,4 +1,4 @@
-"""Accel VAE (accel/vae.py, nodes/vae.py, kernels/vae_norm.py): decodes equal ComfyUI's stock decode within the
+"""Accel VAE (accel/vae/decode.py, nodes/vae.py, kernels/vae_norm.py): decodes equal ComfyUI's stock decode within the
 stated tolerance (tiny random Wan 2.1 VAE and the Flux KL VAE, built through comfy.sd.VAE(sd=...)), the user's
 VAE object is never modified, every torch flag and module hook is gone after the decode, unknown VAE types
 follow on_failure, and the fused RMSNorm+SiLU Triton kernel matches the torch reference (Triton interpreter)."""
@@ -16,7 +16,7 @@ TOL = 1e-5  # fp32 CPU: exact options (channels_last, cudnn.benchmark) are float
 
 @pytest.fixture(scope="module")
 def V(mod):
-    return mod("accel.vae")
+    return mod("accel.vae.decode")
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_kl_default_matches_stock(kl_vae):
     assert (out - ref).abs().max().item() <= TOL
     assert "KL image VAE" in report
     assert hooks_and_attrs(kl_vae) == (0, 0)
-    # measured slower on KL VAEs (accel/vae.py KL_LAYOUT_MEASURED): not applied, and the report says so
+    # measured slower on KL VAEs (accel/vae/decode.py KL_LAYOUT_MEASURED): not applied, and the report says so
     assert not acc._accel_vae.options.channels_last and not acc._accel_vae.options.cudnn_benchmark
     assert "not applied to KL VAEs" in report
 
@@ -178,10 +178,10 @@ def test_compile_failure_follows_on_failure(wan_vae, V, AccelError):
 
     torch._dynamo.reset()
     opts = V.VaeOptions(channels_last=False, compile=True, compile_backend=broken)
-    acc, _ = V.accelerate(wan_vae, opts, on_failure="fall back")
+    acc, _ = V.accelerate(wan_vae, opts, policy="fall back")
     assert torch.equal(acc.decode(z), ref) and "no compiler here" in acc._accel_vae.compile_failed
     torch._dynamo.reset()
-    acc, _ = V.accelerate(wan_vae, opts, on_failure="error")
+    acc, _ = V.accelerate(wan_vae, opts, policy="error")
     with pytest.raises(AccelError, match="compile"):
         acc.decode(z)
     assert hooks_and_attrs(wan_vae) == (0, 0)  # restored after a failed decode too

@@ -202,7 +202,7 @@ def test_report_text_is_shown_under_the_node(app, server):
 def test_compile_fallback_updates_the_report(app, server, M):
     """A compile that fails at run time is not silent in the UI: queue a tiny Wan through Accel Compile from the page
     while inductor cannot build kernels (this server runs with CXX=/bin/false); after the sampler ran, the report
-    under Accel Compile starts with the fallback and its reason (accel.live_report re-sends the node's executed
+    under Accel Compile starts with the fallback and its reason (accel.common.live_report re-sends the node's executed
     message), where before the run it said the model compiles on the first sampling step."""
     M.write_wan(server.base / "models" / "diffusion_models" / "browser_live_wan.safetensors", seed=3)
     api = {

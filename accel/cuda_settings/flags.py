@@ -1,4 +1,5 @@
-"""Process-global torch numerics flags, scoped to one model's sampling run.
+"""Process-global torch flags (TF32, cudnn.benchmark, fp16 accumulation, SDPA priority), scoped to one
+model's sampling run.
 
 TF32 (cuBLAS matmul, cuDNN), `cudnn.benchmark`, fp16 accumulation in cuBLAS and the SDPA backend
 priority are process-wide torch globals. Setting them once (as `--fast` does) changes every model in the
@@ -9,9 +10,9 @@ as they were.
 
 One implementation, used by the "Accel CUDA Settings" node and by the Wan Level-1 preset:
 
-    clone, lines = apply_numerics(model, NumericsSettings(tf32_matmul=True, cudnn_benchmark=True))
+    clone, lines = apply_cuda_settings(model, CudaSettings(tf32_matmul=True, cudnn_benchmark=True))
 
-A setting left at None means "unchanged" (whatever the process has). A second numerics node on the
+A setting left at None means "unchanged" (whatever the process has). A second CUDA settings node on the
 same model merges into the first (its explicit values win); the model carries one pair of callbacks.
 
 Torch API notes (checked on 2.11-2.14): the legacy `allow_tf32` flags and the newer `fp32_precision`
@@ -27,7 +28,9 @@ import contextlib
 import threading
 from dataclasses import dataclass, fields, replace
 
-from . import keys, log
+from .. import comfy_compat
+from ..common import keys, log
+from ..common.errors import current_title
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
 
@@ -43,7 +46,7 @@ _SDPA = {
 # exclusive=False: every backend stays enabled, only the order in which SDPA tries them changes.
 SDPA_AUTO = "auto (fastest exact order for this GPU)"
 SDPA_PRESETS = {
-    SDPA_AUTO: "auto",  # accel.defaults: per GPU class, measured (Hopper: cuDNN first); else unchanged
+    SDPA_AUTO: "auto",  # accel.common.defaults: per GPU class, measured (Hopper: cuDNN first); else unchanged
     "unchanged": None,
     "cudnn > flash > efficient > math": (("cudnn", "flash", "efficient", "math"), False),
     "flash > cudnn > efficient > math": (("flash", "cudnn", "efficient", "math"), False),
@@ -54,7 +57,7 @@ SDPA_PRESETS = {
 
 
 @dataclass(frozen=True)
-class NumericsSettings:
+class CudaSettings:
     """What to set during a run. None = leave unchanged."""
 
     tf32_matmul: bool | None = None
@@ -64,7 +67,7 @@ class NumericsSettings:
     sdpa_order: tuple | None = None  # e.g. ("cudnn", "flash", "efficient", "math")
     sdpa_exclusive: bool = False  # True: backends not in sdpa_order are disabled
 
-    def merged(self, later: "NumericsSettings") -> "NumericsSettings":
+    def merged(self, later: "CudaSettings") -> "CudaSettings":
         """self, overridden by every explicit (non-None) value of `later`."""
         upd = {f.name: getattr(later, f.name) for f in fields(later)
                if f.name != "sdpa_exclusive" and getattr(later, f.name) is not None}
@@ -153,7 +156,7 @@ def snapshot() -> dict:
         s[f"sdp.{name}"] = _get(getattr(torch.backends.cuda, f"{stem}_sdp_enabled"))
     if has_sdpa_priority():
         s["sdp.priority"] = _get(lambda: list(torch._C._get_sdp_priority_order()))
-    held = _comfy_sdpa_priority()
+    held = comfy_compat.sdpa_backend_priority()
     if held is not None:
         s["comfy.sdpa_priority"] = list(held)
     return {k: v for k, v in s.items() if v is not _MISSING}
@@ -175,18 +178,6 @@ def _set_tf32_cudnn(on: bool) -> None:
         torch.backends.cudnn.conv.fp32_precision = "tf32" if on else "ieee"
 
 
-def _comfy_sdpa_priority():
-    """The SDPA priority list ComfyUI itself passes to `sdpa_kernel(..., set_priority=True)` around each call
-    (0.33+: `comfy.ops.SDPA_BACKEND_PRIORITY`, FlashAttention-2 first). That inner context overrides the
-    process order, so an order set here must also be written into this list (in place: ComfyUI reads it at
-    call time), for this model's run only like every other flag here. None where ComfyUI has no such list."""
-    import sys
-
-    ops = sys.modules.get("comfy.ops")
-    lst = getattr(ops, "SDPA_BACKEND_PRIORITY", None) if ops is not None else None
-    return lst if isinstance(lst, list) else None
-
-
 def _set_sdpa(order, exclusive: bool) -> None:
     torch = _torch()
     for name, (stem, _) in _SDPA.items():
@@ -200,7 +191,7 @@ def _set_sdpa(order, exclusive: bool) -> None:
         wanted = [int(getattr(SDPBackend, _SDPA[n][1])) for n in order]
         prev = list(torch._C._get_sdp_priority_order())
         torch._C._set_sdp_priority_order(wanted + [b for b in prev if b not in wanted])
-    held = _comfy_sdpa_priority()
+    held = comfy_compat.sdpa_backend_priority()
     if held is not None:
         from torch.nn.attention import SDPBackend
 
@@ -209,7 +200,7 @@ def _set_sdpa(order, exclusive: bool) -> None:
         held[:] = wanted + ([] if exclusive else rest)
 
 
-def apply_settings(settings: NumericsSettings) -> dict:
+def apply_settings(settings: CudaSettings) -> dict:
     """Set the flags; returns the snapshot taken before (give it to `restore`)."""
     saved = snapshot()
     torch = _torch()
@@ -270,13 +261,13 @@ def restore(saved: dict) -> None:
             attempt(f"sdp.{name}", lambda stem=stem, name=name: getattr(torch.backends.cuda, f"enable_{stem}_sdp")(saved[f"sdp.{name}"]))
     if "sdp.priority" in saved:
         attempt("sdp.priority", lambda: torch._C._set_sdp_priority_order(saved["sdp.priority"]))
-    held = _comfy_sdpa_priority()
+    held = comfy_compat.sdpa_backend_priority()
     if "comfy.sdpa_priority" in saved and held is not None:
         attempt("comfy.ops.SDPA_BACKEND_PRIORITY", lambda: held.__setitem__(slice(None), saved["comfy.sdpa_priority"]))
 
 
 @contextlib.contextmanager
-def scoped(settings: NumericsSettings):
+def scoped(settings: CudaSettings):
     """`with scoped(settings): ...` — the same set/restore as a model's callbacks (benchmarks, tests)."""
     saved = apply_settings(settings)
     try:
@@ -287,14 +278,14 @@ def scoped(settings: NumericsSettings):
 
 # --- per-model scope via ModelPatcher callbacks --------------------------------------------------
 
-class NumericsScope:
+class CudaSettingsScope:
     """Holds one model's settings; its `enter`/`exit` are the ON_PRE_RUN / ON_CLEANUP callbacks.
 
     Clones share the callback objects (ComfyUI copies the lists, not the callables); runs are
     sequential, and a stack pairs each exit with its enter (an exit without an enter is a no-op).
     """
 
-    def __init__(self, settings: NumericsSettings, source: str = ""):
+    def __init__(self, settings: CudaSettings, source: str = ""):
         self.settings = settings
         self.source = source
         self._stack: list[dict] = []
@@ -323,23 +314,25 @@ def _callbacks_mp():
     return pe.CallbacksMP
 
 
-def scope_of(model) -> NumericsScope | None:
-    """The NumericsScope attached to this MODEL, if any."""
+def scope_of(model) -> CudaSettingsScope | None:
+    """The CudaSettingsScope attached to this MODEL, if any."""
     cb = _callbacks_mp()
     for fn in model.get_callbacks(cb.ON_PRE_RUN, CALLBACK_KEY) if hasattr(model, "get_callbacks") else []:
         owner = getattr(fn, "__self__", None)
-        if isinstance(owner, NumericsScope):
+        if isinstance(owner, CudaSettingsScope):
             return owner
     return None
 
 
-def settings_of(model) -> NumericsSettings | None:
+def settings_of(model) -> CudaSettings | None:
     s = scope_of(model)
     return s.settings if s is not None else None
 
 
-def attach(model, settings: NumericsSettings, source: str = "") -> NumericsScope:
-    """Attach (or merge into) the numerics scope of `model` IN PLACE; pass a clone you own."""
+def attach(model, settings: CudaSettings, source: str | None = None) -> CudaSettingsScope:
+    """Attach (or merge into) the CUDA settings scope of `model` IN PLACE; pass a clone you own. `source`: who set
+    them (default: the title of the node running now)."""
+    source = source if source is not None else (current_title() or "")
     cb = _callbacks_mp()
     prev = scope_of(model)
     if prev is not None:
@@ -347,14 +340,14 @@ def attach(model, settings: NumericsSettings, source: str = "") -> NumericsScope
         source = f"{prev.source} + {source}" if prev.source and source else (source or prev.source)
     model.remove_callbacks_with_key(cb.ON_PRE_RUN, CALLBACK_KEY)
     model.remove_callbacks_with_key(cb.ON_CLEANUP, CALLBACK_KEY)
-    scope = NumericsScope(settings, source)
+    scope = CudaSettingsScope(settings, source)
     if not settings.is_empty():
         model.add_callback_with_key(cb.ON_PRE_RUN, CALLBACK_KEY, scope.enter)
         model.add_callback_with_key(cb.ON_CLEANUP, CALLBACK_KEY, scope.exit)
     return scope
 
 
-def explain(settings: NumericsSettings, profile=None) -> list[str]:
+def explain(settings: CudaSettings, profile=None) -> list[str]:
     """Report lines: what will be set during this model's runs, and what has no effect here and why."""
     torch = _torch()
     lines = ["numerics (set at the start of this model's sampling, restored after it): " + settings.describe()[0]]
@@ -382,14 +375,14 @@ def explain(settings: NumericsSettings, profile=None) -> list[str]:
 
 def auto_sdpa_order(profile) -> tuple:
     """(order or None, reason): the fastest exact SDPA kernel order measured for this GPU class
-    (accel.defaults, one table), or None where nothing was measured (PyTorch's / ComfyUI's order stays)."""
-    from . import defaults
+    (accel.common.defaults, one table), or None where nothing was measured (PyTorch's / ComfyUI's order stays)."""
+    from ..common import defaults
 
     d = defaults.choose(profile)
     return d.sdpa_order, d.sdpa_reason
 
 
-def attach_auto_sdpa(model, profile, source: str) -> str | None:
+def attach_auto_sdpa(model, profile) -> str | None:
     """Give `model` (a clone you own) the measured SDPA order for its runs, unless it carries one already
     (e.g. from Accel CUDA Settings: the user's choice wins). Returns the report line, or None."""
     order, why = auto_sdpa_order(profile)
@@ -398,17 +391,16 @@ def attach_auto_sdpa(model, profile, source: str) -> str | None:
     have = settings_of(model)
     if have is not None and have.sdpa_order:
         return f"SDPA order: kept the one already on this model ({' > '.join(have.sdpa_order)})"
-    attach(model, NumericsSettings(sdpa_order=tuple(order)), source)
+    attach(model, CudaSettings(sdpa_order=tuple(order)))
     return f"SDPA order for calls that reach torch SDPA: {' > '.join(order)} ({why})"
 
 
-def apply_numerics(model, settings: NumericsSettings, source: str = "Accel CUDA Settings", profile=None,
-                   in_place: bool = False):
+def apply_cuda_settings(model, settings: CudaSettings, profile=None, in_place: bool = False):
     """Clone `model` (unless in_place) and attach the scoped settings. Returns (model, report lines)."""
     m = model if in_place else model.clone()
-    scope = attach(m, settings, source)
+    scope = attach(m, settings)
     lines = explain(scope.settings, profile)
     if scope.settings is not settings:
         lines.append("  (merged with numerics settings already on this model: later values win)")
-    log.info("numerics for %s: %s", source or "model", scope.settings.describe()[0])
+    log.info("numerics for %s: %s", current_title() or "model", scope.settings.describe()[0])
     return m, lines

@@ -4,7 +4,7 @@ first/last sampling steps (and optionally the first/last transformer blocks), th
 The step is found once per model call by an APPLY_MODEL wrapper (`StepWrapper`: the current sigma's index in the
 run's `sample_sigmas`, as the step caches do) and handed to the attention calls as a flag (`EXACT_FLAG`) in a copy
 of transformer_options, so no attention call reads a GPU tensor (and a compiled block sees a Python bool: two
-variants). Defaults: accel.defaults.HYBRID.
+variants). Defaults: accel.common.defaults.HYBRID.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import torch
 
-from . import defaults, keys
-from .cache.schedule import step_index
-from .errors import AccelError
+from ..common import defaults, keys
+from ..cache.schedule import step_index
+from ..common.errors import AccelError
 
 EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hybrid schedule wants exact attention
 
@@ -23,7 +23,7 @@ EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hy
 class Hybrid:
     """Exact attention on the first `first_steps` and last `last_steps` sampling steps, and in the first
     `first_blocks` / last `last_blocks` transformer blocks; the low-precision kernel elsewhere.
-    Defaults: accel.defaults.HYBRID. Steps are counted in the sigmas the sampler was given (a KSamplerAdvanced
+    Defaults: accel.common.defaults.HYBRID. Steps are counted in the sigmas the sampler was given (a KSamplerAdvanced
     slice, e.g. one Wan 2.2 A14B expert, counts its own steps). Blocks need a ComfyUI that tells attention
     the block (transformer_options block_index/total_blocks: ComfyUI 0.33 Wan, Flux); elsewhere only the
     step rule applies. Under torch.compile the block rule costs a graph break per attention call (it is
@@ -79,11 +79,11 @@ def _exact_block_eager(hybrid: Hybrid, index, total) -> bool:
 _exact_block_eager = (getattr(torch.compiler, "disable", None) or torch._dynamo.disable)(_exact_block_eager)
 
 
-def check_hybrid(node: str, **values) -> None:
+def check_hybrid(**values) -> None:
     """AccelError naming the input when a schedule value is not a whole number >= 0 (before any work)."""
     for name, v in values.items():
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise AccelError(node, name, f"{name} must be a whole number >= 0 (got {v!r})",
+            raise AccelError(name, f"{name} must be a whole number >= 0 (got {v!r})",
                              f"Set {name} to 0 (no exact {name.split('_')[-1]}) or a small count such as 2")
 
 
@@ -134,7 +134,7 @@ class StepWrapper:
         return executor(*args, **kwargs)
 
 
-def _apply_model_wrappers():
+def apply_model_wrappers():
     import comfy.patcher_extension as pe
 
     return pe.WrappersMP.APPLY_MODEL

@@ -12,7 +12,7 @@ FA3 computes S = Q K^T in FP8, softmax in float32, and P V with P cast to e4m3; 
 
 Three implementations of the same quantization:
   - `quantize_reference`: plain torch, the specification;
-  - `quantize_fused`: two Triton launches (fp8_triton.py), one read of q/k/v for all statistics and one
+  - `quantize_fused`: two Triton launches (fp8_attention_triton.py), one read of q/k/v for all statistics and one
     quantizing pass, q/k/v in one grid each; bit-identical pre-cast values (tests);
   - `emulate`: quantize -> dequantize -> exact float32 attention (with P rounded to e4m3 like FA3's P V
     matmul): what this backend computes, on any device - the CPU reference for its error.
@@ -26,8 +26,8 @@ from typing import NamedTuple, Optional
 import torch
 
 from ..optional import load_once
-from .base import (BHLD, BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, reference, tensor_device_types,
-                   torch_dtypes)
+from .base import (BHLD, BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, reference,
+                   tensor_device_types, torch_dtypes)
 
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0
@@ -98,7 +98,7 @@ def fused_statistics(q, k, v, smooth_k: bool = True, config=None):
 
 
 def quantize_fused(q, k, v, smooth_k: bool = True, out_f32: bool = False, config=None) -> QuantizedQKV:
-    """`quantize_reference` in two Triton launches (see fp8_triton.py). out_f32 (tests): return the
+    """`quantize_reference` in two Triton launches (see fp8_attention_triton.py). out_f32 (tests): return the
     float32 pre-cast values instead of e4m3. config: (chunk, block_l, num_warps), None for the defaults."""
     kern = _triton()
     cfg = config or (kern.CHUNK, kern.BLOCK_L, kern.NUM_WARPS)
@@ -112,7 +112,7 @@ def fused_available() -> bool:
 
 
 def _triton():
-    return load_once(_state, "attention.fp8_triton", _warn)
+    return load_once(_state, "attention.fp8_attention_triton", _warn)
 
 
 def _warn(error: str) -> None:

@@ -15,7 +15,7 @@ No ComfyUI import. Conventions used everywhere in the pack:
 
   `fp8_linear_ref` is exactly this in plain torch (fp32 matmul of the fp8 values: every product of
   two fp8 numbers is exact in fp32). `fp8_linear` is the GPU implementation: a Triton kernel quantizes
-  the activations (kernels/fp8_triton.py, with `quantize_rows_ref` as its reference) and
+  the activations (kernels/fp8_linear_triton.py, with `quantize_rows_ref` as its reference) and
   `torch._scaled_mm` multiplies (row-wise scales on sm90+, per-tensor scales on sm89).
 - 1x128 blocks (`scaled_mm_block1x128`): one activation scale per token and per 128 consecutive input
   channels, `sx` of shape (M, K/128); the weight keeps its per-channel (or per-tensor) scale, handed to
@@ -196,8 +196,8 @@ _triton_state: dict = {}
 
 
 def _triton_quant():
-    """kernels.fp8_triton, or None when Triton cannot be imported (imported on first GPU use only)."""
-    return load_once(_triton_state, "fp8_triton")
+    """kernels.fp8_linear_triton, or None when Triton cannot be imported (imported on first GPU use only)."""
+    return load_once(_triton_state, "fp8_linear_triton")
 
 
 def triton_error() -> str | None:

@@ -3,7 +3,7 @@
 `detect()` returns a frozen `HardwareProfile`: device kind (cuda / rocm / mps / cpu), GPU name, SM,
 VRAM, torch / CUDA / HIP / cuDNN / triton versions, which attention libraries import (with versions
 and kernels), FP8 and TF32 support. Tests build `HardwareProfile` objects by hand to simulate GPUs;
-`accel.defaults.choose()` maps a profile to the pack's automatic choices.
+`accel.common.defaults.choose()` maps a profile to the pack's automatic choices.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ input's class with `decode` / `decode_tiled` wrapped. The wrapper runs ComfyUI's
 0.33 alike: `VAE.decode` / `VAE.decode_tiled` call `first_stage_model.decode`) inside `decode_scope`,
 which for the length of that one call:
 
-- sets the torch flags (cudnn.benchmark, TF32) through accel.cuda_settings.scoped and restores them after;
+- sets the torch flags (cudnn.benchmark, TF32) through accel.cuda_settings.flags.scoped and restores them after;
 - adds forward pre-hooks to the decoder's convolutions that hand them channels_last(_3d) activations (cuDNN
   then keeps that layout from conv to conv); removed after the call;
 - optionally points the Wan decoder's `RMS_norm -> SiLU` pairs at the fused Triton kernel
@@ -27,11 +27,11 @@ import contextlib
 import copy
 from dataclasses import dataclass, fields, replace
 
-from . import log
-from .errors import AccelError
-from .figures import num as _num, span as _span, text as _text
+from ..common import log
+from ..common.errors import AccelError, current_title
+from ..common.figures import num as _num, span as _span, text as _text
+from ..common.policy import Policy
 
-NODE = "Accel VAE"
 
 
 # --- the options ---------------------------------------------------------------------------------------
@@ -212,10 +212,11 @@ def _identity(x, *args, **kwargs):
 class AccelState:
     """The options of one Accel VAE node output, and what it compiled (kept across decodes)."""
 
-    def __init__(self, options: VaeOptions, kind: VaeKind, policy: str):
+    def __init__(self, options: VaeOptions, kind: VaeKind, policy: Policy):
         self.options = options
         self.family = kind.family
-        self.policy = policy
+        self.policy = Policy(policy)
+        self.title = current_title()  # a compile failure while decoding (later, in another node) names this node
         self.compiled: dict = {}       # residual block -> compiled callable
         self.compile_failed: str | None = None
         self.decodes = 0
@@ -238,9 +239,9 @@ class AccelState:
                 try:
                     return compiled(*args, **kwargs)
                 except Exception as e:  # noqa: BLE001 - compile errors come in many types
-                    if state.policy == "error":
-                        raise AccelError(NODE, "compile", f"torch.compile failed on the VAE decoder ({type(e).__name__}: {e})",
-                                         "Set compile to false, or on_failure to 'fall back'") from e
+                    if state.policy is Policy.ERROR:
+                        raise AccelError("compile", f"torch.compile failed on the VAE decoder ({type(e).__name__}: {e})",
+                                         "Set compile to false, or on_failure to 'fall back'", title=state.title) from e
                     state.compile_failed = f"{type(e).__name__}: {e}"
                     log.warn_once(("vae-compile", type(e).__name__), "Accel VAE: torch.compile of the decoder blocks "
                                   "failed (%s); decoding without it", state.compile_failed)
@@ -254,16 +255,16 @@ class AccelState:
         """Everything this node changes, for one decode call."""
         import torch
 
-        from . import cuda_settings
-        from ..kernels import vae_norm
-        from .compile import dynamo_compat
+        from ..cuda_settings import flags as cuda_settings
+        from ...kernels import vae_norm
+        from ..compile import dynamo_compat
 
         kind, why = identify(vae)
         if kind is None:  # cannot happen for a VAE accelerate() accepted; stay safe
             yield
             return
         o = self.options
-        settings = cuda_settings.NumericsSettings(
+        settings = cuda_settings.CudaSettings(
             cudnn_benchmark=True if o.cudnn_benchmark else None,
             tf32_cudnn=True if o.tf32 else None, tf32_matmul=True if o.tf32 else None)
         handles, attrs = [], []
@@ -364,22 +365,24 @@ def check_options(options: VaeOptions) -> None:
     for name, lo in (("tile_size", 64), ("overlap", 0), ("temporal_size", 8), ("temporal_overlap", 4)):
         v = getattr(options, name)
         if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise AccelError(NODE, name, f"{v!r} is not an integer >= {lo}", f"Set {name} to {lo} or more")
+            raise AccelError(name, f"{v!r} is not an integer >= {lo}", f"Set {name} to {lo} or more")
 
 
-def accelerate(vae, options: VaeOptions, on_failure: str = "fall back", node: str = NODE):
+def accelerate(vae, options: VaeOptions, policy: Policy = Policy.FALL_BACK):
     """(vae to use, report text). The input VAE is not modified. Unknown VAE types: the input VAE unchanged
-    with a report line (on_failure 'fall back') or an AccelError naming the input ('error')."""
+    with a report line (policy FALL_BACK) or an AccelError naming the input (ERROR). The report's first line is
+    the title of the node running (none outside a node)."""
     import torch
 
+    policy = Policy(policy)
     check_options(options)
     if vae is None or not hasattr(vae, "decode"):
-        raise AccelError(node, "vae", f"expected a VAE, got {type(vae).__name__}", "Connect a VAE loader's output")
+        raise AccelError("vae", f"expected a VAE, got {type(vae).__name__}", "Connect a VAE loader's output")
     kind, why = identify(vae)
-    lines = [node]
+    lines = [current_title()] if current_title() else []
     if kind is None:
-        if on_failure == "error":
-            raise AccelError(node, "vae", why, "Use the VAE as it is (remove Accel VAE), or set on_failure to 'fall back'")
+        if policy is Policy.ERROR:
+            raise AccelError("vae", why, "Use the VAE as it is (remove Accel VAE), or set on_failure to 'fall back'")
         lines.append(f"not accelerated (fall back): {why}; the input VAE is passed through unchanged")
         log.warn_once(("vae-unknown", type(vae.first_stage_model).__name__ if getattr(vae, "first_stage_model", None) is not None else None),
                       "Accel VAE: %s; passing the VAE through", why)
@@ -389,8 +392,8 @@ def accelerate(vae, options: VaeOptions, on_failure: str = "fall back", node: st
     skipped = []
     if options.fused_norm and kind.family == "kl":
         msg = "fused_norm: the KL decoder's GroupNorm + functional SiLU have no fused kernel here"
-        if on_failure == "error":
-            raise AccelError(node, "fused_norm", msg, "Set fused_norm to false for this VAE")
+        if policy is Policy.ERROR:
+            raise AccelError("fused_norm", msg, "Set fused_norm to false for this VAE")
         skipped.append(msg + ": skipped")
         options = replace(options, fused_norm=False)
     if kind.family == "kl" and (options.channels_last or options.cudnn_benchmark):
@@ -400,7 +403,7 @@ def accelerate(vae, options: VaeOptions, on_failure: str = "fall back", node: st
     prev = state_of(vae)
     clone = copy.copy(vae)
     clone.__class__ = _accel_class(type(vae))
-    state = AccelState(options, kind, on_failure)
+    state = AccelState(options, kind, policy)
     clone._accel_vae = state
     if prev is not None:
         lines.append("replaces the Accel VAE settings already on the input VAE")
@@ -418,7 +421,7 @@ def accelerate(vae, options: VaeOptions, on_failure: str = "fall back", node: st
         lines.append("tiles: {tile_size} px, overlap {overlap} px, {temporal_size} frames, overlap {temporal_overlap} "
                      "frames (VAE Decode (Tiled)'s meaning)".format(**{f.name: getattr(options, f.name) for f in fields(options)}))
     if options.fused_norm:
-        from ..kernels import vae_norm
+        from ...kernels import vae_norm
 
         pairs = len(norm_silu_pairs(kind.decoder))
         k = vae_norm.kernel() if torch.cuda.is_available() else None

@@ -1,6 +1,6 @@
 """Per-MODEL attention backend patching through ComfyUI's `optimized_attention_override` hook.
 
-`apply_attention(model, backend, fallback, autotune, node)` returns a patched clone and a report.
+`apply_attention(model, backend, policy, autotune)` returns a patched clone and a report.
 The clone's `model_options["transformer_options"]["optimized_attention_override"]` holds one small
 immutable `AttentionOverride`; ComfyUI's `@wrap_attn` calls it as `override(func, *args, **kwargs)`
 with exactly what the model passed to its attention function, for every model that passes
@@ -17,13 +17,13 @@ Call conventions handled (ComfyUI 0.3.75 and 0.33.x):
     `preferred_attention` (dropped: an override runs instead, as in wrap_attn); see accel/comfy_compat.py.
 Whatever the backend cannot serve (a mask, a head_dim, float32, a non-CUDA tensor, an unknown
 argument) goes to ComfyUI's own function (`func`) with one warning per (backend, reason), or raises
-`AccelError` with fallback="error". Every decision that does not depend on the call is made at patch
+`AccelError` with policy ERROR. Every decision that does not depend on the call is made at patch
 time; the per-call work is a few attribute and shape checks.
 
 Low-precision backends (SageAttention, `flash_attn_3_fp8`, `comfy_kitchen_int8`) are used only when chosen by
 name (`auto` is exact only) and can run on a hybrid schedule (`Hybrid`): exact attention on the first/last
 sampling steps (and optionally the first/last transformer blocks), the quantized kernel elsewhere
-(accel/hybrid.py).
+(accel/attention/hybrid.py).
 """
 from __future__ import annotations
 
@@ -31,15 +31,15 @@ from pathlib import Path
 
 import torch
 
-from . import comfy_compat, defaults, hardware, keys, log
-from .errors import AccelError
-from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, _apply_model_wrappers, check_hybrid
-from ..kernels.attention import adapters, registry
-from ..kernels.attention.base import BHLD, BLHD, invoke, is_compiling
+from .. import comfy_compat
+from ..common import defaults, hardware, keys, log
+from ..common.errors import AccelError, current_title, headline
+from ..common.policy import Policy
+from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, apply_model_wrappers, check_hybrid
+from ...kernels.attention import adapters, registry
+from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
 OVERRIDE_KEY = "optimized_attention_override"
-FALLBACKS = ("sdpa", "error")
-NODE = "Accel Attention"
 
 # Tests set this to a collections.Counter to count served / fallen-back calls; None in production.
 STATS = None
@@ -58,13 +58,14 @@ class AttentionOverride:
     (ModelPatcher.clone in ComfyUI 0.3.75 deep-copies model_options) returns the same object, so a
     clone costs nothing and shares the built kernels."""
 
-    __slots__ = ("backend", "kernel", "strict", "node", "tuner", "bad", "hybrid", "exact", "__weakref__")
+    __slots__ = ("backend", "kernel", "policy", "title", "tuner", "bad", "hybrid", "exact", "__weakref__")
 
-    def __init__(self, kernel, strict: bool = False, node: str = NODE, tuner=None, hybrid=None, exact=None):
+    def __init__(self, kernel, policy: Policy = Policy.FALL_BACK, tuner=None, hybrid=None, exact=None,
+                 title: str | None = None):
         self.backend = kernel.name
         self.kernel = kernel
-        self.strict = strict
-        self.node = node
+        self.policy = Policy(policy)
+        self.title = title if title is not None else current_title()  # errors raised while sampling name the node
         self.tuner = tuner
         self.bad = set()  # call signatures on which the kernel raised (eager only): sent to ComfyUI
         self.hybrid = hybrid  # Hybrid schedule (low-precision kernels only) or None
@@ -78,6 +79,10 @@ class AttentionOverride:
 
     def __repr__(self):
         return f"<accel attention override {self.kernel.label}{' strict' if self.strict else ''}>"
+
+    @property
+    def strict(self) -> bool:
+        return self.policy is Policy.ERROR
 
     # --- the hot path -----------------------------------------------------------------------
     def __call__(self, func, *args, **kwargs):
@@ -158,7 +163,7 @@ class AttentionOverride:
 
         compiling = is_compiling()
         if self.tuner is not None and not compiling:
-            from ..kernels.attention.autotune import call_key
+            from ...kernels.attention.autotune import call_key
 
             with comfy_compat.pause_malloc_graph():  # timings and the kept choice: outside the Comfy Compiler's record
                 kern = self.tuner.pick(call_key(b, h, hkv, lq, lk, d, dtype, lay, mask is not None, scale),
@@ -174,9 +179,10 @@ class AttentionOverride:
                 raise
             except Exception as e:  # a kernel refusing an input we did not foresee: never crash sampling
                 if self.strict:
-                    raise AccelError(self.node, "backend", f"{kern.label} failed on a call with q {tuple(q.shape)} "
+                    raise AccelError("backend", f"{kern.label} failed on a call with q {tuple(q.shape)} "
                                      f"{dtype}: {type(e).__name__}: {str(e).splitlines()[0][:300]}",
-                                     "Set fallback to 'fall back' to let such calls use ComfyUI's attention") from e
+                                     "Set fallback to 'fall back' to let such calls use ComfyUI's attention",
+                                     title=self.title) from e
                 self.bad.add((kern.name, b, h, hkv, lq, lk, d, dtype, lay, mask is None))
                 log.warn_once(("attention", kern.name, "error:" + type(e).__name__),
                               "attention backend %s failed (%s: %s) on q %s; calls of that shape use ComfyUI's "
@@ -195,9 +201,9 @@ class AttentionOverride:
         if STATS is not None:
             STATS[(self.backend, "fallback", code)] += 1
         if self.strict:
-            raise AccelError(self.node, "backend", f"{self.kernel.label} cannot serve {text} (fallback is 'error')",
+            raise AccelError("backend", f"{self.kernel.label} cannot serve {text} (fallback is 'error')",
                              "Set fallback to 'fall back' to let such calls use ComfyUI's attention, or choose a backend "
-                             "that supports them ('auto' or an sdpa variant)")
+                             "that supports them ('auto' or an sdpa variant)", title=self.title)
         if not is_compiling():
             log.warn_once(("attention", self.backend, code),
                           "attention backend %s cannot serve %s; those calls use ComfyUI's attention (%s). "
@@ -241,7 +247,7 @@ def _install_hint(name: str, problem: str) -> str:
     return f"package: {spec.install}"
 
 
-def _resolve(prof, backend: str, strict: bool, node: str, extra_device_types, device):
+def _resolve(prof, backend: str, policy: Policy, extra_device_types, device):
     """(kernel or None, why-line, skipped [(name, why)])."""
     if backend == "auto":
         exclude: dict = {}
@@ -254,19 +260,19 @@ def _resolve(prof, backend: str, strict: bool, node: str, extra_device_types, de
                 return kern, f"auto on {prof.gpu_class()}: {why}", skipped
             exclude[name] = problem
     if backend not in registry.BACKENDS:
-        raise AccelError(node, "backend", f"unknown attention backend '{backend}'",
+        raise AccelError("backend", f"unknown attention backend '{backend}'",
                          "Choose 'auto' or one of: " + ", ".join(registry.BACKENDS))
     kern, problem = _build(backend, prof, extra_device_types, device)
     if kern is not None:
         return kern, f"{backend} chosen by the user ({registry.BACKENDS[backend].description})", []
     hint = _install_hint(backend, problem)
-    if strict:
-        raise AccelError(node, "backend", f"{backend} cannot be used on this machine: {problem}"
+    if policy is Policy.ERROR:
+        raise AccelError("backend", f"{backend} cannot be used on this machine: {problem}"
                          + (f" ({hint})" if hint else ""),
                          "Choose 'auto' or an installed backend, or set fallback to 'fall back'")
     log.warn_once(("attention-unavailable", backend, problem),
                   "[%s] attention backend %s cannot be used here (%s); fallback 'fall back': ComfyUI's own attention "
-                  "is used for this model", node, backend, problem)
+                  "is used for this model", current_title() or "attention", backend, problem)
     return None, (f"{backend} cannot be used here: {problem}" + (f" ({hint})" if hint else "")
                   + ". fallback 'fall back': ComfyUI's own attention is used"), []
 
@@ -275,10 +281,11 @@ def _resolve(prof, backend: str, strict: bool, node: str, extra_device_types, de
 FAST_BACKENDS = ("flash_attn_3_fp8",)
 
 
-def apply_fast_attention(model, strict: bool = False, node: str = NODE, *, hybrid: Hybrid | None = None,
+def apply_fast_attention(model, policy: Policy = Policy.FALL_BACK, *, hybrid: Hybrid | None = None,
                          profile=None, tensor_device_types=()):
     """Quantized attention with the hybrid schedule where a FAST_BACKENDS entry works here, else exact `auto`.
-    Returns (clone, report, fast: bool). strict: raise AccelError (input 'quality') instead of staying exact.
+    Returns (clone, report, fast: bool). policy ERROR: raise AccelError (input 'quality') instead of
+    staying exact.
     Calls the quantized kernel cannot serve (masks, low_precision_attention=False, ...) always use exact
     attention (logged once): that is the design, not a failure."""
     prof = profile if profile is not None else hardware.profile()
@@ -287,28 +294,29 @@ def apply_fast_attention(model, strict: bool = False, node: str = NODE, *, hybri
     for name in FAST_BACKENDS:
         kern, problem = _build(name, prof, tuple(tensor_device_types), device)
         if kern is not None:
-            m, text = apply_attention(model, name, "sdpa", False, node, hybrid=hybrid or Hybrid.default(),
+            m, text = apply_attention(model, name, Policy.FALL_BACK, False, hybrid=hybrid or Hybrid.default(),
                                       profile=prof, tensor_device_types=tensor_device_types)
             return m, text, True
         why_not.append(f"{name}: {problem}")
-    if strict:
-        raise AccelError(node, "quality", "quality 'fast' needs FP8 attention, which cannot run here: " + "; ".join(why_not),
+    if Policy(policy) is Policy.ERROR:
+        raise AccelError("quality", "quality 'fast' needs FP8 attention, which cannot run here: " + "; ".join(why_not),
                          "Set quality to 'exact', or on_failure to 'fall back' to continue with exact attention")
-    m, text = apply_attention(model, "auto", "sdpa", False, node, profile=prof, tensor_device_types=tensor_device_types)
+    m, text = apply_attention(model, "auto", Policy.FALL_BACK, False, profile=prof,
+                              tensor_device_types=tensor_device_types)
     text += "\n  quality fast: stayed exact, because " + "; ".join(why_not)
     return m, text, False
 
 
-def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device, node):
+def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device):
     """Attach the step wrapper to clone `m`; returns (override of the exact kernel or None, report lines)."""
     name, _why, _skipped = defaults.choose_attention(prof)
     exact_kern, problem = _build(name, prof, extra_device_types, device)
     if exact_kern is not None and not exact_kern.low_precision:
-        exact_ov = AttentionOverride(exact_kern, False, node)
+        exact_ov = AttentionOverride(exact_kern, Policy.FALL_BACK)
         exact_text = exact_kern.label
     else:
         exact_ov, exact_text = None, f"ComfyUI's attention ({name}: {problem})"
-    m.add_wrapper_with_key(_apply_model_wrappers(), keys.ATTENTION, StepWrapper(hybrid))
+    m.add_wrapper_with_key(apply_model_wrappers(), keys.ATTENTION, StepWrapper(hybrid))
     lines = [f"hybrid schedule: exact attention ({exact_text}) on {hybrid.describe()}; the quantized kernel elsewhere",
              "  steps are counted in the sigmas the sampler got (a KSamplerAdvanced slice counts its own); "
              "outside a sampler every call is quantized"]
@@ -361,14 +369,14 @@ def _capabilities(kern) -> str:
     return "; ".join(parts)
 
 
-def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotune: bool = False,
-                    node: str = NODE, *, hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
+def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,
+                    hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
     """Patch a clone of `model` (a ComfyUI ModelPatcher) to run attention with `backend`.
 
-    backend: "auto" (accel.defaults.choose_attention for this GPU, then probed) or a registry name.
-    fallback: "sdpa" — calls the backend cannot serve, and a backend that is not usable here, use
+    backend: "auto" (accel.common.defaults.choose_attention for this GPU, then probed) or a registry name.
+    policy: FALL_BACK — calls the backend cannot serve, and a backend that is not usable here, use
       ComfyUI's own attention function (SDPA on GPUs), with one warning per (backend, reason);
-      "error" — raise AccelError naming the node, the backend, the reason and the package.
+      ERROR — raise AccelError naming the backend, the reason and the package.
     autotune: time the usable exact backends (all Sage kernels too if the chosen one is Sage) on the
       first real call of each shape and keep the fastest; cached on disk per GPU + shape.
     hybrid: for a low-precision backend, the steps/blocks that run exact attention (`Hybrid`; None or all
@@ -378,30 +386,29 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
       device types the backend may serve, e.g. ("cpu",) with fake libraries).
     Returns (patched clone, report text). The input model and its other clones are not changed.
     """
-    if fallback not in FALLBACKS:
-        raise AccelError(node, "fallback", f"unknown fallback '{fallback}'", "Choose 'sdpa' or 'error'")
-    strict = fallback == "error"
+    policy = Policy(policy)
+    strict = policy is Policy.ERROR
     prof = profile if profile is not None else hardware.profile()
     device = _device()
-    kern, why, skipped = _resolve(prof, backend, strict, node, tuple(tensor_device_types), device)
+    kern, why, skipped = _resolve(prof, backend, policy, tuple(tensor_device_types), device)
 
     lines = []
     where = f"{prof.gpu_name or prof.device_kind}" + (f" (sm{prof.sm_int})" if prof.sm_int else "")
     m = model.clone()
-    if m.get_wrappers(_apply_model_wrappers(), keys.ATTENTION):  # an earlier Accel Attention's schedule
-        m.remove_wrappers_with_key(_apply_model_wrappers(), keys.ATTENTION)
+    if m.get_wrappers(apply_model_wrappers(), keys.ATTENTION):  # an earlier Accel Attention's schedule
+        m.remove_wrappers_with_key(apply_model_wrappers(), keys.ATTENTION)
     to = dict(m.model_options.get("transformer_options", {}))
     prev = to.get(OVERRIDE_KEY)
     if kern is None:
         to.pop(OVERRIDE_KEY, None)
-        lines.append(f"{node}: ComfyUI's own attention on {where}")
+        lines.append(headline(f"ComfyUI's own attention on {where}"))
         lines.append(f"  why: {why}")
     else:
         tuner, tune_line = None, "autotune: off"
         if autotune:
             cands, dropped = _autotune_candidates(kern, prof, tuple(tensor_device_types), device)
             if cands:
-                from ..kernels.attention.autotune import Tuner
+                from ...kernels.attention.autotune import Tuner
 
                 path = autotune_path()
                 tuner = Tuner(kern, cands, path, prof.cache_key())
@@ -414,9 +421,9 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         exact_ov, hybrid_lines = None, []
         use_hybrid = hybrid is not None and not hybrid.is_off() and kern.low_precision
         if use_hybrid:
-            exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device, node)
-        to[OVERRIDE_KEY] = AttentionOverride(kern, strict, node, tuner, hybrid if use_hybrid else None, exact_ov)
-        lines.append(f"{node}: {kern.label} on {where}")
+            exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device)
+        to[OVERRIDE_KEY] = AttentionOverride(kern, policy, tuner, hybrid if use_hybrid else None, exact_ov)
+        lines.append(headline(f"{kern.label} on {where}"))
         lines.append(f"  why: {why}")
         lines.append(f"  serves: {_capabilities(kern)}" + (f" ({kern.note})" if kern.note else ""))
         target = "raise an error (fallback: error)" if strict else \
@@ -440,9 +447,9 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
         lines.append(f"  replaced an earlier attention override ({comfy_compat.describe_override(prev)})")
     m.model_options["transformer_options"] = to
     if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
-        from . import cuda_settings
+        from ..cuda_settings import flags as cuda_settings
 
-        line = cuda_settings.attach_auto_sdpa(m, prof, node)
+        line = cuda_settings.attach_auto_sdpa(m, prof)
         if line:
             lines.append("  " + line)
     text = "\n".join(lines)
@@ -451,5 +458,5 @@ def apply_attention(model, backend: str = "auto", fallback: str = "sdpa", autotu
     return m, text
 
 
-__all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "FALLBACKS", "autotune_path",
+__all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "autotune_path",
            "Hybrid", "StepWrapper", "EXACT_FLAG", "check_hybrid", "apply_fast_attention", "FAST_BACKENDS"]

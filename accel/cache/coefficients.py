@@ -1,10 +1,10 @@
 """THE table of step-cache coefficient sets: published TeaCache polynomials and MagCache magnitude ratios
-(`accel/data/cache_coefficients.json`, every set with its source repo + file), plus the sets users
+(`accel/cache/coefficients.json`, every set with its source repo + file), plus the sets users
 calibrate themselves (JSON files under ComfyUI's user directory, `accel/cache_coefficients/`).
 
 Also THE validation of a set (`validate_set`: numbers finite, lengths and ranges right, keys known), used by
 the loader (nodes' VALIDATE_INPUTS, run time) and by the calibration writer, with errors naming the file and
-the key; and the `auto` policy: which published set fits a detected model family (`accel.families.detect`).
+the key; and the `auto` policy: which published set fits a detected model family (`accel.common.families.detect`).
 Imports nothing from ComfyUI at module level.
 """
 from __future__ import annotations
@@ -16,9 +16,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from . import log
+from ..common import log
 
-DATA_FILE = Path(__file__).resolve().parent / "data" / "cache_coefficients.json"
+DATA_FILE = Path(__file__).resolve().parent / "coefficients.json"
 USER_PREFIX = "user:"
 USER_FORMAT = "comfyui-accel cache calibration v1"
 
@@ -318,7 +318,7 @@ def resolve_named(kind: str, name: str) -> dict:
 
 # ---------------------------------------------------------------- auto
 def auto_candidates(kind: str, fam) -> tuple[list[str], str]:
-    """The published sets `auto` may use for a detected family (`accel.families.Family`), and why.
+    """The published sets `auto` may use for a detected family (`accel.common.families.Family`), and why.
 
     Several candidates mean the choice is finished at run time (I2V 480p vs 720p from the latent size,
     Flux vs Kontext from reference latents, Wan 2.2 TI2V text vs image mode). [] means none is published.

@@ -45,7 +45,7 @@ def attach(model, text: str, node_title: str):
 
 def run_lines(patcher) -> list[str]:
     """What the last sampling run of `patcher` ran, as report lines (empty when nothing is to be said)."""
-    from .compile import compile_status
+    from ..compile import compile_status
 
     lines = []
     try:
@@ -63,7 +63,7 @@ def run_lines(patcher) -> list[str]:
             lines.append(text)
             plans = st.get("quantized_plans") or {}
             if plans:
-                from .compile.quantized import describe
+                from ..compile.quantized import describe
 
                 lines.append("  " + describe(plans))
         if st.get("cache_note"):

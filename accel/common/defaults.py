@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..kernels.attention import registry
+from ...kernels.attention import registry
 from .figures import text as _fig
 
 

@@ -6,7 +6,7 @@ fp8 row and its scale: one read of x and one write of x8 (the eager torch versio
 `quantize_blocks`: one program per row, the row seen as (K/128, 128): one scale per 128-block, written
 outer-dim-major ((M, K/128) with strides (1, M), the layout cuBLAS's blockwise matmul reads).
 
-References: kernels.fp8.quantize_rows_ref / quantize_tensor_ref (same formulas:
+References: kernels.fp8_linear.quantize_rows_ref / quantize_tensor_ref (same formulas:
 scale = max(amax, AMAX_EPS) / FP8_MAX, x8 = clamp(x / scale, +-FP8_MAX) rounded to nearest even).
 Passing an fp32 `out` stores the clamped values before the fp8 cast (tests run the kernel in the
 Triton interpreter, whose fp8 conversion is not exact; the real cast is checked on the GPU bench).
@@ -17,7 +17,7 @@ import torch
 import triton
 import triton.language as tl
 
-from .fp8 import AMAX_EPS, BLOCK_K, FP8_MAX
+from .fp8_linear import AMAX_EPS, BLOCK_K, FP8_MAX
 
 
 def available() -> bool:

@@ -9,7 +9,7 @@ Launch 2 (`_quant_kernel`) reads q, k, v again and writes e4m3 tensors in (B, L,
 FlashAttention-3 takes), computing ((x - mean) * inv_scale) clamped to +-448 in float32 and cast to e4m3.
 Both launches handle q, k and v in one grid (axis 2 = which tensor); q and k/v may have different lengths.
 
-Reference: kernels.attention.fp8.quantize_reference (plain torch, the same float32 operations in the same
+Reference: kernels.attention.fp8_attention.quantize_reference (plain torch, the same float32 operations in the same
 order: the pre-cast values are bit-identical; tests check that in the Triton interpreter with
 OUT_F32=True, because the interpreter's own float->e4m3 cast rounds wrongly near powers of two, Triton
 3.8). On the GPU the cast is the hardware's round-to-nearest-even, as torch's; bench_quant_attention.py
