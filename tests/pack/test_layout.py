@@ -8,7 +8,7 @@ level or inside a function (a lazy import that closes a circle is still a circle
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ALLOWED_LOOSE = {"__init__.py", "comfy_compat.py"}
 
 
