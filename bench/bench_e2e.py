@@ -737,16 +737,13 @@ def main(argv=None):
     occupier, extra_args = None, []
     try:
         if a.card and not a.smoke:
-            sys.path.insert(0, str(REPO / "bench"))
-            from bench_matrix import gpu_total_gib, occupy
-
             from accel_harness import mainlike
 
-            total, free = gpu_total_gib(), gpu_free_gib()
+            total, free = runner.gpu_total_gib(), gpu_free_gib()
             res["meta"].update(gpu_total_gib=total, gpu_free_gib_before_server=free)
             if a.occupy:
                 # (free - N): this process's own CUDA context (it wrote the files) is not left to the server
-                occupier = occupy(a.card, free)
+                occupier = runner.occupy(a.card, free, log)
             elif total:
                 extra_args = mainlike.simulate_card_args(total, a.card)
             res["meta"]["server_args"] = extra_args
@@ -765,12 +762,7 @@ def main(argv=None):
             save()
     finally:
         link_peers(base, "")
-        if occupier is not None:
-            occupier.stdin.close()
-            try:
-                occupier.wait(timeout=30)
-            except Exception:  # noqa: BLE001
-                occupier.kill()
+        runner.release(occupier)
     res["total_s"] = round(time.time() - t0, 1)
     save()
     print(markdown(res))

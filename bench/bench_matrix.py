@@ -123,32 +123,7 @@ def parse(argv=None):
     return a
 
 
-def occupy(card_gib: float, total_gib: float):
-    """A child process holding (total - card) GiB of the GPU (plain cudaMalloc through torch) until killed."""
-    n = int((total_gib - card_gib) * 2 ** 30)
-    if n <= 0:
-        return None
-    code = ("import torch, sys, time; x = torch.empty(%d, dtype=torch.uint8, device='cuda'); "
-            "print('occupied', flush=True); sys.stdin.read()" % n)
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline().strip()
-    if line != "occupied":
-        p.kill()
-        raise RuntimeError(f"could not occupy {n / 2 ** 30:.1f} GiB of the GPU")
-    log(f"occupied {n / 2 ** 30:.1f} GiB of {total_gib:.1f} GiB in process {p.pid}: a {card_gib:g} GiB card remains")
-    return p
-
-
 log = runner.Log("bench_matrix")
-
-
-def gpu_total_gib() -> float | None:
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits", "-i", "0"],
-                             capture_output=True, text=True, timeout=20).stdout.strip()
-        return float(out.splitlines()[0]) / 1024
-    except Exception:  # noqa: BLE001
-        return None
 
 
 class MemSampler:
@@ -220,10 +195,10 @@ class Matrix:
         from accel_harness import mainlike
 
         comfy_args = self.a.comfy_args.split()
-        total = None if self.a.smoke else gpu_total_gib()
+        total = None if self.a.smoke else runner.gpu_total_gib()
         self.occupier = None
         if self.a.card and total and self.a.occupy:
-            self.occupier = occupy(self.a.card, total)  # before ComfyUI and torch's CUDA context start here
+            self.occupier = runner.occupy(self.a.card, total, log)  # before ComfyUI and torch's CUDA context start here
         elif self.a.card and total:
             comfy_args += mainlike.simulate_card_args(total, self.a.card)
         if self.a.smoke:

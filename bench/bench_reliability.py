@@ -472,16 +472,13 @@ def main(argv=None) -> int:
     a.server_args, occupier = [], None
     try:
         if a.card and cuda:
-            sys.path.insert(0, str(REPO / "bench"))
-            from bench_matrix import gpu_total_gib, occupy
-
             from accel_harness import mainlike
 
             free = torch.cuda.mem_get_info()[0] / 2 ** 30
             if a.occupy:
-                occupier = occupy(a.card, free)
+                occupier = runner.occupy(a.card, free, log)
             else:
-                a.server_args = mainlike.simulate_card_args(gpu_total_gib() or free, a.card)
+                a.server_args = mainlike.simulate_card_args(runner.gpu_total_gib() or free, a.card)
         for name in [n for n in a.cases.split(",") if n]:
             base = root / name
             for sub in ("custom_nodes", "models"):
@@ -500,12 +497,7 @@ def main(argv=None) -> int:
             res["cases"].append(c.rec)
             save()
     finally:
-        if occupier is not None:
-            occupier.stdin.close()
-            try:
-                occupier.wait(timeout=30)
-            except Exception:  # noqa: BLE001
-                occupier.kill()
+        runner.release(occupier)
     save()
     print(markdown(res))
     return 0

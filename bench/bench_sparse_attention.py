@@ -20,7 +20,6 @@ Standalone on purpose: needs torch (and optionally fa3-fwd, flash-attn-4, comfy-
 from __future__ import annotations
 
 import importlib
-import statistics
 import sys
 import time
 import traceback
@@ -34,6 +33,7 @@ import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files
 import torch  # noqa: E402
 
 from kernels.attention.sparse import pattern as SP  # noqa: E402
+from kernels.attention.autotune import time_call  # noqa: E402
 from kernels.attention.sparse import ops as SO  # noqa: E402
 
 SHAPES = {  # name: (grid, heads)
@@ -61,29 +61,14 @@ def versions() -> dict:
 
 
 def timer(fn, device, warmup, reps):
-    """(first call s, median ms of reps after warmup). Its own timer, not accel_harness.timing: that one loads the
-    pack through a bootstrapped ComfyUI, which this kernel-only benchmark does not need."""
+    """(first call s, median ms of reps after warmup), with the pack's one timer (kernels.attention.autotune.time_call:
+    CUDA events on a GPU) imported directly: this kernel-only benchmark does not start ComfyUI, which the harness's
+    accel_harness.timing needs to load the pack."""
     t0 = time.perf_counter()
     fn()
     if device.type == "cuda":
         torch.cuda.synchronize()
-    first = time.perf_counter() - t0
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        if device.type == "cuda":
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b))
-        else:
-            t = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t) * 1e3)
-    return first, statistics.median(times)
+    return time.perf_counter() - t0, time_call(fn, device, warmup=warmup, reps=reps)
 
 
 def error_vs(out, ref) -> dict:

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import platform
+import subprocess
 import sys
 import textwrap
 import time
@@ -217,3 +218,42 @@ def compare(a, b, *, psnr: bool = False) -> dict:
         out["psnr_db"] = (20 * math.log10(peak) - 10 * math.log10(mse)) if mse > 0 and peak > 0 else (
             math.inf if mse == 0 else -math.inf)
     return out
+
+
+# --- a simulated small card ----------------------------------------------------------------------------------
+
+def gpu_total_gib() -> float | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits", "-i", "0"],
+                             capture_output=True, text=True, timeout=20).stdout.strip()
+        return float(out.splitlines()[0]) / 1024
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def occupy(card_gib: float, total_gib: float, log=print):
+    """A simulated small card (`--card N --occupy`): a child process holding (total - card) GiB of the GPU (a plain
+    allocation through torch) until `release`d, started before ComfyUI so that every allocator sees only N GiB."""
+    n = int((total_gib - card_gib) * 2 ** 30)
+    if n <= 0:
+        return None
+    code = ("import torch, sys, time; x = torch.empty(%d, dtype=torch.uint8, device='cuda'); "
+            "print('occupied', flush=True); sys.stdin.read()" % n)
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline().strip()
+    if line != "occupied":
+        p.kill()
+        raise RuntimeError(f"could not occupy {n / 2 ** 30:.1f} GiB of the GPU")
+    log(f"occupied {n / 2 ** 30:.1f} GiB of {total_gib:.1f} GiB in process {p.pid}: a {card_gib:g} GiB card remains")
+    return p
+
+
+def release(occupier) -> None:
+    """End an `occupy` child (None: nothing to do)."""
+    if occupier is None:
+        return
+    occupier.stdin.close()
+    try:
+        occupier.wait(timeout=30)
+    except Exception:  # noqa: BLE001 - it did not exit: kill it
+        occupier.kill()
