@@ -5,17 +5,10 @@ from comfy_api.latest import io
 
 from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, report_output, schema, with_report
 
-_TRI = ["on", "off", "unchanged"]
-
-
-def _tri(v: str):
-    return None if v == "unchanged" else v == "on"
-
-
 class AccelCUDASettings(AccelNode):
     @classmethod
     def define_schema(cls):
-        from ..accel.cuda_settings.flags import SDPA_AUTO, SDPA_PRESETS
+        from ..accel.cuda_settings.flags import ON_OFF_UNCHANGED, SDPA_AUTO, SDPA_PRESETS
 
         return schema(
             node_id="AccelCUDASettings",
@@ -27,17 +20,17 @@ class AccelCUDASettings(AccelNode):
             search_aliases=["tf32", "cudnn benchmark", "fp16 accumulation"],
             inputs=[
                 io.Model.Input("model", tooltip="The model whose sampling runs get these settings (any family)."),
-                io.Combo.Input("tf32_matmul", options=_TRI, default="on", tooltip=(
+                io.Combo.Input("tf32_matmul", options=list(ON_OFF_UNCHANGED), default="on", tooltip=(
                     "TF32 tensor cores for float32 matmuls: faster fp32 layers on Ampere and newer NVIDIA GPUs, "
                     "slightly less precise. bf16/fp16 matmuls are unaffected. unchanged: leave the process "
                     "setting.")),
-                io.Combo.Input("tf32_cudnn", options=_TRI, default="on", tooltip=(
+                io.Combo.Input("tf32_cudnn", options=list(ON_OFF_UNCHANGED), default="on", tooltip=(
                     "TF32 for float32 cuDNN convolutions, e.g. Wan's fp32 patch embedding. PyTorch's default is "
                     "already on.")),
-                io.Combo.Input("cudnn_benchmark", options=_TRI, default="on", tooltip=(
+                io.Combo.Input("cudnn_benchmark", options=list(ON_OFF_UNCHANGED), default="on", tooltip=(
                     "Time the cuDNN convolution algorithms once per new shape and keep the fastest. Helps "
                     "repeated runs at one resolution; the first run at a new resolution pays the search.")),
-                io.Combo.Input("fp16_accumulation", options=_TRI, default="unchanged", tooltip=(
+                io.Combo.Input("fp16_accumulation", options=list(ON_OFF_UNCHANGED), default="unchanged", tooltip=(
                     "Accumulate fp16 matmuls in fp16 (torch >= 2.7): faster on consumer GPUs, less precise. "
                     "Affects fp16 models only; ignored where torch lacks it.")),
                 io.Combo.Input("sdpa_order", options=list(SDPA_PRESETS), default=SDPA_AUTO, **advanced(), tooltip=(
@@ -51,33 +44,9 @@ class AccelCUDASettings(AccelNode):
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel.cuda_settings import flags as cuda_settings
-        from ..accel.common import hardware
-        from ..accel.common.errors import AccelError
+        from ..accel.cuda_settings import flags
 
-        node = cls.DISPLAY
-        for name, val in (("tf32_matmul", tf32_matmul), ("tf32_cudnn", tf32_cudnn),
-                          ("cudnn_benchmark", cudnn_benchmark), ("fp16_accumulation", fp16_accumulation)):
-            if val not in _TRI:
-                raise AccelError(name, f"unknown value {val!r}", "use one of: " + ", ".join(_TRI))
-        if sdpa_order not in cuda_settings.SDPA_PRESETS:
-            raise AccelError("sdpa_order", f"unknown value {sdpa_order!r}",
-                             "use one of: " + ", ".join(cuda_settings.SDPA_PRESETS))
-        preset = cuda_settings.SDPA_PRESETS[sdpa_order]
-        prof = hardware.profile()
-        auto_line = None
-        if preset == "auto":
-            auto, why = cuda_settings.auto_sdpa_order(prof)
-            preset = (auto, False) if auto else None
-            auto_line = "SDPA order auto -> " + (" > ".join(auto) if auto else "unchanged") + ": " + why
-        order, exclusive = preset if preset is not None else (None, False)
-        settings = cuda_settings.CudaSettings(
-            tf32_matmul=_tri(tf32_matmul), tf32_cudnn=_tri(tf32_cudnn), cudnn_benchmark=_tri(cudnn_benchmark),
-            fp16_accumulation=_tri(fp16_accumulation), sdpa_order=order, sdpa_exclusive=exclusive)
-        m, lines = cuda_settings.apply_cuda_settings(model, settings, profile=prof)
-        if auto_line:
-            lines = [*lines, auto_line]
-        text = node + "\n" + "\n".join(lines)
+        m, text = flags.apply_inputs(model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order)
         return with_report(m, text, report=text)
 
 

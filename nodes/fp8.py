@@ -5,11 +5,10 @@ import folder_paths
 from comfy_api.latest import io
 
 from ..accel import fp8 as F
-from ..accel.common.errors import AccelError
 from ._common import (CATEGORY_LOAD, AccelNode, advanced, failure_policy, files_in, model_output, report_output, schema,
                       with_report)
 
-NONE_FILE = "(none)"
+NONE_FILE = F.NO_SOURCE_FILE
 
 
 def _files():
@@ -65,10 +64,7 @@ class AccelLoadDiffusionModelFP8(AccelNode):
     @classmethod
     def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False,
                 activation_scaling=F.ACT_DEFAULT):
-        path = folder_paths.get_full_path("diffusion_models", unet_name)
-        if path is None:
-            raise AccelError("unet_name", f"'{unet_name}' is not in models/diffusion_models or models/unet",
-                             "Refresh the node list (press R) and pick an existing file")
+        path = F.model_path("unet_name", unet_name, "models/diffusion_models or models/unet")
         res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep,
                           failure_policy("strict", strict), activation_scaling=activation_scaling)
         return with_report(res.patcher, res.report, report=res.report)
@@ -106,20 +102,7 @@ class AccelSaveFP8Model(AccelNode):
 
     @classmethod
     def execute(cls, filename_prefix, model=None, source_file=NONE_FILE, keep_high_precision=F.KEEP_AUTO):
-        has_file = bool(source_file) and source_file != NONE_FILE
-        if model is None and not has_file:
-            raise AccelError("model", "nothing to save", "Connect a MODEL or pick a source_file")
-        if model is not None and has_file:
-            raise AccelError("source_file", "both a MODEL and a source_file are given",
-                             "Disconnect the model or set source_file to (none)")
-        if has_file:
-            path = folder_paths.get_full_path("diffusion_models", source_file)
-            if path is None:
-                raise AccelError("source_file", f"'{source_file}' is not in models/diffusion_models",
-                                 "Refresh the node list (press R)")
-            text = F.convert_file(path, filename_prefix, keep_high_precision)
-        else:
-            text = F.save_portable(model, filename_prefix, keep=keep_high_precision)
+        text = F.save_from_inputs(filename_prefix, model, source_file, keep_high_precision)
         return with_report(text, report=text)
 
 

@@ -29,8 +29,8 @@ import threading
 from dataclasses import dataclass, fields, replace
 
 from .. import comfy_compat
-from ..common import keys, log
-from ..common.errors import current_title
+from ..common import hardware, keys, log
+from ..common.errors import AccelError, current_title
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
 
@@ -393,6 +393,40 @@ def attach_auto_sdpa(model, profile) -> str | None:
         return f"SDPA order: kept the one already on this model ({' > '.join(have.sdpa_order)})"
     attach(model, CudaSettings(sdpa_order=tuple(order)))
     return f"SDPA order for calls that reach torch SDPA: {' > '.join(order)} ({why})"
+
+
+ON_OFF_UNCHANGED = ("on", "off", "unchanged")  # the node's four switch inputs
+
+
+def from_inputs(tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_accumulation: str, sdpa_order: str,
+                profile) -> tuple[CudaSettings, str | None]:
+    """The node's inputs as CudaSettings, plus the line that explains an `auto` SDPA order (None otherwise).
+    AccelError naming the input for a value outside its choices."""
+    switches = {"tf32_matmul": tf32_matmul, "tf32_cudnn": tf32_cudnn, "cudnn_benchmark": cudnn_benchmark,
+                "fp16_accumulation": fp16_accumulation}
+    for name, val in switches.items():
+        if val not in ON_OFF_UNCHANGED:
+            raise AccelError(name, f"unknown value {val!r}", "use one of: " + ", ".join(ON_OFF_UNCHANGED))
+    if sdpa_order not in SDPA_PRESETS:
+        raise AccelError("sdpa_order", f"unknown value {sdpa_order!r}", "use one of: " + ", ".join(SDPA_PRESETS))
+    preset, auto_line = SDPA_PRESETS[sdpa_order], None
+    if preset == "auto":
+        auto, why = auto_sdpa_order(profile)
+        preset = (auto, False) if auto else None
+        auto_line = "SDPA order auto -> " + (" > ".join(auto) if auto else "unchanged") + ": " + why
+    order, exclusive = preset if preset is not None else (None, False)
+    tri = {name: None if val == "unchanged" else val == "on" for name, val in switches.items()}
+    return CudaSettings(**tri, sdpa_order=order, sdpa_exclusive=exclusive), auto_line
+
+
+def apply_inputs(model, tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_accumulation: str,
+                 sdpa_order: str) -> tuple:
+    """Accel CUDA Settings: (patched clone, report text) from the node's inputs."""
+    prof = hardware.profile()
+    settings, auto_line = from_inputs(tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order, prof)
+    m, lines = apply_cuda_settings(model, settings, profile=prof)
+    text = "\n".join([current_title() or "Accel CUDA Settings", *lines, *([auto_line] if auto_line else [])])
+    return m, text
 
 
 def apply_cuda_settings(model, settings: CudaSettings, profile=None, in_place: bool = False):

@@ -35,12 +35,13 @@ from .options import (ACT_BLOCK, ACT_CHOICES, ACT_DEFAULT, ACT_INPUT, ACT_PER_TO
                       KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD,
                       WEIGHT_FORMATS)
 from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
-from .save import SaveTarget, convert_file, output_path, portable_tensors, reserve_target, save_portable
+from .save import (NO_SOURCE_FILE, SaveTarget, convert_file, model_path, output_path, portable_tensors,
+                   reserve_target, save_from_inputs, save_portable)
 
 __all__ = ["ACT_BLOCK", "ACT_CHOICES", "ACT_DEFAULT", "ACT_INPUT", "ACT_PER_TOKEN", "ACT_PER_TOKEN_FP32", "AUTO_TARGET",
            "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
            "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD",
            "WEIGHT_FORMATS", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
            "check_activation_scaling", "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear",
-           "load_file", "load_state_dict", "make_operations", "nonfinite_tensors", "nonfinite_text", "output_path",
+           "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE", "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
            "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute", "save_portable"]

@@ -259,3 +259,31 @@ def convert_file(path: str, filename_prefix: str, keep: str = KEEP_AUTO, extra_k
         target.discard()
         raise
     return save_portable(res.patcher, filename_prefix, source=os.path.basename(path), target=target)
+
+
+NO_SOURCE_FILE = "(none)"  # Accel Save FP8 Model's source_file when a MODEL is connected instead
+
+
+def model_path(input_name: str, name: str, folders: str = "models/diffusion_models") -> str:
+    """The full path of a file picked in a diffusion-model list; AccelError naming the input when it is not there."""
+    import folder_paths
+
+    path = folder_paths.get_full_path("diffusion_models", name)
+    if path is None:
+        raise AccelError(input_name, f"'{name}' is not in {folders}",
+                         "Refresh the node list (press R) and pick an existing file")
+    return path
+
+
+def save_from_inputs(filename_prefix: str, model=None, source_file: str = NO_SOURCE_FILE,
+                     keep: str = KEEP_AUTO) -> str:
+    """Accel Save FP8 Model: a connected MODEL or a source_file (exactly one) into the portable format; the report."""
+    has_file = bool(source_file) and source_file != NO_SOURCE_FILE
+    if model is None and not has_file:
+        raise AccelError("model", "nothing to save", "Connect a MODEL or pick a source_file")
+    if model is not None and has_file:
+        raise AccelError("source_file", "both a MODEL and a source_file are given",
+                         "Disconnect the model or set source_file to (none)")
+    if has_file:
+        return convert_file(model_path("source_file", source_file), filename_prefix, keep)
+    return save_portable(model, filename_prefix, keep=keep)
