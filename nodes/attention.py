@@ -90,16 +90,11 @@ class AccelAttention(AccelNode):
 
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
-        from ..accel.attention.override import Hybrid, apply_attention, check_hybrid
-        from ..accel.common.defaults import HYBRID
+        from ..accel.attention.override import Hybrid, apply_attention
 
         policy = failure_policy("fallback", fallback, LEGACY_FALLBACK)
-        values = {n: schedule.get(n, getattr(HYBRID, n)) for n in HYBRID_INPUTS}
-        check_hybrid(**values)
-        hybrid = Hybrid(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
-                        values["exact_last_blocks"])
         return patched_live(apply_attention(model, backend=backend, policy=policy, autotune=bool(autotune),
-                                            hybrid=hybrid), cls.DISPLAY)
+                                            hybrid=Hybrid.from_inputs(**schedule)), cls.DISPLAY)
 
 
 NODES = [AccelAttention]

@@ -39,6 +39,17 @@ class Hybrid:
         d = defaults.HYBRID
         return cls(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks, d.exact_last_blocks)
 
+    @classmethod
+    def from_inputs(cls, **values) -> "Hybrid":
+        """A node's exact_first_steps / exact_last_steps / exact_first_blocks / exact_last_blocks inputs (those not
+        given at accel.common.defaults.HYBRID), checked: AccelError naming the input (check_hybrid)."""
+        d = defaults.HYBRID
+        values = {n: values.get(n, getattr(d, n)) for n in
+                  ("exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks")}
+        check_hybrid(**values)
+        return cls(values["exact_first_steps"], values["exact_last_steps"], values["exact_first_blocks"],
+                   values["exact_last_blocks"])
+
     def is_off(self) -> bool:
         return not (self.first_steps or self.last_steps or self.first_blocks or self.last_blocks)
 
