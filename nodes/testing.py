@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ..accel.common.errors import AccelError
 from ._common import CATEGORY_TESTING, AccelNode, report_output, schema, with_report
 
 
@@ -75,17 +74,10 @@ class AccelLatentDiff(AccelNode):
 
     @classmethod
     def execute(cls, latent_a, latent_b, label="accelerated vs stock"):
-        from ..accel.common.compare import format_diff, tensor_diff
+        from ..accel.common.compare import latent_diff_report
 
-        a, b = latent_a["samples"], latent_b["samples"]
-        try:
-            d = tensor_diff(a, b)
-        except ValueError as e:
-            raise AccelError("latent_b", str(e),
-                             "Connect two latents of the same size (same width, height, length and batch)") from None
-        names = (label or "a vs b").split(" vs ", 1)
-        text = format_diff(d, *(names if len(names) == 2 else (label, "reference")))
-        return with_report(text, d["max_abs"], d["cosine"], report=text)
+        text, max_abs, cosine = latent_diff_report(latent_a["samples"], latent_b["samples"], label)
+        return with_report(text, max_abs, cosine, report=text)
 
 
 NODES = [AccelRandomConditioning, AccelLatentDiff]

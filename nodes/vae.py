@@ -56,15 +56,11 @@ class AccelVAE(AccelNode):
         )
 
     @classmethod
-    def execute(cls, vae, channels_last=True, cudnn_benchmark=False, tf32=False, fused_norm=False, compile=False,
-                tiled=False, tile_size=512, overlap=64, temporal_size=64, temporal_overlap=8, on_failure="fall back"):
+    def execute(cls, vae, on_failure="fall back", **options):  # options: the inputs of VaeOptions (its defaults)
         from ..accel.vae import decode as accel_vae
 
         policy = failure_policy("on_failure", on_failure)
-        options = accel_vae.VaeOptions(channels_last=channels_last, cudnn_benchmark=cudnn_benchmark, tf32=tf32,
-                                       fused_norm=fused_norm, compile=compile, tiled=tiled, tile_size=tile_size,
-                                       overlap=overlap, temporal_size=temporal_size, temporal_overlap=temporal_overlap)
-        return patched(accel_vae.accelerate(vae, options, policy=policy))
+        return patched(accel_vae.accelerate(vae, accel_vae.VaeOptions(**options), policy=policy))
 
 
 NODES = [AccelVAE]

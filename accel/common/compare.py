@@ -34,3 +34,18 @@ def format_diff(d: dict, a_name: str = "a", b_name: str = "b") -> str:
     return (f"{a_name} vs {b_name}: shape {tuple(d['shape'])}  max|diff| {d['max_abs']:.4g} "
             f"(reference max|x| {d['ref_max_abs']:.4g})  mean|diff| {d['mean_abs']:.4g}  "
             f"rel L2 {d['rel_l2']:.4g}  cosine {d['cosine']:.6f}" + ("" if d["finite"] else "  NON-FINITE VALUES"))
+
+
+def latent_diff_report(a, b, label: str = "accelerated vs stock") -> tuple:
+    """Accel Latent Diff: (report text, max |a - b|, cosine) of two latents; AccelError naming latent_b when their
+    shapes differ."""
+    from .errors import AccelError
+
+    try:
+        d = tensor_diff(a, b)
+    except ValueError as e:
+        raise AccelError("latent_b", str(e),
+                         "Connect two latents of the same size (same width, height, length and batch)") from None
+    names = (label or "a vs b").split(" vs ", 1)
+    text = format_diff(d, *(names if len(names) == 2 else (label, "reference")))
+    return text, d["max_abs"], d["cosine"]
