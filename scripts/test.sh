@@ -37,8 +37,8 @@ export TRITON_INTERPRET="${TRITON_INTERPRET:-1}"
 # a valid Python name, e.g. a clone called comfyui-accel).
 pytest_in_tests() { (cd "$ROOT/tests" && "$VPY" -m pytest -c pytest.ini --rootdir . "$@"); }
 lint() { echo "[test] lint: ruff check (pyproject.toml [tool.ruff])"; "$VENV/bin/ruff" check "$ROOT"; }
-FAST=(-q -m unit)
-FULL=(-q -m "not unit")
+FAST=(-q -m unit --durations=15)
+FULL=(-q -m "not unit" --durations=15)
 
 case "${1:-}" in
   lint) lint; exit ;;
