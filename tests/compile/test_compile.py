@@ -497,7 +497,7 @@ def test_backend_failing_at_run_time_falls_back_in_a_prompt(M, comfy, mod, monke
         raise RuntimeError("simulated backend failure at run time")
 
     monkeypatch.setattr(torch._inductor.compile_fx, "compile_fx", broken)  # what torch.compile's inductor calls
-    monkeypatch.setattr(mod("accel.compile.preflight"), "preflight_problem", lambda model, cfg: None)  # no compiler check
+    monkeypatch.setattr(mod("accel.compile.apply"), "preflight_problem", lambda model, cfg: None)  # no compiler check
     caplog.set_level(logging.WARNING, logger="comfyui-accel")
     _, hist = run_prompt(_compile_prompt("compile_backend_wan.safetensors", "fall back"))
     assert "compile: mode default (inductor)" in hist["outputs"]["7"]["text"][0]
