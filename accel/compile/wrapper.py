@@ -93,6 +93,11 @@ class CompileWrapper:
             cs = self._prepare(base)
         st = cs.status
         if st.fell_back:
+            if self.cfg.policy is Policy.ERROR:  # an earlier node with 'fall back' gave up on these settings
+                raise AccelError("on_failure", f"torch.compile already failed for this model with these settings "
+                                 f"({st.reason}) and it runs eager",
+                                 "set on_failure to 'fall back' to run without compile, or choose another "
+                                 "mode/backend", title=self.cfg.title)
             return executor(*args, **kwargs)
         to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
         mode = st.chain[st.mode_index]

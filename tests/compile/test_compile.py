@@ -426,6 +426,21 @@ def test_compile_failure_falls_back_to_eager_once(M, wan, C, broken_backend, cap
     assert "EAGER" in report and C.compile_status(m2)["fell_back"]
 
 
+def test_error_policy_raises_after_an_earlier_fallback(wan, C, mod, broken_backend):
+    """The same model and settings that already fell back, patched again with on_failure 'error' (a user switching
+    the option after seeing EAGER): the run stops with the earlier reason instead of running eager silently."""
+    AccelError = mod("accel.common.errors").AccelError
+    x, ctx = inputs()
+    m, _ = C.apply_compile(wan, backend="accel_test_broken")
+    forward(m, x, ctx)
+    assert C.compile_status(m)["fell_back"]
+    with mod("accel.common.errors").titled("Accel Compile"):
+        m2, _ = C.apply_compile(wan, backend="accel_test_broken", policy="error")
+    with pytest.raises(AccelError) as e:
+        forward(m2, x, ctx)
+    assert e.value.node == "Accel Compile" and "simulated compiler failure" in str(e.value), str(e.value)
+
+
 def test_compile_failure_raises_when_asked(M, wan, C, mod, broken_backend):
     AccelError = mod("accel.common.errors").AccelError
     with mod("accel.common.errors").titled("Accel Compile"):  # the title the node boundary sets
