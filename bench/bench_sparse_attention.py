@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Block-sparse attention per call (issue #32): dense FA3 and SDPA vs the radial pattern on each sparse kernel.
 
-    python3 bench/bench_sparse_attention.py --out bench/results/sparse_attention_h100   # GPU: Wan 14B 480p + 720p
+    python3 bench/bench_sparse_attention.py --out bench/results/h100/sparse_attention   # GPU: Wan 14B 480p + 720p
     python3 bench/bench_sparse_attention.py --smoke --out /tmp/sa                        # CPU: tiny shape, plumbing
 
 Per shape (B=1, 40 heads, head_dim 128, bf16, q/k/v stored (B, L, H, D) as ComfyUI's Wan passes them):
