@@ -377,7 +377,9 @@ def case_multigpu_kill(c: Case, a):
             c.rec.update(ok=None, skipped=f"{torch.cuda.device_count()} GPU(s) visible, {a.gpus} needed")
             return
     c.start(c.a.server_args)
-    steps = 40 if a.smoke else max(a.steps, 8)
+    # enough steps that the kill lands mid-sampling: the tiny CPU model can run 40 steps in under a second when
+    # the machine is idle (the prompt then succeeded before the kill); a killed prompt stops at once anyway
+    steps = 1000 if a.smoke else max(a.steps, 8)
     c.run(prompt(a, multigpu_node(a), steps=2), "workers start and load the model")
     workers = worker_pids(c.srv.proc.pid)
     c.rec["workers"] = workers
@@ -399,6 +401,8 @@ def case_multigpu_kill(c: Case, a):
     c.rec["next_prompt_ran"] = nxt["status"] == "success"
     c.rec["ok"] = (r["status"] == "error" and c.rec["next_prompt_ran"] and not c.rec["old_workers_left"]
                    and f"pid {killed}" in str(r.get("error_text")))
+    if r["status"] == "success":
+        c.rec["error"] = "the prompt finished before the worker was killed: use more steps or a smaller --kill-after"
 
 
 # ---------------------------------------------------------------------------------------------------- results
