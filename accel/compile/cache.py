@@ -120,13 +120,17 @@ def quarantine(err) -> str | None:
 
 
 def _named_file(err, root: str) -> str | None:
-    """The first path under `root` that `err` or an exception it wraps mentions (message or traceback)."""
+    """The first path under `root` that `err` or an exception it wraps names in its message (inductor's "Failed to
+    import <file>", a SyntaxError's file, a shared object that does not load), or where its traceback runs the file's
+    module-level code (a file that imports but is not what inductor wrote). A frame inside a function of a cached
+    file is a kernel running, not a file being loaded: an error there (out of memory, a bad input) is no damage."""
     import traceback
 
     seen, e = set(), err
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        for text in [str(e)] + [f.filename for f in traceback.extract_tb(e.__traceback__)]:
+        frames = [f.filename for f in traceback.extract_tb(e.__traceback__) if f.name == "<module>"]
+        for text in [str(e), getattr(e, "filename", None) or ""] + frames:
             i = text.find(root)
             if i >= 0:
                 return text[i:].split()[0].rstrip(".,:;)'\"")

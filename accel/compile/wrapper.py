@@ -121,7 +121,10 @@ class CompileWrapper:
                 with RecompileLimit(self.cfg.recompile_limit):
                     out = self._run_swapped(executor, cs, args, kwargs)
             except Exception as e:  # noqa: BLE001 - a damaged file in the compile cache: moved aside, compiled afresh
-                note = compile_cache.quarantine(e)
+                # out of memory and interrupts raised while a cached kernel runs pass through the cached file's frames
+                # too: they are not damage (the cache stays where it is)
+                damaged = _interrupt_in(e) is None and oom_cause(e) is None
+                note = compile_cache.quarantine(e) if damaged else None
                 if note is None:
                     raise
                 st.cache_note = note

@@ -15,6 +15,7 @@ The same cases on a GPU, with real out-of-memory on a simulated small card: benc
 """
 import json
 import os
+from pathlib import Path
 
 import pytest
 import torch
@@ -87,22 +88,32 @@ def compile_prompt(unet_name, mode="default"):
 def fake_inductor(monkeypatch, mod):
     """inductor's compile_fx replaced by a stand-in that runs the traced graph as it is (no C++ builds on 2 shared
     cores; dynamo's tracing, guards and caches are real): `state` makes a compiled call raise torch's
-    out-of-memory error (`oom_calls`), or runs `on_compile` while compiling."""
+    out-of-memory error (`oom_calls`), or runs `on_compile` while compiling. As with inductor, the compiled call runs
+    in a generated module written into the compile cache folder (`<cache>/xx/c<hash>.py`, its `call` function): on an
+    H100 an out-of-memory error raised there was once taken for a damaged cache file and the folder moved aside."""
+    import importlib.util
+
     import torch._dynamo
     import torch._inductor.compile_fx as cfx
 
     state = {"compiles": 0, "oom_calls": 0, "on_compile": None}
+    cache_dir = Path(mod("accel.compile.cache").activate()["dir"])
 
     def fake(gm, example_inputs, **kw):
         state["compiles"] += 1
         if state["on_compile"] is not None:
             state["on_compile"]()
+        path = cache_dir / "zz" / f"cfakeinductor{os.getpid()}_{state['compiles']}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("import torch\n\n\ndef call(gm, args, state, oom_text):\n"
+                        "    if state['oom_calls']:\n        state['oom_calls'] -= 1\n"
+                        "        raise torch.OutOfMemoryError(oom_text)\n    return gm(*args)\n")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        generated = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(generated)
 
         def run(*args):
-            if state["oom_calls"]:
-                state["oom_calls"] -= 1
-                raise torch.OutOfMemoryError(OOM_TEXT)
-            return gm(*args)
+            return generated.call(gm, args, state, OOM_TEXT)
 
         return run
 
@@ -143,6 +154,10 @@ def test_out_of_memory_in_a_compiled_step(unet, fake_inductor, mod):
     text = live["text"]
     assert text.startswith("after the last run: compile: ran compiled (default)"), text
     assert "EAGER" not in text and "failed" not in text, text
+    # running out of memory inside a cached kernel's code is no damage of the cache: the folder stays where it is
+    assert "damaged" not in text, text
+    cache_dir = Path(mod("accel.compile.cache").info()["dir"])
+    assert not [p for p in cache_dir.parent.iterdir() if p.name.startswith(cache_dir.name + ".damaged-")], text
     Region = mod("accel.compile.wrapper")._Region
     for m in mm.current_loaded_models:  # nothing swapped in outside a call
         dm = m.model.model.diffusion_model
