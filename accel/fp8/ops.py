@@ -10,7 +10,7 @@ from ...kernels import fp8_linear as kfp8
 from ...kernels.tracing import is_compiling as _compiling
 from .. import comfy_compat
 from ..common import log
-from ..common.errors import AccelError, current_title
+from ..common.errors import AccelError, current_title, oom_cause, out_of_memory
 from ..common.policy import Policy
 
 
@@ -62,6 +62,20 @@ def _fast_failed(rt: FP8Runtime, err: Exception, layer: str):
         raise AccelError("compute", msg, "Set compute to 'dequantize' or turn strict off", title=rt.title) from err
     rt.fast = False
     log.warn_once(("fp8", "fast_failed", rt.source, type(err).__name__), msg)
+
+
+def sampling_out_of_memory(rt: FP8Runtime, err: Exception, device, layer: str):
+    """Out of memory in a layer of a model the FP8 loader loaded, while sampling (not compiled: Accel Compile names its
+    own): torch's out-of-memory class with the remedies (ComfyUI unloads all models, so the next prompt runs). The FP8
+    matmul stays on: running out of memory is not an FP8 failure. An H100 run showed the bare torch message."""
+    log.warning("%s: out of memory in layer %s while sampling; FP8 stays on for the next prompt", rt.source, layer)
+    return out_of_memory(err, f"while sampling with '{rt.source}' (layer {layer}; its weights are FP8)", device, [
+        "lower the resolution, the frame count (length) or the batch size",
+        "start ComfyUI with --reserve-vram <GB> (ComfyUI then keeps that much VRAM free for sampling and offloads more "
+        "of the weights)",
+        "close other programs that use the GPU",
+    ], note="The FP8 weights already take half the memory of fp16/bf16; the activations of this prompt did not fit",
+        title=rt.title)
 
 
 def apply_weight_fn(f, w):
@@ -198,6 +212,17 @@ def _linear_class():
             return fns
 
         def forward_comfy_cast_weights(self, input, *args, **kwargs):
+            if self.weight_scale is None or _compiling():  # compiled: Accel Compile names an out-of-memory error
+                return self._accel_forward(input, *args, **kwargs)
+            try:
+                return self._accel_forward(input, *args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - only out of memory is turned into the loader's error
+                if oom_cause(e) is None or getattr(oom_cause(e), "remedy", None):
+                    raise
+                raise sampling_out_of_memory(self.accel_fp8_runtime, e, input.device,
+                                             getattr(self, "_accel_name", "?")) from e
+
+        def _accel_forward(self, input, *args, **kwargs):
             if self.weight_scale is None:
                 return super().forward_comfy_cast_weights(input, *args, **kwargs)
             rt = self.accel_fp8_runtime
@@ -213,6 +238,8 @@ def _linear_class():
                             rt.calls["fp8"] += 1
                         return out
                     except Exception as e:  # unsupported by this GPU/torch build: dequantize instead
+                        if oom_cause(e) is not None:  # out of memory is no FP8 matmul failure: no fallback
+                            raise
                         _fast_failed(rt, e, getattr(self, "_accel_name", "?"))
                     finally:
                         if uncast is not None:
