@@ -298,7 +298,12 @@ def case_compile_oom(c: Case, a):
     c.set_faults()
     nxt = c.run(prompt(a, compile_node()), "a prompt that fits")
     c.rec["next_prompt_ran"] = nxt["status"] == "success"
-    c.rec["ok"] = c.rec["next_prompt_ran"] and (not c.rec["oom_seen"] or "[Accel Compile]" in str(r.get("error_text")))
+    rep = " ".join(str(t) for t in r.get("reports", {}).values())
+    # ok: the error names the node and the remedies, and the compile cache was not taken for damaged (an H100 run
+    # once moved it aside for an out-of-memory error raised inside a cached kernel)
+    c.rec["ok"] = c.rec["next_prompt_ran"] and (not c.rec["oom_seen"] or (
+        "[Accel Compile]" in str(r.get("error_text")) and "Remedies:" in str(r.get("error_text"))
+        and "damaged" not in rep))
 
 
 def case_fp8_oom(c: Case, a):
@@ -310,7 +315,9 @@ def case_fp8_oom(c: Case, a):
     c.set_faults()
     nxt = c.run(prompt(a, None, loader="fp8"), "FP8 loader, a prompt that fits")
     c.rec["next_prompt_ran"] = nxt["status"] == "success"
-    c.rec["ok"] = c.rec["next_prompt_ran"] and (r["status"] == "success" or "damaged" not in str(r.get("error_text")))
+    # ok: a prompt that ran out says so with the remedies (an H100 run once showed torch's bare message)
+    c.rec["ok"] = c.rec["next_prompt_ran"] and (r["status"] == "success" or (
+        "damaged" not in str(r.get("error_text")) and "Remedies:" in str(r.get("error_text"))))
 
 
 def case_interrupt_compile(c: Case, a):
