@@ -96,6 +96,19 @@ E2E_WF_H100 = (f"H100 80GB, {_E2E_WF}; the servers shared one inductor cache (le
 E2E_WF_H100_24 = (f"H100 80GB as a 24 GB card (another process holds the rest before the servers start), "
                   f"{_E2E_WF}")
 
+_NOW = "h100/matrix_033_wan14B_fp16_current_node/"
+H100_80_RUN2 = (f"H100 80GB, {_M033}, whole card, current nodes (Level-1 compile mode default), one process, one timed "
+                "run per chain after its first run (second run, after the house move of issue #31)")
+
+
+def h100_occupied(gib: int) -> str:
+    return (f"H100 80GB as a {gib} GB card: another process holds the rest of the GPU before ComfyUI starts, so every "
+            f"allocator sees {gib} GiB (--card {gib} --occupy); {_M033}, current nodes, one process, one timed run per "
+            "chain after its first run")
+
+
+LEVEL1_SAMPLE_H100 = ("H100 80GB, ComfyUI 0.33.0, Wan 2.1 T2V 1.3B true config random weights, bf16, 480p 81 frames, "
+                      "4 steps CFG 5, final latent of Level-1 vs stock, cosine summed in float64 (bench_level1.py)")
 H100_80_NOW = (f"H100 80GB, {_M033}, whole card, current nodes (Level-1 compile mode default), each chain on its own "
                "(bench_matrix.py --sequential), median of 2 runs (the slower of the two)")
 H100_24_NOW = (f"H100 80GB as a 24 GB card: another process holds the other 55.6 GiB before ComfyUI starts (every "
@@ -232,6 +245,22 @@ _ROWS = [
     ("matrix.h100.80.stock.time", "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json", "json:chains/stock/times_s/0", 16.221, "{:.2f} s", H100_80_NOW),
     ("matrix.h100.80.level1.cosine", "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json", "json:chains/level1/cosine", 0.999953, "{:.5f}", H100_80_NOW + ", final latent vs stock"),
     ("matrix.h100.24.level1.speedup", "h100/matrix_033_wan14B_fp16_current_node/24GB_occupied/matrix.json", "json:chains/level1/speedup", 1.537, "{:.2f}x", H100_24_NOW),
+    # second 80 GB run of the current nodes and the small cards with every allocator limited (issues #28, #31) -------
+    ("matrix.h100.80.run2.attention.speedup", _NOW + "80GB_run2/matrix.json", "json:chains/attention/speedup", 1.473, "{:.2f}x", H100_80_RUN2),
+    ("matrix.h100.80.run2.level1.speedup", _NOW + "80GB_run2/matrix.json", "json:chains/level1/speedup", 1.509, "{:.2f}x", H100_80_RUN2),
+    ("matrix.h100.80.run2.fp8_level1.speedup", _NOW + "80GB_run2/matrix.json", "json:chains/fp8_level1/speedup", 1.835, "{:.2f}x", H100_80_RUN2),
+    ("matrix.h100.80.run2.fp8_level1.cosine", _NOW + "80GB_run2/matrix.json", "json:chains/fp8_level1/cosine", 0.994077, "{:.4f}", H100_80_RUN2 + ", final latent vs stock"),
+    ("matrix.h100.48.attention.speedup", _NOW + "48GB_occupied/matrix.json", "json:chains/attention/speedup", 1.472, "{:.2f}x", h100_occupied(48)),
+    ("matrix.h100.48.level1.speedup", _NOW + "48GB_occupied/matrix.json", "json:chains/level1/speedup", 1.522, "{:.2f}x", h100_occupied(48)),
+    ("matrix.h100.48.fp8_level1.speedup", _NOW + "48GB_occupied/matrix.json", "json:chains/fp8_level1/speedup", 1.722, "{:.2f}x", h100_occupied(48)),
+    ("matrix.h100.32.attention.speedup", _NOW + "32GB_occupied/matrix.json", "json:chains/attention/speedup", 1.48, "{:.2f}x", h100_occupied(32)),
+    ("matrix.h100.32.level1.speedup", _NOW + "32GB_occupied/matrix.json", "json:chains/level1/speedup", 1.527, "{:.2f}x", h100_occupied(32)),
+    ("matrix.h100.32.fp8_level1.speedup", _NOW + "32GB_occupied/matrix.json", "json:chains/fp8_level1/speedup", 1.807, "{:.2f}x", h100_occupied(32)),
+    ("matrix.h100.32.peak_device", _NOW + "32GB_occupied/matrix.json", "json:chains/fp8_level1/peak_device_gib", 78.92, "{:.1f} GiB", h100_occupied(32) + ", FP8 -> Level-1, device memory peak (the occupying process included)"),
+    ("level1.h100.1.3B.sample.cosine", "h100/level1_033_1.3B_fp64/level1.json", "json:sizes/1.3B/sample_level1/cosine", 0.9999705749995683, "{:.5f}", LEVEL1_SAMPLE_H100),
+    ("level1.h100.1.3B.sample.speedup", "h100/level1_033_1.3B_fp64/level1.json", "json:sizes/1.3B/sample_level1/speedup_vs_stock", 1.69, "{:.2f}x", LEVEL1_SAMPLE_H100),
+    ("wf.h100.80.run2.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_run2/matrix.json", "json:chains/level1/speedup", 1.636, "{:.2f}x", WF_H100_80 + ", second run (after the house move, issue #31)"),
+    ("wf.h100.80.run2.level1.time", "h100/wf_lightx2v_033/sequential_80GB_run2/matrix.json", "json:chains/level1/times_s/1", 8.833, "{:.2f} s", WF_H100_80 + ", second run"),
     # the users' workflow (issue #27), ComfyUI 0.33 ---------------------------------------------------------------
     ("wf.h100.80.stock.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/times_s/1", 14.612, "{:.1f} s", WF_H100_80),
     ("wf.h100.80.stock.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/first_run_s", 23.22, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
@@ -380,9 +409,6 @@ for _row in _ROWS:
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU = {
-    "matrix.small_card.every_allocator": "24/32/48 GB card rows re-measured with the rest of the GPU occupied by a "
-                                         "plain allocation before ComfyUI starts, so every allocator sees the card",
-    "level1.gpu.sample.cosine": "Level-1 final-latent cosine after a multi-step sample, with fp64 sums (bench_level1.py)",
 }
 
 
