@@ -198,9 +198,10 @@ class MultiGPURuntime:
                              "See the console for the workers' errors; check that the GPUs are free, or lower gpus", title=self.title) from e
         uuid = getattr(self.patcher, "patches_uuid", None)
         ccfg = compile_config(self.patcher)
-        key = f"{id(dm)}:{uuid}:{ccfg.key if ccfg is not None else None}"
+        dtype = getattr(x, "dtype", None)  # the compute dtype: ComfyUI casts the input to it before the model
+        key = f"{id(dm)}:{uuid}:{ccfg.key if ccfg is not None else None}:{dtype}"
         try:
-            p.load(key, dm, to.get("optimized_attention_override"), ccfg)
+            p.load(key, dm, to.get("optimized_attention_override"), ccfg, compute_dtype=dtype)
         except (pickle.PicklingError, AttributeError, TypeError) as e:
             raise AccelError("model", f"its layers cannot be sent to the worker processes ({type(e).__name__}: {e})",
                              "Layer classes built at run time (some FP8 loaders) are not supported yet: load the model "

@@ -181,7 +181,7 @@ class WorkerPool:
             time.sleep(0.05)
         return "; ".join(f"worker {r} (pid {p.pid}) {exit_text(p.returncode)}" for r, p in dead)
 
-    def load(self, key, module, inner=None, compile_cfg=None) -> None:
+    def load(self, key, module, inner=None, compile_cfg=None, compute_dtype=None) -> None:
         """Make the workers hold `module`'s weights (sent when `key` changes) and run `inner` (the user's
         attention override, sent when it changes) inside their Ulysses attention; `compile_cfg` (Accel
         Compile's CompileConfig, part of `key`) makes them compile their copy the same way."""
@@ -203,7 +203,7 @@ class WorkerPool:
                 return
             skeleton, tensors = transport.snapshot(module)
             for c in self.conns:
-                transport.put(c, ("load", key, inner, compile_cfg))
+                transport.put(c, ("load", key, inner, compile_cfg, str(compute_dtype) if compute_dtype else None))
             threads = [threading.Thread(target=transport.send_model, args=(c, skeleton, tensors)) for c in self.conns]
             for t in threads:
                 t.start()

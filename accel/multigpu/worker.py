@@ -1,6 +1,6 @@
 """The worker loop: one process per GPU (rank r of N), started and owned by `pool.WorkerPool`.
 
-Messages from ComfyUI's process (one Connection each): ("load", key, inner, compile_cfg) followed by the model
+Messages from ComfyUI's process (one Connection each): ("load", key, inner, compile_cfg, compute dtype) followed by the model
 (transport.send_model), ("inner", override), ("run", key, kwargs, split, method), ("stop",). Replies: ("ready", rank),
 ("loaded", key, repr of the attention override), ("out", tensor) from the first rank of each of the `split` groups / ("done",) from the
 others, ("error", rank, text).
@@ -57,6 +57,34 @@ def _compiler(dm, compile_cfg):
     return w
 
 
+def cast_like_comfy(dm, compute_dtype) -> int:
+    """Store the weights of ComfyUI's cast layers in the compute dtype once. ComfyUI computes a model whose file holds
+    another dtype (a bf16 Wan file run in fp16) by casting each layer's weight to the input's dtype at every call; in
+    the main process its model patcher decides per layer whether that cast runs (on ComfyUI 0.33 with DynamicVRAM it
+    sets the flag when it loads the layer), so a worker's copy may run the stored weights as they are ("mat1 and mat2
+    must have the same dtype", seen on two H100s). The same cast, done once: identical values. FP8 and integer weights
+    (their layers dequantize themselves) are left alone. Returns the number of tensors cast."""
+    import torch
+
+    if not compute_dtype:
+        return 0
+    dt = getattr(torch, str(compute_dtype).replace("torch.", ""), None)
+    if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
+        return 0
+    n = 0
+    with torch.no_grad():
+        for m in dm.modules():
+            if not hasattr(m, "comfy_cast_weights"):
+                continue
+            for name in ("weight", "bias"):
+                t = getattr(m, name, None)
+                if (isinstance(t, torch.Tensor) and t.is_floating_point() and t.element_size() >= 2
+                        and t.dtype != dt):
+                    setattr(m, name, torch.nn.Parameter(t.to(dt), requires_grad=False))
+                    n += 1
+    return n
+
+
 def main(cfg: dict) -> None:
     from multiprocessing.connection import Client
 
@@ -92,11 +120,12 @@ def main(cfg: dict) -> None:
                 if msg[0] == "stop":
                     break
                 if msg[0] == "load":
-                    _, key, inner, compile_cfg = msg
+                    _, key, inner, compile_cfg, compute_dtype = msg
                     loaded = None
                     if device.type == "cuda":
                         torch.cuda.empty_cache()
                     dm = transport.recv_model(conn, device).eval()
+                    cast_like_comfy(dm, compute_dtype)
                     state = sp.SPState(rank, world)
                     state.inner = _inner(inner)
                     loaded = (key, dm, sp.install(dm, state), state, _compiler(dm, compile_cfg))

@@ -90,6 +90,29 @@ def test_two_workers_equal_one_process(M, MG, P):
 
 
 @pytest.mark.timeout(TIMEOUT)
+def test_weights_stored_in_another_dtype_than_the_compute(M, MG):
+    """A bf16 file (as Comfy-Org publishes Wan) that ComfyUI computes in another dtype (fp16 on a GPU, fp32 on the
+    CPU): its layers cast each weight to the input's dtype. On two H100s the workers ran the weights as stored and
+    failed ("mat1 and mat2 must have the same dtype, but got Half and BFloat16", bench/results/h100x2/reliability)."""
+    import comfy.sd
+
+    sd = M.wan_state_dict("t2v", "tiny", 11, torch.bfloat16, dim=256, ffn_dim=256)
+    # kept in bf16 as a GPU keeps it (the CPU would convert it to fp32 on load); the CPU computes it in fp32
+    model = comfy.sd.load_diffusion_model_state_dict(sd, model_options={"dtype": torch.bfloat16})
+    assert model.model.get_dtype() == torch.bfloat16 and model.model.manual_cast_dtype not in (None, torch.bfloat16), (
+        "the test needs ComfyUI to compute this bf16 model in another dtype", model.model.manual_cast_dtype)
+    ref = run(M, model, frames=1, size=32, steps=1)
+    # what the workers received on the GPUs: layers whose per-call cast is off (on 0.33 the model patcher turns it on
+    # per layer when it loads the layer); the main process only sends the model, it computes nothing itself
+    for m in model.model.diffusion_model.modules():
+        if hasattr(m, "comfy_cast_weights"):
+            m.comfy_cast_weights = False
+    out = run(M, seq_only(MG, model), frames=1, size=32, steps=1)
+    ok, err = _close(out, ref)
+    assert ok, err
+
+
+@pytest.mark.timeout(TIMEOUT)
 def test_heads_not_a_multiple_of_gpus(M, MG):
     """1 head over 2 workers: padded with a zero head, dropped after attention."""
     model = wan(M, heads=1, seed=5)
