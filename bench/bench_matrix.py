@@ -131,8 +131,8 @@ def parse(argv=None):
     if a.smoke:
         a.size, a.frames, a.height, a.width, a.tokens = "tiny", 5, 64, 64, 16
         a.steps = 4 if a.workflow else 2
-    if a.workflow and a.family != "wan":
-        ap.error("--workflow is a Wan workflow: use it with --family wan")
+    if (a.workflow or a.hygiene) and a.family != "wan":
+        ap.error("--workflow and --hygiene run Wan models: use them with --family wan")
     families.defaults(a)  # the family's values for what was not given (wan: the values above)
     if a.chains is None:
         a.chains = "stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan" else families.DEFAULT_CHAINS
@@ -239,7 +239,8 @@ class Matrix:
         self.res["meta"] = {
             "comfyui": self.start.get("comfyui"), "start": self.start, "torch": torch.__version__,
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "gpu_total_gib": total,
-            "simulated_card_gib": self.a.card or None, "size": self.a.size, "dtype": self.a.dtype,
+            "simulated_card_gib": self.a.card or None, "dtype": self.a.dtype,
+            "size": self.a.size if self.a.family == "wan" else ("tiny" if self.a.smoke else "true"),
             "steps": self.a.steps, "cfg": self.a.cfg, "frames": self.a.frames, "height": self.a.height,
             "width": self.a.width, "rounds": self.a.rounds,
             "patcher": getattr(sys.modules["comfy.model_patcher"], "CoreModelPatcher",
