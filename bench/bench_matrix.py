@@ -28,7 +28,12 @@ accounting (--reserve-vram) is reduced and the device peak can exceed N.
 Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
     python3 bench/bench_matrix.py --size 14B --out $OUT/m80
     python3 bench/bench_matrix.py --size 14B --card 24 --chains stock,attention,compile,level1 --out $OUT/m24
-CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke
+    python3 bench/bench_matrix.py --family flux --steps 20 --rounds 3 --out $OUT/flux80
+CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny model)
+
+`--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b (bench/families.py): that family's true config with
+random weights in the published key layout, written once and loaded with ComfyUI's loader; its workflow's latent,
+conditioning shapes, sampler, shift and resolution; chains `shipped` (the pack's chain for it) and `fp8_shipped`.
 """
 from __future__ import annotations
 
@@ -239,7 +244,8 @@ class Matrix:
         self.res["meta"] = {
             "comfyui": self.start.get("comfyui"), "start": self.start, "torch": torch.__version__,
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "gpu_total_gib": total,
-            "simulated_card_gib": self.a.card or None, "dtype": self.a.dtype,
+            "simulated_card_gib": self.a.card or None,
+            "dtype": "fp32" if families.smoke_in_memory(self.a.family, self.a.smoke) else self.a.dtype,
             "size": self.a.size if self.a.family == "wan" else ("tiny" if self.a.smoke else "true"),
             "steps": self.a.steps, "cfg": self.a.cfg, "frames": self.a.frames, "height": self.a.height,
             "width": self.a.width, "rounds": self.a.rounds,
