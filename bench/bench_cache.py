@@ -261,49 +261,33 @@ def _has_sets(kind: str, family: str) -> bool:
 
 def _family_inputs(a, M, g):
     """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image / hunyuan_video / ltxv: the true
-    configs ComfyUI detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels square."""
+    configs ComfyUI detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels
+    square; latents and conditioning as bench/families.py makes them for bench_matrix.py --family."""
     import torch
+
+    import families
 
     true = not a.smoke
     dev, dt = ("cuda", torch.bfloat16) if true else ("cpu", torch.float32)
     px = a.sweep_pixels if true else 64
-    h = w = px // 8
-    if a.sweep_family == "flux":
-        model = M.flux_model("true" if true else "tiny", device=dev, dtype=dt)
-        ctx, vec, tokens = (4096, 768, 256) if true else (64, 32, 16)
-        latent = {"samples": torch.zeros(1, 16, h, w)}
-        label = "Flux.1-dev true config (12B), bf16" if true else "tiny Flux, fp32"
+    fam = a.sweep_family
+    build = {"flux": M.flux_model, "hunyuan_video": M.hunyuan_video_model, "ltxv": M.ltxv_model,
+             "qwen_image": M.qwen_image_model}[fam]
+    model = build("true" if true else "tiny", device=dev, dtype=dt)
+    # text tokens: T5 256 (Flux), LLaVA 256 (HunyuanVideo), T5 128 with its mask (LTX-Video), Qwen2.5-VL 256; smoke fewer
+    tokens = {"ltxv": 128}.get(fam, 256) if true else {"ltxv": 8}.get(fam, 16)
+    frames = a.sweep_frames if fam in ("hunyuan_video", "ltxv") else 1
+    latent = families.latent(fam, frames, px, px)
+    f = families.spec(fam)
+    name = {"flux": "Flux.1-dev true config (12B)", "hunyuan_video": "HunyuanVideo T2V true config (13B)",
+            "ltxv": "LTX-Video true config (2B)", "qwen_image": "Qwen-Image true config (20B)"}[fam]
+    tiny = {"flux": "tiny Flux", "hunyuan_video": "tiny HunyuanVideo", "ltxv": "tiny LTX-Video",
+            "qwen_image": "tiny Qwen-Image"}[fam]
+    label = (f"{name}, bf16" + (f", {a.sweep_frames} frames" if frames > 1 else "")) if true else f"{tiny}, fp32"
 
-        def cond():
-            return [[torch.randn(1, tokens, ctx, generator=g), {"pooled_output": torch.randn(1, vec, generator=g),
-                                                                "guidance": 3.5}]]
-    elif a.sweep_family == "hunyuan_video":
-        model = M.hunyuan_video_model("true" if true else "tiny", device=dev, dtype=dt)
-        ctx, vec, tokens = (4096, 768, 256) if true else (64, 32, 16)
-        latent = {"samples": torch.zeros(1, 16, (a.sweep_frames - 1) // 4 + 1, h, w)}
-        label = (f"HunyuanVideo T2V true config (13B), bf16, {a.sweep_frames} frames" if true
-                 else "tiny HunyuanVideo, fp32")
+    def cond():  # Flux / HunyuanVideo: pooled CLIP + guidance; LTX-Video: T5 mask + the frame rate LTXVConditioning adds
+        return families.conditioning(fam, tokens, g, tiny=not true, guidance=f.guidance, **f.extra)
 
-        def cond():
-            return [[torch.randn(1, tokens, ctx, generator=g), {"pooled_output": torch.randn(1, vec, generator=g),
-                                                                "guidance": 6.0}]]
-    elif a.sweep_family == "ltxv":
-        model = M.ltxv_model("true" if true else "tiny", device=dev, dtype=dt)
-        ctx, tokens = (4096, 128) if true else (64, 8)
-        latent = {"samples": torch.zeros(1, 128, (a.sweep_frames - 1) // 8 + 1, px // 32, px // 32)}
-        label = f"LTX-Video true config (2B), bf16, {a.sweep_frames} frames" if true else "tiny LTX-Video, fp32"
-
-        def cond():  # T5 tokens with their mask, and the frame rate LTXVConditioning adds
-            return [[torch.randn(1, tokens, ctx, generator=g),
-                     {"attention_mask": torch.ones(1, tokens, dtype=torch.long), "frame_rate": 25.0}]]
-    else:
-        model = M.qwen_image_model("true" if true else "tiny", device=dev, dtype=dt)
-        ctx, tokens = (3584, 256) if true else (64, 16)
-        latent = {"samples": torch.zeros(1, 16, 1, h, w)}
-        label = "Qwen-Image true config (20B), bf16" if true else "tiny Qwen-Image, fp32"
-
-        def cond():
-            return [[torch.randn(1, tokens, ctx, generator=g), {}]]
     return model, latent, cond(), cond(), f"{label}, {px}x{px}"
 
 

@@ -28,7 +28,12 @@ accounting (--reserve-vram) is reduced and the device peak can exceed N.
 Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
     python3 bench/bench_matrix.py --size 14B --out $OUT/m80
     python3 bench/bench_matrix.py --size 14B --card 24 --chains stock,attention,compile,level1 --out $OUT/m24
-CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke
+    python3 bench/bench_matrix.py --family flux --steps 20 --rounds 3 --out $OUT/flux80
+CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny model)
+
+`--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b (bench/families.py): that family's true config with
+random weights in the published key layout, written once and loaded with ComfyUI's loader; its workflow's latent,
+conditioning shapes, sampler, shift and resolution; chains `shipped` (the pack's chain for it) and `fp8_shipped`.
 """
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
+import families  # noqa: E402  bench/families.py: --family's models, inputs, sampler settings (imports no torch)
 
 # chain name -> what it is (the table's second column). Node chains are built in Matrix.build().
 CHAINS = {
@@ -72,6 +78,10 @@ CHAINS = {
     "fp8_attnfp8_compile": "Accel Load Diffusion Model (FP8) -> Accel CUDA Settings -> Accel Attention flash_attn_3_fp8 "
                            "on every step -> Accel Compile (the combined quantized path per forward)",
     "fp8_keepxattn_level1": "Accel Load Diffusion Model (FP8, extra_keep cross_attn q/o in 16-bit) -> Accel Wan Level-1",
+    # --family (bench/families.py): the pack's chain as the family's workflow ships it, and with the FP8 loader
+    "shipped": "the pack's shipped chain for the family (Accel CUDA Settings -> Accel Attention -> Accel Compile; "
+               "Wan: Accel Wan Level-1)",
+    "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults -> the shipped chain",
 }
 # issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
 # (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
@@ -84,20 +94,26 @@ def parse(argv=None):
                        "(4 with --workflow)")
     ap.epilog += ("\nRecompute speed-ups and matrix.md of a finished or cut-short run (not through argparse):\n"
                   "  python3 bench/bench_matrix.py --rerender <folder holding matrix.json>")
-    ap.add_argument("--size", default="14B", choices=["1.3B", "14B", "tiny"])
-    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"], help="weights in the file (ComfyUI runs Wan fp16)")
+    ap.add_argument("--family", default="wan", choices=list(families.FAMILIES),
+                    help="model family (bench/families.py): wan = Wan 2.1 T2V at --size; the others at their true "
+                         "config, with their workflow's resolution, frames, steps, CFG and sampler as defaults")
+    ap.add_argument("--size", default="14B", choices=["1.3B", "14B", "tiny"], help="Wan 2.1 size (--family wan)")
+    ap.add_argument("--dtype", default=None, choices=["fp16", "bf16"],
+                    help="weights in the file (default: the published file's: fp16 for Wan, bf16 for the others)")
     ap.add_argument("--card", type=float, default=0, help="simulate a card of this many GiB (--reserve-vram); 0 = the whole GPU")
     ap.add_argument("--hard-cap", action="store_true", help="with --card: also cap torch's allocator at the card size "
                     "(torch.cuda.set_per_process_memory_fraction), so an allocation past it fails as on a real card; "
                     "memory that comfy-aimdo maps itself is not under this cap")
-    ap.add_argument("--chains", default="stock,attention,compile,cuda_attn_compile,level1,core_compile")
-    ap.add_argument("--steps", type=int, default=2)
-    ap.add_argument("--cfg", type=float, default=5.0)
+    ap.add_argument("--chains", default=None, help="comma-separated CHAINS names; default for wan: stock,attention,compile,"
+                    "cuda_attn_compile,level1,core_compile; for the other families: " + families.DEFAULT_CHAINS)
+    ap.add_argument("--steps", type=int, default=None, help="default: the family's (wan 2, the others 20)")
+    ap.add_argument("--cfg", type=float, default=None, help="default: the family's (wan 5; flux and hunyuan_video 1 "
+                    "with their guidance input; qwen_image 2.5; ltxv 3; wan_ti2v_5b 5)")
     ap.add_argument("--rounds", type=int, default=1, help="timed runs per chain after the first run")
-    ap.add_argument("--frames", type=int, default=81)
-    ap.add_argument("--height", type=int, default=480)
-    ap.add_argument("--width", type=int, default=832)
-    ap.add_argument("--tokens", type=int, default=512)
+    ap.add_argument("--frames", type=int, default=None, help="default: the family's (wan 81)")
+    ap.add_argument("--height", type=int, default=None, help="default: the family's (wan 480)")
+    ap.add_argument("--width", type=int, default=None, help="default: the family's (wan 832)")
+    ap.add_argument("--tokens", type=int, default=None, help="text tokens (default: the family's; wan 512)")
     ap.add_argument("--weights", default="/tmp/accel-bench-weights", help="folder for the random-weight files")
     ap.add_argument("--hygiene", type=int, default=0, help="memory hygiene: N runs of a two-expert (Wan 2.2 A14B "
                     "style) workflow, high-noise then low-noise model every run, both patched with --hygiene-chain; "
@@ -120,6 +136,11 @@ def parse(argv=None):
     if a.smoke:
         a.size, a.frames, a.height, a.width, a.tokens = "tiny", 5, 64, 64, 16
         a.steps = 4 if a.workflow else 2
+    if (a.workflow or a.hygiene) and a.family != "wan":
+        ap.error("--workflow and --hygiene run Wan models: use them with --family wan")
+    families.defaults(a)  # the family's values for what was not given (wan: the values above)
+    if a.chains is None:
+        a.chains = "stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan" else families.DEFAULT_CHAINS
     return a
 
 
@@ -223,14 +244,17 @@ class Matrix:
         self.res["meta"] = {
             "comfyui": self.start.get("comfyui"), "start": self.start, "torch": torch.__version__,
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "gpu_total_gib": total,
-            "simulated_card_gib": self.a.card or None, "size": self.a.size, "dtype": self.a.dtype,
+            "simulated_card_gib": self.a.card or None,
+            "dtype": "fp32" if families.smoke_in_memory(self.a.family, self.a.smoke) else self.a.dtype,
+            "size": self.a.size if self.a.family == "wan" else ("tiny" if self.a.smoke else "true"),
             "steps": self.a.steps, "cfg": self.a.cfg, "frames": self.a.frames, "height": self.a.height,
             "width": self.a.width, "rounds": self.a.rounds,
             "patcher": getattr(sys.modules["comfy.model_patcher"], "CoreModelPatcher",
                                sys.modules["comfy.model_patcher"].ModelPatcher).__name__,
             "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
             "torch_memory_fraction": hard_cap, "occupied_rest_of_gpu": self.occupier is not None,
-            "workflow": self.a.workflow or None,
+            "workflow": self.a.workflow or None, "family": self.a.family, "tokens": self.a.tokens, "smoke": self.a.smoke,
+            "sampler": f"{families.spec(self.a.family).sampler}/{families.spec(self.a.family).scheduler}",
         }
         self.res["run_meta"] = runner.metadata(self.dev)
         log(f"started: {self.res['meta']}")
@@ -241,6 +265,8 @@ class Matrix:
 
         torch = self.torch
         dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[self.a.dtype]
+        if self.a.family != "wan":
+            return self.family_weights_file(seed, dt)
         if self.a.workflow:
             dt = torch.bfloat16
             path = Path(self.a.weights) / f"wan_t2v_{self.a.size}_fp8_scaled_seed{seed}.safetensors"
@@ -266,6 +292,24 @@ class Matrix:
                                                   scale=0.02, dtype=torch.bfloat16), lp)
         return path
 
+    def family_weights_file(self, seed, dt):
+        """--family: the family's random weights in the published key layout, written once (None: the smoke's tiny
+        model of this family is built in memory, see families.IN_MEMORY_SMOKE)."""
+        from accel_harness import models as M
+
+        if families.smoke_in_memory(self.a.family, self.a.smoke):
+            return None
+        path = Path(self.a.weights) / families.weights_name(self.a).format(seed=seed)
+        if not path.exists():
+            t0 = time.time()
+            sd, metadata = families.state_dict(self.a.family, self.a.smoke, seed, dt, self.dev)
+            tmp = path.with_suffix(".partial")
+            M.save_safetensors(sd, tmp, metadata=metadata)
+            os.replace(tmp, path)
+            del sd
+            log(f"wrote {path} in {time.time() - t0:.0f} s")
+        return path
+
     def lora(self, expert):
         p = Path(self.a.weights) / f"lora_lightx2v_{self.a.size}_r{self.a.lora_rank}_{expert}.safetensors"
         if not hasattr(self, "_loras"):
@@ -279,6 +323,8 @@ class Matrix:
     def inputs(self):
         from accel_harness import models as M
 
+        if self.a.family != "wan":
+            return families.inputs(self.a)
         pos = M.conditioning(self.a.tokens, seed=1)
         neg = M.conditioning(self.a.tokens, seed=2)
         lat = M.wan_latent(self.a.frames, self.a.height, self.a.width)
@@ -309,23 +355,34 @@ class Matrix:
                                         disable_noise=True, start_step=half, last_step=self.a.steps,
                                         force_full_denoise=True)[0]["samples"]
             return out
-        return M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0)
+        f = families.spec(self.a.family)
+        return M.sample(model, pos, neg, lat, steps=self.a.steps, cfg=self.a.cfg, seed=0, sampler=f.sampler,
+                        scheduler=f.scheduler)
 
     # --- chains ----------------------------------------------------------------------------------
     def build(self, name, path):
         """(model, report text) for one chain; loads what the chain loads."""
         if self.a.workflow:
             return self.build_workflow(name, path)
+        why = families.not_applicable(self.a.family, name)
+        if why or (path is None and (name == "core_fp8_fast" or name.startswith("fp8"))):
+            raise Skipped(why or f"the smoke's tiny {self.a.family} is built in memory (ComfyUI's detection cannot read "
+                                 "its config from a file), so file-loader chains do not run; the GPU run loads the file")
         torch = self.torch
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
-            return self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True}), ""
+            return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
+        if name == "fp8_shipped":
+            res = self.H.pack_module("accel.fp8").load_file(str(path))
+            m, rep = self.patch("shipped", self._shift(res.patcher))
+            return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1
             F = self.H.pack_module("accel.fp8")
             act = {"fp32acc": F.ACT_PER_TOKEN_FP32, "block": F.ACT_BLOCK}.get(name.rsplit("_", 1)[-1], F.ACT_DEFAULT)
             compute = F.COMPUTE_DEQUANT if name == "fp8_dequant" else F.COMPUTE_AUTO
             keep = _KEEP_XATTN_QO if name == "fp8_keepxattn_level1" else ""
             res = F.load_file(str(path), compute=compute, activation_scaling=act, extra_keep=keep)
+            res.patcher = self._shift(res.patcher)
             if name == "fp8_attnfp8_compile":
                 m = call_node("AccelCUDASettings", model=res.patcher)[0]
                 m = call_node("AccelAttention", model=m, backend="flash_attn_3_fp8", fallback="error", **_NO_HYBRID)[0]
@@ -380,6 +437,8 @@ class Matrix:
         """(model, report) of chain `name` applied to a loaded model."""
         if name == "stock":
             return base, ""
+        if name == "shipped":  # the family's shipped chain (families.Family.shipped)
+            return self.patch(families.spec(self.a.family).shipped, base)
         if name == "attention":
             return call_node("AccelAttention", model=base)[:2]
         if name == "compile":
@@ -440,15 +499,25 @@ class Matrix:
     def base(self, path):
         if not hasattr(self, "_base"):
             t0 = time.time()
-            self._base = self._load(path, {})
+            if path is None:  # the smoke's in-memory tiny model (families.IN_MEMORY_SMOKE)
+                self._base = self._shift(families.tiny_model(self.a.family))
+                log(f"built the tiny {self.a.family} in memory ({type(self._base).__name__})")
+                return self._base
+            self._base = self._shift(self._load(path, {}))
             log(f"loaded {path.name} as {type(self._base).__name__} in {time.time() - t0:.1f} s")
         return self._base
+
+    def _shift(self, m):
+        """The model-sampling node the family's workflow puts after the loader (wan_ti2v_5b: ModelSamplingSD3 8)."""
+        f = families.spec(self.a.family)
+        return call_node(f.shift[0], model=m, **f.shift[1])[0] if f.shift and not self.a.workflow else m
 
     # --- run -------------------------------------------------------------------------------------
     def run(self):
         if not self.a.smoke and not self.a.weights_only:
             # generate the weights in a child process: its GPU memory is returned to the driver when it exits
-            subprocess.run([sys.executable, __file__, "--weights-only", "--size", self.a.size, "--dtype", self.a.dtype,
+            subprocess.run([sys.executable, __file__, "--weights-only", "--family", self.a.family, "--size", self.a.size,
+                            "--dtype", self.a.dtype,
                             "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene),
                             "--workflow", self.a.workflow, "--lora-rank", str(self.a.lora_rank)], check=True)
         self.boot()
@@ -493,6 +562,9 @@ class Matrix:
                 r["compile"] = self.compile_summary(m)
                 models[n] = m
                 log(f"{n}: first run {first_s:.1f} s (build {build_s:.1f} s) {_short(r)}")
+            except Skipped as e:
+                self.res["chains"][n] = {"what": CHAINS.get(n, n), "skipped": str(e)}
+                log(f"{n}: skipped ({e})")
             except Exception as e:  # noqa: BLE001 - record and go on with the other chains
                 self.res["errors"].append({"chain": n, "error": f"{type(e).__name__}: {e}",
                                            "trace": traceback.format_exc()[-3000:]})
@@ -576,6 +648,9 @@ class Matrix:
                     t, lat = self.timed(m, r)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
+            except Skipped as e:
+                self.res["chains"][key] = {"what": CHAINS.get(n, n), "skipped": str(e)}
+                log(f"{key}: skipped ({e})")
             except Exception as e:  # noqa: BLE001
                 self.res["errors"].append({"chain": n, "error": f"{type(e).__name__}: {e}",
                                            "trace": traceback.format_exc()[-3000:]})
@@ -647,8 +722,11 @@ class Matrix:
         m = self.res.get("meta", {})
         title = (f"Wan 2.2 A14B T2V users' workflow ({m.get('size')}: fp8_scaled experts + LightX2V LoRA rank "
                  f"{self.a.lora_rank}, shift 5)" if m.get("workflow") else f"Wan 2.1 T2V {m.get('size')} {m.get('dtype')}")
-        lines = [f"# Matrix: {title}, {m.get('frames')}f {m.get('height')}x{m.get('width')}, "
-                 f"{m.get('steps')} steps CFG {m.get('cfg')}",
+        head = (f"# Matrix: {title}, {m.get('frames')}f {m.get('height')}x{m.get('width')}, "
+                f"{m.get('steps')} steps CFG {m.get('cfg')}")
+        if m.get("family", "wan") != "wan":
+            head = f"# Matrix: {families.title(m)}"
+        lines = [head,
                  "", f"GPU {m.get('gpu')} ({m.get('gpu_total_gib') and round(m['gpu_total_gib'])} GiB"
                  + (f", simulated {m['simulated_card_gib']:g} GiB card" if m.get("simulated_card_gib") else "")
                  + (f", torch allocator capped at {m['torch_memory_fraction']:.3f} of the GPU" if m.get("torch_memory_fraction") else "")
@@ -661,6 +739,9 @@ class Matrix:
         for n, r in self.res["chains"].items():
             if r.get("oom"):
                 lines.append(f"| {n} | {r['what']} | OOM | | | | | | |")
+                continue
+            if r.get("skipped"):
+                lines.append(f"| {n} | {r['what']} | skipped: {r['skipped']} | | | | | | |")
                 continue
             t = _median(r.get("times_s") or [])
             lines.append(f"| {n} | {r['what']} | {t if t is not None else ''} | {r.get('speedup', '')} | "
@@ -687,6 +768,10 @@ class Matrix:
         for e in self.res["errors"]:
             lines.append(f"\nERROR {e['chain']}: {e['error'][:300]}")
         return lines
+
+
+class Skipped(Exception):
+    """A chain that does not apply to this run (its reason is recorded in the chain's row)."""
 
 
 class _Null:

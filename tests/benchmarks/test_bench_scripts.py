@@ -244,6 +244,43 @@ def test_bench_matrix_smoke(tmp_path):
     assert "| attention | Accel Attention (auto) |" in md and "## Memory hygiene: 2 two-expert runs" in md
 
 
+@pytest.mark.parametrize("family,chains,expect", [
+    # tiny Flux is built in memory (ComfyUI's detection fixes Flux's hidden size): the file-loader chain is skipped
+    ("flux", "stock,attention,fp8_shipped,level1", {"stock", "attention"}),
+    # tiny Wan 2.2 TI2V-5B goes through the file: ComfyUI's loader, its fp8_e4m3fn_fast option and the pack's FP8 loader
+    ("wan_ti2v_5b", "stock,attention,core_fp8_fast,fp8", {"stock", "attention", "core_fp8_fast", "fp8"}),
+])
+def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
+    """bench_matrix --family on the family's tiny model (CPU): its latent and conditioning, sampler settings, every
+    chain measured against stock; chains that do not apply are recorded as skipped with their reason."""
+    out = tmp_path / family
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", family,
+                        "--out", str(out), "--chains", chains, "--weights", str(tmp_path / "w")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert set(ch) == set(chains.split(","))
+    measured = {n for n, c in ch.items() if "skipped" not in c}
+    assert measured == expect
+    for n in measured:
+        assert ch[n]["times_s"] and ch[n]["speedup"] > 0 and ch[n]["finite"], (n, ch[n])
+    assert ch["stock"]["cosine"] == 1.0 and ch["attention"]["cosine"] > 0.9999
+    meta = res["meta"]
+    assert meta["family"] == family and meta["steps"] == 2
+    md = (out / "matrix.md").read_text()
+    if family == "flux":
+        assert meta["cfg"] == 1.0 and "built in memory" in ch["fp8_shipped"]["skipped"]
+        assert "Wan models only" in ch["level1"]["skipped"]
+        assert md.startswith("# Matrix: Flux.1-dev") and "guidance 3.5" in md.splitlines()[0]
+    else:
+        assert 0.9 < ch["fp8"]["cosine"] < 1.0 and 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 deviates, measurably
+        assert meta["frames"] == 5 and meta["sampler"] == "uni_pc/simple"
+        assert "ModelSamplingSD3 8" in md.splitlines()[0]
+        assert (tmp_path / "w" / "wan_ti2v_5b_tiny_fp16_seed0.safetensors").exists()
+
+
 def test_bench_matrix_users_workflow_smoke(tmp_path):
     """bench_matrix --workflow lightx2v --sequential on tiny Wan (CPU): both experts from one file in ComfyUI's
     scaled-fp8 layout, a LightX2V-layout LoRA on each, shift 5, 4 steps CFG 1 split 2 + 2; each chain alone, stock

@@ -1,0 +1,186 @@
+"""Model families of bench_matrix.py --family (and the conditioning / latents bench_cache.py --sweep-family uses).
+
+Per family: the true config's random weights in the published key layout (harness/accel_harness/models.py), written
+once to a safetensors file and loaded with ComfyUI's loader; the latent and conditioning its ComfyUI workflow gives
+the model (shapes only: random text states, no text encoder); its sampler settings; the pack's shipped chain.
+
+    wan            Wan 2.1 T2V (bench_matrix's own path: --size 1.3B / 14B), the default
+    flux           Flux.1-dev 12B, 1024x1024, CFG 1 with FluxGuidance 3.5, euler / simple, T5 256 tokens + CLIP pooled
+    qwen_image     Qwen-Image 20B, 1328x1328, CFG 2.5, ModelSamplingAuraFlow shift 3.1, euler / simple, Qwen2.5-VL 3584
+    hunyuan_video  HunyuanVideo T2V 13B, 544x960 129 frames, CFG 1 with guidance 6, euler / simple, LLaVA 4096 + pooled
+    ltxv           LTX-Video 2B (0.9.x), 768x512 121 frames, CFG 3, euler / simple, T5 128 tokens with mask, 25 fps
+    wan_ti2v_5b    Wan 2.2 TI2V-5B, 1280x704 121 frames, 48-channel latent (Wan22ImageToVideoLatent), CFG 5, uni_pc /
+                   simple, ModelSamplingSD3 shift 8: workflows/wan2.2_ti2v_5B_level1.json
+
+Imports no torch at module level (bench_matrix starts ComfyUI the way main.py does before torch is imported).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Family:
+    label: str
+    width: int
+    height: int
+    frames: int  # 1 for image models
+    steps: int
+    cfg: float
+    tokens: int  # text tokens of the conditioning
+    dtype: str  # weights in the file (what the published file holds)
+    sampler: str = "euler"
+    scheduler: str = "simple"
+    guidance: float | None = None  # guidance-distilled (Flux, HunyuanVideo): FluxGuidance's value in the conditioning
+    shift: tuple | None = None  # (node, kwargs) the shipped workflow puts after the loader, e.g. ModelSamplingSD3
+    shipped: str = "cuda_attn_compile"  # the bench_matrix chain the pack ships for this family
+    extra: dict = field(default_factory=dict)
+
+
+FAMILIES = {
+    "wan": Family("Wan 2.1 T2V", 832, 480, 81, 2, 5.0, 512, "fp16", shipped="level1"),
+    "flux": Family("Flux.1-dev 12B", 1024, 1024, 1, 20, 1.0, 256, "bf16", guidance=3.5),
+    "qwen_image": Family("Qwen-Image 20B", 1328, 1328, 1, 20, 2.5, 128, "bf16",
+                         shift=("ModelSamplingAuraFlow", {"shift": 3.1})),
+    "hunyuan_video": Family("HunyuanVideo T2V 13B", 960, 544, 129, 20, 1.0, 256, "bf16", guidance=6.0),
+    "ltxv": Family("LTX-Video 2B", 768, 512, 121, 20, 3.0, 128, "bf16", extra={"frame_rate": 25.0}),
+    "wan_ti2v_5b": Family("Wan 2.2 TI2V-5B", 1280, 704, 121, 20, 5.0, 512, "fp16", sampler="uni_pc",
+                          shift=("ModelSamplingSD3", {"shift": 8.0}), shipped="level1"),
+}
+# --chains default for every family but wan (issue #30's matrix)
+DEFAULT_CHAINS = "stock,attention,shipped,fp8_shipped,core_compile,core_fp8_fast,kj_sage_compile"
+SMOKE = {"frames": {"hunyuan_video": 5, "ltxv": 9, "wan_ti2v_5b": 5}, "side": 64, "tokens": 16}
+# tiny configs' text widths (harness models.py *_TINY; tiny Wan keeps umt5's 4096)
+_TINY_CTX = {"flux": (64, 32), "hunyuan_video": (64, 32), "qwen_image": (64, None), "ltxv": (64, None),
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None)}
+_TRUE_CTX = {"flux": (4096, 768), "hunyuan_video": (4096, 768), "qwen_image": (3584, None), "ltxv": (4096, None),
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None)}
+# tiny models whose config ComfyUI's detection cannot give back from a file (Flux and Qwen-Image fix hidden size
+# 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes): the smoke builds them in memory
+IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyuan_video": "tiny_hunyuan_video"}
+# chains that only apply to some families: chain prefix -> (families, why not elsewhere)
+_ONLY = {"level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
+         "fp8_level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
+         "fp8_keepxattn": (("wan",), "its extra_keep pattern names Wan 2.1 layers"),
+         "attention_fp8": (("wan",), "measured on Wan only so far (hybrid schedule defaults are Wan's)")}
+
+
+def spec(family: str) -> Family:
+    if family not in FAMILIES:
+        raise SystemExit(f"unknown --family {family!r}; known: {', '.join(FAMILIES)}")
+    return FAMILIES[family]
+
+
+def defaults(a) -> None:
+    """Fill the None-valued --steps --cfg --frames --height --width --tokens --dtype of `a` with a.family's (in place);
+    --smoke shrinks the shapes to the tiny models'."""
+    f = spec(a.family)
+    for k in ("steps", "cfg", "frames", "height", "width", "tokens", "dtype"):
+        if getattr(a, k, None) is None:
+            setattr(a, k, getattr(f, k))
+    if a.smoke and a.family != "wan":  # wan's smoke sizes are bench_matrix's own
+        a.frames = SMOKE["frames"].get(a.family, 1)
+        a.height = a.width = SMOKE["side"]
+        a.tokens = SMOKE["tokens"]
+        a.steps = 2
+
+
+def not_applicable(family: str, chain: str) -> str | None:
+    """Why `chain` is not measured on `family` (None: it is)."""
+    for prefix, (fams, why) in _ONLY.items():
+        if (chain == prefix or chain.startswith(prefix + "_")) and family not in fams:
+            return why
+    return None
+
+
+def smoke_in_memory(family: str, smoke: bool) -> bool:
+    return smoke and family in IN_MEMORY_SMOKE
+
+
+def weights_name(a) -> str:
+    size = "tiny" if a.smoke else "true"
+    return f"{a.family}_{size}_{a.dtype}_seed{{seed}}.safetensors"
+
+
+def state_dict(family: str, smoke: bool, seed: int, dtype, device) -> tuple[dict, dict | None]:
+    """(state dict, file metadata) of `family`'s random weights in the published key layout: the true config, or in
+    the smoke the tiny one (ltxv: its config in the file's metadata, as LTX-Video files carry it)."""
+    from accel_harness import models as M
+
+    if family == "wan_ti2v_5b":
+        return M.wan_state_dict("ti2v5b", "tiny" if smoke else "5B", seed=seed, dtype=dtype, device=device), None
+    if family in IN_MEMORY_SMOKE and smoke:
+        raise RuntimeError(f"tiny {family} cannot be loaded from a file ({IN_MEMORY_SMOKE[family]} is built in memory)")
+    if family == "ltxv" and smoke:
+        cfg = dict(M.LTXV_TINY)
+        meta = {"config": json.dumps({"transformer": {k: v for k, v in cfg.items() if k != "image_model"}})}
+        return M.true_state_dict("ltxv", seed, dtype, device, unet_config=cfg), meta
+    return M.true_state_dict(family, seed, dtype, device), None
+
+
+def tiny_model(family: str):
+    """The smoke's in-memory tiny model (families in IN_MEMORY_SMOKE), fp32."""
+    from accel_harness import models as M
+
+    return getattr(M, IN_MEMORY_SMOKE[family])()
+
+
+def latent(family: str, frames: int, height: int, width: int) -> dict:
+    """The empty latent ComfyUI's latent node gives `family` at this pixel size."""
+    import torch
+
+    if family == "flux":  # EmptySD3LatentImage
+        return {"samples": torch.zeros(1, 16, height // 8, width // 8)}
+    if family == "qwen_image":
+        return {"samples": torch.zeros(1, 16, 1, height // 8, width // 8)}
+    if family == "ltxv":  # EmptyLTXVLatentVideo
+        return {"samples": torch.zeros(1, 128, (frames - 1) // 8 + 1, height // 32, width // 32)}
+    if family == "wan_ti2v_5b":  # Wan22ImageToVideoLatent without a start image
+        return {"samples": torch.zeros(1, 48, (frames - 1) // 4 + 1, height // 16, width // 16)}
+    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's)
+    return {"samples": torch.zeros(1, 16, (frames - 1) // 4 + 1, height // 8, width // 8)}
+
+
+def conditioning(family: str, tokens: int, gen, tiny: bool, guidance: float | None = None, **extra) -> list:
+    """One CONDITIONING as `family`'s text encoder (+ FluxGuidance / LTXVConditioning) gives it, random text states
+    drawn from `gen`: context (1, tokens, width) and, for Flux / HunyuanVideo, the pooled CLIP vector and guidance;
+    LTX-Video: the T5 attention mask and `frame_rate` (extra)."""
+    import torch
+
+    ctx, vec = (_TINY_CTX if tiny else _TRUE_CTX)[family]
+    opts = {}
+    states = torch.randn(1, tokens, ctx, generator=gen)
+    if vec:
+        opts["pooled_output"] = torch.randn(1, vec, generator=gen)
+    if guidance is not None:
+        opts["guidance"] = guidance
+    if family == "ltxv":
+        opts["attention_mask"] = torch.ones(1, tokens, dtype=torch.long)
+    opts.update(extra)
+    return [[states, opts]]
+
+
+def inputs(a, seed_pos: int = 1, seed_neg: int = 2):
+    """(positive, negative, latent) of bench_matrix for a.family at a's shapes (seeded: every chain gets the same)."""
+    import torch
+
+    f = spec(a.family)
+    tiny = a.smoke
+
+    def cond(seed):
+        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance, **f.extra)
+
+    return cond(seed_pos), cond(seed_neg), latent(a.family, a.frames, a.height, a.width)
+
+
+def title(meta: dict) -> str:
+    """The matrix.md heading of a --family run from its result's meta block."""
+    f = spec(meta["family"])
+    shape = f"{meta.get('frames')}f " if f.frames > 1 else ""
+    guid = f", guidance {f.guidance:g}" if f.guidance is not None else ""
+    shift = f", {f.shift[0]} {next(iter(f.shift[1].values())):g}" if f.shift else ""
+    size = "tiny (smoke)" if meta.get("smoke") else "true config"
+    return (f"{f.label} {size} {meta.get('dtype')}, {shape}{meta.get('height')}x{meta.get('width')}, "
+            f"{meta.get('steps')} steps CFG {meta.get('cfg')}{guid}, {f.sampler}/{f.scheduler}{shift}, "
+            f"{meta.get('tokens')} text tokens")
