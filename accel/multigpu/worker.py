@@ -58,12 +58,12 @@ def _compiler(dm, compile_cfg):
 
 
 def cast_like_comfy(dm, compute_dtype) -> int:
-    """Store the weights of ComfyUI's cast layers in the compute dtype once. ComfyUI computes a model whose file holds
-    another dtype (a bf16 Wan file run in fp16) by casting each layer's weight to the input's dtype at every call; in
-    the main process its model patcher decides per layer whether that cast runs (on ComfyUI 0.33 with DynamicVRAM it
-    sets the flag when it loads the layer), so a worker's copy may run the stored weights as they are ("mat1 and mat2
-    must have the same dtype", seen on two H100s). The same cast, done once: identical values. FP8 and integer weights
-    (their layers dequantize themselves) are left alone. Returns the number of tensors cast."""
+    """Turn ComfyUI's per-call weight cast on for the cast layers whose stored dtype is not the compute dtype (a bf16
+    Wan file run in fp16). In the main process the model patcher decides per layer whether that cast runs (on ComfyUI
+    0.33 with DynamicVRAM it turns it on for every layer it loads), so a worker's copy may run the stored weights as
+    they are ("mat1 and mat2 must have the same dtype", seen on two H100s). Casting the weights once instead is wrong:
+    some layers are called in another dtype on purpose (Wan's patch embedding, kept in fp32, gets `x.float()`).
+    Returns the number of layers turned on."""
     import torch
 
     if not compute_dtype:
@@ -72,16 +72,12 @@ def cast_like_comfy(dm, compute_dtype) -> int:
     if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
         return 0
     n = 0
-    with torch.no_grad():
-        for m in dm.modules():
-            if not hasattr(m, "comfy_cast_weights"):
-                continue
-            for name in ("weight", "bias"):
-                t = getattr(m, name, None)
-                if (isinstance(t, torch.Tensor) and t.is_floating_point() and t.element_size() >= 2
-                        and t.dtype != dt):
-                    setattr(m, name, torch.nn.Parameter(t.to(dt), requires_grad=False))
-                    n += 1
+    for m in dm.modules():
+        if getattr(m, "comfy_cast_weights", True):
+            continue  # not a cast layer, or its cast is on already
+        if any(isinstance(t, torch.Tensor) and t.dtype != dt for t in (getattr(m, "weight", None), getattr(m, "bias", None))):
+            m.comfy_cast_weights = True
+            n += 1
     return n
 
 

@@ -99,6 +99,8 @@ def test_weights_stored_in_another_dtype_than_the_compute(M, MG):
     sd = M.wan_state_dict("t2v", "tiny", 11, torch.bfloat16, dim=256, ffn_dim=256)
     # kept in bf16 as a GPU keeps it (the CPU would convert it to fp32 on load); the CPU computes it in fp32
     model = comfy.sd.load_diffusion_model_state_dict(sd, model_options={"dtype": torch.bfloat16})
+    # computed in fp16 as on a GPU (the input is cast to it; Wan's fp32 patch embedding still gets `x.float()`)
+    model.model.manual_cast_dtype = torch.float16
     assert model.model.get_dtype() == torch.bfloat16 and model.model.manual_cast_dtype not in (None, torch.bfloat16), (
         "the test needs ComfyUI to compute this bf16 model in another dtype", model.model.manual_cast_dtype)
     ref = run(M, model, frames=1, size=32, steps=1)
