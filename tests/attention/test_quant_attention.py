@@ -499,14 +499,15 @@ def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch)
     import accel_harness as H
 
     A = mod("accel.attention.override")
+    O = mod("accel.attention.options")
     got = {}
-    real = A.apply_attention
+    real = O.apply
 
-    def spy(model, **kw):
-        got.update(kw)
-        return real(model, **{k: v for k, v in kw.items() if k != "hybrid"})
+    def spy(model, options, **kw):
+        got["hybrid"] = options.hybrid
+        return real(model, O.AttentionOptions(options.backend, options.policy, options.autotune), **kw)
 
-    monkeypatch.setattr(A, "apply_attention", spy)
+    monkeypatch.setattr(O, "apply", spy)
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back")
     d = mod("accel.common.defaults").HYBRID
     assert got["hybrid"] == A.Hybrid(d.exact_first_steps, d.exact_last_steps, 0, 0)  # old workflows: the defaults
