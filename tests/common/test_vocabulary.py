@@ -24,7 +24,6 @@ CALLS = {
     ("AccelWanLevel1", "fall back"): ("accel.wan_level1.preset", "fall back"),
     ("AccelWanLevel1", "error"): ("accel.wan_level1.preset", "error"),
 }
-FN = {"accel.wan_level1.preset": "apply_level1"}
 
 
 def _spec(key, name):
@@ -63,11 +62,11 @@ def test_value_validates_and_means_the_same(pack, mod, monkeypatch, key, value):
     module, want = CALLS[key, value]
     got = {}
 
-    def fake(model, options=None, **kwargs):
-        got["policy"] = options.policy if options is not None else kwargs["policy"]
+    def fake(model, options, **kwargs):
+        got["policy"] = options.policy
         return model, "report"
 
-    monkeypatch.setattr(mod(module), FN.get(module, "apply"), fake)
+    monkeypatch.setattr(mod(module), "apply", fake)
     out = H.call_node(key, **dict(_defaults(key), model=object(), **{FAILURE_INPUTS[key]: value}))
     Policy = mod("accel.common.policy").Policy
     assert got["policy"] is Policy(want) and out["ui"]["text"] == ["report"], got
