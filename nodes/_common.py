@@ -102,9 +102,15 @@ def with_report(*results, report: str) -> io.NodeOutput:
     return io.NodeOutput(*results, ui=ui.PreviewText(report))
 
 
+def rendered(report) -> str:
+    """The report's text: a feature's `Report` rendered here, once, at the node boundary (text passes as is)."""
+    return report if isinstance(report, str) else report.render()
+
+
 def patched(result: tuple) -> io.NodeOutput:
     """Outputs of a node that returns (patched object, report): both, with the report shown under the node."""
     obj, report = result
+    report = rendered(report)
     return with_report(obj, report, report=report)
 
 
@@ -114,6 +120,7 @@ def patched_live(result: tuple, title: str) -> io.NodeOutput:
     from ..accel.common import live_report
 
     obj, report = result
+    report = rendered(report)
     return io.NodeOutput(obj, report, ui=live_report.attach(obj, report, title))
 
 

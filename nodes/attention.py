@@ -90,11 +90,12 @@ class AccelAttention(AccelNode):
 
     @classmethod
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
-        from ..accel.attention.override import Hybrid, apply_attention
+        from ..accel.attention import options as attention
+        from ..accel.attention.hybrid import Hybrid
 
         policy = failure_policy("fallback", fallback, LEGACY_FALLBACK)
-        return patched_live(apply_attention(model, backend=backend, policy=policy, autotune=bool(autotune),
-                                            hybrid=Hybrid.from_inputs(**schedule)), cls.DISPLAY)
+        options = attention.AttentionOptions(backend, policy, bool(autotune), Hybrid.from_inputs(**schedule))
+        return patched_live(attention.apply(model, options), cls.DISPLAY)
 
 
 NODES = [AccelAttention]

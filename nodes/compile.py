@@ -56,11 +56,12 @@ class AccelCompile(AccelNode):
 
     @classmethod
     def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure):
-        from ..accel.compile import apply_compile
+        from ..accel.compile import options as compile_
 
-        policy = failure_policy("on_failure", on_failure, LEGACY_ON_FAILURE)
-        return patched_live(apply_compile(model, mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph,
-                                          backend=backend, recompile_limit=recompile_limit, policy=policy), cls.DISPLAY)
+        options = compile_.CompileOptions(mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph, backend=backend,
+                                          recompile_limit=recompile_limit,
+                                          policy=failure_policy("on_failure", on_failure, LEGACY_ON_FAILURE))
+        return patched_live(compile_.apply(model, options), cls.DISPLAY)
 
 
 NODES = [AccelCompile]

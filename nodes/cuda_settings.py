@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, report_output, schema, with_report
+from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, patched, report_output, schema
 
 class AccelCUDASettings(AccelNode):
     @classmethod
@@ -44,10 +44,11 @@ class AccelCUDASettings(AccelNode):
 
     @classmethod
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
-        from ..accel.cuda_settings import flags
+        from ..accel.cuda_settings import options as cuda_settings
 
-        m, text = flags.apply_inputs(model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order)
-        return with_report(m, text, report=text)
+        options = cuda_settings.CudaSettingsOptions(tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation,
+                                                    sdpa_order)
+        return patched(cuda_settings.apply(model, options))
 
 
 NODES = [AccelCUDASettings]

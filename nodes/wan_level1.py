@@ -59,10 +59,9 @@ class AccelWanLevel1(AccelNode):
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):
         from ..accel.wan_level1 import preset as wan_level1
 
-        policy = failure_policy("on_failure", on_failure)
-        return patched_live(wan_level1.apply_level1(model, attention=attention, compile=compile, compile_mode=compile_mode,
-                                                    tf32=tf32, cudnn_benchmark=cudnn_benchmark, policy=policy,
-                                                    quality=quality or "exact"), cls.DISPLAY)
+        options = wan_level1.WanLevel1Options(attention, compile, compile_mode, tf32, cudnn_benchmark,
+                                              failure_policy("on_failure", on_failure), quality or "exact")
+        return patched_live(wan_level1.apply(model, options), cls.DISPLAY)
 
 
 NODES = [AccelWanLevel1]

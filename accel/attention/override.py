@@ -33,8 +33,9 @@ import torch
 
 from .. import comfy_compat
 from ..common import defaults, hardware, keys, log
-from ..common.errors import AccelError, current_title, headline
+from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
+from ..common.report import Report, Section
 from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, apply_model_wrappers, check_hybrid
 from ...kernels.attention import adapters, registry
 from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
@@ -281,11 +282,11 @@ def _resolve(prof, backend: str, policy: Policy, extra_device_types, device):
 FAST_BACKENDS = ("flash_attn_3_fp8",)
 
 
-def apply_fast_attention(model, policy: Policy = Policy.FALL_BACK, *, hybrid: Hybrid | None = None,
+def patch_fast_attention(model, policy: Policy = Policy.FALL_BACK, *, hybrid: Hybrid | None = None,
                          profile=None, tensor_device_types=()):
     """Quantized attention with the hybrid schedule where a FAST_BACKENDS entry works here, else exact `auto`.
-    Returns (clone, report, fast: bool). policy ERROR: raise AccelError (input 'quality') instead of
-    staying exact.
+    Returns (clone, Report); the report's `deviation` is set where the quantized kernel is used (None: it stayed
+    exact). policy ERROR: raise AccelError (input 'quality') instead of staying exact.
     Calls the quantized kernel cannot serve (masks, low_precision_attention=False, ...) always use exact
     attention (logged once): that is the design, not a failure."""
     prof = profile if profile is not None else hardware.profile()
@@ -294,17 +295,23 @@ def apply_fast_attention(model, policy: Policy = Policy.FALL_BACK, *, hybrid: Hy
     for name in FAST_BACKENDS:
         kern, problem = _build(name, prof, tuple(tensor_device_types), device)
         if kern is not None:
-            m, text = apply_attention(model, name, Policy.FALL_BACK, False, hybrid=hybrid or Hybrid.default(),
-                                      profile=prof, tensor_device_types=tensor_device_types)
-            return m, text, True
+            return patch_attention(model, name, Policy.FALL_BACK, False, hybrid=hybrid or Hybrid.default(),
+                                   profile=prof, tensor_device_types=tensor_device_types)
         why_not.append(f"{name}: {problem}")
     if Policy(policy) is Policy.ERROR:
         raise AccelError("quality", "quality 'fast' needs FP8 attention, which cannot run here: " + "; ".join(why_not),
                          "Set quality to 'exact', or on_failure to 'fall back' to continue with exact attention")
-    m, text = apply_attention(model, "auto", Policy.FALL_BACK, False, profile=prof,
-                              tensor_device_types=tensor_device_types)
-    text += "\n  quality fast: stayed exact, because " + "; ".join(why_not)
-    return m, text, False
+    m, report = patch_attention(model, "auto", Policy.FALL_BACK, False, profile=prof,
+                                tensor_device_types=tensor_device_types)
+    return m, report.plus("  quality fast: stayed exact, because " + "; ".join(why_not))
+
+
+def apply_fast_attention(model, policy: Policy = Policy.FALL_BACK, *, hybrid: Hybrid | None = None,
+                         profile=None, tensor_device_types=()):
+    """As `patch_fast_attention`; returns (clone, report text, fast: bool)."""
+    m, report = patch_fast_attention(model, policy, hybrid=hybrid, profile=profile,
+                                     tensor_device_types=tensor_device_types)
+    return m, report.render(), report.deviation is not None
 
 
 def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device):
@@ -369,7 +376,7 @@ def _capabilities(kern) -> str:
     return "; ".join(parts)
 
 
-def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,
+def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,
                     hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
     """Patch a clone of `model` (a ComfyUI ModelPatcher) to run attention with `backend`.
 
@@ -384,7 +391,7 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
       picks here (else ComfyUI's attention). Ignored for exact backends (they are exact on every step).
     profile, tensor_device_types: for tests and tools (a simulated HardwareProfile; extra tensor
       device types the backend may serve, e.g. ("cpu",) with fake libraries).
-    Returns (patched clone, report text). The input model and its other clones are not changed.
+    Returns (patched clone, Report). The input model and its other clones are not changed.
     """
     policy = Policy(policy)
     strict = policy is Policy.ERROR
@@ -392,7 +399,7 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     device = _device()
     kern, why, skipped = _resolve(prof, backend, policy, tuple(tensor_device_types), device)
 
-    lines = []
+    lines, deviation = [], None
     where = f"{prof.gpu_name or prof.device_kind}" + (f" (sm{prof.sm_int})" if prof.sm_int else "")
     m = model.clone()
     if m.get_wrappers(apply_model_wrappers(), keys.ATTENTION):  # an earlier Accel Attention's schedule
@@ -401,7 +408,7 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     prev = to.get(OVERRIDE_KEY)
     if kern is None:
         to.pop(OVERRIDE_KEY, None)
-        lines.append(headline(f"ComfyUI's own attention on {where}"))
+        head = f"ComfyUI's own attention on {where}"
         lines.append(f"  why: {why}")
     else:
         tuner, tune_line = None, "autotune: off"
@@ -423,7 +430,7 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
         if use_hybrid:
             exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device)
         to[OVERRIDE_KEY] = AttentionOverride(kern, policy, tuner, hybrid if use_hybrid else None, exact_ov)
-        lines.append(headline(f"{kern.label} on {where}"))
+        head = f"{kern.label} on {where}"
         lines.append(f"  why: {why}")
         lines.append(f"  serves: {_capabilities(kern)}" + (f" ({kern.note})" if kern.note else ""))
         target = "raise an error (fallback: error)" if strict else \
@@ -434,7 +441,8 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
             lines.append(f"  torch.compile: runs as custom op {kern.op_name} (no graph break per call)")
         lines += ["  " + x for x in hybrid_lines]
         if kern.low_precision:
-            lines.append("  " + defaults.deviation_text(kern.name))
+            deviation = defaults.deviation_text(kern.name)
+            lines.append("  " + deviation)
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
     if kern is not None:
@@ -452,11 +460,19 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
         line = cuda_settings.attach_auto_sdpa(m, prof)
         if line:
             lines.append("  " + line)
-    text = "\n".join(lines)
     if kern is not None:
         log.info("attention=%s for %s", kern.label, where)
-    return m, text
+    return m, Report([Section(current_title(), head, lines)], deviation)
+
+
+def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,
+                    hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
+    """As `patch_attention`; returns (patched clone, report text)."""
+    m, report = patch_attention(model, backend, policy, autotune, hybrid=hybrid, profile=profile,
+                                tensor_device_types=tensor_device_types)
+    return m, report.render()
 
 
 __all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "autotune_path",
-           "Hybrid", "StepWrapper", "EXACT_FLAG", "check_hybrid", "apply_fast_attention", "FAST_BACKENDS"]
+           "Hybrid", "StepWrapper", "EXACT_FLAG", "check_hybrid", "apply_fast_attention", "FAST_BACKENDS",
+           "patch_attention", "patch_fast_attention"]

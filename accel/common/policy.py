@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 
 from . import vocabulary
+from .errors import AccelError
 
 
 class Policy(str, enum.Enum):
@@ -14,3 +15,13 @@ class Policy(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+def as_policy(value) -> Policy:
+    """`value` as a Policy (a Policy or its word); AccelError naming the input `policy` otherwise. The node boundary
+    parses its failure input first (nodes/_common `failure_policy`, legacy words included)."""
+    try:
+        return Policy(value)
+    except ValueError:
+        raise AccelError("policy", f"unknown failure policy {value!r}",
+                         "use one of: " + ", ".join(p.value for p in Policy)) from None

@@ -35,18 +35,21 @@ What makes it trustworthy:
 
 Nothing here imports torch._dynamo / torch._inductor at module import time.
 
-Layout (one concern per file): ``config`` (settings, status per model), ``apply`` (the entry points), ``preflight``
-(failures found before compiling), ``wrapper`` (the APPLY_MODEL wrapper, regions, fallback), ``runners`` (compiled
-functions and their torch.compile arguments), ``signature`` (what transformer_options changes in compiled code),
-``report``, ``stream`` (DynamicVRAM block fetch), ``cache`` (persistent inductor cache), ``dynamo_compat`` (every
-private torch symbol compile reads). This package re-exports the public API the nodes use.
+Layout (one concern per file): ``options`` (the contract: `CompileOptions`, `apply(model, options)`), ``config``
+(settings, status per model), ``apply`` (the entry points), ``preflight`` (failures found before compiling),
+``wrapper`` (the APPLY_MODEL wrapper, regions, fallback), ``runners`` (compiled functions and their torch.compile
+arguments), ``signature`` (what transformer_options changes in compiled code), ``report``, ``stream`` (DynamicVRAM
+block fetch), ``cache`` (persistent inductor cache), ``dynamo_compat`` (every private torch symbol compile reads).
+This package re-exports the public API.
 """
 from __future__ import annotations
 
-from .apply import apply_compile, clear_cache, compile_status
+from .apply import apply_compile, clear_cache, compile_model, compile_status
 from .config import (BACKENDS, CORE_WRAPPER_KEY, DYNAMIC, MODES, SCOPES, WRAPPER_KEY, CompileConfig,
                      CompileStatus)
+from .options import CompileOptions
 from .wrapper import CompileWrapper
 
 __all__ = ["BACKENDS", "CORE_WRAPPER_KEY", "DYNAMIC", "MODES", "SCOPES", "WRAPPER_KEY", "CompileConfig",
-           "CompileStatus", "CompileWrapper", "apply_compile", "clear_cache", "compile_status"]
+           "CompileOptions", "CompileStatus", "CompileWrapper", "apply_compile", "clear_cache", "compile_model",
+           "compile_status"]

@@ -5,8 +5,9 @@ from .. import comfy_compat
 from ..common import log
 from ..common.errors import AccelError
 from ..common.policy import Policy
+from ..common.report import Report
 from . import cache as compile_cache
-from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, status_for, validate
+from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, CompileConfig, status_for, validate
 from .dynamo_compat import shares_block_graphs
 from .preflight import fail_preflight, preflight_problem
 from .report import compile_report
@@ -22,7 +23,14 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
     last one. `policy`: FALL_BACK (log one line, run eager for the rest of this model's life) or ERROR
     (AccelError, titled with the node that was running when this was called).
     """
-    cfg = validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain)
+    m, report = compile_model(model, validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy,
+                                              mode_chain))
+    return m, report.render()
+
+
+def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
+    """`apply_compile` with checked settings (accel.compile.config.validate, CompileOptions.config): returns
+    (patched clone, Report)."""
     m, memory_note = _clone(model)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
@@ -53,7 +61,7 @@ def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgra
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
     report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note)
-    log.info("%s", report.splitlines()[0])
+    log.info("%s", report.render().splitlines()[0])
     return m, report
 
 

@@ -3,17 +3,19 @@ from __future__ import annotations
 
 import torch
 
+from ..common.report import Report, Section
 from . import cache as compile_cache
 from . import config
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported, inductor_has
 
 
-def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info, memory_note=None) -> str:
+def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info,
+                   memory_note=None) -> Report:
     chain = " -> ".join(cfg.chain) + " -> eager"
-    head = (f"compile: mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
+    head = (f"mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
             f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")
-    lines = [head]
+    lines = []
     if len(cfg.chain) > 1:
         lines.append(f"  fallback chain: {chain}")
     if guard_filter_supported():
@@ -37,4 +39,4 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
                      f"{st.recompiles} recompile(s)" + (f" (last: {st.last_recompile_reason})" if st.last_recompile_reason else ""))
     for md, why in st.failures:
         lines.append(f"  failed: {md}: {why}")
-    return "\n".join(lines)
+    return Report([Section("compile", head, lines)])

@@ -8,9 +8,10 @@ to exactly what they were by its ON_CLEANUP callback (ComfyUI runs cleanup in a 
 interrupted or failed run restores them too). Other models sampled in the same process see the flags
 as they were.
 
-One implementation, used by the "Accel CUDA Settings" node and by the Wan Level-1 preset:
+One implementation, used by the "Accel CUDA Settings" node and by the Wan Level-1 preset (both through
+accel.cuda_settings.options, the feature's contract):
 
-    clone, lines = apply_cuda_settings(model, CudaSettings(tf32_matmul=True, cudnn_benchmark=True))
+    clone, section = patch_cuda_settings(model, CudaSettings(tf32_matmul=True, cudnn_benchmark=True))
 
 A setting left at None means "unchanged" (whatever the process has). A second CUDA settings node on the
 same model merges into the first (its explicit values win); the model carries one pair of callbacks.
@@ -29,8 +30,9 @@ import threading
 from dataclasses import dataclass, fields, replace
 
 from .. import comfy_compat
-from ..common import hardware, keys, log
+from ..common import keys, log
 from ..common.errors import AccelError, current_title
+from ..common.report import Section
 
 CALLBACK_KEY = keys.CUDA_SETTINGS
 
@@ -347,10 +349,13 @@ def attach(model, settings: CudaSettings, source: str | None = None) -> CudaSett
     return scope
 
 
-def explain(settings: CudaSettings, profile=None) -> list[str]:
-    """Report lines: what will be set during this model's runs, and what has no effect here and why."""
+NUMERICS = "numerics (set at the start of this model's sampling, restored after it)"  # the report section's title
+
+
+def explain(settings: CudaSettings, profile=None) -> Section:
+    """The report section: what will be set during this model's runs, and what has no effect here and why."""
     torch = _torch()
-    lines = ["numerics (set at the start of this model's sampling, restored after it): " + settings.describe()[0]]
+    lines = []
     kind = getattr(profile, "device_kind", None)
     on_cuda = kind == "cuda"
     if (settings.tf32_matmul or settings.tf32_cudnn) and profile is not None and not getattr(profile, "tf32", False):
@@ -370,7 +375,7 @@ def explain(settings: CudaSettings, profile=None) -> list[str]:
             lines.append(f"  note: the SDPA order only matters on CUDA GPUs (device: {kind})")
         lines.append("  note: the SDPA order applies where ComfyUI's own attention (or an 'sdpa' backend) calls "
                      "torch SDPA; kernels chosen by a compiled graph are fixed when it is compiled")
-    return lines
+    return Section(NUMERICS, settings.describe()[0], lines)
 
 
 def auto_sdpa_order(profile) -> tuple:
@@ -398,10 +403,9 @@ def attach_auto_sdpa(model, profile) -> str | None:
 ON_OFF_UNCHANGED = ("on", "off", "unchanged")  # the node's four switch inputs
 
 
-def from_inputs(tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_accumulation: str, sdpa_order: str,
-                profile) -> tuple[CudaSettings, str | None]:
-    """The node's inputs as CudaSettings, plus the line that explains an `auto` SDPA order (None otherwise).
-    AccelError naming the input for a value outside its choices."""
+def check_inputs(tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_accumulation: str,
+                 sdpa_order: str) -> dict:
+    """The node's four switches by name; AccelError naming the input for a value outside its choices."""
     switches = {"tf32_matmul": tf32_matmul, "tf32_cudnn": tf32_cudnn, "cudnn_benchmark": cudnn_benchmark,
                 "fp16_accumulation": fp16_accumulation}
     for name, val in switches.items():
@@ -409,6 +413,14 @@ def from_inputs(tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_ac
             raise AccelError(name, f"unknown value {val!r}", "use one of: " + ", ".join(ON_OFF_UNCHANGED))
     if sdpa_order not in SDPA_PRESETS:
         raise AccelError("sdpa_order", f"unknown value {sdpa_order!r}", "use one of: " + ", ".join(SDPA_PRESETS))
+    return switches
+
+
+def from_inputs(tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_accumulation: str, sdpa_order: str,
+                profile) -> tuple[CudaSettings, str | None]:
+    """The node's inputs as CudaSettings, plus the line that explains an `auto` SDPA order (None otherwise).
+    AccelError naming the input for a value outside its choices."""
+    switches = check_inputs(tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order)
     preset, auto_line = SDPA_PRESETS[sdpa_order], None
     if preset == "auto":
         auto, why = auto_sdpa_order(profile)
@@ -419,22 +431,18 @@ def from_inputs(tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_ac
     return CudaSettings(**tri, sdpa_order=order, sdpa_exclusive=exclusive), auto_line
 
 
-def apply_inputs(model, tf32_matmul: str, tf32_cudnn: str, cudnn_benchmark: str, fp16_accumulation: str,
-                 sdpa_order: str) -> tuple:
-    """Accel CUDA Settings: (patched clone, report text) from the node's inputs."""
-    prof = hardware.profile()
-    settings, auto_line = from_inputs(tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order, prof)
-    m, lines = apply_cuda_settings(model, settings, profile=prof)
-    text = "\n".join([current_title() or "Accel CUDA Settings", *lines, *([auto_line] if auto_line else [])])
-    return m, text
+def patch_cuda_settings(model, settings: CudaSettings, profile=None, in_place: bool = False):
+    """Clone `model` (unless in_place) and attach the scoped settings. Returns (model, report Section)."""
+    m = model if in_place else model.clone()
+    scope = attach(m, settings)
+    section = explain(scope.settings, profile)
+    if scope.settings is not settings:
+        section = section.plus("  (merged with numerics settings already on this model: later values win)")
+    log.info("numerics for %s: %s", current_title() or "model", scope.settings.describe()[0])
+    return m, section
 
 
 def apply_cuda_settings(model, settings: CudaSettings, profile=None, in_place: bool = False):
-    """Clone `model` (unless in_place) and attach the scoped settings. Returns (model, report lines)."""
-    m = model if in_place else model.clone()
-    scope = attach(m, settings)
-    lines = explain(scope.settings, profile)
-    if scope.settings is not settings:
-        lines.append("  (merged with numerics settings already on this model: later values win)")
-    log.info("numerics for %s: %s", current_title() or "model", scope.settings.describe()[0])
-    return m, lines
+    """As `patch_cuda_settings`; returns (model, report lines)."""
+    m, section = patch_cuda_settings(model, settings, profile, in_place)
+    return m, section.render()

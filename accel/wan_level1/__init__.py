@@ -1,2 +1,3 @@
 """Wan Level-1: one call that applies the exact-math speedups (attention, compile, CUDA settings) to a Wan MODEL.
-Layout: ``preset`` (`apply_level1`: the chain, its report and the fidelity check)."""
+Layout: ``preset`` (`WanLevel1Options`, `apply(model, options)`: the chain of the other features' Options, the
+report made of their Report sections, and the fidelity statement)."""

@@ -1,14 +1,17 @@
 """Wan Level-1: one call that applies the exact-math speedups to a ComfyUI Wan 2.1 / 2.2 MODEL.
 
-    clone, report = apply_level1(model)
+    clone, report = apply(model, WanLevel1Options())    # report.render(): the node's text
+    clone, text = apply_level1(model)                     # the same, with keyword arguments and text
 
 On a clone (the input MODEL is never changed), in this order:
-1. attention `auto` through `accel.attention.override.apply_attention` (FlashAttention-3 on H100/H200, FA2 on
+1. attention `auto` through `accel.attention.options.apply` (FlashAttention-3 on H100/H200, FA2 on
    Ada/Ampere, the fastest installed elsewhere; per-call fallback to SDPA for shapes a kernel cannot serve);
-2. per-block torch.compile through `accel.compile.apply_compile` in the mode `accel.common.defaults.choose()`
+2. per-block torch.compile through `accel.compile.options.apply` in the mode `accel.common.defaults.choose()`
    picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/common/defaults.py),
    falling back to eager; a user who picks max-autotune-no-cudagraphs gets max-autotune -> default -> eager;
-3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings.flags).
+3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings.options).
+Each step is given the feature's Options (`WanLevel1Options.attention_options`, ...) and its Report's sections go
+into this one's.
 CFG, the sampler, steps, weights and the schedule are never touched.
 
 quality="fast" (opt-in): step 1 uses FP8 attention (`flash_attn_3_fp8`, Hopper + FA3 built with FP8) on the
@@ -26,10 +29,13 @@ compiled kernels round differently); the deviation is measured, see FIDELITY and
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..common import keys, log
-from ..common.errors import AccelError, current_title, headline
+from ..common.errors import AccelError, current_title
 from ..common.figures import text as _fig
-from ..common.policy import Policy
+from ..common.policy import Policy, as_policy
+from ..common.report import Report, Section
 
 CALLBACK_KEY = keys.WAN_LEVEL1
 
@@ -101,84 +107,124 @@ def resolve_compile_mode(requested: str, profile) -> tuple:
     return requested, "chosen in the node"
 
 
-def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
-                 tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
-                 profile=None, quality: str = "exact"):
-    """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, report text)."""
-    from ..cuda_settings import flags as cuda_settings
-    from ..common import hardware
+@dataclass(frozen=True)
+class WanLevel1Options:
+    """The node's inputs (`policy` is its `on_failure`). It composes the chained features' options:
+    `attention_options`, `compile_options`, `cuda_settings_options`."""
 
-    policy = Policy(policy)
-    strict = policy is Policy.ERROR
-    if quality not in QUALITIES:
-        raise AccelError("quality", f"unknown quality {quality!r}",
-                         "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
+    attention: bool = True
+    compile: bool = True
+    compile_mode: str = "auto"
+    tf32: bool = True
+    cudnn_benchmark: bool = True
+    policy: Policy = Policy.FALL_BACK
+    quality: str = "exact"
+
+    def __post_init__(self):
+        object.__setattr__(self, "policy", as_policy(self.policy))
+        if self.quality not in QUALITIES:
+            raise AccelError("quality", f"unknown quality {self.quality!r}",
+                             "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
+        mode = self.compile_mode or "auto"
+        if mode not in COMPILE_MODES:
+            raise AccelError("compile_mode", f"unknown mode {mode!r}", "use one of: " + ", ".join(COMPILE_MODES))
+        object.__setattr__(self, "compile_mode", mode)
+
+    def attention_options(self):
+        from ..attention.options import AttentionOptions
+
+        return AttentionOptions(backend="auto", policy=self.policy, autotune=False, quality=self.quality)
+
+    def compile_options(self, chain: list):
+        """Per-block inductor compile, trying the modes of `chain` (compile_chain) in order, then eager."""
+        from ..compile.options import CompileOptions
+
+        return CompileOptions(mode=chain[0], scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
+                              recompile_limit=64, policy=self.policy, mode_chain=tuple(chain))
+
+    def cuda_settings_options(self):
+        from ..cuda_settings.options import CudaSettingsOptions
+
+        on = {True: "on", False: "unchanged"}
+        return CudaSettingsOptions(tf32_matmul=on[bool(self.tf32)], tf32_cudnn=on[bool(self.tf32)],
+                                   cudnn_benchmark=on[bool(self.cudnn_benchmark)], fp16_accumulation="unchanged",
+                                   sdpa_order="unchanged")
+
+
+def apply(model, options: WanLevel1Options, *, profile=None):
+    """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, Report). `profile`: a simulated
+    HardwareProfile (tests and tools; default: this machine's)."""
+    from ..attention import options as attention
+    from ..common import hardware
+    from ..compile import options as compile_
+    from ..cuda_settings import options as cuda_settings
+
     fam = check_wan(model)
     prof = profile if profile is not None else hardware.profile()
-    lines = [headline(f"{fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}")]
+    sections = [Section(current_title(), f"{fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}")]
     m = model
 
     # 1. attention -----------------------------------------------------------------------------
-    fast = False
-    if attention:
-        from ..attention import override as attention_mod
-
-        if quality == "fast":
-            m, text, fast = attention_mod.apply_fast_attention(m, policy, profile=prof)
-        else:
-            m, text = attention_mod.apply_attention(m, backend="auto", policy=policy, autotune=False)
-        lines.append(_section("attention", text))
+    fast_deviation = None  # the measured deviation of quantized attention, where quality fast uses it
+    if options.attention:
+        m, report = attention.apply(m, options.attention_options(), profile=prof)
+        sections += report.under("attention")
+        fast_deviation = report.deviation
     else:
-        lines.append("attention: off (ComfyUI's own attention)")
-        if quality == "fast":
-            lines.append("  quality fast: no effect with attention off")
+        sections.append(Section("attention", "off (ComfyUI's own attention)",
+                                ["  quality fast: no effect with attention off"] if options.quality == "fast" else []))
 
     # 2. compile -------------------------------------------------------------------------------
-    if compile:
-        mode, why = resolve_compile_mode(compile_mode, prof)
+    if options.compile:
+        mode, why = resolve_compile_mode(options.compile_mode, prof)
         chain = compile_chain(mode)
         if not chain:
-            lines.append(f"compile: not applied ({why})")
+            sections.append(Section("compile", f"not applied ({why})"))
         else:
-            from .. import compile as compile_mod
-
-            m, text = compile_mod.apply_compile(
-                m, mode=chain[0], scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                recompile_limit=64, policy=policy, mode_chain=chain)
-            lines.append(_section("compile", text))
-            lines.append(f"  mode {chain[0]} ({why}); fallback chain: {' -> '.join(chain + ([] if strict else ['eager']))}")
-            lines.append("  first run: seconds to compile with 'default', minutes with max-autotune on a cold "
-                         "cache; a compile summary (mode used, seconds, recompiles) is logged after it")
+            m, report = compile_.apply(m, options.compile_options(chain))
+            strict = options.policy is Policy.ERROR
+            notes = [f"  mode {chain[0]} ({why}); fallback chain: {' -> '.join(chain + ([] if strict else ['eager']))}",
+                     "  first run: seconds to compile with 'default', minutes with max-autotune on a cold "
+                     "cache; a compile summary (mode used, seconds, recompiles) is logged after it"]
             if fam.size == "14B":
-                lines.append("  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's "
+                notes.append("  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's "
                              "compiled blocks (same structure, weights are graph inputs): no second compile")
+            sections += report.plus(*notes).under("compile")
     else:
-        lines.append("compile: off")
+        sections.append(Section("compile", "off"))
 
     # 3. CUDA settings -------------------------------------------------------------------------
     if m is model:
         m = model.clone()
-    settings = cuda_settings.CudaSettings(tf32_matmul=True if tf32 else None, tf32_cudnn=True if tf32 else None,
-                                         cudnn_benchmark=True if cudnn_benchmark else None)
-    if settings.is_empty():
-        lines.append("numerics: unchanged (TF32 and cudnn.benchmark off in the node)")
+    if not (options.tf32 or options.cudnn_benchmark):
+        sections.append(Section("numerics", "unchanged (TF32 and cudnn.benchmark off in the node)"))
     else:
-        m, nlines = cuda_settings.apply_cuda_settings(m, settings, profile=prof, in_place=True)
-        lines += nlines
+        m, report = cuda_settings.apply(m, options.cuda_settings_options(), profile=prof, in_place=True)
+        sections += report.body  # without its headline (the node's name)
 
-    lines.append("not touched: CFG (cond and uncond both run at every step), sampler, scheduler, steps, weights.")
-    lines.append(fidelity_statement(attention, compile))
-    if fast:
-        from ..common import defaults
-
-        lines.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates more "
-                     "than the figures above; " + defaults.deviation_text(attention_mod.FAST_BACKENDS[0]) + ".")
-    if compile:
+    sections.append(Section("not touched", "CFG (cond and uncond both run at every step), sampler, scheduler, steps, "
+                                           "weights."))
+    deviation = [fidelity_statement(options.attention, options.compile)]
+    if fast_deviation:
+        deviation.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates "
+                         "more than the figures above; " + fast_deviation + ".")
+    sections += [Section(None, line) for line in deviation]
+    if options.compile:
         _attach_run_summary(m, current_title() or "Wan Level-1")
-    text = "\n".join(lines)
     log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or "Wan Level-1", fam.name,
-             ("fast" if fast else "on") if attention else "off", "on" if compile else "off", "on" if tf32 else "off")
-    return m, text
+             ("fast" if fast_deviation else "on") if options.attention else "off", "on" if options.compile else "off",
+             "on" if options.tf32 else "off")
+    return m, Report(sections, deviation=" ".join(deviation))
+
+
+def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
+                 tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
+                 profile=None, quality: str = "exact"):
+    """As `apply` with WanLevel1Options of these values; returns (patched clone, report text)."""
+    options = WanLevel1Options(attention=attention, compile=compile, compile_mode=compile_mode, tf32=tf32,
+                               cudnn_benchmark=cudnn_benchmark, policy=policy, quality=quality)
+    m, report = apply(model, options, profile=profile)
+    return m, report.render()
 
 
 def compile_summary(model) -> str:
@@ -217,20 +263,6 @@ def _attach_run_summary(m, title):
 
     m.remove_callbacks_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY)
     m.add_callback_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY, after_run)
-
-
-def _section(name, text):
-    """'name: <first line of a sub-report>' + its other lines, without repeating the node or section name."""
-    body = (text or "").strip().splitlines()
-    if not body:
-        return f"{name}: applied"
-    first = body[0]
-    for prefix in (headline(""), f"{name}: "):
-        if not prefix:
-            continue
-        if first.startswith(prefix):
-            first = first[len(prefix):]
-    return "\n".join([f"{name}: {first}"] + body[1:])
 
 
 def _fmt(v):

@@ -499,14 +499,15 @@ def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch)
     import accel_harness as H
 
     A = mod("accel.attention.override")
+    O = mod("accel.attention.options")
     got = {}
-    real = A.apply_attention
+    real = O.apply
 
-    def spy(model, **kw):
-        got.update(kw)
-        return real(model, **{k: v for k, v in kw.items() if k != "hybrid"})
+    def spy(model, options, **kw):
+        got["hybrid"] = options.hybrid
+        return real(model, O.AttentionOptions(options.backend, options.policy, options.autotune), **kw)
 
-    monkeypatch.setattr(A, "apply_attention", spy)
+    monkeypatch.setattr(O, "apply", spy)
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back")
     d = mod("accel.common.defaults").HYBRID
     assert got["hybrid"] == A.Hybrid(d.exact_first_steps, d.exact_last_steps, 0, 0)  # old workflows: the defaults
@@ -618,3 +619,18 @@ def test_bench_quant_attention_smoke(tmp_path, comfy):
     assert any(e["chain"] == "attention_fp8" and "cannot be used on this machine" in e["error"] for e in e2e["errors"])
     md = (out / "quant_attention.md").read_text()
     assert "| smoke_300x2 | bfloat16 | fp8 emulated, K smoothed |" in md and "End to end" in md
+
+
+def test_level1_fast_takes_the_deviation_from_the_attention_report(pack, mod, M, fp8_lib):
+    """The measured deviation of quantized attention travels as the attention Report's field into Wan Level-1's
+    report (no text parsed), and is stated in both texts."""
+    prof, _, _ = fp8_lib
+    L, AO = mod("accel.wan_level1.preset"), mod("accel.attention.options")
+    want = mod("accel.common.defaults").deviation_text("flash_attn_3_fp8")
+    opts = L.WanLevel1Options(compile=False, tf32=False, cudnn_benchmark=False, quality="fast")
+    _, att = AO.apply(M.wan_model("t2v", "tiny"), opts.attention_options(), profile=prof, tensor_device_types=("cpu",))
+    assert att.deviation == want and "  " + want in att.sections[0].lines
+    _, rep = L.apply(M.wan_model("t2v", "tiny"), opts, profile=prof)
+    assert want in rep.deviation and rep.render().endswith(want + ".")
+    _, exact = L.apply(M.wan_model("t2v", "tiny"), L.WanLevel1Options(compile=False, quality="exact"), profile=prof)
+    assert "quality fast" not in exact.deviation

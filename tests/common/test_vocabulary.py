@@ -10,18 +10,19 @@ from accel_harness.executor import validate
 
 FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "AccelWanLevel1": "on_failure"}
 
-# (node, value sent) -> (accel module, function, keyword, what the function gets: one Policy, whose values are the
-# words "fall back" / "error"; the legacy words are parsed at the node boundary)
+# (node, value sent) -> (the feature's contract module, whose `apply(model, options)` the node calls, and the policy
+# its options carry: one Policy, whose values are the words "fall back" / "error"; the legacy words are parsed at the
+# node boundary)
 CALLS = {
-    ("AccelAttention", "fall back"): ("accel.attention.override", "apply_attention", "policy", "fall back"),
-    ("AccelAttention", "error"): ("accel.attention.override", "apply_attention", "policy", "error"),
-    ("AccelAttention", "sdpa"): ("accel.attention.override", "apply_attention", "policy", "fall back"),  # legacy
-    ("AccelCompile", "fall back"): ("accel.compile", "apply_compile", "policy", "fall back"),
-    ("AccelCompile", "error"): ("accel.compile", "apply_compile", "policy", "error"),
-    ("AccelCompile", "eager"): ("accel.compile", "apply_compile", "policy", "fall back"),  # legacy
-    ("AccelCompile", "raise"): ("accel.compile", "apply_compile", "policy", "error"),  # legacy
-    ("AccelWanLevel1", "fall back"): ("accel.wan_level1.preset", "apply_level1", "policy", "fall back"),
-    ("AccelWanLevel1", "error"): ("accel.wan_level1.preset", "apply_level1", "policy", "error"),
+    ("AccelAttention", "fall back"): ("accel.attention.options", "fall back"),
+    ("AccelAttention", "error"): ("accel.attention.options", "error"),
+    ("AccelAttention", "sdpa"): ("accel.attention.options", "fall back"),  # legacy
+    ("AccelCompile", "fall back"): ("accel.compile.options", "fall back"),
+    ("AccelCompile", "error"): ("accel.compile.options", "error"),
+    ("AccelCompile", "eager"): ("accel.compile.options", "fall back"),  # legacy
+    ("AccelCompile", "raise"): ("accel.compile.options", "error"),  # legacy
+    ("AccelWanLevel1", "fall back"): ("accel.wan_level1.preset", "fall back"),
+    ("AccelWanLevel1", "error"): ("accel.wan_level1.preset", "error"),
 }
 
 
@@ -58,17 +59,17 @@ def test_value_validates_and_means_the_same(pack, mod, monkeypatch, key, value):
     """Through ComfyUI's validation (legacy values are not in the combo's options, and still pass), then the
     node's execute hands accel/ what the old value meant."""
     assert _errors(key, FAILURE_INPUTS[key], value) == []
-    module, fn, kw, want = CALLS[key, value]
+    module, want = CALLS[key, value]
     got = {}
 
-    def fake(model, **kwargs):
-        got.update(kwargs)
+    def fake(model, options, **kwargs):
+        got["policy"] = options.policy
         return model, "report"
 
-    monkeypatch.setattr(mod(module), fn, fake)
+    monkeypatch.setattr(mod(module), "apply", fake)
     out = H.call_node(key, **dict(_defaults(key), model=object(), **{FAILURE_INPUTS[key]: value}))
     Policy = mod("accel.common.policy").Policy
-    assert got[kw] is Policy(want) and out["ui"]["text"] == ["report"], got
+    assert got["policy"] is Policy(want) and out["ui"]["text"] == ["report"], got
 
 
 @pytest.mark.parametrize("key", sorted(FAILURE_INPUTS))

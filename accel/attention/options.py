@@ -1,0 +1,54 @@
+"""Accel Attention's contract: `AttentionOptions` (the node's inputs, checked when built) and
+`apply(model, options) -> (patched clone, Report)`, on top of accel.attention.override."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..common.errors import AccelError
+from ..common.policy import Policy, as_policy
+from .hybrid import Hybrid
+
+QUALITIES = ("exact", "fast")
+
+
+@dataclass(frozen=True)
+class AttentionOptions:
+    """backend: "auto" or a registry name (kernels/attention/registry.py; installed here or not: one that cannot
+    run here follows `policy`). policy: the node's `fallback`. autotune: time the usable exact backends per shape.
+    hybrid: the exact steps/blocks of a low-precision backend (the node's exact_* inputs; None: none).
+    quality (Accel Wan Level-1's input): "fast" uses FP8 attention on the hybrid schedule where it runs, else stays
+    exact with `auto` (`backend` is then not read)."""
+
+    backend: str = "auto"
+    policy: Policy = Policy.FALL_BACK
+    autotune: bool = False
+    hybrid: Hybrid | None = None
+    quality: str = "exact"
+
+    def __post_init__(self):
+        from ...kernels.attention import registry
+
+        if self.backend != "auto" and self.backend not in registry.BACKENDS:
+            raise AccelError("backend", f"unknown attention backend '{self.backend}'",
+                             "Choose 'auto' or one of: " + ", ".join(registry.BACKENDS))
+        if self.quality not in QUALITIES:
+            raise AccelError("quality", f"unknown quality {self.quality!r}",
+                             "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
+        if self.hybrid is not None and not isinstance(self.hybrid, Hybrid):
+            raise AccelError("hybrid", f"not a hybrid schedule: {self.hybrid!r}",
+                             "Pass accel.attention.hybrid.Hybrid(...) or None")
+        object.__setattr__(self, "policy", as_policy(self.policy))
+        object.__setattr__(self, "autotune", bool(self.autotune))
+
+
+def apply(model, options: AttentionOptions, *, profile=None, tensor_device_types=()):
+    """Patch a clone of `model`; returns (clone, Report). `profile`, `tensor_device_types`: for tests and tools
+    (accel.attention.override.patch_attention)."""
+    from . import override
+
+    if options.quality == "fast":
+        return override.patch_fast_attention(model, options.policy, hybrid=options.hybrid, profile=profile,
+                                             tensor_device_types=tensor_device_types)
+    return override.patch_attention(model, options.backend, options.policy, options.autotune, hybrid=options.hybrid,
+                                    profile=profile, tensor_device_types=tensor_device_types)
+
