@@ -88,7 +88,7 @@ class AccelAttention(AccelNode):
             description="Runs this model's attention on one backend (FlashAttention, SageAttention, cuDNN SDPA, "
                         "xFormers, ...) or, with auto, the fastest exact one for this GPU. Use it to speed up "
                         "sampling of any model; the report says what was chosen and why.",
-            search_aliases=["flash attention", "sage attention", "sdpa", "xformers"],
+            search_aliases=["flash attention", "sage attention", "sdpa", "xformers", "sparse attention", "radial attention"],
             inputs=[
                 io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays "
                                                 "as is)."),

@@ -381,11 +381,10 @@ def _sparse_setup(m, model, kern, why, settings, policy, prof, extra_device_type
     BlockSparseAttention on the model, or no sparse kernel runs here, with fallback 'fall back'; else AccelError)."""
     from . import sparse as sparse_mod
 
-    name, _w, _s = defaults.choose_attention(prof)
-    exact_kern, problem = _build(name, prof, extra_device_types, device)
+    exact_kern, exact_why, _skipped = _resolve(prof, "auto", Policy.FALL_BACK, extra_device_types, device)
     if exact_kern is not None and exact_kern.low_precision:
         exact_kern = None
-    exact_label = exact_kern.label if exact_kern is not None else f"ComfyUI's attention ({name}: {problem})"
+    exact_label = exact_kern.label if exact_kern is not None else "ComfyUI's attention"
     exact_ov = AttentionOverride(exact_kern, Policy.FALL_BACK) if exact_kern is not None else None
     settings = settings if settings is not None else sparse_mod.settings_from_inputs()
     try:

@@ -25,6 +25,7 @@ What is checked, and the tolerances:
 Visual quality is not measured here (docs/sparse_attention.md).
 """
 import collections
+import dataclasses
 import math
 import types
 
@@ -308,6 +309,10 @@ def test_accel_compile_keeps_run_time_decisions(A, SP, RT, M, mod, stats):
     eager = forward(patched, x, ctx, 0.7)
     run = sparse_wrapper(SP, patched).run
     n0 = run.sparse_calls
+    # flex_attention run eagerly inside a custom op of a compiled graph fails on the CPU (torch 2.14: "NYI: querying
+    # is_contiguous inside of vmap"); the backend compiles flex on CUDA by default (RadialSettings.compile None), and
+    # here on the CPU too, so the compiled graph runs the path a GPU runs
+    run.settings = dataclasses.replace(run.settings, compile=True)
     compiled, _ = comp.apply_compile(patched, backend="aot_eager")
     torch._dynamo.reset()
     try:
@@ -360,7 +365,7 @@ def test_core_block_sparse_attention_one_pattern(A, SP, RT, M, mod, stats, Accel
     patched, report = radial(A, SP, bsa, mod)
     assert "radial_sparse stood down: core's Model Sparse Attention (BlockSparseAttention) is on this model" in report
     ov = patched.model_options["transformer_options"][A.OVERRIDE_KEY]
-    assert not ov.kernel.sparse and not ov.kernel.low_precision
+    assert not ov.kernel.sparse and not ov.kernel.low_precision  # the exact backend auto picks here
     with pytest.raises(AccelError) as ei:
         radial(A, SP, bsa, mod, policy=A.Policy.ERROR)
     msg = str(ei.value)
@@ -374,4 +379,4 @@ def test_core_block_sparse_attention_one_pattern(A, SP, RT, M, mod, stats, Accel
     to[C.OVERRIDE_KEY] = standin_bsa_override(to[C.OVERRIDE_KEY], types.SimpleNamespace())
     x, ctx = inputs()
     forward(m, x, ctx, 0.7)
-    assert run.sparse_calls == 0 and run.reasons == {SP.CORE_SPARSE: 12}, run.reasons
+    assert run.sparse_calls == 0 and run.reasons == {SP.CORE_SPARSE: 8}, run.reasons
