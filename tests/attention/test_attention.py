@@ -279,6 +279,7 @@ def test_every_registry_backend_has_an_adapter_and_a_test(mod):
     assert set(adapters.ADAPTERS) == set(registry.BACKENDS)
     tested = {c[0] for c in LIB_CASES} | {"sdpa", "sdpa_math"}  # + the pinned SDPA variants below
     tested |= {"flash_attn_3_fp8", "comfy_kitchen_int8"}  # tests/attention/test_quant_attention.py
+    tested |= {"radial_sparse"}  # tests/attention/test_sparse_backend.py
     assert set(registry.BACKENDS) - tested == {"sdpa_cudnn", "sdpa_flash", "sdpa_efficient"}
 
 
