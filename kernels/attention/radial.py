@@ -15,7 +15,10 @@ from .sparse.runtime import attend_current
 
 
 def _impl(q, k, v, mask, scale, layout):
-    return attend_current(q, k, v, scale)
+    # contiguous, as the fake implementation declares (SDPA, FA3 and flex may return other strides; a compiled graph
+    # reads the output with the fake's strides)
+    out = attend_current(q, k, v, scale)
+    return out if out.is_contiguous() else out.contiguous()
 
 
 def build(name: str, spec, extra_device_types=()) -> Kernel:
