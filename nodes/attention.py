@@ -56,6 +56,26 @@ def _hybrid_inputs():
                          tooltip=tips[name]) for name in HYBRID_INPUTS]
 
 
+SPARSE_INPUTS = ("dense_steps", "dense_blocks", "decay_factor")
+
+
+def _sparse_inputs():
+    """Advanced inputs of the radial_sparse backend; defaults from accel.common.defaults.SPARSE."""
+    from ..accel.common.defaults import SPARSE
+
+    return [
+        io.Int.Input("dense_steps", default=SPARSE.dense_steps, min=-1, max=10000, optional=True, **advanced(),
+                     tooltip="radial_sparse only: exact dense attention on this many first sampling steps of each "
+                             "sampler run; -1 = the first quarter, as the method's authors run it."),
+        io.Int.Input("dense_blocks", default=SPARSE.dense_blocks, min=0, max=10000, optional=True, **advanced(),
+                     tooltip="radial_sparse only: exact dense attention in this many first and this many last "
+                             "transformer blocks."),
+        io.Float.Input("decay_factor", default=SPARSE.decay_factor, min=0.01, max=100.0, step=0.05, optional=True,
+                       **advanced(), tooltip="radial_sparse only: width of the radial pattern's spatial window; "
+                                             "larger keeps more attention (less sparse, slower)."),
+    ]
+
+
 class AccelAttention(AccelNode):
     COMBO_RULES = {"backend": _known_backend, "fallback": legacy_failure(LEGACY_FALLBACK)}
 
@@ -68,7 +88,7 @@ class AccelAttention(AccelNode):
             description="Runs this model's attention on one backend (FlashAttention, SageAttention, cuDNN SDPA, "
                         "xFormers, ...) or, with auto, the fastest exact one for this GPU. Use it to speed up "
                         "sampling of any model; the report says what was chosen and why.",
-            search_aliases=["flash attention", "sage attention", "sdpa", "xformers"],
+            search_aliases=["flash attention", "sage attention", "sdpa", "xformers", "sparse attention", "radial attention"],
             inputs=[
                 io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays "
                                                 "as is)."),
@@ -83,6 +103,7 @@ class AccelAttention(AccelNode):
                     "Time every usable exact backend on the first call of each attention shape and keep the "
                     "fastest. Cached on disk per GPU and shape: only the first run pays.")),
                 *_hybrid_inputs(),
+                *_sparse_inputs(),
             ],
             outputs=[model_output("A clone of the input model whose attention runs on the chosen backend."),
                      report_output("What was chosen and why, what each call falls back to, and what was skipped.")],
@@ -92,9 +113,11 @@ class AccelAttention(AccelNode):
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
         from ..accel.attention import options as attention
         from ..accel.attention.hybrid import Hybrid
+        from ..accel.attention.sparse import settings_from_inputs
 
         policy = failure_policy("fallback", fallback, LEGACY_FALLBACK)
-        options = attention.AttentionOptions(backend, policy, bool(autotune), Hybrid.from_inputs(**schedule))
+        sparse = settings_from_inputs(**{n: schedule.pop(n) for n in SPARSE_INPUTS if n in schedule})
+        options = attention.AttentionOptions(backend, policy, bool(autotune), Hybrid.from_inputs(**schedule), sparse=sparse)
         return patched_live(attention.apply(model, options), cls.DISPLAY)
 
 

@@ -98,18 +98,16 @@ def check_hybrid(**values) -> None:
                              f"Set {name} to 0 (no exact {name.split('_')[-1]}) or a small count such as 2")
 
 
-class StepWrapper:
-    """APPLY_MODEL wrapper: once per model call, finds the sampling step (the current sigma's index in the
-    run's sample_sigmas, accel.cache.schedule.step_index) and puts EXACT_FLAG in a copy of the
-    transformer_options handed to the model. One host sync per model call (the sigma), none per attention call."""
+class StepClock:
+    """The sampling step of a model call: the current sigma's index in the run's sample_sigmas
+    (accel.cache.schedule.step_index), the sigmas list converted once per run. Shared by the hybrid schedule and the
+    sparse backend's schedule (accel/attention/sparse.py)."""
 
-    __slots__ = ("hybrid", "_sigmas_obj", "_sigmas", "calls")
+    __slots__ = ("_sigmas_obj", "_sigmas")
 
-    def __init__(self, hybrid: Hybrid):
-        self.hybrid = hybrid
+    def __init__(self):
         self._sigmas_obj = None
         self._sigmas = []
-        self.calls = {"exact": 0, "quantized": 0}  # model calls per attention kind (the report after the run)
 
     def __deepcopy__(self, memo):
         return self
@@ -127,6 +125,19 @@ class StepWrapper:
             return None, 0
         sigma = float(t.flatten()[0]) if isinstance(t, torch.Tensor) else float(t)
         return step_index(sigma, lst), len(lst) - 1
+
+
+class StepWrapper(StepClock):
+    """APPLY_MODEL wrapper: once per model call, finds the sampling step (StepClock) and puts EXACT_FLAG in a copy
+    of the transformer_options handed to the model. One host sync per model call (the sigma), none per attention
+    call."""
+
+    __slots__ = ("hybrid", "calls")
+
+    def __init__(self, hybrid: Hybrid):
+        super().__init__()
+        self.hybrid = hybrid
+        self.calls = {"exact": 0, "quantized": 0}  # model calls per attention kind (the report after the run)
 
     def __call__(self, executor, *args, **kwargs):
         in_kw = "transformer_options" in kwargs

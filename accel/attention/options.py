@@ -17,13 +17,16 @@ class AttentionOptions:
     run here follows `policy`). policy: the node's `fallback`. autotune: time the usable exact backends per shape.
     hybrid: the exact steps/blocks of a low-precision backend (the node's exact_* inputs; None: none).
     quality (Accel Wan Level-1's input): "fast" uses FP8 attention on the hybrid schedule where it runs, else stays
-    exact with `auto` (`backend` is then not read)."""
+    exact with `auto` (`backend` is then not read).
+    sparse: for backend radial_sparse, its settings (kernels.attention.sparse.runtime.RadialSettings from
+    accel.attention.sparse.settings_from_inputs; None: the defaults)."""
 
     backend: str = "auto"
     policy: Policy = Policy.FALL_BACK
     autotune: bool = False
     hybrid: Hybrid | None = None
     quality: str = "exact"
+    sparse: object = None
 
     def __post_init__(self):
         from ...kernels.attention import registry
@@ -50,5 +53,5 @@ def apply(model, options: AttentionOptions, *, profile=None, tensor_device_types
         return override.patch_fast_attention(model, options.policy, hybrid=options.hybrid, profile=profile,
                                              tensor_device_types=tensor_device_types)
     return override.patch_attention(model, options.backend, options.policy, options.autotune, hybrid=options.hybrid,
-                                    profile=profile, tensor_device_types=tensor_device_types)
+                                    sparse=options.sparse, profile=profile, tensor_device_types=tensor_device_types)
 

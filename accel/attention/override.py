@@ -205,6 +205,12 @@ class AttentionOverride:
             raise AccelError("backend", f"{self.kernel.label} cannot serve {text} (fallback is 'error')",
                              "Set fallback to 'fall back' to let such calls use ComfyUI's attention, or choose a backend "
                              "that supports them ('auto' or an sdpa variant)", title=self.title)
+        if self.exact is not None and self.kernel.sparse:  # radial_sparse: the exact backend serves what it cannot
+            if not is_compiling():
+                log.warn_once(("attention", self.backend, code),
+                              "attention backend %s cannot serve %s; those calls use %s. Logged once.", self.backend,
+                              text, self.exact.kernel.label)
+            return self.exact(func, *args, **kwargs)
         if not is_compiling():
             log.warn_once(("attention", self.backend, code),
                           "attention backend %s cannot serve %s; those calls use ComfyUI's attention (%s). "
@@ -351,7 +357,7 @@ def _autotune_candidates(primary, prof, extra_device_types, device):
     for name, spec in registry.BACKENDS.items():
         if name == primary.name or name in ("sdpa", "sdpa_math"):
             continue
-        if spec.low_precision and not primary.low_precision:
+        if (spec.low_precision and not primary.low_precision) or spec.sparse:
             continue
         if not registry.available(name, prof)[0]:
             continue
@@ -376,8 +382,33 @@ def _capabilities(kern) -> str:
     return "; ".join(parts)
 
 
+def _sparse_setup(m, model, kern, why, settings, policy, prof, extra_device_types, device):
+    """radial_sparse on clone `m`: (kernel, exact override, report lines, why). The kernel is `kern` with its
+    schedule attached, or the exact backend `auto` picks here when radial_sparse stands down (core's
+    BlockSparseAttention on the model, or no sparse kernel runs here, with fallback 'fall back'; else AccelError)."""
+    from . import sparse as sparse_mod
+
+    exact_kern, exact_why, _skipped = _resolve(prof, "auto", Policy.FALL_BACK, extra_device_types, device)
+    if exact_kern is not None and exact_kern.low_precision:
+        exact_kern = None
+    exact_label = exact_kern.label if exact_kern is not None else "ComfyUI's attention"
+    exact_ov = AttentionOverride(exact_kern, Policy.FALL_BACK) if exact_kern is not None else None
+    settings = settings if settings is not None else sparse_mod.settings_from_inputs()
+    try:
+        run, lines = sparse_mod.setup(m, kern, settings, exact_kern, exact_label, policy, device, model)
+    except RuntimeError as e:
+        if policy is Policy.ERROR:
+            raise AccelError("backend", f"radial_sparse cannot run here: {e}",
+                             "Choose an exact backend (auto), or set fallback to 'fall back'") from e
+        run, lines = None, [f"radial_sparse stood down: no sparse kernel runs here ({e}); fallback 'fall back': "
+                            f"{exact_label} serves every call"]
+    if run is None:
+        return exact_kern, None, lines, f"{why}; radial_sparse stood down (below), so auto: {exact_label}"
+    return kern, exact_ov, lines, why
+
+
 def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,
-                    hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
+                    hybrid: Hybrid | None = None, sparse=None, profile=None, tensor_device_types=()):
     """Patch a clone of `model` (a ComfyUI ModelPatcher) to run attention with `backend`.
 
     backend: "auto" (accel.common.defaults.choose_attention for this GPU, then probed) or a registry name.
@@ -388,7 +419,10 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
       first real call of each shape and keep the fastest; cached on disk per GPU + shape.
     hybrid: for a low-precision backend, the steps/blocks that run exact attention (`Hybrid`; None or all
       zero: the low-precision kernel on every call it can serve). Exact calls use the exact backend `auto`
-      picks here (else ComfyUI's attention). Ignored for exact backends (they are exact on every step).
+      picks here (else ComfyUI's attention). Ignored for exact backends (they are exact on every step) and for
+      radial_sparse (its own schedule).
+    sparse: for radial_sparse, a kernels.attention.sparse.runtime.RadialSettings (None: accel.common.defaults.SPARSE):
+      the pattern's decay factor, dense steps and blocks (accel/attention/sparse.py).
     profile, tensor_device_types: for tests and tools (a simulated HardwareProfile; extra tensor
       device types the backend may serve, e.g. ("cpu",) with fake libraries).
     Returns (patched clone, Report). The input model and its other clones are not changed.
@@ -406,13 +440,19 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
         m.remove_wrappers_with_key(apply_model_wrappers(), keys.ATTENTION)
     to = dict(m.model_options.get("transformer_options", {}))
     prev = to.get(OVERRIDE_KEY)
+    sparse_lines, sparse_exact = [], None
+    if kern is not None and kern.sparse:
+        kern, sparse_exact, sparse_lines, why = _sparse_setup(m, model, kern, why, sparse, policy, prof,
+                                                              tuple(tensor_device_types), device)
     if kern is None:
         to.pop(OVERRIDE_KEY, None)
         head = f"ComfyUI's own attention on {where}"
         lines.append(f"  why: {why}")
     else:
         tuner, tune_line = None, "autotune: off"
-        if autotune:
+        if autotune and kern.sparse:
+            tune_line = "autotune: off (radial_sparse decides per call between its pattern and exact attention)"
+        elif autotune:
             cands, dropped = _autotune_candidates(kern, prof, tuple(tensor_device_types), device)
             if cands:
                 from ...kernels.attention.autotune import Tuner
@@ -426,23 +466,29 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
             for name, problem in dropped:
                 tune_line += f"\n    not timed {name}: {problem}"
         exact_ov, hybrid_lines = None, []
-        use_hybrid = hybrid is not None and not hybrid.is_off() and kern.low_precision
+        use_hybrid = hybrid is not None and not hybrid.is_off() and kern.low_precision and not kern.sparse
         if use_hybrid:
             exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device)
+        if kern.sparse:
+            exact_ov = sparse_exact
         to[OVERRIDE_KEY] = AttentionOverride(kern, policy, tuner, hybrid if use_hybrid else None, exact_ov)
         head = f"{kern.label} on {where}"
         lines.append(f"  why: {why}")
         lines.append(f"  serves: {_capabilities(kern)}" + (f" ({kern.note})" if kern.note else ""))
         target = "raise an error (fallback: error)" if strict else \
             "use ComfyUI's attention, logged once per reason (fallback: fall back)"
+        if kern.sparse and not strict:
+            target = (f"use {sparse_exact.kernel.label if sparse_exact else 'ComfyUI attention'}, logged once per reason "
+                      "(fallback: fall back)")
         lines.append(f"  other calls: {target}")
         lines.append("  " + tune_line)
         if kern.op_name:
             lines.append(f"  torch.compile: runs as custom op {kern.op_name} (no graph break per call)")
         lines += ["  " + x for x in hybrid_lines]
-        if kern.low_precision:
+        if kern.low_precision and not kern.sparse:
             deviation = defaults.deviation_text(kern.name)
             lines.append("  " + deviation)
+    lines += ["  " + x for x in sparse_lines]
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
     if kern is not None:
@@ -466,9 +512,9 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
 
 
 def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,
-                    hybrid: Hybrid | None = None, profile=None, tensor_device_types=()):
+                    hybrid: Hybrid | None = None, sparse=None, profile=None, tensor_device_types=()):
     """As `patch_attention`; returns (patched clone, report text)."""
-    m, report = patch_attention(model, backend, policy, autotune, hybrid=hybrid, profile=profile,
+    m, report = patch_attention(model, backend, policy, autotune, hybrid=hybrid, sparse=sparse, profile=profile,
                                 tensor_device_types=tensor_device_types)
     return m, report.render()
 

@@ -11,7 +11,8 @@ opt-in, chosen by name in Accel Attention or by `quality: fast` in Accel Wan Lev
 
 Measured support for the orderings: `bench/results/` (GPU named in each file).
 
-Also here, as the one place for them: the hybrid schedule of quantized attention (`HYBRID`) and the table of
+Also here, as the one place for them: the hybrid schedule of quantized attention (`HYBRID`), the radial_sparse
+schedule (`SPARSE`) and the table of
 measured deviations of the quantized attention paths (`QUANT_ATTENTION_DEVIATION`).
 """
 from __future__ import annotations
@@ -224,6 +225,21 @@ class HybridDefaults:
 
 
 HYBRID = HybridDefaults()
+
+
+@dataclass(frozen=True)
+class SparseDefaults:
+    """The radial_sparse backend (accel/attention/sparse.py). dense_steps -1: the first quarter of each sampler run's
+    steps, rounded up: the published radial-attention scripts (github.com/mit-han-lab/radial-attention @72788d4f,
+    scripts/) keep 12 of 50 steps dense for Wan 2.1 14B, 11 of 40 for Wan 2.2 A14B and 1 of 4 with the LightX2V
+    4-step LoRA, i.e. about a quarter. dense_blocks 1: the first block (the scripts' dense_layers=1) and, our
+    addition, the last. decay_factor 0.2: the scripts' setting for Wan 2.1 and the 4-step runs (Wan 2.2 40-step: 0.8)."""
+    dense_steps: int = -1
+    dense_blocks: int = 1
+    decay_factor: float = 0.2
+
+
+SPARSE = SparseDefaults()
 
 NOT_MEASURED = "not measured on this GPU yet"
 

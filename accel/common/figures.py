@@ -115,6 +115,10 @@ H100_24_NOW = (f"H100 80GB as a 24 GB card: another process holds the other 55.6
                f"allocator sees 24 GiB), {_M033}, current nodes, one timed run (bench_matrix.py --sequential --occupy)")
 
 _A = "attention_kernels_and_model_before_fp16_fix.md"
+_SPARSE = "h100/sparse_attention/sparse_attention.json"
+SPARSE_H100 = ("H100 80GB HBM3, torch 2.11, one attention call, Wan 14B shape (40 heads of 128), bf16 random q/k/v, "
+               "radial pattern via compiled flex_attention vs FA3 dense (fa3-fwd), median of 10 "
+               "(bench/bench_sparse_attention.py --backends flex)")
 
 _ROWS = [
     # Wan 14B matrix, ComfyUI 0.33 -------------------------------------------------------------------------------
@@ -397,6 +401,11 @@ _ROWS = [
     ("e2e_wf.h200.kj_sage_compile.q2.low_noise", "h200/e2e_lightx2v_033/peers/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler low-noise", 5.846, "{:.1f} s", E2E_WF_H200 + ", Queue 2, sampler low-noise stage"),
     ("e2e_wf.h200.kj_sage_compile.q2.vae_decode", "h200/e2e_lightx2v_033/peers/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.137, "{:.1f} s", E2E_WF_H200 + ", Queue 2, VAE decode stage"),
     ("e2e_wf.h200.kj_sage_compile.q2.save", "h200/e2e_lightx2v_033/peers/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/save", 4.846, "{:.1f} s", E2E_WF_H200 + ", Queue 2, save stage"),
+    # block-sparse attention per call (radial pattern, issue #32) ----------------------------------------------------
+    ("sparse.h100.480p.decay0.2.speedup", _SPARSE, "json:rows/2/speedup_vs_fa3", 1.2530550427295521, "{:.2f}x", SPARSE_H100 + ", 480p 81 frames (32,760 tokens), decay 0.2"),
+    ("sparse.h100.720p.decay0.2.speedup", _SPARSE, "json:rows/7/speedup_vs_fa3", 1.8490722430700195, "{:.2f}x", SPARSE_H100 + ", 720p 81 frames (75,600 tokens), decay 0.2"),
+    ("sparse.h100.480p.decay1.speedup", _SPARSE, "json:rows/4/speedup_vs_fa3", 0.9911020478282272, "{:.2f}x", SPARSE_H100 + ", 480p 81 frames, decay 1"),
+    ("sparse.h100.720p.decay0.2.cosine", _SPARSE, "json:rows/7/vs_masked_reference/cosine", 0.9999968490958904, "{:.6f}", SPARSE_H100 + ", 720p 81 frames, decay 0.2, output vs the dense masked fp32 reference"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
 ]
 

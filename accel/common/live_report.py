@@ -77,13 +77,17 @@ def run_lines(patcher) -> list[str]:
 
 def _hybrid_lines(patcher) -> list[str]:
     """Quantized attention with the hybrid schedule: how many model calls ran it, and a plain warning when none
-    did (a 4-step run split 2 + 2 over two experts keeps every step exact under the default schedule)."""
+    did (a 4-step run split 2 + 2 over two experts keeps every step exact under the default schedule). For the
+    radial_sparse schedule: its sparse / dense call counts, sparsity and kept mass per shape."""
     import comfy.patcher_extension as pe
 
     try:
         ws = patcher.get_wrappers(pe.WrappersMP.APPLY_MODEL, keys.ATTENTION)
     except Exception:  # noqa: BLE001
         return []
+    report = getattr(ws[-1], "report_lines", None) if ws else None
+    if report is not None:  # radial_sparse's schedule (accel/attention/sparse.py): its own measurements
+        return list(report())
     calls = getattr(ws[-1], "calls", None) if ws else None
     if not calls or not (calls["exact"] + calls["quantized"]):
         return []

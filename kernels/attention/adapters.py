@@ -17,6 +17,7 @@ ADAPTERS = {
     "sageattn_qk_int8_pv_fp8_cuda": "sage", "sageattn_qk_int8_pv_fp8_cuda_sm90": "sage", "sage3": "sage",
     "xformers": "xformers_ops",
     "flash_attn_3_fp8": "fp8_attention", "comfy_kitchen_int8": "comfy_registered",
+    "radial_sparse": "radial",
 }
 
 _built: dict = {}

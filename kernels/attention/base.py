@@ -57,6 +57,7 @@ class Kernel:
     gqa: bool = False
     supports_scale: bool = True
     low_precision: bool = False
+    sparse: bool = False  # skips attention by a pattern (kernels/attention/sparse): not exact
     autograd: bool = False  # False: library kernel without a backward (custom op): no grad calls
     note: str = ""
     op_name: Optional[str] = None  # custom op used under torch.compile (library kernels)

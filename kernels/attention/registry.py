@@ -5,8 +5,8 @@ This module imports no attention library; `available()` reads a `HardwareProfile
 are attention functions ComfyUI itself registers (`comfy_function`, e.g. comfy-kitchen's INT8 attention on
 ComfyUI 0.33) the registry of the ComfyUI module already imported (nothing is imported here).
 
-Low-precision backends (`low_precision=True`: they quantize Q/K and/or P/V) are only ever used when chosen
-by name; `auto` (accel.common.defaults) never picks one.
+Low-precision backends (`low_precision=True`: they quantize Q/K and/or P/V, or, with `sparse=True`, skip attention
+by a pattern) are only ever used when chosen by name; `auto` (accel.common.defaults) never picks one.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ class BackendSpec:
     low_precision: bool = False  # quantizes Q/K (or P/V): skipped where a model asks for exact attention
     install: str = ""
     comfy_function: str | None = None  # an attention function ComfyUI registers under this name (no library)
+    sparse: bool = False  # skips attention by a pattern (not exact; never chosen by auto, never autotuned against)
 
     def supports_head_dim(self, d: int) -> bool:
         if self.head_dims is not None:
@@ -101,6 +102,12 @@ BACKENDS: dict[str, BackendSpec] = {
                     low_precision=True,
                     install="a ComfyUI with comfy-kitchen INT8 attention (0.33+, a comfy-kitchen build with attention "
                             "support: ComfyUI registers it as 'comfy_kitchen_int8')"),
+        BackendSpec("radial_sparse", "radial sparse attention for Wan video self-attention (radial-attention's "
+                    "pattern on torch flex_attention, FlashAttention-4 block-sparse where importable); exact dense "
+                    "attention on the first steps, first/last blocks and every other call: not exact",
+                    devices=("cuda",), min_sm=80, min_torch=(2, 6), dtypes=("float16", "bfloat16", "float32"),
+                    low_precision=True, sparse=True,
+                    install="a PyTorch >= 2.6 CUDA build (torch.nn.attention.flex_attention) on an sm80+ GPU"),
         BackendSpec("xformers", "xFormers memory_efficient_attention",
                     libraries=("xformers",), devices=("cuda", "rocm"), min_sm=50,
                     dtypes=("float16", "bfloat16", "float32"), supports_mask=True,

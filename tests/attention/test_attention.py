@@ -279,6 +279,7 @@ def test_every_registry_backend_has_an_adapter_and_a_test(mod):
     assert set(adapters.ADAPTERS) == set(registry.BACKENDS)
     tested = {c[0] for c in LIB_CASES} | {"sdpa", "sdpa_math"}  # + the pinned SDPA variants below
     tested |= {"flash_attn_3_fp8", "comfy_kitchen_int8"}  # tests/attention/test_quant_attention.py
+    tested |= {"radial_sparse"}  # tests/attention/test_sparse_backend.py
     assert set(registry.BACKENDS) - tested == {"sdpa_cudnn", "sdpa_flash", "sdpa_efficient"}
 
 
@@ -594,7 +595,10 @@ def test_node_in_a_prompt(A, M, pack, comfy, stats):
     spec = cls.INPUT_TYPES()
     assert spec["required"]["backend"][1]["options"] == A.installed_backends()
     hybrid = {"exact_first_steps", "exact_last_steps", "exact_first_blocks", "exact_last_blocks"}  # quantized backends
-    assert set(spec["required"]) == {"model", "backend", "fallback"} and set(spec["optional"]) == {"autotune"} | hybrid
+    sparse = {"dense_steps", "dense_blocks", "decay_factor"}  # radial_sparse (tests/attention/test_sparse_backend.py)
+    assert set(spec["required"]) == {"model", "backend", "fallback"} and \
+        set(spec["optional"]) == {"autotune"} | hybrid | sparse
+    assert list(spec["optional"])[-3:] == ["dense_steps", "dense_blocks", "decay_factor"]  # new inputs go last
     assert cls.validate_inputs(backend="flash_attn_3") is True and "unknown" in cls.validate_inputs(backend="flash4")
 
     M.write_wan(Path(folder_paths.get_folder_paths("diffusion_models")[0]) / "attn_tiny_wan.safetensors")
@@ -614,6 +618,11 @@ def test_node_in_a_prompt(A, M, pack, comfy, stats):
     with pytest.raises(RuntimeError) as ei:
         run_prompt(prompt)
     assert "[Accel Attention]" in str(ei.value) and "fa3-fwd" in str(ei.value)
+    # radial_sparse (CUDA only): its inputs reach the node; here it is not usable and falls back
+    prompt["2"]["inputs"].update(backend="radial_sparse", fallback="fall back", dense_steps=2, dense_blocks=0,
+                                 decay_factor=0.5)
+    _, history = run_prompt(prompt)
+    assert "radial_sparse cannot be used here" in history["outputs"]["2"]["text"][0]
     prompt["2"]["inputs"]["backend"] = "no_such_backend"
     ok, err, _, node_errors = validate(prompt)
     assert not ok and "unknown attention backend" in str(node_errors)

@@ -1,0 +1,236 @@
+"""The `radial_sparse` backend on a ComfyUI MODEL: radial sparse attention on Wan's video self-attention
+(kernels/attention/sparse), exact dense attention on everything else (issue #32, docs/sparse_attention.md).
+
+`setup(m, kern, ...)` runs inside `apply_attention` for a sparse kernel: it builds the `RadialRun` (settings, the
+exact dense kernel `auto` picks here, measurements), picks the sparse kernel (FlashAttention-4 block-sparse where
+it imports and passes a probe against the masked reference here, else torch flex_attention), and puts a
+`SparseWrapper` on the clone's APPLY_MODEL wrappers (key accel.attention). Per model call the wrapper finds
+- the latent grid: the input latent's frames x height x width divided by the diffusion model's patch size (Wan
+  pads to the patch, so the division rounds up); a model that is not a Wan video model has none;
+- the sampling step (hybrid.StepClock: the sigma's index in the sampler's sigmas, a KSamplerAdvanced slice counts
+  its own) and whether it is one of the dense steps;
+- the number of transformer blocks (len(diffusion_model.blocks); video self-attention calls are counted per model
+  call, so the first / last dense blocks are the first / last such calls);
+- core's BlockSparseAttention on the hook (its override on top of ours): then every call of ours runs dense,
+  so one sparse pattern applies;
+builds the pattern and its block mask for the grid (outside any block: attention calls allocate nothing that
+stays) and opens the run's frame for the call. The attention calls decide inside the custom op at run time.
+"""
+from __future__ import annotations
+
+from .. import comfy_compat
+from ..common import keys, log
+from ..common.errors import AccelError
+from ..common.policy import Policy
+from .hybrid import StepClock, apply_model_wrappers
+
+CORE_SPARSE = "core's BlockSparseAttention is on the hook (one sparse pattern at a time: core's)"
+NOT_WAN = "not a Wan video model (the radial pattern is defined on Wan's frame-major token grid)"
+PAPER = ("Radial Attention, Li et al., arXiv:2506.19852 (NeurIPS 2025); pattern restated from "
+         "github.com/mit-han-lab/radial-attention radial_attn/attn_mask.py @72788d4f")
+PUBLISHED_PRACTICE = ("the authors' scripts keep 12 of 50 steps (Wan 2.1 14B), 11 of 40 (Wan 2.2 A14B) and 1 of 4 "
+                      "(LightX2V 4-step) dense, plus the first block")
+
+
+def _runtime():
+    from ...kernels.attention.sparse import runtime
+
+    return runtime
+
+
+def settings_from_inputs(dense_steps=None, dense_blocks=None, decay_factor=None):
+    """RadialSettings from the node's inputs (None: accel.common.defaults.SPARSE); AccelError naming the input."""
+    from ..common.defaults import SPARSE
+
+    values = {"dense_steps": SPARSE.dense_steps if dense_steps is None else dense_steps,
+              "dense_blocks": SPARSE.dense_blocks if dense_blocks is None else dense_blocks,
+              "decay_factor": SPARSE.decay_factor if decay_factor is None else decay_factor}
+    for name in ("dense_steps", "dense_blocks"):
+        v, low = values[name], (-1 if name == "dense_steps" else 0)
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise AccelError(name, f"{name} must be a whole number >= {low} (got {v!r})",
+                             f"Set {name} to {SPARSE.dense_steps if name == 'dense_steps' else SPARSE.dense_blocks} "
+                             "(the default) or a small count")
+    d = values["decay_factor"]
+    if isinstance(d, bool) or not isinstance(d, (int, float)) or not d > 0:
+        raise AccelError("decay_factor", f"decay_factor must be a number > 0 (got {d!r})",
+                         f"Set decay_factor to {SPARSE.decay_factor} (the default; larger keeps more attention)")
+    return _runtime().RadialSettings(decay_factor=float(d), dense_steps=values["dense_steps"],
+                                     dense_blocks=values["dense_blocks"])
+
+
+def video_grid(x, diffusion_model):
+    """The token grid of a Wan latent x (B, C, T, H, W): each of T, H, W divided by the patch size, rounded up
+    (Wan pads the latent to the patch); None for other models or inputs."""
+    from ...kernels.attention.sparse.pattern import VideoGrid
+
+    patch = getattr(diffusion_model, "patch_size", None)
+    if getattr(x, "ndim", 0) != 5 or not isinstance(patch, (tuple, list)) or len(patch) != 3:
+        return None
+    t, h, w = x.shape[2:]
+    return VideoGrid(-(-t // patch[0]), -(-h // patch[1]), -(-w // patch[2]))
+
+
+def is_wan(diffusion_model) -> bool:
+    return type(diffusion_model).__module__.startswith("comfy.ldm.wan.")
+
+
+class SparseWrapper(StepClock):
+    """APPLY_MODEL wrapper (key accel.attention): opens the RadialRun's frame around each model call."""
+
+    __slots__ = ("run", "calls")
+
+    def __init__(self, run):
+        super().__init__()
+        self.run = run
+        self.calls = None  # (the hybrid schedule's counter; the live report reads report_lines instead)
+
+    def report_lines(self) -> list:
+        return self.run.summary_lines()
+
+    def __call__(self, executor, *args, **kwargs):
+        in_kw = "transformer_options" in kwargs
+        to = kwargs["transformer_options"] if in_kw else (args[5] if len(args) > 5 else None)
+        x = args[0] if args else kwargs.get("x")
+        t = args[1] if len(args) > 1 else kwargs.get("t")
+        dm = getattr(getattr(executor, "class_obj", None), "diffusion_model", None)
+        to = to if isinstance(to, dict) else {}
+        step, n = self.position(t, to)
+        grid, why = None, NOT_WAN
+        if comfy_compat.core_sparse_attention_active(to) is not None:
+            why = CORE_SPARSE
+        elif dm is not None and is_wan(dm):
+            grid = video_grid(x, dm)
+        blocks = len(getattr(dm, "blocks", ()) or ())
+        if grid is not None:
+            with comfy_compat.pause_malloc_graph():
+                self.run.prepare(grid, x.device)
+        prev = self.run.enter(grid, step, n, blocks, why)
+        try:
+            return executor(*args, **kwargs)
+        finally:
+            self.run.exit(prev)
+
+
+def _dense_call(kern):
+    """dense(q, k, v, scale) on (B, H, L, D) with the exact kernel `kern` where it serves the call, else SDPA."""
+    from ...kernels.attention.base import BHLD, invoke, to_layout
+
+    rt = _runtime()
+    if kern is None:
+        return rt.sdpa_dense
+
+    def dense(q, k, v, scale):
+        if kern.why_not(q, q.shape[-1], False, scale, True) is not None or q.device.type not in kern.device_types:
+            return rt.sdpa_dense(q, k, v, scale)
+        out, lay = invoke(kern, q, k, v, BHLD, None, scale)
+        return to_layout(out, lay, BHLD)
+    return dense
+
+
+def probe_sparse(kernel: str, device, compile_=False) -> str | None:
+    """None when `kernel` computes the radial pattern like the masked float32 reference on `device` (a 6x8x16
+    grid, 128-token tiles, two frame pairs dropped), else why not."""
+    import torch
+
+    from ...kernels.attention.sparse import ops
+    from ...kernels.attention.sparse.pattern import RadialPattern, VideoGrid
+
+    try:
+        dev = torch.device(device)
+        dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32
+        pat = RadialPattern(VideoGrid(6, 8, 16), 1.0)
+        g = torch.Generator().manual_seed(0)
+        q, k, v = (torch.randn(1, 2, pat.tokens, 64, generator=g).to(dev, dtype) for _ in range(3))
+        out = ops.sparse_attention(q, k, v, pat, backend=kernel, compile=compile_)
+        ref = ops.reference_attention(q, k, v, pat)
+        err = float((out.float() - ref.float()).norm() / ref.float().norm())
+        if not err < 2e-2:
+            return f"probe result differs from the masked reference (relative L2 {err:.3g})"
+        return None
+    except Exception as e:  # noqa: BLE001 - a kernel that does not run here: report it
+        return f"probe failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+
+
+def pick_kernel(device) -> tuple[str, list]:
+    """('fa4' or 'flex', report lines): FA4 block-sparse where it imports and passes the probe, else flex."""
+    from ...kernels.attention.sparse import ops
+
+    lines = []
+    st = ops.backend_status(device)
+    if st.get("fa4") is None:
+        why = probe_sparse("fa4", device)
+        if why is None:
+            return "fa4", ["sparse kernel: FlashAttention-4 block-sparse (flash_attn.cute, block_sparse_tensors): "
+                           "passed a probe against the masked reference here, but NOT covered by the pack's tests"]
+        lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {why}")
+    else:
+        lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {st['fa4']}")
+    if st.get("flex") is not None:
+        raise RuntimeError(st["flex"])
+    why = probe_sparse("flex", device)
+    if why is not None:
+        raise RuntimeError(f"flex_attention: {why}")
+    import torch
+
+    compiled = "compiled per shape on the first call (torch.compile)" if torch.device(device).type == "cuda" else \
+        "eager (not compiled off CUDA)"
+    lines.insert(0, f"sparse kernel: torch flex_attention with the pattern's BlockMask, {compiled}; probed against "
+                    "the masked reference here (eager)")
+    return "flex", lines
+
+
+def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, device, model) -> tuple:
+    """Attach the SparseWrapper to clone `m` for sparse kernel `kern`; returns (RadialRun or None, report lines).
+    None: core's BlockSparseAttention is on `model` and the policy is FALL_BACK (the caller uses exact attention);
+    with policy ERROR that raises AccelError (input 'backend')."""
+    if comfy_compat.core_sparse_attention_installed(model):
+        if policy is Policy.ERROR:
+            raise AccelError("backend", "radial_sparse and core's Model Sparse Attention (BlockSparseAttention) are "
+                                        "both on this model; only one sparse pattern may apply",
+                             "Remove core's Model Sparse Attention node from this model's chain, choose an exact "
+                             "backend (auto), or set fallback to 'fall back' (then core's pattern applies and "
+                             f"{exact_label} serves the rest)")
+        return None, [f"radial_sparse stood down: core's Model Sparse Attention (BlockSparseAttention) is on this "
+                      f"model and only one sparse pattern may apply (fallback 'fall back': core's applies; "
+                      f"{exact_label} serves the calls it keeps dense)"]
+    rt = _runtime()
+    kernel, klines = pick_kernel(device)
+    settings = rt.RadialSettings(decay_factor=settings.decay_factor, dense_steps=settings.dense_steps,
+                                 dense_blocks=settings.dense_blocks, block_size=settings.block_size, kernel=kernel)
+
+    def on_reason(reason):
+        log.info_once(("attention", "radial_sparse", reason), "radial_sparse: some calls run dense: %s (%s; logged "
+                      "once)", reason, exact_label)
+
+    run = rt.RadialRun(settings, _dense_call(exact_kern), on_reason)
+    m.add_wrapper_with_key(apply_model_wrappers(), keys.ATTENTION, SparseWrapper(run))
+    try:
+        dm = model.get_model_object("diffusion_model")
+    except Exception:  # noqa: BLE001
+        dm = None
+    lines = [f"sparse pattern: radial attention ({PAPER}), decay_factor {settings.decay_factor:g}, "
+             f"{settings.block_size}x{settings.block_size} tiles, on Wan video self-attention whose token count "
+             "equals the latent's frames x height x width / patch"]
+    lines += klines
+    lines.append(f"dense (exact, {exact_label}): {settings.describe_steps()} ({PUBLISHED_PRACTICE}); the first "
+                 f"{settings.dense_blocks} and last {settings.dense_blocks} transformer block(s) (video self-attention "
+                 "calls counted per model call); cross-attention; calls whose token count does not match the grid")
+    lines.append("measured after each run (below the report): the pattern's sparsity per shape, and the kept attention "
+                 "mass, measured once per shape on the first sparse call from that call's own q/k (64 query rows x "
+                 "all heads, full softmax over all keys)")
+    lines.append("visual quality is not measured here: random weights cannot show it. The method's published quality "
+                 "numbers (arXiv:2506.19852, Table 1) are cited in docs/sparse_attention.md")
+    if dm is not None and not is_wan(dm):
+        lines.append(f"note: this model is {type(dm).__name__}, {NOT_WAN}: every call runs dense")
+    return run, lines
+
+
+def report_lines(patcher) -> list:
+    """The run's measurements (live report after a sampling run), [] without a sparse wrapper."""
+    try:
+        ws = patcher.get_wrappers(apply_model_wrappers(), keys.ATTENTION)
+    except Exception:  # noqa: BLE001
+        return []
+    w = ws[-1] if ws else None
+    return w.report_lines() if isinstance(w, SparseWrapper) else []

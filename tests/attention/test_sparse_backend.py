@@ -1,0 +1,382 @@
+"""Accel Attention's `radial_sparse` backend (issue #32) inside a real ComfyUI, on a tiny Wan 2.1 (4 blocks, 2 heads
+of 64, latent 6 x 16 x 32 -> a 6 x 8 x 16 token grid = 768 tokens, 128 per frame: the radial mask at decay 1 drops
+the frame pairs at distance 3 and 5, so the pattern is not dense).
+
+What is checked, and the tolerances:
+1. through ComfyUI's own apply_model (harness Forward, with the sampler's sigmas): on a sparse step, the sparse
+   blocks equal the dense masked float32 reference and every other call (the first and last block, cross-attention)
+   equals exact attention: the whole forward against a reference override that computes exactly that, max|diff| <=
+   1e-4 x max|ref| (float32, flex vs the reference differ in summation order only); on a dense step the forward
+   equals stock attention (same tolerance); the same with a LoRA patched in;
+2. kept attention mass on inputs with video structure: q/k built with Wan's own 3D RoPE (ComfyUI's EmbedND and
+   apply_rope1 with WanModel.rope_encode's positions), one shared content direction per head plus noise, and a
+   stated locality bias: a Gaussian in (frame, row, column) distance, exp(-0.05 d^2) on the attention weights, put
+   into q/k as three position channels and one key-norm channel (so it goes through the backend's own path); the
+   kept mass the backend measures (64 rows) is above 0.9 and within 0.05 of the full computation over every row, and
+   the sparsity it reports is the pattern's;
+3. torch.compile: the whole tiny Wan forward traces with no graph break (torch._dynamo.explain), and under Accel
+   Compile (aot_eager) the run still takes its per-call decisions at run time (sparse blocks counted) and equals
+   the eager result;
+4. core's BlockSparseAttention (a stand-in restating Comfy-Org/ComfyUI comfy_extras/sparse_attention_history.py
+   `mark_attention_override` @cf3103c5: the override marked `_block_sparse_attention_patch` /
+   `_block_sparse_attention_previous`, re-installed at ON_PREPARE_STATE under key "block_sparse_attention"): with
+   fallback 'fall back' ours stands down (exact attention) and says so; with 'error' it refuses naming the input;
+   core's override on the hook at run time makes every call of ours dense.
+Visual quality is not measured here (docs/sparse_attention.md).
+"""
+import collections
+import dataclasses
+import math
+import types
+
+import pytest
+import torch
+
+TOL = 1e-4
+GRID = (6, 8, 16)
+SIGMAS = [1.0, 0.7, 0.4, 0.0]  # 3 steps: dense_steps -1 -> ceil(3 / 4) = 1 dense step (step 0)
+
+
+@pytest.fixture(scope="module")
+def A(mod):
+    return mod("accel.attention.override")
+
+
+@pytest.fixture(scope="module")
+def SP(mod):
+    return mod("accel.attention.sparse")
+
+
+@pytest.fixture(scope="module")
+def RT(mod):
+    return mod("kernels.attention.sparse.runtime")
+
+
+@pytest.fixture(scope="module")
+def P(mod):
+    return mod("kernels.attention.sparse.pattern")
+
+
+@pytest.fixture
+def stats(A):
+    A.STATS = collections.Counter()
+    A.log.reset_once("attention")
+    yield A.STATS
+    A.STATS = None
+
+
+def profile(mod):
+    hw = mod("accel.common.hardware")
+    return hw.HardwareProfile(device_kind="cuda", gpu_name="Simulated sm90", sm=(9, 0), torch_version=torch.__version__,
+                              cuda_version="13.0", libraries={})
+
+
+def tiny_wan(M, layers=4):
+    cfg = {"image_model": "wan2.1", "model_type": "t2v", "patch_size": (1, 2, 2), "in_dim": 16, "dim": 128,
+           "ffn_dim": 256, "freq_dim": 256, "out_dim": 16, "num_heads": 2, "num_layers": layers,
+           "window_size": (-1, -1), "qk_norm": True, "cross_attn_norm": True, "eps": 1e-6}
+    m = M.tiny_model_from_config(cfg, dtype=torch.float32)
+    m.model.diffusion_model.patch_embedding.float()
+    return m
+
+
+def inputs(seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(1, 16, GRID[0], 2 * GRID[1], 2 * GRID[2], generator=g), torch.randn(1, 8, 4096, generator=g)
+
+
+def forward(patcher, x, ctx, sigma):
+    from accel_harness.forward import Forward
+
+    with torch.inference_mode(), Forward(patcher, sample_sigmas=SIGMAS) as f:
+        return f(x, sigma, ctx).float()
+
+
+def radial(A, SP, model, mod, policy=None, **inputs_):
+    kw = {} if policy is None else {"policy": policy}
+    return A.apply_attention(model, "radial_sparse", sparse=SP.settings_from_inputs(**inputs_), profile=profile(mod),
+                             tensor_device_types=("cpu",), **kw)
+
+
+def reference_override(P, RT, sparse_blocks, decay=0.2):
+    """What radial_sparse must compute: per model call, video self-attention calls counted; those in
+    `sparse_blocks` run the dense masked fp32 reference with the radial pattern, every other call exact SDPA."""
+    pat = P.RadialPattern(P.VideoGrid(*GRID), decay)
+    count = {"i": 0, "sparse": 0}
+
+    def override(func, q, k, v, heads, **kw):
+        b, lq, hd = q.shape
+        d = hd // heads
+        qh, kh, vh = (t.reshape(b, t.shape[1], heads, d).transpose(1, 2) for t in (q, k, v))
+        if lq == k.shape[1] == pat.tokens:
+            i = count["i"]
+            count["i"] += 1
+            if i in sparse_blocks:
+                count["sparse"] += 1
+                out = _ref(qh, kh, vh, pat)
+                return out.transpose(1, 2).reshape(b, lq, hd)
+        out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh)
+        return out.transpose(1, 2).reshape(b, lq, hd)
+
+    return override, count
+
+
+_ref = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _reference_fn(mod):
+    global _ref
+    _ref = mod("kernels.attention.sparse.ops").reference_attention
+
+
+def close(a, b, tol=TOL):
+    err = float((a.float() - b.float()).abs().max())
+    scale = float(b.float().abs().max()) or 1.0
+    return err <= tol * scale, f"max|diff| {err:.3g} vs tol {tol} * {scale:.3g}"
+
+
+def sparse_wrapper(SP, patcher):
+    import comfy.patcher_extension as pe
+
+    (w,) = patcher.get_wrappers(pe.WrappersMP.APPLY_MODEL, SP.keys.ATTENTION)
+    assert isinstance(w, SP.SparseWrapper)
+    return w
+
+
+def with_override(model, fn):
+    m = model.clone()
+    m.model_options.setdefault("transformer_options", {})["optimized_attention_override"] = fn
+    return m
+
+
+# --- 1. through ComfyUI's apply_model ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lora", [False, True])
+def test_radial_sparse_matches_reference_on_sparse_and_exact_on_dense(A, SP, RT, P, M, mod, stats, lora):
+    model = tiny_wan(M)
+    if lora:
+        import comfy.sd
+
+        sd = M.wan_lora(rank=4, seed=3, layout="diffusers",
+                        modules=["blocks.1.self_attn.q", "blocks.2.self_attn.k", "blocks.2.ffn.0"])
+        base = model
+        model = comfy.sd.load_lora_for_models(model, None, sd, 1.0, 0.0)[0]
+    x, ctx = inputs()
+    patched, report = radial(A, SP, model, mod)
+    assert "radial_sparse on Simulated sm90" in report, report
+    assert "visual quality is not measured here" in report and "arXiv:2506.19852" in report
+    assert "the first 1 and last 1 transformer block(s)" in report and "first quarter" in report
+    assert "custom op comfyui_accel::radial_sparse_torch (no graph break per call)" in report
+    run = sparse_wrapper(SP, patched).run
+    assert run.settings.kernel == "flex" and run.settings.decay_factor == 0.2
+
+    # a sparse step (step 1 of 3): blocks 1 and 2 sparse, blocks 0 and 3 and all cross-attention exact
+    out = forward(patched, x, ctx, 0.7)
+    ref_ov, count = reference_override(P, RT, sparse_blocks={1, 2})
+    want = forward(with_override(model, ref_ov), x, ctx, 0.7)
+    assert count["sparse"] == 2
+    ok, msg = close(out, want)
+    assert ok, msg
+    stock = forward(model, x, ctx, 0.7)
+    assert not close(out, stock, 1e-3)[0], "the pattern dropped nothing: the test would not see a dense fallback"
+    assert run.sparse_calls == 2 and run.reasons == {RT.BLOCK: 2, RT.CROSS: 4}, (run.sparse_calls, run.reasons)
+    assert stats[("radial_sparse", "served")] == 8
+
+    # a dense step (step 0): every call exact
+    out0 = forward(patched, x, ctx, 1.0)
+    ok, msg = close(out0, forward(model, x, ctx, 1.0))
+    assert ok, msg
+    assert run.sparse_calls == 2 and run.reasons[RT.STEP] == 4
+
+    lines = SP.report_lines(patched)
+    assert lines[0].startswith("radial_sparse: 2 of 16 attention calls ran the sparse pattern"), lines
+    sp = P.RadialPattern(P.VideoGrid(*GRID), 0.2).stats()["sparsity"]
+    assert f"6x8x16 tokens (768): sparsity {sp:.1%}" in lines[1] and "kept attention mass" in lines[1], lines
+    if lora:  # the LoRA is in the weights the forward used: the unpatched model differs
+        assert not close(out, forward(radial(A, SP, base, mod)[0], x, ctx, 0.7), 1e-3)[0]
+
+
+def test_settings_inputs_and_errors(SP, RT, AccelError):
+    s = SP.settings_from_inputs(dense_steps=-1, dense_blocks=2, decay_factor=0.5)
+    assert (s.steps_for(4), s.steps_for(50), s.steps_for(20), s.dense_blocks) == (1, 13, 5, 2)
+    assert SP.settings_from_inputs(dense_steps=3).steps_for(50) == 3
+    for name, bad in (("dense_steps", -2), ("dense_blocks", -1), ("decay_factor", 0.0)):
+        with pytest.raises(AccelError) as ei:
+            SP.settings_from_inputs(**{name: bad})
+        assert name in str(ei.value)
+
+
+def test_grid_mismatch_and_non_wan_run_dense(A, SP, RT, M, mod, stats):
+    """A latent whose grid the model pads (odd width) still matches; Flux (not Wan) runs every call dense."""
+    model = tiny_wan(M, layers=3)
+    patched, _ = radial(A, SP, model, mod, dense_blocks=0)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(1, 16, 6, 16, 31, generator=g)  # padded to 32 by Wan: grid 6x8x16
+    out = forward(patched, x, torch.randn(1, 8, 4096, generator=g), 0.7)
+    run = sparse_wrapper(SP, patched).run
+    assert run.sparse_calls == 3 and out.shape == (1, 16, 6, 16, 31)
+    flux, report = A.apply_attention(M.tiny_flux(), "radial_sparse", profile=profile(mod), tensor_device_types=("cpu",))
+    assert "every call runs dense" in report
+
+
+# --- 2. kept attention mass on video-structured inputs --------------------------------------------------------------
+
+def _video_qk(P, grid, d=128, content=6.0, noise=0.5, beta=0.05, seed=0):
+    from types import SimpleNamespace
+
+    from comfy.ldm.flux.layers import EmbedND
+    from comfy.ldm.flux.math import apply_rope1
+    from comfy.ldm.wan.model import WanModel
+
+    emb = EmbedND(dim=d, theta=10000.0, axes_dim=[d - 4 * (d // 6), 2 * (d // 6), 2 * (d // 6)])  # Wan's axes
+    fake = SimpleNamespace(patch_size=(1, 2, 2), rope_embedder=emb)
+    freqs = WanModel.rope_encode(fake, grid.frames, 2 * grid.height, 2 * grid.width, dtype=torch.float32)
+    g = torch.Generator().manual_seed(seed)
+    L = grid.tokens
+    c = torch.randn(1, 1, 1, d, generator=g)
+    c = c / c.norm(dim=-1, keepdim=True)
+    q = apply_rope1(content * c + noise * torch.randn(1, L, 1, d, generator=g), freqs)[:, :, 0]
+    k = apply_rope1(content * c + noise * torch.randn(1, L, 1, d, generator=g), freqs)[:, :, 0]
+    t = torch.arange(L) // grid.tokens_per_frame
+    y = (torch.arange(L) // grid.width) % grid.height
+    x = torch.arange(L) % grid.width
+    pos = torch.stack([t, y, x], -1).float()[None]  # (1, L, 3)
+    # the locality bias exp(-beta |p_q - p_k|^2) on the weights = + 2 beta p_q.p_k - beta |p_k|^2 on the scores
+    # (the |p_q|^2 term is constant per row); with softmax scale s = 1/sqrt(D): channels scaled by 1/sqrt(s)
+    D = d + 4
+    s = 1 / math.sqrt(D)
+    r = 1 / math.sqrt(s)
+    a = (D / d) ** 0.25  # s * a^2 = 1 / sqrt(d): the content/RoPE scores as Wan's own softmax scale gives them
+    q = torch.cat([a * q, r * math.sqrt(2 * beta) * pos, r * torch.ones(1, L, 1)], -1)
+    k = torch.cat([a * k, r * math.sqrt(2 * beta) * pos, -r * beta * (pos ** 2).sum(-1, keepdim=True)], -1)
+    return q[:, None], k[:, None]  # (1, 1, L, D)
+
+
+def test_kept_mass_on_video_structure(RT, P):
+    grid = P.VideoGrid(21, 16, 16)  # Wan's 21 latent frames, 16x16 patches: 5,376 tokens
+    settings = RT.RadialSettings(decay_factor=1.0, dense_steps=0, dense_blocks=0, block_size=64, kernel="reference")
+    run = RT.RadialRun(settings)
+    q, k = _video_qk(P, grid)
+    v = torch.randn_like(q)
+    prev = run.enter(grid, 1, 4, 1)
+    try:
+        out = run.attend(q, k, v, None)
+    finally:
+        run.exit(prev)
+    pat = run.pattern(grid)
+    assert torch.allclose(out, _ref(q, k, v, pat), atol=1e-5)
+    (e,) = run.shapes.values()
+    assert e["stats"]["sparsity"] == pat.sparsity and 0.45 < pat.sparsity < 0.6
+    km = e["kept_mass"]
+    full = torch.softmax((q[0, 0] @ k[0, 0].T) / math.sqrt(q.shape[-1]), -1)
+    full_kept = float((full * pat.token_mask()).sum(-1).mean())
+    print(f"\nkept mass: backend (64 rows) {km['mean']:.4f}, worst row {km['worst_row']:.4f}; all rows {full_kept:.4f}; "
+          f"sparsity {pat.sparsity:.4f}")
+    assert km["rows"] == 64 and km["mean"] > 0.9 and abs(km["mean"] - full_kept) < 0.05
+    # without the locality bias (RoPE only) the same inputs keep clearly less: the bound is not vacuous
+    q0, k0 = _video_qk(P, grid, beta=0.0)
+    assert RT.kept_mass(q0, k0, pat, None)["mean"] < km["mean"] - 0.1
+
+
+# --- 3. torch.compile -----------------------------------------------------------------------------------------------
+
+def test_whole_wan_forward_traces_without_graph_breaks(A, SP, RT, P, M, mod, stats):
+    model = tiny_wan(M)
+    patched, _ = radial(A, SP, model, mod)
+    run = sparse_wrapper(SP, patched).run
+    to = patched.model_options["transformer_options"]
+    dm = patched.model.diffusion_model
+    x, ctx = inputs()
+    t = torch.tensor([500.0])
+    torch._dynamo.reset()
+    prev = run.enter(P.VideoGrid(*GRID), 1, 3, 4)
+    try:
+        with torch.inference_mode():
+            explained = torch._dynamo.explain(lambda x, t, c: dm(x, t, c, transformer_options=dict(to)))(x, t, ctx)
+    finally:
+        run.exit(prev)
+        torch._dynamo.reset()
+    assert explained.graph_break_count == 0, [str(r.reason)[:200] for r in explained.break_reasons]
+    assert run.sparse_calls >= 2  # decided at run time, inside the traced graph's custom op
+
+
+def test_accel_compile_keeps_run_time_decisions(A, SP, RT, M, mod, stats):
+    comp = mod("accel.compile")
+    model = tiny_wan(M)
+    patched, _ = radial(A, SP, model, mod)
+    x, ctx = inputs()
+    eager = forward(patched, x, ctx, 0.7)
+    run = sparse_wrapper(SP, patched).run
+    n0 = run.sparse_calls
+    # flex_attention run eagerly inside a custom op of a compiled graph fails on the CPU (torch 2.14: "NYI: querying
+    # is_contiguous inside of vmap"); the backend compiles flex on CUDA by default (RadialSettings.compile None), and
+    # here on the CPU too, so the compiled graph runs the path a GPU runs
+    run.settings = dataclasses.replace(run.settings, compile=True)
+    compiled, _ = comp.apply_compile(patched, backend="aot_eager")
+    torch._dynamo.reset()
+    try:
+        out = forward(compiled, x, ctx, 0.7)
+        out0 = forward(compiled, x, ctx, 1.0)  # a dense step: the same graph, dense at run time
+        st = comp.compile_status(compiled)
+    finally:
+        torch._dynamo.reset()
+    assert st["enabled"] and not st["fell_back"], st
+    assert run.sparse_calls == n0 + 2, (n0, run.sparse_calls)
+    ok, msg = close(out, eager)
+    assert ok, msg
+    ok, msg = close(out0, forward(model, x, ctx, 1.0))
+    assert ok, msg
+
+
+# --- 4. core's BlockSparseAttention ---------------------------------------------------------------------------------
+
+def standin_bsa_override(previous, patch):
+    """Restates mark_attention_override of Comfy-Org/ComfyUI comfy_extras/sparse_attention_history.py @cf3103c5
+    (dense path only): calls the previous override (or func) and marks itself."""
+    def override(func, q, k, v, heads, **kwargs):
+        return func(q, k, v, heads, **kwargs) if previous is None else previous(func, q, k, v, heads, **kwargs)
+
+    override._block_sparse_attention_patch = patch
+    override._block_sparse_attention_previous = previous
+    return override
+
+
+def _with_bsa(M, C, model):
+    import comfy.patcher_extension as pe
+
+    patch = types.SimpleNamespace(name="bsa-patch")
+
+    def prepare_state(model_patcher, timestep, model_options):  # BSA's re-install at ON_PREPARE_STATE
+        t = model_options["transformer_options"]
+        cur = t.get(C.OVERRIDE_KEY)
+        if getattr(cur, "_block_sparse_attention_patch", None) is not patch:
+            t[C.OVERRIDE_KEY] = standin_bsa_override(cur, patch)
+
+    m = model.clone()
+    m.add_callback_with_key(pe.CallbacksMP.ON_PREPARE_STATE, C.BSA_CALLBACK_KEY, prepare_state)
+    return m, prepare_state, patch
+
+
+def test_core_block_sparse_attention_one_pattern(A, SP, RT, M, mod, stats, AccelError):
+    C = mod("accel.comfy_compat")
+    model = tiny_wan(M)
+    bsa, _, _ = _with_bsa(M, C, model)
+    patched, report = radial(A, SP, bsa, mod)
+    assert "radial_sparse stood down: core's Model Sparse Attention (BlockSparseAttention) is on this model" in report
+    ov = patched.model_options["transformer_options"][A.OVERRIDE_KEY]
+    assert not ov.kernel.sparse and not ov.kernel.low_precision  # the exact backend auto picks here
+    with pytest.raises(AccelError) as ei:
+        radial(A, SP, bsa, mod, policy=A.Policy.ERROR)
+    msg = str(ei.value)
+    assert "backend" in msg and "only one sparse pattern" in msg and "Remove core's Model Sparse Attention" in msg
+
+    # core's node added after ours: its override on the hook at run time makes every call of ours dense
+    patched, _ = radial(A, SP, model, mod)
+    run = sparse_wrapper(SP, patched).run
+    m = patched.clone()
+    to = m.model_options["transformer_options"]
+    to[C.OVERRIDE_KEY] = standin_bsa_override(to[C.OVERRIDE_KEY], types.SimpleNamespace())
+    x, ctx = inputs()
+    forward(m, x, ctx, 0.7)
+    assert run.sparse_calls == 0 and run.reasons == {SP.CORE_SPARSE: 8}, run.reasons
