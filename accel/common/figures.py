@@ -109,6 +109,14 @@ def h100_occupied(gib: int) -> str:
 
 LEVEL1_SAMPLE_H100 = ("H100 80GB, ComfyUI 0.33.0, Wan 2.1 T2V 1.3B true config random weights, bf16, 480p 81 frames, "
                       "4 steps CFG 5, final latent of Level-1 vs stock, cosine summed in float64 (bench_level1.py)")
+_FLUX = "h100/family_033_flux_1024/matrix.json"
+_TI2V = "h100/family_033_wan_ti2v_5b/matrix.json"
+_FAMILY = ("ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), random weights in the published key layout loaded by "
+           "ComfyUI's loader, one process, first run then the chains interleaved, median of the timed runs (of two: the slower) "
+           "(bench_matrix.py --family)")
+FAMILY_FLUX = f"H100 80GB, Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple, 3 timed runs, {_FAMILY}"
+FAMILY_TI2V = (f"H100 80GB, Wan 2.2 TI2V-5B fp16, 1280x704 121 frames, 4 steps CFG 5, uni_pc/simple, shift 8, 2 timed "
+               f"runs, {_FAMILY}")
 H100_80_NOW = (f"H100 80GB, {_M033}, whole card, current nodes (Level-1 compile mode default), each chain on its own "
                "(bench_matrix.py --sequential), median of 2 runs (the slower of the two)")
 H100_24_NOW = (f"H100 80GB as a 24 GB card: another process holds the other 55.6 GiB before ComfyUI starts (every "
@@ -265,6 +273,25 @@ _ROWS = [
     ("level1.h100.1.3B.sample.speedup", "h100/level1_033_1.3B_fp64/level1.json", "json:sizes/1.3B/sample_level1/speedup_vs_stock", 1.69, "{:.2f}x", LEVEL1_SAMPLE_H100),
     ("wf.h100.80.run2.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_run2/matrix.json", "json:chains/level1/speedup", 1.636, "{:.2f}x", WF_H100_80 + ", second run (after the house move, issue #31)"),
     ("wf.h100.80.run2.level1.time", "h100/wf_lightx2v_033/sequential_80GB_run2/matrix.json", "json:chains/level1/times_s/1", 8.833, "{:.2f} s", WF_H100_80 + ", second run"),
+    # other families (issue #30), ComfyUI 0.33, H100 80 GB ----------------------------------------------------------
+    ("family.h100.flux.stock.time", _FLUX, "json:chains/stock/times_s/1", 3.88, "{:.2f} s", FAMILY_FLUX),
+    ("family.h100.flux.attention.speedup", _FLUX, "json:chains/attention/speedup", 1.079, "{:.2f}x", FAMILY_FLUX),
+    ("family.h100.flux.shipped.speedup", _FLUX, "json:chains/shipped/speedup", 1.281, "{:.2f}x", FAMILY_FLUX + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h100.flux.shipped.cosine", _FLUX, "json:chains/shipped/cosine", 0.999995, "{:.6f}", FAMILY_FLUX + ", final latent vs stock"),
+    ("family.h100.flux.fp8_shipped.speedup", _FLUX, "json:chains/fp8_shipped/speedup", 1.145, "{:.2f}x", FAMILY_FLUX + ", FP8 loader -> the exact chain"),
+    ("family.h100.flux.fp8_shipped.cosine", _FLUX, "json:chains/fp8_shipped/cosine", 0.999412, "{:.4f}", FAMILY_FLUX + ", final latent vs stock"),
+    ("family.h100.flux.core_compile.speedup", _FLUX, "json:chains/core_compile/speedup", 0.515, "{:.2f}x", FAMILY_FLUX + ", ComfyUI TorchCompileModel"),
+    ("family.h100.flux.core_fp8_fast.speedup", _FLUX, "json:chains/core_fp8_fast/speedup", 0.192, "{:.2f}x", FAMILY_FLUX + ", ComfyUI weight_dtype fp8_e4m3fn_fast"),
+    ("family.h100.flux.kj_sage_compile.speedup", _FLUX, "json:chains/kj_sage_compile/speedup", 0.783, "{:.2f}x", FAMILY_FLUX + ", KJNodes Sage -> TorchCompileModelAdvanced"),
+    ("family.h100.ti2v.stock.time", _TI2V, "json:chains/stock/times_s/1", 10.562, "{:.1f} s", FAMILY_TI2V),
+    ("family.h100.ti2v.attention.speedup", _TI2V, "json:chains/attention/speedup", 1.453, "{:.2f}x", FAMILY_TI2V),
+    ("family.h100.ti2v.shipped.speedup", _TI2V, "json:chains/shipped/speedup", 1.539, "{:.2f}x", FAMILY_TI2V + ", Accel Wan Level-1"),
+    ("family.h100.ti2v.shipped.cosine", _TI2V, "json:chains/shipped/cosine", 0.999959, "{:.5f}", FAMILY_TI2V + ", final latent vs stock"),
+    ("family.h100.ti2v.fp8_shipped.speedup", _TI2V, "json:chains/fp8_shipped/speedup", 1.782, "{:.2f}x", FAMILY_TI2V + ", FP8 loader -> Level-1"),
+    ("family.h100.ti2v.fp8_shipped.cosine", _TI2V, "json:chains/fp8_shipped/cosine", 0.994164, "{:.4f}", FAMILY_TI2V + ", final latent vs stock"),
+    ("family.h100.ti2v.core_compile.speedup", _TI2V, "json:chains/core_compile/speedup", 1.018, "{:.2f}x", FAMILY_TI2V + ", ComfyUI TorchCompileModel"),
+    ("family.h100.ti2v.core_fp8_fast.speedup", _TI2V, "json:chains/core_fp8_fast/speedup", 1.03, "{:.2f}x", FAMILY_TI2V + ", ComfyUI weight_dtype fp8_e4m3fn_fast"),
+    ("family.h100.ti2v.kj_sage_compile.speedup", _TI2V, "json:chains/kj_sage_compile/speedup", 1.143, "{:.2f}x", FAMILY_TI2V + ", KJNodes Sage -> TorchCompileModelAdvanced"),
     # the users' workflow (issue #27), ComfyUI 0.33 ---------------------------------------------------------------
     ("wf.h100.80.stock.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/times_s/1", 14.612, "{:.1f} s", WF_H100_80),
     ("wf.h100.80.stock.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/first_run_s", 23.22, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
