@@ -52,8 +52,8 @@ INJECTOR = "accel_reliability_faults"
 INJECTOR_CODE = '''
 """Fault injection for bench/bench_reliability.py (written there; not part of comfyui-accel). Reads the JSON file
 $ACCEL_RELIABILITY_FAULTS at each hooked call: {"compile_oom": n, "fp8_oom": n} raise torch's out-of-memory error in
-the next n compiled calls / FP8 model builds; {"compile_error": true} makes inductor fail; "compile_sleep_s" slows a
-compile down. Writes <that file>.compiling when inductor starts compiling."""
+the next n compiled calls / FP8 model builds; {"compile_error": true} makes inductor fail; "compile_sleep_s" slows the
+next graph's compile down. Writes <that file>.compiling when inductor starts compiling."""
 import json
 import os
 import time
@@ -91,8 +91,10 @@ def _install():
     def compile_fx(gm, example_inputs, *args, **kwargs):
         open(_FILE + ".compiling", "w").close()
         f = _read()
-        if f.get("compile_sleep_s"):
-            time.sleep(f["compile_sleep_s"])
+        if f.get("compile_sleep_s"):  # the first graph only (a model compiles several)
+            time.sleep(f.pop("compile_sleep_s"))
+            with open(_FILE, "w") as fh:
+                json.dump(f, fh)
         if f.get("compile_error"):
             raise RuntimeError("injected by bench_reliability: inductor failed to compile this graph")
         inner = orig_fx(gm, example_inputs, *args, **kwargs)
