@@ -10,10 +10,11 @@ Cases (--cases, default all):
   interrupt_compile POST /interrupt while inductor compiles the first step, then the same prompt again.
   compile_error     inductor raising at run time (injected: "force a backend error"), with on_failure 'fall back'
                     (the report after the run) and 'error' (the error text).
-  corrupt_cache     a compiled run fills the persistent compile cache; every file in it is then truncated or
-                    overwritten with garbage; a new server runs the prompt again.
+  corrupt_cache     a compiled run fills the persistent compile cache (its own; a copy of the shared one when the
+                    other cases ran before it in this --base); every file in it is then truncated or overwritten
+                    with garbage; a new server runs the prompt again.
   multigpu_kill     Accel Multi-GPU (2 GPUs, NCCL; --smoke: 2 CPU workers, gloo): a worker SIGKILLed by its pid in
-                    the middle of sampling, then the next prompt.
+                    the middle of sampling (once the server log shows a finished step), then the next prompt.
 Each case gets its own server (started as main.py starts it; on 0.33 DynamicVRAM and cudaMallocAsync included) and
 records per prompt: status (success / error / interrupted), ComfyUI's error type and text, the report after the run
 (Accel nodes' `accel_report` in /history) and the server log lines of the pack; then whether the next prompt ran.
@@ -30,6 +31,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -49,8 +52,8 @@ INJECTOR = "accel_reliability_faults"
 INJECTOR_CODE = '''
 """Fault injection for bench/bench_reliability.py (written there; not part of comfyui-accel). Reads the JSON file
 $ACCEL_RELIABILITY_FAULTS at each hooked call: {"compile_oom": n, "fp8_oom": n} raise torch's out-of-memory error in
-the next n compiled calls / FP8 model builds; {"compile_error": true} makes inductor fail; "compile_sleep_s" slows a
-compile down. Writes <that file>.compiling when inductor starts compiling."""
+the next n compiled calls / FP8 model builds; {"compile_error": true} makes inductor fail; "compile_sleep_s" slows the
+next graph's compile down. Writes <that file>.compiling when inductor starts compiling."""
 import json
 import os
 import time
@@ -88,8 +91,10 @@ def _install():
     def compile_fx(gm, example_inputs, *args, **kwargs):
         open(_FILE + ".compiling", "w").close()
         f = _read()
-        if f.get("compile_sleep_s"):
-            time.sleep(f["compile_sleep_s"])
+        if f.get("compile_sleep_s"):  # the first graph only (a model compiles several)
+            time.sleep(f.pop("compile_sleep_s"))
+            with open(_FILE, "w") as fh:
+                json.dump(f, fh)
         if f.get("compile_error"):
             raise RuntimeError("injected by bench_reliability: inductor failed to compile this graph")
         inner = orig_fx(gm, example_inputs, *args, **kwargs)
@@ -140,14 +145,15 @@ def parse(argv=None):
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--gpus", type=int, default=2, help="multigpu_kill: workers")
     ap.add_argument("--interrupt-after", type=float, default=3.0, help="seconds into the compile to POST /interrupt")
-    ap.add_argument("--kill-after", type=float, default=3.0, help="seconds into sampling to kill a worker")
+    ap.add_argument("--kill-after", type=float, default=0.0,
+                    help="seconds after the first sampling step to kill a worker")
     ap.add_argument("--base", default=None, help="server base folder (the model file is reused when present)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per prompt")
     a = ap.parse_args(argv)
     if a.smoke:
         a.size, a.inject, a.width, a.height, a.frames, a.steps = "tiny", True, 32, 32, 1, 2
         a.oom_width, a.oom_height, a.oom_frames = 32, 32, 1
-        a.interrupt_after, a.kill_after = 0.5, 1.0
+        a.interrupt_after = 0.5
     unknown = set(a.cases.split(",")) - set(CASES)
     if unknown:
         ap.error(f"unknown case(s) {sorted(unknown)}; choose from {', '.join(CASES)}")
@@ -271,6 +277,12 @@ class Case:
         return self.finish(self.submit(p), what, t0)
 
 
+def stepped(c: Case, steps: int) -> bool:
+    """Whether the server log shows a finished sampling step (tqdm's `k/steps`, k >= 1) since the last submit."""
+    lines = c.srv.log_tail(10 ** 6).splitlines()[c.log_from:]
+    return any(re.search(rf"\b[1-9]\d*/{steps} \[", ln) for ln in lines)
+
+
 def worker_pids(server_pid: int) -> list:
     """Accel Multi-GPU worker processes of the server (children running accel/multigpu/_entry.py)."""
     out = []
@@ -354,6 +366,10 @@ def case_compile_error(c: Case, a):
 
 
 def case_corrupt_cache(c: Case, a):
+    shared = c.base.parent / "compile-cache"
+    if shared.is_dir() and not c.cache.exists():  # a copy of the folder the other cases filled: the first run is warm
+        shutil.copytree(shared, c.cache)
+        c.rec["started_from"] = "a copy of the shared compile cache"
     c.start(c.a.server_args)
     c.run(prompt(a, compile_node()), "fills the compile cache")
     c.stop()
@@ -384,22 +400,24 @@ def case_multigpu_kill(c: Case, a):
             c.rec.update(ok=None, skipped=f"{torch.cuda.device_count()} GPU(s) visible, {a.gpus} needed")
             return
     c.start(c.a.server_args)
-    # enough steps that the kill lands mid-sampling: the tiny CPU model can run 40 steps in under a second when
-    # the machine is idle (the prompt then succeeded before the kill); a killed prompt stops at once anyway
-    steps = 1000 if a.smoke else max(a.steps, 8)
+    # the kill lands once the first sampling step of the prompt has finished (the progress bar in the server log says
+    # so; workers compute every step), then --kill-after; enough steps that the prompt cannot end first (a killed
+    # prompt stops at once, so they cost nothing)
+    steps = 200 if a.smoke else max(a.steps, 8)
     c.run(prompt(a, multigpu_node(a), steps=2), "workers start and load the model")
     workers = worker_pids(c.srv.proc.pid)
     c.rec["workers"] = workers
     t0 = time.monotonic()
     pid = c.submit(prompt(a, multigpu_node(a), steps=steps, prefix="kill"))
-    while time.monotonic() - t0 < 60 and not c.srv.get("/queue")["queue_running"]:
-        time.sleep(0.05)
+    while time.monotonic() - t0 < a.timeout and c.srv.alive() and not stepped(c, steps):
+        time.sleep(0.02)
+    c.rec["first_step_s"] = round(time.monotonic() - t0, 2)
     time.sleep(a.kill_after)
     killed = workers[-1] if workers else None
     if killed:
         os.kill(killed, signal.SIGKILL)
     c.rec["killed"] = killed
-    r = c.finish(pid, f"worker pid {killed} SIGKILLed {a.kill_after:g} s into sampling", t0)
+    r = c.finish(pid, f"worker pid {killed} SIGKILLed {a.kill_after:g} s after the first sampling step", t0)
     time.sleep(1)
     c.rec["old_workers_left"] = [p for p in workers if Path(f"/proc/{p}").exists()
                                  and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
@@ -409,7 +427,7 @@ def case_multigpu_kill(c: Case, a):
     c.rec["ok"] = (r["status"] == "error" and c.rec["next_prompt_ran"] and not c.rec["old_workers_left"]
                    and f"pid {killed}" in str(r.get("error_text")))
     if r["status"] == "success":
-        c.rec["error"] = "the prompt finished before the worker was killed: use more steps or a smaller --kill-after"
+        c.rec["error"] = "the prompt finished before the worker was killed: use a smaller --kill-after"
 
 
 # ---------------------------------------------------------------------------------------------------- results
@@ -428,8 +446,8 @@ def markdown(res) -> str:
         lines.append(f"| {c['case']} | {c.get('ok')} | {c.get('next_prompt_ran')} | {c.get('skipped') or c.get('error') or saw} |")
     for c in res["cases"]:
         lines += ["", f"## {c['case']}", ""]
-        for k in ("skipped", "error", "oom_seen", "damaged_files", "cache_folders", "workers", "killed",
-                  "old_workers_left", "new_workers", "interrupt_at_s"):
+        for k in ("skipped", "error", "oom_seen", "started_from", "damaged_files", "cache_folders", "workers",
+                  "first_step_s", "killed", "old_workers_left", "new_workers", "interrupt_at_s"):
             if k in c:
                 lines.append(f"- {k}: {c[k]}")
         for p in c.get("prompts", []):

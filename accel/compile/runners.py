@@ -51,8 +51,12 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
         if gf is not None:
             opts["guard_filter_fn"] = gf
         if config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
-            from ...kernels.epilogue import GELU_EPILOGUE_PASS
+            from ...kernels.epilogue import GELU_EPILOGUE_PASS, op
 
+            # register the custom op now: code inductor loads from its on-disk caches calls it, and a cache hit
+            # skips the pass that registers it on first use (a new process then took the warm cache for damaged
+            # and the compile fell back to eager)
+            op()
             opts["pre_grad_custom_pass"] = GELU_EPILOGUE_PASS
         if opts:
             kw["options"] = opts

@@ -1,5 +1,7 @@
 """bench/bench_reliability.py --smoke: the GPU fault paths of issue #29 item 6 on a live ComfyUI (main.py) on the CPU,
-tiny models, every fault injected: each case ends as the user should see it and the next prompt runs."""
+tiny models, every fault injected: each case ends as the user should see it and the next prompt runs.
+One run of the script (one process; each case starts its own server): the cases share the model file and the persistent
+compile cache that compile_oom fills, which a new server must read as it is (corrupt_cache damages its own copy)."""
 import json
 import subprocess
 import sys
@@ -23,6 +25,13 @@ def test_bench_reliability_smoke(comfy, tmp_path):
             assert name == "multigpu_kill", c
             continue
         assert c["ok"] is True and c["next_prompt_ran"] is True, (name, json.dumps(c, indent=1)[:4000])
+    base = tmp_path / "base"
+    assert not [p.name for p in base.iterdir() if p.name.startswith("compile-cache.damaged-")], \
+        "a new server took the shared warm compile cache for damaged"
+    for name, c in cases.items():
+        if name != "corrupt_cache":
+            reports = " ".join(" ".join(p.get("reports", {}).values()) for p in c.get("prompts", []))
+            assert "damaged" not in reports and "EAGER" not in reports.replace("FELL BACK TO EAGER", ""), (name, reports)
     first = cases["compile_oom"]["prompts"][0]
     assert first["error_type"].endswith("OutOfMemoryError") and first["error_text"].startswith("[Accel Compile] out of memory")
     assert "--reserve-vram" in first["error_text"]
@@ -33,6 +42,7 @@ def test_bench_reliability_smoke(comfy, tmp_path):
     damaged = " ".join(cases["corrupt_cache"]["prompts"][-1]["reports"].values())
     assert "a damaged file in the compile cache" in damaged and "ran compiled" in damaged, damaged
     assert any(n.startswith("compile-cache.damaged-") for n in cases["corrupt_cache"]["cache_folders"])
+    assert cases["corrupt_cache"]["damaged_files"] > 0
     if not cases["multigpu_kill"].get("skipped"):
         assert "was killed by SIGKILL" in cases["multigpu_kill"]["prompts"][1]["error_text"]
     md = (out / "reliability.md").read_text()

@@ -73,6 +73,36 @@ def test_accel_compile_hands_the_pass_to_inductor(mod, E):
     assert opts["pre_grad_custom_pass"] is E.GELU_EPILOGUE_PASS and opts.get("max_autotune")
 
 
+def test_the_op_is_registered_before_inductor_loads_a_cached_graph(comfy):
+    """Code that inductor loads from its on-disk caches calls torch.ops.comfyui_accel.linear_gelu_tanh, and a cache
+    hit skips the pass that registered the op on first use: a new process with a warm cache took the cache for
+    damaged, moved it aside and fell back to eager. Handing the pass to inductor registers the op (a fresh process:
+    in this one an earlier test may have registered it)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    import accel_harness as H
+
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(H.REPO_ROOT / 'harness')!r})
+        import accel_harness as H
+        H.bootstrap()
+        H.load_pack()
+        import torch
+        config, runners = H.pack_module("accel.compile.config"), H.pack_module("accel.compile.runners")
+        ns = getattr(torch.ops, "comfyui_accel")
+        assert not hasattr(ns, "linear_gelu_tanh"), "registered before Accel Compile ran"
+        cfg = config.validate("default", "blocks", "auto", False, "inductor", 64, "fall back", None)
+        runners._compile_kwargs("default", cfg)
+        print("REGISTERED=" + str(hasattr(ns, "linear_gelu_tanh")))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "REGISTERED=True" in out.stdout, out.stdout[-2000:]
+
+
 def test_inductor_compiles_a_tiny_wan_ffn_with_the_pass(E):
     ffn = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(approximate="tanh"), torch.nn.Linear(64, 32))
     x = torch.randn(2, 5, 32)
