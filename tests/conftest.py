@@ -69,6 +69,21 @@ def bf16_sd(M):
     return M.wan_state_dict(size="tiny", seed=0, dtype=torch.bfloat16)
 
 
+# --- shared by the attention tests -----------------------------------------------------------------------
+
+@pytest.fixture
+def stats(mod):
+    """accel.attention.override's call counters, fresh for one test (its once-per-reason log lines reset too)."""
+    import collections
+
+    A = mod("accel.attention.override")
+    A.STATS = collections.Counter()
+    A.log.reset_once("attention")
+    A.log.reset_once("attention-unavailable")
+    yield A.STATS
+    A.STATS = None
+
+
 # --- shared by the step-cache tests --------------------------------------------------------------------
 
 @pytest.fixture(scope="session")

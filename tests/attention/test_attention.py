@@ -63,16 +63,6 @@ def sim_profile(mod, libs, sm=(9, 0), drop=()):
                               triton_version="3.6.0", libraries=libraries)
 
 
-@pytest.fixture
-def stats(A):
-    A.STATS = collections.Counter()
-    mod_log = A.log
-    mod_log.reset_once("attention")
-    mod_log.reset_once("attention-unavailable")
-    yield A.STATS
-    A.STATS = None
-
-
 def wan(M, variant="t2v", dtype=torch.float32):
     cfg = {"image_model": "wan2.1", "model_type": variant, "patch_size": (1, 2, 2),
            "in_dim": 36 if variant == "i2v" else 16, "dim": 256, "ffn_dim": 256, "freq_dim": 256, "out_dim": 16,

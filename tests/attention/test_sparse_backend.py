@@ -24,7 +24,6 @@ What is checked, and the tolerances:
    core's override on the hook at run time makes every call of ours dense.
 Visual quality is not measured here (docs/sparse_attention.md).
 """
-import collections
 import dataclasses
 import math
 import types
@@ -55,14 +54,6 @@ def RT(mod):
 @pytest.fixture(scope="module")
 def P(mod):
     return mod("kernels.attention.sparse.pattern")
-
-
-@pytest.fixture
-def stats(A):
-    A.STATS = collections.Counter()
-    A.log.reset_once("attention")
-    yield A.STATS
-    A.STATS = None
 
 
 def profile(mod):

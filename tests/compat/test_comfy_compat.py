@@ -9,7 +9,6 @@ Two kinds of test:
   for these tests, NOT ComfyUI itself: what only a stand-in shows is listed in docs/compat.md as unverified until
   a newer ComfyUI tree runs here.
 """
-import collections
 import sys
 import threading
 import types
@@ -26,14 +25,6 @@ def C(mod):
 @pytest.fixture(scope="module")
 def A(mod):
     return mod("accel.attention.override")
-
-
-@pytest.fixture
-def stats(A):
-    A.STATS = collections.Counter()
-    A.log.reset_once("attention")
-    yield A.STATS
-    A.STATS = None
 
 
 def _qkv(seed=0, b=1, lq=16, h=2, d=32):
