@@ -55,6 +55,8 @@ import families  # noqa: E402  bench/families.py: --family's models, inputs, sam
 CHAINS = {
     "stock": "ComfyUI as loaded (Load Diffusion Model)",
     "attention": "Accel Attention (auto)",
+    "attention_sparse": "Accel Attention radial_sparse (opt-in sparse attention, defaults)",
+    "sparse_compile": "Accel Attention radial_sparse -> Accel CUDA Settings -> Accel Compile",
     "compile": "Accel Compile (defaults)",
     "cuda_attn_compile": "Accel CUDA Settings -> Accel Attention -> Accel Compile (defaults)",
     "level1": "Accel Wan Level-1 (defaults)",
@@ -456,6 +458,12 @@ class Matrix:
             extra = _NO_HYBRID if name == "attention_fp8_all" else {}
             # fallback error: a backend that cannot run here fails the chain instead of measuring stock again
             return call_node("AccelAttention", model=base, backend=backend, fallback="error", **extra)[:2]
+        if name in ("attention_sparse", "sparse_compile"):  # radial_sparse (issue #32); fails instead of running dense
+            m, rep = call_node("AccelAttention", model=base, backend="radial_sparse", fallback="error")[:2]
+            if name == "attention_sparse":
+                return m, rep
+            m = call_node("AccelCUDASettings", model=m)[0]
+            return call_node("AccelCompile", model=m)[:2]
         if name == "level1_fast":
             return call_node("AccelWanLevel1", model=base, compile_mode="default", quality="fast",
                              on_failure="error")[:2]
