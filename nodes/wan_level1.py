@@ -45,9 +45,9 @@ class AccelWanLevel1(AccelNode):
                     "once). error: stop with a message instead (to make sure you get the fast path).")),
                 # last and optional: saved workflows and API prompts without it keep loading (as 'exact')
                 io.Combo.Input("quality", options=list(QUALITIES), default="exact", optional=True, tooltip=(
-                    "exact: exact attention kernels. fast: FP8 attention (H100/H200, FlashAttention-3 with FP8) "
-                    "except on the first and last steps; faster, not exact (the report states the measured "
-                    "deviation).")),
+                    "exact: exact attention kernels. fast: FP8 attention (H100/H200) except on the first and last "
+                    "steps; not exact. sparse (radial, opt-in): radial sparse attention for long videos (CUDA), dense "
+                    "on the first steps and blocks; not exact. The report says what ran.")),
             ],
             outputs=[model_output("A clone of the Wan model with the Level-1 patches (the input model is "
                                   "unchanged)."),

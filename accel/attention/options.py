@@ -8,7 +8,7 @@ from ..common.errors import AccelError
 from ..common.policy import Policy, as_policy
 from .hybrid import Hybrid
 
-QUALITIES = ("exact", "fast")
+QUALITIES = ("exact", "fast", "sparse")
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,8 @@ class AttentionOptions:
     run here follows `policy`). policy: the node's `fallback`. autotune: time the usable exact backends per shape.
     hybrid: the exact steps/blocks of a low-precision backend (the node's exact_* inputs; None: none).
     quality (Accel Wan Level-1's input): "fast" uses FP8 attention on the hybrid schedule where it runs, else stays
-    exact with `auto` (`backend` is then not read).
+    exact with `auto` (`backend` is then not read); "sparse" uses the sparse `backend` (radial_sparse) with `sparse` where it
+    runs, else stays exact with `auto` (a report line says why; policy ERROR: AccelError naming 'quality').
     sparse: for backend radial_sparse, its settings (kernels.attention.sparse.runtime.RadialSettings from
     accel.attention.sparse.settings_from_inputs; None: the defaults)."""
 
@@ -36,7 +37,11 @@ class AttentionOptions:
                              "Choose 'auto' or one of: " + ", ".join(registry.BACKENDS))
         if self.quality not in QUALITIES:
             raise AccelError("quality", f"unknown quality {self.quality!r}",
-                             "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
+                             "Choose 'exact' (exact attention, the default), 'fast' (FP8 attention, opt-in) or 'sparse' "
+                             "(radial sparse attention, opt-in)")
+        if self.quality == "sparse" and not (self.backend in registry.BACKENDS and registry.BACKENDS[self.backend].sparse):
+            raise AccelError("backend", f"quality 'sparse' needs a sparse backend, not {self.backend!r}",
+                             "Use backend 'radial_sparse' with quality 'sparse'")
         if self.hybrid is not None and not isinstance(self.hybrid, Hybrid):
             raise AccelError("hybrid", f"not a hybrid schedule: {self.hybrid!r}",
                              "Pass accel.attention.hybrid.Hybrid(...) or None")
@@ -52,6 +57,9 @@ def apply(model, options: AttentionOptions, *, profile=None, tensor_device_types
     if options.quality == "fast":
         return override.patch_fast_attention(model, options.policy, hybrid=options.hybrid, profile=profile,
                                              tensor_device_types=tensor_device_types)
+    if options.quality == "sparse":
+        return override.patch_sparse_attention(model, options.backend, options.policy, sparse=options.sparse,
+                                               profile=profile, tensor_device_types=tensor_device_types)
     return override.patch_attention(model, options.backend, options.policy, options.autotune, hybrid=options.hybrid,
                                     sparse=options.sparse, profile=profile, tensor_device_types=tensor_device_types)
 

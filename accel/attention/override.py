@@ -27,6 +27,7 @@ sampling steps (and optionally the first/last transformer blocks), the quantized
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import torch
@@ -320,6 +321,51 @@ def apply_fast_attention(model, policy: Policy = Policy.FALL_BACK, *, hybrid: Hy
     return m, report.render(), report.deviation is not None
 
 
+SPARSE_REMEDY = "Set quality to 'exact', or on_failure to 'fall back' to continue with exact attention"
+
+
+def patch_sparse_attention(model, backend: str = "radial_sparse", policy: Policy = Policy.FALL_BACK, *, sparse=None,
+                           profile=None, tensor_device_types=()):
+    """The `sparse` quality (Accel Wan Level-1): the sparse `backend` (radial_sparse) with settings `sparse` where it
+    runs here, else exact `auto` with a report line saying why (radial_sparse cannot run here: no CUDA, no
+    flex_attention; or core's BlockSparseAttention is on the model and radial_sparse stands down). Returns (clone,
+    Report); the report's `deviation` is accel.attention.sparse.DEVIATION where the sparse pattern is on (None: it
+    stayed exact). policy ERROR: AccelError naming 'quality' instead of staying exact."""
+    from . import sparse as sparse_mod
+
+    policy = Policy(policy)
+    prof = profile if profile is not None else hardware.profile()
+    kern, problem = _build(backend, prof, tuple(tensor_device_types), _device())
+    remedy = SPARSE_REMEDY
+    if kern is None:
+        problem = f"{backend}: {problem}"
+    elif comfy_compat.core_sparse_attention_installed(model):
+        problem = ("core's Model Sparse Attention (BlockSparseAttention) is on this model and only one sparse pattern "
+                   "may apply")
+        remedy = ("Remove core's Model Sparse Attention node from this model's chain, or set quality to 'exact', or "
+                  "on_failure to 'fall back' to continue with core's pattern and exact attention")
+    if problem is not None:
+        if policy is Policy.ERROR:
+            raise AccelError("quality", "the sparse quality needs radial sparse attention, which cannot run here: "
+                             + problem, remedy)
+        if kern is None:  # radial_sparse never set up: the exact path, as quality exact
+            m, report = patch_attention(model, "auto", Policy.FALL_BACK, False, profile=prof,
+                                        tensor_device_types=tensor_device_types)
+            return m, report.plus("  quality sparse: stayed exact, because " + problem)
+    try:
+        m, report = patch_attention(model, backend, policy, False, sparse=sparse, profile=prof,
+                                    tensor_device_types=tensor_device_types)
+    except AccelError as e:  # policy ERROR: no sparse kernel runs here (accel.attention.sparse.pick_kernel)
+        if e.input_name != "backend":
+            raise
+        raise AccelError("quality", "the sparse quality needs radial sparse attention, which cannot run here: "
+                         + e.problem, SPARSE_REMEDY) from e
+    ov = m.model_options.get("transformer_options", {}).get(OVERRIDE_KEY)
+    if isinstance(ov, AttentionOverride) and ov.kernel.sparse:
+        return m, dataclasses.replace(report, deviation=sparse_mod.DEVIATION)
+    return m, report.plus("  quality sparse: stayed exact, because " + (problem or "radial_sparse stood down (above)"))
+
+
 def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device):
     """Attach the step wrapper to clone `m`; returns (override of the exact kernel or None, report lines)."""
     name, _why, _skipped = defaults.choose_attention(prof)
@@ -521,4 +567,4 @@ def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
 
 __all__ = ["apply_attention", "installed_backends", "AttentionOverride", "OVERRIDE_KEY", "autotune_path",
            "Hybrid", "StepWrapper", "EXACT_FLAG", "check_hybrid", "apply_fast_attention", "FAST_BACKENDS",
-           "patch_attention", "patch_fast_attention"]
+           "patch_attention", "patch_fast_attention", "patch_sparse_attention"]

@@ -19,6 +19,12 @@ hybrid schedule (exact attention on the first/last sampling steps, accel.common.
 else it stays exact and the report says why. Its deviation is the measured one in
 accel.common.defaults.QUANT_ATTENTION_DEVIATION ("not measured on this GPU yet" until filled).
 
+quality="sparse (radial, opt-in)" (issue #32): step 1 uses the radial_sparse backend with its default schedule
+(accel.common.defaults.SPARSE; accel/attention/sparse.py) where it can run (CUDA sm80+, a Wan model, no core
+BlockSparseAttention on the model), else it stays exact (`auto`) with a report line, or, with on_failure error, raises
+an AccelError naming `quality`. Compile and numerics are unchanged. The fidelity line then claims none of the exact
+path's bounds: it says what is measured (the masked-reference tests, sparsity and kept mass per run).
+
 Wan 2.2 A14B: apply it to each expert. Both experts have the same block structure, and the compiled
 blocks take their weights as graph inputs (dynamo inlines nn.Modules), so the second expert runs the
 code compiled for the first: no second compile in the same process (checked in tests/level1/test_level1.py);
@@ -41,8 +47,10 @@ CALLBACK_KEY = keys.WAN_LEVEL1
 
 # Modes a user may force; "auto" = accel.common.defaults.choose(profile).compile_mode.
 COMPILE_MODES = ("auto", "max-autotune-no-cudagraphs", "default")
-# quality: "exact" (default; old workflows) = exact attention kernels; "fast" = quantized attention, hybrid schedule
-QUALITIES = ("exact", "fast")
+# quality: "exact" (default; old workflows) = exact attention kernels; "fast" = quantized attention, hybrid schedule;
+# SPARSE = radial sparse attention (radial_sparse) with its default schedule
+SPARSE = "sparse (radial, opt-in)"
+QUALITIES = ("exact", "fast", SPARSE)
 
 # Where a run's denoised latent may land relative to stock ComfyUI (same weights, seed and inputs).
 # Measured: CPU numbers by tests/level1/test_level1.py (tiny random Wan, fp32); GPU numbers by
@@ -124,7 +132,8 @@ class WanLevel1Options:
         object.__setattr__(self, "policy", as_policy(self.policy))
         if self.quality not in QUALITIES:
             raise AccelError("quality", f"unknown quality {self.quality!r}",
-                             "Choose 'exact' (exact attention, the default) or 'fast' (FP8 attention, opt-in)")
+                             f"Choose 'exact' (exact attention, the default), 'fast' (FP8 attention, opt-in) or '{SPARSE}' "
+                             "(radial sparse attention)")
         mode = self.compile_mode or "auto"
         if mode not in COMPILE_MODES:
             raise AccelError("compile_mode", f"unknown mode {mode!r}", "use one of: " + ", ".join(COMPILE_MODES))
@@ -133,6 +142,11 @@ class WanLevel1Options:
     def attention_options(self):
         from ..attention.options import AttentionOptions
 
+        if self.quality == SPARSE:
+            from ..attention.sparse import settings_from_inputs
+
+            return AttentionOptions(backend="radial_sparse", policy=self.policy, autotune=False, quality="sparse",
+                                    sparse=settings_from_inputs())
         return AttentionOptions(backend="auto", policy=self.policy, autotune=False, quality=self.quality)
 
     def compile_options(self, chain: list):
@@ -151,9 +165,10 @@ class WanLevel1Options:
                                    sdpa_order="unchanged")
 
 
-def apply(model, options: WanLevel1Options, *, profile=None):
+def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types=()):
     """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, Report). `profile`: a simulated
-    HardwareProfile (tests and tools; default: this machine's)."""
+    HardwareProfile (tests and tools; default: this machine's); `tensor_device_types`: extra tensor device types the
+    attention backend may serve (tests: ("cpu",) with a simulated CUDA profile; accel.attention.options.apply)."""
     from ..attention import options as attention
     from ..common import hardware
     from ..compile import options as compile_
@@ -166,13 +181,19 @@ def apply(model, options: WanLevel1Options, *, profile=None):
 
     # 1. attention -----------------------------------------------------------------------------
     fast_deviation = None  # the measured deviation of quantized attention, where quality fast uses it
+    sparse_deviation = None  # what stands for the deviation where the sparse quality runs its pattern
     if options.attention:
-        m, report = attention.apply(m, options.attention_options(), profile=prof)
+        m, report = attention.apply(m, options.attention_options(), profile=prof,
+                                    tensor_device_types=tensor_device_types)
         sections += report.under("attention")
-        fast_deviation = report.deviation
+        if options.quality == SPARSE:
+            sparse_deviation = report.deviation
+        else:
+            fast_deviation = report.deviation
     else:
         sections.append(Section("attention", "off (ComfyUI's own attention)",
-                                ["  quality fast: no effect with attention off"] if options.quality == "fast" else []))
+                                [f"  quality {options.quality}: no effect with attention off"]
+                                if options.quality != "exact" else []))
 
     # 2. compile -------------------------------------------------------------------------------
     if options.compile:
@@ -205,6 +226,10 @@ def apply(model, options: WanLevel1Options, *, profile=None):
     sections.append(Section("not touched", "CFG (cond and uncond both run at every step), sampler, scheduler, steps, "
                                            "weights."))
     deviation = [fidelity_statement(options.attention, options.compile)]
+    if sparse_deviation:  # the exact path's bounds above do not hold for a sparse pattern: claim none of them
+        deviation = [f"fidelity: quality {SPARSE} is not the exact path: none of the exact path's measured bounds "
+                     "is claimed. " + sparse_deviation + ". The calls kept dense differ from stock as on the exact path (another "
+                     "attention kernel" + (", fused compiled kernels" if options.compile else "") + ")."]
     if fast_deviation:
         deviation.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates "
                          "more than the figures above; " + fast_deviation + ".")
@@ -212,18 +237,18 @@ def apply(model, options: WanLevel1Options, *, profile=None):
     if options.compile:
         _attach_run_summary(m, current_title() or "Wan Level-1")
     log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or "Wan Level-1", fam.name,
-             ("fast" if fast_deviation else "on") if options.attention else "off", "on" if options.compile else "off",
+             ("fast" if fast_deviation else "sparse" if sparse_deviation else "on") if options.attention else "off", "on" if options.compile else "off",
              "on" if options.tf32 else "off")
     return m, Report(sections, deviation=" ".join(deviation))
 
 
 def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
                  tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
-                 profile=None, quality: str = "exact"):
+                 profile=None, quality: str = "exact", tensor_device_types=()):
     """As `apply` with WanLevel1Options of these values; returns (patched clone, report text)."""
     options = WanLevel1Options(attention=attention, compile=compile, compile_mode=compile_mode, tf32=tf32,
                                cudnn_benchmark=cudnn_benchmark, policy=policy, quality=quality)
-    m, report = apply(model, options, profile=profile)
+    m, report = apply(model, options, profile=profile, tensor_device_types=tensor_device_types)
     return m, report.render()
 
 
