@@ -83,11 +83,14 @@ CHAINS = {
     # --family (bench/families.py): the pack's chain as the family's workflow ships it, and with the FP8 loader
     "shipped": "the pack's shipped chain for the family (Accel CUDA Settings -> Accel Attention -> Accel Compile; "
                "Wan: Accel Wan Level-1)",
-    "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults -> the shipped chain",
+    "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped chain",
 }
 # issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
 # (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
 _KEEP_XATTN_QO = "blocks.*.cross_attn.q, blocks.*.cross_attn.o"
+# fp8_shipped names the format `auto` quantizes a 16-bit file to: `auto` itself keeps a family 16-bit where FP8
+# measured slower (accel.common.defaults.FP8_AUTO_MEASURED), and the chain measures the FP8 path
+_FP8_FORMAT = "fp8_e4m3fn per-channel scaled"
 _NO_HYBRID = dict(exact_first_steps=0, exact_last_steps=0, exact_first_blocks=0, exact_last_blocks=0)
 
 
@@ -375,7 +378,9 @@ class Matrix:
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
         if name == "fp8_shipped":
-            res = self.H.pack_module("accel.fp8").load_file(str(path))
+            # the weight format `auto` quantizes to, named: `auto` keeps Flux 16-bit on Hopper (measured slower,
+            # accel.common.defaults.FP8_AUTO_MEASURED), and this chain measures the FP8 path that rule is based on
+            res = self.H.pack_module("accel.fp8").load_file(str(path), weight_format=_FP8_FORMAT)
             m, rep = self.patch("shipped", self._shift(res.patcher))
             return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1

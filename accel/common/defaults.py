@@ -11,7 +11,8 @@ opt-in, chosen by name in Accel Attention or by `quality: fast` in Accel Wan Lev
 
 Measured support for the orderings: `bench/results/` (GPU named in each file).
 
-Also here, as the one place for them: the hybrid schedule of quantized attention (`HYBRID`), the radial_sparse
+Also here, as the one place for them: the measured per-family rule of the FP8 loader's `auto` (`FP8_AUTO_MEASURED`),
+the hybrid schedule of quantized attention (`HYBRID`), the radial_sparse
 schedule (`SPARSE`) and the table of
 measured deviations of the quantized attention paths (`QUANT_ATTENTION_DEVIATION`).
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...kernels.attention import registry
+from . import figures
 from .figures import text as _fig
 
 
@@ -207,6 +209,54 @@ def choose(profile) -> Defaults:
         tf32, tf32_why = False, "no TF32 tensor cores on this device"
     return Defaults(row.name, attn, attn_why, skipped, mode, mode_why, fp8, fp8_why, tf32, tf32_why,
                     row.sdpa_order, row.sdpa_why)
+
+
+# --- the FP8 loader's `auto` on a 16-bit file: FP8 or keep 16-bit, per family and GPU class, as measured --------
+
+@dataclass(frozen=True)
+class FP8Measured:
+    """One measurement of a whole sampling run: the FP8 loader (defaults) -> `chain` against `chain` on the same
+    model's 16-bit weights, both as speed-ups over stock ComfyUI (figure ids of accel/common/figures.py, one result
+    file). `keep_16bit`: the FP8 path measured slower, so `auto` keeps the weights 16-bit where they fit the card
+    (tests/fp8/test_fp8_auto.py checks each entry against its figures)."""
+    keep_16bit: bool
+    fp8: str  # figure id: FP8 loader -> chain, speed-up over stock
+    exact: str  # figure id: chain on the 16-bit weights, speed-up over stock
+    chain: str
+    model: str  # what was measured (model, resolution, GPU, ComfyUI)
+
+    @property
+    def file(self) -> str:
+        return f"{figures.RESULTS}/{figures.fig(self.fp8).file}"
+
+    def evidence(self) -> str:
+        return (f"{self.model}, {self.chain}: {_fig(self.fp8)} after the FP8 loader vs {_fig(self.exact)} on the "
+                f"16-bit weights, speed-ups over stock; {self.file}")
+
+
+_EXACT_CHAIN = "Accel CUDA Settings -> Attention -> Compile"
+# Keyed by (accel.common.families key, the name of the ROWS row the GPU falls in). Measured on an H100; the row
+# covers H200 too. A family or GPU class not listed is not measured: `auto` quantizes as before and says so.
+FP8_AUTO_MEASURED: dict = {
+    ("flux", "Hopper (sm90)"): FP8Measured(
+        True, "family.h100.flux.fp8_shipped.speedup", "family.h100.flux.shipped.speedup", _EXACT_CHAIN,
+        "Flux.1-dev 1024px 20 steps on an H100, ComfyUI 0.33"),
+    ("wan22", "Hopper (sm90)"): FP8Measured(
+        False, "family.h100.ti2v.fp8_shipped.speedup", "family.h100.ti2v.shipped.speedup", "Accel Wan Level-1",
+        "Wan 2.2 TI2V-5B 1280x704 121 frames on an H100, ComfyUI 0.33"),
+    ("wan21", "Hopper (sm90)"): FP8Measured(
+        False, "matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup", "Accel Wan Level-1",
+        "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33"),
+}
+
+# Room a 16-bit model must leave on the card to sample, beyond its weights: ComfyUI's minimum inference memory plus
+# this fraction of the weights (a setting, not a measurement: the activations depend on resolution and length).
+FP8_AUTO_ROOM_FRACTION = 0.25
+
+
+def fp8_measured(family: str, profile) -> FP8Measured | None:
+    """The measured FP8-vs-16-bit entry for this model family on this profile's GPU class, or None (not measured)."""
+    return FP8_AUTO_MEASURED.get((family, row_for(profile).name))
 
 
 # --- quantized attention: hybrid schedule and measured deviation --------------------------------------

@@ -57,6 +57,20 @@ class Family:
         return text
 
 
+# ComfyUI's detected `unet_config["image_model"]` -> family id, for deciding before a model is built (the FP8
+# loader's measured `auto`). Only ids that name one family; "wan2.1" covers Wan 2.1 and 2.2, told apart after the
+# build (`detect`).
+_IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "chroma_radiance": "chroma",
+                         "qwen_image": "qwen_image", "ltxv": "ltxv", "lumina2": "lumina2", "hidream": "hidream"}
+
+
+def family_of_config(model_config) -> str | None:
+    """The family id a model built from ComfyUI's detected model config (`comfy.supported_models` instance) will
+    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`); None otherwise."""
+    unet = getattr(model_config, "unet_config", None) or {}
+    return _IMAGE_MODEL_FAMILIES.get(unet.get("image_model"))
+
+
 def family_name(family: str) -> str:
     """The display name of a family key ("hunyuan_video15" -> "HunyuanVideo 1.5")."""
     return _NAMES.get(family, family)

@@ -9,7 +9,7 @@ import torch
 
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
-from ..common import families, log
+from ..common import defaults, families, log
 from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
 from ..common.policy import Policy
 from . import formats
@@ -17,7 +17,8 @@ from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
 from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, WEIGHT_FORMATS,
                       measured_deviation)
-from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute, unmatched_text
+from .plan import (AutoFormat, Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_auto_format,
+                   resolve_compute, unmatched_text)
 
 
 @dataclass
@@ -30,6 +31,7 @@ class LoadResult:
     compute: str
     family: object
     runtime: FP8Runtime
+    auto_16bit: bool = False  # `auto` kept the 16-bit weights: ComfyUI's own model, nothing quantized
 
 
 def format_bytes(n) -> str:
@@ -58,12 +60,13 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                     weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
                     extra_keep: str = "", policy: Policy = Policy.FALL_BACK, profile=None, use_fast_accum: bool = True,
                     input_name: str = "unet_name", disable_dynamic: bool | None = None,
-                    compute_dtype=None, activation_scaling: str = ACT_DEFAULT) -> LoadResult:
+                    compute_dtype=None, activation_scaling: str = ACT_DEFAULT, auto_16bit: bool | None = None) -> LoadResult:
     """Load a diffusion model state dict (any supported form) as an FP8 model. `sd` is consumed.
     Errors name `input_name` (the saver converts files through this too, as `source_file`); `policy` ERROR
     raises where FALL_BACK would pick a slower compute path. `activation_scaling`
     (options.ACT_CHOICES) picks how FP8 matmuls quantize activations; `use_fast_accum` False is the same as
-    its 'per-token, fp32 accumulation'."""
+    its 'per-token, fp32 accumulation'. `auto` on a 16-bit file follows the measured per-family rule
+    (`plan.resolve_auto_format`); `auto_16bit` pins its outcome (a reload of the same file keeps the first decision)."""
     import comfy.model_management as mm
     import comfy.sd
     import comfy.utils
@@ -86,6 +89,13 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
     supported = list(cfg.supported_inference_dtypes) if cfg is not None else [torch.float16, torch.bfloat16, torch.float32]
     keep_dtype = mm.unet_dtype(model_params=params, supported_dtypes=supported, weight_dtype=hp)
+    comfy_dtype = compute_dtype or keep_dtype  # what ComfyUI's own loader would store the weights in
+    weights16 = params * torch.tensor([], dtype=comfy_dtype).element_size()
+    room = int(mm.minimum_inference_memory() + defaults.FP8_AUTO_ROOM_FRACTION * weights16)
+    auto = resolve_auto_format(families.family_of_config(cfg), profile, weight_format, compute, norm.is_quantized,
+                               weights16, room, _free_vram(profile))
+    if auto_16bit is not None and auto_16bit != auto.keep_16bit:
+        auto = AutoFormat(auto_16bit, "as decided when this file was first loaded")
     if path in ("scaled_mm_rowwise", kfp8.BLOCK_MODE) and getattr(mm.get_torch_device(), "type", "cpu") == "cuda":
         kfp8.rowwise_out_dtypes(mm.get_torch_device())  # probe now, in eager mode (compiled code reads it)
         if path == kfp8.BLOCK_MODE:
@@ -100,6 +110,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     # ComfyUI's own rule (pick_operations): manual casting only when weights and compute dtypes differ
     manual = mm.unet_manual_cast(keep_dtype, mm.get_torch_device(), supported) is not None
     model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
+    if auto.keep_16bit:  # ComfyUI's own model: its own dtype choice and operations, nothing of ours in the layers
+        model_options = {"dtype": compute_dtype} if compute_dtype is not None else {}
     kwargs = {}
     if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
         kwargs["disable_dynamic"] = disable_dynamic
@@ -135,6 +147,17 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                          f"of the detected model ({len(unused)} such layers), so its scale cannot be applied",
                          "Use the original checkpoint")
     family = families.detect(patcher)
+    if auto.keep_16bit:
+        if getattr(patcher, "size", 0):
+            patcher.size = 0
+        text = _report_16bit(source, norm, family, dm, auto.note)
+        log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
+        return LoadResult(patcher, text, Stats(), Plan({}, keep, "nothing quantized: auto kept the 16-bit weights", {}),
+                          norm, "16-bit", family, rt, auto_16bit=True)
+    if not norm.is_quantized:  # the note names the family as detected from the built model
+        after = resolve_auto_format(family.family, profile, weight_format, compute, False, weights16, room,
+                                    _free_vram(profile))
+        auto = AutoFormat(False, auto.note if after.keep_16bit else after.note)
     plan = plan_layers(dm, family, keep, extra_keep)
     try:
         stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
@@ -147,7 +170,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         patcher.size = 0  # recomputed from the finalized weights
     if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
         log.info(f"{source}: e5m2 layers dequantize per layer (FP8 matmul uses e4m3fn weights)")
-    text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt)
+    text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt,
+                   auto.note)
     if stats.nonfinite:
         log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
     if plan.unmatched:
@@ -234,7 +258,8 @@ def _linear_bytes(dm):
 _ACT_TEXT = {"scaled_mm_rowwise": "per-token", kfp8.BLOCK_MODE: "1x128-block", "scaled_mm_tensorwise": "per-tensor"}
 
 
-def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt) -> str:
+def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt,
+            auto_note="") -> str:
     lin, other = _linear_bytes(dm)
     total = lin + other
     itemsize = torch.tensor([], dtype=keep_dtype).element_size()
@@ -253,6 +278,8 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     if stats.dequantized:
         action.append(f"{stats.dequantized} dequantized to {_dtype_name(keep_dtype)}")
     lines.append(f"  weight_format: {weight_format} -> fp8 linear layers: {fmts} ({'; '.join(action) or 'none'})")
+    if auto_note:
+        lines.append(f"  {'auto' if weight_format == FORMAT_AUTO else 'measured'}: {auto_note}")
     kept = ", ".join(f"{n} {why}" for why, n in sorted(plan.kept.items())) or "none"
     lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}], "
                  f"and all norms, biases and modulation parameters")
@@ -280,27 +307,61 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
     return "\n".join(lines)
 
 
+def _report_16bit(source, norm, family, dm, note) -> str:
+    params = list(dm.parameters()) + list(dm.buffers())
+    total = sum(p.numel() * p.element_size() for p in params)
+    dtypes = sorted({_dtype_name(p.dtype) for p in dm.parameters()})
+    return "\n".join([f"Accel FP8 loader: {source}",
+                      f"  model: {family.name} ({family.base_class})",
+                      f"  stored: {norm.describe()}, {format_bytes(norm.stored_bytes)} on disk",
+                      f"  weight_format: auto -> {note}",
+                      f"  weights in memory: {format_bytes(total)} ({', '.join(dtypes)}), as ComfyUI's own loader "
+                      "loads them",
+                      "  compute: ComfyUI's own layers and matmuls (no FP8)"])
+
+
+def _free_vram(profile) -> int | None:
+    """Bytes free for the model on the device ComfyUI samples on, counting the memory of the models it has loaded
+    there (it unloads them to make room). A simulated GPU profile on a CPU-only ComfyUI (tests): the profile's VRAM.
+    None: unknown."""
+    import comfy.model_management as mm
+
+    dev = mm.get_torch_device()
+    if getattr(dev, "type", "cpu") == "cuda":
+        try:
+            free = mm.get_free_memory(dev)
+            for lm in list(getattr(mm, "current_loaded_models", [])):
+                if getattr(lm, "device", None) == dev:
+                    free += lm.model_loaded_memory()
+            return int(free)
+        except Exception as e:  # noqa: BLE001 - a ComfyUI without these functions: unknown
+            log.warn_once(("fp8", "free_vram"), f"free VRAM could not be read ({type(e).__name__}: {e})")
+            return None
+    return profile.vram_bytes if profile.is_gpu else None
+
+
 def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
               extra_keep: str = "", policy: Policy = Policy.FALL_BACK, profile=None, input_name: str = "unet_name",
               disable_dynamic: bool | None = None,
-              activation_scaling: str = ACT_DEFAULT) -> LoadResult:
+              activation_scaling: str = ACT_DEFAULT, auto_16bit: bool | None = None) -> LoadResult:
     """Read and load a safetensors diffusion model file (see `load_state_dict`)."""
     source = os.path.basename(path)
     check_activation_scaling(activation_scaling)  # before reading a large file
     sd, metadata = formats.read_file(path, input_name)
     res = load_state_dict(sd, metadata, source, weight_format, compute, keep, extra_keep, policy, profile,
                           input_name=input_name, disable_dynamic=disable_dynamic,
-                          activation_scaling=activation_scaling)
+                          activation_scaling=activation_scaling, auto_16bit=auto_16bit)
     p = res.patcher
     if comfy_compat.can_reload_patcher(p):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
         # plain values (the policy's word, the node title its errors name): the reload runs outside the node
         p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep,
-                                                   Policy(policy).value, activation_scaling, current_title()))
+                                                   Policy(policy).value, activation_scaling, current_title(),
+                                                   res.auto_16bit))
     return res
 
 
 def _reload_patcher(path, weight_format, compute, keep, extra_keep, policy, activation_scaling=ACT_DEFAULT,
-                    title=None, disable_dynamic=False):
-    with titled(title):
+                    title=None, auto_16bit=None, disable_dynamic=False):
+    with titled(title):  # the first load's `auto` decision is kept: free VRAM differs while the model is loaded
         return load_file(path, weight_format, compute, keep, extra_keep, policy, disable_dynamic=disable_dynamic,
-                         activation_scaling=activation_scaling).patcher
+                         activation_scaling=activation_scaling, auto_16bit=auto_16bit).patcher

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 import torch
 
 from ...kernels import fp8_linear as kfp8
-from ..common import defaults, log
+from ..common import defaults, families, log
 from ..common.errors import AccelError
 from ..common.policy import Policy
 from .options import (ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
-                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, KEEP_AUTO, KEEP_CHOICES, KEEP_EDGE,
-                      KEEP_STANDARD)
+                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES,
+                      KEEP_EDGE, KEEP_STANDARD)
 
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
@@ -39,6 +39,59 @@ def resolve_compute(choice: str, profile, policy: Policy = Policy.FALL_BACK) -> 
         log.warn_once(("fp8", "compute_unsupported", profile.gpu_name or profile.device_kind), msg + "; using dequantize")
         return "dequant", msg + "; using dequantize instead"
     raise AccelError("compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
+
+
+@dataclass
+class AutoFormat:
+    """What `auto` does with a file's weights: keep them 16-bit (ComfyUI's own model) or quantize them to FP8."""
+    keep_16bit: bool
+    note: str = ""  # the report's line ("" for an FP8 file: nothing was decided)
+
+
+def _gib(n) -> str:
+    if n is None:
+        return "unknown"
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+REMEDY_QUANTIZE = "choose a weight_format to quantize anyway (half the weight memory)"
+
+
+def resolve_auto_format(family: str | None, profile, weight_format: str, compute: str, file_quantized: bool,
+                        weights_bytes: int, room_bytes: int, free_bytes: int | None) -> AutoFormat:
+    """The measured per-family rule of `auto` (accel.common.defaults.FP8_AUTO_MEASURED) for a file's weights.
+    Where the FP8 path measured slower than 16-bit for `family` on this GPU class, `auto` keeps a 16-bit file's
+    weights as they are, unless they (`weights_bytes`, in the dtype ComfyUI would load them) and `room_bytes` to
+    sample exceed `free_bytes` (free VRAM; None: unknown): then FP8 as before, since streaming 16-bit weights was not
+    measured against it. An explicit weight_format or compute is always honoured; a family or GPU class without a
+    measurement quantizes as before."""
+    if file_quantized:
+        # a file stored in FP8 (scaled fp8 or any other FP8 form) loads as stored: dequantizing it to 16-bit for
+        # speed was not measured, and it would double its weight memory
+        return AutoFormat(False)
+    row = defaults.row_for(profile).name
+    name = families.family_name(family) if family else "this model"
+    entry = defaults.fp8_measured(family, profile) if family else None
+    explicit = weight_format != FORMAT_AUTO or compute != COMPUTE_AUTO
+    if weight_format == FORMAT_KEEP or (explicit and (entry is None or not entry.keep_16bit)):
+        return AutoFormat(False)  # chosen on the node, and nothing measured speaks against it
+    if entry is None:
+        return AutoFormat(False, f"whether FP8 or 16-bit is faster is not measured for {name} on {row}: quantized to "
+                                 "FP8 as before (weight_format 'keep as stored' keeps 16-bit)")
+    if not entry.keep_16bit:
+        return AutoFormat(False, f"FP8 measured faster than 16-bit for {name} on {row}: {entry.evidence()}")
+    why = f"on {row} the FP8 path measured slower than 16-bit for {name} ({entry.evidence()})"
+    if explicit:
+        chosen = f"weight_format '{weight_format}'" if weight_format != FORMAT_AUTO else f"compute '{compute}'"
+        return AutoFormat(False, f"quantized as chosen ({chosen}), although {why}")
+    need = weights_bytes + room_bytes
+    if free_bytes is not None and need <= free_bytes:
+        return AutoFormat(True, f"kept 16-bit, not quantized: {why}; the 16-bit weights ({_gib(weights_bytes)}) "
+                                f"fit the free VRAM ({_gib(free_bytes)}) with room to sample ({_gib(room_bytes)}), so "
+                                f"the model runs as ComfyUI's own loader would; {REMEDY_QUANTIZE}")
+    return AutoFormat(False, f"quantized to FP8 although {why}: the 16-bit weights ({_gib(weights_bytes)}) and room "
+                             f"to sample ({_gib(room_bytes)}) exceed the free VRAM ({_gib(free_bytes)}), and streaming "
+                             "16-bit weights from RAM was not measured against FP8")
 
 
 def check_activation_scaling(choice: str) -> None:
