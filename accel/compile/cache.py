@@ -119,22 +119,41 @@ def quarantine(err) -> str | None:
     return note
 
 
-def _named_file(err, root: str) -> str | None:
-    """The first path under `root` that `err` or an exception it wraps names in its message (inductor's "Failed to
-    import <file>", a SyntaxError's file, a shared object that does not load), or where its traceback runs the file's
-    module-level code (a file that imports but is not what inductor wrote). A frame inside a function of a cached
-    file is a kernel running, not a file being loaded: an error there (out of memory, a bad input) is no damage."""
-    import traceback
+# A compiler that is missing or fails (no C++ compiler on the machine, a kernel that does not build) is not damage:
+# inductor builds a cached module's kernels while the module is imported, so its errors pass through the cached
+# file's module-level code too. Moving the folder aside then only costs the user their warm kernels, every try.
+_TOOLCHAIN_ERRORS = ("InvalidCxxCompiler", "CppCompileError", "CUDACompileError", "CompilationError")
 
-    seen, e = set(), err
+
+def _chain(err) -> list:
+    out, seen, e = [], set(), err
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        frames = [f.filename for f in traceback.extract_tb(e.__traceback__) if f.name == "<module>"]
+        out.append(e)
+        e = getattr(e, "inner_exception", None) or e.__cause__ or e.__context__
+    return out
+
+
+def _named_file(err, root: str) -> str | None:
+    """The first path under `root` that `err` or an exception it wraps names in its message (inductor's "Failed to
+    import <file>", a SyntaxError's file, a shared object that does not load), or whose module-level code raised an
+    error a damaged file raises (a file that imports but is not what inductor wrote: a SyntaxError, NameError,
+    ImportError, EOFError, OSError, a pickle error). Never for a compiler failure (_TOOLCHAIN_ERRORS) and never for a
+    frame inside a function of a cached file (a kernel running: out of memory, a bad input)."""
+    import pickle
+    import traceback
+
+    chain = _chain(err)
+    if any(type(e).__name__ in _TOOLCHAIN_ERRORS for e in chain):
+        return None
+    damage = (SyntaxError, NameError, ImportError, EOFError, OSError, UnicodeDecodeError, pickle.UnpicklingError)
+    for e in chain:
+        frames = ([f.filename for f in traceback.extract_tb(e.__traceback__) if f.name == "<module>"]
+                  if isinstance(e, damage) else [])
         for text in [str(e), getattr(e, "filename", None) or ""] + frames:
             i = text.find(root)
             if i >= 0:
                 return text[i:].split()[0].rstrip(".,:;)'\"")
-        e = getattr(e, "inner_exception", None) or e.__cause__ or e.__context__
     return None
 
 
