@@ -164,8 +164,10 @@ def parse(argv=None):
 
 # ---------------------------------------------------------------------------------------------------- prompts
 
-def prompt(a, patch: dict | None, width=None, height=None, frames=None, loader="unet", steps=None, prefix="rel"):
-    """UNETLoader (or the FP8 loader) -> [patch node "5"] -> KSampler -> SaveLatent, random conditioning."""
+def prompt(a, patch: dict | None, width=None, height=None, frames=None, loader="unet", steps=None, prefix="rel",
+           seed=0):
+    """UNETLoader (or the FP8 loader) -> [patch node "5"] -> KSampler -> SaveLatent, random conditioning. A prompt that
+    must sample again after an identical one needs another seed: ComfyUI reuses the KSampler's cached output."""
     if loader == "fp8":
         load = {"class_type": "AccelLoadDiffusionModelFP8", "inputs": {
             "unet_name": UNET, "weight_format": "auto", "compute": "auto", "keep_high_precision": "auto (per model family)"}}
@@ -176,7 +178,7 @@ def prompt(a, patch: dict | None, width=None, height=None, frames=None, loader="
          "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {
              "width": width or a.width, "height": height or a.height, "length": frames or a.frames, "batch_size": 1}},
          "6": {"class_type": "KSampler", "inputs": {
-             "model": ["5", 0] if patch else ["1", 0], "seed": 0, "steps": steps or a.steps, "cfg": 1.0,
+             "model": ["5", 0] if patch else ["1", 0], "seed": seed, "steps": steps or a.steps, "cfg": 1.0,
              "sampler_name": "euler", "scheduler": "simple", "positive": ["2", 0], "negative": ["2", 0],
              "latent_image": ["3", 0], "denoise": 1.0}},
          "7": {"class_type": "SaveLatent", "inputs": {"samples": ["6", 0], "filename_prefix": f"reliability/{prefix}"}}}
@@ -421,11 +423,15 @@ def case_multigpu_kill(c: Case, a):
     time.sleep(1)
     c.rec["old_workers_left"] = [p for p in workers if Path(f"/proc/{p}").exists()
                                  and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
-    nxt = c.run(prompt(a, multigpu_node(a), steps=2, prefix="next"), "the next prompt")
+    # another seed: the same prompt as the first would be ComfyUI's cached output, sampling nothing
+    nxt = c.run(prompt(a, multigpu_node(a), steps=2, prefix="next", seed=1), "the next prompt (new workers)")
     c.rec["new_workers"] = worker_pids(c.srv.proc.pid)
     c.rec["next_prompt_ran"] = nxt["status"] == "success"
-    c.rec["ok"] = (r["status"] == "error" and c.rec["next_prompt_ran"] and not c.rec["old_workers_left"]
+    fresh = bool(c.rec["new_workers"]) and not set(c.rec["new_workers"]) & set(workers)
+    c.rec["ok"] = (r["status"] == "error" and c.rec["next_prompt_ran"] and fresh and not c.rec["old_workers_left"]
                    and f"pid {killed}" in str(r.get("error_text")))
+    if c.rec["next_prompt_ran"] and not fresh:
+        c.rec["error"] = "the next prompt ran without new workers (cached, or sampled without Multi-GPU)"
     if r["status"] == "success":
         c.rec["error"] = "the prompt finished before the worker was killed: use a smaller --kill-after"
 
