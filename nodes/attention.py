@@ -66,7 +66,8 @@ def _sparse_inputs():
     return [
         io.Int.Input("dense_steps", default=SPARSE.dense_steps, min=-1, max=10000, optional=True, **advanced(),
                      tooltip="radial_sparse only: exact dense attention on this many first sampling steps of each "
-                             "sampler run; -1 = the first quarter, as the method's authors run it."),
+                             "sampler run; -1 = the first quarter, as the method's authors run it (none in a run that "
+                             "continues a partly denoised latent, e.g. Wan 2.2's second expert)."),
         io.Int.Input("dense_blocks", default=SPARSE.dense_blocks, min=0, max=10000, optional=True, **advanced(),
                      tooltip="radial_sparse only: exact dense attention in this many first and this many last "
                              "transformer blocks."),

@@ -8,7 +8,8 @@ it imports and passes a probe against the masked reference here, else torch flex
 - the latent grid: the input latent's frames x height x width divided by the diffusion model's patch size (Wan
   pads to the patch, so the division rounds up); a model that is not a Wan video model has none;
 - the sampling step (hybrid.StepClock: the sigma's index in the sampler's sigmas, a KSamplerAdvanced slice counts
-  its own) and whether it is one of the dense steps;
+  its own) and whether it is one of the dense steps (with dense_steps -1, a run that starts from a partly denoised
+  latent, e.g. Wan 2.2's second expert, has none: the dense steps are the first steps from pure noise);
 - the number of transformer blocks (len(diffusion_model.blocks); video self-attention calls are counted per model
   call, so the first / last dense blocks are the first / last such calls);
 - core's BlockSparseAttention on the hook (its override on top of ours): then every call of ours runs dense,
@@ -89,12 +90,27 @@ def is_wan(diffusion_model) -> bool:
 class SparseWrapper(StepClock):
     """APPLY_MODEL wrapper (key accel.attention): opens the RadialRun's frame around each model call."""
 
-    __slots__ = ("run", "calls")
+    __slots__ = ("run", "calls", "_cont_for", "_cont")
 
     def __init__(self, run):
         super().__init__()
         self.run = run
         self.calls = None  # (the hybrid schedule's counter; the live report reads report_lines instead)
+        self._cont_for, self._cont = None, False
+
+    def continues(self, executor) -> bool:
+        """Whether this sampler run starts from a partly denoised latent: its first sigma is below the model's largest
+        (Wan 2.2's second expert after KSamplerAdvanced's split, start_at_step > 0, denoise < 1). Once per run (the
+        sigmas StepClock.position converted; sigma_max read once)."""
+        if self._sigmas_obj is not self._cont_for:
+            self._cont_for = self._sigmas_obj
+            ms = getattr(getattr(executor, "class_obj", None), "model_sampling", None)
+            try:
+                smax = float(ms.sigma_max)
+            except Exception:  # noqa: BLE001 - no model sampling: every run counts from its first step
+                smax = None
+            self._cont = bool(self._sigmas) and smax is not None and self._sigmas[0] < smax * (1 - 1e-3)
+        return self._cont
 
     def report_lines(self) -> list:
         return self.run.summary_lines()
@@ -116,7 +132,7 @@ class SparseWrapper(StepClock):
         if grid is not None:
             with comfy_compat.pause_malloc_graph():
                 self.run.prepare(grid, x.device)
-        prev = self.run.enter(grid, step, n, blocks, why)
+        prev = self.run.enter(grid, step, n, blocks, why, continues=step is not None and self.continues(executor))
         try:
             return executor(*args, **kwargs)
         finally:

@@ -280,7 +280,7 @@ HYBRID = HybridDefaults()
 @dataclass(frozen=True)
 class SparseDefaults:
     """The radial_sparse backend (accel/attention/sparse.py). dense_steps -1: the first quarter of each sampler run's
-    steps, rounded up: the published radial-attention scripts (github.com/mit-han-lab/radial-attention @72788d4f,
+    steps, rounded up, in a run from pure noise (none in a run that continues a partly denoised latent): the published radial-attention scripts (github.com/mit-han-lab/radial-attention @72788d4f,
     scripts/) keep 12 of 50 steps dense for Wan 2.1 14B, 11 of 40 for Wan 2.2 A14B and 1 of 4 with the LightX2V
     4-step LoRA, i.e. about a quarter. dense_blocks 1: the first block (the scripts' dense_layers=1) and, our
     addition, the last. decay_factor 0.2: the scripts' setting for Wan 2.1 and the 4-step runs (Wan 2.2 40-step: 0.8)."""

@@ -76,10 +76,10 @@ def inputs(seed=0):
     return torch.randn(1, 16, GRID[0], 2 * GRID[1], 2 * GRID[2], generator=g), torch.randn(1, 8, 4096, generator=g)
 
 
-def forward(patcher, x, ctx, sigma):
+def forward(patcher, x, ctx, sigma, sigmas=SIGMAS):
     from accel_harness.forward import Forward
 
-    with torch.inference_mode(), Forward(patcher, sample_sigmas=SIGMAS) as f:
+    with torch.inference_mode(), Forward(patcher, sample_sigmas=sigmas) as f:
         return f(x, sigma, ctx).float()
 
 
@@ -188,10 +188,30 @@ def test_radial_sparse_matches_reference_on_sparse_and_exact_on_dense(A, SP, RT,
         assert not close(out, forward(radial(A, SP, base, mod)[0], x, ctx, 0.7), 1e-3)[0]
 
 
+def test_a_run_that_continues_a_denoised_latent_has_no_auto_dense_step(A, SP, RT, M, mod, stats):
+    """Wan 2.2 A14B's LightX2V split: the low-noise expert's KSamplerAdvanced run starts at sigma 0.7, below the
+    model's largest (1.0). Under dense_steps -1 its first step is sparse (the authors keep 1 of the 4 steps dense: the
+    high-noise expert's first); a number set by hand still applies to it; a run from pure noise keeps its dense step."""
+    model = tiny_wan(M)
+    x, ctx = inputs()
+    tail = [0.7, 0.4, 0.0]  # the second expert's slice of [1.0, 0.85, 0.7, 0.4, 0.0]
+    patched = radial(A, SP, model, mod)[0]
+    run = sparse_wrapper(SP, patched).run
+    forward(patched, x, ctx, 0.7, tail)
+    assert run.sparse_calls == 2 and run.reasons.get(RT.STEP, 0) == 0, (run.sparse_calls, run.reasons)
+    forward(patched, x, ctx, 1.0, [1.0, 0.85, 0.7])  # the first expert's slice: step 0 dense
+    assert run.sparse_calls == 2 and run.reasons[RT.STEP] == 4, run.reasons
+    by_hand = radial(A, SP, model, mod, dense_steps=1)[0]
+    run1 = sparse_wrapper(SP, by_hand).run
+    forward(by_hand, x, ctx, 0.7, tail)
+    assert run1.sparse_calls == 0 and run1.reasons[RT.STEP] == 4, run1.reasons
+
+
 def test_settings_inputs_and_errors(SP, RT, AccelError):
     s = SP.settings_from_inputs(dense_steps=-1, dense_blocks=2, decay_factor=0.5)
     assert (s.steps_for(4), s.steps_for(50), s.steps_for(20), s.dense_blocks) == (1, 13, 5, 2)
     assert SP.settings_from_inputs(dense_steps=3).steps_for(50) == 3
+    assert (s.steps_for(2, continues=True), SP.settings_from_inputs(dense_steps=3).steps_for(50, continues=True)) == (0, 3)
     for name, bad in (("dense_steps", -2), ("dense_blocks", -1), ("decay_factor", 0.0)):
         with pytest.raises(AccelError) as ei:
             SP.settings_from_inputs(**{name: bad})

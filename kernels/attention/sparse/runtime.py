@@ -68,10 +68,14 @@ class RadialSettings:
         if not self.decay_factor > 0:
             raise ValueError(f"decay_factor must be > 0, got {self.decay_factor!r}")
 
-    def steps_for(self, n_steps: int) -> int:
-        """Dense steps of a sampler run of `n_steps` steps."""
+    def steps_for(self, n_steps: int, continues: bool = False) -> int:
+        """Dense steps of a sampler run of `n_steps` steps. `continues`: the run starts from a partly denoised latent
+        (its first sigma below the model's largest: Wan 2.2's second expert, KSamplerAdvanced start_at_step > 0,
+        denoise < 1). AUTO's dense steps are the first steps from pure noise, where the video's layout forms
+        (the authors keep 1 of LightX2V's 4 steps dense: the high-noise expert's first), so such a run has none; a
+        number set by hand applies to every run."""
         if self.dense_steps == AUTO:
-            return math.ceil(n_steps / 4) if n_steps > 0 else 0
+            return math.ceil(n_steps / 4) if n_steps > 0 and not continues else 0
         return self.dense_steps
 
     def policy(self, n_steps: int) -> DensePolicy:
@@ -79,7 +83,8 @@ class RadialSettings:
 
     def describe_steps(self) -> str:
         if self.dense_steps == AUTO:
-            return "the first quarter of each sampler run's steps, rounded up (dense_steps -1: 1 of 4, 5 of 20)"
+            return ("the first quarter of each sampler run's steps from pure noise, rounded up (dense_steps -1: 1 of 4, "
+                    "5 of 20); none in a run that continues a partly denoised latent (Wan 2.2's second expert)")
         return f"the first {self.dense_steps} step(s) of each sampler run"
 
 
@@ -168,10 +173,10 @@ class RadialRun:
 
     # --- a model call ---------------------------------------------------------------------------------------
     def enter(self, grid: Optional[VideoGrid], step: Optional[int], n_steps: int, total_blocks: int,
-              why: str = OUTSIDE):
+              why: str = OUTSIDE, continues: bool = False):
         """Open this thread's frame for one model call (returns what `exit` restores). grid None: every call of it
-        runs dense for `why`."""
-        dense_step = step is not None and n_steps > 0 and step < self.settings.steps_for(n_steps)
+        runs dense for `why`. continues: the sampler run starts from a partly denoised latent (steps_for)."""
+        dense_step = step is not None and n_steps > 0 and step < self.settings.steps_for(n_steps, continues)
         prev = (getattr(_local, "run", None), getattr(_local, "frame", None))
         _local.run, _local.frame = self, _Frame(grid, why, step, n_steps, dense_step, total_blocks)
         self.model_calls["dense step" if dense_step else "sparse step"] += 1
