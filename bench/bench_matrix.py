@@ -76,6 +76,7 @@ CHAINS = {
     "attention_fp8_all": "Accel Attention flash_attn_3_fp8 on every step (no hybrid schedule)",
     "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with comfy-kitchen)",
     "level1_fast": "Accel Wan Level-1 quality fast, compile_mode default",
+    "level1_sparse": "Accel Wan Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
     "fp8_level1_fast": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1 quality fast (hybrid schedule defaults)",
     "fp8_attnfp8_compile": "Accel Load Diffusion Model (FP8) -> Accel CUDA Settings -> Accel Attention flash_attn_3_fp8 "
                            "on every step -> Accel Compile (the combined quantized path per forward)",
@@ -407,7 +408,7 @@ class Matrix:
                        "level1_fast": ("core", "level1_fast"), "kj_sage_compile": ("core", "kj_sage_compile"),
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
-                       "fp8_level1_fast": ("fp8", "level1_fast")}
+                       "fp8_level1_fast": ("fp8", "level1_fast"), "level1_sparse": ("core", "level1_sparse")}
 
     def build_workflow(self, name, path):
         """((high, low) experts, report) for one chain of the users' workflow (see the module docstring)."""
@@ -472,6 +473,8 @@ class Matrix:
         if name == "level1_fast":
             return call_node("AccelWanLevel1", model=base, compile_mode="default", quality="fast",
                              on_failure="error")[:2]
+        if name == "level1_sparse":  # the option's text (accel.wan_level1.preset.SPARSE); the node validates it
+            return call_node("AccelWanLevel1", model=base, quality="sparse (radial, opt-in)", on_failure="error")[:2]
         if name == "core_ck_int8":
             import nodes
 
