@@ -14,3 +14,14 @@ export TORCHINDUCTOR_CACHE_DIR="${TORCHINDUCTOR_CACHE_DIR:-/tmp/inductor-cache}"
 if [ -d /tmp/carry/kjnodes ] && [ ! -e "$COMFYUI_PATH/custom_nodes/ComfyUI-KJNodes" ]; then
   ln -s /tmp/carry/kjnodes "$COMFYUI_PATH/custom_nodes/ComfyUI-KJNodes"
 fi
+# FlashAttention-4 (bench/prepare_fa4_carry.sh): two archives carried in two calls; unpacked as each arrives, on the
+# path once both are there
+for _p in fa4b fa4a; do
+  if [ -f ".$_p/$_p.tar.xz" ] && [ ! -e "/tmp/fa4/.$_p" ]; then
+    mkdir -p /tmp/fa4 && xz -dc ".$_p/$_p.tar.xz" | tar -C /tmp/fa4 -xf - && touch "/tmp/fa4/.$_p"
+  fi
+done
+if [ -e /tmp/fa4/.fa4a ] && [ -e /tmp/fa4/.fa4b ]; then
+  # the wheel's .pth line (a PYTHONPATH folder runs none): cutlass's packages live under dsl_packages
+  export PYTHONPATH="/tmp/fa4:/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
+fi
