@@ -258,7 +258,7 @@ def K(mod):
     return mod("kernels.fp8_linear")
 
 
-def test_lightx2v_lora_through_lora_loader_on_tiny_wan(O, M, fp8, monkeypatch):
+def test_lightx2v_lora_through_lora_loader_on_tiny_wan(O, M, fp8, mod, monkeypatch):
     """The LightX2V layout (lora_down / lora_up / alpha on every block Linear, diff_b on ffn.2, diff on norm3) through
     ComfyUI's LoraLoaderModelOnly node on the FP8 loader's tiny Wan, loaded lowvram: a whole forward with the
     low-rank path equals the same forward with every layer on the dense path (ComfyUI's patched weights), and the
@@ -268,6 +268,7 @@ def test_lightx2v_lora_through_lora_loader_on_tiny_wan(O, M, fp8, monkeypatch):
 
     from accel_harness.forward import Forward  # noqa: F401  (ComfyUI's model code imported)
 
+    O_report = mod("accel.common.live_report").run_lines
     ldir = folder_paths.get_folder_paths("loras")[0]
     name = "lowrank_lightx2v.safetensors"
     M.save_safetensors(lora_sd(M, rank=4, seed=8, alpha=4.0, bias_diffs=True), f"{ldir}/{name}")
@@ -283,12 +284,14 @@ def test_lightx2v_lora_through_lora_loader_on_tiny_wan(O, M, fp8, monkeypatch):
 
     nolora = forward(fp8.patcher)
     low = forward(p)
-    n_lin = len(fp8.stats.formats) if isinstance(fp8.stats.formats, list) else None
     assert rt.calls["lora_lowrank"] > 0 and rt.calls["lora_dense"] == 0, rt.calls
+    line = [ln for ln in O_report(p) if ln.startswith("FP8 LoRA:")]  # the after-run report says which path ran
+    assert line == [f"FP8 LoRA: {rt.calls['lora_lowrank']} layer call(s) added the LoRA beside the FP8 weights "
+                    "(low-rank), 0 patched the whole weight per call (dense: the log says why)"], line
     monkeypatch.setattr(O, "lowrank_factors", lambda *a, **k: "the test's dense reference")
     dense = forward(p)
     assert rt.calls["lora_dense"] == rt.calls["lora_lowrank"], rt.calls  # every patched layer, once each way
     print(f"\nLightX2V tiny Wan: low-rank vs dense rel {rel(low, dense):.2e}, LoRA effect {rel(dense, nolora):.3f}, "
-          f"calls {rt.calls} ({n_lin})")
+          f"calls {rt.calls}")
     assert rel(dense, nolora) >= EFFECT_MIN
     assert rel(low, dense) <= MODEL_TOL
