@@ -596,6 +596,8 @@ class Matrix:
                 r.update(_fidelity(lat, ref))
                 log(f"round {rnd}: {n} {t:.2f} s {_short(r)}")
             self.save()
+        for n in order:
+            self.res["chains"][n]["fp8_calls"] = self.fp8_calls(models[n])
         base_t = _median(self.res["chains"]["stock"]["times_s"]) if "stock" in models else None
         for n, r in self.res["chains"].items():
             t = _median(r.get("times_s") or [])
@@ -632,6 +634,18 @@ class Matrix:
             r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
         return t, lat
 
+    def fp8_calls(self, m):
+        """Layer calls per path of the FP8 loader's model(s) of a chain over its runs (accel.fp8.ops FP8Runtime.calls:
+        "fp8" / "dequant" matmuls, "lora_lowrank" / "lora_dense" for a LoRA applied per call), or None."""
+        ops = self.H.pack_module("accel.fp8.ops")
+        out = []
+        for x in (m if isinstance(m, tuple) else (m,)):
+            rt = next((mod.accel_fp8_runtime for mod in x.model.diffusion_model.modules() if ops.is_accel_linear(mod)),
+                      None)
+            if rt is not None:
+                out.append(dict(rt.calls))
+        return out or None
+
     def compile_summary(self, m):
         """What Accel Compile did on the chain's model(s) (accel.compile.compile_status), or None."""
         C = self.H.pack_module("accel.compile")
@@ -662,6 +676,7 @@ class Matrix:
                     ref = lat
                 for rnd in range(self.a.rounds):
                     t, lat = self.timed(m, r)
+                r["fp8_calls"] = self.fp8_calls(m)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
             except Skipped as e:

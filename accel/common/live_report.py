@@ -72,7 +72,26 @@ def run_lines(patcher) -> list[str]:
             if not st["fell_back"] or why not in st["reason"]:
                 lines.append(f"  failed with mode {mode}: {why}")
     lines += _hybrid_lines(patcher)
+    lines += _fp8_lora_lines(patcher)
     return lines
+
+
+def _fp8_lora_lines(patcher) -> list[str]:
+    """A model from the pack's FP8 loader with a LoRA applied per call: which path its layers took (accel.fp8.ops),
+    counted over the model's life (compiled blocks count the layers their fetcher prepared)."""
+    try:
+        from ..fp8.ops import is_accel_linear
+
+        rt = next((m.accel_fp8_runtime for m in patcher.model.diffusion_model.modules() if is_accel_linear(m)), None)
+    except Exception:  # noqa: BLE001
+        return []
+    if rt is None:
+        return []
+    low, dense = rt.calls.get("lora_lowrank", 0), rt.calls.get("lora_dense", 0)
+    if not (low or dense):
+        return []
+    return [f"FP8 LoRA: {low} layer call(s) added the LoRA beside the FP8 weights (low-rank), {dense} patched the "
+            f"whole weight per call (dense: the log says why)"]
 
 
 def _hybrid_lines(patcher) -> list[str]:

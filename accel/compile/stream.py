@@ -17,7 +17,9 @@ their own state back and the prefetch state is released (`cleanup_prefetched_mod
 not vbar-backed but still cast per call (legacy partial loads, small force-loaded layers with weight
 functions) are fetched with `comfy.ops.cast_bias_weight`. The compiled graph therefore only ever sees
 resident tensors: one graph for every block, no guard on LoRA objects, no graph break per layer, and
-ComfyUI keeps deciding what stays in VRAM.
+ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA are fetched as stored
+(fp8) and get the LoRA factors as `accel_lora` for the call: the graph runs the FP8 matmul plus the low-rank term
+(accel.fp8.ops); other weight patches on them are applied to the dequantized weight and requantized here.
 
 Only one block's streamed weights are materialised at a time, like stock ComfyUI's per-layer casting
 (a 14B Wan block is ~0.7 GB in fp16). Everything is feature-detected; where the running ComfyUI lacks
@@ -91,6 +93,10 @@ class BlockFetcher:
                     self.plans[plan] = self.plans.get(plan, 0) + 1
                     continue
                 if _is_pack_fp8(m) and _has_functions(m):
+                    stored, lr = _pack_fp8_lowrank(m, x)
+                    if stored:  # plain LoRA (or bias patches only): the stored fp8 weight, the LoRA beside it
+                        saved.append((_restore_lowrank, _swap_in_lowrank(m, lr, *_fetch_stored_fp8(m, x, id(m) in vset))))
+                        continue
                     saved.append((_restore_fp8, _swap_in_fp8(m, *_fetch_patched_fp8(m, x, id(m) in vset))))
                     continue
                 keep = stored_scaled(m)  # pre-scaled low-precision weights stay as stored
@@ -121,8 +127,57 @@ def _is_pack_fp8(m) -> bool:
     return getattr(m, "accel_fp8_runtime", None) is not None and getattr(m, "weight_scale", None) is not None
 
 
+def _pack_fp8_lowrank(m, x):
+    """(fetch the stored weight?, LoRA factors or None) for a pack FP8 layer with patches: the factors when its
+    weight patches are all plain low-rank LoRAs (counted as such in its model's runtime), the stored weight without
+    factors when only its bias is patched, else (False, None): the dense path (counted, its reason logged once by
+    accel.fp8.ops)."""
+    from ..fp8 import ops as fp8_ops
+
+    fns = m._weight_fns()
+    if not fns:
+        return True, None
+    lr = fp8_ops.lowrank_for(m, fns, x.device, x.dtype)
+    if lr is None:
+        return False, None
+    m.accel_fp8_runtime.calls["lora_lowrank"] += 1
+    return True, lr
+
+
+def _fetch_stored_fp8(m, x, vbar: bool):
+    """The pack's FP8 Linear whose LoRA runs beside its FP8 matmul: the weight as stored (fp8, its own scale), the
+    bias with its patches (`diff_b`) applied as ComfyUI applies them."""
+    import comfy.ops as ops
+
+    device, dtype = x.device, x.dtype
+    saved = (m.weight_function, {a: m.__dict__[a] for a in _LOWVRAM_ATTRS[:1] if a in m.__dict__})
+    m.weight_function = []
+    for a in saved[1]:
+        m.__dict__[a] = None
+    try:
+        if vbar:
+            return ops.resolve_cast_module_with_vbar(m, m.weight.dtype, device, dtype, None, False)
+        return ops.cast_bias_weight(m, None, dtype=m.weight.dtype, device=device, bias_dtype=dtype)
+    finally:
+        m.weight_function = saved[0]
+        for a, v in saved[1].items():
+            m.__dict__[a] = v
+
+
+def _swap_in_lowrank(m, lr, w8, b):
+    item = _swap_in(m, w8, b, True)
+    m.__dict__["accel_lora"] = lr
+    return item
+
+
+def _restore_lowrank(item):
+    item[0].__dict__.pop("accel_lora", None)
+    _restore(item)
+
+
 def _fetch_patched_fp8(m, x, vbar: bool):
-    """The pack's FP8 Linear with LoRA / weight functions (Accel Load Diffusion Model (FP8) -> LoraLoader): its
+    """The pack's FP8 Linear with weight patches that are not plain low-rank LoRAs (those run beside the FP8 matmul:
+    `_pack_fp8_lowrank`), e.g. a full `diff`, LoHa, LoKr or DoRA (Accel Load Diffusion Model (FP8) -> LoraLoader): its
     stored fp8 weight is fetched as stored (ComfyUI's own cast path would apply the functions to the unscaled fp8
     values), dequantized with its scale, patched (LoRA on the true values, as the layer's eager path does), and
     requantized with a fresh scale of the same granularity (a LoRA that grows the weight does not saturate), all

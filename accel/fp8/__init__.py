@@ -18,7 +18,8 @@ can ask for fp32 accumulation or 1x128 activation blocks instead, `plan.resolve_
 dequantizes its weight per layer to the compute dtype. Weights are fetched through
 comfy.ops.cast_bias_weight, so offloading/lowvram work; `convert_weight`/`set_weight` make LoRA weight
 patches apply to the true (scaled) values and requantize with ComfyUI's stochastic rounding; per-forward
-weight functions (LoRA in lowvram mode, hooks) run on the dequantized weight.
+weight functions (LoRA in lowvram mode or under DynamicVRAM, hooks) run on the dequantized weight, except a plain
+low-rank LoRA, which is added beside the FP8 matmul (`ops` module docstring).
 
 Layout (one concern per file): ``options`` (the nodes' choices), ``formats`` (file forms: read, normalize, write),
 ``ops`` (the FP8 Linear and its runtime), ``plan`` (compute path, layers kept in high precision), ``finalize``

@@ -1,7 +1,28 @@
 """FP8 Linear layers inside ComfyUI: the runtime configuration of one loaded model and the custom operations
-(a comfy.ops.manual_cast subclass) whose Linear runs an FP8 matmul or dequantizes its weight per layer."""
+(a comfy.ops.manual_cast subclass) whose Linear runs an FP8 matmul or dequantizes its weight per layer.
+
+LoRA beside the FP8 matmul (the low-rank path). Where a LoRA stays a per-forward weight function (ComfyUI 0.33's
+DynamicVRAM `weight_lowvram_function`, lowvram / partial loads on every version: a `LowVramPatch`), ComfyUI's own
+way is to patch the whole weight on every call (`comfy.lora.calculate_weight`: W + s * up @ down), which here also
+means dequantizing the fp8 weight and giving up the FP8 matmul. When every patch of a layer is a plain low-rank
+LoRA (ComfyUI's `LoRAAdapter` without mid / DoRA / reshape, no offset, no patch function, strength_model 1) the
+layer instead runs its normal path on the stored fp8 weight (the FP8 matmul, or the dequantized weight where FP8
+compute is off) and adds sum_i strength_i * alpha_i / rank_i * (x @ down_i^T) @ up_i^T. The factors are concatenated
+once (the scales folded into `up`), cast to the compute device and dtype, and cached on the layer; the cache key is
+the patch set (each patch's strength, alpha and its up/down tensors, held by weak reference, and the weight
+functions themselves), so a strength change, another LoRA or a reload rebuilds it, and the cache is dropped as soon
+as ComfyUI lets go of the weight functions or the LoRA tensors (unpatch, unload, another LoRA). Numerically the
+LoRA term is computed in the compute dtype (16-bit on a GPU) beside the FP8 matmul instead of being added to the
+dequantized weight (ComfyUI's lowvram path) or rounded into the fp8 weight (a full load): the same sum in another
+order, with the LoRA no longer subject to fp8 rounding. Any other patch (a full `diff`, LoHa, LoKr, DoRA, hooks,
+weight wrappers) keeps the dense path, logged once per reason; bias patches (`diff_b`) are applied as ComfyUI
+applies them in both paths. Compiled blocks (Accel Compile, Wan Level-1) get the factors from the block fetcher
+(accel.compile.stream) as the instance attribute `accel_lora`, so the graph sees two tensors, not the patch
+objects: one graph for every block and strength. `FP8Runtime.calls` counts `lora_lowrank` / `lora_dense` layer
+calls (the after-run report says which path ran)."""
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import torch
@@ -30,7 +51,9 @@ class FP8Runtime:
     # torch's (missing_keys, unexpected_keys) lists of the model's load_state_dict call, the ones ComfyUI
     # only logs as "unet missing/unexpected" (see check_keys)
     load_keys: tuple | None = None
-    calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0})
+    # layer calls per path: "fp8" / "dequant" (the matmul), and for layers with a LoRA weight function
+    # "lora_lowrank" (LoRA beside the matmul) / "lora_dense" (the whole weight patched per call)
+    calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0, "lora_lowrank": 0, "lora_dense": 0})
     # layer -> (values clipped, values) when weight patches (LoRAs) were baked into its fp8 weight with its scale
     saturated: dict = field(default_factory=dict)
 
@@ -93,6 +116,110 @@ def apply_weight_fn(f, w):
     return f(w)
 
 
+# --- LoRA beside the FP8 matmul (see the module docstring) -----------------------------------------------------
+
+def _lora_adapter_class():
+    try:
+        from comfy.weight_adapter.lora import LoRAAdapter
+    except ImportError:  # a ComfyUI without weight adapters: no patch is recognised as low-rank
+        return None
+    return LoRAAdapter
+
+
+def plain_lora_terms(fns, out_features: int, in_features: int):
+    """[(up, down, scale)] of every patch the weight functions `fns` apply, when all are plain low-rank LoRAs on
+    the whole weight (read from the patcher's own patch list, never from ComfyUI 0.33's per-call prepared copies);
+    else the reason (a str) why the layer keeps the dense path."""
+    adapter = _lora_adapter_class()
+    out = []
+    for f in fns:
+        patches, key = getattr(f, "patches", None), getattr(f, "key", None)
+        if not isinstance(patches, dict) or key is None or key not in patches:
+            return "a weight function that is no LoRA patch (a hook or weight wrapper)"
+        for p in patches[key]:
+            if not isinstance(p, tuple) or len(p) != 5:
+                return "a patch in an unknown form"
+            strength, v, strength_model, offset, function = p
+            if function is not None:
+                return "a patch with a function"
+            if offset is not None:
+                return "a patch on part of the weight (offset)"
+            if strength_model != 1.0:
+                return "a patch with strength_model != 1"
+            if adapter is None or type(v) is not adapter:
+                name = getattr(v, "name", None) or (v[0] if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)
+                                                     else "diff")
+                return f"a '{name}' patch (not a low-rank LoRA)"
+            up, down, alpha, mid, dora_scale, reshape = v.weights
+            if mid is not None:
+                return "a LoRA with a mid (Tucker) factor"
+            if dora_scale is not None:
+                return "a DoRA LoRA (dora_scale)"
+            if reshape is not None:
+                return "a LoRA that reshapes the weight"
+            if not (isinstance(up, torch.Tensor) and isinstance(down, torch.Tensor) and up.ndim == 2 and down.ndim == 2
+                    and up.shape[0] == out_features and down.shape[1] == in_features and up.shape[1] == down.shape[0]):
+                return "a LoRA whose factors do not match the layer's shape"
+            rank = down.shape[0]
+            out.append((up, down, float(strength) * (float(alpha) / rank if alpha is not None else 1.0)))
+    return out
+
+
+_LORA_CACHE = "_accel_lora_cache"
+
+
+def _drop_cache(layer_ref, dead):
+    def callback(_ref):
+        layer = layer_ref()
+        c = None if layer is None else layer.__dict__.get(_LORA_CACHE)
+        if c is not None and c[2] is dead:
+            del layer.__dict__[_LORA_CACHE]
+    return callback
+
+
+def lowrank_factors(layer, fns, device, dtype):
+    """(down (R, in), up (out, R)) on `device` in `dtype`, every LoRA of `fns` concatenated with its scale folded
+    into `up`, cached on `layer` per patch set; or the reason (a str) why the layer keeps the dense path."""
+    terms = plain_lora_terms(fns, layer.out_features, layer.in_features)
+    if isinstance(terms, str):
+        return terms
+    if not terms:
+        return "a weight function without patches"
+    sig = (str(device), dtype, tuple(s for _, _, s in terms))
+    srcs = tuple(fns) + tuple(t for u, d, _ in terms for t in (u, d))
+    c = layer.__dict__.get(_LORA_CACHE)
+    if c is not None and c[0] == sig and len(c[1]) == len(srcs) and all(r() is t for r, t in zip(c[1], srcs)):
+        return c[2]
+    down = torch.cat([d.to(device=device, dtype=torch.float32) for _, d, _ in terms], dim=0).to(dtype)
+    up = torch.cat([u.to(device=device, dtype=torch.float32) * s for u, _, s in terms], dim=1).to(dtype)
+    factors = (down.contiguous(), up.contiguous())
+    cb = _drop_cache(weakref.ref(layer), factors)  # the cache dies with the weight functions or the LoRA tensors
+    try:
+        refs = tuple(weakref.ref(t, cb) for t in srcs)
+    except TypeError:  # a weight function that takes no weak reference: rebuilt per call, never kept
+        return factors
+    layer.__dict__[_LORA_CACHE] = (sig, refs, factors)
+    return factors
+
+
+def lowrank_for(layer, fns, device, dtype):
+    """`lowrank_factors`, with the dense fallback counted in the model's runtime and its reason logged once."""
+    got = lowrank_factors(layer, fns, device, dtype)
+    if isinstance(got, str):
+        rt = layer.accel_fp8_runtime
+        rt.calls["lora_dense"] += 1
+        log.info_once(("fp8", "lora_dense", rt.source, got),
+                      f"{rt.source}: some layers patch their whole weight per call (no FP8 matmul) for {got}; plain "
+                      f"LoRAs run beside the FP8 matmul")
+        return None
+    return got
+
+
+def add_lowrank(out, x, factors):
+    down, up = factors
+    return out + torch.nn.functional.linear(torch.nn.functional.linear(x, down), up)
+
+
 def make_operations(rt: FP8Runtime, manual_cast: bool = True):
     """ComfyUI custom operations (pass as model_options["custom_operations"]): an FP8-aware Linear
     (a comfy.ops.manual_cast.Linear: it always casts its weight per forward) beside ComfyUI's other
@@ -123,6 +250,7 @@ def make_operations(rt: FP8Runtime, manual_cast: bool = True):
 
 
 _LINEAR_CLASS: list = []
+_ABSENT = object()
 
 
 def _linear_class():
@@ -138,6 +266,8 @@ def _linear_class():
 
     class Linear(ops.manual_cast.Linear):
         accel_fp8_runtime = None  # this layer's model's FP8Runtime (set on each instance by make_operations)
+        # (down, up) LoRA factors for the duration of one compiled block call (accel.compile.stream), else None
+        accel_lora = None
 
         def reset_parameters(self):
             self.register_parameter("weight_scale", None)
@@ -225,6 +355,38 @@ def _linear_class():
         def _accel_forward(self, input, *args, **kwargs):
             if self.weight_scale is None:
                 return super().forward_comfy_cast_weights(input, *args, **kwargs)
+            lr = self.accel_lora
+            if lr is not None:  # a compiled block: the fetcher gave us the stored weight and the LoRA factors
+                return add_lowrank(self._matmul_forward(input, *args, **kwargs), input, lr)
+            if not _compiling():
+                fns = self._weight_fns()
+                if fns:
+                    lr = lowrank_for(self, fns, input.device, input.dtype)
+                    if lr is not None:
+                        hidden = self._hide_weight_fns()
+                        try:
+                            out = self._matmul_forward(input, *args, **kwargs)
+                        finally:
+                            self._restore_weight_fns(hidden)
+                        self.accel_fp8_runtime.calls["lora_lowrank"] += 1
+                        return add_lowrank(out, input, lr)
+            return self._matmul_forward(input, *args, **kwargs)
+
+        def _hide_weight_fns(self):
+            """Hide the LoRA weight functions (eager only) so that ComfyUI's cast path hands over the stored
+            weight; bias patches stay and are applied there, as in the dense path."""
+            saved = (self.weight_function, self.__dict__.get("weight_lowvram_function", _ABSENT))
+            self.weight_function = []
+            if saved[1] is not _ABSENT:
+                self.__dict__["weight_lowvram_function"] = None
+            return saved
+
+        def _restore_weight_fns(self, saved):
+            self.weight_function = saved[0]
+            if saved[1] is not _ABSENT:
+                self.__dict__["weight_lowvram_function"] = saved[1]
+
+        def _matmul_forward(self, input, *args, **kwargs):
             rt = self.accel_fp8_runtime
             fns = self._weight_fns()
             if not fns and rt.fast and (input.device.type != "cpu" or rt.allow_cpu):

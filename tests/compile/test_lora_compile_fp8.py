@@ -244,3 +244,65 @@ def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
         assert st["recompiles"] == before["recompiles"] and not st["fell_back"], (which, st)
     assert cos05 >= cos_min and mad05 <= max_abs, (cos05, mad05)
     assert max_diff(out05, out1) > LORA_MIN, "the output did not follow the new LoRA strength"
+
+
+def _lowvram_apply(p, x, ctx):
+    """One model call of `p` loaded with nothing resident (lowvram_model_memory=1: the LoRA stays a per-call weight
+    function, as under ComfyUI 0.33's DynamicVRAM, which needs CUDA), then unpatched."""
+    import copy
+
+    import comfy.model_management as mm
+    import comfy.patcher_extension as pe
+
+    mm.unload_all_models()
+    p.patch_model(p.load_device, lowvram_model_memory=1)
+    try:
+        q = p.model.diffusion_model.blocks[0].self_attn.q
+        assert q.weight_function and q.weight_scale is not None  # the case under test
+        to = copy.copy(p.model_options.get("transformer_options", {}))
+        to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
+        to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
+        with torch.inference_mode():
+            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
+    finally:
+        p.unpatch_model(p.offload_device)
+
+
+def test_lowvram_lightx2v_lora_runs_beside_the_fp8_matmul_compiled(pack, mod, M, comfy):
+    """The FP8 loader's two experts with the LightX2V LoRA kept as a per-call weight function (lowvram; DynamicVRAM on
+    ComfyUI 0.33 streams every model this way) under Wan Level-1: every block Linear takes the low-rank path (the
+    block fetcher hands the LoRA factors to the graph, accel.compile.stream), the high-noise expert compiles one graph
+    for all its blocks, the low-noise expert reuses it, a strength change compiles nothing, and the output equals
+    the eager model with the same LoRA (COS_MIN / MAX_ABS, as above)."""
+    graphs = mod("accel.compile.dynamo_compat").unique_graphs
+    files = _write_experts(M, comfy, "lowvram")
+    experts = {k: _load(mod, M, "fp8", p) for k, p in files.items()}
+    loras = _write_loras(M, comfy)
+    x, ctx = M.wan_latent(1, 32, 32)["samples"], M.conditioning(8, seed=1)[0][0]
+    rts = {k: e.model.diffusion_model.blocks[0].self_attn.q.accel_fp8_runtime for k, e in experts.items()}
+    import nodes
+
+    def model(which, strength, level1):
+        (m,) = nodes.LoraLoaderModelOnly().load_lora_model_only(experts[which], loras[which], strength)
+        (m,) = nodes.NODE_CLASS_MAPPINGS["ModelSamplingSD3"]().patch(m, SHIFT)
+        if level1:
+            m = H.call_node("AccelWanLevel1", m, attention=True, compile=True, compile_mode="auto", tf32=True,
+                            cudnn_benchmark=True, on_failure="fall back")["result"][0]
+        return m
+
+    ref = {(k, s): _lowvram_apply(model(k, s, False), x, ctx) for k in experts for s in (1.0, 0.5)}
+    assert all(rt.calls["lora_lowrank"] > 0 and rt.calls["lora_dense"] == 0 for rt in rts.values()), rts
+    assert max_diff(ref["high", 1.0], ref["high", 0.5]) > LORA_MIN
+    for strength in (1.0, 0.5):
+        new = []
+        for which in ("high", "low"):
+            n0, g0 = rts[which].calls["lora_lowrank"], graphs()
+            out = _lowvram_apply(model(which, strength, True), x, ctx)
+            new.append(graphs() - g0)
+            cos, mad = fidelity(out, ref[which, strength])
+            print(f"\n[lowvram {which} {strength}] Level-1 vs eager: cosine {cos:.9f}, max|diff| {mad:.2e}, "
+                  f"new graphs {new[-1]}, calls {rts[which].calls}")
+            assert cos >= COS_MIN and mad <= MAX_ABS, (which, strength, cos, mad)
+            assert rts[which].calls["lora_lowrank"] > n0 and rts[which].calls["lora_dense"] == 0, rts[which].calls
+        want = [1, 0] if strength == 1.0 else [0, 0]  # one graph for every block of both experts, then none
+        assert new == want, f"graphs compiled per expert: {new}, expected {want}"
