@@ -20,6 +20,7 @@ Standalone on purpose: needs torch (and optionally fa3-fwd, flash-attn-4, comfy-
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import sys
 import time
 import traceback
@@ -54,7 +55,10 @@ def versions() -> dict:
     for mod, name in (("flash_attn.cute", "flash-attn-4"), ("comfy_kitchen", "comfy-kitchen")):
         try:
             m = importlib.import_module(mod)
-            v[name] = getattr(m, "__version__", "importable")
+            try:  # the distribution's version (flash-attn-4's module says 0.0.0)
+                v[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                v[name] = getattr(m, "__version__", "importable")
         except Exception as e:  # noqa: BLE001
             v[name] = f"not importable: {type(e).__name__}: {str(e)[:120]}"
     return v

@@ -189,7 +189,8 @@ def pick_kernel(device) -> tuple[str, list]:
         why = probe_sparse("fa4", device)
         if why is None:
             return "fa4", ["sparse kernel: FlashAttention-4 block-sparse (flash_attn.cute, block_sparse_tensors): "
-                           "passed a probe against the masked reference here, but NOT covered by the pack's tests"]
+                           "passed a probe against the masked reference here; checked against it on an H100 "
+                           "(bench/results/h100/attention_033_fa4), not by the CPU tests (it needs the GPU)"]
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {why}")
     else:
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {st['fa4']}")

@@ -128,6 +128,25 @@ SPARSE_H100 = ("H100 80GB HBM3, torch 2.11, one attention call, Wan 14B shape (4
                "radial pattern via compiled flex_attention vs FA3 dense (fa3-fwd), median of 10 "
                "(bench/bench_sparse_attention.py --backends flex)")
 
+_FA4 = "h100/attention_033_fa4/"
+SPARSE_FA4_H100 = ("H100 80GB HBM3, torch 2.11, flash-attn-4 4.0.0b36 (nvidia-cutlass-dsl 4.8.1, cu13), one attention call, Wan "
+                   "14B shape (40 heads of 128), bf16 random q/k/v, radial pattern via FA4 block-sparse or compiled "
+                   "flex_attention vs FA3 dense (fa3-fwd), median of 10 (bench/bench_sparse_attention.py --backends flex,fa4)")
+ATTN_FA4_H100 = ("H100 80GB HBM3, torch 2.11, fa3-fwd 0.0.3, flash-attn-4 4.0.0b36, one attention call through the pack's "
+                 "adapter as Wan calls it, bf16, median of 5 (bench/bench_attention.py --skip-model)")
+_WF_SPARSE = ("Wan 2.2 A14B T2V users' workflow (fp8_scaled experts + rank-32 LightX2V LoRA, shift 5, 4 steps CFG 1 split "
+              "2+2) at {res} 81 frames, H100 80GB, ComfyUI 0.33.0 (DynamicVRAM), all chains in one process, one timed run "
+              "after each first run (bench_matrix.py --workflow lightx2v --chains stock,level1,level1_sparse)")
+WF720_FLEX_OLD = _WF_SPARSE.format(res="720x1280") + ", sparse kernel flex_attention, each expert's first step dense"
+WF720_FLEX = _WF_SPARSE.format(res="720x1280") + ", sparse kernel flex_attention, the high-noise expert's first step dense"
+WF720_FA4 = (_WF_SPARSE.format(res="720x1280") + ", sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36), "
+             "the high-noise expert's first step dense")
+WF480_SPARSE = _WF_SPARSE.format(res="480x832") + ", sparse kernel flex_attention, each expert's first step dense"
+WF_FP8_LOWRANK = (f"H100 80GB, {_WF.replace('median of 2 runs', 'one timed run')}, FP8 loader with the LoRA beside "
+                  "the FP8 matmul (low-rank path)")
+MGKILL = ("two H100 80GB (one host, NCCL), ComfyUI 0.33.0 live server, Wan 2.1 T2V 1.3B random bf16 weights, Accel Multi-GPU "
+          "2 workers, one worker SIGKILLed after the first sampling step (bench_reliability.py --cases multigpu_kill --gpus 2)")
+
 _ROWS = [
     # Wan 14B matrix, ComfyUI 0.33 -------------------------------------------------------------------------------
     ("matrix.h100.80.attention.speedup", "h100/matrix_033_wan14B_fp16_80GB.json", "json:chains/attention/speedup", 1.476, "{:.2f}x", H100_80),
@@ -433,6 +452,35 @@ _ROWS = [
     ("sparse.h100.720p.decay0.2.speedup", _SPARSE, "json:rows/7/speedup_vs_fa3", 1.8490722430700195, "{:.2f}x", SPARSE_H100 + ", 720p 81 frames (75,600 tokens), decay 0.2"),
     ("sparse.h100.480p.decay1.speedup", _SPARSE, "json:rows/4/speedup_vs_fa3", 0.9911020478282272, "{:.2f}x", SPARSE_H100 + ", 480p 81 frames, decay 1"),
     ("sparse.h100.720p.decay0.2.cosine", _SPARSE, "json:rows/7/vs_masked_reference/cosine", 0.9999968490958904, "{:.6f}", SPARSE_H100 + ", 720p 81 frames, decay 0.2, output vs the dense masked fp32 reference"),
+    # FlashAttention-4 on Hopper, dense adapter and block-sparse (issues #28, #32) -----------------------------------
+    ("fa4.h100.720p.dense.ms", _FA4 + "bench_attention.json", "json:micro/28/ms", 176.77261352539062, "{:.0f} ms", ATTN_FA4_H100 + ", Wan 14B 720p 81 frames, flash_attn_4"),
+    ("fa3.h100.720p.dense.ms", _FA4 + "bench_attention.json", "json:micro/27/ms", 172.2314910888672, "{:.0f} ms", ATTN_FA4_H100 + ", Wan 14B 720p 81 frames, flash_attn_3"),
+    ("fa4.h100.480p.dense.ms", _FA4 + "bench_attention.json", "json:micro/17/ms", 32.52191925048828, "{:.1f} ms", ATTN_FA4_H100 + ", Wan 14B 480p 81 frames, flash_attn_4"),
+    ("fa3.h100.480p.dense.ms", _FA4 + "bench_attention.json", "json:micro/16/ms", 33.003326416015625, "{:.1f} ms", ATTN_FA4_H100 + ", Wan 14B 480p 81 frames, flash_attn_3"),
+    ("fa4.h100.720p.dense.cosine", _FA4 + "bench_attention.json", "json:micro/28/cosine", 0.999997263990402, "{:.6f}", ATTN_FA4_H100 + ", Wan 14B 720p, vs a float32 reference"),
+    ("sparse_fa4.h100.720p.decay0.2.speedup", _FA4 + "sparse_attention.json", "json:rows/11/speedup_vs_fa3", 3.393829458268823, "{:.2f}x", SPARSE_FA4_H100 + ", 720p 81 frames (75,600 tokens), decay 0.2, FA4 block-sparse"),
+    ("sparse_flex.h100.720p.decay0.2.speedup.run2", _FA4 + "sparse_attention.json", "json:rows/10/speedup_vs_fa3", 1.848175726567294, "{:.2f}x", SPARSE_FA4_H100 + ", 720p 81 frames, decay 0.2, flex_attention"),
+    ("sparse_fa4.h100.480p.decay0.2.speedup", _FA4 + "sparse_attention.json", "json:rows/3/speedup_vs_fa3", 2.4924431288288647, "{:.2f}x", SPARSE_FA4_H100 + ", 480p 81 frames (32,760 tokens), decay 0.2, FA4 block-sparse"),
+    ("sparse_fa4.h100.720p.decay0.2.cosine", _FA4 + "sparse_attention.json", "json:rows/11/vs_masked_reference/cosine", 0.9999968490361827, "{:.6f}", SPARSE_FA4_H100 + ", 720p, decay 0.2, FA4 block-sparse output vs the dense masked fp32 reference"),
+    # sparse attention in the users' workflow (issue #32) ------------------------------------------------------------
+    ("wf720.h100.stock.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/stock/times_s/0", 64.38, "{:.1f} s", WF720_FA4),
+    ("wf720.h100.level1.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1/speedup", 1.775, "{:.2f}x", WF720_FA4),
+    ("wf720.h100.level1_sparse_fa4.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1_sparse/speedup", 2.817, "{:.2f}x", WF720_FA4),
+    ("wf720.h100.level1_sparse_fa4.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1_sparse/times_s/0", 22.851, "{:.1f} s", WF720_FA4),
+    ("wf720.h100.level1_sparse_fa4.cosine", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1_sparse/cosine", 0.999912, "{:.5f}", WF720_FA4 + ", final latent vs stock (random weights: says little for sparse attention)"),
+    ("wf720.h100.level1_sparse_flex.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fixed_dense_steps/matrix.json", "json:chains/level1_sparse/speedup", 2.238, "{:.2f}x", WF720_FLEX),
+    ("wf720.h100.level1_sparse_flex_old.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB/matrix.json", "json:chains/level1_sparse/speedup", 2.036, "{:.2f}x", WF720_FLEX_OLD),
+    ("wf480.h100.level1.time", "h100/wf_lightx2v_033/sparse_480p_80GB/matrix.json", "json:chains/level1/times_s/0", 10.509, "{:.2f} s", WF480_SPARSE),
+    ("wf480.h100.level1_sparse.time", "h100/wf_lightx2v_033/sparse_480p_80GB/matrix.json", "json:chains/level1_sparse/times_s/0", 9.882, "{:.2f} s", WF480_SPARSE),
+    # FP8 loader + LoRA, low-rank path (issue #27) ---------------------------------------------------------------------
+    ("wf.h100.80.fp8_lowrank.speedup", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/speedup", 1.428, "{:.2f}x", WF_FP8_LOWRANK),
+    ("wf.h100.80.fp8_lowrank.time", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/times_s/0", 9.842, "{:.2f} s", WF_FP8_LOWRANK),
+    ("wf.h100.80.fp8_lowrank.first_run", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/first_run_s", 19.67, "{:.0f} s", WF_FP8_LOWRANK + ", first run (compiles; model already loaded)"),
+    ("wf.h100.80.fp8_lowrank.cosine", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/cosine", 0.999256, "{:.5f}", WF_FP8_LOWRANK + ", final latent vs stock"),
+    ("wf.h100.80.fp8_lowrank.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/level1/speedup", 1.635, "{:.2f}x", WF_FP8_LOWRANK + ", Level-1 on ComfyUI's loader in the same run"),
+    ("wf.h100.80.fp8_lowrank.peak_device", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/peak_device_gib", 61.96, "{:.0f} GiB", WF_FP8_LOWRANK + ", device memory peak"),
+    # Multi-GPU worker lost mid-step (issue #29) -------------------------------------------------------------------
+    ("mgkill.h100x2.next_prompt.seconds", "h100x2/reliability_multigpu_kill/reliability.json", "json:cases/0/prompts/2/seconds", 17.1, "{:.0f} s", MGKILL + ", the next prompt (new workers start and load)"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
 ]
 

@@ -200,7 +200,9 @@ def probe_library(key: str, module: str, dists: tuple[str, ...]) -> LibraryInfo:
         if isinstance(e, ModuleNotFoundError) and e.name and module.startswith(e.name):
             msg = "not installed"
         return LibraryInfo(key, False, error=msg)
-    version = getattr(mod, "__version__", None) or _dist_version(dists)
+    version = getattr(mod, "__version__", None)
+    if not version or version == "0.0.0":  # flash-attn-4's beta wheels say 0.0.0: the installed distribution knows
+        version = _dist_version(dists) or version
     kernels: tuple[str, ...] = ()
     if key == "sageattention":
         kernels = tuple(k for k in SAGE_KERNELS if callable(getattr(mod, k, None)))
