@@ -14,7 +14,6 @@ these random problems the emulated backend stays within relative L2 error 0.06 o
 fake FA3 FP8 kernel matches the emulation to bf16 rounding (relative L2 <= 0.01, the kernel rounds P per row
 exactly like the emulation).
 """
-import collections
 import sys
 
 import pytest
@@ -209,13 +208,9 @@ def fp8_lib(mod, monkeypatch):
 
 
 @pytest.fixture
-def A(mod):
-    a = mod("accel.attention.override")
-    a.STATS = collections.Counter()
-    a.log.reset_once("attention")
-    a.log.reset_once("attention-unavailable")
-    yield a
-    a.STATS = None
+def A(mod, stats):
+    """accel.attention.override with fresh counters (the shared `stats` fixture resets them and its log lines)."""
+    return mod("accel.attention.override")
 
 
 def override_of(A, patcher):
