@@ -212,16 +212,16 @@ def hunyuan_video_t2v(info) -> Flow:
                 batch_size=1)
     shift = f.add("ModelSamplingSD3", "Shift 7", model=f.out(unet), shift=7.0)
     chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
-    noise = f.add("RandomNoise", None, noise_seed=42)
-    guider = f.add("BasicGuider", None, model=f.out(chain[-1]), conditioning=f.out(guid))
-    sampler = f.add("KSamplerSelect", None, sampler_name="euler")
-    sigmas = f.add("BasicScheduler", None, model=f.out(unet), scheduler="simple", steps=20, denoise=1.0)
-    sca = f.add("SamplerCustomAdvanced", None, noise=f.out(noise), guider=f.out(guider), sampler=f.out(sampler),
+    noise = f.add("RandomNoise", "Random Noise", noise_seed=42)
+    guider = f.add("BasicGuider", "Guider", model=f.out(chain[-1]), conditioning=f.out(guid))
+    sampler = f.add("KSamplerSelect", "Sampler (euler)", sampler_name="euler")
+    sigmas = f.add("BasicScheduler", "Scheduler (simple, 20 steps)", model=f.out(unet), scheduler="simple", steps=20, denoise=1.0)
+    sca = f.add("SamplerCustomAdvanced", "Sampler Custom Advanced", noise=f.out(noise), guider=f.out(guider), sampler=f.out(sampler),
                 sigmas=f.out(sigmas), latent_image=f.out(lat))
-    dec = f.add("VAEDecodeTiled", None, samples=f.out(sca), vae=f.out(vae), tile_size=256, overlap=64,
+    dec = f.add("VAEDecodeTiled", "VAE Decode (tiled)", samples=f.out(sca), vae=f.out(vae), tile_size=256, overlap=64,
                 temporal_size=64, temporal_overlap=8)
-    vid = f.add("CreateVideo", None, images=f.out(dec), fps=24)
-    save = f.add("SaveVideo", None, video=f.out(vid), filename_prefix="video/hunyuan_video_accel", format="auto",
+    vid = f.add("CreateVideo", "Create Video", images=f.out(dec), fps=24)
+    save = f.add("SaveVideo", "Save Video", video=f.out(vid), filename_prefix="video/hunyuan_video_accel", format="auto",
                  codec="auto")
     f.outputs = {"sampler": sca, "save": save}
     n = _about(f, "HunyuanVideo T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(model="HunyuanVideo") + """
@@ -246,14 +246,14 @@ def ltxv_t2v(info) -> Flow:
                  ckpt_name="ltx-video-2b-v0.9.5.safetensors")
     clip = f.add("CLIPLoader", "Load T5-XXL text encoder", clip_name="t5xxl_fp16.safetensors", type="ltxv")
     pos, neg = _prompts(f, f.out(clip), LTXV_POSITIVE, LTXV_NEGATIVE)
-    cond = f.add("LTXVConditioning", None, positive=f.out(pos), negative=f.out(neg), frame_rate=25.0)
+    cond = f.add("LTXVConditioning", "LTXV Conditioning (25 fps)", positive=f.out(pos), negative=f.out(neg), frame_rate=25.0)
     lat = f.add("EmptyLTXVLatentVideo", "Video size (768x512, 97 frames)", width=768, height=512, length=97,
                 batch_size=1)
     chain = _chain(f, f.out(ckpt), SHIPPED_CHAIN)
-    sampler = f.add("KSamplerSelect", None, sampler_name="res_multistep")
-    sigmas = f.add("LTXVScheduler", None, steps=30, max_shift=2.05, base_shift=0.95, stretch=True, terminal=0.1,
+    sampler = f.add("KSamplerSelect", "Sampler (res_multistep)", sampler_name="res_multistep")
+    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (30 steps)", steps=30, max_shift=2.05, base_shift=0.95, stretch=True, terminal=0.1,
                    latent=f.out(lat))
-    sc = f.add("SamplerCustom", None, model=f.out(chain[-1]), add_noise=True, noise_seed=42, cfg=3.0,
+    sc = f.add("SamplerCustom", "Sampler Custom (CFG 3)", model=f.out(chain[-1]), add_noise=True, noise_seed=42, cfg=3.0,
                positive=f.out(cond, 0), negative=f.out(cond, 1), sampler=f.out(sampler), sigmas=f.out(sigmas),
                latent_image=f.out(lat))
     outs = _video_out(f, f.out(sc), f.out(ckpt, 2), "video/ltxv_accel", fps=24)
