@@ -9,7 +9,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 from workflow_parts import (  # noqa: E402
-    ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, _UMT5, _WAN_VAE, _about,
+    ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, WAN_POSITIVE, _UMT5,
+    _WAN_VAE, _about,
     _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out, _wan_encoders,
     _wan_t2v,
 )
@@ -163,6 +164,112 @@ Same images as stock up to kernel rounding. Qwen-Image passes an attention mask 
 use ComfyUI's attention (the report says how often).""",
                ["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "qwen_image_vae.safetensors"])
     _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, att, comp], [ks], outs)
+    return f
+
+
+# The other families of issue #30. Each graph is ComfyUI's own example for the model (loaders, file names, sizes,
+# sampler nodes and settings as there), with the chain bench/families.py ships for the family (`shipped`:
+# cuda_attn_compile = Accel CUDA Settings -> Accel Attention -> Accel Compile, bench_matrix.py) put on the model
+# input of the sampler. Sources (read via the public code index):
+# - HunyuanVideo T2V: comfyanonymous/ComfyUI_examples hunyuan_video/hunyuan_video_text_to_video.json and its
+#   README (files from Comfy-Org/HunyuanVideo_repackaged): UNETLoader hunyuan_video_t2v_720p_bf16, DualCLIPLoader
+#   clip_l + llava_llama3_fp8_scaled (hunyuan_video), VAELoader hunyuan_video_vae_bf16, EmptyHunyuanLatentVideo
+#   848x480 73 frames, FluxGuidance 6, ModelSamplingSD3 shift 7, BasicGuider, RandomNoise, KSamplerSelect euler,
+#   BasicScheduler simple 20 (on the loader's model, as there), SamplerCustomAdvanced, VAEDecodeTiled 256 / 64,
+#   24 fps.
+# - LTX-Video T2V: comfyanonymous/ComfyUI_examples ltxv/ltxv_text_to_video_0.9.5.json and its README (same files
+#   as docs.comfy.org's LTX-Video tutorial): CheckpointLoaderSimple ltx-video-2b-v0.9.5 (model + VAE), CLIPLoader
+#   t5xxl_fp16 (ltxv), LTXVConditioning frame rate 25, EmptyLTXVLatentVideo 768x512 97 frames, LTXVScheduler 30
+#   steps (2.05 / 0.95, stretch, terminal 0.1), KSamplerSelect res_multistep, SamplerCustom CFG 3, VAEDecode,
+#   24 fps.
+# The examples save with SaveAnimatedWEBP; these use CreateVideo -> SaveVideo like the other shipped workflows
+# (both exist in ComfyUI 0.3.75 and 0.33).
+SHIPPED_CHAIN = ["AccelCUDASettings", "AccelAttention", "AccelCompile"]  # bench_matrix.py's cuda_attn_compile
+_FAMILY_BODY = """
+**Accel CUDA Settings** (TF32, cuDNN benchmark, the fastest SDPA order for this GPU) → **Accel Attention** (auto:
+the fastest exact backend for this GPU) → **Accel Compile** (per-block torch.compile): the chain the pack ships
+for {model}. No step cache: the video differs from stock only by kernel rounding and TF32 in fp32 layers. Speed
+on this model: not measured yet (bench/results/h100/family_033_README.md lists the families measured so far)."""
+LTXV_POSITIVE = (
+    "A red fox trots through fresh snow in a quiet birch forest just after sunrise. Low golden light slants between "
+    "the white trunks and catches the frost on the branches, and the fox's breath rises in small clouds in the cold "
+    "air. The camera tracks alongside at the height of the fox, keeping pace as it lifts its paws high and pauses "
+    "to listen, its ears turning. Snow crystals sparkle in the foreground, the background falls into a soft blur, "
+    "and the scene has the calm, detailed look of a nature documentary.")
+LTXV_NEGATIVE = "low quality, worst quality, blurry, deformed, distorted, motion smear, flicker, watermark, text"
+
+
+def hunyuan_video_t2v(info) -> Flow:
+    f = Flow("hunyuan_video_t2v_attention_compile", info)
+    unet = _unet(f, "Load HunyuanVideo T2V 720p", "hunyuan_video_t2v_720p_bf16.safetensors")
+    clip = f.add("DualCLIPLoader", "Load CLIP-L + LLaVA-Llama-3", clip_name1="clip_l.safetensors",
+                 clip_name2="llava_llama3_fp8_scaled.safetensors", type="hunyuan_video")
+    vae = f.add("VAELoader", "Load HunyuanVideo VAE", vae_name="hunyuan_video_vae_bf16.safetensors")
+    pos = f.add("CLIPTextEncode", "Prompt", text=WAN_POSITIVE, clip=f.out(clip))
+    guid = f.add("FluxGuidance", "Guidance 6", conditioning=f.out(pos), guidance=6.0)
+    f.colors[pos] = POS_COLOR
+    lat = f.add("EmptyHunyuanLatentVideo", "Video size (848x480, 73 frames)", width=848, height=480, length=73,
+                batch_size=1)
+    shift = f.add("ModelSamplingSD3", "Shift 7", model=f.out(unet), shift=7.0)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
+    noise = f.add("RandomNoise", "Random Noise", noise_seed=42)
+    guider = f.add("BasicGuider", "Guider", model=f.out(chain[-1]), conditioning=f.out(guid))
+    sampler = f.add("KSamplerSelect", "Sampler (euler)", sampler_name="euler")
+    sigmas = f.add("BasicScheduler", "Scheduler (simple, 20 steps)", model=f.out(unet), scheduler="simple", steps=20, denoise=1.0)
+    sca = f.add("SamplerCustomAdvanced", "Sampler Custom Advanced", noise=f.out(noise), guider=f.out(guider), sampler=f.out(sampler),
+                sigmas=f.out(sigmas), latent_image=f.out(lat))
+    dec = f.add("VAEDecodeTiled", "VAE Decode (tiled)", samples=f.out(sca), vae=f.out(vae), tile_size=256, overlap=64,
+                temporal_size=64, temporal_overlap=8)
+    vid = f.add("CreateVideo", "Create Video", images=f.out(dec), fps=24)
+    save = f.add("SaveVideo", "Save Video", video=f.out(vid), filename_prefix="video/hunyuan_video_accel", format="auto",
+                 codec="auto")
+    f.outputs = {"sampler": sca, "save": save}
+    n = _about(f, "HunyuanVideo T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(model="HunyuanVideo") + """
+
+The graph is ComfyUI's HunyuanVideo example: guidance-distilled (FluxGuidance 6, no negative prompt), shift 7,
+848x480, 73 frames, 20 steps euler / simple, tiled VAE decode (lower tile_size if the decode runs out of memory).""",
+               ["hunyuan_video_t2v_720p_bf16.safetensors", "clip_l.safetensors", "llava_llama3_fp8_scaled.safetensors",
+                "hunyuan_video_vae_bf16.safetensors"], size=(480, 320))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae]))
+    f.column(("2 · Prompt", [pos, guid]), ("3 · Size", [lat]))
+    f.column(("4 · Shift", [shift]), ("5 · Accelerate (comfyui-accel)", chain))
+    f.column(("6 · Sample", [noise, sampler, sigmas, guider, sca]))
+    f.column(("7 · Decode and save", [dec, vid, save]))
+    f.group_colors["5 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+    return f
+
+
+def ltxv_t2v(info) -> Flow:
+    f = Flow("ltxv_t2v_attention_compile", info)
+    ckpt = f.add("CheckpointLoaderSimple", "Load LTX-Video 2B 0.9.5 (model + VAE)",
+                 ckpt_name="ltx-video-2b-v0.9.5.safetensors")
+    clip = f.add("CLIPLoader", "Load T5-XXL text encoder", clip_name="t5xxl_fp16.safetensors", type="ltxv")
+    pos, neg = _prompts(f, f.out(clip), LTXV_POSITIVE, LTXV_NEGATIVE)
+    cond = f.add("LTXVConditioning", "LTXV Conditioning (25 fps)", positive=f.out(pos), negative=f.out(neg), frame_rate=25.0)
+    lat = f.add("EmptyLTXVLatentVideo", "Video size (768x512, 97 frames)", width=768, height=512, length=97,
+                batch_size=1)
+    chain = _chain(f, f.out(ckpt), SHIPPED_CHAIN)
+    sampler = f.add("KSamplerSelect", "Sampler (res_multistep)", sampler_name="res_multistep")
+    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (30 steps)", steps=30, max_shift=2.05, base_shift=0.95, stretch=True, terminal=0.1,
+                   latent=f.out(lat))
+    sc = f.add("SamplerCustom", "Sampler Custom (CFG 3)", model=f.out(chain[-1]), add_noise=True, noise_seed=42, cfg=3.0,
+               positive=f.out(cond, 0), negative=f.out(cond, 1), sampler=f.out(sampler), sigmas=f.out(sigmas),
+               latent_image=f.out(lat))
+    outs = _video_out(f, f.out(sc), f.out(ckpt, 2), "video/ltxv_accel", fps=24)
+    f.outputs = {"sampler": sc, "save": outs[-1]}
+    n = _about(f, "LTX-Video T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(model="LTX-Video") + """
+
+The graph is ComfyUI's LTX-Video 0.9.5 example: 768x512, 97 frames, LTXVScheduler 30 steps, res_multistep, CFG 3.
+LTX-Video needs long, descriptive prompts; short ones give much worse videos.""",
+               ["ltx-video-2b-v0.9.5.safetensors", "t5xxl_fp16.safetensors"], size=(480, 320))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [ckpt, clip]))
+    f.column(("2 · Prompt", [pos, neg, cond]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate (comfyui-accel)", chain))
+    f.column(("5 · Sample", [sampler, sigmas, sc]))
+    f.column(("6 · Decode and save", outs))
+    f.group_colors["4 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
     return f
 
 
@@ -335,4 +442,6 @@ WORKFLOWS = {
     "wan2.2_t2v_A14B_lightx2v_4step_level1": wan22_a14b_t2v_4step,
     "wan2.2_i2v_A14B_lightx2v_4step_level1": wan22_a14b_i2v_4step,
     "wan2.2_ti2v_5B_level1": wan22_ti2v_5b,
+    "hunyuan_video_t2v_attention_compile": hunyuan_video_t2v,
+    "ltxv_t2v_attention_compile": ltxv_t2v,
 }

@@ -16,6 +16,7 @@ _HF = "https://huggingface.co"
 _WAN21 = f"{_HF}/Comfy-Org/Wan_2.1_ComfyUI_repackaged/resolve/main/split_files"
 _WAN22 = f"{_HF}/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files"
 _QWEN = f"{_HF}/Comfy-Org/Qwen-Image_ComfyUI/resolve/main/split_files"
+_HUNYUAN = f"{_HF}/Comfy-Org/HunyuanVideo_repackaged/resolve/main/split_files"
 # file name -> (models/ folder, download link), as in ComfyUI's own templates.
 MODELS = {
     "wan2.1_t2v_1.3B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors"),
@@ -46,9 +47,17 @@ MODELS = {
     "qwen_image_fp8_e4m3fn.safetensors": ("diffusion_models", f"{_QWEN}/diffusion_models/qwen_image_fp8_e4m3fn.safetensors"),
     "qwen_2.5_vl_7b_fp8_scaled.safetensors": ("text_encoders", f"{_QWEN}/text_encoders/qwen_2.5_vl_7b_fp8_scaled.safetensors"),
     "qwen_image_vae.safetensors": ("vae", f"{_QWEN}/vae/qwen_image_vae.safetensors"),
+    # HunyuanVideo T2V as ComfyUI's example and docs link it (Comfy-Org/HunyuanVideo_repackaged); clip_l above
+    "hunyuan_video_t2v_720p_bf16.safetensors": (
+        "diffusion_models", f"{_HUNYUAN}/diffusion_models/hunyuan_video_t2v_720p_bf16.safetensors"),
+    "llava_llama3_fp8_scaled.safetensors": ("text_encoders", f"{_HUNYUAN}/text_encoders/llava_llama3_fp8_scaled.safetensors"),
+    "hunyuan_video_vae_bf16.safetensors": ("vae", f"{_HUNYUAN}/vae/hunyuan_video_vae_bf16.safetensors"),
+    # LTX-Video 0.9.5: a checkpoint with its VAE, as ComfyUI's example and docs (docs.comfy.org tutorials/video/ltxv)
+    # load it; Comfy-Org has no repackaged copy, they link Lightricks' own file. Its text encoder: t5xxl_fp16 above.
+    "ltx-video-2b-v0.9.5.safetensors": ("checkpoints", f"{_HF}/Lightricks/LTX-Video/resolve/main/ltx-video-2b-v0.9.5.safetensors"),
 }
 # The loader inputs that name model files.
-MODEL_INPUTS = {"UNETLoader": ("unet_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
+MODEL_INPUTS = {"UNETLoader": ("unet_name",), "CheckpointLoaderSimple": ("ckpt_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
                 "DualCLIPLoader": ("clip_name1", "clip_name2"), "VAELoader": ("vae_name",),
                 "CLIPVisionLoader": ("clip_name",), "LoraLoaderModelOnly": ("lora_name",)}
 INPUT_IMAGE = "example.png"  # ships in ComfyUI/input/

@@ -56,9 +56,10 @@ def _api(name):
 # ------------------------------------------------------------------------------------------ static
 
 def test_the_issue_workflows_are_defined():
-    """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image, a before/after workflow, and the few-step ones
-    (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B."""
-    assert len(NAMES) == 10 and set(NAMES) == set(EXPECTED_NODES)
+    """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image, a before/after workflow, the few-step ones
+    (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B; and HunyuanVideo and
+    LTX-Video T2V (issue 30)."""
+    assert len(NAMES) == 12 and set(NAMES) == set(EXPECTED_NODES)
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
@@ -77,6 +78,7 @@ def test_check_reports_files_that_are_not_defined(info, tmp_path, monkeypatch):
     assert any("orphan.json is not defined" in p for p in W.check(info, []))
 
 
+W_SHIPPED = ("AccelCUDASettings", "AccelAttention", "AccelCompile")
 EXPECTED_NODES = {
     "wan2.1_t2v_1.3B_level1": {"AccelWanLevel1", "EmptyHunyuanLatentVideo", "ModelSamplingSD3", "KSampler"},
     "wan2.1_t2v_14B_attention_compile_teacache": {"AccelAttention", "AccelCompile", "AccelTeaCache", "KSampler"},
@@ -92,7 +94,18 @@ EXPECTED_NODES = {
     "wan2.2_i2v_A14B_lightx2v_4step_level1": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
                                               "KSamplerAdvanced", "WanImageToVideo", "LoadImage"},
     "wan2.2_ti2v_5B_level1": {"Wan22ImageToVideoLatent", "ModelSamplingSD3", "AccelWanLevel1", "KSampler"},
+    "hunyuan_video_t2v_attention_compile": {"UNETLoader", "DualCLIPLoader", "VAELoader", "EmptyHunyuanLatentVideo",
+                                            "FluxGuidance", "ModelSamplingSD3", "BasicGuider", "RandomNoise",
+                                            "KSamplerSelect", "BasicScheduler", "SamplerCustomAdvanced",
+                                            "VAEDecodeTiled", "SaveVideo", *W_SHIPPED},
+    "ltxv_t2v_attention_compile": {"CheckpointLoaderSimple", "CLIPLoader", "LTXVConditioning", "EmptyLTXVLatentVideo",
+                                   "KSamplerSelect", "LTXVScheduler", "SamplerCustom", "VAEDecode", "SaveVideo",
+                                   *W_SHIPPED},
 }
+# The family workflows of issue 30 (workflow -> bench/families.py family): their sampler's model comes through
+# exactly the chain bench_matrix.py measures as that family's `shipped` one.
+FAMILY_WORKFLOWS = {"hunyuan_video_t2v_attention_compile": "hunyuan_video", "ltxv_t2v_attention_compile": "ltxv"}
+SHIPPED_CHAINS = {"cuda_attn_compile": ["AccelCUDASettings", "AccelAttention", "AccelCompile"], "level1": ["AccelWanLevel1"]}
 
 
 def _fewstep_checks(api, types, note):
@@ -118,6 +131,26 @@ def _fewstep_checks(api, types, note):
     assert "Why no TeaCache / MagCache" in note and "4 steps" in note
 
 
+def _family_checks(api, family, note):
+    """The one sampler's model input: loader (-> shift where the example has one) -> the family's shipped chain, in
+    bench_matrix.py's order (Accel Attention on backend auto); the note says the speed is not measured yet."""
+    spec = importlib.util.spec_from_file_location("accel_bench_families", REPO / "bench" / "families.py")
+    families = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = families  # dataclasses look their module up there
+    spec.loader.exec_module(families)
+    chain = SHIPPED_CHAINS[families.FAMILIES[family].shipped]
+    [sampler] = [v for v in api.values() if v["class_type"] in ("SamplerCustom", "BasicGuider")]
+    seen, nid = [], sampler["inputs"]["model"][0]
+    while api[nid]["class_type"] in chain:
+        seen.append(api[nid]["class_type"])
+        nid = api[nid]["inputs"]["model"][0]
+    assert seen[::-1] == chain, seen
+    assert api[nid]["class_type"] in ("UNETLoader", "CheckpointLoaderSimple", "ModelSamplingSD3"), api[nid]
+    assert sum(v["class_type"] in chain for v in api.values()) == len(chain)  # no second, unused chain
+    assert all(v["inputs"].get("backend", "auto") == "auto" for v in api.values() if v["class_type"] == "AccelAttention")
+    assert "not measured yet" in note and "family_033_README.md" in note
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_workflow_content(name):
     api = _api(name)
@@ -133,6 +166,8 @@ def test_workflow_content(name):
         k = sorted((v["inputs"]["start_at_step"], v["inputs"]["end_at_step"]) for v in api.values()
                    if v["class_type"] == "KSamplerAdvanced")
         assert k == [(0, 10), (10, 10000)]
+    if name in FAMILY_WORKFLOWS:
+        _family_checks(api, FAMILY_WORKFLOWS[name], notes[0]["widgets_values"][0] if notes else "")
     if name.endswith("before_after"):  # same seed and settings on both branches, only the model differs
         ks = [v["inputs"] for v in api.values() if v["class_type"] == "KSampler"]
         assert len(ks) == 2 and {k: v for k, v in ks[0].items() if k != "model"} == \
