@@ -200,9 +200,9 @@ def probe_library(key: str, module: str, dists: tuple[str, ...]) -> LibraryInfo:
         if isinstance(e, ModuleNotFoundError) and e.name and module.startswith(e.name):
             msg = "not installed"
         return LibraryInfo(key, False, error=msg)
-    version = getattr(mod, "__version__", None)
-    if not version or version == "0.0.0":  # flash-attn-4's beta wheels say 0.0.0: the installed distribution knows
-        version = _dist_version(dists) or version
+    # the installed distribution's version first: a module's own __version__ can be a placeholder (flash-attn-4's
+    # beta wheels say 0.0.0)
+    version = _dist_version(dists) or getattr(mod, "__version__", None)
     kernels: tuple[str, ...] = ()
     if key == "sageattention":
         kernels = tuple(k for k in SAGE_KERNELS if callable(getattr(mod, k, None)))

@@ -90,8 +90,9 @@ def _fp8_lora_lines(patcher) -> list[str]:
     low, dense = rt.calls.get("lora_lowrank", 0), rt.calls.get("lora_dense", 0)
     if not (low or dense):
         return []
+    why = f" ({'; '.join(sorted(rt.lora_dense_why))})" if dense and rt.lora_dense_why else ""
     return [f"FP8 LoRA: {low} layer call(s) added the LoRA beside the FP8 weights (low-rank), {dense} patched the "
-            f"whole weight per call (dense: the log says why)"]
+            f"whole weight per call (dense){why}"]
 
 
 def _hybrid_lines(patcher) -> list[str]:

@@ -54,6 +54,8 @@ class FP8Runtime:
     # layer calls per path: "fp8" / "dequant" (the matmul), and for layers with a LoRA weight function
     # "lora_lowrank" (LoRA beside the matmul) / "lora_dense" (the whole weight patched per call)
     calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0, "lora_lowrank": 0, "lora_dense": 0})
+    # why layers took the "lora_dense" path (the after-run report lists them)
+    lora_dense_why: set = field(default_factory=set)
     # layer -> (values clipped, values) when weight patches (LoRAs) were baked into its fp8 weight with its scale
     saturated: dict = field(default_factory=dict)
 
@@ -208,6 +210,7 @@ def lowrank_for(layer, fns, device, dtype):
     if isinstance(got, str):
         rt = layer.accel_fp8_runtime
         rt.calls["lora_dense"] += 1
+        rt.lora_dense_why.add(got)
         log.info_once(("fp8", "lora_dense", rt.source, got),
                       f"{rt.source}: some layers patch their whole weight per call (no FP8 matmul) for {got}; plain "
                       f"LoRAs run beside the FP8 matmul")

@@ -127,6 +127,23 @@ def test_probe_sees_a_fake_library_and_its_kernels(hw, monkeypatch):
     assert info.kernels == ("sageattn", "sageattn_qk_int8_pv_fp16_triton")
 
 
+def test_probe_takes_the_distributions_version_over_a_placeholder(hw, monkeypatch):
+    """flash-attn-4's beta wheels: `flash_attn.cute.__version__` is 0.0.0, the installed distribution 4.0.0b36 (an H100
+    run read 0.0.0 into its result files)."""
+    import importlib.metadata
+
+    fake = types.ModuleType("flash_attn_cute_fake")
+    fake.__version__ = "0.0.0"
+    fake.flash_attn_func = lambda *a, **k: None
+    monkeypatch.setitem(sys.modules, "flash_attn_cute_fake", fake)
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda n: "4.0.0b36" if n == "flash-attn-4" else real(n))
+    info = hw.probe_library("flash_attn_cute", "flash_attn_cute_fake", ("flash-attn-4",))
+    assert info.available and info.version == "4.0.0b36"
+    assert hw.probe_library("flash_attn_cute", "flash_attn_cute_fake", ("no-such-dist-xyz",)).version == "0.0.0"
+
+
 def test_probe_reports_broken_library(hw, monkeypatch):
     broken = types.ModuleType("flash_attn")  # imports, but has no flash_attn_func
     monkeypatch.setitem(sys.modules, "flash_attn", broken)
