@@ -88,6 +88,8 @@ def markdown(res: dict) -> str:
             lines += ab_markdown(ab) + [""]
     if res.get("not_timed"):
         lines += [f"Not timed here: {res['not_timed']}.", ""]
+    if res.get("not_usable"):
+        lines += ["Not usable here: " + "; ".join(f"`{n}`: {why}" for n, why in res["not_usable"].items()) + ".", ""]
     if res.get("errors"):
         lines += ["## Errors", ""] + [f"- {e}" for e in res["errors"]]
     return "\n".join(lines) + "\n"
@@ -281,6 +283,8 @@ def main():
         "micro": [], "model": [], "errors": [], "run_meta": runner.metadata(device),
     }
     usable = [n for n in registry.BACKENDS if registry.available(n, prof)[0]]
+    # every backend not usable here, with the pack's reason (a library that imports but cannot run says why)
+    res["not_usable"] = {n: registry.available(n, prof)[1] for n in registry.BACKENDS if n not in usable}
     # a sparse backend decides per model call (grid, step, block) inside a sampling run; called bare, as here, every
     # call runs its dense path, so its row would time the dense kernel under its name: bench_sparse_attention.py
     # measures the sparse kernels

@@ -595,7 +595,8 @@ class Matrix:
                 t, lat = self.timed(models[n], r)
                 r.update(_fidelity(lat, ref))
                 log(f"round {rnd}: {n} {t:.2f} s {_short(r)}")
-            self.save()
+            _speedups(self.res)
+            self.save()  # a run stopped by a time limit keeps every round measured so far, with its speed-ups
         for n in order:
             self.res["chains"][n]["fp8_calls"] = self.fp8_calls(models[n])
         base_t = _median(self.res["chains"]["stock"]["times_s"]) if "stock" in models else None
@@ -796,6 +797,11 @@ class Matrix:
             else:
                 lines.append(f"\nGrowth first -> last run: {h['growth_gib_first_to_last']} GiB; after unload: "
                              f"{h['after_unload_alloc_gib']} GiB (baseline {h['baseline_alloc_gib']} GiB)")
+        unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
+        if unstable:
+            lines.append("\n**Unstable, not a speed measurement**: " + "; ".join(f"{n}: {w}" for n, w in unstable.items())
+                         + ". Something besides the chain changed between runs (weights reloaded between chains when "
+                         "they do not all fit the card?): measure with --sequential.")
         for e in self.res["errors"]:
             lines.append(f"\nERROR {e['chain']}: {e['error'][:300]}")
         return lines
@@ -823,14 +829,22 @@ def _fidelity(lat, ref):
             "finite": bool(torch.isfinite(lat).all())}
 
 
+UNSTABLE_RATIO = 2.0  # a chain whose timed runs differ by more than this measured something else too
+
+
 def _speedups(res):
-    """speed-up of every chain vs stock (median times) in place."""
+    """speed-up of every chain vs stock (median times) in place; a chain whose timed runs differ by more than
+    UNSTABLE_RATIO is marked `unstable` (e.g. all chains' models in one process do not fit the card, so DynamicVRAM
+    reloads weights between chains: measure such a family with --sequential)."""
     stock = res["chains"].get("stock", {})
     base_t = _median(stock.get("times_s") or [])
     for r in res["chains"].values():
-        t = _median(r.get("times_s") or [])
+        ts = r.get("times_s") or []
+        t = _median(ts)
         if t and base_t:
             r["speedup"] = round(base_t / t, 3)
+        if len(ts) > 1 and min(ts) > 0 and max(ts) / min(ts) > UNSTABLE_RATIO:
+            r["unstable"] = f"timed runs {min(ts)}-{max(ts)} s differ by more than {UNSTABLE_RATIO:g}x"
 
 
 def _median(xs):

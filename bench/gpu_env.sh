@@ -25,3 +25,9 @@ if [ -e /tmp/fa4/.fa4a ] && [ -e /tmp/fa4/.fa4b ]; then
   # the wheel's .pth line (a PYTHONPATH folder runs none): cutlass's packages live under dsl_packages
   export PYTHONPATH="/tmp/fa4:/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
 fi
+# xFormers (bench/prepare_xformers_carry.sh): the registry wheel, unpacked once and put on the path
+_xf=$(ls .xf/xformers-*.whl 2>/dev/null | head -1)
+if [ -n "$_xf" ]; then
+  [ -d /tmp/xf/xformers ] || { mkdir -p /tmp/xf && python3 -m zipfile -e "$_xf" /tmp/xf; }
+  export PYTHONPATH="/tmp/xf:$PYTHONPATH"
+fi

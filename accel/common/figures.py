@@ -117,6 +117,16 @@ _FAMILY = ("ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), random weights in
 FAMILY_FLUX = f"H100 80GB, Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple, 3 timed runs, {_FAMILY}"
 FAMILY_TI2V = (f"H100 80GB, Wan 2.2 TI2V-5B fp16, 1280x704 121 frames, 4 steps CFG 5, uni_pc/simple, shift 8, 2 timed "
                f"runs, {_FAMILY}")
+_HV = "h100/family_033_hunyuan_video_33f/matrix.json"
+_LTXV = "h100/family_033_ltxv/matrix.json"
+_QWEN = "h100/family_033_qwen_image_8steps/matrix.json"
+FAMILY_HV = ("H100 80GB, HunyuanVideo T2V 13B bf16, 960x544 33 frames, 4 steps CFG 1 guidance 6, euler/simple, ONE timed run "
+             "(the call's time limit stopped the second round), " + _FAMILY)
+FAMILY_LTXV = (f"H100 80GB, LTX-Video 2B bf16, 768x512 121 frames, 20 steps CFG 3, euler/simple, 2 timed runs, {_FAMILY}")
+FAMILY_QWEN = ("H100 80GB, Qwen-Image 20B bf16 (41 GB: DynamicVRAM streams part of it), 1328x1328, 8 steps CFG 2.5, "
+               "euler/simple, shift 3.1, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), random weights in the "
+               "published key layout loaded by ComfyUI's loader, one process, each chain on its own (--sequential), one "
+               "timed run after its first run (bench_matrix.py --family)")
 H100_80_NOW = (f"H100 80GB, {_M033}, whole card, current nodes (Level-1 compile mode default), each chain on its own "
                "(bench_matrix.py --sequential), median of 2 runs (the slower of the two)")
 H100_24_NOW = (f"H100 80GB as a 24 GB card: another process holds the other 55.6 GiB before ComfyUI starts (every "
@@ -141,6 +151,12 @@ WF720_FLEX_OLD = _WF_SPARSE.format(res="720x1280") + ", sparse kernel flex_atten
 WF720_FLEX = _WF_SPARSE.format(res="720x1280") + ", sparse kernel flex_attention, the high-noise expert's first step dense"
 WF720_FA4 = (_WF_SPARSE.format(res="720x1280") + ", sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36), "
              "the high-noise expert's first step dense")
+WF121_FA4_24 = ("Wan 2.2 A14B T2V users' workflow (fp8_scaled experts + rank-32 LightX2V LoRA, shift 5, 4 steps CFG 1 split "
+                "2+2) at 720x1280 121 frames, H100 80GB as a 24 GB card (another process holds the other 55.6 GiB before "
+                "ComfyUI starts, so every allocator sees 24 GiB), ComfyUI 0.33.0 (DynamicVRAM), each chain on its own, one "
+                "timed run after its first run (bench_matrix.py --workflow lightx2v --frames 121 --card 24 --occupy "
+                "--sequential), sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36), the high-noise "
+                "expert's first step dense")
 WF480_SPARSE = _WF_SPARSE.format(res="480x832") + ", sparse kernel flex_attention, each expert's first step dense"
 WF_FP8_LOWRANK = (f"H100 80GB, {_WF.replace('median of 2 runs', 'one timed run')}, FP8 loader with the LoRA beside "
                   "the FP8 matmul (low-rank path)")
@@ -311,6 +327,36 @@ _ROWS = [
     ("family.h100.ti2v.core_compile.speedup", _TI2V, "json:chains/core_compile/speedup", 1.018, "{:.2f}x", FAMILY_TI2V + ", ComfyUI TorchCompileModel"),
     ("family.h100.ti2v.core_fp8_fast.speedup", _TI2V, "json:chains/core_fp8_fast/speedup", 1.03, "{:.2f}x", FAMILY_TI2V + ", ComfyUI weight_dtype fp8_e4m3fn_fast"),
     ("family.h100.ti2v.kj_sage_compile.speedup", _TI2V, "json:chains/kj_sage_compile/speedup", 1.143, "{:.2f}x", FAMILY_TI2V + ", KJNodes Sage -> TorchCompileModelAdvanced"),
+    ("family.h100.hv.stock.time", _HV, "json:chains/stock/times_s/0", 5.195, "{:.2f} s", FAMILY_HV),
+    ("family.h100.hv.attention.speedup", _HV, "json:chains/attention/speedup", 1.381, "{:.2f}x", FAMILY_HV),
+    ("family.h100.hv.shipped.speedup", _HV, "json:chains/shipped/speedup", 1.532, "{:.2f}x", FAMILY_HV + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h100.hv.shipped.cosine", _HV, "json:chains/shipped/cosine", 0.999967, "{:.5f}", FAMILY_HV + ", final latent vs stock"),
+    ("family.h100.hv.fp8_shipped.speedup", _HV, "json:chains/fp8_shipped/speedup", 1.717, "{:.2f}x", FAMILY_HV + ", FP8 loader -> the exact chain"),
+    ("family.h100.hv.fp8_shipped.cosine", _HV, "json:chains/fp8_shipped/cosine", 0.99911, "{:.5f}", FAMILY_HV + ", final latent vs stock"),
+    ("family.h100.hv.core_compile.speedup", _HV, "json:chains/core_compile/speedup", 0.117, "{:.2f}x", FAMILY_HV + ", ComfyUI TorchCompileModel"),
+    ("family.h100.hv.core_fp8_fast.speedup", _HV, "json:chains/core_fp8_fast/speedup", 0.473, "{:.2f}x", FAMILY_HV + ", ComfyUI weight_dtype fp8_e4m3fn_fast"),
+    ("family.h100.hv.kj_sage_compile.speedup", _HV, "json:chains/kj_sage_compile/speedup", 1.132, "{:.2f}x", FAMILY_HV + ", KJNodes Sage -> TorchCompileModelAdvanced"),
+    ("family.h100.hv.shipped.first_run", _HV, "json:chains/shipped/first_run_s", 17.78, "{:.0f} s", FAMILY_HV + ", first run of the exact chain (compiles)"),
+    ("family.h100.ltxv.stock.time", _LTXV, "json:chains/stock/times_s/1", 3.22, "{:.2f} s", FAMILY_LTXV + ", the median (of two: the slower)"),
+    ("family.h100.ltxv.attention.speedup", _LTXV, "json:chains/attention/speedup", 1.163, "{:.2f}x", FAMILY_LTXV),
+    ("family.h100.ltxv.shipped.speedup", _LTXV, "json:chains/shipped/speedup", 1.128, "{:.2f}x", FAMILY_LTXV + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h100.ltxv.shipped.cosine", _LTXV, "json:chains/shipped/cosine", 0.999873, "{:.5f}", FAMILY_LTXV + ", final latent vs stock"),
+    ("family.h100.ltxv.fp8_shipped.speedup", _LTXV, "json:chains/fp8_shipped/speedup", 1.276, "{:.2f}x", FAMILY_LTXV + ", FP8 loader -> the exact chain"),
+    ("family.h100.ltxv.fp8_shipped.cosine", _LTXV, "json:chains/fp8_shipped/cosine", 0.99871, "{:.5f}", FAMILY_LTXV + ", final latent vs stock"),
+    ("family.h100.ltxv.core_compile.speedup", _LTXV, "json:chains/core_compile/speedup", 1.127, "{:.2f}x", FAMILY_LTXV + ", ComfyUI TorchCompileModel"),
+    ("family.h100.ltxv.core_fp8_fast.speedup", _LTXV, "json:chains/core_fp8_fast/speedup", 0.929, "{:.2f}x", FAMILY_LTXV + ", ComfyUI weight_dtype fp8_e4m3fn_fast"),
+    ("family.h100.ltxv.kj_sage_compile.speedup", _LTXV, "json:chains/kj_sage_compile/speedup", 0.567, "{:.2f}x", FAMILY_LTXV + ", KJNodes Sage -> TorchCompileModelAdvanced"),
+    ("family.h100.ltxv.shipped.first_run", _LTXV, "json:chains/shipped/first_run_s", 10.83, "{:.0f} s", FAMILY_LTXV + ", first run of the exact chain (compiles)"),
+    ("family.h100.qwen.stock.time", _QWEN, "json:chains/stock/times_s/0", 5.472, "{:.2f} s", FAMILY_QWEN),
+    ("family.h100.qwen.attention.speedup", _QWEN, "json:chains/attention/speedup", 1.206, "{:.2f}x", FAMILY_QWEN),
+    ("family.h100.qwen.shipped.speedup", _QWEN, "json:chains/shipped/speedup", 1.309, "{:.2f}x", FAMILY_QWEN + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h100.qwen.shipped.cosine", _QWEN, "json:chains/shipped/cosine", 0.999876, "{:.5f}", FAMILY_QWEN + ", final latent vs stock"),
+    ("family.h100.qwen.fp8_shipped.speedup", _QWEN, "json:chains/fp8_shipped/speedup", 1.427, "{:.2f}x", FAMILY_QWEN + ", FP8 loader -> the exact chain"),
+    ("family.h100.qwen.fp8_shipped.cosine", _QWEN, "json:chains/fp8_shipped/cosine", 0.999261, "{:.5f}", FAMILY_QWEN + ", final latent vs stock"),
+    ("family.h100.qwen.core_compile.speedup", _QWEN, "json:chains/core_compile/speedup", 1.179, "{:.2f}x", FAMILY_QWEN + ", ComfyUI TorchCompileModel"),
+    ("family.h100.qwen.core_fp8_fast.speedup", _QWEN, "json:chains/core_fp8_fast/speedup", 0.955, "{:.2f}x", FAMILY_QWEN + ", ComfyUI weight_dtype fp8_e4m3fn_fast"),
+    ("family.h100.qwen.kj_sage_compile.speedup", _QWEN, "json:chains/kj_sage_compile/speedup", 1.074, "{:.2f}x", FAMILY_QWEN + ", KJNodes Sage -> TorchCompileModelAdvanced"),
+    ("family.h100.qwen.shipped.first_run", _QWEN, "json:chains/shipped/first_run_s", 42.35, "{:.0f} s", FAMILY_QWEN + ", first run of the exact chain (compiles)"),
     # the users' workflow (issue #27), ComfyUI 0.33 ---------------------------------------------------------------
     ("wf.h100.80.stock.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/times_s/1", 14.612, "{:.1f} s", WF_H100_80),
     ("wf.h100.80.stock.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/first_run_s", 23.22, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
@@ -468,6 +514,10 @@ _ROWS = [
     ("wf720.h100.level1_sparse_fa4.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1_sparse/speedup", 2.817, "{:.2f}x", WF720_FA4),
     ("wf720.h100.level1_sparse_fa4.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1_sparse/times_s/0", 22.851, "{:.1f} s", WF720_FA4),
     ("wf720.h100.level1_sparse_fa4.cosine", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4/matrix.json", "json:chains/level1_sparse/cosine", 0.999912, "{:.5f}", WF720_FA4 + ", final latent vs stock (random weights: says little for sparse attention)"),
+    ("wf121.h100.24.stock.time", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_fa4/matrix.json", "json:chains/stock/times_s/0", 130.859, "{:.0f} s", WF121_FA4_24),
+    ("wf121.h100.24.level1_sparse_fa4.time", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_fa4/matrix.json", "json:chains/level1_sparse/times_s/0", 40.325, "{:.1f} s", WF121_FA4_24),
+    ("wf121.h100.24.level1_sparse_fa4.speedup", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_fa4/matrix.json", "json:chains/level1_sparse/speedup", 3.245, "{:.2f}x", WF121_FA4_24),
+    ("wf121.h100.24.level1_sparse_fa4.first_run", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_fa4/matrix.json", "json:chains/level1_sparse/first_run_s", 58.88, "{:.0f} s", WF121_FA4_24 + ", first run (compiles)"),
     ("wf720.h100.level1_sparse_flex.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fixed_dense_steps/matrix.json", "json:chains/level1_sparse/speedup", 2.238, "{:.2f}x", WF720_FLEX),
     ("wf720.h100.level1_sparse_flex_old.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB/matrix.json", "json:chains/level1_sparse/speedup", 2.036, "{:.2f}x", WF720_FLEX_OLD),
     ("wf480.h100.level1.time", "h100/wf_lightx2v_033/sparse_480p_80GB/matrix.json", "json:chains/level1/times_s/0", 10.509, "{:.2f} s", WF480_SPARSE),
