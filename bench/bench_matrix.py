@@ -135,6 +135,8 @@ def parse(argv=None):
     ap.add_argument("--sequential", action="store_true", help="each chain on its own: first run, --rounds timed runs, "
                     "then its models are dropped and unloaded before the next chain (no chain's weights evict "
                     "another's; stock runs again last to show the drift over the run)")
+    ap.add_argument("--profile", action="store_true", help="with --sequential: after each chain's timed runs, one more "
+                    "run under torch.profiler: GPU kernel time by category, top kernels, GPU-busy share of the wall time")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
     if a.workflow == "lightx2v":
@@ -677,6 +679,8 @@ class Matrix:
                     ref = lat
                 for rnd in range(self.a.rounds):
                     t, lat = self.timed(m, r)
+                if self.a.profile:
+                    r["profile"], _ = runner.profile_kernels(lambda: self.sample(m))
                 r["fp8_calls"] = self.fp8_calls(m)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
@@ -797,6 +801,13 @@ class Matrix:
             else:
                 lines.append(f"\nGrowth first -> last run: {h['growth_gib_first_to_last']} GiB; after unload: "
                              f"{h['after_unload_alloc_gib']} GiB (baseline {h['baseline_alloc_gib']} GiB)")
+        for n, r in self.res["chains"].items():
+            p = r.get("profile")
+            if p:
+                cats = ", ".join(f"{k} {v}" for k, v in p["by_category_ms"].items())
+                lines += ["", f"## {n}: one profiled run: wall {p['wall_ms']} ms, GPU kernels {p['kernel_ms']} ms "
+                              f"(busy {p['gpu_busy']}); {cats}", "", "| kernel | ms | category |", "| --- | ---: | --- |"]
+                lines += [f"| `{k}` | {ms} | {c} |" for k, ms, c in p["top"]]
         unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
         if unstable:
             lines.append("\n**Unstable, not a speed measurement**: " + "; ".join(f"{n}: {w}" for n, w in unstable.items())

@@ -220,6 +220,69 @@ def compare(a, b, *, psnr: bool = False) -> dict:
     return out
 
 
+# --- where the GPU time goes ---------------------------------------------------------------------------------
+
+KERNEL_CATEGORIES = (  # first match wins; matched against the lower-cased kernel name
+    ("fp8 quantize", ("quant_rows", "quant_scale", "quant_blocks", "quantize", "amax")),
+    ("attention", ("flash", "fmha", "attention", "attn", "sdpa")),
+    ("matmul", ("gemm", "xmma", "cutlass", "nvjet", "sm90_", "sm80_", "ampere_", "mm_", "_mm", "matmul", "f8f8", "addmm", "aten::mm", "bmm")),
+    ("triton (fused)", ("triton",)),
+    ("copy/cast", ("copy", "convert", "cast", "to_copy")),
+)
+
+
+def kernel_category(name: str) -> str:
+    low = name.lower()
+    for cat, keys in KERNEL_CATEGORIES:
+        if any(k in low for k in keys):
+            return cat
+    return "other elementwise"
+
+
+def summarize_kernels(events, wall_ms: float, top: int = 12) -> dict:
+    """GPU kernel time of a profiled run by category (KERNEL_CATEGORIES), the `top` kernels, and how much of the
+    run's wall time the GPU ran kernels (the rest: launch overhead, host work, waits, weight transfers).
+    `events`: (kernel name, device ms) pairs, e.g. from torch.profiler's key_averages()."""
+    by_cat: dict = {}
+    per_kernel: dict = {}
+    for name, ms in events:
+        by_cat[kernel_category(name)] = by_cat.get(kernel_category(name), 0.0) + ms
+        per_kernel[name] = per_kernel.get(name, 0.0) + ms
+    total = sum(by_cat.values())
+    return {"wall_ms": round(wall_ms, 1), "kernel_ms": round(total, 1),
+            "gpu_busy": round(total / wall_ms, 3) if wall_ms > 0 else None,
+            "by_category_ms": {k: round(v, 1) for k, v in sorted(by_cat.items(), key=lambda kv: -kv[1])},
+            "top": [[n[:110], round(ms, 1), kernel_category(n)]
+                    for n, ms in sorted(per_kernel.items(), key=lambda kv: -kv[1])[:top]]}
+
+
+def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
+    """Run fn() once under torch.profiler (CPU + CUDA activity) and summarize its CUDA kernels
+    (`summarize_kernels`); returns (summary, fn's result). Profiling adds host overhead: compare categories and
+    kernels, not the wall time, with unprofiled runs."""
+    import time
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = torch.cuda.is_available()
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    sync()
+    with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])) as prof:
+        t0 = time.perf_counter()
+        out = fn()
+        sync()
+        wall = (time.perf_counter() - t0) * 1e3
+    events = []
+    for e in prof.key_averages():
+        dev = str(getattr(e, "device_type", ""))
+        if cuda and "CUDA" in dev and getattr(e, "self_device_time_total", 0) > 0:
+            events.append((e.key, e.self_device_time_total / 1e3))
+        elif not cuda and e.key.startswith("aten::") and e.self_cpu_time_total > 0:  # CPU smoke: torch ops, no kernels
+            events.append((e.key, e.self_cpu_time_total / 1e3))
+    return summarize_kernels(events, wall, top), out
+
+
 # --- a simulated small card ----------------------------------------------------------------------------------
 
 def gpu_total_gib() -> float | None:

@@ -135,3 +135,15 @@ def test_matrix_marks_a_chain_whose_timed_runs_differ_more_than_twice_as_unstabl
     assert out["attention"]["speedup"] == round(65.774 / 6.09, 3)  # the median of two is the slower run
     md = (tmp_path / "matrix.md").read_text()
     assert "Unstable, not a speed measurement**: stock:" in md and "attention:" not in md.split("Unstable")[1]
+
+
+def test_kernel_summary_sorts_kernels_into_categories_and_measures_gpu_busy_share():
+    R = _runner()
+    ev = [("void flash::FlashAttnFwdSm90<...>", 30.0), ("nvjet_sm90_hsh_256x152", 20.0), ("_quant_rows_kernel", 5.0),
+          ("triton_poi_fused_add_mul_0", 4.0), ("void at::native::direct_copy_kernel_cuda", 1.0), ("nvjet_sm90_hsh_256x152", 20.0),
+          ("void at::native::vectorized_layer_norm_kernel", 2.0)]
+    s = R.summarize_kernels(ev, wall_ms=100.0, top=3)
+    assert s["by_category_ms"] == {"matmul": 40.0, "attention": 30.0, "fp8 quantize": 5.0, "triton (fused)": 4.0,
+                                   "other elementwise": 2.0, "copy/cast": 1.0}
+    assert s["kernel_ms"] == 82.0 and s["gpu_busy"] == 0.82
+    assert s["top"][0] == ["nvjet_sm90_hsh_256x152", 40.0, "matmul"] and len(s["top"]) == 3

@@ -287,7 +287,7 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     first and last; the pack's FP8 loader reads the fp8_scaled file."""
     out = tmp_path / "wf"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(out),
-                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8",
+                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8", "--profile",
                         "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
@@ -300,6 +300,10 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     assert all(c["times_s"] and c["speedup"] > 0 and c["finite"] for c in ch.values())
     assert (tmp_path / "w" / "lora_lightx2v_tiny_r32_high.safetensors").exists()
     assert "users' workflow" in (out / "matrix.md").read_text()
+    # --profile: one more run of each chain under torch.profiler (on the CPU: torch ops stand in for kernels)
+    prof = ch["fp8"]["profile"]
+    assert prof["kernel_ms"] > 0 and prof["by_category_ms"] and prof["top"]
+    assert "## fp8: one profiled run" in (out / "matrix.md").read_text()
 
 
 def test_simulated_card_args():
