@@ -244,6 +244,15 @@ FP8_AUTO_MEASURED: dict = {
     ("wan22", "Hopper (sm90)"): FP8Measured(
         False, "family.h100.ti2v.fp8_shipped.speedup", "family.h100.ti2v.shipped.speedup", "Accel Wan Level-1",
         "Wan 2.2 TI2V-5B 1280x704 121 frames on an H100, ComfyUI 0.33"),
+    ("qwen_image", "Hopper (sm90)"): FP8Measured(
+        False, "family.h100.qwen.fp8_shipped.speedup", "family.h100.qwen.shipped.speedup", _EXACT_CHAIN,
+        "Qwen-Image 1328px 8 steps on an H100, ComfyUI 0.33"),
+    ("hunyuan_video", "Hopper (sm90)"): FP8Measured(
+        False, "family.h100.hv.fp8_shipped.speedup", "family.h100.hv.shipped.speedup", _EXACT_CHAIN,
+        "HunyuanVideo 13B 960x544 33 frames on an H100, ComfyUI 0.33"),
+    ("ltxv", "Hopper (sm90)"): FP8Measured(
+        False, "family.h100.ltxv.fp8_shipped.speedup", "family.h100.ltxv.shipped.speedup", _EXACT_CHAIN,
+        "LTX-Video 2B 768x512 121 frames on an H100, ComfyUI 0.33"),
     ("wan21", "Hopper (sm90)"): FP8Measured(
         False, "matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup", "Accel Wan Level-1",
         "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33"),
