@@ -334,6 +334,31 @@ def test_true_flux_and_qwen_image_configs_are_comfys_detection(M, mod):
     assert (dm.txt_in.in_features, dm.inner_dim) == (3584, 3072)
 
 
+def test_reduced_depth_keeps_the_true_widths_and_detects_back(M):
+    """profile_family --layers: the published config with fewer blocks (Flux and HunyuanVideo keep the 1:2 double to
+    single ratio unless --single-layers says otherwise, never past the published depth), and ComfyUI's detection reads
+    that depth and the true widths back from the key layout (meta tensors: nothing is allocated)."""
+    import importlib.util
+
+    import comfy.model_detection
+
+    spec = importlib.util.spec_from_file_location("families_under_test", H.REPO_ROOT / "bench" / "families.py")
+    fam = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # its dataclasses look their module up
+    spec.loader.exec_module(fam)
+    assert fam.reduced_depth("flux", 6) == {"depth": 6, "depth_single_blocks": 12}
+    assert fam.reduced_depth("flux", 30, 50) == {"depth": 19, "depth_single_blocks": 38}
+    assert fam.reduced_depth("hunyuan_video", 2, 0) == {"depth": 2, "depth_single_blocks": 0}
+    assert fam.reduced_depth("qwen_image", 4) == {"num_layers": 4}
+    with pytest.raises(SystemExit, match="no depth keys known for family 'ltxv'"):
+        fam.reduced_depth("ltxv", 2)
+    for family, layers in (("flux", 2), ("qwen_image", 3), ("hunyuan_video", 1)):
+        true = M.true_unet_config(family)
+        depth = fam.reduced_depth(family, layers)
+        sd = M.meta_diffusion_model({**true, **depth}).state_dict()
+        again = comfy.model_detection.detect_unet_config(sd, "")
+        assert again == {**true, **depth}, (family, again)
+
+
 def test_true_hunyuan_video_config_is_comfys_detection(M):
     """bench_cache --sweep-family hunyuan_video: ComfyUI's detection reads the published HunyuanVideo T2V 720p key
     skeleton as HunyuanVideo (20 double + 40 single blocks, guidance embedder, not 1.5 / I2V), 12.82 B parameters
