@@ -107,13 +107,19 @@ def attempt(errors, key, fn):
 
 # --- 1. per-linear micro-benchmark ---------------------------------------------------------------------------
 
-def micro(dev, smoke, errors, auto_mode):
+WAN14B_SHAPES = [(32760, 5120, 5120), (32760, 5120, 13824), (32760, 13824, 5120)]  # (tokens M, in K, out N)
+SMOKE_SHAPES = [(256, 128, 128), (256, 128, 256), (256, 256, 128)]
+
+
+def micro(dev, smoke, errors, auto_mode, shapes=None):
+    """One row per (M, K, N) of `shapes` (default: Wan 14B's, the smoke's tiny ones): bf16 F.linear, the FP8 linear
+    per activation scaling, the quantizer and torch._scaled_mm alone, the loader's Linear module, ComfyUI's
+    fp8_e4m3fn_fast Linear; each one's ms, TFLOP/s and error vs the fp32 product (bench/profile_family.py reuses it)."""
     import torch
 
     K = H.pack_module("kernels.fp8_linear")
     F = H.pack_module("accel.fp8")
-    shapes = [(256, 128, 128), (256, 128, 256), (256, 256, 128)] if smoke else \
-        [(32760, 5120, 5120), (32760, 5120, 13824), (32760, 13824, 5120)]
+    shapes = shapes or (SMOKE_SHAPES if smoke else WAN14B_SHAPES)
     reps = 3 if smoke else 10
     rows = []
     for m, k, n in shapes:
@@ -334,9 +340,31 @@ def markdown(res):
          f"- torch {res['torch']}, triton {res.get('triton')}, python {res['python']}, sm {res.get('sm', '-')}",
          f"- fp8 compute auto: {res.get('fp8_compute_auto')} ({res.get('fp8_compute_reason')})",
          f"- wall time: {res.get('wall_s')} s", *runner.meta_markdown(res.get("run_meta")), ""]
-    micro_rows = res.get("micro") or []
+    L += micro_markdown(res.get("micro") or [], "Linear layers (Wan 14B shapes, bf16 activations)")
+    model = res.get("model")
+    if model:
+        L += ["", f"## Whole model: Wan {model['size']} T2V, latent {tuple(model['latent'])}, context {tuple(model['context'])}", "",
+              "| variant | weights GiB | x bf16 | forward ms | speedup | cosine vs bf16 | rel err | build s | compute |",
+              "|---|---|---|---|---|---|---|---|---|"]
+        for v in model["variants"]:
+            wb = v.get("weight_bytes")
+            L.append(f"| {v['name']} | {wb / 2**30:.2f} | {v.get('weight_ratio_vs_bf16', '-')} | {v.get('forward_ms', '-')} | "
+                     f"{v.get('forward_speedup_vs_bf16', '-')} | {v.get('cosine_vs_bf16', '-')} | {v.get('rel_err_vs_bf16', '-')} | "
+                     f"{v.get('build_s', '-')} | {v.get('accel_compute', '-')} |" if wb else f"| {v['name']} | failed | | | | | | | |")
+    if res.get("targets"):
+        L += ["", "## Targets", ""]
+        for k, d in res["targets"].items():
+            L.append(f"- {k}: " + ", ".join(f"{n} {'PASS' if ok else 'FAIL'}" for n, ok in d.items()))
+    if res.get("errors"):
+        L += ["", "## Errors", ""] + [f"- {k}: {v}" for k, v in res["errors"].items()]
+    return "\n".join(L) + "\n"
+
+
+def micro_markdown(micro_rows, title):
+    """The two tables of micro()'s rows (times and speed-ups; accuracy) under a "## title" heading, as lines."""
+    L = []
     if micro_rows:
-        L += ["## Linear layers (Wan 14B shapes, bf16 activations)", "",
+        L += [f"## {title}", "",
               "| shape | bf16 ms | fp8 rowwise ms (fast acc) | x | fp8 rowwise ms (fp32 acc) | x | fp8 tensorwise ms | x | "
               "accel module ms | x | ComfyUI fp8_fast ms | x | quantize ms | scaled_mm ms |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -356,23 +384,7 @@ def markdown(res):
                      f"{g('comfy_fp8_fast_cos_vs_fp32')} | {g('fp8_rowwise_rel_vs_reference')} / "
                      f"{g('fp8_tensorwise_fastaccum_rel_vs_reference')} | {g('quantize_rows_scale_maxrel')}, "
                      f"{g('quantize_rows_mismatch_frac')} |")
-    model = res.get("model")
-    if model:
-        L += ["", f"## Whole model: Wan {model['size']} T2V, latent {tuple(model['latent'])}, context {tuple(model['context'])}", "",
-              "| variant | weights GiB | x bf16 | forward ms | speedup | cosine vs bf16 | rel err | build s | compute |",
-              "|---|---|---|---|---|---|---|---|---|"]
-        for v in model["variants"]:
-            wb = v.get("weight_bytes")
-            L.append(f"| {v['name']} | {wb / 2**30:.2f} | {v.get('weight_ratio_vs_bf16', '-')} | {v.get('forward_ms', '-')} | "
-                     f"{v.get('forward_speedup_vs_bf16', '-')} | {v.get('cosine_vs_bf16', '-')} | {v.get('rel_err_vs_bf16', '-')} | "
-                     f"{v.get('build_s', '-')} | {v.get('accel_compute', '-')} |" if wb else f"| {v['name']} | failed | | | | | | | |")
-    if res.get("targets"):
-        L += ["", "## Targets", ""]
-        for k, d in res["targets"].items():
-            L.append(f"- {k}: " + ", ".join(f"{n} {'PASS' if ok else 'FAIL'}" for n, ok in d.items()))
-    if res.get("errors"):
-        L += ["", "## Errors", ""] + [f"- {k}: {v}" for k, v in res["errors"].items()]
-    return "\n".join(L) + "\n"
+    return L
 
 
 if __name__ == "__main__":

@@ -85,6 +85,8 @@ CHAINS = {
     "shipped": "the pack's shipped chain for the family (Accel CUDA Settings -> Accel Attention -> Accel Compile; "
                "Wan: Accel Wan Level-1)",
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped chain",
+    "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls even "
+                  "where `auto` keeps a 16-bit file 16-bit)",
 }
 # issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
 # (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
@@ -300,17 +302,18 @@ class Matrix:
                                                   scale=0.02, dtype=torch.bfloat16), lp)
         return path
 
-    def family_weights_file(self, seed, dt):
+    def family_weights_file(self, seed, dt, depth=None):
         """--family: the family's random weights in the published key layout, written once (None: the smoke's tiny
-        model of this family is built in memory, see families.IN_MEMORY_SMOKE)."""
+        model of this family is built in memory, see families.IN_MEMORY_SMOKE). `depth` (families.reduced_depth):
+        the true widths with fewer blocks (bench/profile_family.py)."""
         from accel_harness import models as M
 
         if families.smoke_in_memory(self.a.family, self.a.smoke):
             return None
-        path = Path(self.a.weights) / families.weights_name(self.a).format(seed=seed)
+        path = Path(self.a.weights) / families.weights_name(self.a, depth).format(seed=seed)
         if not path.exists():
             t0 = time.time()
-            sd, metadata = families.state_dict(self.a.family, self.a.smoke, seed, dt, self.dev)
+            sd, metadata = families.state_dict(self.a.family, self.a.smoke, seed, dt, self.dev, depth)
             tmp = path.with_suffix(".partial")
             M.save_safetensors(sd, tmp, metadata=metadata)
             os.replace(tmp, path)
@@ -380,10 +383,12 @@ class Matrix:
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
-        if name == "fp8_shipped":
+        if name in ("fp8_shipped", "fp8_forced"):
             # the weight format `auto` quantizes to, named: `auto` keeps Flux 16-bit on Hopper (measured slower,
-            # accel.common.defaults.FP8_AUTO_MEASURED), and this chain measures the FP8 path that rule is based on
+            # accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on
             res = self.H.pack_module("accel.fp8").load_file(str(path), weight_format=_FP8_FORMAT)
+            if name == "fp8_forced":
+                return self._shift(res.patcher), res.report
             m, rep = self.patch("shipped", self._shift(res.patcher))
             return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1

@@ -59,6 +59,10 @@ _TRUE_CTX = {"flux": (4096, 768), "hunyuan_video": (4096, 768), "qwen_image": (3
 # tiny models whose config ComfyUI's detection cannot give back from a file (Flux and Qwen-Image fix hidden size
 # 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes): the smoke builds them in memory
 IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyuan_video": "tiny_hunyuan_video"}
+# config keys that hold a family's depth (transformer blocks), for profiles of fewer blocks at the true widths
+# (bench/profile_family.py --layers): flux / hunyuan_video: double blocks, single blocks; qwen_image: blocks
+DEPTH_KEYS = {"flux": ("depth", "depth_single_blocks"), "hunyuan_video": ("depth", "depth_single_blocks"),
+              "qwen_image": ("num_layers",)}
 # chains that only apply to some families: chain prefix -> (families, why not elsewhere)
 _ONLY = {"level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
          "fp8_level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
@@ -98,15 +102,41 @@ def smoke_in_memory(family: str, smoke: bool) -> bool:
     return smoke and family in IN_MEMORY_SMOKE
 
 
-def weights_name(a) -> str:
+def weights_name(a, depth: dict | None = None) -> str:
+    """The random-weight file's name; `depth` (reduced_depth's) names a file of fewer blocks."""
     size = "tiny" if a.smoke else "true"
+    if depth:
+        size += "_" + "x".join(str(v) for v in depth.values())
     return f"{a.family}_{size}_{a.dtype}_seed{{seed}}.safetensors"
 
 
-def state_dict(family: str, smoke: bool, seed: int, dtype, device) -> tuple[dict, dict | None]:
-    """(state dict, file metadata) of `family`'s random weights in the published key layout: the true config, or in
-    the smoke the tiny one (ltxv: its config in the file's metadata, as LTX-Video files carry it)."""
+def reduced_depth(family: str, layers: int, single_layers: int | None = None) -> dict:
+    """The depth keys (DEPTH_KEYS) of `family`'s true config cut to `layers` blocks: Flux and HunyuanVideo get `layers`
+    double blocks and `single_layers` single blocks (default: twice `layers`, the published 19 + 38 and 20 + 40 ratio),
+    never more than the published depth."""
     from accel_harness import models as M
+
+    if family not in DEPTH_KEYS:
+        raise SystemExit(f"--layers: no depth keys known for family {family!r}; known: {', '.join(DEPTH_KEYS)}")
+    if layers < 1 or (single_layers is not None and single_layers < 0):
+        raise SystemExit(f"--layers {layers} / --single-layers {single_layers}: give at least one block")
+    true = M.true_unet_config(family)
+    keys = DEPTH_KEYS[family]
+    want = [layers] + ([2 * layers if single_layers is None else single_layers] if len(keys) > 1 else [])
+    return {k: min(n, true[k]) for k, n in zip(keys, want)}
+
+
+def state_dict(family: str, smoke: bool, seed: int, dtype, device, depth: dict | None = None) -> tuple[dict, dict | None]:
+    """(state dict, file metadata) of `family`'s random weights in the published key layout: the true config, or in
+    the smoke the tiny one (ltxv: its config in the file's metadata, as LTX-Video files carry it). `depth`
+    (reduced_depth's): the true config with fewer blocks (ComfyUI's detection counts the blocks in the file)."""
+    from accel_harness import models as M
+
+    if depth:
+        if smoke or family not in DEPTH_KEYS:
+            raise RuntimeError(f"a reduced depth applies to the true config of {', '.join(DEPTH_KEYS)}, not {family}"
+                               + (" in the smoke" if smoke else ""))
+        return M.true_state_dict(family, seed, dtype, device, unet_config={**M.true_unet_config(family), **depth}), None
 
     if family == "wan_ti2v_5b":
         return M.wan_state_dict("ti2v5b", "tiny" if smoke else "5B", seed=seed, dtype=dtype, device=device), None

@@ -24,6 +24,70 @@ def test_profile_wan_smoke(tmp_path):
     assert "| stock |" in (out / "profile_wan.md").read_text()
 
 
+@pytest.mark.parametrize("family,variants,batch", [("flux", None, 1), ("qwen_image", "stock", 2)])
+def test_profile_family_smoke(tmp_path, family, variants, batch):
+    """profile_family on the family's tiny model (CPU): each variant's forward measured inside one sampling step at the
+    sampler's batch (Flux CFG 1: 1; Qwen-Image CFG 2.5: cond + uncond, 2); the FP8 loader's variant recorded as skipped
+    (the tiny model is built in memory); the FP8 micro table at the shapes the stock forward ran."""
+    out = tmp_path / family
+    extra = ["--variants", variants, "--skip-micro"] if variants else []
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "profile_family.py"), "--smoke", "--family", family,
+                        "--out", str(out), "--weights", str(tmp_path / "w"), *extra],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / f"profile_{family}.json").read_text())
+    assert not res["errors"], res["errors"]
+    v = res["variants"]
+    st = v["stock"]
+    assert st["batch"] == batch and sorted(st["cond_or_uncond"]) == list(range(batch)), st  # 0 cond, 1 uncond
+    assert st["median_ms"] > 0 and st["host_ms"] > 0 and st["kernel_total_ms"] > 0 and st["top"]
+    assert st["cosine_vs_stock"] == 1.0 and st["gpu_busy_ms"] is None  # no GPU: no kernel intervals
+    md = (out / f"profile_{family}.md").read_text()
+    assert f"batch {batch} (CFG {res['meta']['cfg']})" in md.splitlines()[0] and "| stock | stock |" in md
+    if variants:
+        assert set(v) == {"stock"} and "linear_shapes" not in res
+        return
+    assert set(v) == {"stock", "attn", "fp8"} and v["fp8"]["chain"] == "fp8_forced"
+    assert "built in memory" in v["fp8"]["skipped"]
+    assert v["attn"]["batch"] == 1 and v["attn"]["cosine_vs_stock"] > 0.9999  # SDPA vs ComfyUI's CPU attention
+    # tiny Flux (hidden 128, MLP ratio 2; one double and one single block) at 64x64: 16 image and 16 text tokens
+    shapes = {tuple(s["shape"]): s["calls"] for s in res["linear_shapes"]}
+    assert shapes == {(16, 128, 384): 2, (16, 128, 128): 2, (16, 128, 256): 2, (16, 256, 128): 2,  # img + txt streams
+                      (32, 128, 640): 1, (32, 384, 128): 1}, shapes  # single block: linear1, linear2
+    assert {(m["M"], m["K"], m["N"]) for m in res["micro"]} == set(shapes)
+    per = res["micro_per_forward_ms"]
+    assert per["bf16"] == pytest.approx(sum(shapes[(m["M"], m["K"], m["N"])] * m["bf16_ms"] for m in res["micro"]), abs=2e-3)
+    assert "## Linears the FP8 loader quantizes" in md and "double_blocks.*.img_attn.qkv" in md
+
+
+def test_profile_kernel_categories_and_gpu_busy_time():
+    """The profile scripts' kernel categories (real kernel names from H100 profiles and inductor) and the GPU busy
+    time: the union of kernel intervals, an overlap counted once."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("profile_family_under_test", H.REPO_ROOT / "bench" / "profile_family.py")
+    pf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pf)
+    cat = pf.profile_wan.category
+    assert cat("void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::Coll") == "attention"
+    assert cat("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1") == "attention"
+    assert cat("nvjet_sm90_hsh_256x152_64x4_1x2_h_bz_coopA_bias_TNT") == "matmul"
+    assert cat("sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128") == "matmul"  # an FP8 GEMM is a matmul
+    assert cat("_quant_rows_kernel") == "fp8 quantize"
+    assert cat("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+               "::{lambda(c10::Float8_e4m3fn)#1}>") == "fp8 quantize"
+    # inductor names a kernel after the ops it fused: one feeding attention is still a fused elementwise kernel
+    assert cat("triton_red_fused__fused_rms_norm__scaled_dot_product_cudnn_attention__to_copy_addcmul_mul") == "triton"
+    assert cat("triton_red_fused__to_copy_abs_amax_clamp_div_native_layer_norm_0") == "fp8 quantize"
+    assert cat("triton_poi_fused__to_copy_clamp_div_1") == "fp8 quantize"
+    assert cat("triton_tem_fused_addmm_0") == "matmul"
+    assert cat("Memcpy HtoD (Pageable -> Device)") == "copy/cast"
+    assert cat("void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl") == "other elementwise"
+    assert pf.busy_ms([]) == 0.0
+    # [0, 10) and [5, 20) overlap: 20 us; [30, 35): 5 us; [32, 34) inside it adds nothing; [40, 41): 1 us
+    assert pf.busy_ms([(30.0, 35.0), (5.0, 20.0), (0.0, 10.0), (32.0, 34.0), (40.0, 41.0)]) == pytest.approx(0.026)
+
+
 def test_bench_compile_smoke_interleaved(tmp_path):
     """bench_compile end to end on tiny Wan (CPU, inductor): eager, Accel Compile default, and the
     interleaved eager/compiled rounds that the GPU figures quote."""
@@ -336,6 +400,31 @@ def test_true_flux_and_qwen_image_configs_are_comfys_detection(M, mod):
         assert all(again.get(k) == v for k, v in cfg.items()), (again, cfg)
     dm = M.meta_diffusion_model(qwen)
     assert (dm.txt_in.in_features, dm.inner_dim) == (3584, 3072)
+
+
+def test_reduced_depth_keeps_the_true_widths_and_detects_back(M):
+    """profile_family --layers: the published config with fewer blocks (Flux and HunyuanVideo keep the 1:2 double to
+    single ratio unless --single-layers says otherwise, never past the published depth), and ComfyUI's detection reads
+    that depth and the true widths back from the key layout (meta tensors: nothing is allocated)."""
+    import importlib.util
+
+    import comfy.model_detection
+
+    spec = importlib.util.spec_from_file_location("families_under_test", H.REPO_ROOT / "bench" / "families.py")
+    fam = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # its dataclasses look their module up
+    spec.loader.exec_module(fam)
+    assert fam.reduced_depth("flux", 6) == {"depth": 6, "depth_single_blocks": 12}
+    assert fam.reduced_depth("flux", 30, 50) == {"depth": 19, "depth_single_blocks": 38}
+    assert fam.reduced_depth("hunyuan_video", 2, 0) == {"depth": 2, "depth_single_blocks": 0}
+    assert fam.reduced_depth("qwen_image", 4) == {"num_layers": 4}
+    with pytest.raises(SystemExit, match="no depth keys known for family 'ltxv'"):
+        fam.reduced_depth("ltxv", 2)
+    for family, layers in (("flux", 2), ("qwen_image", 3), ("hunyuan_video", 1)):
+        true = M.true_unet_config(family)
+        depth = fam.reduced_depth(family, layers)
+        sd = M.meta_diffusion_model({**true, **depth}).state_dict()
+        again = comfy.model_detection.detect_unet_config(sd, "")
+        assert again == {**true, **depth}, (family, again)
 
 
 def test_true_hunyuan_video_config_is_comfys_detection(M):
