@@ -37,61 +37,9 @@ import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files
 log = runner.Log("profile_wan")
 
 
-CATEGORIES = (
-    ("attention", ("flash", "fmha", "attention", "attn", "cudnn_generated_fort_native_sdpa", "sdpa")),
-    ("matmul", ("gemm", "xmma", "cutlass", "nvjet", "sm90_", "sm80_", "ampere_", "mm_", "_mm", "matmul", "f8f8", "addmm",
-                "aten::mm", "bmm")),
-    # FP8 activation quantization and scaling: kernels.fp8_linear_triton's kernels, torch's float8 casts (the
-    # dequantize path's weight casts included); inductor's fused kernels that take an amax (see category())
-    ("fp8 quantize", ("_quant_", "quantize", "float8", "e4m3", "e5m2", "fp8")),
-    ("triton", ("triton",)),
-    ("copy/cast", ("copy", "convert", "cast", "to_copy", "memcpy", "memset")),
-)
-
-
-def category(name: str) -> str:
-    """A kernel's category by its name. Inductor's kernels (`triton_...`) are named after the ops they fused, so one that
-    feeds attention mentions it: they count as `triton`, or `fp8 quantize` where they take an amax or clamp a
-    division (kernels.fp8_linear's quantization, traced under compile and fused into the op that produces the
-    activation); inductor's templates (`triton_tem_...`) are matmuls, or attention for flex attention's."""
-    low = name.lower()
-    if low.startswith("triton_tem"):
-        return "attention" if "flex" in low else "matmul"
-    if low.startswith("triton_"):
-        return "fp8 quantize" if "amax" in low or ("clamp" in low and "div" in low) else "triton"
-    for cat, keys in CATEGORIES:
-        if any(k in low for k in keys):
-            return cat
-    return "other elementwise"
-
-
-def kernel_times(prof, cuda: bool) -> dict:
-    """{kernel name: ms} of one torch.profiler run: device self time per kernel on a GPU; on the CPU (smoke) every op's
-    self CPU time, so the script runs end to end (those figures mean nothing). GPU-side ranges of user annotations
-    (record_function, e.g. a compiled region's) span kernels and gaps: not kernels, left out as torch's own table does."""
-    kern = {}
-    for e in prof.key_averages():
-        if getattr(e, "is_user_annotation", False):
-            continue
-        t_us = getattr(e, "self_device_time_total", None)
-        if t_us is None:
-            t_us = getattr(e, "self_cuda_time_total", 0)
-        if not cuda:
-            t_us = e.self_cpu_time_total
-        if t_us and t_us > 0 and (not cuda or getattr(e, "device_type", None) is None or "CUDA" in str(e.device_type)):
-            kern[e.key] = kern.get(e.key, 0.0) + t_us / 1000.0
-    return kern
-
-
-def kernel_summary(kern: dict, top: int) -> dict:
-    """category_ms, kernel_total_ms and the `top` kernels ((name, ms, category), longest first) of kernel_times()."""
-    cats = {}
-    for k, t_ms in kern.items():
-        c = category(k)
-        cats[c] = cats.get(c, 0.0) + t_ms
-    return {"category_ms": {k: round(t, 2) for k, t in sorted(cats.items(), key=lambda kv: -kv[1])},
-            "kernel_total_ms": round(sum(kern.values()), 2),
-            "top": [(k[:110], round(t, 2), category(k)) for k, t in sorted(kern.items(), key=lambda kv: -kv[1])[:top]]}
+# kernel categories and the profiler summary: bench/runner.py (shared with profile_family and bench_matrix --profile)
+CATEGORIES, category = runner.KERNEL_CATEGORIES, runner.kernel_category
+kernel_times, kernel_summary = runner.kernel_times, runner.kernel_summary
 
 
 def parse(argv=None):
