@@ -606,11 +606,7 @@ class Matrix:
             self.save()  # a run stopped by a time limit keeps every round measured so far, with its speed-ups
         for n in order:
             self.res["chains"][n]["fp8_calls"] = self.fp8_calls(models[n])
-        base_t = _median(self.res["chains"]["stock"]["times_s"]) if "stock" in models else None
-        for n, r in self.res["chains"].items():
-            t = _median(r.get("times_s") or [])
-            if t and base_t:
-                r["speedup"] = round(base_t / t, 3)
+        _speedups(self.res)
         # unload, measure what stays allocated; then drop the chains' model objects one at a time and record what
         # each one held beyond ComfyUI's unload (compiled graphs, patches' buffers): attribution, in one run
         m = lat = None  # noqa: F841 - the loop variables held the last chain's model and latent
@@ -810,8 +806,9 @@ class Matrix:
             p = r.get("profile")
             if p:
                 cats = ", ".join(f"{k} {v}" for k, v in p["by_category_ms"].items())
+                busy = f"busy {p['busy_ms']} ms, " if "busy_ms" in p else ""  # files before the interval union
                 lines += ["", f"## {n}: one profiled run: wall {p['wall_ms']} ms, GPU kernels {p['kernel_ms']} ms "
-                              f"(busy {p['gpu_busy']}); {cats}", "", "| kernel | ms | category |", "| --- | ---: | --- |"]
+                              f"({busy}busy share {p['gpu_busy']}); {cats}", "", "| kernel | ms | category |", "| --- | ---: | --- |"]
                 lines += [f"| `{k}` | {ms} | {c} |" for k, ms, c in p["top"]]
         unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
         if unstable:

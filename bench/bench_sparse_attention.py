@@ -20,7 +20,6 @@ Standalone on purpose: needs torch (and optionally fa3-fwd, flash-attn-4, comfy-
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import sys
 import time
 import traceback
@@ -55,10 +54,8 @@ def versions() -> dict:
     for mod, name in (("flash_attn.cute", "flash-attn-4"), ("comfy_kitchen", "comfy-kitchen")):
         try:
             m = importlib.import_module(mod)
-            try:  # the distribution's version (flash-attn-4's module says 0.0.0)
-                v[name] = importlib.metadata.version(name)
-            except importlib.metadata.PackageNotFoundError:
-                v[name] = getattr(m, "__version__", "importable")
+            # the distribution's version first (flash-attn-4's module says 0.0.0)
+            v[name] = runner.library_version(name) or getattr(m, "__version__", "importable")
         except Exception as e:  # noqa: BLE001
             v[name] = f"not importable: {type(e).__name__}: {str(e)[:120]}"
     return v

@@ -112,31 +112,8 @@ def matrix_args(a):
     return m
 
 
-# --- the profiler's device intervals ---------------------------------------------------------------------------------
-
-def device_intervals(prof) -> list:
-    """[(start_us, end_us)] of every GPU kernel / memcpy / memset of a torch.profiler run ([] on the CPU); user
-    annotations' GPU-side ranges (record_function regions) are not kernels and are left out."""
-    out = []
-    for e in prof.events():
-        if getattr(e, "is_user_annotation", False):
-            continue
-        if "CUDA" in str(getattr(e, "device_type", "")) and getattr(e, "time_range", None) is not None:
-            out.append((float(e.time_range.start), float(e.time_range.end)))
-    return out
-
-
-def busy_ms(intervals) -> float:
-    """Milliseconds covered by the union of [start_us, end_us) intervals (kernels of two streams overlapping count once)."""
-    total, end = 0.0, None
-    for s, e in sorted(intervals):
-        if end is None or s > end:
-            total += e - s
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total / 1000.0
+# the profiler's device intervals and their union: bench/runner.py (shared with bench_matrix --profile)
+device_intervals, busy_ms = runner.device_intervals, runner.busy_ms
 
 
 # --- the Linears the FP8 loader quantizes, as the stock forward calls them -------------------------------------------
