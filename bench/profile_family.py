@@ -54,7 +54,6 @@ sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 import families  # noqa: E402  bench/families.py: the families' configs, inputs, sampler settings (imports no torch)
 import bench_matrix  # noqa: E402  the chains (Matrix.build), ComfyUI started like main.py (imports no torch)
-import profile_wan  # noqa: E402  kernel categories and the profiler summary (imports no torch)
 
 log = runner.Log("profile_family")
 
@@ -218,7 +217,7 @@ class Probe:
             out = call()
             self.sync()
             self.r["profiled_wall_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
-        self.kern = profile_wan.kernel_times(prof, self.cuda)
+        self.kern = runner.kernel_times(prof, self.cuda)
         self.intervals = device_intervals(prof)
         self.out = out.float().cpu()
         return out
@@ -254,7 +253,7 @@ def measure(mx, a, name, chain, path, state):
     if probe.out is None:
         raise RuntimeError("the sampler never called the model (no forward was measured)")
     v.update(probe.r)
-    s = profile_wan.kernel_summary(probe.kern, a.top)
+    s = runner.kernel_summary(probe.kern, a.top)
     v.update(s)
     v["kernel_launches"] = len(probe.intervals) if cuda else None
     if cuda and probe.intervals:

@@ -61,14 +61,14 @@ def test_profile_family_smoke(tmp_path, family, variants, batch):
 
 
 def test_profile_kernel_categories_and_gpu_busy_time():
-    """The profile scripts' kernel categories (real kernel names from H100 profiles and inductor) and the GPU busy
-    time: the union of kernel intervals, an overlap counted once."""
+    """The profiles' kernel categories (bench/runner.py; real kernel names from H100 profiles and inductor) and the
+    GPU busy time: the union of kernel intervals, an overlap counted once."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("profile_family_under_test", H.REPO_ROOT / "bench" / "profile_family.py")
+    spec = importlib.util.spec_from_file_location("runner_under_test", H.REPO_ROOT / "bench" / "runner.py")
     pf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pf)
-    cat = pf.profile_wan.category
+    cat = pf.kernel_category
     assert cat("void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::Coll") == "attention"
     assert cat("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1") == "attention"
     assert cat("nvjet_sm90_hsh_256x152_64x4_1x2_h_bz_coopA_bias_TNT") == "matmul"
