@@ -810,6 +810,9 @@ class Matrix:
                 lines += ["", f"## {n}: one profiled run: wall {p['wall_ms']} ms, GPU kernels {p['kernel_ms']} ms "
                               f"({busy}busy share {p['gpu_busy']}); {cats}", "", "| kernel | ms | category |", "| --- | ---: | --- |"]
                 lines += [f"| `{k}` | {ms} | {c} |" for k, ms, c in p["top"]]
+                if p.get("host_top"):
+                    lines += ["", "| host op (self CPU time) | calls | ms |", "| --- | ---: | ---: |"]
+                    lines += [f"| `{k}` | {n} | {ms} |" for k, n, ms in p["host_top"]]
         unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
         if unstable:
             lines.append("\n**Unstable, not a speed measurement**: " + "; ".join(f"{n}: {w}" for n, w in unstable.items())

@@ -268,6 +268,21 @@ def kernel_times(prof, cuda: bool) -> dict:
     return kern
 
 
+def host_ops(prof, top: int) -> list:
+    """[(name, calls, self CPU ms)] of the `top` host-side events by self CPU time: torch ops, CUDA runtime calls
+    (`cudaStreamSynchronize`, `cudaMemcpyAsync`, launches) and user annotations, longest first. Where the GPU idles
+    between kernels this names what the host was doing (a synchronizing copy, launch overhead, Python-side work
+    shows as the gap these do not cover)."""
+    rows = []
+    for e in prof.key_averages():
+        if "CUDA" in str(getattr(e, "device_type", "")):
+            continue
+        t_us = getattr(e, "self_cpu_time_total", 0) or 0
+        if t_us > 0:
+            rows.append((e.key[:90], int(e.count), round(t_us / 1000.0, 2)))
+    return sorted(rows, key=lambda r: -r[2])[:top]
+
+
 def kernel_summary(kern: dict, top: int) -> dict:
     """category_ms, kernel_total_ms and the `top` kernels ((name, ms, category), longest first) of kernel_times()."""
     cats = {}
@@ -327,7 +342,8 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     return {"wall_ms": round(wall, 1), "kernel_ms": round(s["kernel_total_ms"], 1), "busy_ms": round(busy, 1),
             "gpu_busy": round(busy / wall, 3) if wall > 0 else None,
             "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
-            "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]]}, out
+            "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
+            "host_top": [list(r) for r in host_ops(prof, top)]}, out
 
 
 # --- a simulated small card ----------------------------------------------------------------------------------

@@ -163,6 +163,14 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
                     m.weight = torch.nn.Parameter(w.to(keep_dtype), requires_grad=False)
                 st.high_precision += 1
             del w, s, wd
+    for m in diffusion_model.modules():
+        if is_accel_linear(m):
+            # the dtype ComfyUI keeps this weight in on the device: ComfyUI 0.33+ records every parameter's dtype when
+            # the model is built (comfy.model_management.archive_model_dtypes: the model's 16-bit dtype here, before
+            # any fp8 weight was loaded), and DynamicVRAM sizes and fills the weight's VRAM in that dtype
+            # (ModelPatcherDynamic setup_param; its offload casts to it too). Left at 16 bits, every fp8 weight was
+            # held twice as large and handed over as 16-bit unscaled values, requantized by the FP8 matmul per call
+            m.weight_comfy_model_dtype = m.weight.dtype
     skip = {n + leaf for n, m in diffusion_model.named_modules() if is_accel_linear(m) for leaf in (".weight", ".weight_scale")}
     st.nonfinite.update(nonfinite_tensors(diffusion_model, skip))
     return st

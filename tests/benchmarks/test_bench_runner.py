@@ -154,3 +154,28 @@ def test_kernel_summary_sorts_kernels_into_categories():
     assert s["kernel_total_ms"] == 85.0
     assert s["top"][0] == ("nvjet_sm90_qqhsh_128x152_128x6_2x1_v_bz_coopA_algo2_bias_TNT", 40.0, "matmul")
     assert len(s["top"]) == 3
+
+
+def test_profile_kernels_names_the_host_side_ops():
+    """profile_kernels' `host_top` (bench/runner.py host_ops): what the host did, op by op, with call counts: a
+    function that runs 7 matmuls and one sleep shows aten::mm with 7 calls, and the sleeping annotation as the longest
+    host event."""
+    import time
+
+    import torch
+
+    R = _runner()
+    a = torch.randn(64, 64)
+
+    def fn():
+        with torch.profiler.record_function("host_sleep"):
+            time.sleep(0.05)
+        for _ in range(7):
+            torch.mm(a, a)
+        return 1
+
+    s, out = R.profile_kernels(fn, top=20)
+    assert out == 1
+    rows = {name: (n, ms) for name, n, ms in s["host_top"]}
+    assert rows["aten::mm"][0] == 7
+    assert s["host_top"][0][0] == "host_sleep" and s["host_top"][0][2] >= 45.0

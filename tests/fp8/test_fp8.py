@@ -250,6 +250,11 @@ def test_every_form_loads_and_samples(F, K, M, bf16_sd, ddir, cond, bf16_out, fo
     dm = res.patcher.model.diffusion_model
     assert dm.blocks[0].ffn[0].weight.dtype == (E5M2 if form.startswith("e5m2") else E4M3)
     assert dm.head.head.weight_scale is None and dm.head.head.weight.dtype == dm.blocks[0].norm3.weight.dtype
+    # every layer tells ComfyUI the dtype it keeps on the device: ComfyUI 0.33+'s DynamicVRAM sizes and fills a
+    # weight's VRAM in `weight_comfy_model_dtype` (recorded when the model is built, before the fp8 weights load), and
+    # a 16-bit value there held every fp8 weight twice as large, handed over unscaled in 16 bits
+    linears = [m for m in dm.modules() if F.is_accel_linear(m)]
+    assert linears and all(m.__dict__.get("weight_comfy_model_dtype") == m.weight.dtype for m in linears)
     out = run(M, res.patcher, cond)
     err = rel(out, bf16_out)
     assert 0 < err <= bound, (form, err)
