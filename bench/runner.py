@@ -319,7 +319,42 @@ def busy_ms(intervals) -> float:
     return total / 1000.0
 
 
-def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
+SYNC_EVENTS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense",
+               "cudaMemcpyAsync")
+
+
+def _py_frames(names, keep: int) -> tuple:
+    """The innermost `keep` Python source frames of `names` (profiler event names / stack lines, innermost first;
+    torch's own frames and the profiler's left out), e.g. 'accel/compile/stream.py(95): run'."""
+    out = []
+    for fr in names:
+        if ".py(" not in fr or "/torch/" in fr or "profiler" in fr:
+            continue
+        out.append(fr.split("/site/")[-1].split("/comfy033/")[-1][-100:])
+        if len(out) == keep:
+            break
+    return tuple(out)
+
+
+def sync_stacks(prof, top: int = 10, keep: int = 5) -> list:
+    """[(event, calls, [frames])] where the host waited for the GPU (SYNC_EVENTS: stream/device/event synchronize,
+    a tensor read back to the host; and copies, `cudaMemcpyAsync`, which wait too from pageable memory), grouped by the Python frames that led there (profile(with_stack=True) records
+    Python calls as the events' ancestors, older torch as each event's `stack`), most calls first."""
+    groups: dict = {}
+    for e in prof.events():
+        if e.name not in SYNC_EVENTS:
+            continue
+        names, p = [], e
+        while p is not None and len(names) < 200:
+            names.extend(getattr(p, "stack", None) or ())
+            names.append(p.name)
+            p = getattr(p, "cpu_parent", None)
+        k = (e.name, _py_frames(names, keep))
+        groups[k] = groups.get(k, 0) + 1
+    return [[n, c, list(f)] for (n, f), c in sorted(groups.items(), key=lambda kv: -kv[1])[:top]]
+
+
+def profile_kernels(fn, top: int = 12, stacks: bool = False) -> tuple[dict, object]:
     """Run fn() once under torch.profiler (CPU + CUDA activity): wall ms, GPU kernel ms (`kernel_times`) by category
     (`kernel_summary`), the `top` kernels, and `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
     wall ms (the rest: launch overhead, host work, waits). Returns (summary, fn's result). Profiling adds host overhead: compare categories and kernels, not the
@@ -332,7 +367,7 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     cuda = torch.cuda.is_available()
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     sync()
-    with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])) as prof:
+    with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else []), with_stack=stacks) as prof:
         t0 = time.perf_counter()
         out = fn()
         sync()
@@ -343,7 +378,8 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
             "gpu_busy": round(busy / wall, 3) if wall > 0 else None,
             "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
             "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
-            "host_top": [list(r) for r in host_ops(prof, top)]}, out
+            "host_top": [list(r) for r in host_ops(prof, top)],
+            **({"sync_stacks": sync_stacks(prof)} if stacks else {})}, out
 
 
 # --- a simulated small card ----------------------------------------------------------------------------------

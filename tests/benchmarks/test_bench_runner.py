@@ -179,3 +179,23 @@ def test_profile_kernels_names_the_host_side_ops():
     rows = {name: (n, ms) for name, n, ms in s["host_top"]}
     assert rows["aten::mm"][0] == 7
     assert s["host_top"][0][0] == "host_sleep" and s["host_top"][0][2] >= 45.0
+
+
+def test_profile_kernels_finds_where_the_host_waits():
+    """profile_kernels(stacks=True) groups the host's waits for the device (here: 5 values read back with .item(),
+    the CPU's aten::_local_scalar_dense) by the Python frames that led there: this test's own helper."""
+    import torch
+
+    R = _runner()
+    a = torch.randn(8)
+
+    def read_back():
+        return float(a.sum().item())
+
+    def fn():
+        return [read_back() for _ in range(5)]
+
+    s, _ = R.profile_kernels(fn, stacks=True)
+    rows = [r for r in s["sync_stacks"] if r[0] == "aten::_local_scalar_dense"]
+    assert rows and rows[0][1] == 5, s["sync_stacks"]
+    assert "test_bench_runner.py" in rows[0][2][0] and "read_back" in rows[0][2][0], rows
