@@ -139,8 +139,8 @@ def parse(argv=None):
                     "another's; stock runs again last to show the drift over the run)")
     ap.add_argument("--profile", action="store_true", help="with --sequential: after each chain's timed runs, one more "
                     "run under torch.profiler: GPU kernel time by category, top kernels, GPU-busy share of the wall time")
-    ap.add_argument("--profile-stacks", action="store_true", help="with --profile: also where the host waited for the "
-                    "GPU (stream synchronize, a value read back), grouped by the Python frames that led there")
+    ap.add_argument("--sync-sites", action="store_true", help="with --profile: one more run with torch's CUDA sync debug "
+                    "mode on: where the host waited for the GPU, grouped by the Python frames that led there")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
     if a.workflow == "lightx2v":
@@ -683,7 +683,9 @@ class Matrix:
                 for rnd in range(self.a.rounds):
                     t, lat = self.timed(m, r)
                 if self.a.profile:
-                    r["profile"], _ = runner.profile_kernels(lambda: self.sample(m), stacks=self.a.profile_stacks)
+                    r["profile"], _ = runner.profile_kernels(lambda: self.sample(m))
+                    if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
+                        r["profile"]["sync_sites"], _ = runner.sync_sites(lambda: self.sample(m))
                 r["fp8_calls"] = self.fp8_calls(m)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
@@ -815,11 +817,11 @@ class Matrix:
                 if p.get("host_top"):
                     lines += ["", "| host op (self CPU time) | calls | ms |", "| --- | ---: | ---: |"]
                     lines += [f"| `{k}` | {n} | {ms} |" for k, n, ms in p["host_top"]]
-                if p.get("sync_stacks"):
-                    lines += ["", "| host waited for the GPU | calls | where (innermost Python frames first) |",
-                              "| --- | ---: | --- |"]
-                    lines += [f"| `{k}` | {n} | {' < '.join(f'`{x}`' for x in fr) or '(no Python frame)'} |"
-                              for k, n, fr in p["sync_stacks"]]
+                if p.get("sync_sites"):
+                    lines += ["", "| host waited for the GPU (calls) | where (innermost Python frame first) |",
+                              "| ---: | --- |"]
+                    lines += [f"| {n} | {' < '.join(f'`{x}`' for x in fr) or '(no Python frame)'} |"
+                              for n, fr in p["sync_sites"]]
         unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
         if unstable:
             lines.append("\n**Unstable, not a speed measurement**: " + "; ".join(f"{n}: {w}" for n, w in unstable.items())

@@ -319,42 +319,45 @@ def busy_ms(intervals) -> float:
     return total / 1000.0
 
 
-SYNC_EVENTS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense",
-               "cudaMemcpyAsync")
+def sync_sites(fn, top: int = 10, keep: int = 6) -> tuple[list, object]:
+    """Run fn() once with torch's CUDA sync debug mode on (`torch.cuda.set_sync_debug_mode("warn")`: every call that
+    makes the host wait for the GPU — a stream synchronize, a value read back, a copy from pageable memory — warns)
+    and group those waits by the Python frames that led there. Returns ([(calls, [frames, innermost first])], fn's
+    result). A profile shows the GPU idling between kernels; this names the lines that made it idle."""
+    import traceback
+    import warnings
 
+    import torch
 
-def _py_frames(names, keep: int) -> tuple:
-    """The innermost `keep` Python source frames of `names` (profiler event names / stack lines, innermost first;
-    torch's own frames and the profiler's left out), e.g. 'accel/compile/stream.py(95): run'."""
-    out = []
-    for fr in names:
-        if ".py(" not in fr or "/torch/" in fr or "profiler" in fr:
-            continue
-        out.append(fr.split("/site/")[-1].split("/comfy033/")[-1][-100:])
-        if len(out) == keep:
-            break
-    return tuple(out)
-
-
-def sync_stacks(prof, top: int = 10, keep: int = 5) -> list:
-    """[(event, calls, [frames])] where the host waited for the GPU (SYNC_EVENTS: stream/device/event synchronize,
-    a tensor read back to the host; and copies, `cudaMemcpyAsync`, which wait too from pageable memory), grouped by the Python frames that led there (profile(with_stack=True) records
-    Python calls as the events' ancestors, older torch as each event's `stack`), most calls first."""
     groups: dict = {}
-    for e in prof.events():
-        if e.name not in SYNC_EVENTS:
-            continue
-        names, p = [], e
-        while p is not None and len(names) < 200:
-            names.extend(getattr(p, "stack", None) or ())
-            names.append(p.name)
-            p = getattr(p, "cpu_parent", None)
-        k = (e.name, _py_frames(names, keep))
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if "synchroniz" not in str(message):
+            return
+        frames = []
+        for fs in reversed(traceback.extract_stack()[:-1]):
+            f = fs.filename
+            if f.endswith("warnings.py") or "/torch/" in f:
+                continue
+            frames.append(f"{f.split('/site/')[-1].split('/comfy033/')[-1][-80:]}({fs.lineno}): {fs.name}")
+            if len(frames) == keep:
+                break
+        k = tuple(frames)
         groups[k] = groups.get(k, 0) + 1
-    return [[n, c, list(f)] for (n, f), c in sorted(groups.items(), key=lambda kv: -kv[1])[:top]]
+
+    old = torch.cuda.get_sync_debug_mode()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            out = fn()
+        finally:
+            torch.cuda.set_sync_debug_mode(old)
+    return [[c, list(f)] for f, c in sorted(groups.items(), key=lambda kv: -kv[1])[:top]], out
 
 
-def profile_kernels(fn, top: int = 12, stacks: bool = False) -> tuple[dict, object]:
+def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     """Run fn() once under torch.profiler (CPU + CUDA activity): wall ms, GPU kernel ms (`kernel_times`) by category
     (`kernel_summary`), the `top` kernels, and `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
     wall ms (the rest: launch overhead, host work, waits). Returns (summary, fn's result). Profiling adds host overhead: compare categories and kernels, not the
@@ -367,7 +370,7 @@ def profile_kernels(fn, top: int = 12, stacks: bool = False) -> tuple[dict, obje
     cuda = torch.cuda.is_available()
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     sync()
-    with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else []), with_stack=stacks) as prof:
+    with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])) as prof:
         t0 = time.perf_counter()
         out = fn()
         sync()
@@ -378,8 +381,7 @@ def profile_kernels(fn, top: int = 12, stacks: bool = False) -> tuple[dict, obje
             "gpu_busy": round(busy / wall, 3) if wall > 0 else None,
             "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
             "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
-            "host_top": [list(r) for r in host_ops(prof, top)],
-            **({"sync_stacks": sync_stacks(prof)} if stacks else {})}, out
+            "host_top": [list(r) for r in host_ops(prof, top)]}, out
 
 
 # --- a simulated small card ----------------------------------------------------------------------------------

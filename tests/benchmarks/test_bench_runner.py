@@ -181,21 +181,35 @@ def test_profile_kernels_names_the_host_side_ops():
     assert s["host_top"][0][0] == "host_sleep" and s["host_top"][0][2] >= 45.0
 
 
-def test_profile_kernels_finds_where_the_host_waits():
-    """profile_kernels(stacks=True) groups the host's waits for the device (here: 5 values read back with .item(),
-    the CPU's aten::_local_scalar_dense) by the Python frames that led there: this test's own helper."""
+def test_sync_sites_groups_the_hosts_waits_by_python_frames(monkeypatch):
+    """runner.sync_sites: with torch's sync debug mode on, every wait warns ("called a synchronizing CUDA operation");
+    the warnings are grouped by the Python frames that led there. On the CPU the mode itself is stood in for (it needs
+    CUDA): the function under test warns as torch does, 5 times from one helper and twice from another."""
+    import warnings
+
     import torch
 
     R = _runner()
-    a = torch.randn(8)
+    modes = []
+    monkeypatch.setattr(torch.cuda, "get_sync_debug_mode", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "set_sync_debug_mode", modes.append)
 
     def read_back():
-        return float(a.sum().item())
+        warnings.warn("called a synchronizing CUDA operation")
+
+    def other():
+        warnings.warn("called a synchronizing CUDA operation")
 
     def fn():
-        return [read_back() for _ in range(5)]
+        warnings.warn("an unrelated warning")  # not a wait: not counted
+        for _ in range(5):
+            read_back()
+        for _ in range(2):
+            other()
+        return 3
 
-    s, _ = R.profile_kernels(fn, stacks=True)
-    rows = [r for r in s["sync_stacks"] if r[0] == "aten::_local_scalar_dense"]
-    assert rows and rows[0][1] == 5, s["sync_stacks"]
-    assert "test_bench_runner.py" in rows[0][2][0] and "read_back" in rows[0][2][0], rows
+    rows, out = R.sync_sites(fn)
+    assert out == 3 and modes == ["warn", 0]
+    assert [n for n, _ in rows] == [5, 2], rows
+    assert rows[0][1][0].endswith(": read_back") and "test_bench_runner.py" in rows[0][1][0]
+    assert rows[0][1][1].endswith(": fn") and rows[1][1][0].endswith(": other")
