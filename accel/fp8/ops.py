@@ -11,7 +11,9 @@ compute is off) and adds sum_i strength_i * alpha_i / rank_i * (x @ down_i^T) @ 
 once (the scales folded into `up`), cast to the compute device and dtype, and cached on the layer; the cache key is
 the patch set (each patch's strength, alpha and its up/down tensors, held by weak reference, and the weight
 functions themselves), so a strength change, another LoRA or a reload rebuilds it, and the cache is dropped as soon
-as ComfyUI lets go of the weight functions or the LoRA tensors (unpatch, unload, another LoRA). Numerically the
+as ComfyUI lets go of the weight functions or the LoRA tensors (unpatch, unload, another LoRA): no device memory is
+held for an unloaded model. For a CUDA device the concatenated factors are also kept in pinned host memory while
+the LoRA tensors live, so the rebuild at each model load is an asynchronous copy, not a wait per layer. Numerically the
 LoRA term is computed in the compute dtype (16-bit on a GPU) beside the FP8 matmul instead of being added to the
 dequantized weight (ComfyUI's lowvram path) or rounded into the fp8 weight (a full load): the same sum in another
 order, with the LoRA no longer subject to fp8 rounding. Any other patch (a full `diff`, LoHa, LoKr, DoRA, hooks,
@@ -179,9 +181,48 @@ def _drop_cache(layer_ref, dead):
     return callback
 
 
+# the factors of one patch set on the host, pinned: {key: (weak refs to the LoRA tensors, (down, up))}; an entry goes
+# with its LoRA tensors (another LoRA, a strength change, the LoRA'd model dropped)
+_HOST_FACTORS: dict = {}
+
+
+def _concat(terms, device, dtype):
+    down = torch.cat([d.to(device=device, dtype=torch.float32) for _, d, _ in terms], dim=0).to(dtype)
+    up = torch.cat([u.to(device=device, dtype=torch.float32) * s for u, _, s in terms], dim=1).to(dtype)
+    return down.contiguous(), up.contiguous()
+
+
+def _host_factors(terms, dtype):
+    """The concatenated factors of `terms` (LoRA tensors on the host) in pinned host memory, built once per patch set
+    and kept while its LoRA tensors live: ComfyUI rebuilds its weight functions at every model load (0.33's
+    DynamicVRAM: every sampling run), and building the device factors from pageable host tensors made the host wait
+    for the GPU at every layer of every such run (two copies that synchronize the stream per layer:
+    bench/results/h100/wf_lightx2v_033, --sync-sites). From pinned memory the copy to the device is asynchronous."""
+    tensors = tuple(t for u, d, _ in terms for t in (u, d))
+    key = (tuple(id(t) for t in tensors), tuple(s for _, _, s in terms), dtype)
+    hit = _HOST_FACTORS.get(key)
+    if hit is not None and all(r() is t for r, t in zip(hit[0], tensors)):
+        return hit[1]
+    down, up = _concat(terms, "cpu", dtype)
+    factors = (down.pin_memory(), up.pin_memory())
+
+    def drop(_ref, key=key, factors=factors):
+        got = _HOST_FACTORS.get(key)
+        if got is not None and got[1] is factors:
+            del _HOST_FACTORS[key]
+
+    try:
+        _HOST_FACTORS[key] = (tuple(weakref.ref(t, drop) for t in tensors), factors)
+    except TypeError:  # a tensor that takes no weak reference: not kept
+        pass
+    return factors
+
+
 def lowrank_factors(layer, fns, device, dtype):
     """(down (R, in), up (out, R)) on `device` in `dtype`, every LoRA of `fns` concatenated with its scale folded
-    into `up`, cached on `layer` per patch set; or the reason (a str) why the layer keeps the dense path."""
+    into `up`, cached on `layer` per patch set; or the reason (a str) why the layer keeps the dense path. On a CUDA
+    device, LoRA tensors on the host are concatenated once into pinned memory (`_host_factors`) and copied without a
+    wait at each model load."""
     terms = plain_lora_terms(fns, layer.out_features, layer.in_features)
     if isinstance(terms, str):
         return terms
@@ -192,9 +233,12 @@ def lowrank_factors(layer, fns, device, dtype):
     c = layer.__dict__.get(_LORA_CACHE)
     if c is not None and c[0] == sig and len(c[1]) == len(srcs) and all(r() is t for r, t in zip(c[1], srcs)):
         return c[2]
-    down = torch.cat([d.to(device=device, dtype=torch.float32) for _, d, _ in terms], dim=0).to(dtype)
-    up = torch.cat([u.to(device=device, dtype=torch.float32) * s for u, _, s in terms], dim=1).to(dtype)
-    factors = (down.contiguous(), up.contiguous())
+    dev = torch.device(device)
+    if dev.type == "cuda" and all(t.device.type == "cpu" for t in srcs[len(fns):]) and torch.cuda.is_available():
+        down, up = _host_factors(terms, dtype)
+        factors = (down.to(dev, non_blocking=True), up.to(dev, non_blocking=True))
+    else:
+        factors = _concat(terms, device, dtype)
     cb = _drop_cache(weakref.ref(layer), factors)  # the cache dies with the weight functions or the LoRA tensors
     try:
         refs = tuple(weakref.ref(t, cb) for t in srcs)

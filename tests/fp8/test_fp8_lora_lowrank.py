@@ -179,6 +179,37 @@ def test_cache_is_freed_with_the_weight_functions(O, M, fp8):
     assert not q.weight_function and "_accel_lora_cache" not in q.__dict__
 
 
+def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
+    """For a CUDA device the LoRA factors are concatenated once into pinned host memory (`_host_factors`) and copied
+    from there at each model load (ComfyUI 0.33 rebuilds its weight functions at every sampling run; building from
+    pageable tensors waited for the GPU twice per layer). Pinning needs CUDA: on the CPU it is stood in for by a copy.
+    Checked: the same patch set gives the same pinned tensors (no rebuild), equal to the plain concatenation; another
+    strength builds new ones; the entry goes with the LoRA tensors."""
+    import gc
+
+    pinned = []
+
+    def fake_pin(t):
+        pinned.append(t)
+        return t.clone()
+
+    monkeypatch.setattr(torch.Tensor, "pin_memory", fake_pin)
+    g = torch.Generator().manual_seed(0)
+    up, down = torch.randn(12, 4, generator=g), torch.randn(4, 10, generator=g)
+    terms = [(up, down, 0.5)]
+    f1 = O._host_factors(terms, torch.float16)
+    f2 = O._host_factors(terms, torch.float16)
+    assert f1 is f2 and len(pinned) == 2
+    ref = O._concat(terms, "cpu", torch.float16)
+    assert all(torch.equal(a, b) and a.dtype == torch.float16 for a, b in zip(f1, ref))
+    f3 = O._host_factors([(up, down, 0.3)], torch.float16)
+    assert f3 is not f1 and len(pinned) == 4 and torch.allclose(f3[1].float(), (up * 0.3).half().float())
+    n = len(O._HOST_FACTORS)
+    del up, down, terms
+    gc.collect()
+    assert len(O._HOST_FACTORS) == n - 2
+
+
 @pytest.mark.parametrize("kind", ["dora", "diff"])
 def test_dora_or_diff_keeps_the_dense_path(O, M, fp8, kind, caplog):
     """A DoRA LoRA, or a full-weight `diff` stacked on a plain LoRA, on the same layer: the dense path (ComfyUI's
