@@ -660,7 +660,9 @@ class Matrix:
             st = C.compile_status(x)
             if st.get("enabled"):
                 out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
-                                               "regions", "streamed_regions", "quantized_plans")})
+                                               "regions", "streamed_regions", "quantized_plans")
+                            if k in st})
+                out[-1].update({k: st[k] for k in ("fetch_host_ms", "call_host_ms") if k in st})
         return out or None
 
     def sequential(self, path):
@@ -687,6 +689,7 @@ class Matrix:
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
                         r["profile"]["sync_sites"], _ = runner.sync_sites(lambda: self.sample(m))
                 r["fp8_calls"] = self.fp8_calls(m)
+                r["compile"] = self.compile_summary(m)  # as of the last run (host times of its last model call)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
             except Skipped as e:

@@ -27,6 +27,7 @@ the cast API, `comfy_compat.block_fetch_support()` says why and the caller turns
 """
 from __future__ import annotations
 
+import time
 import weakref
 
 import torch
@@ -43,6 +44,7 @@ class BlockFetcher:
         self._layers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
         self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
+        self.host_s = 0.0  # host seconds of the current model call spent fetching and restoring weights here
 
     def layers(self, block):
         got = self._layers.get(block)
@@ -78,6 +80,7 @@ class BlockFetcher:
         import comfy.ops as ops
 
         dtype, device = x.dtype, x.device
+        t0 = time.perf_counter()
         vbar = [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device]
         stream = None
         saved = []
@@ -107,8 +110,11 @@ class BlockFetcher:
                     w, b = ops.cast_bias_weight(m, None, dtype=wdtype, device=device, bias_dtype=dtype)
                 saved.append((_restore, _swap_in(m, w, b, keep)))
             self.streamed += 1
+            t1 = time.perf_counter()
+            self.host_s += t1 - t0
             return fn(block, *args, **kwargs)
         finally:
+            t2 = time.perf_counter()
             for undo, item in reversed(saved):
                 undo(item)
             if vbar:
@@ -117,6 +123,7 @@ class BlockFetcher:
                 mp.cleanup_prefetched_modules(block, vbar)
             if stream is not None:
                 stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
+            self.host_s += time.perf_counter() - t2
 
 
 def _has_functions(m) -> bool:

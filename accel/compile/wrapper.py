@@ -113,6 +113,7 @@ class CompileWrapper:
         cs.runners = runners
         cs.fetcher.streamed = 0
         cs.fetcher.plans = {}
+        cs.fetcher.host_s = 0.0
         before = entry_counts(codes)
         graphs0 = unique_graphs()
         t0 = time.perf_counter()
@@ -148,6 +149,8 @@ class CompileWrapper:
             cs.runners = _NO_RUNNERS
         st.calls += 1
         st.streamed_regions = cs.fetcher.streamed
+        st.fetch_host_ms = round(cs.fetcher.host_s * 1e3, 2)
+        st.call_host_ms = round((time.perf_counter() - t0) * 1e3, 2)
         st.quantized_plans = dict(cs.fetcher.plans)
         if unique_graphs() != graphs0:  # dynamo compiled something during this call
             self._account(st, codes, before, graphs0, time.perf_counter() - t0)

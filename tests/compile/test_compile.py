@@ -291,6 +291,8 @@ def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     out1 = lowvram_forward(with_lora(compiled, sd, 1.0))
     st = C.compile_status(compiled)
     assert st["streamed_regions"] == 2 and st["regions"] == 2, st  # both blocks fetched outside the graph
+    # the host time of that model call, and the part of it spent fetching and restoring the blocks' weights
+    assert 0 < st["fetch_host_ms"] < st["call_host_ms"], st
     assert graphs() > g00 and not st["fell_back"], st  # ... and ran compiled
     assert _close(out1, forward(with_lora(wan, sd, 1.0), x, ctx))
     g0 = graphs()
