@@ -160,6 +160,14 @@ WF121_FA4_24 = ("Wan 2.2 A14B T2V users' workflow (fp8_scaled experts + rank-32 
 WF480_SPARSE = _WF_SPARSE.format(res="480x832") + ", sparse kernel flex_attention, each expert's first step dense"
 WF_FP8_LOWRANK = (f"H100 80GB, {_WF.replace('median of 2 runs', 'one timed run')}, FP8 loader with the LoRA beside "
                   "the FP8 matmul (low-rank path)")
+WF_FP8_FIXES_H200 = (f"H200 141GB, {_WF.replace('median of 2 runs', 'the slower of 2 timed runs')}, whole card, after the FP8 "
+                     "loader's two fixes (fp8 dtype declared to DynamicVRAM; LoRA factors copied from pinned memory)")
+WF_FP8_DTYPE_H100 = (f"H100 80GB, {_WF.replace('median of 2 runs', 'one timed run')}, whole card, after the FP8 loader "
+                     "declares its fp8 dtype to DynamicVRAM (before the LoRA copy fix)")
+_FLUX_H200 = "h200/family_033_flux_1024_sequential_profile/matrix.json"
+FAMILY_FLUX_H200 = ("H200 141GB, Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple, ComfyUI 0.33.0 as "
+                    "main.py starts it (DynamicVRAM), random weights, each chain on its own (--sequential), the slower of "
+                    "2 timed runs (bench_matrix.py --family flux)")
 MGKILL = ("two H100 80GB (one host, NCCL), ComfyUI 0.33.0 live server, Wan 2.1 T2V 1.3B random bf16 weights, Accel Multi-GPU "
           "2 workers, one worker SIGKILLed after the first sampling step (bench_reliability.py --cases multigpu_kill --gpus 2)")
 
@@ -529,6 +537,20 @@ _ROWS = [
     ("wf.h100.80.fp8_lowrank.cosine", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/cosine", 0.999256, "{:.5f}", WF_FP8_LOWRANK + ", final latent vs stock"),
     ("wf.h100.80.fp8_lowrank.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/level1/speedup", 1.635, "{:.2f}x", WF_FP8_LOWRANK + ", Level-1 on ComfyUI's loader in the same run"),
     ("wf.h100.80.fp8_lowrank.peak_device", "h100/wf_lightx2v_033/sequential_80GB_fp8_lora_lowrank/matrix.json", "json:chains/fp8_level1/peak_device_gib", 61.96, "{:.0f} GiB", WF_FP8_LOWRANK + ", device memory peak"),
+    ("wf.h200.141.fix.fp8_level1.speedup", "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/speedup", 1.46, "{:.2f}x", WF_FP8_FIXES_H200),
+    ("wf.h200.141.fix.fp8_level1.cosine", "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/cosine", 0.999256, "{:.5f}", WF_FP8_FIXES_H200 + ", final latent vs stock"),
+    ("wf.h200.141.fix.fp8_level1.peak_device", "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/peak_device_gib", 35.15, "{:.0f} GiB", WF_FP8_FIXES_H200 + ", device memory peak"),
+    ("wf.h200.141.fix.level1.speedup", "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json", "json:chains/level1/speedup", 1.585, "{:.2f}x", WF_FP8_FIXES_H200 + ", Level-1 on ComfyUI's loader in the same run"),
+    ("wf.h100.80.dtypefix.fp8_level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_profile_fp8_dtype_fix/matrix.json", "json:chains/fp8_level1/speedup", 1.442, "{:.2f}x", WF_FP8_DTYPE_H100),
+    ("wf.h100.80.dtypefix.fp8_level1.peak_device", "h100/wf_lightx2v_033/sequential_80GB_profile_fp8_dtype_fix/matrix.json", "json:chains/fp8_level1/peak_device_gib", 35.57, "{:.0f} GiB", WF_FP8_DTYPE_H100 + ", device memory peak"),
+    ("wf.h100.80.dtypefix.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_profile_fp8_dtype_fix/matrix.json", "json:chains/level1/speedup", 1.617, "{:.2f}x", WF_FP8_DTYPE_H100 + ", Level-1 on ComfyUI's loader in the same run"),
+    ("wf.h100.80.profile.fp8_level1.peak_device", "h100/wf_lightx2v_033/sequential_80GB_profile/matrix.json", "json:chains/fp8_level1/peak_device_gib", 61.72, "{:.0f} GiB", WF_H100_80.replace("median of 2 runs", "one timed run") + ", FP8 loader -> LoRA -> Level-1 before the fixes, device memory peak"),
+    # Flux on the H200, each chain on its own (issue #30) --------------------------------------------------------------
+    ("family.h200.flux.stock.time", _FLUX_H200, "json:chains/stock/times_s/0", 3.548, "{:.2f} s", FAMILY_FLUX_H200),
+    ("family.h200.flux.shipped.speedup", _FLUX_H200, "json:chains/shipped/speedup", 1.232, "{:.2f}x", FAMILY_FLUX_H200 + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h200.flux.core_compile.speedup", _FLUX_H200, "json:chains/core_compile/speedup", 1.183, "{:.2f}x", FAMILY_FLUX_H200 + ", ComfyUI TorchCompileModel (DynamicVRAM on, as ComfyUI starts)"),
+    ("family.h200.flux.shipped.gpu_busy", _FLUX_H200, "json:chains/shipped/profile/gpu_busy", 0.795, "{:.2f}", FAMILY_FLUX_H200 + ", exact chain, one profiled run: GPU-busy share of the wall time"),
+    ("family.h200.flux.fp8_shipped.gpu_busy", _FLUX_H200, "json:chains/fp8_shipped/profile/gpu_busy", 0.526, "{:.2f}", FAMILY_FLUX_H200 + ", FP8 loader -> exact chain, one profiled run: GPU-busy share of the wall time"),
     # Multi-GPU worker lost mid-step (issue #29) -------------------------------------------------------------------
     ("mgkill.h100x2.next_prompt.seconds", "h100x2/reliability_multigpu_kill/reliability.json", "json:cases/0/prompts/2/seconds", 17.1, "{:.0f} s", MGKILL + ", the next prompt (new workers start and load)"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
