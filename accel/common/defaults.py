@@ -245,7 +245,7 @@ FP8_AUTO_MEASURED: dict = {
         False, "family.h100.ti2v.fp8_shipped.speedup", "family.h100.ti2v.shipped.speedup", "Accel Wan Level-1",
         "Wan 2.2 TI2V-5B 1280x704 121 frames on an H100, ComfyUI 0.33"),
     ("qwen_image", "Hopper (sm90)"): FP8Measured(
-        False, "family.h100.qwen.fp8_shipped.speedup", "family.h100.qwen.shipped.speedup", _EXACT_CHAIN,
+        False, "family.h100.qwen.fix.fp8_shipped.speedup", "family.h100.qwen.fix.shipped.speedup", _EXACT_CHAIN,
         "Qwen-Image 1328px 8 steps on an H100, ComfyUI 0.33"),
     ("hunyuan_video", "Hopper (sm90)"): FP8Measured(
         False, "family.h100.hv.fp8_shipped.speedup", "family.h100.hv.shipped.speedup", _EXACT_CHAIN,

@@ -164,6 +164,10 @@ WF_FP8_FIXES_H200 = (f"H200 141GB, {_WF.replace('median of 2 runs', 'the slower 
                      "loader's two fixes (fp8 dtype declared to DynamicVRAM; LoRA factors copied from pinned memory)")
 WF_FP8_DTYPE_H100 = (f"H100 80GB, {_WF.replace('median of 2 runs', 'one timed run')}, whole card, after the FP8 loader "
                      "declares its fp8 dtype to DynamicVRAM (before the LoRA copy fix)")
+WF_FP8_FIXES_H100 = WF_FP8_FIXES_H200.replace("H200 141GB", "H100 80GB")
+_QWEN_FIX = "h100/family_033_qwen_image_8steps_fp8_fix/matrix.json"
+FAMILY_QWEN_FIX = (FAMILY_QWEN.replace("one timed run after its first run", "the slower of 2 timed runs after its first run")
+                   + ", after the FP8 loader declares its fp8 dtype to DynamicVRAM")
 _FLUX_H200 = "h200/family_033_flux_1024_sequential_profile/matrix.json"
 FAMILY_FLUX_H200 = ("H200 141GB, Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple, ComfyUI 0.33.0 as "
                     "main.py starts it (DynamicVRAM), random weights, each chain on its own (--sequential), the slower of "
@@ -545,6 +549,18 @@ _ROWS = [
     ("wf.h100.80.dtypefix.fp8_level1.peak_device", "h100/wf_lightx2v_033/sequential_80GB_profile_fp8_dtype_fix/matrix.json", "json:chains/fp8_level1/peak_device_gib", 35.57, "{:.0f} GiB", WF_FP8_DTYPE_H100 + ", device memory peak"),
     ("wf.h100.80.dtypefix.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_profile_fp8_dtype_fix/matrix.json", "json:chains/level1/speedup", 1.617, "{:.2f}x", WF_FP8_DTYPE_H100 + ", Level-1 on ComfyUI's loader in the same run"),
     ("wf.h100.80.profile.fp8_level1.peak_device", "h100/wf_lightx2v_033/sequential_80GB_profile/matrix.json", "json:chains/fp8_level1/peak_device_gib", 61.72, "{:.0f} GiB", WF_H100_80.replace("median of 2 runs", "one timed run") + ", FP8 loader -> LoRA -> Level-1 before the fixes, device memory peak"),
+    ("wf.h100.80.fix.fp8_level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/speedup", 1.51, "{:.2f}x", WF_FP8_FIXES_H100),
+    ("wf.h100.80.fix.fp8_level1.cosine", "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/cosine", 0.999256, "{:.5f}", WF_FP8_FIXES_H100 + ", final latent vs stock"),
+    ("wf.h100.80.fix.fp8_level1.first_run", "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/first_run_s", 21.07, "{:.0f} s", WF_FP8_FIXES_H100 + ", first run (compiles; model already loaded)"),
+    ("wf.h100.80.fix.fp8_level1.peak_device", "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json", "json:chains/fp8_level1/peak_device_gib", 35.24, "{:.0f} GiB", WF_FP8_FIXES_H100 + ", device memory peak"),
+    ("wf.h100.80.fix.level1.speedup", "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json", "json:chains/level1/speedup", 1.657, "{:.2f}x", WF_FP8_FIXES_H100 + ", Level-1 on ComfyUI's loader in the same run"),
+    ("family.h100.qwen.fix.stock.time", _QWEN_FIX, "json:chains/stock/times_s/1", 5.35, "{:.2f} s", FAMILY_QWEN_FIX),
+    ("family.h100.qwen.fix.shipped.speedup", _QWEN_FIX, "json:chains/shipped/speedup", 1.376, "{:.2f}x", FAMILY_QWEN_FIX + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h100.qwen.fix.shipped.cosine", _QWEN_FIX, "json:chains/shipped/cosine", 0.999876, "{:.5f}", FAMILY_QWEN_FIX + ", exact chain, final latent vs stock"),
+    ("family.h100.qwen.fix.fp8_shipped.speedup", _QWEN_FIX, "json:chains/fp8_shipped/speedup", 1.556, "{:.2f}x", FAMILY_QWEN_FIX + ", FP8 loader -> exact chain"),
+    ("family.h100.qwen.fix.fp8_shipped.cosine", _QWEN_FIX, "json:chains/fp8_shipped/cosine", 0.999257, "{:.5f}", FAMILY_QWEN_FIX + ", FP8 loader -> exact chain, final latent vs stock"),
+    ("family.h100.qwen.fix.fp8_shipped.peak_device", _QWEN_FIX, "json:chains/fp8_shipped/peak_device_gib", 27.26, "{:.0f} GiB", FAMILY_QWEN_FIX + ", FP8 loader -> exact chain, device memory peak"),
+    ("family.h100.qwen.fp8_shipped.peak_device", _QWEN, "json:chains/fp8_shipped/peak_device_gib", 40.45, "{:.0f} GiB", FAMILY_QWEN + ", FP8 loader -> exact chain before the dtype fix, device memory peak"),
     # Flux on the H200, each chain on its own (issue #30) --------------------------------------------------------------
     ("family.h200.flux.stock.time", _FLUX_H200, "json:chains/stock/times_s/0", 3.548, "{:.2f} s", FAMILY_FLUX_H200),
     ("family.h200.flux.shipped.speedup", _FLUX_H200, "json:chains/shipped/speedup", 1.232, "{:.2f}x", FAMILY_FLUX_H200 + ", Accel CUDA Settings -> Attention -> Compile"),
