@@ -181,8 +181,9 @@ def _drop_cache(layer_ref, dead):
     return callback
 
 
-# the factors of one patch set on the host, pinned: {key: (weak refs to the LoRA tensors, (down, up))}; an entry goes
-# with its LoRA tensors (another LoRA, a strength change, the LoRA'd model dropped)
+# the factors of one set of LoRA tensors on the host, pinned: {key: (weak refs to the tensors, scales, (down, up))}; one
+# entry per tensor set and dtype (a strength change replaces it: a strength sweep holds one copy, not one per
+# strength), gone with its LoRA tensors (another LoRA, the LoRA'd model dropped)
 _HOST_FACTORS: dict = {}
 
 
@@ -199,20 +200,21 @@ def _host_factors(terms, dtype):
     for the GPU at every layer of every such run (two copies that synchronize the stream per layer:
     bench/results/h100/wf_lightx2v_033, --sync-sites). From pinned memory the copy to the device is asynchronous."""
     tensors = tuple(t for u, d, _ in terms for t in (u, d))
-    key = (tuple(id(t) for t in tensors), tuple(s for _, _, s in terms), dtype)
+    scales = tuple(s for _, _, s in terms)
+    key = (tuple(id(t) for t in tensors), dtype)
     hit = _HOST_FACTORS.get(key)
-    if hit is not None and all(r() is t for r, t in zip(hit[0], tensors)):
-        return hit[1]
+    if hit is not None and hit[1] == scales and all(r() is t for r, t in zip(hit[0], tensors)):
+        return hit[2]
     down, up = _concat(terms, "cpu", dtype)
     factors = (down.pin_memory(), up.pin_memory())
 
     def drop(_ref, key=key, factors=factors):
         got = _HOST_FACTORS.get(key)
-        if got is not None and got[1] is factors:
+        if got is not None and got[2] is factors:
             del _HOST_FACTORS[key]
 
     try:
-        _HOST_FACTORS[key] = (tuple(weakref.ref(t, drop) for t in tensors), factors)
+        _HOST_FACTORS[key] = (tuple(weakref.ref(t, drop) for t in tensors), scales, factors)
     except TypeError:  # a tensor that takes no weak reference: not kept
         pass
     return factors

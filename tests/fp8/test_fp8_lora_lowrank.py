@@ -184,7 +184,8 @@ def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
     from there at each model load (ComfyUI 0.33 rebuilds its weight functions at every sampling run; building from
     pageable tensors waited for the GPU twice per layer). Pinning needs CUDA: on the CPU it is stood in for by a copy.
     Checked: the same patch set gives the same pinned tensors (no rebuild), equal to the plain concatenation; another
-    strength builds new ones; the entry goes with the LoRA tensors."""
+    strength builds new ones in place of the old (one entry per set of LoRA tensors); the entry goes with the LoRA
+    tensors."""
     import gc
 
     pinned = []
@@ -202,12 +203,16 @@ def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
     assert f1 is f2 and len(pinned) == 2
     ref = O._concat(terms, "cpu", torch.float16)
     assert all(torch.equal(a, b) and a.dtype == torch.float16 for a, b in zip(f1, ref))
+    n = len(O._HOST_FACTORS)
     f3 = O._host_factors([(up, down, 0.3)], torch.float16)
     assert f3 is not f1 and len(pinned) == 4 and torch.allclose(f3[1].float(), (up * 0.3).half().float())
-    n = len(O._HOST_FACTORS)
+    # a strength sweep keeps one pinned copy per set of LoRA tensors, not one per strength
+    for k in range(5):
+        O._host_factors([(up, down, 0.1 * k)], torch.float16)
+    assert len(O._HOST_FACTORS) == n
     del up, down, terms
     gc.collect()
-    assert len(O._HOST_FACTORS) == n - 2
+    assert len(O._HOST_FACTORS) == n - 1
 
 
 @pytest.mark.parametrize("kind", ["dora", "diff"])
