@@ -143,6 +143,8 @@ def parse(argv=None):
                     "mode on: where the host waited for the GPU, grouped by the Python frames that led there")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
+    if a.sync_sites and not a.profile:
+        ap.error("--sync-sites runs with --profile (and --sequential)")
     if a.workflow == "lightx2v":
         a.steps, a.cfg = 4, 1.0
     if a.smoke:
@@ -660,9 +662,8 @@ class Matrix:
             st = C.compile_status(x)
             if st.get("enabled"):
                 out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
-                                               "regions", "streamed_regions", "quantized_plans")
-                            if k in st})
-                out[-1].update({k: st[k] for k in ("fetch_host_ms", "call_host_ms") if k in st})
+                                               "regions", "streamed_regions", "quantized_plans", "fetch_host_ms",
+                                               "call_host_ms")})
         return out or None
 
     def sequential(self, path):
