@@ -141,10 +141,12 @@ def parse(argv=None):
                     "run under torch.profiler: GPU kernel time by category, top kernels, GPU-busy share of the wall time")
     ap.add_argument("--sync-sites", action="store_true", help="with --profile: one more run with torch's CUDA sync debug "
                     "mode on: where the host waited for the GPU, grouped by the Python frames that led there")
+    ap.add_argument("--host-profile", action="store_true", help="with --profile: one more run under Python's cProfile: "
+                    "the Python functions that take the host's time (for host-bound chains)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
-    if a.sync_sites and not a.profile:
-        ap.error("--sync-sites runs with --profile (and --sequential)")
+    if (a.sync_sites or a.host_profile) and not a.profile:
+        ap.error("--sync-sites and --host-profile run with --profile (and --sequential)")
     if a.workflow == "lightx2v":
         a.steps, a.cfg = 4, 1.0
     if a.smoke:
@@ -689,6 +691,8 @@ class Matrix:
                     r["profile"], _ = runner.profile_kernels(lambda: self.sample(m))
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
                         r["profile"]["sync_sites"], _ = runner.sync_sites(lambda: self.sample(m))
+                    if self.a.host_profile:
+                        r["profile"]["host_functions"], _ = runner.host_profile(lambda: self.sample(m))
                 r["fp8_calls"] = self.fp8_calls(m)
                 r["compile"] = self.compile_summary(m)  # as of the last run (host times of its last model call)
                 r.update(_fidelity(lat, ref))
@@ -821,6 +825,10 @@ class Matrix:
                 if p.get("host_top"):
                     lines += ["", "| host op (self CPU time) | calls | ms |", "| --- | ---: | ---: |"]
                     lines += [f"| `{k}` | {n} | {ms} |" for k, n, ms in p["host_top"]]
+                if p.get("host_functions"):
+                    lines += ["", "| Python function (cProfile, own time) | calls | own ms | cumulative ms |",
+                              "| --- | ---: | ---: | ---: |"]
+                    lines += [f"| `{f}` | {n} | {own} | {cum} |" for f, n, own, cum in p["host_functions"]]
                 if p.get("sync_sites"):
                     lines += ["", "| host waited for the GPU (calls) | where (innermost Python frame first) |",
                               "| ---: | --- |"]

@@ -357,6 +357,26 @@ def sync_sites(fn, top: int = 10, keep: int = 6) -> tuple[list, object]:
     return [[c, list(f)] for f, c in sorted(groups.items(), key=lambda kv: -kv[1])[:top]], out
 
 
+def host_profile(fn, top: int = 25) -> tuple[list, object]:
+    """Run fn() once under Python's cProfile: [(function 'path(line): name', calls, own ms, cumulative ms)] of the `top`
+    functions by own time (Python time spent in the function itself, C calls it makes included), then fn's result.
+    Where a chain is host-bound (GPU-busy share well below 1, host time per forward near its GPU time) this names the
+    Python functions that cost the time. cProfile slows Python code (every call is traced): compare the functions'
+    shares, not the absolute times, with unprofiled runs."""
+    import cProfile
+    import pstats
+
+    pr = cProfile.Profile()
+    out = pr.runcall(fn)
+    st = pstats.Stats(pr)
+    rows = []
+    for (path, line, name), (_cc, nc, tt, ct, _callers) in st.stats.items():
+        short = path.split("/site/")[-1].split("/comfy033/")[-1].split("/custom_nodes/")[-1][-70:]
+        rows.append((f"{short}({line}): {name}", int(nc), round(tt * 1e3, 2), round(ct * 1e3, 2)))
+    rows.sort(key=lambda r: -r[2])
+    return [list(r) for r in rows[:top]], out
+
+
 def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     """Run fn() once under torch.profiler (CPU + CUDA activity): wall ms, GPU kernel ms (`kernel_times`) by category
     (`kernel_summary`), the `top` kernels, and `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
