@@ -351,7 +351,7 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     first and last; the pack's FP8 loader reads the fp8_scaled file."""
     out = tmp_path / "wf"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(out),
-                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8", "--profile",
+                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8", "--profile", "--host-profile",
                         "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
@@ -370,6 +370,9 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     assert prof["host_top"] and all(n > 0 and ms > 0 for _, n, ms in prof["host_top"])  # the host side, op by op
     md = (out / "matrix.md").read_text()
     assert "## fp8: one profiled run" in md and "| host op (self CPU time) | calls | ms |" in md
+    # --host-profile: the Python functions of one more run, by own time (the sampler's own among them)
+    funcs = prof["host_functions"]
+    assert funcs and all(n > 0 for _, n, _, _ in funcs) and "| Python function (cProfile, own time)" in md
 
 
 def test_simulated_card_args():
