@@ -370,7 +370,7 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     assert prof["host_top"] and all(n > 0 and ms > 0 for _, n, ms in prof["host_top"])  # the host side, op by op
     md = (out / "matrix.md").read_text()
     assert "## fp8: one profiled run" in md and "| host op (self CPU time) | calls | ms |" in md
-    # --host-profile: the Python functions of one more run, by own time (the sampler's own among them)
+    # --host-profile: the Python functions of one more run, by own time
     funcs = prof["host_functions"]
     assert funcs and all(n > 0 for _, n, _, _ in funcs) and "| Python function (cProfile, own time)" in md
 
