@@ -58,6 +58,9 @@ class FP8Runtime:
     calls: dict = field(default_factory=lambda: {"fp8": 0, "dequant": 0, "lora_lowrank": 0, "lora_dense": 0})
     # why layers took the "lora_dense" path (the after-run report lists them)
     lora_dense_why: set = field(default_factory=set)
+    # why the LoRA factors could not be kept in pinned host memory ("" = they were, or no LoRA): then their copy to the
+    # GPU at each model load waits for the GPU at every layer (accel.fp8.ops._device_factors; the after-run report)
+    lora_unpinned: str = ""
     # layer -> (values clipped, values) when weight patches (LoRAs) were baked into its fp8 weight with its scale
     saturated: dict = field(default_factory=dict)
 
@@ -220,6 +223,25 @@ def _host_factors(terms, dtype):
     return factors
 
 
+def _device_factors(layer, terms, dev, dtype):
+    """The factors on `dev`, copied without a wait from their pinned host copy (`_host_factors`). Where pinned memory
+    cannot be had (the system's page-locked limit, a driver refusing it) they are built from the host tensors with a
+    wait per layer, as before: the same values, slower; logged once and said in the after-run report."""
+    try:
+        down, up = _host_factors(terms, dtype)
+    except RuntimeError as e:
+        rt = getattr(layer, "accel_fp8_runtime", None)
+        why = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+        if rt is not None and not rt.lora_unpinned:
+            rt.lora_unpinned = why
+        log.warn_once(("fp8", "lora_unpinned", getattr(rt, "source", "?")),
+                      f"{getattr(rt, 'source', 'FP8 model')}: the LoRA factors could not be kept in pinned memory "
+                      f"({why}); they are copied to the GPU with a wait per layer at each model load (same result, "
+                      "slower)")
+        return _concat(terms, dev, dtype)
+    return down.to(dev, non_blocking=True), up.to(dev, non_blocking=True)
+
+
 def lowrank_factors(layer, fns, device, dtype):
     """(down (R, in), up (out, R)) on `device` in `dtype`, every LoRA of `fns` concatenated with its scale folded
     into `up`, cached on `layer` per patch set; or the reason (a str) why the layer keeps the dense path. On a CUDA
@@ -237,8 +259,7 @@ def lowrank_factors(layer, fns, device, dtype):
         return c[2]
     dev = torch.device(device)
     if dev.type == "cuda" and all(t.device.type == "cpu" for t in srcs[len(fns):]) and torch.cuda.is_available():
-        down, up = _host_factors(terms, dtype)
-        factors = (down.to(dev, non_blocking=True), up.to(dev, non_blocking=True))
+        factors = _device_factors(layer, terms, dev, dtype)
     else:
         factors = _concat(terms, device, dtype)
     cb = _drop_cache(weakref.ref(layer), factors)  # the cache dies with the weight functions or the LoRA tensors

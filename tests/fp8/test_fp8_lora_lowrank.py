@@ -215,6 +215,30 @@ def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
     assert len(O._HOST_FACTORS) == n - 1
 
 
+def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(O, mod, fp8, monkeypatch, caplog):
+    """Where pinned memory cannot be had (pin_memory raises: the page-locked limit), the factors are built from the
+    host tensors as before: the same values, one warning in the log, and a line in the after-run report."""
+    import logging
+
+    def refuse(t):
+        raise RuntimeError("CUDA error: out of memory (cudaHostAlloc)")
+
+    monkeypatch.setattr(torch.Tensor, "pin_memory", refuse)
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
+    layer = next(m for m in fp8.patcher.model.diffusion_model.modules() if O.is_accel_linear(m))
+    rt = layer.accel_fp8_runtime
+    g = torch.Generator().manual_seed(1)
+    terms = [(torch.randn(layer.out_features, 4, generator=g), torch.randn(4, layer.in_features, generator=g), 0.5)]
+    got = O._device_factors(layer, terms, torch.device("cpu"), torch.float32)
+    ref = O._concat(terms, "cpu", torch.float32)
+    assert all(torch.equal(a, b) for a, b in zip(got, ref))
+    assert rt.lora_unpinned.startswith("CUDA error: out of memory")
+    assert [r for r in caplog.records if "could not be kept in pinned memory" in r.getMessage()]
+    rt.calls["lora_lowrank"] += 1  # as a sampled LoRA layer call would
+    lines = mod("accel.common.live_report").run_lines(fp8.patcher)
+    assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA error") for ln in lines), lines
+
+
 @pytest.mark.parametrize("kind", ["dora", "diff"])
 def test_dora_or_diff_keeps_the_dense_path(O, M, fp8, kind, caplog):
     """A DoRA LoRA, or a full-weight `diff` stacked on a plain LoRA, on the same layer: the dense path (ComfyUI's
