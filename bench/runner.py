@@ -319,6 +319,11 @@ def busy_ms(intervals) -> float:
     return total / 1000.0
 
 
+def _short_path(path: str, width: int) -> str:
+    """A source path as the host tables print it: from the carried site-packages / ComfyUI tree / custom node on."""
+    return path.split("/site/")[-1].split("/comfy033/")[-1].split("/custom_nodes/")[-1][-width:]
+
+
 def sync_sites(fn, top: int = 10, keep: int = 6) -> tuple[list, object]:
     """Run fn() once with torch's CUDA sync debug mode on (`torch.cuda.set_sync_debug_mode("warn")`: every call that
     makes the host wait for the GPU — a stream synchronize, a value read back, a copy from pageable memory — warns)
@@ -339,7 +344,7 @@ def sync_sites(fn, top: int = 10, keep: int = 6) -> tuple[list, object]:
             f = fs.filename
             if f.endswith("warnings.py") or "/torch/" in f:
                 continue
-            frames.append(f"{f.split('/site/')[-1].split('/comfy033/')[-1][-80:]}({fs.lineno}): {fs.name}")
+            frames.append(f"{_short_path(f, 80)}({fs.lineno}): {fs.name}")
             if len(frames) == keep:
                 break
         k = tuple(frames)
@@ -371,8 +376,7 @@ def host_profile(fn, top: int = 25) -> tuple[list, object]:
     st = pstats.Stats(pr)
     rows = []
     for (path, line, name), (_cc, nc, tt, ct, _callers) in st.stats.items():
-        short = path.split("/site/")[-1].split("/comfy033/")[-1].split("/custom_nodes/")[-1][-70:]
-        rows.append((f"{short}({line}): {name}", int(nc), round(tt * 1e3, 2), round(ct * 1e3, 2)))
+        rows.append((f"{_short_path(path, 70)}({line}): {name}", int(nc), round(tt * 1e3, 2), round(ct * 1e3, 2)))
     rows.sort(key=lambda r: -r[2])
     return [list(r) for r in rows[:top]], out
 

@@ -93,7 +93,7 @@ def _fp8_lora_lines(patcher) -> list[str]:
     why = f" ({'; '.join(sorted(rt.lora_dense_why))})" if dense and rt.lora_dense_why else ""
     out = [f"FP8 LoRA: {low} layer call(s) added the LoRA beside the FP8 weights (low-rank), {dense} patched the "
            f"whole weight per call (dense){why}"]
-    if getattr(rt, "lora_unpinned", ""):
+    if rt.lora_unpinned:
         out.append(f"FP8 LoRA: the factors could not be kept in pinned memory ({rt.lora_unpinned}): copied to the GPU "
                    "with a wait per layer at each model load (same result, slower)")
     return out

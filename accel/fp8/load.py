@@ -9,7 +9,7 @@ import torch
 
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
-from ..common import defaults, families, log
+from ..common import defaults, families, figures, log
 from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
 from ..common.policy import Policy
 from . import formats
@@ -316,8 +316,6 @@ def _scaled_fp8_tip(norm, family) -> str:
     (bench/results/h100/wf_lightx2v_033/README.md). Else ""."""
     if "scaled_fp8" not in norm.forms or not family.is_wan or any(dt != kfp8.E4M3 for dt, _ in norm.fp8_layers.values()):
         return ""  # (the measured files are e4m3fn, as Comfy-Org publishes them)
-    from ..common import figures
-
     return ("ComfyUI's own Load Diffusion Model runs this scaled-fp8 file in FP8 too (ComfyUI 0.33+); on the Wan 2.2 "
             "A14B LightX2V workflow (a LoRA on each expert) Accel Wan Level-1 on ComfyUI's loader measured faster than "
             f"this loader: {figures.text('wf.h100.80.fix.level1.speedup')} vs "

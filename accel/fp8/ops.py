@@ -197,8 +197,8 @@ def _concat(terms, device, dtype):
 
 
 def _host_factors(terms, dtype):
-    """The concatenated factors of `terms` (LoRA tensors on the host) in pinned host memory, built once per patch set
-    and kept while its LoRA tensors live: ComfyUI rebuilds its weight functions at every model load (0.33's
+    """The concatenated factors of `terms` (LoRA tensors on the host) in pinned host memory, built once per set of
+    LoRA tensors and strengths (a new strength replaces the copy) and kept while the tensors live: ComfyUI rebuilds its weight functions at every model load (0.33's
     DynamicVRAM: every sampling run), and building the device factors from pageable host tensors made the host wait
     for the GPU at every layer of every such run (two copies that synchronize the stream per layer:
     bench/results/h100/wf_lightx2v_033, --sync-sites). From pinned memory the copy to the device is asynchronous."""
@@ -227,17 +227,19 @@ def _device_factors(layer, terms, dev, dtype):
     """The factors on `dev`, copied without a wait from their pinned host copy (`_host_factors`). Where pinned memory
     cannot be had (the system's page-locked limit, a driver refusing it) they are built from the host tensors with a
     wait per layer, as before: the same values, slower; logged once and said in the after-run report."""
+    rt = getattr(layer, "accel_fp8_runtime", None)
+    if rt is not None and rt.lora_unpinned:  # pinning failed for this model already: not tried again per layer
+        return _concat(terms, dev, dtype)
     try:
         down, up = _host_factors(terms, dtype)
     except RuntimeError as e:
-        rt = getattr(layer, "accel_fp8_runtime", None)
         why = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
-        if rt is not None and not rt.lora_unpinned:
+        if rt is not None:
             rt.lora_unpinned = why
         log.warn_once(("fp8", "lora_unpinned", getattr(rt, "source", "?")),
                       f"{getattr(rt, 'source', 'FP8 model')}: the LoRA factors could not be kept in pinned memory "
                       f"({why}); they are copied to the GPU with a wait per layer at each model load (same result, "
-                      "slower)")
+                      "slower). Free system memory or raise the locked-memory limit (ulimit -l) and restart ComfyUI")
         return _concat(terms, dev, dtype)
     return down.to(dev, non_blocking=True), up.to(dev, non_blocking=True)
 

@@ -217,10 +217,14 @@ def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
 
 def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(O, mod, fp8, monkeypatch, caplog):
     """Where pinned memory cannot be had (pin_memory raises: the page-locked limit), the factors are built from the
-    host tensors as before: the same values, one warning in the log, and a line in the after-run report."""
+    host tensors as before: the same values, one warning in the log saying what to change, no second try for the
+    model's other layers, and a line in the after-run report."""
     import logging
 
+    tries = []
+
     def refuse(t):
+        tries.append(t)
         raise RuntimeError("CUDA error: out of memory (cudaHostAlloc)")
 
     monkeypatch.setattr(torch.Tensor, "pin_memory", refuse)
@@ -233,7 +237,10 @@ def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(O, mod, fp8, 
     ref = O._concat(terms, "cpu", torch.float32)
     assert all(torch.equal(a, b) for a, b in zip(got, ref))
     assert rt.lora_unpinned.startswith("CUDA error: out of memory")
-    assert [r for r in caplog.records if "could not be kept in pinned memory" in r.getMessage()]
+    logged = [r.getMessage() for r in caplog.records if "could not be kept in pinned memory" in r.getMessage()]
+    assert logged and "ulimit -l" in logged[0]  # says what to change
+    again = O._device_factors(layer, terms, torch.device("cpu"), torch.float32)  # the next layer: no second try
+    assert len(tries) == 1 and all(torch.equal(a, b) for a, b in zip(again, ref))
     rt.calls["lora_lowrank"] += 1  # as a sampled LoRA layer call would
     lines = mod("accel.common.live_report").run_lines(fp8.patcher)
     assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA error") for ln in lines), lines
