@@ -692,7 +692,9 @@ class Matrix:
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
                         r["profile"]["sync_sites"], _ = runner.sync_sites(lambda: self.sample(m))
                     if self.a.host_profile:
-                        r["profile"]["host_functions"], _ = runner.host_profile(lambda: self.sample(m))
+                        tables, _ = runner.host_profile_tables(lambda: self.sample(m), top=40)
+                        r["profile"]["host_functions"] = tables["own"]
+                        r["profile"]["host_cumulative"] = tables["cumulative"]
                 r["fp8_calls"] = self.fp8_calls(m)
                 r["compile"] = self.compile_summary(m)  # as of the last run (host times of its last model call)
                 r.update(_fidelity(lat, ref))
@@ -829,6 +831,10 @@ class Matrix:
                     lines += ["", "| Python function (cProfile, own time) | calls | own ms | cumulative ms |",
                               "| --- | ---: | ---: | ---: |"]
                     lines += [f"| `{f}` | {n} | {own} | {cum} |" for f, n, own, cum in p["host_functions"]]
+                if p.get("host_cumulative"):
+                    lines += ["", "| Python function (cProfile, cumulative: with what it calls) | calls | own ms | cumulative ms |",
+                              "| --- | ---: | ---: | ---: |"]
+                    lines += [f"| `{f}` | {n} | {own} | {cum} |" for f, n, own, cum in p["host_cumulative"]]
                 if p.get("sync_sites"):
                     lines += ["", "| host waited for the GPU (calls) | where (innermost Python frame first) |",
                               "| ---: | --- |"]

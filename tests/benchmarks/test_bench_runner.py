@@ -239,4 +239,7 @@ def test_host_profile_names_the_python_functions_that_cost_host_time():
     assert out == 50
     assert rows[0][0].endswith(": slow") and rows[0][1] == 3 and rows[0][2] > 1.0 and rows[0][3] >= rows[0][2], rows[:3]
     assert [r[1] for r in rows if r[0].endswith(": cheap")] == [50]
+    tables, out = R.host_profile_tables(fn)  # by cumulative time: fn (slow's caller) above slow
+    names = [r[0].rsplit(": ", 1)[1] for r in tables["cumulative"]]
+    assert out == 50 and names.index("fn") < names.index("slow"), names
 
