@@ -158,7 +158,7 @@ def _fetch_stored_fp8(m, x, vbar: bool):
 
     device, dtype = x.device, x.dtype
     saved = (m.weight_function, {a: m.__dict__[a] for a in _LOWVRAM_ATTRS[:1] if a in m.__dict__})
-    m.weight_function = []
+    m.__dict__["weight_function"] = []  # a plain attribute: see _swap_in
     for a in saved[1]:
         m.__dict__[a] = None
     try:
@@ -166,7 +166,7 @@ def _fetch_stored_fp8(m, x, vbar: bool):
             return ops.resolve_cast_module_with_vbar(m, m.weight.dtype, device, dtype, None, False)
         return ops.cast_bias_weight(m, None, dtype=m.weight.dtype, device=device, bias_dtype=dtype)
     finally:
-        m.weight_function = saved[0]
+        m.__dict__["weight_function"] = saved[0]
         for a, v in saved[1].items():
             m.__dict__[a] = v
 
@@ -267,13 +267,17 @@ def _swap_in(m, w, b, keep_cast):
     p["weight"] = _param(w)
     if b is not None:
         p["bias"] = _param(b)
+    # Plain attributes (class defaults in comfy.ops, never parameters, buffers or modules) are written to the
+    # instance dict directly: what nn.Module.__setattr__ ends up doing for them, without its checks (it ran tens of
+    # thousands of times a Flux run: bench/results/h200/family_033_README.md).
+    d = m.__dict__
     # the fetched tensors already carry LoRA / weight wrappers: the layer must not apply them again
-    m.weight_function, m.bias_function = [], []
+    d["weight_function"], d["bias_function"] = [], []
     for a in item[7]:
-        m.__dict__[a] = None
+        d[a] = None
     # plain comfy layers run as ordinary Linear/Norm on the fetched tensors; layers that quantize or
     # dequantize in their own cast path (e.g. the pack's FP8 Linear) keep it, on tensors now on device
-    m.comfy_cast_weights = keep_cast
+    d["comfy_cast_weights"] = keep_cast
     return item
 
 
@@ -283,6 +287,7 @@ def _restore(item):
     p["weight"] = w
     if had_bias:
         p["bias"] = b
-    m.comfy_cast_weights, m.weight_function, m.bias_function = ccw, wf, bf
+    d = m.__dict__
+    d["comfy_cast_weights"], d["weight_function"], d["bias_function"] = ccw, wf, bf
     for a, v in lowvram.items():
-        m.__dict__[a] = v
+        d[a] = v
