@@ -26,6 +26,12 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
     if cfg.backend == "inductor" and config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
         lines.append("  FFN epilogue: Linear -> GELU(tanh) runs as one cuBLASLt matmul with the GELU in its epilogue "
                      "(one memory pass fewer per FFN; same math)")
+    if cfg.backend == "inductor" and config.ROPE_TRACE and inductor_has("pre_grad_custom_pass"):
+        from ...kernels import rope_trace
+
+        if rope_trace.available():
+            lines.append("  RoPE: comfy-kitchen's rotary-embedding op runs inside the compiled blocks as its own eager math, "
+                         "fused by inductor (no Python dispatch per call; same math, rounding level)")
     if memory_note:
         lines.append("  " + memory_note)
     if cache_info is not None:

@@ -9,7 +9,6 @@ import types
 import torch
 
 from ..common import keys
-from . import config
 from .config import CompileConfig, compile_lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
 
@@ -50,14 +49,12 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
         opts = inductor_mode_options(mode)  # options instead of mode: torch refuses both, and the filter needs options
         if gf is not None:
             opts["guard_filter_fn"] = gf
-        if config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
-            from ...kernels.epilogue import GELU_EPILOGUE_PASS, op
+        if inductor_has("pre_grad_custom_pass"):
+            from .passes import pre_grad_pass
 
-            # register the custom op now: code inductor loads from its on-disk caches calls it, and a cache hit
-            # skips the pass that registers it on first use (a new process then took the warm cache for damaged
-            # and the compile fell back to eager)
-            op()
-            opts["pre_grad_custom_pass"] = GELU_EPILOGUE_PASS
+            p = pre_grad_pass()  # the FFN epilogue and the traced RoPE (accel.compile.passes)
+            if p is not None:
+                opts["pre_grad_custom_pass"] = p
         if opts:
             kw["options"] = opts
         else:

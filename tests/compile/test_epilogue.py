@@ -68,9 +68,17 @@ def test_accel_compile_hands_the_pass_to_inductor(mod, E):
     config, runners = mod("accel.compile.config"), mod("accel.compile.runners")
     cfg = config.validate("default", "blocks", "auto", False, "inductor", 64, "fall back", None)
     opts = runners._compile_kwargs("default", cfg)["options"]
-    assert opts["pre_grad_custom_pass"] is E.GELU_EPILOGUE_PASS and E.GELU_EPILOGUE_PASS.uuid()
+    p = opts["pre_grad_custom_pass"]
+    assert p.gelu and p.rope and p.uuid()  # the FFN epilogue and the traced RoPE (tests/compile/test_rope_trace.py)
     opts = runners._compile_kwargs("max-autotune-no-cudagraphs", cfg)["options"]
-    assert opts["pre_grad_custom_pass"] is E.GELU_EPILOGUE_PASS and opts.get("max_autotune")
+    assert opts["pre_grad_custom_pass"] is p and opts.get("max_autotune")
+
+
+def test_the_passes_run_the_epilogue_rewrite(mod):
+    ffn = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(approximate="tanh"), torch.nn.Linear(64, 32))
+    gm, _ = capture(ffn, torch.randn(2, 5, 32))
+    mod("accel.compile.passes").PreGradPasses(True, True)(gm.graph)
+    assert any("linear_gelu_tanh" in str(n.target) for n in gm.graph.nodes if n.op == "call_function")
 
 
 def test_the_op_is_registered_before_inductor_loads_a_cached_graph(comfy):
@@ -114,18 +122,26 @@ def test_inductor_compiles_a_tiny_wan_ffn_with_the_pass(E):
     assert torch.allclose(out, ref, atol=1e-5)
 
 
-def test_pass_pickles_to_a_stable_key_and_copies_to_itself(E):
+def test_pass_pickles_to_a_stable_key_and_copies_to_itself(E, mod):
     import copy
     import pickle
 
     p = E.GELU_EPILOGUE_PASS
     assert pickle.loads(pickle.dumps(p)) == f"comfyui_accel.GeluEpiloguePass:{p.uuid()}"
     assert copy.copy(p) is p and copy.deepcopy({"x": p})["x"] is p
+    P = mod("accel.compile.passes")
+    both, gelu = P.PreGradPasses(True, True), P.PreGradPasses(True, False)
+    assert pickle.loads(pickle.dumps(both)) == f"comfyui_accel.PreGradPasses:{both.uuid()}"
+    assert both.uuid() == P.PreGradPasses(True, True).uuid() != gelu.uuid()  # stable, and keyed on what runs
+    assert copy.deepcopy({"x": both})["x"] is both
 
 
 def test_report_says_the_epilogue_is_applied(M, mod):
     C = mod("accel.compile")
     _, report = C.apply_compile(M.wan_model("t2v", "tiny", dtype=torch.float32), backend="inductor")
     assert "FFN epilogue: Linear -> GELU(tanh)" in report
+    # the traced RoPE is reported where comfy-kitchen's RoPE ops exist (ComfyUI 0.33+), and only there
+    assert ("RoPE: comfy-kitchen's rotary-embedding op runs inside the compiled blocks" in report) == \
+        mod("kernels.rope_trace").available()
     _, report = C.apply_compile(M.wan_model("t2v", "tiny", dtype=torch.float32), backend="eager")
     assert "FFN epilogue" not in report
