@@ -762,3 +762,58 @@ def test_autotune_times_once_per_shape_and_caches_on_disk(A, M, mod, fakes, stat
         assert next(iter(ov2.tuner.last.values()))["source"] == "disk"
     finally:
         fc.DELAY_S.clear()
+
+
+def _fa3_standin(fwd, signature=None):
+    """A module shaped like fa3-fwd's interface: its raw op namespace (`fa3_fwd_cuda.fwd`), the function under its
+    `_flash_attn_forward` custom op (`_init_fn`, with that signature), and `flash_attn_func` (exact attention)."""
+    import types
+
+    names = signature or ("q", "k", "v", "k_new", "v_new", "qv", "out_", "cu_seqlens_q", "cu_seqlens_k",
+                          "cu_seqlens_k_new", "seqused_q", "seqused_k", "max_seqlen_q", "max_seqlen_k", "page_table",
+                          "kv_batch_idx", "leftpad_k", "rotary_cos", "rotary_sin", "seqlens_rotary", "q_descale",
+                          "k_descale", "v_descale", "softmax_scale", "causal", "window_size_left", "window_size_right",
+                          "attention_chunk", "softcap", "rotary_interleaved", "scheduler_metadata", "num_splits",
+                          "pack_gqa", "sm_margin")
+    ns = {}
+    exec(f"def init({', '.join(names)}): pass", ns)  # noqa: S102 - a function with exactly these parameters
+
+    def entry(q, k, v, softmax_scale=None, causal=False):
+        return _exact(q, k, v, softmax_scale), None
+
+    return types.SimpleNamespace(fa3_fwd_cuda=types.SimpleNamespace(fwd=fwd),
+                                 _flash_attn_forward=types.SimpleNamespace(_init_fn=ns["init"]), flash_attn_func=entry)
+
+
+def _exact(q, k, v, scale):
+    s = scale if scale is not None else q.shape[-1] ** -0.5
+    a = torch.einsum("blhd,bmhd->bhlm", q.float(), k.float()) * s
+    return torch.einsum("bhlm,bmhd->blhd", a.softmax(-1), v.float()).to(q.dtype)
+
+
+def test_fa3_raw_forward_is_called_as_the_interface_calls_it(mod):
+    """kernels.attention.flash.direct_fa3: fa3-fwd's raw forward op, called with the interface's argument order (q, k,
+    v, 20 unused inputs, the scale, not causal, no window, ...), used only when it returns exactly what
+    flash_attn_func returns on the device; a different argument list or a different result keeps the interface."""
+    flash = mod("kernels.attention.flash")
+    seen = []
+
+    def fwd(*args):
+        seen.append(args)
+        q, k, v = args[:3]
+        assert all(a is None for a in args[3:23]) and args[24:] == (False, -1, -1, 0, 0.0, True, None, 1, None, 0)
+        return _exact(q, k, v, args[23]), None, None, None
+
+    direct = flash.direct_fa3(_fa3_standin(fwd), "cpu")
+    assert direct is not None and len(seen) == 2 and len(seen[0]) == 34  # checked at build: default and given scale
+    q, k, v = (torch.randn(1, 7, 2, 16).to(torch.bfloat16) for _ in range(3))
+    assert torch.equal(direct(q, k, v, 0.3), _exact(q, k, v, 0.3)) and seen[-1][23] == 0.3
+    assert direct(q, k, v, None).shape == q.shape and seen[-1][23] == 16 ** -0.5
+
+    def wrong(*args):  # a build whose raw op differs from its interface: not used
+        return -_exact(*args[:3], args[23]), None, None, None
+
+    assert flash.direct_fa3(_fa3_standin(wrong), "cpu") is None
+    other = ("q", "k", "v", "softmax_scale")  # another interface version: not used
+    assert flash.direct_fa3(_fa3_standin(fwd, other), "cpu") is None
+    assert flash.direct_fa3(_fa3_standin(fwd), None) is None
