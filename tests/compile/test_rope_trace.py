@@ -159,3 +159,34 @@ def test_real_comfy_kitchen_ops_match_comfyuis_math(R, mod):
     torch._dynamo.reset()
     ref = _reference(x, freqs) + _reference(k, freqs)
     assert torch.allclose(out.float(), ref.float(), atol=2e-2) and torch.allclose(out.float(), eager.float(), atol=2e-2)
+
+
+def test_every_rewritten_real_op_computes_what_the_op_computes(R, mod):
+    """ComfyUI 0.33+: each comfy-kitchen op the pass rewrites (split-half RoPE for LTX-Video, the RMSNorm+RoPE ops of
+    Lumina-style models) gives, compiled with the pass, what the op itself gives (on the CPU comfy-kitchen runs its
+    eager backend: within float rounding of inductor's fused kernel)."""
+    pytest.importorskip("comfy_kitchen")
+    R._state.clear()
+    tm = R.targets()
+    ck = torch.ops.comfy_kitchen
+    x, freqs = _inputs(torch.float32)
+    k = x.flip(2) * 0.5
+    scale = torch.linspace(0.5, 1.5, x.shape[-1])
+    cases = {"apply_rope_split_half1": (x, freqs), "apply_rope_split_half": (x, k, freqs),
+             "rms_rope1": (x, freqs, scale, 1e-6), "rms_rope": (x, k, freqs, scale, scale * 0.5, 1e-6)}
+    p = mod("accel.compile.passes").PreGradPasses(False, True)
+    checked = 0
+    for name, args in cases.items():
+        op = getattr(ck, name, None)
+        if op is None or op.default not in tm:
+            continue
+        torch._dynamo.reset()
+        with torch.inference_mode():
+            out = torch.compile(lambda *a: op(*a), options={"pre_grad_custom_pass": p}, fullgraph=True)(*args)
+            ref = op(*args)
+        torch._dynamo.reset()
+        outs, refs = (out, ref) if isinstance(out, (tuple, list)) else ((out,), (ref,))
+        for o, r in zip(outs, refs):
+            assert torch.allclose(o, r, atol=1e-5, rtol=1e-5), (name, (o - r).abs().max())
+        checked += 1
+    assert checked >= 2, sorted(str(t) for t in tm)
