@@ -172,6 +172,12 @@ _FLUX_H200 = "h200/family_033_flux_1024_sequential_profile/matrix.json"
 FAMILY_FLUX_H200 = ("H200 141GB, Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple, ComfyUI 0.33.0 as "
                     "main.py starts it (DynamicVRAM), random weights, each chain on its own (--sequential), the slower of "
                     "2 timed runs (bench_matrix.py --family flux)")
+_FLUX_TRIMS = "h200/family_033_flux_1024_host_trims/new/matrix.json"
+FAMILY_FLUX_TRIMS = FAMILY_FLUX_H200 + ", after the compiled blocks' host-time trims (RoPE traced, FA3 raw call, attribute swaps)"
+_FLUX_TRIMS_H100 = "h100/family_033_flux_1024_host_trims/matrix.json"
+FAMILY_FLUX_TRIMS_H100 = (FAMILY_FLUX_TRIMS.replace("H200 141GB", "H100 80GB").replace("the slower of 2 timed runs", "one timed run"))
+_WF_TRIMS = "h200/wf_lightx2v_033/sequential_141GB_host_trims/matrix.json"
+WF_TRIMS_H200 = WF_FP8_FIXES_H200 + ", and the compiled blocks' host-time trims (RoPE traced, FA3 raw call, attribute swaps)"
 MGKILL = ("two H100 80GB (one host, NCCL), ComfyUI 0.33.0 live server, Wan 2.1 T2V 1.3B random bf16 weights, Accel Multi-GPU "
           "2 workers, one worker SIGKILLed after the first sampling step (bench_reliability.py --cases multigpu_kill --gpus 2)")
 
@@ -567,6 +573,24 @@ _ROWS = [
     ("family.h200.flux.core_compile.speedup", _FLUX_H200, "json:chains/core_compile/speedup", 1.183, "{:.2f}x", FAMILY_FLUX_H200 + ", ComfyUI TorchCompileModel (DynamicVRAM on, as ComfyUI starts)"),
     ("family.h200.flux.shipped.gpu_busy", _FLUX_H200, "json:chains/shipped/profile/gpu_busy", 0.795, "{:.2f}", FAMILY_FLUX_H200 + ", exact chain, one profiled run: GPU-busy share of the wall time"),
     ("family.h200.flux.fp8_shipped.gpu_busy", _FLUX_H200, "json:chains/fp8_shipped/profile/gpu_busy", 0.526, "{:.2f}", FAMILY_FLUX_H200 + ", FP8 loader -> exact chain, one profiled run: GPU-busy share of the wall time"),
+    # after the host-time trims (this version): Flux and the users' workflow on the H200 ----------------------------
+    ("family.h200.flux.trims.stock.time", _FLUX_TRIMS, "json:chains/stock/times_s/0", 3.447, "{:.2f} s", FAMILY_FLUX_TRIMS),
+    ("family.h200.flux.trims.shipped.time", _FLUX_TRIMS, "json:chains/shipped/times_s/0", 2.598, "{:.2f} s", FAMILY_FLUX_TRIMS + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h200.flux.trims.shipped.speedup", _FLUX_TRIMS, "json:chains/shipped/speedup", 1.327, "{:.2f}x", FAMILY_FLUX_TRIMS + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h200.flux.trims.shipped.cosine", _FLUX_TRIMS, "json:chains/shipped/cosine", 0.999995, "{:.6f}", FAMILY_FLUX_TRIMS + ", exact chain, final latent vs stock"),
+    ("family.h200.flux.trims.fp8_shipped.speedup", _FLUX_TRIMS, "json:chains/fp8_shipped/speedup", 1.603, "{:.2f}x", FAMILY_FLUX_TRIMS + ", FP8 loader -> exact chain"),
+    ("family.h200.flux.trims.fp8_shipped.cosine", _FLUX_TRIMS, "json:chains/fp8_shipped/cosine", 0.999412, "{:.4f}", FAMILY_FLUX_TRIMS + ", FP8 loader -> exact chain, final latent vs stock"),
+    ("family.h200.flux.before_trims.shipped.time", "h200/family_033_flux_1024_host_trims/before_profile/matrix.json", "json:chains/shipped/times_s/0", 2.895, "{:.2f} s", FAMILY_FLUX_H200 + ", exact chain before the trims (same day, another process)"),
+    ("family.h100.flux.trims.stock.time", _FLUX_TRIMS_H100, "json:chains/stock/times_s/0", 3.598, "{:.2f} s", FAMILY_FLUX_TRIMS_H100),
+    ("family.h100.flux.trims.shipped.speedup", _FLUX_TRIMS_H100, "json:chains/shipped/speedup", 1.228, "{:.2f}x", FAMILY_FLUX_TRIMS_H100 + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h100.flux.trims.fp8_shipped.speedup", _FLUX_TRIMS_H100, "json:chains/fp8_shipped/speedup", 1.118, "{:.2f}x", FAMILY_FLUX_TRIMS_H100 + ", FP8 loader -> exact chain"),
+    ("family.h100.flux.trims.stock_again.time", _FLUX_TRIMS_H100, "json:chains/stock_again/times_s/0", 4.348, "{:.2f} s", FAMILY_FLUX_TRIMS_H100 + ", stock again at the end of the run"),
+    ("wf.h200.141.trims.stock.time", _WF_TRIMS, "json:chains/stock/times_s/1", 14.416, "{:.1f} s", WF_TRIMS_H200),
+    ("wf.h200.141.trims.level1.speedup", _WF_TRIMS, "json:chains/level1/speedup", 1.666, "{:.2f}x", WF_TRIMS_H200 + ", Level-1 on ComfyUI's loader"),
+    ("wf.h200.141.trims.level1.cosine", _WF_TRIMS, "json:chains/level1/cosine", 0.999927, "{:.5f}", WF_TRIMS_H200 + ", Level-1, final latent vs stock"),
+    ("wf.h200.141.trims.level1.first_run", _WF_TRIMS, "json:chains/level1/first_run_s", 23.48, "{:.0f} s", WF_TRIMS_H200 + ", Level-1 first run (compiles; weights already loaded)"),
+    ("wf.h200.141.trims.fp8_level1.speedup", _WF_TRIMS, "json:chains/fp8_level1/speedup", 1.546, "{:.2f}x", WF_TRIMS_H200 + ", FP8 loader -> LoRA -> Level-1"),
+    ("wf.h200.141.trims.fp8_level1.cosine", _WF_TRIMS, "json:chains/fp8_level1/cosine", 0.999256, "{:.5f}", WF_TRIMS_H200 + ", FP8 loader -> LoRA -> Level-1, final latent vs stock"),
     # Multi-GPU worker lost mid-step (issue #29) -------------------------------------------------------------------
     ("mgkill.h100x2.next_prompt.seconds", "h100x2/reliability_multigpu_kill/reliability.json", "json:cases/0/prompts/2/seconds", 17.1, "{:.0f} s", MGKILL + ", the next prompt (new workers start and load)"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
