@@ -390,8 +390,8 @@ class Matrix:
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
         if name in ("fp8_shipped", "fp8_forced"):
-            # the weight format `auto` quantizes to, named: `auto` keeps Flux 16-bit on Hopper (measured slower,
-            # accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on
+            # the weight format `auto` quantizes to, named: `auto` keeps a family 16-bit where FP8 measured slower
+            # (accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on
             res = self.H.pack_module("accel.fp8").load_file(str(path), weight_format=_FP8_FORMAT)
             if name == "fp8_forced":
                 return self._shift(res.patcher), res.report
