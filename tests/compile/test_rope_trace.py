@@ -91,12 +91,13 @@ def test_inductor_runs_the_traced_rope_not_the_op(R, mod, standin):
     op = standin
     P = mod("accel.compile.passes")
     p = P.PreGradPasses(False, True)
-    for dtype, tol in ((torch.float32, 1e-6), (torch.bfloat16, 1e-2)):
+    for dtype, tol, dynamic in ((torch.float32, 1e-6, False), (torch.bfloat16, 1e-2, False), (torch.float32, 1e-6, True)):
         x, freqs = _inputs(dtype)
         torch._dynamo.reset()
         _COUNT["n"] = 0
-        with torch.inference_mode():
-            out = torch.compile(lambda a, f: op(a, f) + 1, options={"pre_grad_custom_pass": p}, fullgraph=True)(x, freqs)
+        with torch.inference_mode():  # dynamic=True: Accel Compile's `dynamic: true` (symbolic sequence lengths)
+            out = torch.compile(lambda a, f: op(a, f) + 1, options={"pre_grad_custom_pass": p}, fullgraph=True,
+                                dynamic=dynamic)(x, freqs)
         torch._dynamo.reset()
         assert _COUNT["n"] == 0, "the op ran: the rewrite did not reach inductor"
         ref = _reference(x, freqs) + 1
