@@ -6,9 +6,9 @@ and writes the whole hidden activation (Wan 14B 480p 81f: 32760 x 13824 fp16, 0.
 H100, bench/results/h100/profile_wan.md). cuBLASLt can apply the tanh GELU in the matmul epilogue
 (`aten._addmm_activation(..., use_gelu=True)`, which on CUDA is exactly `gelu(addmm(...), "tanh")`).
 
-`GeluEpiloguePass` is an inductor pre-grad pass (handed to torch.compile through `options`, never set
-globally): it rewrites each `gelu(linear(x, w, b), approximate="tanh")` whose linear has no other user
-into the custom op `comfyui_accel::linear_gelu_tanh` (a stable name: inductor's on-disk caches key on it,
+`rewrite` runs in Accel Compile's inductor pre-grad pass (`accel.compile.passes`, handed to torch.compile through
+`options`, never set globally): it rewrites each `gelu(linear(x, w, b), approximate="tanh")` whose linear has no
+other user into the custom op `comfyui_accel::linear_gelu_tanh` (a stable name: inductor's on-disk caches key on it,
 so warm restarts keep hitting them; a Python function would be keyed by the pack's module path). The op
 runs the fused kernel for CUDA fp16/bf16 tensors and the plain `gelu(linear(...))` otherwise (CPU's
 `_addmm_activation` uses the erf GELU), so the rewrite never changes what is computed, only how.
@@ -22,13 +22,6 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-
-# torch._inductor.custom_graph_pass (torch >= 2.6): a pass with a uuid keeps inductor's FX-graph cache usable (warm
-# restarts); without it the pass is a plain object and inductor bypasses its FX-graph cache for graphs it rewrites.
-try:
-    from torch._inductor.custom_graph_pass import CustomGraphPass as _Base
-except Exception:  # pragma: no cover - older torch
-    _Base = object
 
 # torch._C._nn.linear / gelu: the C functions F.linear / F.gelu are (every torch); FX graphs may hold either form
 _LINEARS = {torch._C._nn.linear, F.linear}
@@ -112,26 +105,6 @@ def rewrite(graph: torch.fx.Graph) -> int:
     return n
 
 
-class GeluEpiloguePass(_Base):
-    """inductor `pre_grad_custom_pass` wrapping `rewrite`; its uuid is this file's hash."""
-
-    def __call__(self, graph: torch.fx.Graph) -> None:
-        rewrite(graph)
-
-    def uuid(self):
-        return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-
-    # Cache keys pickle inductor's config on some torch versions: pickle to a string naming the pass and
-    # its uuid, not to a class reference (which would carry the pack's module path: ComfyUI names custom
-    # node modules by their folder). copy/deepcopy keep the object itself.
-    def __reduce__(self):
-        return (str, (f"comfyui_accel.GeluEpiloguePass:{self.uuid()}",))
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-
-GELU_EPILOGUE_PASS = GeluEpiloguePass()
+def uuid_part() -> str:
+    """This file's hash: part of the uuid of the pass that runs `rewrite` (accel.compile.passes)."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()

@@ -34,7 +34,7 @@ class PreGradPasses(_Base):
 
         parts = [f"gelu={self.gelu},rope={self.rope}"]
         if self.gelu:
-            parts.append(epilogue.GELU_EPILOGUE_PASS.uuid())
+            parts.append(epilogue.uuid_part())
         if self.rope:
             parts.append(rope_trace.uuid_part())
         return hashlib.sha256("|".join(parts).encode()).hexdigest()
