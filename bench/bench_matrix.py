@@ -97,6 +97,38 @@ _FP8_FORMAT = "fp8_e4m3fn per-channel scaled"
 _NO_HYBRID = dict(exact_first_steps=0, exact_last_steps=0, exact_first_blocks=0, exact_last_blocks=0)
 
 
+# --switch NAME=on|off: the pack's module-level switches, for A/B runs of one change in separate processes (each
+# process's files say which were set: meta "switches", read back from the modules after setting them)
+SWITCHES = {
+    "rope_trace": ("accel.compile.config", "ROPE_TRACE"),  # comfy-kitchen's RoPE traced into compiled blocks
+    "gelu_epilogue": ("accel.compile.config", "GELU_EPILOGUE"),  # Linear -> GELU(tanh) in the matmul's epilogue
+    "fa3_direct": ("kernels.attention.flash", "DIRECT_FA3"),  # fa3-fwd through its raw forward op
+}
+
+
+def parse_switches(items, error) -> dict:
+    out = {}
+    for item in items:
+        for part in filter(None, (x.strip() for x in item.split(","))):
+            name, _, value = part.partition("=")
+            if name not in SWITCHES or value not in ("on", "off"):
+                error(f"--switch {part!r}: use NAME=on|off with NAME one of {', '.join(SWITCHES)}")
+            out[name] = value == "on"
+    return out
+
+
+def apply_switches(pack_module, switches: dict) -> dict:
+    """Set each switch on the loaded pack's module; returns what the modules hold afterwards."""
+    got = {}
+    for name, value in switches.items():
+        mod, attr = SWITCHES[name]
+        if not hasattr(pack_module(mod), attr):  # a renamed switch must not be set as a new, unread attribute
+            raise SystemExit(f"--switch {name}: the pack has no {mod}.{attr}")
+        setattr(pack_module(mod), attr, value)
+        got[name] = "on" if getattr(pack_module(mod), attr) else "off"
+    return got
+
+
 def parse(argv=None):
     ap = runner.parser(__doc__, smoke="tiny Wan on the CPU (ComfyUI started with --cpu), 5 frames at 64x64, 2 steps "
                        "(4 with --workflow)")
@@ -143,8 +175,12 @@ def parse(argv=None):
                     "mode on: where the host waited for the GPU, grouped by the Python frames that led there")
     ap.add_argument("--host-profile", action="store_true", help="with --profile: one more run under Python's cProfile: "
                     "the Python functions that take the host's time (for host-bound chains)")
+    ap.add_argument("--switch", action="append", default=[], metavar="NAME=on|off",
+                    help=f"set one of the pack's switches for this process ({', '.join(SWITCHES)}); repeat or join with "
+                    "commas. For A/B runs of one change: one process per setting")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
     a = ap.parse_args(argv)
+    a.switches = parse_switches(a.switch, ap.error)
     if (a.sync_sites or a.host_profile) and not a.profile:
         ap.error("--sync-sites and --host-profile run with --profile (and --sequential)")
     if a.workflow == "lightx2v":
@@ -245,6 +281,7 @@ class Matrix:
 
         H.bootstrap(cpu=self.a.smoke)
         H.load_pack()
+        switches = apply_switches(H.pack_module, self.a.switches)
         import torch
 
         self.H, self.torch = H, torch
@@ -271,6 +308,7 @@ class Matrix:
             "torch_memory_fraction": hard_cap, "occupied_rest_of_gpu": self.occupier is not None,
             "workflow": self.a.workflow or None, "family": self.a.family, "tokens": self.a.tokens, "smoke": self.a.smoke,
             "sampler": f"{families.spec(self.a.family).sampler}/{families.spec(self.a.family).scheduler}",
+            "switches": switches or None,
         }
         self.res["run_meta"] = runner.metadata(self.dev)
         log(f"started: {self.res['meta']}")
@@ -783,7 +821,9 @@ class Matrix:
                  + (f", torch allocator capped at {m['torch_memory_fraction']:.3f} of the GPU" if m.get("torch_memory_fraction") else "")
                  + (", the rest of the GPU occupied by another process before ComfyUI started" if m.get("occupied_rest_of_gpu") else "")
                  + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM {m.get('start', {}).get('dynamic_vram')}, "
-                 f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality.",
+                 f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality."
+                 + (" Pack switches set: " + ", ".join(f"{k}={v}" for k, v in m["switches"].items()) + "."
+                    if m.get("switches") else ""),
                  f"Command: `{self.res['command']}`", *runner.meta_markdown(self.res.get("run_meta")), "",
                  "| chain | what | time (s) | speedup | cosine vs stock | max abs diff | peak alloc (GiB) | peak device (GiB) | first run (s) |",
                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

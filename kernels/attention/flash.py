@@ -41,6 +41,8 @@ def _first(out):
     return out[0] if isinstance(out, (tuple, list)) else out
 
 
+# fa3-fwd through its raw forward op where that is bit-equal to its interface (direct_fa3); False: the interface always
+DIRECT_FA3 = True
 # fa3-fwd's `_flash_attn_forward(...)`: the arguments of its raw op `fa3_fwd.fwd`, in the order its interface passes them
 _FA3_FWD_ARGS = ("q", "k", "v", "k_new", "v_new", "qv", "out_", "cu_seqlens_q", "cu_seqlens_k", "cu_seqlens_k_new",
                  "seqused_q", "seqused_k", "max_seqlen_q", "max_seqlen_k", "page_table", "kv_batch_idx", "leftpad_k",
@@ -101,7 +103,8 @@ def build(name: str, spec, library: str, version, extra_device_types=()) -> Kern
             return fn(contiguous_last(q), contiguous_last(k), contiguous_last(v),
                       dropout_p=0.0, softmax_scale=scale, causal=False)
     else:  # FA3 / FA4 interfaces: no dropout argument
-        direct = direct_fa3(mod, "cuda") if library == "fa3_fwd_interface" and torch.cuda.is_available() else None
+        direct = (direct_fa3(mod, "cuda") if DIRECT_FA3 and library == "fa3_fwd_interface" and torch.cuda.is_available()
+                  else None)
         if direct is not None:
             def impl(q, k, v, mask, scale, layout):
                 return direct(contiguous_last(q), contiguous_last(k), contiguous_last(v), scale)

@@ -243,3 +243,20 @@ def test_host_profile_names_the_python_functions_that_cost_host_time():
     names = [r[0].rsplit(": ", 1)[1] for r in tables["cumulative"]]
     assert out == 50 and names.index("fn") < names.index("slow"), names
 
+
+
+def test_bench_matrix_switches_are_checked_before_anything_starts():
+    """--switch NAME=on|off names one of the pack's switches (set in the process for A/B runs, read back into its
+    files: tests/benchmarks/test_bench_scripts.py, the Flux smoke run); anything else stops at the command line."""
+    spec = importlib.util.spec_from_file_location("bench_matrix_switches", BENCH / "bench_matrix.py")
+    bm = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec.loader.exec_module(bm)
+    finally:
+        sys.path.remove(str(BENCH))
+    assert bm.parse(["--switch", "rope_trace=off"]).switches == {"rope_trace": False}
+    assert bm.parse(["--switch", "rope_trace=off,fa3_direct=on"]).switches == {"rope_trace": False, "fa3_direct": True}
+    for bad in ("rope=off", "rope_trace=no", "rope_trace"):
+        with pytest.raises(SystemExit):
+            bm.parse(["--switch", bad])

@@ -318,8 +318,10 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     """bench_matrix --family on the family's tiny model (CPU): its latent and conditioning, sampler settings, every
     chain measured against stock; chains that do not apply are recorded as skipped with their reason."""
     out = tmp_path / family
+    # flux: the pack's switches for A/B runs, set in the process and read back into its files
+    switches = ["--switch", "rope_trace=off,gelu_epilogue=off", "--switch", "fa3_direct=on"] if family == "flux" else []
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", family,
-                        "--out", str(out), "--chains", chains, "--weights", str(tmp_path / "w")],
+                        "--out", str(out), "--chains", chains, "--weights", str(tmp_path / "w"), *switches],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
@@ -335,6 +337,8 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     assert meta["family"] == family and meta["steps"] == 2
     md = (out / "matrix.md").read_text()
     if family == "flux":
+        assert meta["switches"] == {"rope_trace": "off", "gelu_epilogue": "off", "fa3_direct": "on"}, meta.get("switches")
+        assert "Pack switches set: rope_trace=off, gelu_epilogue=off, fa3_direct=on." in md
         assert meta["cfg"] == 1.0 and "built in memory" in ch["fp8_shipped"]["skipped"]
         assert "Wan models only" in ch["level1"]["skipped"]
         assert md.startswith("# Matrix: Flux.1-dev") and "guidance 3.5" in md.splitlines()[0]
