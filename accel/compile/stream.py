@@ -15,7 +15,8 @@ for all streamed layers of the block at once (one cast buffer, one stream sync),
 compiled block as plain on-device parameters for the duration of that call; afterwards the layers get
 their own state back and the prefetch state is released (`cleanup_prefetched_modules`). Layers that are
 not vbar-backed but still cast per call (legacy partial loads, small force-loaded layers with weight
-functions) are fetched with `comfy.ops.cast_bias_weight`. The compiled graph therefore only ever sees
+functions) are fetched with `comfy.ops.cast_bias_weight`, or with the layer's own `cast_bias_weight` method where its
+class has one (ComfyUI-GGUF's layers: packed GGML weights dequantized and LoRA-patched by the layer). The compiled graph therefore only ever sees
 resident tensors: one graph for every block, no guard on LoRA objects, no graph break per layer, and
 ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA are fetched as stored
 (fp8) and get the LoRA factors as `accel_lora` for the call: the graph runs the FP8 matmul plus the low-rank term
@@ -102,6 +103,11 @@ class BlockFetcher:
                         continue
                     saved.append((_restore_fp8, _swap_in_fp8(m, *_fetch_patched_fp8(m, x, id(m) in vset))))
                     continue
+                own = None if id(m) in vset else _own_cast(m)
+                if own is not None:  # e.g. ComfyUI-GGUF: the layer dequantizes (and patches) its own weight
+                    w, b = own(None, dtype=dtype, device=device, bias_dtype=dtype)
+                    saved.append((_restore, _swap_in(m, w, b, False)))
+                    continue
                 keep = stored_scaled(m)  # pre-scaled low-precision weights stay as stored
                 wdtype = m.weight.dtype if keep else dtype
                 if id(m) in vset:
@@ -124,6 +130,15 @@ class BlockFetcher:
             if stream is not None:
                 stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
             self.host_s += time.perf_counter() - t2
+
+
+def _own_cast(m):
+    """The layer's own `cast_bias_weight(input, dtype, device, bias_dtype)` method where its class defines one (ComfyUI's
+    layers use the module-level `comfy.ops.cast_bias_weight`; ComfyUI-GGUF's `GGMLLayer` defines its own, which
+    dequantizes the packed GGML weight and applies LoRA patches), else None. ComfyUI's function would cast such a
+    layer's packed storage as if it were the weight; the layer's own method returns the weight its forward uses."""
+    fn = getattr(type(m), "cast_bias_weight", None)
+    return getattr(m, "cast_bias_weight") if callable(fn) else None
 
 
 def _has_functions(m) -> bool:
