@@ -115,9 +115,8 @@ def test_every_bench_script_uses_the_shared_runner():
             assert "[--smoke]" in text and smoke_words in text, (path.name, text[:800])
 
 
-def test_matrix_marks_a_chain_whose_timed_runs_differ_more_than_twice_as_unstable(tmp_path):
-    """A Qwen-Image run with every chain's model in one process (they did not all fit an 80 GB card) timed stock at
-    5.4 s and 65.8 s: DynamicVRAM reloaded weights between chains. Such a row must say it is no speed measurement."""
+def _bench_matrix():
+    """bench/bench_matrix.py as a module (its imports of runner.py and families.py from bench/)."""
     spec = importlib.util.spec_from_file_location("bench_matrix_under_test", BENCH / "bench_matrix.py")
     bm = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(BENCH))
@@ -125,6 +124,13 @@ def test_matrix_marks_a_chain_whose_timed_runs_differ_more_than_twice_as_unstabl
         spec.loader.exec_module(bm)
     finally:
         sys.path.remove(str(BENCH))
+    return bm
+
+
+def test_matrix_marks_a_chain_whose_timed_runs_differ_more_than_twice_as_unstable(tmp_path):
+    """A Qwen-Image run with every chain's model in one process (they did not all fit an 80 GB card) timed stock at
+    5.4 s and 65.8 s: DynamicVRAM reloaded weights between chains. Such a row must say it is no speed measurement."""
+    bm = _bench_matrix()
     res = {"command": "bench_matrix.py --family qwen_image", "errors": [], "meta": {"family": "wan"},
            "chains": {"stock": {"what": "stock", "times_s": [5.362, 65.774]},
                       "attention": {"what": "attention", "times_s": [4.64, 6.09]}}}
@@ -248,13 +254,7 @@ def test_host_profile_names_the_python_functions_that_cost_host_time():
 def test_bench_matrix_switches_are_checked_before_anything_starts():
     """--switch NAME=on|off names one of the pack's switches (set in the process for A/B runs, read back into its
     files: tests/benchmarks/test_bench_scripts.py, the Flux smoke run); anything else stops at the command line."""
-    spec = importlib.util.spec_from_file_location("bench_matrix_switches", BENCH / "bench_matrix.py")
-    bm = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec.loader.exec_module(bm)
-    finally:
-        sys.path.remove(str(BENCH))
+    bm = _bench_matrix()
     assert bm.parse(["--switch", "rope_trace=off"]).switches == {"rope_trace": False}
     assert bm.parse(["--switch", "rope_trace=off,fa3_direct=on"]).switches == {"rope_trace": False, "fa3_direct": True}
     for bad in ("rope=off", "rope_trace=no", "rope_trace"):
