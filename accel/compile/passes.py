@@ -18,6 +18,7 @@ _PASSES: dict = {}
 class PreGradPasses(_Base):
     def __init__(self, gelu: bool, rope: bool):
         self.gelu, self.rope = gelu, rope
+        self._uuid = None  # the files' hashes and comfy-kitchen's version do not change while ComfyUI runs
 
     def __call__(self, graph) -> None:
         if self.rope:
@@ -30,14 +31,16 @@ class PreGradPasses(_Base):
             epilogue.rewrite(graph)
 
     def uuid(self):
-        from ...kernels import epilogue, rope_trace
+        if self._uuid is None:
+            from ...kernels import epilogue, rope_trace
 
-        parts = [f"gelu={self.gelu},rope={self.rope}"]
-        if self.gelu:
-            parts.append(epilogue.uuid_part())
-        if self.rope:
-            parts.append(rope_trace.uuid_part())
-        return hashlib.sha256("|".join(parts).encode()).hexdigest()
+            parts = [f"gelu={self.gelu},rope={self.rope}"]
+            if self.gelu:
+                parts.append(epilogue.uuid_part())
+            if self.rope:
+                parts.append(rope_trace.uuid_part())
+            self._uuid = hashlib.sha256("|".join(parts).encode()).hexdigest()
+        return self._uuid
 
     # pickled into cache keys as a string naming the passes and their uuid (not as a class reference, which would
     # carry the pack's module path: ComfyUI names custom node modules by their folder); copies keep the object
