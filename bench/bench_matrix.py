@@ -862,7 +862,11 @@ class Matrix:
                 cats = ", ".join(f"{k} {v}" for k, v in p["by_category_ms"].items())
                 busy = f"busy {p['busy_ms']} ms, " if "busy_ms" in p else ""  # files before the interval union
                 lines += ["", f"## {n}: one profiled run: wall {p['wall_ms']} ms, GPU kernels {p['kernel_ms']} ms "
-                              f"({busy}busy share {p['gpu_busy']}); {cats}", "", "| kernel | ms | category |", "| --- | ---: | --- |"]
+                              f"({busy}busy share {p['gpu_busy']}); {cats}"]
+                if "copy_ms" in p:
+                    lines += ["", f"Copies {p['copy_ms']} ms, compute busy {p['compute_busy_ms']} ms; copies with no compute "
+                                  f"running beside them {p['copy_alone_ms']} ms (the GPU waited on those transfers)."]
+                lines += ["", "| kernel | ms | category |", "| --- | ---: | --- |"]
                 lines += [f"| `{k}` | {ms} | {c} |" for k, ms, c in p["top"]]
                 if p.get("host_top"):
                     lines += ["", "| host op (self CPU time) | calls | ms |", "| --- | ---: | ---: |"]

@@ -294,16 +294,34 @@ def kernel_summary(kern: dict, top: int) -> dict:
             "top": [(k[:110], round(t, 2), kernel_category(k)) for k, t in sorted(kern.items(), key=lambda kv: -kv[1])[:top]]}
 
 
-def device_intervals(prof) -> list:
+def device_intervals(prof, kind: str = "all") -> list:
     """[(start_us, end_us)] of every GPU kernel / memcpy / memset of a torch.profiler run ([] on the CPU); user
-    annotations' GPU-side ranges (record_function regions) are not kernels and are left out."""
+    annotations' GPU-side ranges (record_function regions) are not kernels and are left out. `kind`: "all", "copy"
+    (the memcpys: weight transfers of a streamed model) or "compute" (everything else)."""
     out = []
     for e in prof.events():
         if getattr(e, "is_user_annotation", False):
             continue
         if "CUDA" in str(getattr(e, "device_type", "")) and getattr(e, "time_range", None) is not None:
+            if kind != "all" and is_copy_event(e.name) != (kind == "copy"):
+                continue
             out.append((float(e.time_range.start), float(e.time_range.end)))
     return out
+
+
+def is_copy_event(name: str) -> bool:
+    """A device event that moves memory between host and device or between buffers (torch.profiler names them
+    `Memcpy HtoD (Pinned -> Device)` and the like), not a compute kernel."""
+    return name.startswith("Memcpy")
+
+
+def copy_overlap(copy: list, compute: list) -> dict:
+    """How the copies of a run sat against its compute (both [(start_us, end_us)]): copy ms, compute-busy ms, and the
+    copy ms during which no compute ran (the GPU waited on the transfer: a streamed model's weights fetched without
+    overlap)."""
+    c, k = busy_ms(copy), busy_ms(compute)
+    alone = busy_ms(copy + compute) - k
+    return {"copy_ms": round(c, 1), "compute_busy_ms": round(k, 1), "copy_alone_ms": round(alone, 1)}
 
 
 def busy_ms(intervals) -> float:
@@ -391,8 +409,8 @@ def host_profile_tables(fn, top: int = 25) -> tuple[dict, object]:
 
 def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     """Run fn() once under torch.profiler (CPU + CUDA activity): wall ms, GPU kernel ms (`kernel_times`) by category
-    (`kernel_summary`), the `top` kernels, and `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
-    wall ms (the rest: launch overhead, host work, waits). Returns (summary, fn's result). Profiling adds host overhead: compare categories and kernels, not the
+    (`kernel_summary`), the `top` kernels, `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
+    wall ms (the rest: launch overhead, host work, waits), and on a GPU `copy_overlap`'s copy / compute split. Returns (summary, fn's result). Profiling adds host overhead: compare categories and kernels, not the
     wall time, with unprofiled runs. On the CPU (smoke) torch ops stand in for kernels."""
     import time
 
@@ -409,8 +427,9 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
         wall = (time.perf_counter() - t0) * 1e3
     s = kernel_summary(kernel_times(prof, cuda), top)
     busy = busy_ms(device_intervals(prof)) if cuda else s["kernel_total_ms"]
+    split = copy_overlap(device_intervals(prof, "copy"), device_intervals(prof, "compute")) if cuda else {}
     return {"wall_ms": round(wall, 1), "kernel_ms": round(s["kernel_total_ms"], 1), "busy_ms": round(busy, 1),
-            "gpu_busy": round(busy / wall, 3) if wall > 0 else None,
+            "gpu_busy": round(busy / wall, 3) if wall > 0 else None, **split,
             "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
             "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
             "host_top": [list(r) for r in host_ops(prof, top)]}, out

@@ -86,6 +86,11 @@ def test_profile_kernel_categories_and_gpu_busy_time():
     assert pf.busy_ms([]) == 0.0
     # [0, 10) and [5, 20) overlap: 20 us; [30, 35): 5 us; [32, 34) inside it adds nothing; [40, 41): 1 us
     assert pf.busy_ms([(30.0, 35.0), (5.0, 20.0), (0.0, 10.0), (32.0, 34.0), (40.0, 41.0)]) == pytest.approx(0.026)
+    # a streamed model's weight copies against its compute (us): copy [0, 10k) overlaps compute [5k, 30k) for 5 ms,
+    # copy [40k, 50k) runs alone (the GPU waited on it)
+    assert pf.is_copy_event("Memcpy HtoD (Pinned -> Device)") and not pf.is_copy_event("triton_poi_fused_copy_0")
+    assert pf.copy_overlap([(0.0, 1e4), (4e4, 5e4)], [(5e3, 3e4)]) == {
+        "copy_ms": 20.0, "compute_busy_ms": 25.0, "copy_alone_ms": 15.0}
 
 
 def test_bench_compile_smoke_interleaved(tmp_path):
