@@ -25,6 +25,14 @@ if [ -e /tmp/fa4/.fa4a ] && [ -e /tmp/fa4/.fa4b ]; then
   # the wheel's .pth line (a PYTHONPATH folder runs none): cutlass's packages live under dsl_packages
   export PYTHONPATH="/tmp/fa4:/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
 fi
+# PyAV (bench/prepare_av_carry.sh): the registry wheel, unpacked once and put before the import-only stand-in, so the
+# shipped CreateVideo -> SaveVideo encodes for real (carried in its own call: beside .gpu it is over the carry limit)
+if [ -f .av/av.tar.xz ] && [ ! -e /tmp/av/.done ]; then
+  mkdir -p /tmp/av && xz -dc .av/av.tar.xz | tar -C /tmp/av -xf - && touch /tmp/av/.done
+fi
+if [ -e /tmp/av/.done ]; then
+  export PYTHONPATH="/tmp/av:$PYTHONPATH"
+fi
 # xFormers (bench/prepare_xformers_carry.sh): the registry wheel, unpacked once and put on the path
 _xf=$(ls .xf/xformers-*.whl 2>/dev/null | head -1)
 if [ -n "$_xf" ]; then
