@@ -103,7 +103,6 @@ SWITCHES = {
     "rope_trace": ("accel.compile.config", "ROPE_TRACE"),  # comfy-kitchen's RoPE traced into compiled blocks
     "gelu_epilogue": ("accel.compile.config", "GELU_EPILOGUE"),  # Linear -> GELU(tanh) in the matmul's epilogue
     "fa3_direct": ("kernels.attention.flash", "DIRECT_FA3"),  # fa3-fwd through its raw forward op
-    "prefetch": ("accel.compile.stream", "PREFETCH_NEXT"),  # the next block's streamed weights fetched ahead
 }
 
 
@@ -703,8 +702,8 @@ class Matrix:
             st = C.compile_status(x)
             if st.get("enabled"):
                 out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
-                                               "regions", "streamed_regions", "prefetched_regions", "quantized_plans",
-                                               "fetch_host_ms", "call_host_ms")})
+                                               "regions", "streamed_regions", "quantized_plans", "fetch_host_ms",
+                                               "call_host_ms")})
         return out or None
 
     def sequential(self, path):

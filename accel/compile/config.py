@@ -66,7 +66,6 @@ class CompileStatus:
     cache_note: str = ""  # the persistent compile cache had a damaged file: what was done (accel.compile.cache)
     regions: int = 0
     streamed_regions: int = 0  # regions of the last call whose weights were fetched outside the graph
-    prefetched_regions: int = 0  # of those, regions whose streamed weights were fetched while the one before ran
     fetch_host_ms: float = 0.0  # host time of the last call spent fetching those weights (accel.compile.stream)
     call_host_ms: float = 0.0  # host time of the whole last model call (the GPU may still be running when it returns)
     quantized_plans: dict = field(default_factory=dict)  # quantized layers of the last call per plan (quantized.py)
@@ -82,7 +81,6 @@ class CompileStatus:
                 "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
                 "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions, "streamed_regions": self.streamed_regions,
-                "prefetched_regions": self.prefetched_regions,
                 "fetch_host_ms": self.fetch_host_ms, "call_host_ms": self.call_host_ms,
                 "quantized_plans": dict(self.quantized_plans)}
 

@@ -22,13 +22,8 @@ ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain l
 (fp8) and get the LoRA factors as `accel_lora` for the call: the graph runs the FP8 matmul plus the low-rank term
 (accel.fp8.ops); other weight patches on them are applied to the dequantized weight and requantized here.
 
-While a block runs, the copy of the next block's streamed weights is started (`cast_modules_with_vbar` on ComfyUI's
-next offload stream, as `comfy.model_prefetch.prefetch_queue_pop` does for the models that use it): the transfer
-overlaps the compute instead of the GPU waiting for it (a simulated 24 GB card, Wan 2.2 A14B fp8_scaled: 450 of
-525 ms of copies ran with no compute beside them, `bench/results/h100/wf_lightx2v_033/README.md`). The next block is
-the next compiled region in the model's order; when the model calls another one, or the call ends, the started
-fetch is released (`cancel`), so no layer keeps a `_prefetch` state that ComfyUI's own cast path would pick up. At most
-two blocks' streamed weights are materialised at a time (a 14B Wan block is ~0.7 GB in fp16, ~0.35 GB in fp8). Everything is feature-detected; where the running ComfyUI lacks
+Only one block's streamed weights are materialised at a time, like stock ComfyUI's per-layer casting
+(a 14B Wan block is ~0.7 GB in fp16). Everything is feature-detected; where the running ComfyUI lacks
 the cast API, `comfy_compat.block_fetch_support()` says why and the caller turns DynamicVRAM off for the model instead.
 """
 from __future__ import annotations
@@ -40,8 +35,6 @@ import torch
 
 from . import quantized
 
-# fetch the next compiled block's streamed weights while one runs (see the module docstring); bench_matrix --switch
-PREFETCH_NEXT = True
 _LOWVRAM_ATTRS = ("weight_lowvram_function", "bias_lowvram_function")
 
 
@@ -53,13 +46,6 @@ class BlockFetcher:
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
         self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
         self.host_s = 0.0  # host seconds of the current model call spent fetching and restoring weights here
-        self.prefetched = 0  # block calls of the current model call whose weights were fetched while the one before ran
-        self.next_of: dict = {}  # id(block) -> the block the model calls after it (`set_order`)
-        self._ahead = None  # (block, vbar layers, offload stream, device): the next block's fetch, started
-
-    def set_order(self, blocks):
-        """The compiled regions in the order the model calls them (its module order): which block to fetch ahead."""
-        self.next_of = {id(a): b for a, b in zip(blocks, blocks[1:])}
 
     def layers(self, block):
         got = self._layers.get(block)
@@ -85,33 +71,23 @@ class BlockFetcher:
         return out
 
     def run(self, block, fn, args, kwargs):
-        ahead = self._ahead
-        if ahead is not None and ahead[0] is not block:
-            self.cancel()  # the model called another block than the one fetched ahead
-            ahead = None
         layers = self.pending(block)
-        x = _first_float(args, kwargs) if layers else None
+        if not layers:
+            return fn(block, *args, **kwargs)
+        x = _first_float(args, kwargs)
         if x is None:
-            self.cancel()
             return fn(block, *args, **kwargs)
         import comfy.model_management as mm
         import comfy.ops as ops
 
         dtype, device = x.dtype, x.device
         t0 = time.perf_counter()
+        vbar = [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device]
         stream = None
-        vbar = []
         saved = []
         try:
-            if ahead is not None:  # its copy was started while the block before ran (`_fetch_ahead`)
-                self._ahead = None
-                vbar, stream = ahead[1], ahead[2]
-                self.prefetched += 1
-            else:
-                vbar = _vbar_layers(layers, device)
-                if vbar:
-                    stream = ops.cast_modules_with_vbar(vbar, dtype, device, dtype, mm.device_supports_non_blocking(device))
             if vbar:
+                stream = ops.cast_modules_with_vbar(vbar, dtype, device, dtype, mm.device_supports_non_blocking(device))
                 mm.sync_stream(device, stream)
             vset = set(map(id, vbar))
             for m in layers:
@@ -140,8 +116,6 @@ class BlockFetcher:
                     w, b = ops.cast_bias_weight(m, None, dtype=wdtype, device=device, bias_dtype=dtype)
                 saved.append((_restore, _swap_in(m, w, b, keep)))
             self.streamed += 1
-            if PREFETCH_NEXT:
-                self._fetch_ahead(block, dtype, device)
             t1 = time.perf_counter()
             self.host_s += t1 - t0
             return fn(block, *args, **kwargs)
@@ -156,52 +130,6 @@ class BlockFetcher:
             if stream is not None:
                 stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
             self.host_s += time.perf_counter() - t2
-
-
-    def _fetch_ahead(self, block, dtype, device):
-        """Start the copy of the next block's streamed weights on ComfyUI's next offload stream; `run` of that block
-        waits for it. That stream's cast buffer was last read by the block before this one, which it waits for (`run`'s
-        `wait_stream` after each block); with fewer than two offload streams this block's own buffer would be
-        overwritten while it runs, so nothing is fetched ahead there."""
-        nxt = self.next_of.get(id(block))
-        if nxt is None:
-            return
-        import comfy.model_management as mm
-        import comfy.ops as ops
-
-        if getattr(mm, "NUM_STREAMS", 0) < 2:
-            return  # one offload stream (or none): one cast buffer, which the running block still reads
-        vbar = _vbar_layers(self.pending(nxt), device)
-        if not vbar or any(hasattr(m, "_prefetch") for m in vbar):
-            return  # nothing streamed, or another fetch holds these layers: fetched when the block runs
-
-        try:
-            stream = ops.cast_modules_with_vbar(vbar, dtype, device, dtype, mm.device_supports_non_blocking(device))
-        except BaseException:
-            _release(nxt, vbar, None, device)
-            raise
-        self._ahead = (nxt, vbar, stream, device)
-
-    def cancel(self):
-        """Release a fetch started ahead that no block used (another block ran, or the model call ended or failed):
-        ComfyUI's own cast path would otherwise take the layers' `_prefetch` state for a fetch of its own."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            _release(*ahead)
-
-
-def _release(block, vbar, stream, device):
-    import comfy.model_management as mm
-    import comfy.model_prefetch as mp
-
-    if stream is not None:
-        mm.sync_stream(device, stream)  # work queued from now on runs after the started copies
-    mp.cleanup_prefetched_modules(block, vbar)
-
-
-def _vbar_layers(layers, device):
-    """The layers whose weights DynamicVRAM streams (comfy-aimdo's virtual VRAM buffer) and are not on `device`."""
-    return [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device]
 
 
 def _own_cast(m):

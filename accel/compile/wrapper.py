@@ -114,7 +114,6 @@ class CompileWrapper:
         cs.fetcher.streamed = 0
         cs.fetcher.plans = {}
         cs.fetcher.host_s = 0.0
-        cs.fetcher.prefetched = 0
         before = entry_counts(codes)
         graphs0 = unique_graphs()
         t0 = time.perf_counter()
@@ -150,7 +149,6 @@ class CompileWrapper:
             cs.runners = _NO_RUNNERS
         st.calls += 1
         st.streamed_regions = cs.fetcher.streamed
-        st.prefetched_regions = cs.fetcher.prefetched
         st.fetch_host_ms = round(cs.fetcher.host_s * 1e3, 2)
         st.call_host_ms = round((time.perf_counter() - t0) * 1e3, 2)
         st.quantized_plans = dict(cs.fetcher.plans)
@@ -188,10 +186,8 @@ class CompileWrapper:
                     orig = cur
                 parent._modules[name] = region
                 swapped.append((parent, name, orig))
-            cs.fetcher.set_order([orig for _, _, orig in swapped])
             return executor(*args, **kwargs)
         finally:
-            cs.fetcher.cancel()  # a fetch started ahead for a block that did not run (before any eager re-run)
             for parent, name, orig in swapped:
                 parent._modules[name] = orig
 
