@@ -2,6 +2,11 @@
 # /tmp/carry once and points the harness at one of the carried ComfyUI trees.
 # Usage: source bench/gpu_env.sh [033|075]      (default 033: current ComfyUI)
 _ver="${1:-033}"
+# PyAV (bench/prepare_av_carry.sh): the registry wheel, unpacked once (first: it arrives in a call of its own, without
+# .gpu); put before the import-only stand-in below, so the shipped CreateVideo -> SaveVideo encodes for real
+if [ -f .av/av.tar.xz ] && [ ! -e /tmp/av/.done ]; then
+  mkdir -p /tmp/av && xz -dc .av/av.tar.xz | tar -C /tmp/av -xf - && touch /tmp/av/.done
+fi
 if [ ! -d /tmp/carry/site ]; then
   mkdir -p /tmp/carry && xz -dc .gpu/carry.tar.xz | tar -C /tmp/carry -xf - || { echo "carry unpack failed"; return 1; }
 fi
@@ -24,11 +29,6 @@ done
 if [ -e /tmp/fa4/.fa4a ] && [ -e /tmp/fa4/.fa4b ]; then
   # the wheel's .pth line (a PYTHONPATH folder runs none): cutlass's packages live under dsl_packages
   export PYTHONPATH="/tmp/fa4:/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
-fi
-# PyAV (bench/prepare_av_carry.sh): the registry wheel, unpacked once and put before the import-only stand-in, so the
-# shipped CreateVideo -> SaveVideo encodes for real (carried in its own call: beside .gpu it is over the carry limit)
-if [ -f .av/av.tar.xz ] && [ ! -e /tmp/av/.done ]; then
-  mkdir -p /tmp/av && xz -dc .av/av.tar.xz | tar -C /tmp/av -xf - && touch /tmp/av/.done
 fi
 if [ -e /tmp/av/.done ]; then
   export PYTHONPATH="/tmp/av:$PYTHONPATH"
