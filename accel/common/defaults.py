@@ -239,9 +239,9 @@ _EXACT_CHAIN = "Accel CUDA Settings -> Attention -> Compile"
 # covers H200 too. A family or GPU class not listed is not measured: `auto` quantizes as before and says so.
 FP8_AUTO_MEASURED: dict = {
     ("flux", "Hopper (sm90)"): FP8Measured(
-        True, "family.h100.flux.trims.fp8_shipped.speedup", "family.h100.flux.trims.shipped.speedup", _EXACT_CHAIN,
-        "Flux.1-dev 1024px 20 steps on an H100, ComfyUI 0.33, one timed run each, after the FP8 loader's DynamicVRAM "
-        f"fixes and the compiled blocks' host-time trims (on an H200 the same code measured FP8 faster, "
+        True, "family.h100.flux.run2.fp8_shipped.speedup", "family.h100.flux.run2.shipped.speedup", _EXACT_CHAIN,
+        "Flux.1-dev 1024px 20 steps on an H100, ComfyUI 0.33, the slower of 2 timed runs each, after the FP8 loader's "
+        f"DynamicVRAM fixes and the compiled blocks' host-time trims (on an H200 the same code measured FP8 faster, "
         f"{_fig('family.h200.flux.trims.fp8_shipped.speedup')} vs {_fig('family.h200.flux.trims.shipped.speedup')}: the "
         "two Hopper GPUs disagree, so the class keeps the exact 16-bit path; bench/results/h200/family_033_README.md)"),
     ("wan22", "Hopper (sm90)"): FP8Measured(

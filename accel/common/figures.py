@@ -178,6 +178,16 @@ _FLUX_TRIMS_H100 = "h100/family_033_flux_1024_host_trims/matrix.json"
 FAMILY_FLUX_TRIMS_H100 = (FAMILY_FLUX_TRIMS.replace("H200 141GB", "H100 80GB").replace("the slower of 2 timed runs", "one timed run"))
 _WF_TRIMS = "h200/wf_lightx2v_033/sequential_141GB_host_trims/matrix.json"
 WF_TRIMS_H200 = WF_FP8_FIXES_H200 + ", and the compiled blocks' host-time trims (RoPE traced, FA3 raw call, attribute swaps)"
+WF_H100_24_NOW = (WF_H100_24.replace("median of 2 runs", "one timed run") + ", this version (the FP8 loader's fixes and the "
+                  "compiled blocks' host-time trims), then one run under torch.profiler (--profile)")
+WF_H200_24 = (WF_H100_24_NOW.replace("H100 80GB as a 24 GB card", "H200 141GB as a 24 GB card")
+              .replace("the other 55.6 GiB", "the rest of the GPU").replace(", then one run under torch.profiler (--profile)", ""))
+_E2E_WF_SAVE = _E2E_WF.replace("animated WEBP save (no PyAV)", "the workflow's own CreateVideo -> SaveVideo (PyAV 19.0.2 "
+                                                                "carried: h264 MP4)")
+E2E_WF_H200_SAVE = f"H200 141GB, {_E2E_WF_SAVE}, an empty inductor cache per server"
+E2E_WF_H200_24_SAVE = (f"H200 141GB as a 24 GB card (another process holds the rest before the servers start), "
+                       f"{_E2E_WF_SAVE}, an empty inductor cache per server")
+FAMILY_FLUX_RUN2_H100 = FAMILY_FLUX_TRIMS_H100.replace("one timed run", "the slower of 2 timed runs")
 MGKILL = ("two H100 80GB (one host, NCCL), ComfyUI 0.33.0 live server, Wan 2.1 T2V 1.3B random bf16 weights, Accel Multi-GPU "
           "2 workers, one worker SIGKILLed after the first sampling step (bench_reliability.py --cases multigpu_kill --gpus 2)")
 
@@ -591,6 +601,53 @@ _ROWS = [
     ("wf.h200.141.trims.level1.first_run", _WF_TRIMS, "json:chains/level1/first_run_s", 23.48, "{:.0f} s", WF_TRIMS_H200 + ", Level-1 first run (compiles; weights already loaded)"),
     ("wf.h200.141.trims.fp8_level1.speedup", _WF_TRIMS, "json:chains/fp8_level1/speedup", 1.546, "{:.2f}x", WF_TRIMS_H200 + ", FP8 loader -> LoRA -> Level-1"),
     ("wf.h200.141.trims.fp8_level1.cosine", _WF_TRIMS, "json:chains/fp8_level1/cosine", 0.999256, "{:.5f}", WF_TRIMS_H200 + ", FP8 loader -> LoRA -> Level-1, final latent vs stock"),
+    ("wf.h100.24.now.stock.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/stock/times_s/0", 15.656, "{:.1f} s", WF_H100_24_NOW),
+    ("wf.h100.24.now.level1.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/times_s/0", 10.773, "{:.1f} s", WF_H100_24_NOW),
+    ("wf.h100.24.now.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/speedup", 1.453, "{:.2f}x", WF_H100_24_NOW),
+    ("wf.h100.24.now.level1.cosine", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/cosine", 0.999928, "{:.5f}", WF_H100_24_NOW + ", final latent vs stock"),
+    ("wf.h100.24.now.level1.first_run", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/first_run_s", 26.95, "{:.0f} s", WF_H100_24_NOW + ", first run (compiles; weights already loaded)"),
+    ("wf.h100.24.now.profile.stock.gpu_busy", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/stock/profile/gpu_busy", 0.926, "{:.2f}", WF_H100_24_NOW + ", stock, one profiled run: GPU-busy share of the wall time"),
+    ("wf.h100.24.now.profile.stock.copy_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/stock/profile/copy_ms", 591.7, "{:.0f} ms", WF_H100_24_NOW + ", stock, one profiled run: weight copies"),
+    ("wf.h100.24.now.profile.stock.copy_alone_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/stock/profile/copy_alone_ms", 152.8, "{:.0f} ms", WF_H100_24_NOW + ", stock, one profiled run: copies with no compute beside them"),
+    ("wf.h100.24.now.profile.level1.gpu_busy", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/profile/gpu_busy", 0.75, "{:.2f}", WF_H100_24_NOW + ", level1, one profiled run: GPU-busy share of the wall time"),
+    ("wf.h100.24.now.profile.level1.copy_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/profile/copy_ms", 525.0, "{:.0f} ms", WF_H100_24_NOW + ", level1, one profiled run: weight copies"),
+    ("wf.h100.24.now.profile.level1.copy_alone_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/profile/copy_alone_ms", 450.5, "{:.0f} ms", WF_H100_24_NOW + ", level1, one profiled run: copies with no compute beside them"),
+    ("wf.h100.24.now.profile.level1.malloc_calls", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/profile/host_top/0/1", 20040, "{:d}", WF_H100_24_NOW + ", level1, one profiled run: cudaMallocAsync calls (host)"),
+    ("wf.h100.24.now.profile.level1.malloc_s", "h100/wf_lightx2v_033/sequential_24GB_occupied_profile/matrix.json", "json:chains/level1/profile/host_top/0/2", 3.48261, "{:.1f} s", WF_H100_24_NOW + ", level1, one profiled run: host self time in cudaMallocAsync (ms in the file)", 0.001),
+    ("wf.h100.80.dtypefix.profile.level1.malloc_s", "h100/wf_lightx2v_033/sequential_80GB_profile_fp8_dtype_fix/matrix.json", "json:chains/level1/profile/host_top/5/2", 0.0665, "{:.2f} s", WF_FP8_DTYPE_H100 + ", level1, one profiled run: host self time in cudaMallocAsync (ms in the file)", 0.001),
+    ("wf.h200.24.stock.time", "h200/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 15.382, "{:.1f} s", WF_H200_24),
+    ("wf.h200.24.level1.speedup", "h200/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/level1/speedup", 1.427, "{:.2f}x", WF_H200_24),
+    ("wf.h200.24.level1.cosine", "h200/wf_lightx2v_033/sequential_24GB_occupied/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.5f}", WF_H200_24 + ", final latent vs stock"),
+    ("e2e_wf.h200.save.stock.q1.total", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/0/total_s", 35.214, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h200.save.stock.q2.total", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/total_s", 19.746, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h200.save.stock.q2.high_noise", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.0, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h200.save.stock.q2.vae_decode", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.238, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h200.save.stock.q2.save", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/save", 3.45, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h200.save.level1.q1.total", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/0/total_s", 44.394, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h200.save.level1.q2.total", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/total_s", 14.87, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h200.save.level1.q2.high_noise", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler high-noise", 4.364, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h200.save.level1.q2.vae_decode", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.466, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h200.save.level1.q2.save", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/save", 3.71, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h200.save.level1_vae.q1.total", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/0/total_s", 38.513, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h200.save.level1_vae.q2.total", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/total_s", 13.983, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h200.save.level1_vae.q2.high_noise", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/sampler high-noise", 4.294, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h200.save.level1_vae.q2.vae_decode", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/VAE decode", 2.273, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h200.save.level1_vae.q2.save", "h200/e2e_lightx2v_033/whole_card_savevideo/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/save", 3.145, "{:.1f} s", E2E_WF_H200_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h200.24.save.stock.q1.total", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/0/queues/0/total_s", 28.569, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h200.24.save.stock.q2.total", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/0/queues/1/total_s", 21.159, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h200.24.save.stock.q2.high_noise", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.482, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h200.24.save.stock.q2.low_noise", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/0/queues/1/stages_s/sampler low-noise", 7.538, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("e2e_wf.h200.24.save.level1_vae.q1.total", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/0/total_s", 42.882, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h200.24.save.level1_vae.q2.total", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/1/total_s", 16.94, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h200.24.save.level1_vae.q2.high_noise", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/sampler high-noise", 5.369, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h200.24.save.level1_vae.q2.low_noise", "h200/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/sampler low-noise", 5.736, "{:.1f} s", E2E_WF_H200_24_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("family.h100.flux.run2.stock.time", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/stock/times_s/0", 3.625, "{:.2f} s", FAMILY_FLUX_RUN2_H100),
+    ("family.h100.flux.run2.stock_again.time", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/stock_again/times_s/0", 3.809, "{:.2f} s", FAMILY_FLUX_RUN2_H100 + ", stock again after the other chains"),
+    ("family.h100.flux.run2.shipped.time", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/shipped/times_s/0", 2.896, "{:.2f} s", FAMILY_FLUX_RUN2_H100),
+    ("family.h100.flux.run2.shipped.speedup", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/shipped/speedup", 1.252, "{:.2f}x", FAMILY_FLUX_RUN2_H100),
+    ("family.h100.flux.run2.shipped.cosine", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/shipped/cosine", 0.999995, "{:.6f}", FAMILY_FLUX_RUN2_H100 + ", final latent vs stock"),
+    ("family.h100.flux.run2.fp8_shipped.speedup", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/fp8_shipped/speedup", 1.192, "{:.2f}x", FAMILY_FLUX_RUN2_H100),
+    ("family.h100.flux.run2.fp8_shipped.cosine", "h100/family_033_flux_1024_run2/matrix.json", "json:chains/fp8_shipped/cosine", 0.999412, "{:.5f}", FAMILY_FLUX_RUN2_H100 + ", final latent vs stock"),
     # Multi-GPU worker lost mid-step (issue #29) -------------------------------------------------------------------
     ("mgkill.h100x2.next_prompt.seconds", "h100x2/reliability_multigpu_kill/reliability.json", "json:cases/0/prompts/2/seconds", 17.1, "{:.0f} s", MGKILL + ", the next prompt (new workers start and load)"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
