@@ -79,6 +79,8 @@ if [ ! -f "$STAMP" ]; then
   touch "$STAMP"
 fi
 
+# gguf: the benchmarks write GGUF files for ComfyUI-GGUF with it (tests/benchmarks/test_gguf_files.py); pure Python
+if [ ! -f "$VENV/.accel-gguf-v1" ]; then log "installing gguf (GGUF files for the ComfyUI-GGUF benchmark chains)"; pipi -q -c "$TB/constraints.txt" 'gguf==0.19.0' && touch "$VENV/.accel-gguf-v1"; fi
 # yunchang: the sequence-parallel engine of Accel Multi-GPU (optional for the pack; its tests skip without it).
 if [ ! -f "$VENV/.accel-yunchang-v1" ]; then log "installing yunchang (Accel Multi-GPU; needs only torch)"; pipi -q -c "$TB/constraints.txt" 'yunchang>=0.6.4,<0.7' && touch "$VENV/.accel-yunchang-v1"; fi
 
