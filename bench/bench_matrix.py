@@ -72,6 +72,8 @@ CHAINS = {
     "core_fp8_fast": "ComfyUI Load Diffusion Model, weight_dtype fp8_e4m3fn_fast",
     "core_ck_int8": "ComfyUI ModelAttentionBackend, comfy kitchen attention (INT8; ComfyUI 0.33+)",
     "kj_sage_compile": "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced (defaults)",
+    "gguf": "ComfyUI-GGUF Unet Loader (GGUF), a Q8_0 file of the same weights (--workflow)",
+    "gguf_level1": "ComfyUI-GGUF Unet Loader (GGUF), Q8_0 -> Accel Wan Level-1 (--workflow)",
     "attention_fp8": "Accel Attention flash_attn_3_fp8 (hybrid schedule defaults: exact first/last steps)",
     "attention_fp8_all": "Accel Attention flash_attn_3_fp8 on every step (no hybrid schedule)",
     "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with comfy-kitchen)",
@@ -365,6 +367,37 @@ class Matrix:
             log(f"wrote {path} in {time.time() - t0:.0f} s")
         return path
 
+    def gguf_file(self):
+        """The users' workflow's experts as a Q8_0 GGUF file (ComfyUI-GGUF's layout, accel_harness.gguf_files) from the
+        same random weights (seed 0) as the fp8_scaled file: what the `gguf*` chains load through ComfyUI-GGUF."""
+        from accel_harness import gguf_files, models as M
+
+        path = Path(self.a.weights) / f"wan_t2v_{self.a.size}_q8_0_seed0.gguf"
+        if not path.exists():
+            t0 = time.time()
+            sd = M.wan_state_dict("t2v", self.a.size, seed=0, dtype=self.torch.bfloat16, device=self.dev)
+            gguf_files.wan_q8_0(sd, path)
+            del sd
+            log(f"wrote {path} in {time.time() - t0:.0f} s")
+        return path
+
+    def gguf_expert(self, expert):
+        """One expert loaded by ComfyUI-GGUF's "Unet Loader (GGUF)" node (a peer pack, benchmarks only: carried as
+        bench/prepare_gguf_carry.sh says, or where GGUF_NODES_PATH points)."""
+        if not hasattr(self, "_gguf_experts"):
+            self._gguf_experts = {}
+        if expert not in self._gguf_experts:
+            import folder_paths
+
+            self._load_peer(os.environ.get("GGUF_NODES_PATH", "/tmp/gguf/ComfyUI-GGUF"), "UnetLoaderGGUF")
+            path = self.gguf_file()
+            folder_paths.add_model_folder_path("diffusion_models", str(path.parent))
+            t0 = time.time()
+            self._gguf_experts[expert] = call_node("UnetLoaderGGUF", unet_name=path.name)[0]
+            log(f"loaded {path.name} through ComfyUI-GGUF as the {expert}-noise expert "
+                f"({type(self._gguf_experts[expert]).__name__}) in {time.time() - t0:.1f} s")
+        return self._gguf_experts[expert]
+
     def lora(self, expert):
         p = Path(self.a.weights) / f"lora_lightx2v_{self.a.size}_r{self.a.lora_rank}_{expert}.safetensors"
         if not hasattr(self, "_loras"):
@@ -459,7 +492,8 @@ class Matrix:
                        "level1_fast": ("core", "level1_fast"), "kj_sage_compile": ("core", "kj_sage_compile"),
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
-                       "fp8_level1_fast": ("fp8", "level1_fast"), "level1_sparse": ("core", "level1_sparse")}
+                       "fp8_level1_fast": ("fp8", "level1_fast"), "level1_sparse": ("core", "level1_sparse"),
+                       "gguf": ("gguf", "stock"), "gguf_level1": ("gguf", "level1")}
 
     def build_workflow(self, name, path):
         """((high, low) experts, report) for one chain of the users' workflow (see the module docstring)."""
@@ -473,6 +507,8 @@ class Matrix:
             if loader == "fp8":
                 res = self.H.pack_module("accel.fp8").load_file(str(path))
                 m, rep = res.patcher, [res.report]
+            elif loader == "gguf":
+                m, rep = self.gguf_expert(expert), []
             else:
                 m, rep = self.expert_base(expert, path), []
             m = comfy.sd.load_lora_for_models(m, None, self.lora(expert), 1.0, 0.0)[0]
@@ -586,13 +622,17 @@ class Matrix:
             subprocess.run([sys.executable, __file__, "--weights-only", "--family", self.a.family, "--size", self.a.size,
                             "--dtype", self.a.dtype,
                             "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene),
-                            "--workflow", self.a.workflow, "--lora-rank", str(self.a.lora_rank)], check=True)
+                            "--workflow", self.a.workflow, "--lora-rank", str(self.a.lora_rank),
+                            "--chains", self.a.chains], check=True)
         self.boot()
         if self.cuda:
             self.res["baseline_alloc_gib"] = round(self.torch.cuda.memory_allocated() / 2 ** 30, 3)
         path = self.weights_file()
         if self.a.hygiene:
             self.weights_file(seed=1)
+        if self.a.workflow and any(self.WORKFLOW_CHAINS.get(c.strip(), ("",))[0] == "gguf"
+                                   for c in self.a.chains.split(",")):
+            self.gguf_file()
         if self.a.weights_only:
             return
         if self.a.chains.strip():

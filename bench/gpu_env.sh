@@ -33,6 +33,14 @@ fi
 if [ -e /tmp/av/.done ]; then
   export PYTHONPATH="/tmp/av:$PYTHONPATH"
 fi
+# ComfyUI-GGUF and the gguf package (bench/prepare_gguf_carry.sh; a peer, benchmarks only): unpacked once, gguf on the
+# path; bench_matrix.py's gguf chains load /tmp/gguf/ComfyUI-GGUF
+if [ -f .gguf/gguf.tar.xz ] && [ ! -e /tmp/gguf/.done ]; then
+  mkdir -p /tmp/gguf && xz -dc .gguf/gguf.tar.xz | tar -C /tmp/gguf -xf - && touch /tmp/gguf/.done
+fi
+if [ -e /tmp/gguf/.done ]; then
+  export PYTHONPATH="/tmp/gguf/site:$PYTHONPATH"
+fi
 # xFormers (bench/prepare_xformers_carry.sh): the registry wheel, unpacked once and put on the path
 _xf=$(ls .xf/xformers-*.whl 2>/dev/null | head -1)
 if [ -n "$_xf" ]; then
