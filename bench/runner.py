@@ -410,8 +410,9 @@ def host_profile_tables(fn, top: int = 25) -> tuple[dict, object]:
 def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     """Run fn() once under torch.profiler (CPU + CUDA activity): wall ms, GPU kernel ms (`kernel_times`) by category
     (`kernel_summary`), the `top` kernels, `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
-    wall ms (the rest: launch overhead, host work, waits), and on a GPU `copy_overlap`'s copy / compute split. Returns (summary, fn's result). Profiling adds host overhead: compare categories and kernels, not the
-    wall time, with unprofiled runs. On the CPU (smoke) torch ops stand in for kernels."""
+    wall ms (the rest: launch overhead, host work, waits), and on a GPU `copy_overlap`'s copy / compute split.
+    Returns (summary, fn's result). Profiling adds host overhead: compare categories and kernels, not the wall time,
+    with unprofiled runs. On the CPU (smoke) torch ops stand in for kernels."""
     import time
 
     import torch
