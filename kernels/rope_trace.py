@@ -12,20 +12,31 @@ frequencies), registered as a `CompositeImplicitAutograd` op under a stable name
 AOT autograd decomposes it into aten ops, which inductor fuses with the norms and casts around it. Same math as
 the op (rounding level: one fused kernel instead of comfy-kitchen's CUDA kernel), no Python per call.
 
+The same is done for comfy-kitchen's fused adaptive layer norms (`adaln`: layernorm(x) * (1 + scale) + shift, and
+`rms_adaln`), which ComfyUI after 0.33 calls in Wan's `modulate` (wan/model.py @0c9a69ae, docs/compat.md): as an
+opaque op it would also keep inductor from fusing the norm and modulation with what follows (under Level-1 on
+quantized layers, the activation quantization of the next FP8 matmul). Their eager math is
+`comfy_kitchen.backends.eager.adaln`.
+
 Only the out-of-place ops are rewritten, and only where comfy-kitchen's eager function takes exactly the op's
 arguments (checked against the op's schema); anything else stays as it was. Without comfy-kitchen nothing changes.
 Registered on first use (a compile), never at import. No `from __future__ import annotations` (torch.library).
 """
 import hashlib
+import importlib
 import inspect
 import threading
+import types
 from pathlib import Path
 
 import torch
 
-# comfy-kitchen's out-of-place RoPE ops (the in-place `*_` variants mutate their inputs: left alone)
+# comfy-kitchen's out-of-place RoPE ops (the in-place `*_` variants mutate their inputs: left alone) and its fused
+# adaptive layer norms
 OPS = ("apply_rope", "apply_rope1", "apply_rope_split_half", "apply_rope_split_half1",
-       "rms_rope", "rms_rope1", "rms_rope_split_half", "rms_rope_split_half1")
+       "rms_rope", "rms_rope1", "rms_rope_split_half", "rms_rope_split_half1", "adaln", "rms_adaln")
+# where comfy-kitchen keeps the eager (reference) functions of those ops
+EAGER_MODULES = ("comfy_kitchen.backends.eager.rope", "comfy_kitchen.backends.eager.adaln")
 NAMESPACE = "comfyui_accel"
 CK_NAMESPACE = "comfy_kitchen"  # the ops' namespace (tests point it at a stand-in)
 _state: dict = {}
@@ -37,11 +48,16 @@ def _schema_names(overload) -> list:
 
 
 def _eager_module():
-    try:
-        from comfy_kitchen.backends.eager import rope
-    except Exception:  # comfy-kitchen absent (ComfyUI before 0.33) or laid out differently
-        return None
-    return rope
+    """comfy-kitchen's eager functions of the ops in OPS as one namespace, or None (comfy-kitchen absent: ComfyUI
+    before 0.33, or laid out differently)."""
+    fns = {}
+    for name in EAGER_MODULES:
+        try:
+            m = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - absent, or an older comfy-kitchen without that module
+            continue
+        fns.update({op: getattr(m, op) for op in OPS if callable(getattr(m, op, None))})
+    return types.SimpleNamespace(**fns) if fns else None
 
 
 def library_version() -> str:
@@ -98,7 +114,7 @@ def available() -> bool:
 
 
 def rewrite(graph: torch.fx.Graph) -> int:
-    """Point every comfy-kitchen RoPE call of a dynamo FX graph at its composite twin; returns how many."""
+    """Point every comfy-kitchen RoPE / AdaLN call of a dynamo FX graph at its composite twin; returns how many."""
     tmap = targets()
     if not tmap:
         return 0

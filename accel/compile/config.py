@@ -17,7 +17,7 @@ CORE_WRAPPER_KEY = "torch.compile"  # comfy_api.torch_helpers.torch_compile.COMP
 MODES = ("default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead")
 # inductor: Linear -> GELU(tanh) runs as one cuBLASLt matmul with a GELU epilogue (kernels/epilogue.py)
 GELU_EPILOGUE = True
-# inductor: comfy-kitchen's RoPE ops traced into the compiled blocks as their eager math (kernels/rope_trace.py)
+# inductor: comfy-kitchen's RoPE and AdaLN ops traced into the compiled blocks as their eager math (kernels/rope_trace.py)
 ROPE_TRACE = True
 SCOPES = ("blocks", "model")
 DYNAMIC = ("auto", "true", "false")

@@ -30,9 +30,9 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         from ...kernels import rope_trace
 
         if rope_trace.available():
-            lines.append("  RoPE: where the model calls comfy-kitchen's rotary-embedding ops, the compiled blocks run them as "
-                         "comfy-kitchen's own eager math, fused by inductor (no Python dispatch per call; same math, "
-                         "rounding level)")
+            lines.append("  RoPE: where the model calls comfy-kitchen's rotary-embedding ops (or its fused adaptive layer "
+                         "norm, as newer ComfyUI's Wan does), the compiled blocks run them as comfy-kitchen's own eager "
+                         "math, fused by inductor (no Python dispatch per call; same math, rounding level)")
     if memory_note:
         lines.append("  " + memory_note)
     if cache_info is not None:

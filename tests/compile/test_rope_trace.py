@@ -191,3 +191,37 @@ def test_every_rewritten_real_op_computes_what_the_op_computes(R, mod):
             assert torch.allclose(o, r, atol=1e-5, rtol=1e-5), (name, (o - r).abs().max())
         checked += 1
     assert checked >= 2, sorted(str(t) for t in tm)
+
+
+def test_real_adaln_ops_are_traced_and_compute_the_published_modulation(R, mod):
+    """ComfyUI after 0.33 calls comfy-kitchen's fused AdaLN in Wan's `modulate`: the pass rewrites `adaln` and
+    `rms_adaln` too, and the compiled result is comfy-kitchen's documented math (its docstrings:
+    layernorm(x) * (1 + scale) + shift; rmsnorm(x) * (1 + scale) + shift; no affine weights) and the op's own."""
+    pytest.importorskip("comfy_kitchen")
+    ck = torch.ops.comfy_kitchen
+    if not hasattr(ck, "adaln"):
+        pytest.skip("this comfy-kitchen has no adaln op")
+    R._state.clear()
+    tm = R.targets()
+    assert ck.adaln.default in tm and ck.rms_adaln.default in tm, sorted(str(t) for t in tm)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 24, 64, generator=g)
+    scale, shift = torch.randn(2, 1, 64, generator=g) * 0.1, torch.randn(2, 1, 64, generator=g)
+    published = {
+        "adaln": torch.nn.functional.layer_norm(x, (64,), eps=1e-6) * (1 + scale) + shift,
+        "rms_adaln": x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * (1 + scale) + shift,
+    }
+    p = mod("accel.compile.passes").PreGradPasses(False, True)
+    for name, ref in published.items():
+        op = getattr(ck, name)
+        gm = _capture(lambda a, s, b: op(a, s, b, 1e-6) * 2, x, scale, shift)
+        assert R.rewrite(gm.graph) == 1
+        assert not any(str(n.target).startswith("comfy_kitchen.") for n in gm.graph.nodes if n.op == "call_function")
+        torch._dynamo.reset()
+        with torch.inference_mode():
+            out = torch.compile(lambda a, s, b: op(a, s, b, 1e-6), options={"pre_grad_custom_pass": p},
+                                fullgraph=True)(x, scale, shift)
+            direct = op(x, scale, shift, 1e-6)
+        torch._dynamo.reset()
+        assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), (name, (out - ref).abs().max())
+        assert torch.allclose(out, direct, atol=1e-5, rtol=1e-5), (name, (out - direct).abs().max())
