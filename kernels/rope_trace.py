@@ -13,8 +13,8 @@ AOT autograd decomposes it into aten ops, which inductor fuses with the norms an
 the op (rounding level: one fused kernel instead of comfy-kitchen's CUDA kernel), no Python per call.
 
 The same is done for comfy-kitchen's fused adaptive layer norms (`adaln`: layernorm(x) * (1 + scale) + shift, and
-`rms_adaln`), which ComfyUI after 0.33 calls in Wan's `modulate` (wan/model.py @0c9a69ae, docs/compat.md): as an
-opaque op it would also keep inductor from fusing the norm and modulation with what follows (under Level-1 on
+`rms_adaln`), which ComfyUI 0.33 calls in LTX-Video's blocks (`rms_adaln`, lightricks/model.py) and later versions
+in Wan's `modulate` too (`adaln`, wan/model.py @0c9a69ae, docs/compat.md): as an opaque op it would also keep inductor from fusing the norm and modulation with what follows (under Level-1 on
 quantized layers, the activation quantization of the next FP8 matmul). Their eager math is
 `comfy_kitchen.backends.eager.adaln`.
 

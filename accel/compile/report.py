@@ -31,7 +31,7 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
 
         if rope_trace.available():
             lines.append("  RoPE: where the model calls comfy-kitchen's rotary-embedding ops (or its fused adaptive layer "
-                         "norm, as newer ComfyUI's Wan does), the compiled blocks run them as comfy-kitchen's own eager "
+                         "norms: LTX-Video, newer ComfyUI's Wan), the compiled blocks run them as comfy-kitchen's own eager "
                          "math, fused by inductor (no Python dispatch per call; same math, rounding level)")
     if memory_note:
         lines.append("  " + memory_note)
