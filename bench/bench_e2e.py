@@ -54,6 +54,12 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       core_compile     ComfyUI's TorchCompileModel (backend inductor);
       core_ck_int8     ComfyUI's ModelAttentionBackend "comfy kitchen attention" (an error row where this
                        ComfyUI / GPU does not offer it in /object_info).
+  and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
+  (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
+      gguf             stock ComfyUI on the GGUF experts;
+      gguf+level1      the shipped graph (Accel Wan Level-1 on each expert) on the GGUF experts;
+                       ComfyUI-GGUF from $GGUF_NODES_PATH (default /tmp/gguf/ComfyUI-GGUF: bench/prepare_gguf_carry.sh),
+                       linked into the server's custom_nodes for these variants only; the `gguf` package importable.
   Inputs the command does not set take the node's defaults from the live server's /object_info.
 `--compile-cache fresh`: each server gets an empty TORCHINDUCTOR_CACHE_DIR (Queue 1 = a user's very first run);
 the default `shared` leaves the cache as set (gpu_env.sh: /tmp/inductor-cache), so a variant whose graphs an
@@ -73,6 +79,8 @@ first command 5.3 min (35 s of it writing the files), the second 2.9 min:
         --out bench/results/h100/e2e_peers
     python3 bench/bench_e2e.py --workflow wan22_i2v_lightx2v --size 14B --variants stock,level1 \\
         --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants gguf,gguf+level1 \\
+        --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100/e2e_gguf
   Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them). Random weights show speed, never quality.
 CPU smoke of the users' workflow (tiny experts in the scaled-fp8 layout, tiny LoRAs, random conditioning
 instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t2v_lightx2v --out /tmp/e2esmoke
@@ -101,18 +109,24 @@ DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
 WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
 VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast")
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
+# the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
+# pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
+GGUF_VARIANTS = ("gguf", "gguf+level1")
 DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS, "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
                     "wan22_i2v_lightx2v": ("stock", "level1", "level1+vae")}
-PEER_NODES = ("PathchSageAttentionKJ", "TorchCompileModelAdvanced", "TorchCompileModel", "ModelAttentionBackend")
+PEER_NODES = ("PathchSageAttentionKJ", "TorchCompileModelAdvanced", "TorchCompileModel", "ModelAttentionBackend",
+              "UnetLoaderGGUF")
 KJNODES_LINK = "ComfyUI-KJNodes"
+GGUF_LINK = "ComfyUI-GGUF"
 STAGES = {  # class_type -> stage (samplers: sampler_stage names them per expert where there are several)
     "CLIPLoader": "text encoder load", "CLIPTextEncode": "text encode", "AccelRandomConditioning": "text encode",
-    "UNETLoader": "model load", "LoraLoaderModelOnly": "LoRA load", "VAELoader": "vae load",
+    "UNETLoader": "model load", "UnetLoaderGGUF": "model load", "LoraLoaderModelOnly": "LoRA load",
+    "VAELoader": "vae load",
     "LoadImage": "image load", "WanImageToVideo": "image encode",
     "KSampler": "sampler", "KSamplerAdvanced": "sampler",
     "VAEDecode": "VAE decode", "VAEDecodeTiled": "VAE decode", "CreateVideo": "save", "SaveVideo": "save",
     "SaveLatent": "save", "SaveImage": "save", "SaveAnimatedWEBP": "save",
-    **{c: "peer patch" for c in PEER_NODES},
+    **{c: "peer patch" for c in PEER_NODES if c != "UnetLoaderGGUF"},
 }
 STAGE_ORDER = ["text encoder load", "text encode", "model load", "LoRA load", "vae load", "image load",
                "image encode", "accel patch", "peer patch", "sampler", "sampler high-noise", "sampler low-noise",
@@ -128,7 +142,7 @@ def parse(argv=None):
                     help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
                          "--smoke: tiny)")
     ap.add_argument("--variants", default=None,
-                    help="comma list of: " + ", ".join(VARIANTS + PEER_VARIANTS)
+                    help="comma list of: " + ", ".join(VARIANTS + PEER_VARIANTS + GGUF_VARIANTS)
                          + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
@@ -169,9 +183,12 @@ def parse(argv=None):
         a.te_format = "fp8_scaled" if a.wan22 else "bf16"
     if a.variants is None:
         a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
-    bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in VARIANTS + PEER_VARIANTS]
+    known = VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
+    bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in known]
     if bad:
-        ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(VARIANTS + PEER_VARIANTS)})")
+        ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)})")
+    if not a.wan22 and any(v.strip() in GGUF_VARIANTS for v in a.variants.split(",")):
+        ap.error("--variants gguf*: only for the A14B workflows (--workflow wan22_*)")
     if a.save == "auto":
         a.save = "video" if pyav_installed() else "webp"
     return a
@@ -354,6 +371,25 @@ def reduce(prompt: dict, a, unet_name: str | None, prefix: str) -> dict:
     return p
 
 
+def gguf_name(unet_name: str) -> str:
+    """The GGUF file name a workflow's expert file goes by (`..._fp8_scaled.safetensors` -> `..._Q8_0.gguf`)."""
+    stem = unet_name.rsplit(".", 1)[0]
+    for tag in ("_fp8_scaled", "_fp16", "_bf16"):
+        if stem.endswith(tag):
+            stem = stem[: -len(tag)]
+    return stem + "_Q8_0.gguf"
+
+
+def gguf_loaders(prompt: dict) -> dict:
+    """Every UNETLoader replaced by ComfyUI-GGUF's UnetLoaderGGUF of the same expert's Q8_0 file (gguf_name)."""
+    p = copy.deepcopy(prompt)
+    for nid, v in p.items():
+        if v["class_type"] == "UNETLoader":
+            p[nid] = {"class_type": "UnetLoaderGGUF", "_meta": {"title": "Unet Loader (GGUF)"},
+                      "inputs": {"unet_name": gguf_name(v["inputs"]["unet_name"])}}
+    return p
+
+
 def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
     base = load_workflow(getattr(a, "workflow", None))
     if variant == "stock":
@@ -368,6 +404,8 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = with_accel_vae(base, fused_norm=True, cudnn_benchmark=True)
     elif variant in PEER_CHAINS:
         p = replace_level1(base, PEER_CHAINS[variant])
+    elif variant in GGUF_VARIANTS:
+        p = gguf_loaders(bypass_accel(base) if variant == "gguf" else base)
     else:
         raise ValueError(f"unknown variant {variant!r}")
     return reduce(p, a, unet_name, variant.replace("+", "_"))
@@ -381,7 +419,7 @@ def sampler_stage(prompt: dict, nid: str) -> str:
     while isinstance(link, list) and link[0] in prompt and link[0] not in seen:
         seen.add(link[0])
         node = prompt[link[0]]
-        if node["class_type"] == "UNETLoader":
+        if node["class_type"] in ("UNETLoader", "UnetLoaderGGUF"):
             name = str(node["inputs"].get("unet_name", ""))
             for tag in ("high_noise", "low_noise"):
                 if tag in name:
@@ -548,11 +586,25 @@ def write_models_wan22(a, base: Path, M) -> dict:
 
     real = models / "diffusion_models" / f"random_wan22_{variant}_{a.size}_{a.expert_format}.safetensors"
     info["diffusion_models"]["random file"] = _written(real, expert, M)
+    gguf = None
+    if any(v.strip() in GGUF_VARIANTS for v in a.variants.split(",")):
+        # the same random weights (bf16, seed 0) as a Q8_0 GGUF file in ComfyUI-GGUF's layout
+        from accel_harness import gguf_files
+
+        gguf = models / "diffusion_models" / f"random_wan22_{variant}_{a.size}_Q8_0.gguf"
+        if not gguf.exists():
+            t0 = time.perf_counter()
+            gguf_files.wan_q8_0(M.wan_state_dict(variant, a.size, dtype=torch.bfloat16, device=dev), gguf)
+            log(f"wrote diffusion_models/{gguf.name} in {time.perf_counter() - t0:.0f} s")
+        info["diffusion_models"]["random GGUF file"] = {"file": gguf.name, "format": "Q8_0"}
     loras = []
     for nid, v in sorted(wf.items(), key=lambda kv: int(kv[0])):
         if v["class_type"] == "UNETLoader":
             _link(models / "diffusion_models" / v["inputs"]["unet_name"], real)
             info["diffusion_models"][v["inputs"]["unet_name"]] = f"-> {real.name}"
+            if gguf is not None:
+                _link(models / "diffusion_models" / gguf_name(v["inputs"]["unet_name"]), gguf)
+                info["diffusion_models"][gguf_name(v["inputs"]["unet_name"])] = f"-> {gguf.name}"
         elif v["class_type"] == "LoraLoaderModelOnly":
             loras.append(v["inputs"]["lora_name"])
     for i, name in enumerate(loras):
@@ -591,17 +643,23 @@ def kjnodes_path() -> Path:
     return Path(os.environ.get("KJNODES_PATH", "/tmp/carry/kjnodes"))
 
 
+def gguf_nodes_path() -> Path:
+    return Path(os.environ.get("GGUF_NODES_PATH", "/tmp/gguf/ComfyUI-GGUF"))
+
+
 def link_peers(base: Path, variant: str) -> None:
-    """KJNodes linked into the server's custom_nodes for its variants only (no peer code in the others)."""
-    link = base / "custom_nodes" / KJNODES_LINK
-    if link.is_symlink():
-        link.unlink()
-    if variant.startswith("kj_"):
-        src = kjnodes_path()
-        if not (src / "__init__.py").exists():
-            raise RuntimeError(f"KJNodes not found at {src}: set KJNODES_PATH to a ComfyUI-KJNodes checkout")
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(src.resolve(), target_is_directory=True)
+    """KJNodes and ComfyUI-GGUF linked into the server's custom_nodes for their variants only (no peer code in the
+    others)."""
+    for name, wanted, src, var in ((KJNODES_LINK, variant.startswith("kj_"), kjnodes_path(), "KJNODES_PATH"),
+                                   (GGUF_LINK, variant in GGUF_VARIANTS, gguf_nodes_path(), "GGUF_NODES_PATH")):
+        link = base / "custom_nodes" / name
+        if link.is_symlink():
+            link.unlink()
+        if wanted:
+            if not (src / "__init__.py").exists():
+                raise RuntimeError(f"{name} not found at {src}: set {var} to a {name} checkout")
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(src.resolve(), target_is_directory=True)
 
 
 def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=()) -> dict:

@@ -129,6 +129,42 @@ def test_a14b_lightx2v_prompts_split_the_experts_and_swap_level1_for_peer_chains
             "model": ["MODEL"], "attention": [["pytorch attention"]]}}}})
 
 
+def test_gguf_variants_load_each_expert_from_its_gguf_file(comfy):
+    """The GGUF variants (users of ComfyUI-GGUF): every UNETLoader becomes UnetLoaderGGUF of that expert's Q8_0 file
+    name, stock bypasses Level-1, gguf+level1 keeps it; samplers still reported per expert; other workflows refuse."""
+    B = _bench()
+    a = B.parse(["--workflow", "wan22_t2v_lightx2v", "--variants", "gguf,gguf+level1"])
+    assert B.gguf_name("wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors") == "wan2.2_t2v_high_noise_14B_Q8_0.gguf"
+    for variant, level1 in (("gguf", 0), ("gguf+level1", 2)):
+        p = B.variant_prompt(variant, a, None)
+        loaders = sorted(v["inputs"]["unet_name"] for v in p.values() if v["class_type"] == "UnetLoaderGGUF")
+        assert loaders == ["wan2.2_t2v_high_noise_14B_Q8_0.gguf", "wan2.2_t2v_low_noise_14B_Q8_0.gguf"], variant
+        assert not any(v["class_type"] == "UNETLoader" for v in p.values())
+        assert [v["class_type"] for v in p.values()].count("AccelWanLevel1") == level1
+        ks = [k for k, v in p.items() if v["class_type"] == "KSamplerAdvanced"]
+        assert sorted(B.sampler_stage(p, k) for k in ks) == ["sampler high-noise", "sampler low-noise"]
+    with pytest.raises(SystemExit):
+        B.parse(["--variants", "gguf"])  # the 1.3B workflow has no GGUF twin here
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("GGUF_NODES_PATH"), reason="ComfyUI-GGUF is on no package "
+                    "registry: set GGUF_NODES_PATH to a checkout of city96/ComfyUI-GGUF to run this")
+def test_bench_e2e_smoke_gguf(tmp_path):
+    """The users' workflow on Q8_0 GGUF experts through ComfyUI-GGUF on a live server, stock and with Level-1."""
+    out, base = tmp_path / "out", tmp_path / "base"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
+                        "wan22_t2v_lightx2v", "--variants", "gguf,gguf+level1", "--queues", "1", "--out", str(out),
+                        "--base", str(base)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    data = json.loads((out / "e2e_wan22_t2v_lightx2v.json").read_text())
+    assert not data["errors"], data["errors"]
+    rows = {x["variant"]: x for x in data["rows"]}
+    for name in ("gguf", "gguf+level1"):
+        assert list(rows[name]["nodes"].values()).count("UnetLoaderGGUF") == 2
+        assert {"sampler high-noise", "sampler low-noise", "save"} <= set(rows[name]["queues"][0]["stages_s"])
+    assert (base / "models" / "diffusion_models" / "wan2.2_t2v_low_noise_14B_Q8_0.gguf").is_symlink()
+
+
 def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
     """The users' workflow end to end on a live server: one tiny expert file in ComfyUI's scaled-fp8 layout behind
     both expert names, a LightX2V-layout LoRA per expert, and both experts' samplers reported in both Queues."""
