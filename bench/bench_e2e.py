@@ -592,10 +592,9 @@ def write_models_wan22(a, base: Path, M) -> dict:
         from accel_harness import gguf_files
 
         gguf = models / "diffusion_models" / f"random_wan22_{variant}_{a.size}_Q8_0.gguf"
-        if not gguf.exists():
-            t0 = time.perf_counter()
-            gguf_files.wan_q8_0(M.wan_state_dict(variant, a.size, dtype=torch.bfloat16, device=dev), gguf)
-            log(f"wrote diffusion_models/{gguf.name} in {time.perf_counter() - t0:.0f} s")
+        took = gguf_files.wan_q8_0_file(gguf, variant, a.size, dev)
+        if took is not None:
+            log(f"wrote diffusion_models/{gguf.name} in {took:.0f} s")
         info["diffusion_models"]["random GGUF file"] = {"file": gguf.name, "format": "Q8_0"}
     loras = []
     for nid, v in sorted(wf.items(), key=lambda kv: int(kv[0])):

@@ -370,15 +370,12 @@ class Matrix:
     def gguf_file(self):
         """The users' workflow's experts as a Q8_0 GGUF file (ComfyUI-GGUF's layout, accel_harness.gguf_files) from the
         same random weights (seed 0) as the fp8_scaled file: what the `gguf*` chains load through ComfyUI-GGUF."""
-        from accel_harness import gguf_files, models as M
+        from accel_harness import gguf_files
 
         path = Path(self.a.weights) / f"wan_t2v_{self.a.size}_q8_0_seed0.gguf"
-        if not path.exists():
-            t0 = time.time()
-            sd = M.wan_state_dict("t2v", self.a.size, seed=0, dtype=self.torch.bfloat16, device=self.dev)
-            gguf_files.wan_q8_0(sd, path)
-            del sd
-            log(f"wrote {path} in {time.time() - t0:.0f} s")
+        took = gguf_files.wan_q8_0_file(path, "t2v", self.a.size, self.dev)
+        if took is not None:
+            log(f"wrote {path} in {took:.0f} s")
         return path
 
     def gguf_expert(self, expert):

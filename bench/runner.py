@@ -427,8 +427,10 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
         sync()
         wall = (time.perf_counter() - t0) * 1e3
     s = kernel_summary(kernel_times(prof, cuda), top)
-    busy = busy_ms(device_intervals(prof)) if cuda else s["kernel_total_ms"]
-    split = copy_overlap(device_intervals(prof, "copy"), device_intervals(prof, "compute")) if cuda else {}
+    split, busy = {}, s["kernel_total_ms"]
+    if cuda:
+        copies, compute = device_intervals(prof, "copy"), device_intervals(prof, "compute")
+        split, busy = copy_overlap(copies, compute), busy_ms(copies + compute)
     return {"wall_ms": round(wall, 1), "kernel_ms": round(s["kernel_total_ms"], 1), "busy_ms": round(busy, 1),
             "gpu_busy": round(busy / wall, 3) if wall > 0 else None, **split,
             "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},

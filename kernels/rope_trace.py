@@ -14,9 +14,9 @@ the op (rounding level: one fused kernel instead of comfy-kitchen's CUDA kernel)
 
 The same is done for comfy-kitchen's fused adaptive layer norms (`adaln`: layernorm(x) * (1 + scale) + shift, and
 `rms_adaln`), which ComfyUI 0.33 calls in LTX-Video's blocks (`rms_adaln`, lightricks/model.py) and later versions
-in Wan's `modulate` too (`adaln`, wan/model.py @0c9a69ae, docs/compat.md): as an opaque op it would also keep inductor from fusing the norm and modulation with what follows (under Level-1 on
-quantized layers, the activation quantization of the next FP8 matmul). Their eager math is
-`comfy_kitchen.backends.eager.adaln`.
+in Wan's `modulate` too (`adaln`, wan/model.py @0c9a69ae, docs/compat.md): as an opaque op it would also keep
+inductor from fusing the norm and modulation with what follows (under Level-1 on quantized layers, the activation
+quantization of the next FP8 matmul). Their eager math is `comfy_kitchen.backends.eager.adaln`.
 
 Only the out-of-place ops are rewritten, and only where comfy-kitchen's eager function takes exactly the op's
 arguments (checked against the op's schema); anything else stays as it was. Without comfy-kitchen nothing changes.
@@ -71,7 +71,7 @@ def library_version() -> str:
 
 def targets() -> dict:
     """{comfy-kitchen op (packet and .default): our composite op's .default}, registered on first call; {} where
-    comfy-kitchen or its eager RoPE is missing."""
+    comfy-kitchen or its eager functions are missing."""
     with _lock:
         if "targets" in _state:
             return _state["targets"]

@@ -1,6 +1,6 @@
 """The FX-graph rewrites Accel Compile hands to inductor as its `pre_grad_custom_pass` (never set globally): the
-FFN epilogue (kernels/epilogue.py) and comfy-kitchen's RoPE and AdaLN traced into the graph (kernels/rope_trace.py). One pass
-object per set of switched-on rewrites, with a uuid (inductor's caches key on it) from the rewrites' files."""
+FFN epilogue (kernels/epilogue.py) and comfy-kitchen's RoPE and AdaLN traced into the graph (kernels/rope_trace.py).
+One pass object per set of switched-on rewrites, with a uuid (inductor's caches key on it) from the rewrites' files."""
 from __future__ import annotations
 
 import hashlib

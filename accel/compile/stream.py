@@ -17,8 +17,8 @@ their own state back and the prefetch state is released (`cleanup_prefetched_mod
 not vbar-backed but still cast per call (legacy partial loads, small force-loaded layers with weight
 functions) are fetched with `comfy.ops.cast_bias_weight`, or with the layer's own `cast_bias_weight` method where
 its class has one (ComfyUI-GGUF's layers: packed GGML weights dequantized and LoRA-patched by the layer). The
-compiled graph therefore only ever sees resident tensors: one graph for every block, no guard on LoRA objects, no graph break per layer, and
-ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA are fetched as stored
+compiled graph therefore only ever sees resident tensors: one graph for every block, no guard on LoRA objects, no
+graph break per layer, and ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA are fetched as stored
 (fp8) and get the LoRA factors as `accel_lora` for the call: the graph runs the FP8 matmul plus the low-rank term
 (accel.fp8.ops); other weight patches on them are applied to the dequantized weight and requantized here.
 

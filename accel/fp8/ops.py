@@ -200,8 +200,9 @@ def _host_factors(terms, dtype):
     """The concatenated factors of `terms` (LoRA tensors on the host) in pinned host memory, built once per set of
     LoRA tensors and strengths (a new strength replaces the copy) and kept while the tensors live: ComfyUI rebuilds
     its weight functions at every model load (0.33's DynamicVRAM: every sampling run), and building the device factors
-    from pageable host tensors made the host wait for the GPU at every layer of every such run (two copies that synchronize the stream per layer:
-    bench/results/h100/wf_lightx2v_033, --sync-sites). From pinned memory the copy to the device is asynchronous."""
+    from pageable host tensors made the host wait for the GPU at every layer of every such run (two copies that
+    synchronize the stream per layer: bench/results/h100/wf_lightx2v_033, --sync-sites). From pinned memory the copy
+    to the device is asynchronous."""
     tensors = tuple(t for u, d, _ in terms for t in (u, d))
     scales = tuple(s for _, _, s in terms)
     key = (tuple(id(t) for t in tensors), dtype)

@@ -74,3 +74,20 @@ def wan_q8_0(sd: dict, path) -> Path:
     """A Wan state dict (ComfyUI's key layout) as a Q8_0 GGUF file, the way the published Wan `*-Q8_0.gguf` files
     quantize: the 2-D weights of the transformer blocks (their Linears) in Q8_0."""
     return write_gguf(sd, path, "wan", quantize=lambda key, t: key.startswith("blocks.") and t.ndim == 2)
+
+
+def wan_q8_0_file(path, variant: str, size: str, device="cpu") -> float | None:
+    """The benchmarks' random Wan expert (accel_harness.models.wan_state_dict: bf16, seed 0, the weights of their
+    fp8_scaled file before quantization) as a Q8_0 GGUF file at `path`, written unless it exists. Returns the seconds
+    it took, or None when the file was there."""
+    import time
+
+    from . import models as M
+
+    path = Path(path)
+    if path.exists():
+        return None
+    t0 = time.perf_counter()
+    wan_q8_0(M.wan_state_dict(variant, size, seed=0, dtype=torch.bfloat16, device=device), path)
+    return time.perf_counter() - t0
+
