@@ -60,7 +60,13 @@ def run_lines(patcher) -> list[str]:
                     f"{st['compile_seconds']:.1f} s compiling, {st['recompiles']} recompile(s)")
             if st["recompile_limit_hit"]:
                 text += "; RECOMPILE LIMIT HIT: new shapes run eager"
+            if st.get("frames_at_recompile_limit"):
+                text += (f"; PARTLY EAGER: {st['frames_at_recompile_limit']} piece(s) of the blocks reached dynamo's "
+                         "recompile limit")
             lines.append(text)
+            if st.get("graph_breaks"):
+                lines.append(f"  {st['graph_breaks']} graph break(s) inside the blocks (the code between the graphs runs "
+                             f"eager; latest: {st.get('break_reason') or 'reason not recorded'})")
             plans = st.get("quantized_plans") or {}
             if plans:
                 from ..compile.quantized import describe

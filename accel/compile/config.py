@@ -61,6 +61,9 @@ class CompileStatus:
     recompiles: int = 0
     last_recompile_reason: str = ""
     limit_hit: bool = False
+    graph_breaks: int = 0  # graph breaks dynamo recorded while compiling this model's blocks (the code between runs eager)
+    break_reason: str = ""  # the latest one's reason
+    frames_at_limit: int = 0  # pieces of blocks (e.g. a graph break's resume) dynamo stopped compiling: eager from then on
     calls: int = 0
     oom: int = 0  # calls that ran out of memory (not compile failures: compile stays on)
     cache_note: str = ""  # the persistent compile cache had a damaged file: what was done (accel.compile.cache)
@@ -80,6 +83,8 @@ class CompileStatus:
                 "failures": [list(f) for f in self.failures], "compile_seconds": round(self.compile_seconds, 3),
                 "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
+                "graph_breaks": self.graph_breaks, "break_reason": self.break_reason,
+                "frames_at_recompile_limit": self.frames_at_limit,
                 "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions, "streamed_regions": self.streamed_regions,
                 "fetch_host_ms": self.fetch_host_ms, "call_host_ms": self.call_host_ms,
                 "quantized_plans": dict(self.quantized_plans)}

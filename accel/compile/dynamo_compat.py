@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import re
 import warnings
 
@@ -144,6 +145,56 @@ def unique_graphs() -> int:
             return 0
         _BOUND["counters"] = counters
     return counters["stats"]["unique_graphs"]
+
+
+class _LimitLog(logging.Handler):
+    """Counts dynamo's "hit config.recompile_limit" warnings (`cache_size_limit` before 2.6; logged by
+    torch._dynamo.convert_frame since 2.0, not counted in its counters on 2.14): the frame named there runs eager from
+    then on. Keeps the warning's "last reason" line."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.hits = 0
+        self.last = ""
+
+    def emit(self, record):
+        try:
+            msg = record.getMessage()
+        except Exception:  # noqa: BLE001
+            return
+        if "hit config." in msg and ("recompile_limit" in msg or "cache_size_limit" in msg):
+            self.hits += 1
+            why = next((ln.split("last reason:", 1)[1].strip() for ln in msg.splitlines() if "last reason:" in ln), "")
+            self.last = re.sub(r"^\d+/\d+: ", "", why).split("#", 1)[0].strip()[:200]
+
+
+def _limit_log() -> _LimitLog:
+    h = _BOUND.get("limit_log")
+    if h is None:
+        h = _BOUND["limit_log"] = _LimitLog()
+        logging.getLogger("torch._dynamo").addHandler(h)
+    return h
+
+
+def dynamo_events() -> tuple:
+    """(graph breaks, frames given up at the recompile limit, the latest reason) dynamo has recorded in this process:
+    `torch._dynamo.utils.counters["graph_break"]` (reason -> count, 2.1+) and its recompile-limit warnings (`_LimitLog`).
+    A graph break inside a compiled block leaves the code between its graphs eager; a frame at the recompile limit
+    (e.g. a graph break's resume function guarded on something that differs per block) runs eager from then on. The
+    reason is the recompile limit's "last reason" where one was hit, else the latest graph break's."""
+    lim = _limit_log()
+    unique_graphs()  # binds the counters where torch has them
+    counters = _BOUND.get("counters")
+    n_breaks, last = 0, ""
+    if counters is not None:
+        try:
+            breaks = counters["graph_break"]
+            n_breaks = sum(breaks.values())
+            last = next(reversed(breaks), "") if breaks else ""
+        except Exception:  # noqa: BLE001
+            n_breaks, last = 0, ""
+    first_line = next((ln.strip() for ln in str(last).splitlines() if ln.strip()), "")
+    return n_breaks, lim.hits, (lim.last if lim.hits else first_line)[:200]
 
 
 def last_guard_failure(codes) -> str:

@@ -44,6 +44,12 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
     else:
         lines.append(f"  status: {st.compile_seconds:.1f} s compiling so far, {st.graphs} graph(s), "
                      f"{st.recompiles} recompile(s)" + (f" (last: {st.last_recompile_reason})" if st.last_recompile_reason else ""))
+        if st.graph_breaks:
+            lines.append(f"  graph breaks: {st.graph_breaks} inside the compiled blocks (the code between the graphs runs "
+                         f"eager; latest: {st.break_reason or 'reason not recorded'})")
+        if st.frames_at_limit:
+            lines.append(f"  PARTLY EAGER: dynamo reached its recompile limit on {st.frames_at_limit} piece(s) of the "
+                         "blocks, which run eager from then on")
     for md, why in st.failures:
         lines.append(f"  failed: {md}: {why}")
     return Report([Section("compile", head, lines)])

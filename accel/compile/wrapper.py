@@ -2,6 +2,7 @@
 `apply_model` call, runs the compiled runners, accounts compiles and recompiles, and falls back on failure."""
 from __future__ import annotations
 
+import re
 import time
 import weakref
 
@@ -13,7 +14,7 @@ from ..common.policy import Policy
 from . import cache as compile_cache
 from . import stream as compile_stream
 from .config import CompileConfig, CompileStatus, status_for
-from .dynamo_compat import RecompileLimit, entry_counts, last_guard_failure, unique_graphs
+from .dynamo_compat import RecompileLimit, dynamo_events, entry_counts, last_guard_failure, unique_graphs
 from .runners import RUNNER_CODES, compiled_runner
 from .signature import options_signature
 
@@ -116,6 +117,7 @@ class CompileWrapper:
         cs.fetcher.host_s = 0.0
         before = entry_counts(codes)
         graphs0 = unique_graphs()
+        events0 = dynamo_events()
         t0 = time.perf_counter()
         try:
             try:
@@ -154,7 +156,29 @@ class CompileWrapper:
         st.quantized_plans = dict(cs.fetcher.plans)
         if unique_graphs() != graphs0:  # dynamo compiled something during this call
             self._account(st, codes, before, graphs0, time.perf_counter() - t0)
+        events = dynamo_events()
+        if events != events0:
+            self._account_events(st, events0, events)
         return out
+
+    @staticmethod
+    def _account_events(st, before, after):
+        """Graph breaks and frames given up at dynamo's recompile limit during this model's call: counted in its status
+        (the report says so: those parts of the blocks run eager), logged once per model when they first appear."""
+        breaks, limit = after[0] - before[0], after[1] - before[1]
+        if breaks > 0:
+            first = st.graph_breaks == 0
+            st.graph_breaks += breaks
+            st.break_reason = after[2] or st.break_reason
+            if first:
+                log.warning("compile: %d graph break(s) inside the compiled blocks (%s); the code between the graphs runs "
+                            "eager", breaks, st.break_reason or "reason not recorded")
+        if limit > 0:
+            first = st.frames_at_limit == 0
+            st.frames_at_limit += limit
+            if first:
+                log.warning("compile: dynamo reached its recompile limit on a piece of a compiled block (%s); that "
+                            "piece runs eager from now on", st.break_reason or "after a graph break")
 
     def _prepare(self, base):
         cs = _CallState()
@@ -248,6 +272,7 @@ class CompileWrapper:
         st.fell_back = True
         st.reason = f"{mode}: {reason}"
         log.warning("compile: torch.compile failed (%s: %s); this model runs eager from now on", mode, reason)
+        log.logger.debug("accel: compile: torch.compile's whole error (mode %s):\n%s", mode, err)
         return out
 
 
@@ -299,4 +324,37 @@ def _short_error(e) -> str:
     text = f"{type(inner).__name__}: {first}" if first else type(inner).__name__
     if inner is not e:
         text = f"{type(e).__name__} <- {text}"
-    return text[:400]
+    where = _user_frame(e)
+    return f"{text[:330]} (in {where})" if where else text[:400]
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def _user_frame(e) -> str | None:
+    """Where in the model's code dynamo stopped ("wan/model.py:123 forward"): the innermost frame outside torch itself of
+    the user stack dynamo puts in its errors' message ("from user code:"), else its `innermost_user_frame_summary`; None
+    when the error carries neither (e.g. an exception raised by the model itself, eager)."""
+    import os
+
+    torch_dir = os.path.dirname(torch.__file__).replace("\\", "/") + "/"
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        _, sep, trail = str(e).partition("from user code:")
+        found = _FRAME.findall(trail) if sep else []
+        if not found:
+            fs = getattr(e, "innermost_user_frame_summary", None)
+            if fs is not None and getattr(fs, "filename", None):
+                found = [(fs.filename, str(fs.lineno), fs.name)]
+        if found:
+            outside = [f for f in found if not f[0].replace("\\", "/").startswith(torch_dir)]
+            path, line, name = (outside or found)[-1]
+            return f"{_short_path(path)}:{line} {name}"
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    return None
+
+
+def _short_path(path: str) -> str:
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-2:])

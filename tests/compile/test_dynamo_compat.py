@@ -164,3 +164,58 @@ def test_raised_recompile_limits_names_exist_and_never_lower(D):
         assert big[k] == 10 ** 6
     with cfg.patch(**big):
         assert all(getattr(cfg, k) == 10 ** 6 for k in big)
+
+
+def test_fallback_reason_names_the_model_line_dynamo_stopped_at(mod):
+    """A compile failure's one-line reason (the report's and the log's) says where in the model's code dynamo stopped,
+    read from the error torch raises (its innermost user frame), so a user can tell which pack or layer to blame."""
+    W = mod("accel.compile.wrapper")
+
+    def layer(x):
+        torch._dynamo.graph_break()  # dynamo cannot keep this in one graph: fullgraph=True raises here
+        return x + 1
+
+    def model(x):
+        return layer(x * 2)
+
+    with pytest.raises(Exception) as ei:
+        torch.compile(model, fullgraph=True, backend="eager")(torch.ones(2))
+    line = layer.__code__.co_firstlineno + 1
+    reason = W._short_error(ei.value)
+    assert reason.endswith(f"(in compile/test_dynamo_compat.py:{line} layer)"), reason
+    plain = W._short_error(ValueError("raised by the model itself"))
+    assert plain == "ValueError: raised by the model itself"
+
+
+def test_dynamo_events_count_graph_breaks_and_frames_at_the_recompile_limit(D):
+    """What the compile report says about parts of the blocks that run eager comes from dynamo's own counters: a graph
+    break is counted with its reason; a function recompiled past the limit (here 2, guarded on an attribute that differs
+    per call, as a graph break's resume function was on ComfyUI-GGUF's tensors) is counted once it runs eager."""
+    b0, l0, _ = D.dynamo_events()
+
+    def broken(x):
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x * 2
+
+    torch.compile(broken, backend="eager")(torch.ones(2))
+    b1, l1, why = D.dynamo_events()
+    assert b1 == b0 + 1 and l1 == l0 and why, (b0, b1, why)
+
+    class Box:
+        def __init__(self, k):
+            self.tag = f"t{k}"
+
+    def guarded(x, box):
+        return x + len(box.tag)  # guarded on the string's value: one graph per tag
+
+    f = torch.compile(guarded, backend="eager")
+    old = torch._dynamo.config.recompile_limit
+    torch._dynamo.config.recompile_limit = 2
+    try:
+        for k in range(4):
+            assert float(f(torch.zeros(1), Box(k))[0]) == 2
+    finally:
+        torch._dynamo.config.recompile_limit = old
+    _, l2, why = D.dynamo_events()
+    assert l2 == l1 + 1 and "box.tag" in why, (l1, l2, why)

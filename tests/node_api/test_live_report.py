@@ -95,6 +95,30 @@ def test_compiled_run_is_in_the_report(unet):
     assert "0 recompile(s)" in first and "EAGER" not in live["text"]
 
 
+def test_graph_breaks_inside_the_blocks_are_in_the_report(unet, monkeypatch):
+    """A graph break inside the compiled blocks (here: the model's attention call breaks the graph, as a kernel dynamo
+    cannot trace would) leaves the code between the graphs eager: the report after the run says how many and why."""
+    import comfy.ldm.wan.model as wan_model
+    import torch._dynamo
+
+    orig = wan_model.optimized_attention
+
+    def breaking(*args, **kwargs):
+        torch._dynamo.graph_break()
+        return orig(*args, **kwargs)
+
+    monkeypatch.setattr(wan_model, "optimized_attention", breaking)
+    torch._dynamo.reset()
+    try:
+        _, hist = run_prompt(_prompt("AccelCompile", "fall back"))
+    finally:
+        torch._dynamo.reset()
+    text = hist["outputs"]["5"]["accel_report"][0]["text"]
+    assert text.startswith("after the last run: compile: ran compiled (default)"), text
+    line = next((ln for ln in text.splitlines() if "graph break(s) inside the blocks" in ln), "")
+    assert line and "runs eager" in line and "latest: " in line, text
+
+
 def test_quantized_attention_that_never_ran_is_reported(pack, mod, M):
     """Level-1 `quality: fast` / Accel Attention with a quantized backend on a 4-step run split 2 + 2 over two
     experts (the LightX2V workflow): each sampler gets 2 steps, the default hybrid schedule keeps the first 2 and
