@@ -155,7 +155,9 @@ class AttentionOverride:
             if d * h != hd or hkv * d != k.shape[2] or v.shape[2] != k.shape[2]:
                 return self._fallback(func, args, kwargs, "shape", "inner sizes not divisible by heads")
             lay = BLHD
-            q4, k4, v4 = q.unflatten(-1, (h, d)), k.unflatten(-1, (hkv, d)), v.unflatten(-1, (hkv, d))
+            # torch.unflatten, not Tensor.unflatten: the method is Python code in torch._tensor that torch 2.11's dynamo
+            # cannot trace on a tensor subclass (ComfyUI-GGUF's GGMLTensor reaches here through its norm weights)
+            q4, k4, v4 = torch.unflatten(q, -1, (h, d)), torch.unflatten(k, -1, (hkv, d)), torch.unflatten(v, -1, (hkv, d))
         if hkv != h and (not kwargs.get("enable_gqa", False) or h % hkv):
             return self._fallback(func, args, kwargs, "kv-heads", "K/V with a different number of heads")
         if not kern.head_dim_ok(d):

@@ -43,6 +43,7 @@ class BlockFetcher:
 
     def __init__(self):
         self._layers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._slots: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
         self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
         self.host_s = 0.0  # host seconds of the current model call spent fetching and restoring weights here
@@ -52,6 +53,17 @@ class BlockFetcher:
         if got is None:
             got = tuple(m for m in block.modules() if hasattr(m, "comfy_cast_weights"))
             self._layers[block] = got
+        return got
+
+    def subclass_slots(self, block):
+        """(module, parameter name) of the block's parameters that are tensor subclasses `plain` unwraps (ComfyUI-GGUF
+        keeps a block's unquantized tensors, e.g. Wan's `modulation` and its norms' weights, as `GGMLTensor`), found
+        once per block; each call hands them to the compiled block as plain tensors."""
+        got = self._slots.get(block)
+        if got is None:
+            got = tuple((m, n) for m in block.modules() for n, t in m._parameters.items()
+                        if t is not None and plain(t) is not t)
+            self._slots[block] = got
         return got
 
     def pending(self, block):
@@ -71,12 +83,16 @@ class BlockFetcher:
         return out
 
     def run(self, block, fn, args, kwargs):
+        args, kwargs = _plain_args(args, kwargs)
         layers = self.pending(block)
-        if not layers:
+        slots = self.subclass_slots(block)
+        if not layers and not slots:
             return fn(block, *args, **kwargs)
         x = _first_float(args, kwargs)
         if x is None:
             return fn(block, *args, **kwargs)
+        if not layers:
+            return _with_plain(slots, fn, block, args, kwargs)
         import comfy.model_management as mm
         import comfy.ops as ops
 
@@ -118,7 +134,7 @@ class BlockFetcher:
             self.streamed += 1
             t1 = time.perf_counter()
             self.host_s += t1 - t0
-            return fn(block, *args, **kwargs)
+            return _with_plain(slots, fn, block, args, kwargs)
         finally:
             t2 = time.perf_counter()
             for undo, item in reversed(saved):
@@ -269,10 +285,68 @@ def _first_float(args, kwargs):
     return None
 
 
-def _param(t):
-    if t is None or isinstance(t, torch.nn.Parameter):
+def plain(t):
+    """`t` as a plain tensor (the same storage, no copy) where it is an instance of a tensor subclass that only adds
+    Python attributes and methods -- no `__torch_function__` or `__torch_dispatch__` of its own -- and reports its
+    storage's shape: ComfyUI-GGUF's `GGMLTensor` holding an unquantized (F32/F16) tensor. Else `t` itself (plain
+    tensors, ComfyUI's QuantizedTensor, a packed GGML weight whose `shape` is the unpacked one).
+
+    torch's default `__torch_function__` re-wraps every result computed from such a tensor in its class, so one
+    norm weight makes every activation after it a `GGMLTensor`: dynamo then traces each op through the subclass
+    (torch 2.11 fails on some, e.g. `Tensor.unflatten`, and breaks the graph on others: 78 graphs for the 40 blocks of
+    a Wan 14B GGUF expert on the H100). The op computes the same on the plain tensor."""
+    cls = type(t)
+    if cls is torch.Tensor or cls is torch.nn.Parameter or not isinstance(t, torch.Tensor):
         return t
-    return torch.nn.Parameter(t, requires_grad=False)
+    tf = getattr(cls.__torch_function__, "__func__", None)
+    if tf is not _DEFAULT_TF or cls.__torch_dispatch__ is not _DEFAULT_TD:
+        return t
+    with torch._C.DisableTorchFunctionSubclass():
+        out = t.as_subclass(torch.Tensor)
+    return out if tuple(t.shape) == tuple(out.shape) else t
+
+
+_DEFAULT_TF = torch.Tensor.__torch_function__.__func__
+_DEFAULT_TD = torch.Tensor.__torch_dispatch__
+
+
+def _plain_args(args, kwargs):
+    """The block's tensor arguments as plain tensors (`plain`): a model whose embedding layers hold such a subclass
+    (ComfyUI-GGUF: Wan's patch embedding) hands every block activations of that class, on which dynamo guards on the
+    subclass's Python attributes -- one recompile per block until its limit (64), then eager (seen on the H100 with a
+    Wan 14B GGUF expert). Only the top level is looked at (the tensors a block is called with)."""
+    if any(type(a) is not torch.Tensor and isinstance(a, torch.Tensor) for a in args):
+        args = tuple(plain(a) for a in args)
+    if any(type(v) is not torch.Tensor and isinstance(v, torch.Tensor) for v in kwargs.values()):
+        kwargs = {k: plain(v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def _with_plain(slots, fn, block, args, kwargs):
+    """Run the block with the parameters in `slots` as plain tensors (`plain`), then put the originals back."""
+    if not slots:
+        return fn(block, *args, **kwargs)
+    saved = []
+    try:
+        for m, n in slots:
+            t = m._parameters.get(n)
+            u = plain(t) if t is not None else None
+            if u is not t:
+                saved.append((m, n, t))
+                m._parameters[n] = torch.nn.Parameter(u, requires_grad=False)
+        return fn(block, *args, **kwargs)
+    finally:
+        for m, n, t in reversed(saved):
+            m._parameters[n] = t
+
+
+def _param(t):
+    if t is None:
+        return t
+    u = plain(t)
+    if u is t and isinstance(t, torch.nn.Parameter):
+        return t
+    return torch.nn.Parameter(u, requires_grad=False)
 
 
 def _swap_in(m, w, b, keep_cast):
