@@ -386,6 +386,10 @@ _ROWS = [
     ("family.h100.qwen.kj_sage_compile.speedup", _QWEN, "json:chains/kj_sage_compile/speedup", 1.074, "{:.2f}x", FAMILY_QWEN + ", KJNodes Sage -> TorchCompileModelAdvanced"),
     ("family.h100.qwen.shipped.first_run", _QWEN, "json:chains/shipped/first_run_s", 42.35, "{:.0f} s", FAMILY_QWEN + ", first run of the exact chain (compiles)"),
     # the users' workflow (issue #27), ComfyUI 0.33 ---------------------------------------------------------------
+    ("wf.h100.80.gguf.time", "h100/wf_lightx2v_033/gguf_80GB/matrix.json", "json:chains/gguf/times_s/1", 16.52, "{:.1f} s", WF_H100_80 + ", the experts as Q8_0 GGUF files through ComfyUI-GGUF's Unet Loader (GGUF), stock"),
+    ("wf.h100.80.gguf.stock.time", "h100/wf_lightx2v_033/gguf_80GB/matrix.json", "json:chains/stock/times_s/1", 13.979, "{:.1f} s", WF_H100_80 + ", fp8_scaled stock in the GGUF run"),
+    ("wf.h100.80.gguf_level1.time", "h100/wf_lightx2v_033/gguf_80GB/matrix.json", "json:chains/gguf_level1/times_s/1", 11.011, "{:.1f} s", WF_H100_80 + ", Q8_0 GGUF experts -> Accel Wan Level-1"),
+    ("wf.h100.80.gguf_level1.first_run", "h100/wf_lightx2v_033/gguf_80GB/matrix.json", "json:chains/gguf_level1/first_run_s", 27.95, "{:.0f} s", WF_H100_80 + ", Q8_0 GGUF experts -> Level-1, first run (compiles)"),
     ("wf.h100.80.stock.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/times_s/1", 14.612, "{:.1f} s", WF_H100_80),
     ("wf.h100.80.stock.first_run", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/stock/first_run_s", 23.22, "{:.0f} s", WF_H100_80 + ", first run (compiles; weights already loaded)"),
     ("wf.h100.80.level1.time", "h100/wf_lightx2v_033/sequential_80GB/matrix.json", "json:chains/level1/times_s/1", 8.962, "{:.1f} s", WF_H100_80),
