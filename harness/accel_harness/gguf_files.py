@@ -79,7 +79,12 @@ def wan_q8_0(sd: dict, path) -> Path:
 def wan_q8_0_file(path, variant: str, size: str, device="cpu") -> float | None:
     """The benchmarks' random Wan expert (accel_harness.models.wan_state_dict: bf16, seed 0, the weights of their
     fp8_scaled file before quantization) as a Q8_0 GGUF file at `path`, written unless it exists. Returns the seconds
-    it took, or None when the file was there."""
+    it took, or None when the file was there.
+
+    The file is written beside `path` under a temporary name and renamed when whole, so a write that fails (a full
+    disk: a 14B expert is ~15 GiB) leaves no truncated file that a later run would take for the expert; and it is not
+    started where the disk lacks the room (`check_room`)."""
+    import os
     import time
 
     from . import models as M
@@ -88,6 +93,26 @@ def wan_q8_0_file(path, variant: str, size: str, device="cpu") -> float | None:
     if path.exists():
         return None
     t0 = time.perf_counter()
-    wan_q8_0(M.wan_state_dict(variant, size, seed=0, dtype=torch.bfloat16, device=device), path)
+    sd = M.wan_state_dict(variant, size, seed=0, dtype=torch.bfloat16, device=device)
+    check_room(path.parent, sum(t.numel() for t in sd.values()) * 34 // 32)
+    part = path.with_name(path.name + ".part")
+    try:
+        wan_q8_0(sd, part)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
     return time.perf_counter() - t0
 
+
+def check_room(folder, need_bytes: int, margin=2 << 30) -> None:
+    """Raise (naming the folder, what it needs and what to do) unless `folder`'s disk has `need_bytes` free and a margin
+    beside them for what else the run writes (outputs, caches)."""
+    import shutil
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(folder).free
+    if free < need_bytes + margin:
+        raise RuntimeError(f"not enough disk for a {need_bytes / 2**30:.1f} GiB GGUF file in {folder}: {free / 2**30:.1f} "
+                           f"GiB free (with {margin / 2**30:.0f} GiB kept for the run's other files). Delete files there, "
+                           "or point the benchmark's weights folder (--weights / --base) at a disk with room.")

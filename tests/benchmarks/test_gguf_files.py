@@ -8,6 +8,7 @@ it with Level-1 is `bench_matrix.py --smoke --workflow lightx2v --chains gguf,gg
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -85,3 +86,28 @@ def test_bench_matrix_gguf_smoke(comfy, tmp_path):
     assert ch["gguf_level1"]["compile"][0]["fell_back"] is False and ch["gguf_level1"]["compile"][0]["graphs"] == 1
     assert ch["gguf_level1"]["compile"][1]["graphs"] == 0  # the second expert reuses the first one's graph
     assert abs(ch["gguf_level1"]["cosine"] - ch["gguf"]["cosine"]) < 1e-4
+
+
+def test_wan_q8_0_file_needs_room_and_leaves_no_partial_file(comfy, tmp_path, monkeypatch):
+    """The benchmarks' GGUF expert is not started on a disk without room for it (a 14B expert filled the GPU machine's
+    disk once), and a write that fails leaves no truncated file that a later run would load as the expert."""
+    import shutil
+
+    from accel_harness import gguf_files as G
+
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: real(p)._replace(free=1 << 30))
+    target = tmp_path / "w" / "wan.gguf"
+    with pytest.raises(RuntimeError, match=r"not enough disk .* in .*w: 1\.0 GiB free"):
+        G.wan_q8_0_file(target, "t2v", "tiny")
+    assert not target.exists()
+    monkeypatch.setattr(shutil, "disk_usage", real)
+
+    def failing(sd, path):
+        Path(path).write_bytes(b"GGUF truncated")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(G, "wan_q8_0", failing)
+    with pytest.raises(OSError):
+        G.wan_q8_0_file(target, "t2v", "tiny")
+    assert list(target.parent.iterdir()) == []
