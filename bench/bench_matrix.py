@@ -74,6 +74,8 @@ CHAINS = {
     "kj_sage_compile": "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced (defaults)",
     "gguf": "ComfyUI-GGUF Unet Loader (GGUF), a Q8_0 file of the same weights (--workflow)",
     "gguf_level1": "ComfyUI-GGUF Unet Loader (GGUF), Q8_0 -> Accel Wan Level-1 (--workflow)",
+    "gguf_pod": "ComfyUI-GGUF Unet Loader (GGUF/Advanced), Q8_0, patch_on_device on (the LoRA kept on the GPU) (--workflow)",
+    "gguf_pod_level1": "ComfyUI-GGUF Unet Loader (GGUF/Advanced), Q8_0, patch_on_device on -> Accel Wan Level-1 (--workflow)",
     "attention_fp8": "Accel Attention flash_attn_3_fp8 (hybrid schedule defaults: exact first/last steps)",
     "attention_fp8_all": "Accel Attention flash_attn_3_fp8 on every step (no hybrid schedule)",
     "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with comfy-kitchen)",
@@ -378,22 +380,29 @@ class Matrix:
             log(f"wrote {path} in {took:.0f} s")
         return path
 
-    def gguf_expert(self, expert):
+    def gguf_expert(self, expert, patch_on_device=False):
         """One expert loaded by ComfyUI-GGUF's "Unet Loader (GGUF)" node (a peer pack, benchmarks only: carried as
-        bench/prepare_gguf_carry.sh says, or where GGUF_NODES_PATH points)."""
+        bench/prepare_gguf_carry.sh says, or where GGUF_NODES_PATH points); with `patch_on_device` by its "Unet Loader
+        (GGUF/Advanced)" with that option on (LoRA tensors moved to the GPU once, not per layer call)."""
         if not hasattr(self, "_gguf_experts"):
             self._gguf_experts = {}
-        if expert not in self._gguf_experts:
+        key = (expert, patch_on_device)
+        if key not in self._gguf_experts:
             import folder_paths
 
             self._load_peer(os.environ.get("GGUF_NODES_PATH", "/tmp/gguf/ComfyUI-GGUF"), "UnetLoaderGGUF")
             path = self.gguf_file()
             folder_paths.add_model_folder_path("diffusion_models", str(path.parent))
             t0 = time.time()
-            self._gguf_experts[expert] = call_node("UnetLoaderGGUF", unet_name=path.name)[0]
+            if patch_on_device:
+                m = call_node("UnetLoaderGGUFAdvanced", unet_name=path.name, dequant_dtype="default",
+                              patch_dtype="default", patch_on_device=True)[0]
+            else:
+                m = call_node("UnetLoaderGGUF", unet_name=path.name)[0]
+            self._gguf_experts[key] = m
             log(f"loaded {path.name} through ComfyUI-GGUF as the {expert}-noise expert "
-                f"({type(self._gguf_experts[expert]).__name__}) in {time.time() - t0:.1f} s")
-        return self._gguf_experts[expert]
+                f"({type(m).__name__}{', patch_on_device' if patch_on_device else ''}) in {time.time() - t0:.1f} s")
+        return self._gguf_experts[key]
 
     def lora(self, expert):
         p = Path(self.a.weights) / f"lora_lightx2v_{self.a.size}_r{self.a.lora_rank}_{expert}.safetensors"
@@ -490,7 +499,8 @@ class Matrix:
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
                        "fp8_level1_fast": ("fp8", "level1_fast"), "level1_sparse": ("core", "level1_sparse"),
-                       "gguf": ("gguf", "stock"), "gguf_level1": ("gguf", "level1")}
+                       "gguf": ("gguf", "stock"), "gguf_level1": ("gguf", "level1"),
+                       "gguf_pod": ("gguf_pod", "stock"), "gguf_pod_level1": ("gguf_pod", "level1")}
 
     def build_workflow(self, name, path):
         """((high, low) experts, report) for one chain of the users' workflow (see the module docstring)."""
@@ -504,8 +514,8 @@ class Matrix:
             if loader == "fp8":
                 res = self.H.pack_module("accel.fp8").load_file(str(path))
                 m, rep = res.patcher, [res.report]
-            elif loader == "gguf":
-                m, rep = self.gguf_expert(expert), []
+            elif loader in ("gguf", "gguf_pod"):
+                m, rep = self.gguf_expert(expert, patch_on_device=loader == "gguf_pod"), []
             else:
                 m, rep = self.expert_base(expert, path), []
             m = comfy.sd.load_lora_for_models(m, None, self.lora(expert), 1.0, 0.0)[0]
@@ -627,7 +637,7 @@ class Matrix:
         path = self.weights_file()
         if self.a.hygiene:
             self.weights_file(seed=1)
-        if self.a.workflow and any(self.WORKFLOW_CHAINS.get(c.strip(), ("",))[0] == "gguf"
+        if self.a.workflow and any(self.WORKFLOW_CHAINS.get(c.strip(), ("",))[0].startswith("gguf")
                                    for c in self.a.chains.split(",")):
             self.gguf_file()
         if self.a.weights_only:

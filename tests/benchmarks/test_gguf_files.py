@@ -69,16 +69,17 @@ def test_wan_q8_0_file_as_comfyui_gguf_reads_it(comfy, tmp_path):
 @pytest.mark.skipif(not os.environ.get("GGUF_NODES_PATH"), reason="ComfyUI-GGUF is on no package registry: set "
                     "GGUF_NODES_PATH to a checkout of city96/ComfyUI-GGUF to run this")
 def test_bench_matrix_gguf_smoke(comfy, tmp_path):
-    """The users' workflow on a Q8_0 GGUF file through ComfyUI-GGUF, stock and with Level-1: both run, Level-1 compiles
-    (one graph for both experts, with the LoRA) and stays at the stock GGUF model's output."""
+    """The users' workflow on a Q8_0 GGUF file through ComfyUI-GGUF, stock and with Level-1 (also through its Advanced
+    loader with patch_on_device): all run, Level-1 compiles (one graph for both experts, with the LoRA) and stays at the
+    stock GGUF model's output."""
     import json
 
     from accel_harness import REPO_ROOT
 
     out = tmp_path / "m"
     r = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--workflow",
-                        "lightx2v", "--chains", "gguf,gguf_level1", "--rounds", "1", "--weights", str(tmp_path / "w"),
-                        "--out", str(out)], capture_output=True, text=True, timeout=900)
+                        "lightx2v", "--chains", "gguf,gguf_level1,gguf_pod_level1", "--rounds", "1",
+                        "--weights", str(tmp_path / "w"), "--out", str(out)], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
     assert not res["errors"], res["errors"]
@@ -86,6 +87,9 @@ def test_bench_matrix_gguf_smoke(comfy, tmp_path):
     assert ch["gguf_level1"]["compile"][0]["fell_back"] is False and ch["gguf_level1"]["compile"][0]["graphs"] == 1
     assert ch["gguf_level1"]["compile"][1]["graphs"] == 0  # the second expert reuses the first one's graph
     assert abs(ch["gguf_level1"]["cosine"] - ch["gguf"]["cosine"]) < 1e-4
+    # ComfyUI-GGUF's Advanced loader with patch_on_device (the LoRA on the compute device): the same model, compiled
+    pod = ch["gguf_pod_level1"]
+    assert not any(c["fell_back"] for c in pod["compile"]) and abs(pod["cosine"] - ch["gguf"]["cosine"]) < 1e-4
 
 
 def test_wan_q8_0_file_needs_room_and_leaves_no_partial_file(comfy, tmp_path, monkeypatch):
