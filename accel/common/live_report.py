@@ -62,7 +62,7 @@ def run_lines(patcher) -> list[str]:
                 text += "; RECOMPILE LIMIT HIT: new shapes run eager"
             if st.get("frames_at_recompile_limit"):
                 text += (f"; PARTLY EAGER: {st['frames_at_recompile_limit']} piece(s) of the blocks reached dynamo's "
-                         "recompile limit")
+                         f"recompile limit (last guard that failed: {st.get('limit_reason') or 'not recorded'})")
             lines.append(text)
             if st.get("graph_breaks"):
                 lines.append(f"  {st['graph_breaks']} graph break(s) inside the blocks (the code between the graphs runs "

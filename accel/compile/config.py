@@ -64,6 +64,7 @@ class CompileStatus:
     graph_breaks: int = 0  # graph breaks dynamo recorded while compiling this model's blocks (the code between runs eager)
     break_reason: str = ""  # the latest one's reason
     frames_at_limit: int = 0  # pieces of blocks (e.g. a graph break's resume) dynamo stopped compiling: eager from then on
+    limit_reason: str = ""  # the last guard that failed there (dynamo's warning)
     calls: int = 0
     oom: int = 0  # calls that ran out of memory (not compile failures: compile stays on)
     cache_note: str = ""  # the persistent compile cache had a damaged file: what was done (accel.compile.cache)
@@ -84,7 +85,7 @@ class CompileStatus:
                 "compiles": self.compiles, "graphs": self.graphs, "recompiles": self.recompiles,
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
                 "graph_breaks": self.graph_breaks, "break_reason": self.break_reason,
-                "frames_at_recompile_limit": self.frames_at_limit,
+                "frames_at_recompile_limit": self.frames_at_limit, "limit_reason": self.limit_reason,
                 "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions, "streamed_regions": self.streamed_regions,
                 "fetch_host_ms": self.fetch_host_ms, "call_host_ms": self.call_host_ms,
                 "quantized_plans": dict(self.quantized_plans)}

@@ -172,16 +172,18 @@ def _limit_log() -> _LimitLog:
     h = _BOUND.get("limit_log")
     if h is None:
         h = _BOUND["limit_log"] = _LimitLog()
-        logging.getLogger("torch._dynamo").addHandler(h)
+    dyn = logging.getLogger("torch._dynamo")
+    if h not in dyn.handlers:  # (again where torch's logging setup replaced the logger's handlers since)
+        dyn.addHandler(h)
     return h
 
 
 def dynamo_events() -> tuple:
-    """(graph breaks, frames given up at the recompile limit, the latest reason) dynamo has recorded in this process:
-    `torch._dynamo.utils.counters["graph_break"]` (reason -> count, 2.1+) and its recompile-limit warnings (`_LimitLog`).
-    A graph break inside a compiled block leaves the code between its graphs eager; a frame at the recompile limit
-    (e.g. a graph break's resume function guarded on something that differs per block) runs eager from then on. The
-    reason is the recompile limit's "last reason" where one was hit, else the latest graph break's."""
+    """(graph breaks, the latest one's reason, frames given up at the recompile limit, the latest one's reason) dynamo
+    has recorded in this process: `torch._dynamo.utils.counters["graph_break"]` (reason -> count, 2.1+) and its
+    recompile-limit warnings (`_LimitLog`). A graph break inside a compiled block leaves the code between its graphs
+    eager; a frame at the recompile limit (e.g. a graph break's resume function guarded on something that differs per
+    block) runs eager from then on."""
     lim = _limit_log()
     unique_graphs()  # binds the counters where torch has them
     counters = _BOUND.get("counters")
@@ -194,7 +196,7 @@ def dynamo_events() -> tuple:
         except Exception:  # noqa: BLE001
             n_breaks, last = 0, ""
     first_line = next((ln.strip() for ln in str(last).splitlines() if ln.strip()), "")
-    return n_breaks, lim.hits, (lim.last if lim.hits else first_line)[:200]
+    return n_breaks, first_line[:200], lim.hits, lim.last
 
 
 def last_guard_failure(codes) -> str:

@@ -49,7 +49,7 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
                          f"eager; latest: {st.break_reason or 'reason not recorded'})")
         if st.frames_at_limit:
             lines.append(f"  PARTLY EAGER: dynamo reached its recompile limit on {st.frames_at_limit} piece(s) of the "
-                         "blocks, which run eager from then on")
+                         f"blocks, which run eager from then on (last guard that failed: {st.limit_reason or 'not recorded'})")
     for md, why in st.failures:
         lines.append(f"  failed: {md}: {why}")
     return Report([Section("compile", head, lines)])

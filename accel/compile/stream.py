@@ -293,8 +293,8 @@ def plain(t):
 
     torch's default `__torch_function__` re-wraps every result computed from such a tensor in its class, so one
     norm weight makes every activation after it a `GGMLTensor`: dynamo then traces each op through the subclass
-    (torch 2.11 fails on some, e.g. `Tensor.unflatten`, and breaks the graph on others: 78 graphs for the 40 blocks of
-    a Wan 14B GGUF expert on the H100). The op computes the same on the plain tensor."""
+    (torch 2.11 fails on some, e.g. `Tensor.unflatten`, and breaks the graph or recompiles on others:
+    bench/results/h100/wf_lightx2v_033/README.md, `gguf_*`). The op computes the same on the plain tensor."""
     cls = type(t)
     if cls is torch.Tensor or cls is torch.nn.Parameter or not isinstance(t, torch.Tensor):
         return t
@@ -313,8 +313,9 @@ _DEFAULT_TD = torch.Tensor.__torch_dispatch__
 def _plain_args(args, kwargs):
     """The block's tensor arguments as plain tensors (`plain`): a model whose embedding layers hold such a subclass
     (ComfyUI-GGUF: Wan's patch embedding) hands every block activations of that class, on which dynamo guards on the
-    subclass's Python attributes -- one recompile per block until its limit (64), then eager (seen on the H100 with a
-    Wan 14B GGUF expert). Only the top level is looked at (the tensors a block is called with)."""
+    subclass's Python attributes -- one recompile per block until its limit, then eager (a Wan 14B GGUF expert on the
+    H100: `gguf_80GB_before_activation_fix/` there). Only the top level is looked at (the tensors a block is called
+    with)."""
     if any(type(a) is not torch.Tensor and isinstance(a, torch.Tensor) for a in args):
         args = tuple(plain(a) for a in args)
     if any(type(v) is not torch.Tensor and isinstance(v, torch.Tensor) for v in kwargs.values()):

@@ -165,20 +165,23 @@ class CompileWrapper:
     def _account_events(st, before, after):
         """Graph breaks and frames given up at dynamo's recompile limit during this model's call: counted in its status
         (the report says so: those parts of the blocks run eager), logged once per model when they first appear."""
-        breaks, limit = after[0] - before[0], after[1] - before[1]
+        breaks, limit = after[0] - before[0], after[2] - before[2]
         if breaks > 0:
             first = st.graph_breaks == 0
             st.graph_breaks += breaks
-            st.break_reason = after[2] or st.break_reason
+            st.break_reason = after[1] or st.break_reason
             if first:
                 log.warning("compile: %d graph break(s) inside the compiled blocks (%s); the code between the graphs runs "
-                            "eager", breaks, st.break_reason or "reason not recorded")
+                            "eager (the node's report keeps the count)", breaks, st.break_reason or "reason not recorded")
         if limit > 0:
             first = st.frames_at_limit == 0
             st.frames_at_limit += limit
+            st.limit_reason = after[3] or st.limit_reason
             if first:
-                log.warning("compile: dynamo reached its recompile limit on a piece of a compiled block (%s); that "
-                            "piece runs eager from now on", st.break_reason or "after a graph break")
+                log.warning("compile: dynamo reached its recompile limit on a piece of a compiled block (last guard that "
+                            "failed: %s); that piece runs eager from now on. Where the guard names a size or a setting "
+                            "that changes between prompts, raise recompile_limit on the node", st.limit_reason or
+                            "not recorded")
 
     def _prepare(self, base):
         cs = _CallState()

@@ -191,7 +191,7 @@ def test_dynamo_events_count_graph_breaks_and_frames_at_the_recompile_limit(D):
     """What the compile report says about parts of the blocks that run eager comes from dynamo's own counters: a graph
     break is counted with its reason; a function recompiled past the limit (here 2, guarded on an attribute that differs
     per call, as a graph break's resume function was on ComfyUI-GGUF's tensors) is counted once it runs eager."""
-    b0, l0, _ = D.dynamo_events()
+    b0, _, l0, _ = D.dynamo_events()
 
     def broken(x):
         x = x + 1
@@ -199,7 +199,7 @@ def test_dynamo_events_count_graph_breaks_and_frames_at_the_recompile_limit(D):
         return x * 2
 
     torch.compile(broken, backend="eager")(torch.ones(2))
-    b1, l1, why = D.dynamo_events()
+    b1, why, l1, _ = D.dynamo_events()
     assert b1 == b0 + 1 and l1 == l0 and why, (b0, b1, why)
 
     class Box:
@@ -217,5 +217,23 @@ def test_dynamo_events_count_graph_breaks_and_frames_at_the_recompile_limit(D):
             assert float(f(torch.zeros(1), Box(k))[0]) == 2
     finally:
         torch._dynamo.config.recompile_limit = old
-    _, l2, why = D.dynamo_events()
-    assert l2 == l1 + 1 and "box.tag" in why, (l1, l2, why)
+    b2, _, l2, why = D.dynamo_events()
+    assert l2 == l1 + 1 and "box.tag" in why and b2 == b1, (l1, l2, why)
+
+
+def test_pieces_at_the_recompile_limit_reach_the_report(mod, monkeypatch):
+    """What a model's call adds to dynamo's events lands in its status and in the report after the run: PARTLY EAGER
+    with the guard that failed, and the graph breaks with their reason (counted per model, not per process)."""
+    W, cfg, live = mod("accel.compile.wrapper"), mod("accel.compile.config"), mod("accel.common.live_report")
+    st = cfg.CompileStatus(requested_mode="default", chain=("default",), backend="inductor", scope="blocks")
+    st.calls = 1
+    W.CompileWrapper._account_events(st, (3, "old", 1, "old"), (5, "a break", 2, "___stack0.tensor_shape"))
+    d = st.as_dict()
+    assert (d["graph_breaks"], d["break_reason"], d["frames_at_recompile_limit"], d["limit_reason"]) == \
+        (2, "a break", 1, "___stack0.tensor_shape")
+    monkeypatch.setattr(mod("accel.compile"), "compile_status", lambda patcher: d)
+    monkeypatch.setattr(live, "_hybrid_lines", lambda patcher: [])
+    monkeypatch.setattr(live, "_fp8_lora_lines", lambda patcher: [])
+    lines = live.run_lines(object())
+    assert "PARTLY EAGER: 1 piece(s)" in lines[0] and "___stack0.tensor_shape" in lines[0], lines
+    assert lines[1].strip().startswith("2 graph break(s) inside the blocks") and "a break" in lines[1], lines
