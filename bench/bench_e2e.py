@@ -638,23 +638,16 @@ def write_models_wan22(a, base: Path, M) -> dict:
 
 # --- the run --------------------------------------------------------------------------------------------
 
-def kjnodes_path() -> Path:
-    return Path(os.environ.get("KJNODES_PATH", "/tmp/carry/kjnodes"))
-
-
-def gguf_nodes_path() -> Path:
-    return Path(os.environ.get("GGUF_NODES_PATH", "/tmp/gguf/ComfyUI-GGUF"))
-
-
 def link_peers(base: Path, variant: str) -> None:
     """KJNodes and ComfyUI-GGUF linked into the server's custom_nodes for their variants only (no peer code in the
     others)."""
-    for name, wanted, src, var in ((KJNODES_LINK, variant.startswith("kj_"), kjnodes_path(), "KJNODES_PATH"),
-                                   (GGUF_LINK, variant in GGUF_VARIANTS, gguf_nodes_path(), "GGUF_NODES_PATH")):
+    for name, wanted, peer in ((KJNODES_LINK, variant.startswith("kj_"), "kjnodes"),
+                               (GGUF_LINK, variant in GGUF_VARIANTS, "gguf")):
         link = base / "custom_nodes" / name
         if link.is_symlink():
             link.unlink()
         if wanted:
+            src, var = runner.peer_path(peer), runner.PEER_PATHS[peer][0]
             if not (src / "__init__.py").exists():
                 raise RuntimeError(f"{name} not found at {src}: set {var} to a {name} checkout")
             link.parent.mkdir(parents=True, exist_ok=True)

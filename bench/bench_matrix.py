@@ -390,7 +390,7 @@ class Matrix:
         if key not in self._gguf_experts:
             import folder_paths
 
-            self._load_peer(os.environ.get("GGUF_NODES_PATH", "/tmp/gguf/ComfyUI-GGUF"), "UnetLoaderGGUF")
+            self._load_peer(runner.peer_path("gguf"), "UnetLoaderGGUF")
             path = self.gguf_file()
             folder_paths.add_model_folder_path("diffusion_models", str(path.parent))
             t0 = time.time()
@@ -582,7 +582,7 @@ class Matrix:
         if name == "core_compile":
             return call_node("TorchCompileModel", model=base, backend="inductor")[0], ""
         if name == "kj_sage_compile":
-            self._load_peer(os.environ.get("KJNODES_PATH", "/tmp/carry/kjnodes"), "PathchSageAttentionKJ")
+            self._load_peer(runner.peer_path("kjnodes"), "PathchSageAttentionKJ")
             m = call_node("PathchSageAttentionKJ", model=base, sage_attention="auto")[0]
             return call_node("TorchCompileModelAdvanced", model=m)[0], ""
         raise SystemExit(f"unknown chain {name}; known: {', '.join(CHAINS)}")

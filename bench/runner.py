@@ -94,6 +94,17 @@ class Log:
         print(f"[{self.name} {self.elapsed():7.1f}s] {msg}", flush=True)
 
 
+# peer packs the benchmarks load (never vendored): where each is found, by environment variable and default (the GPU
+# machine's carry: bench/prepare_gpu_carry.sh for KJNodes, bench/prepare_gguf_carry.sh for ComfyUI-GGUF)
+PEER_PATHS = {"kjnodes": ("KJNODES_PATH", "/tmp/carry/kjnodes"), "gguf": ("GGUF_NODES_PATH", "/tmp/gguf/ComfyUI-GGUF")}
+
+
+def peer_path(name: str) -> Path:
+    """The checkout of peer pack `name` (PEER_PATHS): its environment variable, else the carry's default."""
+    var, default = PEER_PATHS[name]
+    return Path(os.environ.get(var, default))
+
+
 def command() -> str:
     """The command line that started this process, as results record it."""
     return " ".join([sys.executable] + sys.argv)
