@@ -76,6 +76,35 @@ def start(argv=(), dynamic_vram: bool | None = None) -> dict:
     return _finish(info, wants)
 
 
+def console_log_level(args) -> str:
+    """The console log level main.py derives from `--verbose` (a list of (level, file) on 0.33, a level before)."""
+    try:
+        from comfy.cli_args import get_console_log_level
+    except ImportError:
+        get_console_log_level = None
+    verbose = getattr(args, "verbose", None)
+    if get_console_log_level is not None and isinstance(verbose, (list, tuple)):
+        return get_console_log_level(verbose)
+    return verbose if isinstance(verbose, str) and verbose else "INFO"
+
+
+def set_aimdo_log_level(ctl, level: str) -> str:
+    """Set comfy-aimdo's native log level from ComfyUI's console level, as main.py does after init_devices.
+
+    Without it the native library keeps its own default and hands every message to Python's logging through a
+    ctypes callback: about 93,000 calls (0.6 s of host time) in one run of the A14B workflow on a simulated 24 GB
+    card (`bench/results/h100/wf_lightx2v_033/sequential_24GB_occupied_host_profile/`), which `python main.py`
+    never pays. Returns the setter used ("" where this comfy-aimdo has none)."""
+    names = {"DEBUG": ("set_log_debug",), "DETAIL": ("set_log_detail", "set_log_info"),
+             "CRITICAL": ("set_log_critical",), "ERROR": ("set_log_error",), "WARNING": ("set_log_warning",)}
+    for name in names.get(level, ("set_log_info",)):
+        fn = getattr(ctl, name, None)
+        if fn is not None:
+            fn()
+            return name
+    return ""
+
+
 def _finish(info, wants):
     import comfy.model_management as mm
     import comfy.model_patcher as mp
@@ -97,6 +126,7 @@ def _finish(info, wants):
             mp.CoreModelPatcher = mp.ModelPatcherDynamic
             comfy.memory_management.aimdo_enabled = True
             info["dynamic_vram"] = "on"
+            info["aimdo_log"] = set_aimdo_log_level(ctl, console_log_level(args))
         else:
             info["dynamic_vram"] = "off (comfy-aimdo did not initialise)"
     elif "dynamic_vram" not in info:

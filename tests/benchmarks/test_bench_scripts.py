@@ -393,6 +393,40 @@ def test_simulated_card_args():
     assert mainlike.simulate_card_args(24, 24) == [] and mainlike.simulate_card_args(24, 48) == []
 
 
+def test_aimdo_log_level_as_main_py_sets_it():
+    """main.py sets comfy-aimdo's native log level from the console level right after init_devices (ComfyUI 0.33
+    main.py: DEBUG -> set_log_debug, DETAIL -> set_log_detail or set_log_info, CRITICAL/ERROR/WARNING -> their
+    setter, anything else -> set_log_info); the harness does the same, so a benchmark does not pay for native
+    debug messages that `python main.py` never emits."""
+    from types import SimpleNamespace
+
+    from accel_harness import mainlike
+
+    class Ctl:
+        def __init__(self, names):
+            self.called = []
+            for n in names:
+                setattr(self, n, lambda n=n: self.called.append(n))
+
+    full = ["set_log_debug", "set_log_detail", "set_log_info", "set_log_critical", "set_log_error", "set_log_warning"]
+    for level, want in [("INFO", "set_log_info"), ("DEBUG", "set_log_debug"), ("DETAIL", "set_log_detail"),
+                        ("WARNING", "set_log_warning"), ("ERROR", "set_log_error"), ("CRITICAL", "set_log_critical")]:
+        ctl = Ctl(full)
+        assert mainlike.set_aimdo_log_level(ctl, level) == want and ctl.called == [want]
+    old = Ctl([n for n in full if n != "set_log_detail"])  # an older comfy-aimdo: DETAIL falls back to info
+    assert mainlike.set_aimdo_log_level(old, "DETAIL") == "set_log_info" and old.called == ["set_log_info"]
+    assert mainlike.set_aimdo_log_level(Ctl([]), "INFO") == ""
+    # --verbose: a level string before 0.33's (level, file) list; no flag means INFO
+    assert mainlike.console_log_level(SimpleNamespace(verbose="WARNING")) == "WARNING"
+    assert mainlike.console_log_level(SimpleNamespace()) == "INFO"
+    try:
+        from comfy.cli_args import get_console_log_level  # noqa: F401
+    except ImportError:
+        return
+    assert mainlike.console_log_level(SimpleNamespace(verbose=[])) == "INFO"
+    assert mainlike.console_log_level(SimpleNamespace(verbose=[("DEBUG", None), ("INFO", "f.log")])) == "DEBUG"
+
+
 def test_true_flux_and_qwen_image_configs_are_comfys_detection(M, mod):
     """bench_multigpu's --family flux / qwen_image true models: ComfyUI's detection reads the published key
     skeletons as Flux.1-dev (guidance embedder, not schnell) and Qwen-Image, and the models it builds from them
