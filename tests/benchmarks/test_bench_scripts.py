@@ -175,6 +175,39 @@ def _smoke(tmp_path, script, *extra):
     return out
 
 
+def test_bench_save_smoke(tmp_path):
+    """bench_save writes ComfyUI's own MP4 (VideoFromComponents.save_to, as SaveVideo) for both clips: real h264
+    files that PyAV reads back with the frame count and size asked for, the noise clip larger than the smooth one
+    (h264 cannot predict noise: the reason the script exists)."""
+    pytest.importorskip("av")
+    out = _smoke(tmp_path, "bench_save")
+    res = json.loads((out / "save_video.json").read_text())
+    noise, smooth = res["clips"]["noise"], res["clips"]["smooth"]
+    assert noise["seconds"][0] > 0 and smooth["seconds"][0] > 0
+    assert noise["bytes"][0] > 2 * smooth["bytes"][0], res["clips"]
+    assert "| noise |" in (out / "save_video.md").read_text()
+
+
+def test_bench_save_clips_are_what_they_say():
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("bench_save", H.REPO_ROOT / "bench" / "bench_save.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for kind in ("noise", "smooth"):
+        c = mod.clip(kind, 5, 16, 24)
+        assert c.shape == (5, 16, 24, 3) and c.dtype == torch.float32 and 0 <= c.min() and c.max() <= 1
+    smooth = mod.clip("smooth", 5, 16, 24)
+    # neighbouring pixels and frames differ little in the smooth clip, as much as anywhere in the noise one
+    assert (smooth[:, 1:] - smooth[:, :-1]).abs().mean() < 0.1 and (smooth[1:] - smooth[:-1]).abs().mean() < 0.1
+    noise = mod.clip("noise", 5, 16, 24)
+    assert (noise[:, 1:] - noise[:, :-1]).abs().mean() > 0.25
+    with pytest.raises(ValueError, match="noise or smooth"):
+        mod.clip("real", 1, 2, 2)
+
+
 def test_bench_attention_smoke(tmp_path):
     out = _smoke(tmp_path, "bench_attention")
     res = json.loads((out / "bench_attention.json").read_text())
