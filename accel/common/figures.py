@@ -187,6 +187,15 @@ _E2E_WF_SAVE = _E2E_WF.replace("animated WEBP save (no PyAV)", "the workflow's o
 E2E_WF_H200_SAVE = f"H200 141GB, {_E2E_WF_SAVE}, an empty inductor cache per server"
 E2E_WF_H200_24_SAVE = (f"H200 141GB as a 24 GB card (another process holds the rest before the servers start), "
                        f"{_E2E_WF_SAVE}, an empty inductor cache per server")
+E2E_WF_H100_SAVE = f"H100 80GB, {_E2E_WF_SAVE}, an empty inductor cache per server"
+E2E_WF_H100_FRESH = f"H100 80GB, {_E2E_WF}, an empty inductor cache per server"
+SAVE_H100 = ("ComfyUI 0.33.0's video save (VideoFromComponents.save_to as SaveVideo calls it: h264 MP4, format and codec auto), "
+             "81 frames 832x480 at 16 fps, PyAV 19.0.2, on the 16 CPU cores of the H100 GPU machine (bench_save.py)")
+WF_H100_24_AIMDO = (WF_H100_24_NOW.replace("one timed run", "2 timed runs") + ", comfy-aimdo's native log level set as "
+                    "main.py sets it (the harness did not before), and one run under Python's cProfile (--host-profile)")
+WF_H100_24_NATIVE = (WF_H100_24_NOW + ", ComfyUI started with --disable-cuda-malloc (PyTorch's caching allocator instead "
+                     "of cudaMallocAsync)")
+FAMILY_LTXV_CC = FAMILY_LTXV + ", each chain on its own (--sequential), after the AdaLN tracing; ComfyUI's TorchCompileModel again"
 FAMILY_FLUX_RUN2_H100 = FAMILY_FLUX_TRIMS_H100.replace("one timed run", "the slower of 2 timed runs")
 MGKILL = ("two H100 80GB (one host, NCCL), ComfyUI 0.33.0 live server, Wan 2.1 T2V 1.3B random bf16 weights, Accel Multi-GPU "
           "2 workers, one worker SIGKILLed after the first sampling step (bench_reliability.py --cases multigpu_kill --gpus 2)")
@@ -655,6 +664,80 @@ _ROWS = [
     # Multi-GPU worker lost mid-step (issue #29) -------------------------------------------------------------------
     ("mgkill.h100x2.next_prompt.seconds", "h100x2/reliability_multigpu_kill/reliability.json", "json:cases/0/prompts/2/seconds", 17.1, "{:.0f} s", MGKILL + ", the next prompt (new workers start and load)"),
     ("e2e.h100.level1_vae.decode", "h100/e2e_033_wan1.3B.md", "md:level1+vae/2|VAE decode", 2.852, "{:.2f} s", E2E + ", Level-1 + Accel VAE (defaults), VAE decode stage"),
+    # Stop 43: H100 whole workflow with SaveVideo, GGUF, VAE options, save content, 24 GB allocator/aimdo, LTX-Video --
+    ("e2e_wf.h100.save.stock.q1.total", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/0/total_s", 30.826, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h100.save.stock.q2.total", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/total_s", 19.887, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h100.save.stock.q2.high_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.221, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h100.save.stock.q2.low_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler low-noise", 7.166, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("e2e_wf.h100.save.stock.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.313, "{:.2f} s", E2E_WF_H100_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.save.stock.q2.save", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/save", 3.175, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h100.save.gguf.q1.total", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/0/total_s", 31.612, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h100.save.gguf.q2.total", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/total_s", 22.087, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h100.save.gguf.q2.high_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler high-noise", 8.37, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h100.save.gguf.q2.low_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler low-noise", 8.359, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("e2e_wf.h100.save.gguf.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.27, "{:.2f} s", E2E_WF_H100_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.save.gguf.q2.save", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/save", 3.076, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h100.save.gguf_level1.q1.total", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/0/total_s", 37.547, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h100.save.gguf_level1.q2.total", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/total_s", 17.374, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h100.save.gguf_level1.q2.high_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/sampler high-noise", 5.754, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h100.save.gguf_level1.q2.low_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/sampler low-noise", 5.804, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("e2e_wf.h100.save.gguf_level1.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/VAE decode", 2.387, "{:.2f} s", E2E_WF_H100_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.save.gguf_level1.q2.save", "h100/e2e_lightx2v_033/whole_card_savevideo_gguf/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/save", 2.964, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h100.save.level1.q1.total", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/0/total_s", 43.548, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h100.save.level1.q2.total", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/total_s", 14.893, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h100.save.level1.q2.high_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 4.375, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h100.save.level1.q2.low_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler low-noise", 4.37, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("e2e_wf.h100.save.level1.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.464, "{:.2f} s", E2E_WF_H100_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.save.level1.q2.save", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/save", 3.662, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h100.save.level1_vae.q1.total", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/0/total_s", 44.734, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 1, total"),
+    ("e2e_wf.h100.save.level1_vae.q2.total", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/total_s", 15.537, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, total"),
+    ("e2e_wf.h100.save.level1_vae.q2.high_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler high-noise", 4.406, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler high-noise stage"),
+    ("e2e_wf.h100.save.level1_vae.q2.low_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler low-noise", 4.363, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler low-noise stage"),
+    ("e2e_wf.h100.save.level1_vae.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.84, "{:.2f} s", E2E_WF_H100_SAVE + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.save.level1_vae.q2.save", "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/save", 3.905, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, save stage"),
+    ("e2e_wf.h100.vaeopt.level1.q2.total", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/total_s", 16.689, "{:.1f} s", E2E_WF_H100_FRESH + ", Queue 2, total"),
+    ("e2e_wf.h100.vaeopt.level1.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.339, "{:.2f} s", E2E_WF_H100_FRESH + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.vaeopt.level1.q1.vae_decode", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/0/stages_s/VAE decode", 3.124, "{:.1f} s", E2E_WF_H100_FRESH + ", Queue 1, VAE decode stage (cuDNN searches included)"),
+    ("e2e_wf.h100.vaeopt.level1_vae_fused.q2.total", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/total_s", 16.964, "{:.1f} s", E2E_WF_H100_FRESH + ", Queue 2, total"),
+    ("e2e_wf.h100.vaeopt.level1_vae_fused.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.173, "{:.2f} s", E2E_WF_H100_FRESH + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.vaeopt.level1_vae_fused.q1.vae_decode", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/1/queues/0/stages_s/VAE decode", 5.792, "{:.1f} s", E2E_WF_H100_FRESH + ", Queue 1, VAE decode stage (cuDNN searches included)"),
+    ("e2e_wf.h100.vaeopt.level1_vae_fast.q2.total", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/total_s", 16.585, "{:.1f} s", E2E_WF_H100_FRESH + ", Queue 2, total"),
+    ("e2e_wf.h100.vaeopt.level1_vae_fast.q2.vae_decode", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/1/stages_s/VAE decode", 2.263, "{:.2f} s", E2E_WF_H100_FRESH + ", Queue 2, VAE decode stage"),
+    ("e2e_wf.h100.vaeopt.level1_vae_fast.q1.vae_decode", "h100/e2e_lightx2v_033/whole_card_webp_vae_options/e2e_wan22_t2v_lightx2v.json", "json:rows/2/queues/0/stages_s/VAE decode", 24.014, "{:.1f} s", E2E_WF_H100_FRESH + ", Queue 1, VAE decode stage (cuDNN searches included)"),
+    ("save.h100.noise.run1", "h100/save_video_033/save_video.json", "json:clips/noise/seconds/0", 3.315, "{:.2f} s", SAVE_H100 + ", noise clip, save 1"),
+    ("save.h100.noise.run2", "h100/save_video_033/save_video.json", "json:clips/noise/seconds/1", 3.278, "{:.2f} s", SAVE_H100 + ", noise clip, save 2"),
+    ("save.h100.noise.mb", "h100/save_video_033/save_video.json", "json:clips/noise/bytes/0", 16.347237, "{:.1f} MB", SAVE_H100 + ", noise clip, file size (bytes in the file)", 1e-6),
+    ("save.h100.smooth.run1", "h100/save_video_033/save_video.json", "json:clips/smooth/seconds/0", 1.856, "{:.2f} s", SAVE_H100 + ", smooth clip, save 1"),
+    ("save.h100.smooth.run2", "h100/save_video_033/save_video.json", "json:clips/smooth/seconds/1", 1.986, "{:.2f} s", SAVE_H100 + ", smooth clip, save 2"),
+    ("save.h100.smooth.mb", "h100/save_video_033/save_video.json", "json:clips/smooth/bytes/0", 2.243896, "{:.1f} MB", SAVE_H100 + ", smooth clip, file size (bytes in the file)", 1e-6),
+    ("wf.h100.24.aimdo.stock.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_aimdo_log_profile/matrix.json", "json:chains/stock/times_s/0", 15.778, "{:.1f} s", WF_H100_24_AIMDO + ", the slower of 2 timed runs"),
+    ("wf.h100.24.aimdo.level1.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_aimdo_log_profile/matrix.json", "json:chains/level1/times_s/0", 11.331, "{:.1f} s", WF_H100_24_AIMDO + ", the slower of 2 timed runs"),
+    ("wf.h100.24.aimdo.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_occupied_aimdo_log_profile/matrix.json", "json:chains/level1/speedup", 1.392, "{:.2f}x", WF_H100_24_AIMDO),
+    ("wf.h100.24.aimdo.level1.cosine", "h100/wf_lightx2v_033/sequential_24GB_occupied_aimdo_log_profile/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.5f}", WF_H100_24_AIMDO + ", final latent vs stock"),
+    ("wf.h100.24.aimdo.profile.level1.wall_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_aimdo_log_profile/matrix.json", "json:chains/level1/profile/wall_ms", 11.6762, "{:.1f} s", WF_H100_24_AIMDO + ", level1, one profiled run: wall time (ms in the file)", 0.001),
+    ("wf.h100.24.native.stock.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_native_allocator_profile/matrix.json", "json:chains/stock/times_s/0", 17.336, "{:.1f} s", WF_H100_24_NATIVE),
+    ("wf.h100.24.native.stock_again.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_native_allocator_profile/matrix.json", "json:chains/stock_again/times_s/0", 16.912, "{:.1f} s", WF_H100_24_NATIVE + ", stock again at the end"),
+    ("wf.h100.24.native.level1.time", "h100/wf_lightx2v_033/sequential_24GB_occupied_native_allocator_profile/matrix.json", "json:chains/level1/times_s/0", 11.471, "{:.1f} s", WF_H100_24_NATIVE),
+    ("wf.h100.24.native.profile.level1.wall_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_native_allocator_profile/matrix.json", "json:chains/level1/profile/wall_ms", 12.2848, "{:.1f} s", WF_H100_24_NATIVE + ", level1, one profiled run: wall time (ms in the file)", 0.001),
+    ("wf.h100.24.native.profile.level1.sync_ms", "h100/wf_lightx2v_033/sequential_24GB_occupied_native_allocator_profile/matrix.json", "json:chains/level1/profile/host_top/0/2", 2.82815, "{:.1f} s", WF_H100_24_NATIVE + ", level1, one profiled run: host time waiting in cudaStreamSynchronize (ms in the file)", 0.001),
+    ("wf.h100.80.gguf_pod.time", "h100/wf_lightx2v_033/gguf_pod_80GB/matrix.json", "json:chains/gguf_pod/times_s/1", 16.952, "{:.1f} s", WF_H100_80 + ", Q8_0 GGUF experts through ComfyUI-GGUF's Unet Loader (GGUF/Advanced) with patch_on_device, stock, the slower of 2"),
+    ("wf.h100.80.gguf_pod_level1.time", "h100/wf_lightx2v_033/gguf_pod_80GB/matrix.json", "json:chains/gguf_pod_level1/times_s/1", 11.866, "{:.1f} s", WF_H100_80 + ", the same -> Accel Wan Level-1, the slower of 2"),
+    ("family.h100.ltxv_cc.stock.time1", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/stock/times_s/0", 3.455, "{:.2f} s", FAMILY_LTXV_CC + ", stock, timed run 1"),
+    ("family.h100.ltxv_cc.stock.time2", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/stock/times_s/1", 3.089, "{:.2f} s", FAMILY_LTXV_CC + ", stock, timed run 2"),
+    ("family.h100.ltxv_cc.attention.time1", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/attention/times_s/0", 2.631, "{:.2f} s", FAMILY_LTXV_CC + ", attention, timed run 1"),
+    ("family.h100.ltxv_cc.attention.time2", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/attention/times_s/1", 2.605, "{:.2f} s", FAMILY_LTXV_CC + ", attention, timed run 2"),
+    ("family.h100.ltxv_cc.shipped.time1", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/shipped/times_s/0", 2.372, "{:.2f} s", FAMILY_LTXV_CC + ", shipped, timed run 1"),
+    ("family.h100.ltxv_cc.shipped.time2", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/shipped/times_s/1", 2.383, "{:.2f} s", FAMILY_LTXV_CC + ", shipped, timed run 2"),
+    ("family.h100.ltxv_cc.core_compile.time1", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/core_compile/times_s/0", 2.878, "{:.2f} s", FAMILY_LTXV_CC + ", core_compile, timed run 1"),
+    ("family.h100.ltxv_cc.core_compile.time2", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/core_compile/times_s/1", 2.901, "{:.2f} s", FAMILY_LTXV_CC + ", core_compile, timed run 2"),
+    ("family.h100.ltxv_cc.fp8_shipped.time1", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/fp8_shipped/times_s/0", 2.1, "{:.2f} s", FAMILY_LTXV_CC + ", fp8_shipped, timed run 1"),
+    ("family.h100.ltxv_cc.fp8_shipped.time2", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/fp8_shipped/times_s/1", 2.094, "{:.2f} s", FAMILY_LTXV_CC + ", fp8_shipped, timed run 2"),
+    ("family.h100.ltxv_cc.stock_again.time1", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/stock_again/times_s/0", 3.092, "{:.2f} s", FAMILY_LTXV_CC + ", stock_again, timed run 1"),
+    ("family.h100.ltxv_cc.stock_again.time2", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/stock_again/times_s/1", 3.122, "{:.2f} s", FAMILY_LTXV_CC + ", stock_again, timed run 2"),
+    ("family.h100.ltxv_cc.shipped.cosine", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/shipped/cosine", 0.999872, "{:.5f}", FAMILY_LTXV_CC + ", exact chain, final latent vs stock"),
+    ("family.h100.ltxv_cc.fp8_shipped.cosine", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/fp8_shipped/cosine", 0.998707, "{:.5f}", FAMILY_LTXV_CC + ", FP8 loader chain, final latent vs stock"),
+    ("family.h100.ltxv_cc.core_compile.first_run", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/core_compile/first_run_s", 52.19, "{:.0f} s", FAMILY_LTXV_CC + ", ComfyUI TorchCompileModel, first run"),
+    ("family.h100.ltxv_cc.shipped.first_run", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/shipped/first_run_s", 13.27, "{:.0f} s", FAMILY_LTXV_CC + ", exact chain, first run"),
 ]
 
 FIGURES: dict[str, Figure] = {}
