@@ -60,7 +60,9 @@ OPTION_NOTES = {
     "channels_last": (True, "channels_last(_3d) activations for the decoder's convolutions",
                       "other cuDNN algorithms, float reassociation only (CPU fp32: max|diff| <= 1e-5; H100 bf16 "
                       f"Wan VAE: {_span('vae.h100.default.run2', 'vae.h100.default.vae033')} stock, first decode no "
-                      f"slower, max|diff| {_text('vae.h100.default.vae033.maxdiff')})"),
+                      f"slower, max|diff| {_text('vae.h100.default.vae033.maxdiff')}; inside the Wan 2.2 A14B LightX2V "
+                      f"workflow on an H100, experts resident: slower, {_text('e2e_wf.h100.save.level1_vae.q2.vae_decode')} "
+                      f"vs stock's {_text('e2e_wf.h100.save.level1.q2.vae_decode')})"),
     "cudnn_benchmark": (True, "cudnn.benchmark during the decode (restored after)",
                         "another cuDNN algorithm, float reassociation only; with channels_last the first decode "
                         "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 "
