@@ -182,7 +182,8 @@ def parse(argv=None):
     ap.add_argument("--switch", action="append", default=[], metavar="NAME=on|off",
                     help=f"set one of the pack's switches for this process ({', '.join(SWITCHES)}); repeat or join with "
                     "commas. For A/B runs of one change: one process per setting")
-    ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (e.g. --disable-dynamic-vram)")
+    ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments, written with '=' since they start with a dash "
+                    "(e.g. --comfy-args=--disable-dynamic-vram, --comfy-args='--disable-cuda-malloc --reserve-vram 2')")
     a = ap.parse_args(argv)
     a.switches = parse_switches(a.switch, ap.error)
     if (a.sync_sites or a.host_profile) and not a.profile:
