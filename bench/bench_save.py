@@ -74,7 +74,6 @@ def main(argv=None):
 
     H.bootstrap(cpu=True)  # ComfyUI's comfy_api on the path; the save runs on the CPU whatever the machine has
     import av
-
     import torch
 
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None  # names the machine; unused here
