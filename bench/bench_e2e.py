@@ -81,7 +81,9 @@ first command 5.3 min (35 s of it writing the files), the second 2.9 min:
         --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
     python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants gguf,gguf+level1 \\
         --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100/e2e_gguf
-  Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them). Random weights show speed, never quality.
+  Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them), and each
+  variant's own part of the server console in <out>/server_logs/<variant>.log (its notable lines, such as a VAE decode
+  retried tiled or a fallback, in the row's `server_log_notes` and under the table). Random weights show speed, never quality.
 CPU smoke of the users' workflow (tiny experts in the scaled-fp8 layout, tiny LoRAs, random conditioning
 instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t2v_lightx2v --out /tmp/e2esmoke
 """
@@ -90,6 +92,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -654,17 +657,60 @@ def link_peers(base: Path, variant: str) -> None:
             link.symlink_to(src.resolve(), target_is_directory=True)
 
 
-def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=()) -> dict:
-    from accel_harness.server import EventListener, execution_error, serving
-
+def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=(), row: dict | None = None) -> dict:
+    """One variant on a fresh server: its Queues' timings into `row` (the caller's dict, so a variant that fails
+    keeps what it measured and its server console), which is returned."""
+    row = {"variant": variant} if row is None else row
+    row["variant"] = variant
     prompt = variant_prompt(variant, a, unet)
-    row = {"variant": variant}
     link_peers(base, variant)
     env = {}
     if getattr(a, "compile_cache", "shared") == "fresh":
         env["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"inductor-{variant.replace('+', '_')}-")
         row["inductor_cache"] = env["TORCHINDUCTOR_CACHE_DIR"]
     t0 = time.perf_counter()
+    log_path = base / "server.log"  # ComfyServer appends every server's console to it
+    log_start = log_path.stat().st_size if log_path.exists() else 0
+    try:
+        _serve_variant(a, base, variant, prompt, row, extra_args, env, t0)
+    finally:
+        row.update(keep_server_log(log_path, log_start, Path(a.out), variant))
+    first = row["queues"][0]  # the first Queue's figures also at the top level (earlier results' layout)
+    row.update(total_s=first["total_s"], stages_s=first["stages_s"], per_node_s=first["per_node_s"],
+               outputs=first["outputs"])
+    return row
+
+
+# server console lines worth reading beside the timings: ComfyUI's fallbacks (a VAE decode retried tiled after an
+# out-of-memory, lowvram), warnings and errors, and the pack's own report and fallback lines
+NOTABLE = re.compile(r"(?i)warning|error|out of memory|retrying|tiled|fall(?:ing|s)? back|fell back|traceback|"
+                     r"comfyui-accel|\[accel")
+
+
+def keep_server_log(log_path: Path, start: int, out: Path, variant: str, cap: int = 4 << 20,
+                    notable: int = 40) -> dict:
+    """This variant's part of the server console (from byte `start` of `log_path`) written to
+    out/server_logs/<variant>.log (at most `cap` bytes, its end), and its notable lines (NOTABLE, at most `notable`,
+    progress bars left out) for the result row."""
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(start)
+            data = f.read()
+    except OSError as e:
+        return {"server_log": None, "server_log_notes": [f"(no server log: {e})"]}
+    if len(data) > cap:
+        data = data[-cap:]
+    dest = out / "server_logs" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', variant)}.log"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
+    lines = [ln.strip() for ln in data.decode(errors="replace").replace("\r", "\n").splitlines()]
+    notes = [ln[:300] for ln in lines if ln and NOTABLE.search(ln) and "it/s]" not in ln and "s/it]" not in ln]
+    return {"server_log": str(dest.relative_to(out)), "server_log_notes": notes[:notable]}
+
+
+def _serve_variant(a, base: Path, variant: str, prompt: dict, row: dict, extra_args, env: dict, t0: float) -> None:
+    from accel_harness.server import EventListener, execution_error, serving
+
     with serving(base, cpu=True if a.smoke else None, extra_args=list(extra_args), env=env) as srv:
         row["server_start_s"] = round(srv.startup_s or (time.perf_counter() - t0), 2)
         if any(v["class_type"] in PEER_NODES for v in prompt.values()):
@@ -687,10 +733,6 @@ def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=()) ->
                     "per_node_s": {f"{k} {p.get(k, {}).get('class_type', '?')}": round(v, 3) for k, v in per_node.items()},
                     "outputs": [str(f.relative_to(base)) for f in srv.output_files(entry)]})
         row["listener_error"] = repr(ev.error) if ev.error else None
-    first = row["queues"][0]  # the first Queue's figures also at the top level (earlier results' layout)
-    row.update(total_s=first["total_s"], stages_s=first["stages_s"], per_node_s=first["per_node_s"],
-               outputs=first["outputs"])
-    return row
 
 
 def markdown(res: dict) -> str:
@@ -729,6 +771,14 @@ def markdown(res: dict) -> str:
             st = q["stages_s"]
             lines.append(f"| {r['variant']} | {q['queue']} | " + " | ".join(str(st.get(s, "")) for s in stages)
                          + f" | {q['total_s']} |")
+    logs = [r for r in res["rows"] if r.get("server_log")]
+    if logs:
+        lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + "; the lines worth "
+                  "reading (fallbacks, warnings, errors, the pack's own lines):"]
+        for r in logs:
+            notes = r.get("server_log_notes") or []
+            lines.append(f"- {r['variant']}: " + (f"{len(notes)} line(s); " + " / ".join(f"`{n[:160]}`" for n in notes[:6])
+                                                  if notes else "none"))
     if res.get("errors"):
         lines += ["", "Errors: " + "; ".join(res["errors"])]
     return "\n".join(lines) + "\n"
@@ -799,13 +849,13 @@ def main(argv=None):
             res["meta"]["server_args"] = extra_args
             save()
         for variant in [v.strip() for v in a.variants.split(",") if v.strip()]:
+            row = {"variant": variant}
             try:
-                row = run_variant(a, base, variant, models["unet"], extra_args)
+                run_variant(a, base, variant, models["unet"], extra_args, row=row)
                 log(f"{variant}: total {row['total_s']} s, stages {row['stages_s']}"
                     + (f"; Queue 2 total {row['queues'][1]['total_s']} s" if len(row["queues"]) > 1 else ""))
             except Exception as e:  # keep the other variants
-                row = {"variant": variant, "error": f"{type(e).__name__}: {e}"[:2000],
-                       "traceback": traceback.format_exc()[-3000:]}
+                row.update(error=f"{type(e).__name__}: {e}"[:2000], traceback=traceback.format_exc()[-3000:])
                 res["errors"].append(f"{variant}: {type(e).__name__}: {str(e)[:300]}")
                 log(f"FAILED {variant}: {e!r}"[:1000])
             res["rows"].append(row)

@@ -65,6 +65,41 @@ def test_bench_e2e_smoke(tmp_path):
     assert not any(c.startswith("Accel") and c != "AccelRandomConditioning" for c in rows["stock"]["nodes"].values())
     md = (out / "e2e.md").read_text()
     assert "| level1+vae | 1 |" in md and "| level1+vae_fused | 2 |" in md and "VAE decode" in md
+    # each variant's own part of the server console is kept beside the results (the base's server.log is appended
+    # to by every server): it starts with that server's start-up and holds its prompts
+    logs = {name: (out / row["server_log"]).read_text(errors="replace") for name, row in rows.items()}
+    assert (out / "server_logs" / "level1_vae_fused.log").exists()
+    for name, text in logs.items():
+        assert "Prompt executed" in text, (name, text[-500:])
+        assert text.count("Starting server") == 1, name
+        assert isinstance(rows[name]["server_log_notes"], list)
+    assert "Server consoles:" in md
+
+
+def test_bench_e2e_keeps_a_variants_server_console(tmp_path):
+    """keep_server_log: only this variant's bytes (from the offset), progress bars left out of the notable lines,
+    the fallbacks and warnings kept, the end kept when the log is over the cap, a missing log said so."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_e2e_mod", H.REPO_ROOT / "bench" / "bench_e2e.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    log = tmp_path / "server.log"
+    earlier = b"Starting server\nWARNING: an earlier variant's warning\n"
+    mine = (b"Starting server\n 50%|#####     | 2/4 [00:01<00:00, 1.9it/s]\r100%|##########| 4/4 [00:02, 1.9it/s]\n"
+            b"Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.\n"
+            b"[comfyui-accel] Accel Wan Level-1: compile fell back to eager\nPrompt executed in 3.2 seconds\n")
+    log.write_bytes(earlier + mine)
+    got = mod.keep_server_log(log, len(earlier), tmp_path / "out", "level1+vae")
+    assert got["server_log"] == "server_logs/level1_vae.log"
+    assert (tmp_path / "out" / got["server_log"]).read_bytes() == mine
+    notes = got["server_log_notes"]
+    assert any("retrying with tiled" in n for n in notes) and any("fell back" in n for n in notes)
+    assert not any("earlier variant" in n for n in notes) and not any("it/s]" in n for n in notes)
+    capped = mod.keep_server_log(log, 0, tmp_path / "out2", "stock", cap=20)
+    assert (tmp_path / "out2" / capped["server_log"]).read_bytes() == (earlier + mine)[-20:]
+    missing = mod.keep_server_log(tmp_path / "none.log", 0, tmp_path / "out3", "stock")
+    assert missing["server_log"] is None and "no server log" in missing["server_log_notes"][0]
 
 
 def test_umt5_file_carries_a_tokenizer_comfyui_accepts(comfy):
