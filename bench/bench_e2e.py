@@ -691,7 +691,9 @@ def keep_server_log(log_path: Path, start: int, out: Path, variant: str, cap: in
                     notable: int = 40) -> dict:
     """This variant's part of the server console (from byte `start` of `log_path`) written to
     out/server_logs/<variant>.log (at most `cap` bytes, its end), and its notable lines (NOTABLE, at most `notable`,
-    progress bars left out) for the result row."""
+    progress bars left out) for the result row. Notes start at the first queued prompt ("got prompt") when the part
+    has one: what ComfyUI prints while starting (missing optional imports, its database notice) is the same for every
+    variant and would fill the notes."""
     try:
         with open(log_path, "rb") as f:
             f.seek(start)
@@ -704,7 +706,8 @@ def keep_server_log(log_path: Path, start: int, out: Path, variant: str, cap: in
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(data)
     lines = [ln.strip() for ln in data.decode(errors="replace").replace("\r", "\n").splitlines()]
-    notes = [ln[:300] for ln in lines if ln and NOTABLE.search(ln) and "it/s]" not in ln and "s/it]" not in ln]
+    first = next((i for i, ln in enumerate(lines) if ln.endswith("got prompt")), 0)
+    notes = [ln[:300] for ln in lines[first:] if ln and NOTABLE.search(ln) and "it/s]" not in ln and "s/it]" not in ln]
     return {"server_log": str(dest.relative_to(out)), "server_log_notes": notes[:notable]}
 
 

@@ -86,7 +86,7 @@ def test_bench_e2e_keeps_a_variants_server_console(tmp_path):
     spec.loader.exec_module(mod)
     log = tmp_path / "server.log"
     earlier = b"Starting server\nWARNING: an earlier variant's warning\n"
-    mine = (b"Starting server\n 50%|#####     | 2/4 [00:01<00:00, 1.9it/s]\r100%|##########| 4/4 [00:02, 1.9it/s]\n"
+    mine = (b"Starting server\nWARNING: torchaudio missing (start-up noise)\n[INFO] got prompt\n 50%|#####     | 2/4 [00:01<00:00, 1.9it/s]\r100%|##########| 4/4 [00:02, 1.9it/s]\n"
             b"Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.\n"
             b"[comfyui-accel] Accel Wan Level-1: compile fell back to eager\nPrompt executed in 3.2 seconds\n")
     log.write_bytes(earlier + mine)
@@ -96,6 +96,7 @@ def test_bench_e2e_keeps_a_variants_server_console(tmp_path):
     notes = got["server_log_notes"]
     assert any("retrying with tiled" in n for n in notes) and any("fell back" in n for n in notes)
     assert not any("earlier variant" in n for n in notes) and not any("it/s]" in n for n in notes)
+    assert not any("start-up noise" in n for n in notes), notes  # notes start at the first queued prompt
     capped = mod.keep_server_log(log, 0, tmp_path / "out2", "stock", cap=20)
     assert (tmp_path / "out2" / capped["server_log"]).read_bytes() == (earlier + mine)[-20:]
     missing = mod.keep_server_log(tmp_path / "none.log", 0, tmp_path / "out3", "stock")
