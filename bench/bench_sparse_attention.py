@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Block-sparse attention per call (issue #32): dense FA3 and SDPA vs the radial pattern on each sparse kernel.
 
-    python3 bench/bench_sparse_attention.py --out bench/results/h100/sparse_attention   # GPU: Wan 14B 480p + 720p
+    python3 bench/bench_sparse_attention.py --out bench/results/h100/sparse_attention   # GPU: Wan 14B, HunyuanVideo
     python3 bench/bench_sparse_attention.py --smoke --out /tmp/sa                        # CPU: tiny shape, plumbing
 
-Per shape (B=1, 40 heads, head_dim 128, bf16, q/k/v stored (B, L, H, D) as ComfyUI's Wan passes them):
+Per shape (B=1, the model's heads, head_dim 128, bf16, q/k/v stored (B, L, H, D) as ComfyUI passes them; Wan 14B
+480p/720p 81 frames, HunyuanVideo 720p 129 frames with its text in the same sequence):
 - dense baselines: FA3 (`fa3_fwd_interface.flash_attn_func`, when importable) and torch SDPA (its own choice);
 - for each radial decay factor (2-3 sparsities): the measured sparsity, then each sparse backend of
   kernels/attention/sparse (flex_attention compiled, FA4 block-sparse when importable): time per call (CUDA
@@ -36,11 +37,15 @@ from kernels.attention.sparse import pattern as SP  # noqa: E402
 from kernels.attention.autotune import time_call  # noqa: E402
 from kernels.attention.sparse import ops as SO  # noqa: E402
 
-SHAPES = {  # name: (grid, heads)
-    "wan14B_480p_81f": (SP.WAN_480P_81F, 40),
-    "wan14B_720p_81f": (SP.WAN_720P_81F, 40),
+SHAPES = {  # name: (grid, heads, model_type, text tokens in the sequence, text before the video)
+    "wan14B_480p_81f": (SP.WAN_480P_81F, 40, "wan", 0, False),
+    "wan14B_720p_81f": (SP.WAN_720P_81F, 40, "wan", 0, False),
+    # HunyuanVideo T2V 13B, 1280x720 129 frames: latent 33 x 90 x 160, patch 1x2x2 -> 33 x 45 x 80; 24 heads; its joint
+    # attention holds the text too (256 tokens here; ComfyUI 0.33 puts them first)
+    "hunyuan_720p_129f": (SP.VideoGrid(33, 45, 80), 24, "hunyuan", 256, True),
 }
-SMOKE_SHAPES = {"smoke_5x15x26": (SP.VideoGrid(5, 15, 26), 2)}
+SMOKE_SHAPES = {"smoke_5x15x26": (SP.VideoGrid(5, 15, 26), 2, "wan", 0, False),
+                "smoke_hunyuan_5x15x26_text40": (SP.VideoGrid(5, 15, 26), 2, "hunyuan", 40, True)}
 DECAYS = (0.2, 0.5, 1.0)
 
 
@@ -158,12 +163,12 @@ def main(argv=None):
         if status.get(b):
             res["skipped"][b] = status[b]
 
-    for shape, (grid, heads) in shapes.items():
-        L = grid.tokens
+    for shape, (grid, heads, model_type, text, text_first) in shapes.items():
+        L = grid.tokens + text
         g = torch.Generator(device=device).manual_seed(0)
         q, k, v = (torch.randn(1, L, heads, 128, generator=g, device=device, dtype=dtype) for _ in range(3))
         qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))  # (B, H, L, D) views
-        base = {"shape": shape, "tokens": L, "heads": heads}
+        base = {"shape": shape, "tokens": L, "heads": heads, "text_tokens": text, "model_type": model_type}
         dense_ref = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh)
         fa3_ms = None
         dense_variants = [("sdpa dense", lambda: torch.nn.functional.scaled_dot_product_attention(qh, kh, vh))]
@@ -193,7 +198,7 @@ def main(argv=None):
                                         error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc()))
             save()
         for decay in (float(x) for x in a.decays.split(",") if x):
-            pat = SP.RadialPattern(grid, decay)
+            pat = SP.RadialPattern(grid, decay, model_type=model_type, text_tokens=text, text_first=text_first)
             t0 = time.perf_counter()
             stats = pat.stats()
             mask_s = time.perf_counter() - t0

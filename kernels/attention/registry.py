@@ -102,8 +102,8 @@ BACKENDS: dict[str, BackendSpec] = {
                     low_precision=True,
                     install="a ComfyUI with comfy-kitchen INT8 attention (0.33+, a comfy-kitchen build with attention "
                             "support: ComfyUI registers it as 'comfy_kitchen_int8')"),
-        BackendSpec("radial_sparse", "radial sparse attention for Wan video self-attention (radial-attention's "
-                    "pattern on torch flex_attention, FlashAttention-4 block-sparse where importable); exact dense "
+        BackendSpec("radial_sparse", "radial sparse attention for long video (Wan, HunyuanVideo, LTX-Video; "
+                    "radial-attention's pattern on torch flex_attention, FlashAttention-4 block-sparse where importable); exact dense "
                     "attention on the first steps, first/last blocks and every other call: not exact",
                     devices=("cuda",), min_sm=80, min_torch=(2, 6), dtypes=("float16", "bfloat16", "float32"),
                     low_precision=True, sparse=True,

@@ -48,6 +48,18 @@ def _from_bhld(out: torch.Tensor, like: torch.Tensor, layout: str):
     return out if layout == "bhld" else out.transpose(1, 2)
 
 
+INT32_MAX = 2 ** 31 - 1
+
+
+def int32_indexable(x: torch.Tensor) -> torch.Tensor:
+    """x itself when every element's offset from its first fits in int32, else a contiguous copy. The sparse kernels
+    (flex_attention's Triton template, FA4) index with 32-bit offsets: a view into a wider tensor overflows them.
+    Seen on an H100 as "CUDA error: an illegal memory access" at HunyuanVideo 720p 129 frames, where a single block's
+    v is a view into its linear1 output (119,056 tokens x 21,504 columns: offsets to 2.56e9)."""
+    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride()) if n > 0)
+    return x if span <= INT32_MAX else x.contiguous()
+
+
 # --- the dense masked reference ----------------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -227,6 +239,8 @@ def sparse_attention(q, k, v, pattern, *, heads: Optional[int] = None, layout: s
                          f"({pattern.grid}); q has {L} and k {kh.shape[2]}: build the pattern for this grid")
     if backend == "auto":
         backend = "flex" if qh.is_cuda else "reference"
+    if backend != "reference":
+        qh, kh, vh = (int32_indexable(t) for t in (qh, kh, vh))
     if backend == "reference":
         out = reference_attention(qh, kh, vh, pattern, scale)
     elif backend == "flex":

@@ -19,6 +19,14 @@ github.com/mit-han-lab/radial-attention, file `radial_attn/attn_mask.py` at comm
 - the sequence is padded to a multiple of block_size (as the published `__main__` does); the padded tail
   tile's row and column are dense.
 
+Text tokens in the same sequence (HunyuanVideo's joint attention): the published code puts them after the video and
+keeps dense every tile from `video_token_num // block_size` on (`final_log_mask[video_text_border:] = True`, and the
+same for columns): the text and the tile the video's ragged end shares with it. Here that is `text_tokens` with
+`text_first=False`. ComfyUI's own HunyuanVideo (0.33 on) puts the text BEFORE the video (`text_first=True`); then the
+tiles holding any text token are dense rows and columns, the ragged end tile stays dense as above, and every frame's
+token offset is shifted by the text length (the frames' tiles are placed as the published code places them, from
+their token offsets). The video-to-video part keeps the published rule either way.
+
 The published code builds every frame pair's token mask (T x T) and reshapes it; here the same counts are
 computed per tile column from interval arithmetic (identical result, see tests/attention/test_sparse_attention.py,
 which checks this against a direct token-level restatement and hand-derived cases). Pure torch, CPU,
@@ -105,13 +113,19 @@ def _shrink_counts(counts: torch.Tensor, block_size: int) -> torch.Tensor:
 
 
 @functools.lru_cache(maxsize=32)
-def _radial_block_mask(frames: int, tpf: int, block_size: int, decay_factor: float, model_type: str) -> torch.Tensor:
-    L = frames * tpf
+def _radial_block_mask(frames: int, tpf: int, block_size: int, decay_factor: float, model_type: str,
+                       text_tokens: int = 0, text_first: bool = False) -> torch.Tensor:
+    video = frames * tpf
+    L = video + text_tokens
+    offset = text_tokens if text_first else 0  # token index of the video's first token
     nb = -(-L // block_size)
     final = torch.zeros(nb, nb, dtype=torch.bool)
-    border = L // block_size
+    border = (offset + video) // block_size  # published video_text_border: the video's ragged end tile on, dense
     final[border:] = True
     final[:, border:] = True
+    head = -(-offset // block_size)  # text before the video: every tile holding a text token, dense
+    final[:head] = True
+    final[:, :head] = True
     n = -(-tpf // block_size)  # tiles one frame pair spans (shrinkMaskStrict's block_num)
     a = torch.arange(n).view(n, 1)
     cols = torch.arange(n * block_size).view(1, -1)
@@ -127,7 +141,7 @@ def _radial_block_mask(frames: int, tpf: int, block_size: int, decay_factor: flo
             else:
                 w = window_width(d, tpf, decay_factor, block_size)
                 kind = ("band", int(min(w, tpf)))  # |x - y| <= w on integers == |x - y| <= floor(w)
-            rr, rc = (i * tpf) % block_size, (j * tpf) % block_size
+            rr, rc = (offset + i * tpf) % block_size, (offset + j * tpf) % block_size
             key = (kind, rr, rc)
             tile = memo.get(key)
             if tile is None:
@@ -140,7 +154,7 @@ def _radial_block_mask(frames: int, tpf: int, block_size: int, decay_factor: flo
                 lo, hi = lo + rr, hi + rr  # query rows (padded coordinates) that keep this key column
                 counts = (torch.minimum(hi, tile_hi) - torch.maximum(lo, tile_lo) + 1).clamp(min=0) * valid
                 tile = memo[key] = _shrink_counts(counts, block_size)
-            r0, c0 = (i * tpf) // block_size, (j * tpf) // block_size
+            r0, c0 = (offset + i * tpf) // block_size, (offset + j * tpf) // block_size
             r1, c1 = min(r0 + n, nb), min(c0 + n, nb)
             final[r0:r1, c0:c1] |= tile[: r1 - r0, : c1 - c0]
     return final
@@ -152,17 +166,23 @@ class RadialPattern:
 
     decay_factor: the published knob for the spatial band (their Wan 2.1 scripts use 0.2, Wan 2.2 0.8; the
     processor's default is 1.0). block_size: tile edge of the kernels (128; the published code accepts 64).
+    model_type: "wan" (key frame 0 is an attention sink) or "hunyuan" (none). text_tokens: text tokens in the same
+    sequence (joint attention), before the video (text_first) or after it (the published layout); 0 for Wan.
     """
 
     grid: VideoGrid
     decay_factor: float = 1.0
     block_size: int = 128
     model_type: str = "wan"
+    text_tokens: int = 0
+    text_first: bool = False
     _stats: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.model_type not in MODEL_TYPES:
             raise ValueError(f"RadialPattern.model_type must be one of {MODEL_TYPES}, got {self.model_type!r}")
+        if isinstance(self.text_tokens, bool) or not isinstance(self.text_tokens, int) or self.text_tokens < 0:
+            raise ValueError(f"RadialPattern.text_tokens must be a whole number >= 0, got {self.text_tokens!r}")
         if not self.decay_factor > 0:
             raise ValueError(f"RadialPattern.decay_factor must be > 0, got {self.decay_factor}")
         if self.block_size < 16 or self.block_size % 16:
@@ -170,7 +190,14 @@ class RadialPattern:
 
     @property
     def tokens(self) -> int:
-        return self.grid.tokens
+        """The whole sequence: the video's tokens and the text's."""
+        return self.grid.tokens + self.text_tokens
+
+    @property
+    def video_slice(self) -> slice:
+        """The video's tokens in the sequence."""
+        start = self.text_tokens if self.text_first else 0
+        return slice(start, start + self.grid.tokens)
 
     @property
     def num_blocks(self) -> int:
@@ -181,7 +208,7 @@ class RadialPattern:
         shared: do not modify it in place."""
         g = self.grid
         return _radial_block_mask(g.frames, g.tokens_per_frame, int(self.block_size), float(self.decay_factor),
-                                  self.model_type)
+                                  self.model_type, int(self.text_tokens), bool(self.text_first and self.text_tokens))
 
     def token_mask(self, rows: Optional[slice] = None) -> torch.Tensor:
         """The token-level mask (rows of it: a slice of query tokens), expanded from the block mask."""
@@ -201,7 +228,8 @@ class RadialPattern:
             self._stats.update(tokens=L, blocks=self.num_blocks, block_size=bs,
                                kept_blocks=int(bm.sum()), block_sparsity=1.0 - float(bm.double().mean()),
                                sparsity=1.0 - pairs / float(L) ** 2, decay_factor=self.decay_factor,
-                               grid=(self.grid.frames, self.grid.height, self.grid.width))
+                               grid=(self.grid.frames, self.grid.height, self.grid.width),
+                               text_tokens=self.text_tokens, model_type=self.model_type)
         return dict(self._stats)
 
     @property
@@ -210,8 +238,10 @@ class RadialPattern:
 
     def describe(self) -> str:
         s = self.stats()
+        text = (f" + {self.text_tokens} text tokens {'before' if self.text_first else 'after'} them"
+                if self.text_tokens else "")
         return (f"radial (decay {self.decay_factor:g}, {self.block_size}x{self.block_size} tiles) on "
-                f"{s['grid'][0]}x{s['grid'][1]}x{s['grid'][2]} tokens: sparsity {s['sparsity']:.1%}")
+                f"{s['grid'][0]}x{s['grid'][1]}x{s['grid'][2]} tokens{text}: sparsity {s['sparsity']:.1%}")
 
 
 @dataclass(frozen=True)

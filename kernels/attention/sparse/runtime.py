@@ -10,7 +10,9 @@ no decision is traced into a compiled graph and no guard depends on the step or 
 
 - q and k of different lengths (cross-attention): dense;
 - a token count other than the grid's frames x height x width (reference-image tokens, a VACE context, a model
-  that is not a Wan video model): dense;
+  the pattern does not know): dense; for a model whose self-attention also holds its text (HunyuanVideo's joint
+  attention: the frame's `Layout.text` is "first" or "last"), the grid's tokens plus fewer text tokens than video
+  tokens, the text where the layout puts it (pattern.RadialPattern's text_tokens);
 - a video self-attention call: it is block `i` of this model call (video self-attention calls are counted per
   model call); dense on the first `dense_steps` sampling steps and in the first / last `dense_blocks` blocks,
   else the radial pattern through the sparse kernel (`ops.sparse_attention`).
@@ -18,7 +20,7 @@ no decision is traced into a compiled graph and no guard depends on the step or 
 Outside a frame (no sampler, a probe) every call is dense.
 
 The kept attention mass of each shape is measured once, on the first sparse call of that shape, from that call's
-own q and k: `KEPT_MASS_ROWS` query rows spread evenly over the sequence, every head of the first batch entry, the
+own q and k: `KEPT_MASS_ROWS` query rows spread evenly over the video's tokens (text rows keep every key), every head of the first batch entry, the
 full softmax over all keys in float32, and the share of it inside the pattern's tiles (`kept_mass`).
 """
 from __future__ import annotations
@@ -41,10 +43,35 @@ AUTO = -1  # dense_steps: a quarter of the run's steps, rounded up
 # reasons a call runs dense (report keys)
 CROSS = "cross-attention (query and key lengths differ)"
 OUTSIDE = "outside a sampler's model call (no latent grid known)"
-MISMATCH = "token count is not the latent's frames x height x width"
+MISMATCH = "token count is not the latent's frames x height x width (plus the text, where it shares the sequence)"
 STEP = "dense step"
 BLOCK = "dense block"
 REASONS = (STEP, BLOCK, CROSS, MISMATCH, OUTSIDE)  # the frame's own reason (no grid: why) comes after these
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A model's video self-attention sequence: model_type (pattern.MODEL_TYPES: "wan" keeps key frame 0 as an
+    attention sink, "hunyuan" does not) and where text tokens sit in it: None (none: Wan, LTX-Video), "first" (before
+    the video: ComfyUI 0.33's HunyuanVideo) or "last" (after it: the published code, older ComfyUI)."""
+
+    model_type: str = "wan"
+    text: Optional[str] = None
+
+    def __post_init__(self):
+        if self.text not in (None, "first", "last"):
+            raise ValueError(f"Layout.text must be None, 'first' or 'last', got {self.text!r}")
+
+    def text_tokens(self, tokens: int, grid: VideoGrid) -> Optional[int]:
+        """Text tokens of a self-attention call of `tokens` on `grid` (0: video only), None when it is not one."""
+        if tokens == grid.tokens:
+            return 0
+        if self.text is not None and grid.tokens < tokens < 2 * grid.tokens:
+            return tokens - grid.tokens
+        return None
+
+
+WAN = Layout()
 
 
 @dataclass(frozen=True)
@@ -90,12 +117,13 @@ class RadialSettings:
 
 def kept_mass(q: torch.Tensor, k: torch.Tensor, pattern: RadialPattern, scale: Optional[float],
               rows: int = KEPT_MASS_ROWS) -> dict:
-    """Share of the softmax attention mass inside `pattern` for `rows` query rows spread evenly over the sequence,
+    """Share of the softmax attention mass inside `pattern` for `rows` query rows spread evenly over the video,
     every head of batch entry 0; q/k (B, H, L, D). Full softmax over all keys in float32 (TF32 off), one head at a
     time. Returns {"mean", "worst_row", "rows", "heads"}."""
     _, H, L, D = q.shape
     sc = 1.0 / math.sqrt(D) if scale is None else scale
-    r = torch.linspace(0, L - 1, min(rows, L), device=q.device).round().long()
+    vs = pattern.video_slice
+    r = torch.linspace(vs.start, vs.stop - 1, min(rows, vs.stop - vs.start), device=q.device).round().long()
     bs = pattern.block_size
     keep = pattern.block_mask().to(q.device)[r // bs][:, torch.arange(L, device=q.device) // bs]
     kept = []
@@ -121,11 +149,11 @@ def sdpa_dense(q, k, v, scale):
 
 
 class _Frame:
-    __slots__ = ("grid", "why", "step", "n_steps", "dense_step", "total_blocks", "index")
+    __slots__ = ("grid", "why", "step", "n_steps", "dense_step", "total_blocks", "index", "layout")
 
-    def __init__(self, grid, why, step, n_steps, dense_step, total_blocks):
+    def __init__(self, grid, why, step, n_steps, dense_step, total_blocks, layout):
         self.grid, self.why, self.step, self.n_steps = grid, why, step, n_steps
-        self.dense_step, self.total_blocks, self.index = dense_step, total_blocks, 0
+        self.dense_step, self.total_blocks, self.index, self.layout = dense_step, total_blocks, 0, layout
 
 
 _local = threading.local()
@@ -145,7 +173,7 @@ class RadialRun:
         self.on_reason = on_reason  # called once per reason the first time a call runs dense for it
         self.reasons: Counter = Counter()
         self.sparse_calls = 0
-        self.shapes: dict = {}  # (frames, h, w) -> {"stats": pattern.stats(), "kept_mass": {...} or None, "calls": n}
+        self.shapes: dict = {}  # RadialPattern -> {"stats": pattern.stats(), "kept_mass": {...} or None, "calls": n}
         self.model_calls = Counter()  # "dense step" / "sparse step" model calls
         self.blocks_seen = 0  # video self-attention calls of the last complete model call
         self._patterns: dict = {}
@@ -154,16 +182,20 @@ class RadialRun:
     def __deepcopy__(self, memo):
         return self
 
-    def pattern(self, grid: VideoGrid) -> RadialPattern:
-        p = self._patterns.get(grid)
+    def pattern(self, grid: VideoGrid, layout: Layout = WAN, text_tokens: int = 0) -> RadialPattern:
+        key = (grid, layout, text_tokens)
+        p = self._patterns.get(key)
         if p is None:
-            p = self._patterns[grid] = RadialPattern(grid, self.settings.decay_factor, self.settings.block_size)
+            p = self._patterns[key] = RadialPattern(grid, self.settings.decay_factor, self.settings.block_size,
+                                                    model_type=layout.model_type, text_tokens=text_tokens,
+                                                    text_first=layout.text == "first")
         return p
 
-    def prepare(self, grid: VideoGrid, device) -> RadialPattern:
-        """Build the pattern and the kernel's block mask for `grid` on `device` ahead of the first call (so the
-        attention calls allocate nothing that stays)."""
-        p = self.pattern(grid)
+    def prepare(self, grid: VideoGrid, device, layout: Layout = WAN, text_tokens: int = 0) -> RadialPattern:
+        """Build the pattern and the kernel's block mask for `grid` (and `text_tokens` of text where the layout has
+        them) on `device` ahead of the first call (so the attention calls allocate nothing that stays; a call with
+        another text length builds its own on first use)."""
+        p = self.pattern(grid, layout, text_tokens)
         p.block_mask()
         if self.settings.kernel == "flex":
             from .ops import flex_block_mask
@@ -173,12 +205,13 @@ class RadialRun:
 
     # --- a model call ---------------------------------------------------------------------------------------
     def enter(self, grid: Optional[VideoGrid], step: Optional[int], n_steps: int, total_blocks: int,
-              why: str = OUTSIDE, continues: bool = False):
+              why: str = OUTSIDE, continues: bool = False, layout: Layout = WAN):
         """Open this thread's frame for one model call (returns what `exit` restores). grid None: every call of it
-        runs dense for `why`. continues: the sampler run starts from a partly denoised latent (steps_for)."""
+        runs dense for `why`. continues: the sampler run starts from a partly denoised latent (steps_for). layout:
+        the model's self-attention sequence (Layout)."""
         dense_step = step is not None and n_steps > 0 and step < self.settings.steps_for(n_steps, continues)
         prev = (getattr(_local, "run", None), getattr(_local, "frame", None))
-        _local.run, _local.frame = self, _Frame(grid, why, step, n_steps, dense_step, total_blocks)
+        _local.run, _local.frame = self, _Frame(grid, why, step, n_steps, dense_step, total_blocks, layout)
         self.model_calls["dense step" if dense_step else "sparse step"] += 1
         return prev
 
@@ -207,7 +240,8 @@ class RadialRun:
         L = q.shape[2]
         if k.shape[2] != L:
             return self._dense(CROSS, q, k, v, scale)
-        if L != fr.grid.tokens:
+        text = fr.layout.text_tokens(L, fr.grid)
+        if text is None:
             return self._dense(MISMATCH, q, k, v, scale)
         i = fr.index
         fr.index += 1
@@ -217,12 +251,12 @@ class RadialRun:
         total = max(fr.total_blocks, self.blocks_seen, i + 1)
         if i < n or i >= total - n:
             return self._dense(BLOCK, q, k, v, scale)
-        pattern = self.pattern(fr.grid)
+        pattern = self.pattern(fr.grid, fr.layout, text)
         with self._lock:
             self.sparse_calls += 1
-            entry = self.shapes.get(fr.grid)
+            entry = self.shapes.get(pattern)
             if entry is None:
-                entry = self.shapes[fr.grid] = {"stats": pattern.stats(), "kept_mass": None, "calls": 0}
+                entry = self.shapes[pattern] = {"stats": pattern.stats(), "kept_mass": None, "calls": 0}
             entry["calls"] += 1
             measure = entry["kept_mass"] is None
         if measure:
@@ -246,10 +280,12 @@ class RadialRun:
         if not self.sparse_calls:
             lines.append("  NO call ran sparse: every step was a dense step, every video self-attention was a dense "
                          "block, or no call matched the latent grid (lower dense_steps / dense_blocks for short runs)")
-        for grid, e in sorted(self.shapes.items(), key=lambda kv: kv[0].tokens):
-            s, km = e["stats"], e["kept_mass"]
-            text = (f"  {grid.frames}x{grid.height}x{grid.width} tokens ({s['tokens']}): sparsity {s['sparsity']:.1%} "
-                    f"(tiles {s['block_sparsity']:.1%}), {e['calls']} sparse call(s)")
+        for pat, e in sorted(self.shapes.items(), key=lambda kv: kv[0].tokens):
+            s, km, grid = e["stats"], e["kept_mass"], pat.grid
+            with_text = (f" + {pat.text_tokens} text tokens {'before' if pat.text_first else 'after'} the video "
+                         "(dense rows and columns)" if pat.text_tokens else "")
+            text = (f"  {grid.frames}x{grid.height}x{grid.width} tokens{with_text} ({s['tokens']}): sparsity "
+                    f"{s['sparsity']:.1%} (tiles {s['block_sparsity']:.1%}), {e['calls']} sparse call(s)")
             if km is not None:
                 text += (f"; kept attention mass {km['mean']:.1%} (worst row {km['worst_row']:.1%}), measured on the "
                          f"first sparse call: {km['rows']} query rows x {km['heads']} heads of its own q/k, full softmax")
