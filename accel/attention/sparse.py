@@ -5,13 +5,19 @@
 exact dense kernel `auto` picks here, measurements), picks the sparse kernel (FlashAttention-4 block-sparse where
 it imports and passes a probe against the masked reference here, else torch flex_attention), and puts a
 `SparseWrapper` on the clone's APPLY_MODEL wrappers (key accel.attention). Per model call the wrapper finds
-- the latent grid: the input latent's frames x height x width divided by the diffusion model's patch size (Wan
-  pads to the patch, so the division rounds up); a model that is not a Wan video model has none;
+- the latent grid and the model's sequence layout (`video_layout`): the input latent's frames x height x width
+  divided by the diffusion model's patch size (Wan and HunyuanVideo pad to the patch, so the division rounds up;
+  LTX-Video's patch is 1); Wan: video tokens only, key frame 0 an attention sink (the published "wan" rule);
+  HunyuanVideo: its joint attention also holds the text, before the video in ComfyUI 0.33's model and after it in
+  older ones (read from the model: a double block's `flipped_img_txt`), no sink (the published "hunyuan" rule);
+  LTX-Video: video tokens only, the "hunyuan" rule (no published setting: our extension, said in the report); any
+  other model has none;
 - the sampling step (hybrid.StepClock: the sigma's index in the sampler's sigmas, a KSamplerAdvanced slice counts
   its own) and whether it is one of the dense steps (with dense_steps -1, a run that starts from a partly denoised
   latent, e.g. Wan 2.2's second expert, has none: the dense steps are the first steps from pure noise);
-- the number of transformer blocks (len(diffusion_model.blocks); video self-attention calls are counted per model
-  call, so the first / last dense blocks are the first / last such calls);
+- the number of transformer blocks (Wan's blocks, HunyuanVideo's double + single blocks, LTX-Video's transformer
+  blocks; video self-attention calls are counted per model call, so the first / last dense blocks are the first /
+  last such calls);
 - core's BlockSparseAttention on the hook (its override on top of ours): then every call of ours runs dense,
   so one sparse pattern applies;
 builds the pattern and its block mask for the grid (outside any block: attention calls allocate nothing that
@@ -26,7 +32,13 @@ from ..common.policy import Policy
 from .hybrid import StepClock, apply_model_wrappers
 
 CORE_SPARSE = "core's BlockSparseAttention is on the hook (one sparse pattern at a time: core's)"
-NOT_WAN = "not a Wan video model (the radial pattern is defined on Wan's frame-major token grid)"
+NOT_VIDEO = ("not a video model the radial pattern knows (Wan, HunyuanVideo, LTX-Video: frame-major token grids), or "
+             "not a video latent")
+REF_LATENT = ("reference-latent tokens sit before the video in this ComfyUI's HunyuanVideo sequence, the text after "
+              "it: the pattern's layout does not hold")
+FAMILIES = {"wan": "Wan", "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video"}
+LTXV_NOTE = ("LTX-Video has no published radial setting: the published rule without an attention sink (as for "
+             "HunyuanVideo) is applied to its frame-major grid, our extension")
 PAPER = ("Radial Attention, Li et al., arXiv:2506.19852 (NeurIPS 2025); pattern restated from "
          "github.com/mit-han-lab/radial-attention radial_attn/attn_mask.py @72788d4f")
 PUBLISHED_PRACTICE = ("the authors' scripts keep 12 of 50 steps (Wan 2.1 14B), 11 of 40 (Wan 2.2 A14B) and 1 of 4 "
@@ -71,20 +83,64 @@ def settings_from_inputs(dense_steps=None, dense_blocks=None, decay_factor=None)
                                      dense_blocks=values["dense_blocks"])
 
 
+def family(diffusion_model) -> str | None:
+    """"wan", "hunyuan_video" or "ltxv" for the video models the pattern knows (by the model's module), else None."""
+    mod = type(diffusion_model).__module__
+    if mod.startswith("comfy.ldm.wan."):
+        return "wan"
+    if mod.startswith("comfy.ldm.hunyuan_video.") and len(getattr(diffusion_model, "patch_size", ()) or ()) == 3:
+        return "hunyuan_video"
+    if mod.startswith("comfy.ldm.lightricks.") and hasattr(diffusion_model, "transformer_blocks"):
+        return "ltxv"
+    return None
+
+
+def is_wan(diffusion_model) -> bool:
+    return family(diffusion_model) == "wan"
+
+
+def _patch(diffusion_model, fam):
+    if fam == "ltxv":
+        return tuple(getattr(getattr(diffusion_model, "patchifier", None), "patch_size", (1, 1, 1)))
+    return getattr(diffusion_model, "patch_size", None)
+
+
+def hunyuan_text_first(diffusion_model) -> bool:
+    """Where ComfyUI's HunyuanVideo puts the text in its joint attention, read from the model: older ComfyUI builds
+    the double blocks with flipped_img_txt=True (video, then text, in every block); 0.33's blocks have no such flag
+    and always put the text first."""
+    blocks = getattr(diffusion_model, "double_blocks", None) or ()
+    flipped = getattr(blocks[0], "flipped_img_txt", None) if len(blocks) else None
+    return not flipped
+
+
 def video_grid(x, diffusion_model):
-    """The token grid of a Wan latent x (B, C, T, H, W): each of T, H, W divided by the patch size, rounded up
-    (Wan pads the latent to the patch); None for other models or inputs."""
+    """The token grid of a video latent x (B, C, T, H, W) for a model the pattern knows: each of T, H, W divided
+    by the patch size, rounded up (Wan and HunyuanVideo pad the latent to the patch); None for other models or
+    inputs."""
     from ...kernels.attention.sparse.pattern import VideoGrid
 
-    patch = getattr(diffusion_model, "patch_size", None)
+    fam = family(diffusion_model)
+    patch = _patch(diffusion_model, fam) if fam else None
     if getattr(x, "ndim", 0) != 5 or not isinstance(patch, (tuple, list)) or len(patch) != 3:
         return None
     t, h, w = x.shape[2:]
     return VideoGrid(-(-t // patch[0]), -(-h // patch[1]), -(-w // patch[2]))
 
 
-def is_wan(diffusion_model) -> bool:
-    return type(diffusion_model).__module__.startswith("comfy.ldm.wan.")
+def video_layout(diffusion_model):
+    """(runtime.Layout, transformer block count) of a model the pattern knows, (None, 0) otherwise."""
+    rt = _runtime()
+    fam = family(diffusion_model)
+    if fam == "wan":
+        return rt.WAN, len(getattr(diffusion_model, "blocks", ()) or ())
+    if fam == "hunyuan_video":
+        n = len(getattr(diffusion_model, "double_blocks", ()) or ()) + len(getattr(diffusion_model, "single_blocks", ())
+                                                                            or ())
+        return rt.Layout("hunyuan", "first" if hunyuan_text_first(diffusion_model) else "last"), n
+    if fam == "ltxv":
+        return rt.Layout("hunyuan", None), len(diffusion_model.transformer_blocks)
+    return None, 0
 
 
 class SparseWrapper(StepClock):
@@ -123,16 +179,21 @@ class SparseWrapper(StepClock):
         dm = getattr(getattr(executor, "class_obj", None), "diffusion_model", None)
         to = to if isinstance(to, dict) else {}
         step, n = self.position(t, to)
-        grid, why = None, NOT_WAN
+        grid, why = None, NOT_VIDEO
+        layout, blocks = video_layout(dm) if dm is not None else (None, 0)
         if comfy_compat.core_sparse_attention_active(to) is not None:
             why = CORE_SPARSE
-        elif dm is not None and is_wan(dm):
+        elif layout is not None:
             grid = video_grid(x, dm)
-        blocks = len(getattr(dm, "blocks", ()) or ())
+            if grid is not None and layout.text == "last" and kwargs.get("ref_latent") is not None:
+                grid, why = None, REF_LATENT
         if grid is not None:
+            ctx = args[3] if len(args) > 3 else kwargs.get("c_crossattn")
+            text = int(ctx.shape[1]) if layout.text is not None and getattr(ctx, "ndim", 0) == 3 else 0
             with comfy_compat.pause_malloc_graph():
-                self.run.prepare(grid, x.device)
-        prev = self.run.enter(grid, step, n, blocks, why, continues=step is not None and self.continues(executor))
+                self.run.prepare(grid, x.device, layout, text if layout.text_tokens(grid.tokens + text, grid) else 0)
+        prev = self.run.enter(grid, step, n, blocks, why, continues=step is not None and self.continues(executor),
+                              layout=layout or _runtime().WAN)
         try:
             return executor(*args, **kwargs)
         finally:
@@ -237,9 +298,15 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
         dm = model.get_model_object("diffusion_model")
     except Exception:  # noqa: BLE001
         dm = None
+    fam = family(dm) if dm is not None else None
+    where = {"wan": "Wan's video self-attention (key frame 0 kept whole: the published attention sink)",
+             "hunyuan_video": ("HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text "
+                               f"{'before' if dm is not None and fam == 'hunyuan_video' and hunyuan_text_first(dm) else 'after'} "
+                               "the video in this ComfyUI's model), no attention sink (the published HunyuanVideo rule)"),
+             "ltxv": f"LTX-Video's video self-attention ({LTXV_NOTE})"}.get(fam, "video self-attention")
     lines = [f"sparse pattern: radial attention ({PAPER}), decay_factor {settings.decay_factor:g}, "
-             f"{settings.block_size}x{settings.block_size} tiles, on Wan video self-attention whose token count "
-             "equals the latent's frames x height x width / patch"]
+             f"{settings.block_size}x{settings.block_size} tiles, on {where}, in calls whose token count equals the "
+             "latent's frames x height x width / patch"]
     lines += klines
     lines.append(f"dense (exact, {exact_label}): {settings.describe_steps()} ({PUBLISHED_PRACTICE}); the first "
                  f"{settings.dense_blocks} and last {settings.dense_blocks} transformer block(s) (video self-attention "
@@ -249,8 +316,8 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
                  "all heads, full softmax over all keys)")
     lines.append("visual quality is not measured here: random weights cannot show it. The method's published quality "
                  "numbers (arXiv:2506.19852, Table 1) are cited in docs/sparse_attention.md")
-    if dm is not None and not is_wan(dm):
-        lines.append(f"note: this model is {type(dm).__name__}, {NOT_WAN}: every call runs dense")
+    if dm is not None and fam is None:
+        lines.append(f"note: this model is {type(dm).__name__}, {NOT_VIDEO}: every call runs dense")
     return run, lines
 
 

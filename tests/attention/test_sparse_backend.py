@@ -76,11 +76,11 @@ def inputs(seed=0):
     return torch.randn(1, 16, GRID[0], 2 * GRID[1], 2 * GRID[2], generator=g), torch.randn(1, 8, 4096, generator=g)
 
 
-def forward(patcher, x, ctx, sigma, sigmas=SIGMAS):
+def forward(patcher, x, ctx, sigma, sigmas=SIGMAS, **extra):
     from accel_harness.forward import Forward
 
     with torch.inference_mode(), Forward(patcher, sample_sigmas=sigmas) as f:
-        return f(x, sigma, ctx).float()
+        return f(x, sigma, ctx, **extra).float()
 
 
 def radial(A, SP, model, mod, policy=None, **inputs_):
@@ -229,6 +229,97 @@ def test_grid_mismatch_and_non_wan_run_dense(A, SP, RT, M, mod, stats):
     assert run.sparse_calls == 3 and out.shape == (1, 16, 6, 16, 31)
     flux, report = A.apply_attention(M.tiny_flux(), "radial_sparse", profile=profile(mod), tensor_device_types=("cpu",))
     assert "every call runs dense" in report
+
+
+def _hv_text_first() -> bool:
+    """Where this ComfyUI's HunyuanVideo puts the text in its joint sequence, read from its own forward_orig (the
+    single blocks' concatenation; the backend reads a double block's flag instead: an independent check of it)."""
+    import inspect
+
+    import comfy.ldm.hunyuan_video.model as hv
+
+    src = inspect.getsource(hv.HunyuanVideo.forward_orig)
+    if "torch.cat((txt, img), 1)" in src:
+        return True
+    if "torch.cat((img, txt), 1)" in src:
+        return False
+    pytest.fail("this ComfyUI's HunyuanVideo.forward_orig concatenates text and video in neither known order")
+
+
+def joint_reference_override(pattern, count):
+    """Exact SDPA for every call, the dense masked fp32 reference with `pattern` for calls of its token count; q/k/v
+    as ComfyUI passes them (B, L, H*D), or (B, H, L, D) with skip_reshape (flux.math.attention)."""
+    def override(func, q, k, v, heads, mask=None, attn_precision=None, skip_reshape=False, **kw):  # attention_pytorch's
+        if skip_reshape:
+            qh, kh, vh = q, k, v
+        else:
+            b, l_, hd = q.shape
+            qh, kh, vh = (t.reshape(b, t.shape[1], heads, hd // heads).transpose(1, 2) for t in (q, k, v))
+        if qh.shape[2] == kh.shape[2] == pattern.tokens and mask is None:
+            count["sparse"] += 1
+            out = _ref(qh, kh, vh, pattern)
+        else:
+            if mask is not None and mask.ndim == 2:  # (B, Lk) as LTX-Video's cross-attention passes it
+                mask = mask.view(mask.shape[0], 1, 1, -1)
+            out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh, attn_mask=mask)
+        b, h, l_, d = out.shape
+        return out.transpose(1, 2).reshape(b, l_, h * d)
+
+    return override
+
+
+def test_radial_sparse_on_hunyuan_video_joint_attention(A, SP, RT, P, M, mod, stats):
+    """HunyuanVideo (tiny: 1 double + 1 single block, 2 heads of 64): its joint attention holds the video's 768 tokens
+    (grid 6 x 8 x 16) and the text's 40; where the text sits is read from this ComfyUI's own source (0.3.75: after the
+    video; 0.33: before it). With dense_blocks 0, on a sparse step both blocks run the published HunyuanVideo rule (no
+    attention sink) with the text's tiles dense, equal to the dense masked float32 reference (tolerance as above);
+    the token refiner's text-only calls run exact; a dense step equals stock."""
+    text_first = _hv_text_first()
+    model = M.tiny_hunyuan_video()
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 16, GRID[0], 2 * GRID[1], 2 * GRID[2], generator=g)
+    ctx = torch.randn(1, 40, 64, generator=g)
+    extra = {"y": torch.randn(1, 32, generator=g), "guidance": torch.tensor([3.5])}
+    patched, report = radial(A, SP, model, mod, dense_blocks=0)
+    assert "HunyuanVideo's joint attention" in report and ("text before" if text_first else "text after") in report
+    assert "every call runs dense" not in report, report
+    pat = P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan", text_tokens=40, text_first=text_first)
+    assert 0 < pat.sparsity < 1
+    out = forward(patched, x, ctx, 0.7, **extra)
+    count = {"sparse": 0}
+    want = forward(with_override(model, joint_reference_override(pat, count)), x, ctx, 0.7, **extra)
+    assert count["sparse"] == 2
+    ok, msg = close(out, want)
+    assert ok, msg
+    assert not close(out, forward(model, x, ctx, 0.7, **extra), 1e-3)[0], "the pattern dropped nothing"
+    run = sparse_wrapper(SP, patched).run
+    assert run.sparse_calls == 2 and RT.MISMATCH in run.reasons, (run.sparse_calls, run.reasons)  # the refiner's calls
+    lines = SP.report_lines(patched)
+    assert "6x8x16 tokens + 40 text tokens " + ("before" if text_first else "after") in lines[1], lines
+    ok, msg = close(forward(patched, x, ctx, 1.0, **extra), forward(model, x, ctx, 1.0, **extra))
+    assert ok, msg  # step 0 of 3: a dense step
+
+
+def test_radial_sparse_on_ltx_video(A, SP, RT, P, M, mod, stats):
+    """LTX-Video (tiny: 2 transformer blocks): its video self-attention over the latent's 6 x 8 x 16 tokens (patch 1)
+    runs the radial rule without an attention sink (our extension: no published LTX-Video setting, and the report
+    says so); cross-attention to the text (masked) runs exact."""
+    model = M.tiny_ltxv()
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 128, *GRID, generator=g)
+    ctx = torch.randn(1, 8, 64, generator=g)
+    extra = {"frame_rate": 25, "attention_mask": torch.ones(1, 8, dtype=torch.long)}
+    patched, report = radial(A, SP, model, mod, dense_blocks=0)
+    assert "LTX-Video's video self-attention" in report and "our extension" in report, report
+    pat = P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan")
+    out = forward(patched, x, ctx, 0.7, **extra)
+    count = {"sparse": 0}
+    want = forward(with_override(model, joint_reference_override(pat, count)), x, ctx, 0.7, **extra)
+    assert count["sparse"] == 2
+    ok, msg = close(out, want)
+    assert ok, msg
+    run = sparse_wrapper(SP, patched).run
+    assert run.sparse_calls == 2 and not run.reasons, run.reasons  # (its masked cross-attention: the exact backend)
 
 
 # --- 2. kept attention mass on video-structured inputs --------------------------------------------------------------
