@@ -189,6 +189,13 @@ E2E_WF_H200_24_SAVE = (f"H200 141GB as a 24 GB card (another process holds the r
                        f"{_E2E_WF_SAVE}, an empty inductor cache per server")
 E2E_WF_H100_SAVE = f"H100 80GB, {_E2E_WF_SAVE}, an empty inductor cache per server"
 E2E_WF_H100_FRESH = f"H100 80GB, {_E2E_WF}, an empty inductor cache per server"
+_HV_SPARSE = ("HunyuanVideo T2V 13B bf16 (random weights, true config), 1280x720, 3 steps CFG 1 guidance 6, 256 text tokens, "
+              "ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), torch 2.11, fa3-fwd 0.0.3, sparse kernel flex_attention, "
+              "each chain on its own (--sequential)")
+HV_SPARSE_65 = f"H100 80GB, {_HV_SPARSE}, 65 frames"
+HV_SPARSE_129 = f"H100 80GB, {_HV_SPARSE}, 129 frames, after the int32-offset fix"
+HV_SPARSE_KERNEL = ("H100 80GB, one attention call at HunyuanVideo 720p 129 frames (33x45x80 video tokens + 256 text tokens "
+                    "before them, 24 heads of 128, bf16), median of 10 after warm-up, torch 2.11")
 E2E_WF_H100_24_SAVE = (f"H100 80GB as a 24 GB card (another process holds the rest before the servers start), "
                        f"{_E2E_WF_SAVE}, an empty inductor cache per server")
 SAVE_H100 = ("ComfyUI 0.33.0's video save (VideoFromComponents.save_to as SaveVideo calls it: h264 MP4, format and codec auto), "
@@ -740,6 +747,26 @@ _ROWS = [
     ("family.h100.ltxv_cc.fp8_shipped.cosine", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/fp8_shipped/cosine", 0.998707, "{:.5f}", FAMILY_LTXV_CC + ", FP8 loader chain, final latent vs stock"),
     ("family.h100.ltxv_cc.core_compile.first_run", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/core_compile/first_run_s", 52.19, "{:.0f} s", FAMILY_LTXV_CC + ", ComfyUI TorchCompileModel, first run"),
     ("family.h100.ltxv_cc.shipped.first_run", "h100/family_033_ltxv_core_compile/matrix.json", "json:chains/shipped/first_run_s", 13.27, "{:.0f} s", FAMILY_LTXV_CC + ", exact chain, first run"),
+    ("hv720.h100.65f.run1.stock.time", "h100/sparse_033_hunyuan_video/hv720_65f/matrix.json", "json:chains/stock/times_s/0", 29.536, "{:.1f} s", HV_SPARSE_65 + ", stock, one timed run (run1)"),
+    ("hv720.h100.65f.run1.shipped.time", "h100/sparse_033_hunyuan_video/hv720_65f/matrix.json", "json:chains/shipped/times_s/0", 16.492, "{:.1f} s", HV_SPARSE_65 + ", shipped, one timed run (run1)"),
+    ("hv720.h100.65f.run1.sparse_compile.time", "h100/sparse_033_hunyuan_video/hv720_65f/matrix.json", "json:chains/sparse_compile/times_s/0", 13.177, "{:.1f} s", HV_SPARSE_65 + ", sparse_compile, one timed run (run1)"),
+    ("hv720.h100.65f.run1.shipped.speedup", "h100/sparse_033_hunyuan_video/hv720_65f/matrix.json", "json:chains/shipped/speedup", 1.791, "{:.2f}x", HV_SPARSE_65 + ", shipped vs stock (run1)"),
+    ("hv720.h100.65f.run1.sparse_compile.speedup", "h100/sparse_033_hunyuan_video/hv720_65f/matrix.json", "json:chains/sparse_compile/speedup", 2.241, "{:.2f}x", HV_SPARSE_65 + ", sparse_compile vs stock (run1)"),
+    ("hv720.h100.65f.run2.stock.time", "h100/sparse_033_hunyuan_video/hv720_65f_run2/matrix.json", "json:chains/stock/times_s/0", 29.346, "{:.1f} s", HV_SPARSE_65 + ", stock, one timed run (run2)"),
+    ("hv720.h100.65f.run2.shipped.time", "h100/sparse_033_hunyuan_video/hv720_65f_run2/matrix.json", "json:chains/shipped/times_s/0", 16.54, "{:.1f} s", HV_SPARSE_65 + ", shipped, one timed run (run2)"),
+    ("hv720.h100.65f.run2.sparse_compile.time", "h100/sparse_033_hunyuan_video/hv720_65f_run2/matrix.json", "json:chains/sparse_compile/times_s/0", 13.24, "{:.1f} s", HV_SPARSE_65 + ", sparse_compile, one timed run (run2)"),
+    ("hv720.h100.65f.run2.shipped.speedup", "h100/sparse_033_hunyuan_video/hv720_65f_run2/matrix.json", "json:chains/shipped/speedup", 1.774, "{:.2f}x", HV_SPARSE_65 + ", shipped vs stock (run2)"),
+    ("hv720.h100.65f.run2.sparse_compile.speedup", "h100/sparse_033_hunyuan_video/hv720_65f_run2/matrix.json", "json:chains/sparse_compile/speedup", 2.216, "{:.2f}x", HV_SPARSE_65 + ", sparse_compile vs stock (run2)"),
+    ("hv720.h100.65f.run1.sparse_compile.cosine", "h100/sparse_033_hunyuan_video/hv720_65f/matrix.json", "json:chains/sparse_compile/cosine", 0.999746, "{:.5f}", HV_SPARSE_65 + ", radial_sparse chain, final latent vs stock"),
+    ("hv720.h100.129f.stock.time", "h100/sparse_033_hunyuan_video/hv720_129f/matrix.json", "json:chains/stock/times_s/0", 98.905, "{:.1f} s", HV_SPARSE_129 + ", stock, one timed run"),
+    ("hv720.h100.129f.sparse_compile.time", "h100/sparse_033_hunyuan_video/hv720_129f/matrix.json", "json:chains/sparse_compile/times_s/0", 36.178, "{:.1f} s", HV_SPARSE_129 + ", sparse_compile, one timed run"),
+    ("hv720.h100.129f.sparse_compile.speedup", "h100/sparse_033_hunyuan_video/hv720_129f/matrix.json", "json:chains/sparse_compile/speedup", 2.734, "{:.2f}x", HV_SPARSE_129 + ", radial_sparse chain vs stock"),
+    ("hv720.h100.129f.sparse_compile.first_run", "h100/sparse_033_hunyuan_video/hv720_129f/matrix.json", "json:chains/sparse_compile/first_run_s", 56.89, "{:.0f} s", HV_SPARSE_129 + ", radial_sparse chain, first run (compiles)"),
+    ("hv720.h100.129f.sparse_compile.cosine", "h100/sparse_033_hunyuan_video/hv720_129f/matrix.json", "json:chains/sparse_compile/cosine", 0.999768, "{:.5f}", HV_SPARSE_129 + ", radial_sparse chain, final latent vs stock"),
+    ("sparse_hv.h100.720p129f.fa3.ms", "h100/sparse_033_hunyuan_video/kernel_720p_129f/sparse_attention.json", "json:rows/0/ms", 250.14089965820312, "{:.0f} ms", HV_SPARSE_KERNEL + ", FA3 dense"),
+    ("sparse_hv.h100.720p129f.flex.ms", "h100/sparse_033_hunyuan_video/kernel_720p_129f/sparse_attention.json", "json:rows/2/ms", 94.92082977294922, "{:.0f} ms", HV_SPARSE_KERNEL + ", radial flex at decay 0.2"),
+    ("sparse_hv.h100.720p129f.flex.speedup", "h100/sparse_033_hunyuan_video/kernel_720p_129f/sparse_attention.json", "json:rows/2/speedup_vs_fa3", 2.6352582489695946, "{:.2f}x", HV_SPARSE_KERNEL + ", radial flex vs FA3 dense"),
+    ("sparse_hv.h100.720p129f.flex.sparsity", "h100/sparse_033_hunyuan_video/kernel_720p_129f/sparse_attention.json", "json:rows/2/sparsity", 82.33744393312867, "{:.1f}%", HV_SPARSE_KERNEL + ", the pattern's sparsity (fraction in the file)", 100),
     ("e2e_wf.h100.peers.stock.q1.total", "h100/e2e_lightx2v_033/whole_card_savevideo_peers/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/0/total_s", 32.884, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 1, total"),
     ("e2e_wf.h100.peers.stock.q2.total", "h100/e2e_lightx2v_033/whole_card_savevideo_peers/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/total_s", 20.292, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, total"),
     ("e2e_wf.h100.peers.stock.q2.high_noise", "h100/e2e_lightx2v_033/whole_card_savevideo_peers/e2e_wan22_t2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.235, "{:.1f} s", E2E_WF_H100_SAVE + ", Queue 2, sampler high-noise stage"),
