@@ -47,16 +47,21 @@ def rel_l2(a, b):
 
 # --- 1. the mask against the published rule ---------------------------------------------------------------
 
-def _published_mask(frames, tpf, bs, decay, model_type="wan", text=0):
+def _published_mask(frames, tpf, bs, decay, model_type="wan", text=0, text_first=False):
     """Token-level restatement of radial-attention's gen_log_mask_shrinked (@72788d4f), sequence padded to bs. text:
     text tokens after the video (the published HunyuanVideo layout: `video_text_border = video_token_num // bs`, every
-    tile row and column from it on dense)."""
+    tile row and column from it on dense). text_first (ComfyUI 0.33's HunyuanVideo, not published): the text before
+    the video instead; every frame pair is placed as the published code places it, from its token offset (moved by the
+    text), and the tiles holding a text token are dense rows and columns."""
+    offset = text if text_first else 0
     L = frames * tpf + text
     nb = -(-L // bs)
     final = torch.zeros(nb, nb, dtype=torch.bool)
-    border = (frames * tpf) // bs
+    border = (offset + frames * tpf) // bs
     final[border:] = True
     final[:, border:] = True
+    final[: -(-offset // bs)] = True
+    final[:, : -(-offset // bs)] = True
     idx = torch.arange(tpf)
     for i in range(frames):
         for j in range(frames):
@@ -75,7 +80,7 @@ def _published_mask(frames, tpf, bs, decay, model_type="wan", text=0):
                 dl = 2 ** tpf.bit_length() / 2 ** d.bit_length()
                 if dl < 128 and d % int(128 / dl) != 0:
                     local = torch.zeros_like(local)
-            rr, rc = (i * tpf) % bs, (j * tpf) % bs
+            rr, rc = (offset + i * tpf) % bs, (offset + j * tpf) % bs
             n_r, n_c = rr + -(-tpf // bs) * bs, rc + -(-tpf // bs) * bs
             pad = torch.zeros(n_r, n_c, dtype=torch.bool)
             pad[rr:rr + tpf, rc:rc + tpf] = local
@@ -86,8 +91,9 @@ def _published_mask(frames, tpf, bs, decay, model_type="wan", text=0):
             dens = m.sum(dim=1) / bs
             frac = (dens > 1 / 3).sum(-1) / ((dens > 0).sum(-1) + 1e-9)
             tile = frac > 0.6
-            r0, c0 = (i * tpf) // bs, (j * tpf) // bs
-            final[r0:r0 + n, c0:c0 + n] |= tile
+            r0, c0 = (offset + i * tpf) // bs, (offset + j * tpf) // bs
+            r1, c1 = min(r0 + n, nb), min(c0 + n, nb)
+            final[r0:r1, c0:c1] |= tile[: r1 - r0, : c1 - c0]
     return final
 
 
@@ -142,49 +148,18 @@ def test_mask_with_text_on_whole_tiles_is_the_video_mask_beside_dense_text(P, te
 
 
 def test_mask_with_text_before_the_video_shifts_its_frames(P):
-    """Text before the video by a length that is not a tile multiple: the tiles holding a text token are dense, and
-    each frame pair's tiles are placed from its token offset shifted by the text, as the published code places them
-    (restated here from the published rule with the offset: pad each frame pair's token mask to its tile offsets)."""
+    """Text before the video by a length that is not a tile multiple (ComfyUI 0.33's HunyuanVideo): against the
+    restatement above with the text first."""
     g, bs, text, decay = P.VideoGrid(7, 13, 20), 32, 45, 0.5
-    tpf, frames = g.tokens_per_frame, g.frames
-    L = g.tokens + text
-    nb = -(-L // bs)
-    want = torch.zeros(nb, nb, dtype=torch.bool)
-    want[(text + g.tokens) // bs:] = True
-    want[:, (text + g.tokens) // bs:] = True
-    want[: -(-text // bs)] = True
-    want[:, : -(-text // bs)] = True
-    shifted = _published_mask(frames, tpf, bs, decay, model_type="hunyuan")  # the video-only published mask
     pat = P.RadialPattern(g, decay, block_size=bs, model_type="hunyuan", text_tokens=text, text_first=True)
     got = pat.block_mask()
-    # the published per-pair construction (as in _published_mask), each pair's token offsets moved by the text
-    idx = torch.arange(tpf)
-    for i in range(frames):
-        for j in range(frames):
-            d = abs(i - j)
-            if d <= 1:
-                width = tpf
-            else:
-                dl = 2 ** tpf.bit_length() / 2 ** d.bit_length() * decay
-                width = dl if dl >= bs else bs
-            local = (idx.view(1, -1) - idx.view(-1, 1)).abs() <= width
-            dl = 2 ** tpf.bit_length() / 2 ** d.bit_length()
-            if dl < 128 and d % int(128 / dl) != 0:
-                local = torch.zeros_like(local)
-            rr, rc = (text + i * tpf) % bs, (text + j * tpf) % bs
-            n = -(-tpf // bs)
-            pad = torch.zeros(rr + n * bs, rc + n * bs, dtype=torch.bool)
-            pad[rr:rr + tpf, rc:rc + tpf] = local
-            m = pad[:n * bs, :n * bs].reshape(n, bs, n, bs)
-            dens = m.sum(dim=1) / bs
-            tile = ((dens > 1 / 3).sum(-1) / ((dens > 0).sum(-1) + 1e-9)) > 0.6
-            r0, c0 = (text + i * tpf) // bs, (text + j * tpf) // bs
-            r1, c1 = min(r0 + n, nb), min(c0 + n, nb)
-            want[r0:r1, c0:c1] |= tile[: r1 - r0, : c1 - c0]
+    want = _published_mask(g.frames, g.tokens_per_frame, bs, decay, model_type="hunyuan", text=text, text_first=True)
     assert torch.equal(got, want), int((got ^ want).sum())
-    assert not torch.equal(got[2:, 2:], shifted[:nb - 2, :nb - 2])  # 45 is no tile multiple: the tiles do move
+    video_only = _published_mask(g.frames, g.tokens_per_frame, bs, decay, model_type="hunyuan")
+    nb = got.shape[0]
+    assert not torch.equal(got[2:, 2:], video_only[:nb - 2, :nb - 2])  # 45 is no tile multiple: the tiles do move
     s = pat.stats()
-    assert s["text_tokens"] == text and s["tokens"] == L and 0 < s["sparsity"] < 1
+    assert s["text_tokens"] == text and s["tokens"] == g.tokens + text and 0 < s["sparsity"] < 1
 
 
 @pytest.mark.parametrize("decay", [0.3, 3.0])

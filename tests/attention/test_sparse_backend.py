@@ -268,6 +268,18 @@ def joint_reference_override(pattern, count):
     return override
 
 
+def sparse_step_equals_reference(model, patched, pattern, x, ctx, extra, blocks=2):
+    """The patched model's output on a sparse step (sigma 0.7, step 1 of 3) equals the model's with the reference
+    override (both of its `blocks` self-attention calls on `pattern`); returns that output."""
+    out = forward(patched, x, ctx, 0.7, **extra)
+    count = {"sparse": 0}
+    want = forward(with_override(model, joint_reference_override(pattern, count)), x, ctx, 0.7, **extra)
+    assert count["sparse"] == blocks
+    ok, msg = close(out, want)
+    assert ok, msg
+    return out
+
+
 def test_radial_sparse_on_hunyuan_video_joint_attention(A, SP, RT, P, M, mod, stats):
     """HunyuanVideo (tiny: 1 double + 1 single block, 2 heads of 64): its joint attention holds the video's 768 tokens
     (grid 6 x 8 x 16) and the text's 40; where the text sits is read from this ComfyUI's own source (0.3.75: after the
@@ -285,12 +297,7 @@ def test_radial_sparse_on_hunyuan_video_joint_attention(A, SP, RT, P, M, mod, st
     assert "every call runs dense" not in report, report
     pat = P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan", text_tokens=40, text_first=text_first)
     assert 0 < pat.sparsity < 1
-    out = forward(patched, x, ctx, 0.7, **extra)
-    count = {"sparse": 0}
-    want = forward(with_override(model, joint_reference_override(pat, count)), x, ctx, 0.7, **extra)
-    assert count["sparse"] == 2
-    ok, msg = close(out, want)
-    assert ok, msg
+    out = sparse_step_equals_reference(model, patched, pat, x, ctx, extra)
     assert not close(out, forward(model, x, ctx, 0.7, **extra), 1e-3)[0], "the pattern dropped nothing"
     run = sparse_wrapper(SP, patched).run
     assert run.sparse_calls == 2 and RT.MISMATCH in run.reasons, (run.sparse_calls, run.reasons)  # the refiner's calls
@@ -311,13 +318,8 @@ def test_radial_sparse_on_ltx_video(A, SP, RT, P, M, mod, stats):
     extra = {"frame_rate": 25, "attention_mask": torch.ones(1, 8, dtype=torch.long)}
     patched, report = radial(A, SP, model, mod, dense_blocks=0)
     assert "LTX-Video's video self-attention" in report and "our extension" in report, report
-    pat = P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan")
-    out = forward(patched, x, ctx, 0.7, **extra)
-    count = {"sparse": 0}
-    want = forward(with_override(model, joint_reference_override(pat, count)), x, ctx, 0.7, **extra)
-    assert count["sparse"] == 2
-    ok, msg = close(out, want)
-    assert ok, msg
+    sparse_step_equals_reference(model, patched, P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan"), x, ctx,
+                                 extra)
     run = sparse_wrapper(SP, patched).run
     assert run.sparse_calls == 2 and not run.reasons, run.reasons  # (its masked cross-attention: the exact backend)
 
