@@ -36,7 +36,6 @@ NOT_VIDEO = ("not a video model the radial pattern knows (Wan, HunyuanVideo, LTX
              "not a video latent")
 REF_LATENT = ("reference-latent tokens sit before the video in this ComfyUI's HunyuanVideo sequence, the text after "
               "it: the pattern's layout does not hold")
-FAMILIES = {"wan": "Wan", "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video"}
 LTXV_NOTE = ("LTX-Video has no published radial setting: the published rule without an attention sink (as for "
              "HunyuanVideo) is applied to its frame-major grid, our extension")
 PAPER = ("Radial Attention, Li et al., arXiv:2506.19852 (NeurIPS 2025); pattern restated from "
@@ -299,9 +298,9 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
     except Exception:  # noqa: BLE001
         dm = None
     fam = family(dm) if dm is not None else None
+    side = "before" if fam == "hunyuan_video" and hunyuan_text_first(dm) else "after"
     where = {"wan": "Wan's video self-attention (key frame 0 kept whole: the published attention sink)",
-             "hunyuan_video": ("HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text "
-                               f"{'before' if dm is not None and fam == 'hunyuan_video' and hunyuan_text_first(dm) else 'after'} "
+             "hunyuan_video": (f"HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text {side} "
                                "the video in this ComfyUI's model), no attention sink (the published HunyuanVideo rule)"),
              "ltxv": f"LTX-Video's video self-attention ({LTXV_NOTE})"}.get(fam, "video self-attention")
     lines = [f"sparse pattern: radial attention ({PAPER}), decay_factor {settings.decay_factor:g}, "

@@ -20,8 +20,9 @@ no decision is traced into a compiled graph and no guard depends on the step or 
 Outside a frame (no sampler, a probe) every call is dense.
 
 The kept attention mass of each shape is measured once, on the first sparse call of that shape, from that call's
-own q and k: `KEPT_MASS_ROWS` query rows spread evenly over the video's tokens (text rows keep every key), every head of the first batch entry, the
-full softmax over all keys in float32, and the share of it inside the pattern's tiles (`kept_mass`).
+own q and k: `KEPT_MASS_ROWS` query rows spread evenly over the video's tokens (text rows keep every key), every
+head of the first batch entry, the full softmax over all keys in float32, and the share of it inside the pattern's
+tiles (`kept_mass`).
 """
 from __future__ import annotations
 
