@@ -76,7 +76,7 @@ def main(argv=None):
     import av
     import torch
 
-    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None  # names the machine; unused here
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None  # names the machine (the save uses no GPU)
     res = {"frames": a.frames, "height": a.height, "width": a.width, "fps": a.fps, "pyav": av.__version__,
            "cpu_count": os.cpu_count(), "machine_gpu": gpu, "clips": {}, "run_meta": runner.metadata("cpu")}
     with tempfile.TemporaryDirectory() as tmp:

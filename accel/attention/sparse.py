@@ -145,13 +145,20 @@ def video_layout(diffusion_model):
 class SparseWrapper(StepClock):
     """APPLY_MODEL wrapper (key accel.attention): opens the RadialRun's frame around each model call."""
 
-    __slots__ = ("run", "calls", "_cont_for", "_cont")
+    __slots__ = ("run", "calls", "_cont_for", "_cont", "_layout_for", "_layout")
 
     def __init__(self, run):
         super().__init__()
         self.run = run
         self.calls = None  # (the hybrid schedule's counter; the live report reads report_lines instead)
         self._cont_for, self._cont = None, False
+        self._layout_for, self._layout = None, (None, 0)
+
+    def layout(self, dm):
+        """video_layout(dm), read once per diffusion model (not on every model call)."""
+        if dm is not self._layout_for:
+            self._layout_for, self._layout = dm, (video_layout(dm) if dm is not None else (None, 0))
+        return self._layout
 
     def continues(self, executor) -> bool:
         """Whether this sampler run starts from a partly denoised latent: its first sigma is below the model's largest
@@ -179,7 +186,7 @@ class SparseWrapper(StepClock):
         to = to if isinstance(to, dict) else {}
         step, n = self.position(t, to)
         grid, why = None, NOT_VIDEO
-        layout, blocks = video_layout(dm) if dm is not None else (None, 0)
+        layout, blocks = self.layout(dm)
         if comfy_compat.core_sparse_attention_active(to) is not None:
             why = CORE_SPARSE
         elif layout is not None:
@@ -190,9 +197,9 @@ class SparseWrapper(StepClock):
             ctx = args[3] if len(args) > 3 else kwargs.get("c_crossattn")
             text = int(ctx.shape[1]) if layout.text is not None and getattr(ctx, "ndim", 0) == 3 else 0
             with comfy_compat.pause_malloc_graph():
-                self.run.prepare(grid, x.device, layout, text if layout.text_tokens(grid.tokens + text, grid) else 0)
+                self.run.prepare(grid, x.device, layout, layout.text_tokens(grid.tokens + text, grid) or 0)
         prev = self.run.enter(grid, step, n, blocks, why, continues=step is not None and self.continues(executor),
-                              layout=layout or _runtime().WAN)
+                              **({"layout": layout} if layout is not None else {}))
         try:
             return executor(*args, **kwargs)
         finally:
