@@ -196,12 +196,24 @@ HV_SPARSE_65 = f"H100 80GB, {_HV_SPARSE}, 65 frames"
 HV_SPARSE_129 = f"H100 80GB, {_HV_SPARSE}, 129 frames, after the int32-offset fix"
 HV_SPARSE_KERNEL = ("H100 80GB, one attention call at HunyuanVideo 720p 129 frames (33x45x80 video tokens + 256 text tokens "
                     "before them, 24 heads of 128, bf16), median of 10 after warm-up, torch 2.11")
+HV_SPARSE_FA4 = _HV_SPARSE.replace("sparse kernel flex_attention", "sparse kernel FlashAttention-4 block-sparse "
+                                    "(flash-attn-4 4.0.0b36 carried)")
+HV_SPARSE_FA4_65 = f"H100 80GB, {HV_SPARSE_FA4}, 65 frames"
+HV_SPARSE_FA4_129 = f"H100 80GB, {HV_SPARSE_FA4}, 129 frames"
+HV_SPARSE_KERNEL_FA4 = HV_SPARSE_KERNEL + ", flash-attn-4 4.0.0b36"
+WAN_SPARSE_KERNEL_FA4 = ("H100 80GB, one attention call at Wan 14B 720p 81 frames (21x45x80 tokens, 40 heads of 128, bf16), "
+                         "median of 10 after warm-up, torch 2.11, flash-attn-4 4.0.0b36")
 E2E_WF_H100_24_SAVE = (f"H100 80GB as a 24 GB card (another process holds the rest before the servers start), "
                        f"{_E2E_WF_SAVE}, an empty inductor cache per server")
 SAVE_H100 = ("ComfyUI 0.33.0's video save (VideoFromComponents.save_to as SaveVideo calls it: h264 MP4, format and codec auto), "
              "81 frames 832x480 at 16 fps, PyAV 19.0.2, on the 16 CPU cores of the H100 GPU machine (bench_save.py)")
 WF_H100_24_AIMDO = (WF_H100_24_NOW.replace("one timed run", "2 timed runs") + ", comfy-aimdo's native log level set as "
                     "main.py sets it (the harness did not before), and one run under Python's cProfile (--host-profile)")
+WF_H100_24_RESERVE = (WF_H100_24.replace("median of 2 runs", "one timed run") + ", this version, an A/B of comfy-aimdo's "
+                      "headroom: ComfyUI's default --reserve-vram")
+WF_H100_24_RESERVE3 = WF_H100_24_RESERVE.replace("ComfyUI's default --reserve-vram", "ComfyUI started with --reserve-vram 3")
+WF_H100_80_SAME = (WF_H100_80.replace("median of 2 runs", "one timed run") + ", this version, the same H100 machine right "
+                   "after the 24 GB A/B")
 WF_H100_24_NATIVE = (WF_H100_24_NOW + ", ComfyUI started with --disable-cuda-malloc (PyTorch's caching allocator instead "
                      "of cudaMallocAsync)")
 FAMILY_LTXV_CC = FAMILY_LTXV + ", each chain on its own (--sequential), after the AdaLN tracing; ComfyUI's TorchCompileModel again"
@@ -812,6 +824,36 @@ _ROWS = [
     ("e2e_wf.h100.save24.level1.q2.low_noise", "h100/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/sampler low-noise", 5.624, "{:.1f} s", E2E_WF_H100_24_SAVE + ", Queue 2, sampler low-noise stage"),
     ("e2e_wf.h100.save24.level1.q2.vae_decode", "h100/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.521, "{:.2f} s", E2E_WF_H100_24_SAVE + ", Queue 2, VAE decode stage"),
     ("e2e_wf.h100.save24.level1.q2.save", "h100/e2e_lightx2v_033/card24_occupied_savevideo/e2e_wan22_t2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/save", 3.991, "{:.1f} s", E2E_WF_H100_24_SAVE + ", Queue 2, save stage"),
+    ("sparse_hv_fa4.h100.720p129f.fa3.ms", "h100/sparse_033_hunyuan_video/kernel_fa4/sparse_attention.json", "json:rows/0/ms", 250.30812072753906, "{:.0f} ms", HV_SPARSE_KERNEL_FA4 + ", FA3 dense"),
+    ("sparse_hv_fa4.h100.720p129f.flex.ms", "h100/sparse_033_hunyuan_video/kernel_fa4/sparse_attention.json", "json:rows/2/ms", 94.33296203613281, "{:.0f} ms", HV_SPARSE_KERNEL_FA4 + ", radial flex at decay 0.2"),
+    ("sparse_hv_fa4.h100.720p129f.fa4.ms", "h100/sparse_033_hunyuan_video/kernel_fa4/sparse_attention.json", "json:rows/3/ms", 49.08272171020508, "{:.0f} ms", HV_SPARSE_KERNEL_FA4 + ", radial FA4 block-sparse at decay 0.2"),
+    ("sparse_hv_fa4.h100.720p129f.fa4.speedup", "h100/sparse_033_hunyuan_video/kernel_fa4/sparse_attention.json", "json:rows/3/speedup_vs_fa3", 5.099719657060012, "{:.2f}x", HV_SPARSE_KERNEL_FA4 + ", radial FA4 block-sparse vs FA3 dense"),
+    ("sparse_hv_fa4.h100.720p129f.fa4.cosine", "h100/sparse_033_hunyuan_video/kernel_fa4/sparse_attention.json", "json:rows/3/vs_masked_reference/cosine", 0.9999968521217087, "{:.6f}", HV_SPARSE_KERNEL_FA4 + ", radial FA4 output vs the dense masked fp32 reference"),
+    ("sparse_hv_fa4.h100.wan720p.fa4.speedup", "h100/sparse_033_hunyuan_video/kernel_fa4/sparse_attention.json", "json:rows/7/speedup_vs_fa3", 3.29855392456805, "{:.2f}x", WAN_SPARSE_KERNEL_FA4 + ", radial FA4 block-sparse vs FA3 dense"),
+    ("hv720_fa4.h100.65f.stock.time", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/stock/times_s/0", 29.023, "{:.1f} s", HV_SPARSE_FA4_65 + ", stock, one timed run"),
+    ("hv720_fa4.h100.65f.shipped.time", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/shipped/times_s/0", 16.272, "{:.1f} s", HV_SPARSE_FA4_65 + ", shipped, one timed run"),
+    ("hv720_fa4.h100.65f.shipped.speedup", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/shipped/speedup", 1.784, "{:.2f}x", HV_SPARSE_FA4_65 + ", shipped vs stock"),
+    ("hv720_fa4.h100.65f.sparse_compile.time", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/sparse_compile/times_s/0", 10.837, "{:.1f} s", HV_SPARSE_FA4_65 + ", sparse_compile, one timed run"),
+    ("hv720_fa4.h100.65f.sparse_compile.speedup", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/sparse_compile/speedup", 2.678, "{:.2f}x", HV_SPARSE_FA4_65 + ", sparse_compile vs stock"),
+    ("hv720_fa4.h100.65f.sparse_compile.first_run", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/sparse_compile/first_run_s", 20.35, "{:.0f} s", HV_SPARSE_FA4_65 + ", radial_sparse chain, first run (compiles)"),
+    ("hv720_fa4.h100.65f.sparse_compile.cosine", "h100/sparse_033_hunyuan_video/hv720_65f_fa4/matrix.json", "json:chains/sparse_compile/cosine", 0.999746, "{:.5f}", HV_SPARSE_FA4_65 + ", radial_sparse chain, final latent vs stock"),
+    ("hv720_fa4.h100.129f.stock.time", "h100/sparse_033_hunyuan_video/hv720_129f_fa4/matrix.json", "json:chains/stock/times_s/0", 98.754, "{:.1f} s", HV_SPARSE_FA4_129 + ", stock, one timed run"),
+    ("hv720_fa4.h100.129f.sparse_compile.time", "h100/sparse_033_hunyuan_video/hv720_129f_fa4/matrix.json", "json:chains/sparse_compile/times_s/0", 30.559, "{:.1f} s", HV_SPARSE_FA4_129 + ", sparse_compile, one timed run"),
+    ("hv720_fa4.h100.129f.sparse_compile.speedup", "h100/sparse_033_hunyuan_video/hv720_129f_fa4/matrix.json", "json:chains/sparse_compile/speedup", 3.232, "{:.2f}x", HV_SPARSE_FA4_129 + ", sparse_compile vs stock"),
+    ("hv720_fa4.h100.129f.sparse_compile.first_run", "h100/sparse_033_hunyuan_video/hv720_129f_fa4/matrix.json", "json:chains/sparse_compile/first_run_s", 46.65, "{:.0f} s", HV_SPARSE_FA4_129 + ", radial_sparse chain, first run (compiles)"),
+    ("hv720_fa4.h100.129f.sparse_compile.cosine", "h100/sparse_033_hunyuan_video/hv720_129f_fa4/matrix.json", "json:chains/sparse_compile/cosine", 0.999768, "{:.5f}", HV_SPARSE_FA4_129 + ", radial_sparse chain, final latent vs stock"),
+    ("wf_ab.h100.24.reserve_default.stock.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_default/matrix.json", "json:chains/stock/times_s/0", 15.412, "{:.1f} s", WF_H100_24_RESERVE + ", stock, one timed run"),
+    ("wf_ab.h100.24.reserve_default.level1.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_default/matrix.json", "json:chains/level1/times_s/0", 10.122, "{:.1f} s", WF_H100_24_RESERVE + ", Level-1, one timed run"),
+    ("wf_ab.h100.24.reserve_default.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_default/matrix.json", "json:chains/level1/speedup", 1.523, "{:.2f}x", WF_H100_24_RESERVE + ", Level-1 vs stock"),
+    ("wf_ab.h100.24.reserve_default.stock_again.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_default/matrix.json", "json:chains/stock_again/times_s/0", 15.071, "{:.1f} s", WF_H100_24_RESERVE + ", stock again at the end, one timed run"),
+    ("wf_ab.h100.24.reserve3.stock.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_3GiB/matrix.json", "json:chains/stock/times_s/0", 15.36, "{:.1f} s", WF_H100_24_RESERVE3 + ", stock, one timed run"),
+    ("wf_ab.h100.24.reserve3.level1.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_3GiB/matrix.json", "json:chains/level1/times_s/0", 10.461, "{:.1f} s", WF_H100_24_RESERVE3 + ", Level-1, one timed run"),
+    ("wf_ab.h100.24.reserve3.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_3GiB/matrix.json", "json:chains/level1/speedup", 1.468, "{:.2f}x", WF_H100_24_RESERVE3 + ", Level-1 vs stock"),
+    ("wf_ab.h100.24.reserve3.stock_again.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/reserve_3GiB/matrix.json", "json:chains/stock_again/times_s/0", 15.078, "{:.1f} s", WF_H100_24_RESERVE3 + ", stock again at the end, one timed run"),
+    ("wf_ab.h100.80.same.stock.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/stock/times_s/0", 14.159, "{:.1f} s", WF_H100_80_SAME + ", stock, one timed run"),
+    ("wf_ab.h100.80.same.level1.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/level1/times_s/0", 8.458, "{:.1f} s", WF_H100_80_SAME + ", Level-1, one timed run"),
+    ("wf_ab.h100.80.same.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/level1/speedup", 1.674, "{:.2f}x", WF_H100_80_SAME + ", Level-1 vs stock"),
+    ("wf_ab.h100.80.same.stock_again.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/stock_again/times_s/0", 14.136, "{:.1f} s", WF_H100_80_SAME + ", stock again at the end, one timed run"),
 ]
 
 FIGURES: dict[str, Figure] = {}
