@@ -22,6 +22,10 @@ What is checked, and the tolerances:
    `_block_sparse_attention_previous`, re-installed at ON_PREPARE_STATE under key "block_sparse_attention"): with
    fallback 'fall back' ours stands down (exact attention) and says so; with 'error' it refuses naming the input;
    core's override on the hook at run time makes every call of ours dense.
+5. composition: with Accel TeaCache on the same model (a skipped step shifts no block count: the sparse calls are
+   exactly the computed sparse steps' middle blocks; threshold 0 is bit-equal to radial_sparse alone), and on two
+   experts with a LoRA each split 2 + 2 through ComfyUI's sampler as Wan 2.2 A14B's LightX2V workflow (only the
+   high-noise expert's first step dense; the result equals the per-expert reference within 1e-3 x max|ref|).
 Visual quality is not measured here (docs/sparse_attention.md).
 """
 import dataclasses
@@ -205,6 +209,134 @@ def test_a_run_that_continues_a_denoised_latent_has_no_auto_dense_step(A, SP, RT
     run1 = sparse_wrapper(SP, by_hand).run
     forward(by_hand, x, ctx, 0.7, tail)
     assert run1.sparse_calls == 0 and run1.reasons[RT.STEP] == 4, run1.reasons
+
+
+def _self_attention_calls(run, RT):
+    """Video self-attention calls the run saw: the sparse ones and the dense ones for a step or a block."""
+    return run.sparse_calls + run.reasons.get(RT.STEP, 0) + run.reasons.get(RT.BLOCK, 0)
+
+
+def test_composes_with_a_step_cache(A, SP, RT, M, mod, stats):
+    """Accel Attention radial_sparse -> Accel TeaCache on one model, sampled by ComfyUI's KSampler (12 steps: the
+    cache computes every step at 8 or fewer; CFG 3; dense_steps -1 -> ceil(12 / 4) = 3 dense steps). A step the cache skips runs no
+    block: it must not shift the block count of the next model call (the first / last dense block), and the sparse
+    calls must be exactly the computed sparse steps' middle blocks. With threshold 0 (every step computed) the cache
+    wrapper changes nothing: bit-equal to radial_sparse alone. A linear 'calibrated' set (estimate 0.1 x change,
+    as tests/cache/test_cache.py) drives the skips on random weights."""
+    import json
+
+    sc, cc = mod("accel.cache"), mod("accel.cache.coefficients")
+    name = "user:tiny_wan_linear_sparse"
+    path = cc.user_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": cc.USER_FORMAT, "name": name[5:], "family": "wan21", "variant": "t2v",
+                                "size": "", "teacache": {"signal": "e0", "coefficients": [0.1, 0.0],
+                                                         "recommended": {"rel_l1_thresh": 0.3}}}))
+    model = tiny_wan(M)
+    pos, neg = M.conditioning(8, seed=1), M.conditioning(8, seed=2)
+    lat = M.wan_latent(4 * (GRID[0] - 1) + 1, 16 * GRID[1], 16 * GRID[2])
+    assert tuple(lat["samples"].shape[2:]) == (GRID[0], 2 * GRID[1], 2 * GRID[2])
+    steps = 12
+    dense = math.ceil(steps / 4)
+
+    def sample(m):
+        return M.sample(m, pos, neg, lat, steps=steps, cfg=3.0)
+
+    alone = radial(A, SP, model, mod)[0]
+    ref = sample(alone)
+    run0 = sparse_wrapper(SP, alone).run
+    calls_per_step = _self_attention_calls(run0, RT) // (4 * steps)
+    assert calls_per_step >= 1 and _self_attention_calls(run0, RT) == 4 * steps * calls_per_step
+    assert run0.sparse_calls == 2 * (steps - dense) * calls_per_step, (run0.sparse_calls, run0.reasons)
+
+    m0, _ = sc.configure_teacache(alone, 0.0, 0.0, 1.0, name, "GPU")
+    assert torch.equal(sample(m0), ref)
+    st0 = sc.last_stats(m0)
+    assert (st0.computed, st0.skipped) == (steps, 0)
+
+    m, report = sc.configure_teacache(alone, 0.6, 0.0, 1.0, name, "GPU")
+    shared = sparse_wrapper(SP, m).run  # the clone shares the backend's run (and its counts) with `alone`
+    before_sparse, before = shared.sparse_calls, dict(shared.reasons)
+    out = sample(m)
+    st = sc.last_stats(m)
+    run = types.SimpleNamespace(sparse_calls=shared.sparse_calls - before_sparse,
+                                reasons={r: n - before.get(r, 0) for r, n in shared.reasons.items()})
+    assert st.skipped >= 1 and st.computed + st.skipped == steps, st.pattern
+    assert torch.isfinite(out).all()
+    computed = [j for j, c in enumerate(st.pattern) if c == "#"]
+    sparse_steps = [j for j in computed if j >= dense]
+    assert sparse_steps, f"every skipped step was a dense one: the test would not see the block count ({st.pattern})"
+    assert _self_attention_calls(run, RT) == 4 * len(computed) * calls_per_step, (run.reasons, st.pattern)
+    # blocks 1 and 2 of each computed sparse step ran sparse; blocks 0 and 3 dense: the count never shifted
+    assert run.sparse_calls == 2 * len(sparse_steps) * calls_per_step, (run.sparse_calls, run.reasons, st.pattern)
+    assert run.reasons.get(RT.BLOCK, 0) == run.sparse_calls
+    assert run.reasons.get(RT.STEP, 0) == 4 * (len(computed) - len(sparse_steps)) * calls_per_step
+    err = float((out - ref).norm() / ref.norm())
+    assert 0 < err < 0.5, err  # the cache's bounded deviation (tests/cache/test_cache.py), not a broken forward
+
+
+def test_two_experts_with_loras_split_like_wan22(A, SP, RT, P, M, mod, stats):
+    """Wan 2.2 A14B's LightX2V split through ComfyUI's own sampler: two experts (different random weights, a LoRA on
+    each), each patched with radial_sparse, 4 steps split 2 + 2 as KSamplerAdvanced does (the first keeps its leftover
+    noise). The high-noise expert's run starts from pure noise: its step 0 is dense (the authors' 1 of 4), step 1
+    sparse; the low-noise expert continues a partly denoised latent: both its steps sparse. Each expert keeps its own
+    counts, and the split result equals the same split with each expert's attention replaced by the reference
+    override (sparse blocks: the dense masked fp32 reference; else exact), within the stated tolerance."""
+    import comfy.sd
+
+    pos, neg = M.conditioning(8, seed=1), M.conditioning(8, seed=2)
+    lat = M.wan_latent(4 * (GRID[0] - 1) + 1, 16 * GRID[1], 16 * GRID[2])
+    experts = []
+    for seed in (0, 1):
+        base = M.tiny_model_from_config({"image_model": "wan2.1", "model_type": "t2v", "patch_size": (1, 2, 2),
+                                          "in_dim": 16, "dim": 128, "ffn_dim": 256, "freq_dim": 256, "out_dim": 16,
+                                          "num_heads": 2, "num_layers": 4, "window_size": (-1, -1), "qk_norm": True,
+                                          "cross_attn_norm": True, "eps": 1e-6}, seed, torch.float32)
+        base.model.diffusion_model.patch_embedding.float()
+        sd = M.wan_lora(rank=4, seed=3 + seed, layout="diffusers",
+                        modules=["blocks.1.self_attn.q", "blocks.2.self_attn.k", "blocks.2.ffn.0"])
+        experts.append(comfy.sd.load_lora_for_models(base, None, sd, 1.0, 0.0)[0])
+
+    def split(first, second):
+        import nodes
+
+        mid = nodes.common_ksampler(first, 0, 4, 1.0, "euler", "simple", pos, neg, lat, start_step=0, last_step=2,
+                                    force_full_denoise=False)[0]
+        return nodes.common_ksampler(second, 0, 4, 1.0, "euler", "simple", pos, neg, mid, disable_noise=True,
+                                     start_step=2, last_step=4, force_full_denoise=True)[0]["samples"]
+
+    high, low = (radial(A, SP, e, mod)[0] for e in experts)
+    out = split(high, low)
+    rh, rl = sparse_wrapper(SP, high).run, sparse_wrapper(SP, low).run
+    assert rh is not rl
+    assert rh.reasons.get(RT.STEP, 0) == 4 and rh.sparse_calls == 2, (rh.reasons, rh.sparse_calls)
+    assert rl.reasons.get(RT.STEP, 0) == 0 and rl.sparse_calls == 4, (rl.reasons, rl.sparse_calls)
+
+    # the reference: per model call, count the video self-attention calls; on the high-noise expert's first call
+    # (its dense step) none is sparse
+    def ref_model(expert, dense_first_call):
+        state = {"calls": 0}
+        ov, count = reference_override(P, RT, sparse_blocks={1, 2})
+
+        def per_call(func, q, k, v, heads, **kw):
+            if q.shape[1] == k.shape[1] and count["i"] == 4:
+                count["i"] = 0
+                state["calls"] += 1
+            if dense_first_call and state["calls"] == 0 and q.shape[1] == k.shape[1]:
+                count["i"] += 1
+                b, lq, hd = q.shape
+                d = hd // heads
+                qh, kh, vh = (t.reshape(b, t.shape[1], heads, d).transpose(1, 2) for t in (q, k, v))
+                return torch.nn.functional.scaled_dot_product_attention(qh, kh, vh).transpose(1, 2).reshape(b, lq, hd)
+            return ov(func, q, k, v, heads, **kw)
+
+        return with_override(expert, per_call)
+
+    want = split(ref_model(experts[0], True), ref_model(experts[1], False))
+    ok, msg = close(out, want, 1e-3)
+    assert ok, msg
+    stock = split(*experts)
+    assert not close(out, stock, 1e-3)[0], "the pattern dropped nothing: the test would not see a dense fallback"
 
 
 def test_settings_inputs_and_errors(SP, RT, AccelError):
