@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from .. import comfy_compat
 from ..common import keys, log
+from ..common.figures import text as _fig
 from ..common.errors import AccelError
 from ..common.policy import Policy
 from .hybrid import StepClock, apply_model_wrappers
@@ -246,6 +247,23 @@ def probe_sparse(kernel: str, device, compile_=False) -> str | None:
         return f"probe failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
 
 
+FA4_HINT = (f"  what it would give here: at Wan 14B 720p on an H100 one attention call took "
+            f"{_fig('sparse_fa4.h100.720p.decay0.2.speedup')} less time than FA3 dense with FlashAttention-4 block-sparse "
+            f"against {_fig('sparse_flex.h100.720p.decay0.2.speedup.run2')} with flex_attention "
+            "(bench/results/h100/attention_033_fa4); `pip install flash-attn-4` in ComfyUI's Python, then restart")
+
+
+def _fa4_capable(device) -> bool:
+    """An NVIDIA GPU of a generation flash-attn-4 builds for (sm90 Hopper, sm100 Blackwell): where installing it
+    is worth saying."""
+    import torch
+
+    dev = torch.device(device)
+    if dev.type != "cuda" or not torch.cuda.is_available() or getattr(torch.version, "hip", None):
+        return False
+    return torch.cuda.get_device_capability(dev)[0] in (9, 10)
+
+
 def pick_kernel(device) -> tuple[str, list]:
     """('fa4' or 'flex', report lines): FA4 block-sparse where it imports and passes the probe, else flex."""
     from ...kernels.attention.sparse import ops
@@ -261,6 +279,8 @@ def pick_kernel(device) -> tuple[str, list]:
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {why}")
     else:
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {st['fa4']}")
+        if _fa4_capable(device):
+            lines.append(FA4_HINT)
     if st.get("flex") is not None:
         raise RuntimeError(st["flex"])
     why = probe_sparse("flex", device)

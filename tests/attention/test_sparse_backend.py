@@ -339,6 +339,20 @@ def test_two_experts_with_loras_split_like_wan22(A, SP, RT, P, M, mod, stats):
     assert not close(out, stock, 1e-3)[0], "the pattern dropped nothing: the test would not see a dense fallback"
 
 
+def test_report_says_what_flash_attn_4_would_give_where_it_is_missing(SP, monkeypatch):
+    """On a GPU flash-attn-4 builds for (sm90/sm100), a report on flex says what FA4 measured (from the figure
+    table: its result file) and how to install it; on a machine it does not build for (here: the CPU), nothing."""
+    figs = SP._fig
+    kernel, lines = SP.pick_kernel("cpu")
+    assert kernel == "flex" and SP.FA4_HINT not in lines, lines
+    monkeypatch.setattr(SP, "_fa4_capable", lambda device: True)
+    kernel, lines = SP.pick_kernel("cpu")
+    assert kernel == "flex" and lines[-1] == SP.FA4_HINT, lines
+    assert figs("sparse_fa4.h100.720p.decay0.2.speedup") in SP.FA4_HINT
+    assert figs("sparse_flex.h100.720p.decay0.2.speedup.run2") in SP.FA4_HINT
+    assert "pip install flash-attn-4" in SP.FA4_HINT and "bench/results/h100/attention_033_fa4" in SP.FA4_HINT
+
+
 def test_settings_inputs_and_errors(SP, RT, AccelError):
     s = SP.settings_from_inputs(dense_steps=-1, dense_blocks=2, decay_factor=0.5)
     assert (s.steps_for(4), s.steps_for(50), s.steps_for(20), s.dense_blocks) == (1, 13, 5, 2)
