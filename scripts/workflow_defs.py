@@ -328,8 +328,9 @@ Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
 and pick it in the two LoRA nodes."""
 
 
-def _fewstep_experts(f: Flow, kind: str, lora_version: str) -> dict:
-    """Both A14B experts: UNETLoader -> LoraLoaderModelOnly (LightX2V 4-step) -> shift 5 -> Accel Wan Level-1."""
+def _fewstep_experts(f: Flow, kind: str, lora_version: str, level1: dict | None = None) -> dict:
+    """Both A14B experts: UNETLoader -> LoraLoaderModelOnly (LightX2V 4-step) -> shift 5 -> Accel Wan Level-1
+    (with `level1`'s input values, e.g. its quality)."""
     out = {}
     for tag in ("high", "low"):
         unet = _unet(f, f"Load Wan 2.2 {kind.upper()} {tag}-noise expert", f"wan2.2_{kind}_{tag}_noise_14B_fp8_scaled.safetensors")
@@ -337,7 +338,7 @@ def _fewstep_experts(f: Flow, kind: str, lora_version: str) -> dict:
                      lora_name=f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{tag}_noise.safetensors",
                      strength_model=1.0)
         shift = f.add("ModelSamplingSD3", f"Shift 5 ({tag}-noise)", model=f.out(lora), shift=FEWSTEP_SHIFT)
-        [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"], f"{tag}-noise")
+        [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"], f"{tag}-noise", values={"AccelWanLevel1": level1 or {}})
         out[tag] = {"unet": unet, "chain": [lora, shift, l1]}
     return out
 
@@ -354,12 +355,13 @@ def _fewstep_samplers(f: Flow, experts: dict, positive: list, negative: list, la
     return k1, k2
 
 
-def _fewstep_columns(f: Flow, note: str, models: list, inputs: list, experts: dict, samplers, outs) -> None:
+def _fewstep_columns(f: Flow, note: str, models: list, inputs: list, experts: dict, samplers, outs,
+                     level1: str = "Level-1") -> None:
     f.column(("Read me", [note]))
     f.column(("1 · Models", models))
     f.column(*inputs)
-    titles = ("4 · High-noise expert: 4-step LoRA, shift 5, Level-1 (comfyui-accel)",
-              "5 · Low-noise expert: 4-step LoRA, shift 5, Level-1 (comfyui-accel)")
+    titles = (f"4 · High-noise expert: 4-step LoRA, shift 5, {level1} (comfyui-accel)",
+              f"5 · Low-noise expert: 4-step LoRA, shift 5, {level1} (comfyui-accel)")
     f.column((titles[0], experts["high"]["chain"], "row"), (titles[1], experts["low"]["chain"], "row"))
     f.column((f"6 · Sample ({FEWSTEP_STEPS} steps: {FEWSTEP_SPLIT} + {FEWSTEP_STEPS - FEWSTEP_SPLIT}, CFG 1)", list(samplers)))
     f.column(("7 · Decode and save", outs))
@@ -385,6 +387,33 @@ def wan22_a14b_t2v_4step(info) -> Flow:
                _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
     _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae],
                      [("2 · Prompt", [pos, neg]), ("3 · Size", [lat])], experts, (k1, k2), outs)
+    return f
+
+
+def wan22_a14b_t2v_4step_720p_sparse(info) -> Flow:
+    """The 4-step T2V workflow at 1280x720 with Level-1's opt-in sparse attention (issue #32)."""
+    f = Flow("wan2.2_t2v_A14B_lightx2v_4step_720p_sparse", info)
+    experts = _fewstep_experts(f, "t2v", "v1.1", level1={"quality": "sparse (radial, opt-in)"})
+    clip, vae = _wan_encoders(f)
+    pos, neg = _prompts(f, f.out(clip))
+    lat = _video_latent(f, 81, 1280, 720)
+    k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
+    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_720p_sparse")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "Wan 2.2 T2V A14B at 720p, 4 steps (LightX2V LoRAs) + Level-1 sparse", _FEWSTEP_BODY + """
+
+**720p with sparse attention (opt-in, not exact).** This is the workflow above at 1280x720: there attention is
+most of the time, so both Level-1 nodes use **quality: sparse (radial, opt-in)**: radial attention (Li et al.,
+arXiv:2506.19852) computes only the attention between nearby frames and positions, with the first step of the
+high-noise expert and the first and last blocks exact, as the method's authors run the 4-step LoRA. The report
+under each Level-1 node says how many calls ran sparse and how much attention the pattern kept. Its visual quality
+is **not measured** by this pack (the authors report near-identical quality on Wan 2.1 14B): compare with
+`quality: exact` on your own prompt before you rely on it. On H100/H200/B200, `pip install flash-attn-4` makes the
+sparse kernel about twice as fast (the report says which kernel ran). 121 frames: set the video size's length.""",
+               _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 640))
+    _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae],
+                     [("2 · Prompt", [pos, neg]), ("3 · Size", [lat])], experts, (k1, k2), outs,
+                     level1="Level-1 sparse")
     return f
 
 
@@ -441,6 +470,7 @@ WORKFLOWS = {
     "wan2.1_t2v_1.3B_before_after": wan21_before_after,
     "wan2.2_t2v_A14B_lightx2v_4step_level1": wan22_a14b_t2v_4step,
     "wan2.2_i2v_A14B_lightx2v_4step_level1": wan22_a14b_i2v_4step,
+    "wan2.2_t2v_A14B_lightx2v_4step_720p_sparse": wan22_a14b_t2v_4step_720p_sparse,
     "wan2.2_ti2v_5B_level1": wan22_ti2v_5b,
     "hunyuan_video_t2v_attention_compile": hunyuan_video_t2v,
     "ltxv_t2v_attention_compile": ltxv_t2v,

@@ -141,9 +141,9 @@ def _prompts(f: Flow, clip: list, positive: str = WAN_POSITIVE, negative: str = 
     return pos, neg
 
 
-def _video_latent(f: Flow, frames: int) -> str:
-    return f.add("EmptyHunyuanLatentVideo", f"Video size (832x480, {frames} frames)", width=832, height=480,
-                 length=frames, batch_size=1)
+def _video_latent(f: Flow, frames: int, width: int = 832, height: int = 480) -> str:
+    return f.add("EmptyHunyuanLatentVideo", f"Video size ({width}x{height}, {frames} frames)", width=width,
+                 height=height, length=frames, batch_size=1)
 
 
 def _shift8(f: Flow, model: list, title: str = "Shift 8") -> str:

@@ -58,8 +58,8 @@ def _api(name):
 def test_the_issue_workflows_are_defined():
     """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image, a before/after workflow, the few-step ones
     (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B; and HunyuanVideo and
-    LTX-Video T2V (issue 30)."""
-    assert len(NAMES) == 12 and set(NAMES) == set(EXPECTED_NODES)
+    LTX-Video T2V (issue 30); the 4-step T2V at 720p with Level-1's opt-in sparse attention (issue 32)."""
+    assert len(NAMES) == 13 and set(NAMES) == set(EXPECTED_NODES)
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
@@ -93,6 +93,8 @@ EXPECTED_NODES = {
                                               "KSamplerAdvanced", "EmptyHunyuanLatentVideo"},
     "wan2.2_i2v_A14B_lightx2v_4step_level1": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
                                               "KSamplerAdvanced", "WanImageToVideo", "LoadImage"},
+    "wan2.2_t2v_A14B_lightx2v_4step_720p_sparse": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
+                                                   "KSamplerAdvanced", "EmptyHunyuanLatentVideo", "SaveVideo"},
     "wan2.2_ti2v_5B_level1": {"Wan22ImageToVideoLatent", "ModelSamplingSD3", "AccelWanLevel1", "KSampler"},
     "hunyuan_video_t2v_attention_compile": {"UNETLoader", "DualCLIPLoader", "VAELoader", "EmptyHunyuanLatentVideo",
                                             "FluxGuidance", "ModelSamplingSD3", "BasicGuider", "RandomNoise",
@@ -151,6 +153,14 @@ def _family_checks(api, family, note):
     assert "not measured yet" in note and "family_033_README.md" in note
 
 
+def _load_level1_sparse() -> str:
+    """Level-1's sparse quality value, read from the pack's source (the static tests import no pack module)."""
+    import re
+
+    src = (REPO / "accel" / "wan_level1" / "preset.py").read_text()
+    return re.search(r'^SPARSE = "([^"]+)"', src, re.M).group(1)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_workflow_content(name):
     api = _api(name)
@@ -166,6 +176,15 @@ def test_workflow_content(name):
         k = sorted((v["inputs"]["start_at_step"], v["inputs"]["end_at_step"]) for v in api.values()
                    if v["class_type"] == "KSamplerAdvanced")
         assert k == [(0, 10), (10, 10000)]
+    if name.endswith("_sparse"):  # 720p, both experts' Level-1 on the opt-in sparse quality; the note says the cost
+        sparse = _load_level1_sparse()
+        assert [v["inputs"]["quality"] for v in api.values() if v["class_type"] == "AccelWanLevel1"] == [sparse] * 2
+        assert all(v["inputs"]["quality"] == "exact" for n in W.WORKFLOWS if not n.endswith("_sparse")
+                   for v in _api(n).values() if v["class_type"] == "AccelWanLevel1")  # nowhere else
+        [lat] = [v["inputs"] for v in api.values() if v["class_type"] == "EmptyHunyuanLatentVideo"]
+        assert (lat["width"], lat["height"], lat["length"]) == (1280, 720, 81)
+        note = notes[0]["widgets_values"][0]
+        assert "not exact" in note and "**not measured**" in note and "arXiv:2506.19852" in note
     if name in FAMILY_WORKFLOWS:
         _family_checks(api, FAMILY_WORKFLOWS[name], notes[0]["widgets_values"][0] if notes else "")
     if name.endswith("before_after"):  # same seed and settings on both branches, only the model differs
