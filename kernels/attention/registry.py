@@ -106,7 +106,7 @@ BACKENDS: dict[str, BackendSpec] = {
                     "radial-attention's pattern on torch flex_attention, FlashAttention-4 block-sparse where importable); exact dense "
                     "attention on the first steps, first/last blocks and every other call: not exact",
                     devices=("cuda",), min_sm=80, min_torch=(2, 6), dtypes=("float16", "bfloat16", "float32"),
-                    low_precision=True, sparse=True,
+                    low_precision=True, sparse=True, supports_mask=True,
                     install="a PyTorch >= 2.6 CUDA build (torch.nn.attention.flex_attention) on an sm80+ GPU"),
         BackendSpec("xformers", "xFormers memory_efficient_attention",
                     libraries=("xformers",), devices=("cuda", "rocm"), min_sm=50,

@@ -453,21 +453,50 @@ def test_radial_sparse_on_hunyuan_video_joint_attention(A, SP, RT, P, M, mod, st
     assert ok, msg  # step 0 of 3: a dense step
 
 
-def test_radial_sparse_on_ltx_video(A, SP, RT, P, M, mod, stats):
+@pytest.mark.parametrize("strict", [False, True])
+def test_radial_sparse_on_ltx_video(A, SP, RT, P, M, mod, stats, strict):
     """LTX-Video (tiny: 2 transformer blocks): its video self-attention over the latent's 6 x 8 x 16 tokens (patch 1)
     runs the radial rule without an attention sink (our extension: no published LTX-Video setting, and the report
-    says so); cross-attention to the text (masked) runs exact."""
+    says so); cross-attention to the text runs exact with the T5 text mask, here with 3 padded text tokens (the
+    reference: ComfyUI's own masked attention; a mask ignored would attend to the padding and fail the tolerance).
+    The mask is served, not a fallback: with fallback 'error' the run goes through too (it stopped on the first
+    masked call before: an H100 run of the LTX-Video matrix found it)."""
     model = M.tiny_ltxv()
     g = torch.Generator().manual_seed(0)
     x = torch.randn(1, 128, *GRID, generator=g)
     ctx = torch.randn(1, 8, 64, generator=g)
-    extra = {"frame_rate": 25, "attention_mask": torch.ones(1, 8, dtype=torch.long)}
-    patched, report = radial(A, SP, model, mod, dense_blocks=0)
+    extra = {"frame_rate": 25, "attention_mask": torch.tensor([[1, 1, 1, 1, 1, 0, 0, 0]])}
+    policy = mod("accel.common.policy").Policy.ERROR if strict else None
+    patched, report = radial(A, SP, model, mod, policy=policy, dense_blocks=0)
     assert "LTX-Video's video self-attention" in report and "our extension" in report, report
     sparse_step_equals_reference(model, patched, P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan"), x, ctx,
                                  extra)
     run = sparse_wrapper(SP, patched).run
-    assert run.sparse_calls == 2 and not run.reasons, run.reasons  # (its masked cross-attention: the exact backend)
+    assert run.sparse_calls == 2 and run.reasons == {RT.CROSS: 2}, run.reasons
+    unmasked = forward(patched, x, ctx, 0.7, frame_rate=25, attention_mask=torch.ones(1, 8, dtype=torch.long))
+    assert not close(unmasked, forward(patched, x, ctx, 0.7, **extra), 1e-3)[0], "the text mask changed nothing"
+
+
+def test_masked_self_attention_runs_exact_sdpa_with_its_mask(RT, P):
+    """A self-attention call with a mask (e.g. HunyuanVideo with padded text) cannot run the pattern: exact SDPA with
+    the mask, counted as masked in the report; a masked cross-attention call is counted as cross-attention."""
+    run = RT.RadialRun(RT.RadialSettings(kernel="reference"))
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, P.VideoGrid(*GRID).tokens, 64, generator=g) for _ in range(3))
+    mask = torch.zeros(1, 1, 1, q.shape[2])
+    mask[..., -100:] = -torch.finfo(torch.float32).max
+    prev = run.enter(P.VideoGrid(*GRID), 1, 3, 4)
+    try:
+        out = run.attend(q, k, v, None, mask)
+        outx = run.attend(q, k[:, :, :40], v[:, :, :40], None, mask[..., :40])
+    finally:
+        run.exit(prev)
+    want = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert torch.allclose(out, want, atol=1e-6) and not torch.allclose(
+        out, torch.nn.functional.scaled_dot_product_attention(q, k, v), atol=1e-3)
+    assert outx.shape == q.shape
+    assert run.sparse_calls == 0 and run.reasons == {RT.MASKED: 1, RT.CROSS: 1}, run.reasons
+    assert any(RT.MASKED in line for line in run.summary_lines()), run.summary_lines()
 
 
 # --- 2. kept attention mass on video-structured inputs --------------------------------------------------------------

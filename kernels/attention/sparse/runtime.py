@@ -45,9 +45,10 @@ AUTO = -1  # dense_steps: a quarter of the run's steps, rounded up
 CROSS = "cross-attention (query and key lengths differ)"
 OUTSIDE = "outside a sampler's model call (no latent grid known)"
 MISMATCH = "token count is not the latent's frames x height x width (plus the text, where it shares the sequence)"
+MASKED = "an attention mask on a self-attention call (exact SDPA with the mask)"
 STEP = "dense step"
 BLOCK = "dense block"
-REASONS = (STEP, BLOCK, CROSS, MISMATCH, OUTSIDE)  # the frame's own reason (no grid: why) comes after these
+REASONS = (STEP, BLOCK, CROSS, MASKED, MISMATCH, OUTSIDE)  # the frame's own reason (no grid: why) comes after these
 
 
 @dataclass(frozen=True)
@@ -140,9 +141,12 @@ def kept_mass(q: torch.Tensor, k: torch.Tensor, pattern: RadialPattern, scale: O
     return {"mean": float(kept.mean()), "worst_row": float(kept.min()), "rows": int(r.numel()), "heads": H}
 
 
-def sdpa_dense(q, k, v, scale):
-    """Exact dense attention of (B, H, L, D) tensors (the default dense kernel: PyTorch SDPA)."""
+def sdpa_dense(q, k, v, scale, mask=None):
+    """Exact dense attention of (B, H, L, D) tensors (the default dense kernel: PyTorch SDPA); `mask`: an additive
+    or boolean mask broadcastable to (B, H, Lq, Lk)."""
     kw = {"scale": scale} if scale is not None else {}
+    if mask is not None:
+        kw["attn_mask"] = mask
     if k.shape[1] != q.shape[1]:
         rep = q.shape[1] // k.shape[1]
         k, v = k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
@@ -223,16 +227,24 @@ class RadialRun:
         _local.run, _local.frame = prev
 
     # --- an attention call ------------------------------------------------------------------------------------
-    def _dense(self, reason, q, k, v, scale):
+    def _count(self, reason):
         with self._lock:
             first = reason not in self.reasons
             self.reasons[reason] += 1
         if first and self.on_reason is not None:
             self.on_reason(reason)
+
+    def _dense(self, reason, q, k, v, scale):
+        self._count(reason)
         return self.dense(q, k, v, scale)
 
-    def attend(self, q, k, v, scale):
-        """Attention of (B, H, L, D) q/k/v for the model call of this thread's frame."""
+    def attend(self, q, k, v, scale, mask=None):
+        """Attention of (B, H, L, D) q/k/v for the model call of this thread's frame. A call with an attention mask
+        (LTX-Video's text mask on its cross-attention, ...) runs exact SDPA with that mask (the exact kernels here
+        take none), counted as cross-attention or, on self-attention, as masked."""
+        if mask is not None:
+            self._count(CROSS if k.shape[2] != q.shape[2] else MASKED)
+            return sdpa_dense(q, k, v, scale, mask)
         fr = getattr(_local, "frame", None)
         if fr is None or getattr(_local, "run", None) is not self:
             return self._dense(OUTSIDE, q, k, v, scale)
@@ -298,9 +310,9 @@ def _reason_order(item):
     return (REASONS.index(item[0]) if item[0] in REASONS else len(REASONS), item[0])
 
 
-def attend_current(q, k, v, scale):
+def attend_current(q, k, v, scale, mask=None):
     """The backend's attention function: the run of this thread's model call decides (dense outside one)."""
     run = getattr(_local, "run", None)
     if run is None:
-        return sdpa_dense(q, k, v, scale)
-    return run.attend(q, k, v, scale)
+        return sdpa_dense(q, k, v, scale, mask)
+    return run.attend(q, k, v, scale, mask)
