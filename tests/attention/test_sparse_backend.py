@@ -218,9 +218,9 @@ def _self_attention_calls(run, RT):
 
 def test_composes_with_a_step_cache(A, SP, RT, M, mod, stats):
     """Accel Attention radial_sparse -> Accel TeaCache on one model, sampled by ComfyUI's KSampler (12 steps: the
-    cache computes every step at 8 or fewer; CFG 3; dense_steps -1 -> ceil(12 / 4) = 3 dense steps). A step the cache skips runs no
-    block: it must not shift the block count of the next model call (the first / last dense block), and the sparse
-    calls must be exactly the computed sparse steps' middle blocks. With threshold 0 (every step computed) the cache
+    cache computes every step at 8 or fewer; CFG 3; dense_steps -1 -> ceil(12 / 4) = 3 dense steps). A step the
+    cache skips runs no block: it must not shift the block count of the next model call (the first / last dense
+    block), and the sparse calls must be exactly the computed sparse steps' middle blocks. With threshold 0 (every step computed) the cache
     wrapper changes nothing: bit-equal to radial_sparse alone. A linear 'calibrated' set (estimate 0.1 x change,
     as tests/cache/test_cache.py) drives the skips on random weights."""
     import json
