@@ -580,6 +580,32 @@ def test_whole_wan_forward_traces_without_graph_breaks(A, SP, RT, P, M, mod, sta
     assert run.sparse_calls >= 2  # decided at run time, inside the traced graph's custom op
 
 
+def test_ltx_video_forward_with_a_text_mask_traces_without_graph_breaks(A, SP, RT, P, M, mod, stats):
+    """The masked cross-attention calls go through the same custom op (the mask an argument of it): a whole tiny
+    LTX-Video forward with padded text traces with no graph break, and the masks are served inside it."""
+    model = M.tiny_ltxv()
+    patched, _ = radial(A, SP, model, mod, dense_blocks=0)
+    run = sparse_wrapper(SP, patched).run
+    to = patched.model_options["transformer_options"]
+    dm = patched.model.diffusion_model
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 128, *GRID, generator=g)
+    ctx = torch.randn(1, 8, 64, generator=g)
+    mask = torch.tensor([[1, 1, 1, 1, 1, 0, 0, 0]])
+    t = torch.tensor([0.7])
+    torch._dynamo.reset()
+    prev = run.enter(P.VideoGrid(*GRID), 1, 3, 2, layout=RT.Layout("hunyuan"))
+    try:
+        with torch.inference_mode():
+            explained = torch._dynamo.explain(
+                lambda x, t, c, m: dm(x, t, c, m, frame_rate=25, transformer_options=dict(to)))(x, t, ctx, mask)
+    finally:
+        run.exit(prev)
+        torch._dynamo.reset()
+    assert explained.graph_break_count == 0, [str(r.reason)[:200] for r in explained.break_reasons]
+    assert run.sparse_calls >= 2 and run.reasons.get(RT.CROSS, 0) >= 2, (run.sparse_calls, run.reasons)
+
+
 def test_accel_compile_keeps_run_time_decisions(A, SP, RT, M, mod, stats):
     comp = mod("accel.compile")
     model = tiny_wan(M)
