@@ -206,8 +206,9 @@ class AttentionOverride:
             STATS[(self.backend, "fallback", code)] += 1
         if self.strict:
             raise AccelError("backend", f"{self.kernel.label} cannot serve {text} (fallback is 'error')",
-                             "Set fallback to 'fall back' to let such calls use ComfyUI's attention, or choose a backend "
-                             "that supports them ('auto' or an sdpa variant)", title=self.title)
+                             "Set fallback to 'fall back' to let such calls use ComfyUI's attention, or choose backend "
+                             "'sdpa' (PyTorch's SDPA serves them; 'auto' picks the fastest exact kernel, which may "
+                             "not)", title=self.title)
         if self.exact is not None and self.kernel.sparse:  # radial_sparse: the exact backend serves what it cannot
             if not is_compiling():
                 log.warn_once(("attention", self.backend, code),

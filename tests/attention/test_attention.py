@@ -414,6 +414,29 @@ def test_per_call_fallbacks_warn_once(A, M, mod, fakes, stats, caplog, backend, 
             assert stats[(backend, "fallback", code)] == 3
 
 
+def test_strict_refusal_names_a_backend_that_serves_the_call(A, M, mod, fakes, stats, AccelError):
+    """With fallback 'error' a call the kernel cannot serve (here: a mask on FA3) stops with an error naming the input
+    and a remedy that works: 'sdpa' serves it ('auto' on this GPU is FA3 itself, so naming it would send the user in
+    a circle)."""
+    libs, fc = fakes
+    patched, _ = A.apply_attention(M.tiny_flux(), "flash_attn_3", profile=sim_profile(mod, libs),
+                                   tensor_device_types=("cpu",), policy=mod("accel.common.policy").Policy.ERROR)
+    ov = override_of(A, patched)
+    args, kwargs = _fallback_cases()["mask"]
+    with pytest.raises(AccelError) as e:
+        ov(_original([]), *args, **kwargs)
+    msg = str(e.value)
+    assert "'backend'" in msg and "attention masks" in msg and "'sdpa'" in msg and "fallback" in msg, msg
+    assert "('auto' or" not in msg
+    sdpa, _ = A.apply_attention(M.tiny_flux(), "sdpa", profile=sim_profile(mod, libs), tensor_device_types=("cpu",),
+                                policy=mod("accel.common.policy").Policy.ERROR)
+    fell_back = []
+    out = override_of(A, sdpa)(_original(fell_back), *args, **kwargs)  # the remedy: served, no fallback
+    assert not fell_back
+    ref = _spec_reference(*args, **{k: v for k, v in kwargs.items() if k in ("heads", "skip_reshape", "mask")})
+    assert close(out, ref, BF16_TOL)[0]
+
+
 def test_cpu_tensors_fall_back_without_the_test_hook(A, M, mod, fakes, stats):
     """Production behaviour: a CUDA-only library never receives CPU tensors."""
     libs, fc = fakes
