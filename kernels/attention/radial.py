@@ -11,14 +11,14 @@ from __future__ import annotations
 import torch
 
 from .base import BHLD, OP_NAMESPACE, Kernel, compile_safe, op_id, tensor_device_types, torch_dtypes
-from .sdpa import _norm_mask
+from .sdpa import norm_mask
 from .sparse.runtime import attend_current
 
 
 def _impl(q, k, v, mask, scale, layout):
     # contiguous, as the fake implementation declares (SDPA, FA3 and flex may return other strides; a compiled graph
     # reads the output with the fake's strides). A mask (ComfyUI's 2-D / 3-D / 4-D convention) makes the call dense.
-    out = attend_current(q, k, v, scale, None if mask is None else _norm_mask(mask))
+    out = attend_current(q, k, v, scale, None if mask is None else norm_mask(mask))
     return out if out.is_contiguous() else out.contiguous()
 
 

@@ -28,7 +28,7 @@ def _torch_at_least(major: int, minor: int) -> bool:
         return False
 
 
-def _norm_mask(mask):
+def norm_mask(mask):
     # ComfyUI's convention (attention_pytorch): (Lq, Lk) or (B, Lq, Lk) -> broadcastable 4-D
     if mask.ndim == 2:
         mask = mask.unsqueeze(0)
@@ -44,7 +44,7 @@ def build(name: str, spec, extra_device_types=()) -> Kernel:
     def kwargs(q, k, mask, scale):
         kw = {}
         if mask is not None:
-            kw["attn_mask"] = _norm_mask(mask)
+            kw["attn_mask"] = norm_mask(mask)
         if scale is not None:
             kw["scale"] = scale
         if k.shape[1] != q.shape[1]:
