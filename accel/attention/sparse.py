@@ -26,7 +26,7 @@ stays) and opens the run's frame for the call. The attention calls decide inside
 from __future__ import annotations
 
 from .. import comfy_compat
-from ..common import keys, log
+from ..common import families, keys, log
 from ..common.figures import text as _fig
 from ..common.errors import AccelError
 from ..common.policy import Policy
@@ -83,20 +83,14 @@ def settings_from_inputs(dense_steps=None, dense_blocks=None, decay_factor=None)
                                      dense_blocks=values["dense_blocks"])
 
 
-def family(diffusion_model) -> str | None:
-    """"wan", "hunyuan_video" or "ltxv" for the video models the pattern knows (by the model's module), else None."""
-    mod = type(diffusion_model).__module__
-    if mod.startswith("comfy.ldm.wan."):
-        return "wan"
-    if mod.startswith("comfy.ldm.hunyuan_video.") and len(getattr(diffusion_model, "patch_size", ()) or ()) == 3:
-        return "hunyuan_video"
-    if mod.startswith("comfy.ldm.lightricks.") and hasattr(diffusion_model, "transformer_blocks"):
-        return "ltxv"
-    return None
+# accel.common.families' family ids -> the pattern's video families
+_VIDEO_FAMILIES = {"wan21": "wan", "wan22": "wan", "hunyuan_video": "hunyuan_video", "ltxv": "ltxv"}
 
 
-def is_wan(diffusion_model) -> bool:
-    return family(diffusion_model) == "wan"
+def family(model) -> str | None:
+    """"wan", "hunyuan_video" or "ltxv" for the video models the pattern knows (accel.common.families.detect: a
+    ModelPatcher or a BaseModel), else None."""
+    return _VIDEO_FAMILIES.get(families.detect(model).family) if model is not None else None
 
 
 def _patch(diffusion_model, fam):
@@ -114,13 +108,12 @@ def hunyuan_text_first(diffusion_model) -> bool:
     return not flipped
 
 
-def video_grid(x, diffusion_model):
-    """The token grid of a video latent x (B, C, T, H, W) for a model the pattern knows: each of T, H, W divided
-    by the patch size, rounded up (Wan and HunyuanVideo pad the latent to the patch); None for other models or
-    inputs."""
+def video_grid(x, diffusion_model, fam):
+    """The token grid of a video latent x (B, C, T, H, W) for a model of video family `fam` (`family`): each of T,
+    H, W divided by the patch size, rounded up (Wan and HunyuanVideo pad the latent to the patch); None for other
+    models or inputs."""
     from ...kernels.attention.sparse.pattern import VideoGrid
 
-    fam = family(diffusion_model)
     patch = _patch(diffusion_model, fam) if fam else None
     if getattr(x, "ndim", 0) != 5 or not isinstance(patch, (tuple, list)) or len(patch) != 3:
         return None
@@ -128,10 +121,9 @@ def video_grid(x, diffusion_model):
     return VideoGrid(-(-t // patch[0]), -(-h // patch[1]), -(-w // patch[2]))
 
 
-def video_layout(diffusion_model):
-    """(runtime.Layout, transformer block count) of a model the pattern knows, (None, 0) otherwise."""
+def video_layout(diffusion_model, fam):
+    """(runtime.Layout, transformer block count) of a model of video family `fam` (`family`), (None, 0) otherwise."""
     rt = _runtime()
-    fam = family(diffusion_model)
     if fam == "wan":
         return rt.WAN, len(getattr(diffusion_model, "blocks", ()) or ())
     if fam == "hunyuan_video":
@@ -146,20 +138,23 @@ def video_layout(diffusion_model):
 class SparseWrapper(StepClock):
     """APPLY_MODEL wrapper (key accel.attention): opens the RadialRun's frame around each model call."""
 
-    __slots__ = ("run", "calls", "_cont_for", "_cont", "_layout_for", "_layout")
+    __slots__ = ("run", "calls", "_cont_for", "_cont", "_model_for", "_model")
 
     def __init__(self, run):
         super().__init__()
         self.run = run
         self.calls = None  # (the hybrid schedule's counter; the live report reads report_lines instead)
         self._cont_for, self._cont = None, False
-        self._layout_for, self._layout = None, (None, 0)
+        self._model_for, self._model = None, (None, None, 0)
 
-    def layout(self, dm):
-        """video_layout(dm), read once per diffusion model (not on every model call)."""
-        if dm is not self._layout_for:
-            self._layout_for, self._layout = dm, (video_layout(dm) if dm is not None else (None, 0))
-        return self._layout
+    def video_model(self, base):
+        """(family, runtime.Layout, block count) of BaseModel `base` (`family`, `video_layout`), read once per model
+        (not on every model call)."""
+        if base is not self._model_for:
+            dm = getattr(base, "diffusion_model", None)
+            fam = family(base) if dm is not None else None
+            self._model_for, self._model = base, (fam, *video_layout(dm, fam))
+        return self._model
 
     def continues(self, executor) -> bool:
         """Whether this sampler run starts from a partly denoised latent: its first sigma is below the model's largest
@@ -183,15 +178,15 @@ class SparseWrapper(StepClock):
         to = kwargs["transformer_options"] if in_kw else (args[5] if len(args) > 5 else None)
         x = args[0] if args else kwargs.get("x")
         t = args[1] if len(args) > 1 else kwargs.get("t")
-        dm = getattr(getattr(executor, "class_obj", None), "diffusion_model", None)
+        base = getattr(executor, "class_obj", None)
         to = to if isinstance(to, dict) else {}
         step, n = self.position(t, to)
         grid, why = None, NOT_VIDEO
-        layout, blocks = self.layout(dm)
+        fam, layout, blocks = self.video_model(base)
         if comfy_compat.core_sparse_attention_active(to) is not None:
             why = CORE_SPARSE
         elif layout is not None:
-            grid = video_grid(x, dm)
+            grid = video_grid(x, base.diffusion_model, fam)
             if grid is not None and layout.text == "last" and kwargs.get("ref_latent") is not None:
                 grid, why = None, REF_LATENT
         if grid is not None:
@@ -324,7 +319,7 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
         dm = model.get_model_object("diffusion_model")
     except Exception:  # noqa: BLE001
         dm = None
-    fam = family(dm) if dm is not None else None
+    fam = family(model) if dm is not None else None
     side = "before" if fam == "hunyuan_video" and hunyuan_text_first(dm) else "after"
     where = {"wan": "Wan's video self-attention (key frame 0 kept whole: the published attention sink)",
              "hunyuan_video": (f"HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text {side} "

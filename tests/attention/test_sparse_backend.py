@@ -66,11 +66,11 @@ def profile(mod):
                               cuda_version="13.0", libraries={})
 
 
-def tiny_wan(M, layers=4):
+def tiny_wan(M, layers=4, seed=0):
     cfg = {"image_model": "wan2.1", "model_type": "t2v", "patch_size": (1, 2, 2), "in_dim": 16, "dim": 128,
            "ffn_dim": 256, "freq_dim": 256, "out_dim": 16, "num_heads": 2, "num_layers": layers,
            "window_size": (-1, -1), "qk_norm": True, "cross_attn_norm": True, "eps": 1e-6}
-    m = M.tiny_model_from_config(cfg, dtype=torch.float32)
+    m = M.tiny_model_from_config(cfg, seed, dtype=torch.float32)
     m.model.diffusion_model.patch_embedding.float()
     return m
 
@@ -288,11 +288,7 @@ def test_two_experts_with_loras_split_like_wan22(A, SP, RT, P, M, mod, stats):
     lat = M.wan_latent(4 * (GRID[0] - 1) + 1, 16 * GRID[1], 16 * GRID[2])
     experts = []
     for seed in (0, 1):
-        base = M.tiny_model_from_config({"image_model": "wan2.1", "model_type": "t2v", "patch_size": (1, 2, 2),
-                                          "in_dim": 16, "dim": 128, "ffn_dim": 256, "freq_dim": 256, "out_dim": 16,
-                                          "num_heads": 2, "num_layers": 4, "window_size": (-1, -1), "qk_norm": True,
-                                          "cross_attn_norm": True, "eps": 1e-6}, seed, torch.float32)
-        base.model.diffusion_model.patch_embedding.float()
+        base = tiny_wan(M, seed=seed)
         sd = M.wan_lora(rank=4, seed=3 + seed, layout="diffusers",
                         modules=["blocks.1.self_attn.q", "blocks.2.self_attn.k", "blocks.2.ffn.0"])
         experts.append(comfy.sd.load_lora_for_models(base, None, sd, 1.0, 0.0)[0])
