@@ -57,6 +57,8 @@ CHAINS = {
     "attention": "Accel Attention (auto)",
     "attention_sparse": "Accel Attention radial_sparse (opt-in sparse attention, defaults)",
     "sparse_compile": "Accel Attention radial_sparse -> Accel CUDA Settings -> Accel Compile",
+    "sparse_nodense_compile": "sparse_compile with dense_steps 0 (every step sparse; the published recipe keeps about "
+                              "a quarter dense): what issue #32's workflow target would take",
     "compile": "Accel Compile (defaults)",
     "cuda_attn_compile": "Accel CUDA Settings -> Accel Attention -> Accel Compile (defaults)",
     "level1": "Accel Wan Level-1 (defaults)",
@@ -500,6 +502,8 @@ class Matrix:
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
                        "fp8_level1_fast": ("fp8", "level1_fast"), "level1_sparse": ("core", "level1_sparse"),
+                       "sparse_compile": ("core", "sparse_compile"),
+                       "sparse_nodense_compile": ("core", "sparse_nodense_compile"),
                        "gguf": ("gguf", "stock"), "gguf_level1": ("gguf", "level1"),
                        "gguf_pod": ("gguf_pod", "stock"), "gguf_pod_level1": ("gguf_pod", "level1")}
 
@@ -559,8 +563,10 @@ class Matrix:
             extra = _NO_HYBRID if name == "attention_fp8_all" else {}
             # fallback error: a backend that cannot run here fails the chain instead of measuring stock again
             return call_node("AccelAttention", model=base, backend=backend, fallback="error", **extra)[:2]
-        if name in ("attention_sparse", "sparse_compile"):  # radial_sparse (issue #32); fails instead of running dense
-            m, rep = call_node("AccelAttention", model=base, backend="radial_sparse", fallback="error")[:2]
+        if name in ("attention_sparse", "sparse_compile", "sparse_nodense_compile"):  # radial_sparse (issue #32)
+            extra = {"dense_steps": 0} if name == "sparse_nodense_compile" else {}
+            # fallback error: fails instead of running dense
+            m, rep = call_node("AccelAttention", model=base, backend="radial_sparse", fallback="error", **extra)[:2]
             if name == "attention_sparse":
                 return m, rep
             m = call_node("AccelCUDASettings", model=m)[0]
