@@ -214,6 +214,31 @@ WF_H100_24_RESERVE = (WF_H100_24.replace("median of 2 runs", "one timed run") + 
 WF_H100_24_RESERVE3 = WF_H100_24_RESERVE.replace("ComfyUI's default --reserve-vram", "ComfyUI started with --reserve-vram 3")
 WF_H100_80_SAME = (WF_H100_80.replace("median of 2 runs", "one timed run") + ", this version, the same H100 machine right "
                    "after the 24 GB A/B")
+_SHARED_X2 = ("one of the two H100 80GB GPUs of one machine, another benchmark on the other GPU at the same time "
+              "(bench/run_parallel.sh: shared CPU, RAM and disk)")
+_WF_SPARSE_NOW = ("Wan 2.2 A14B T2V users' workflow (fp8_scaled experts + rank-32 LightX2V LoRA, shift 5, 4 steps CFG 1 split "
+                  "2+2) at 720x1280 {frames} frames, ComfyUI 0.33.0 (DynamicVRAM), torch 2.11, fa3-fwd 0.0.3, all chains in "
+                  "one process, one timed run after each first run (bench_matrix.py --workflow lightx2v --height 720 "
+                  "--width 1280{extra})")
+WF720_FA4_NODENSE = (f"{_SHARED_X2}, " + _WF_SPARSE.format(res="720x1280").split(", H100 80GB")[0]
+                     + ", ComfyUI 0.33.0 (DynamicVRAM), all chains in one process, one timed run after each first run "
+                       "(bench_matrix.py --workflow lightx2v --height 720 --width 1280 --chains stock,level1,level1_sparse,"
+                       "sparse_nodense_compile), sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36)")
+WF720_FA4_24 = (f"H100 80GB as a 24 GB card (another process holds the other 55.6 GiB before ComfyUI starts), {_SHARED_X2}, "
+                + _WF_SPARSE_NOW.format(frames=81, extra=" --card 24 --occupy --chains stock,level1,level1_sparse")
+                + ", sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36), the high-noise expert's first "
+                  "step dense")
+WF121_EXACT_24 = (f"H100 80GB as a 24 GB card (another process holds the other 55.6 GiB before ComfyUI starts), {_SHARED_X2}, "
+                  + _WF_SPARSE_NOW.format(frames=121, extra=" --frames 121 --card 24 --occupy --chains stock,level1"))
+HV_SAME_GPU = (f"{_SHARED_X2}, " + _HV_SPARSE.replace("sparse kernel flex_attention, each chain on its own (--sequential)",
+                                                        "chains in one process (not --sequential)")
+               + ", 129 frames, two calls in succession on the same GPU, each with its own stock: {which}")
+HV_SAME_GPU_EXACT = HV_SAME_GPU.format(which="the exact chain (first call)")
+HV_SAME_GPU_SPARSE = HV_SAME_GPU.format(which="the radial_sparse chain with FlashAttention-4 block-sparse (flash-attn-4 "
+                                              "4.0.0b36; second call)")
+LTXV_SPARSE = (f"{_SHARED_X2}, LTX-Video 2B bf16, 768x512 121 frames (6,144 video tokens), 20 steps CFG 3, euler/simple, "
+               f"128 text tokens (their mask passed to cross-attention), 2 timed runs, {_FAMILY}, FlashAttention-4 "
+               "block-sparse (flash-attn-4 4.0.0b36), after the masked-call fix")
 WF_H100_24_NATIVE = (WF_H100_24_NOW + ", ComfyUI started with --disable-cuda-malloc (PyTorch's caching allocator instead "
                      "of cudaMallocAsync)")
 FAMILY_LTXV_CC = FAMILY_LTXV + ", each chain on its own (--sequential), after the AdaLN tracing; ComfyUI's TorchCompileModel again"
@@ -854,6 +879,36 @@ _ROWS = [
     ("wf_ab.h100.80.same.level1.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/level1/times_s/0", 8.458, "{:.1f} s", WF_H100_80_SAME + ", Level-1, one timed run"),
     ("wf_ab.h100.80.same.level1.speedup", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/level1/speedup", 1.674, "{:.2f}x", WF_H100_80_SAME + ", Level-1 vs stock"),
     ("wf_ab.h100.80.same.stock_again.time", "h100/wf_lightx2v_033/sequential_24GB_reserve_vram_ab/whole_card/matrix.json", "json:chains/stock_again/times_s/0", 14.136, "{:.1f} s", WF_H100_80_SAME + ", stock again at the end, one timed run"),
+    ("wf720nd.h100.stock.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/stock/times_s/0", 64.173, "{:.1f} s", WF720_FA4_NODENSE + ", stock, one timed run"),
+    ("wf720nd.h100.level1.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/level1/times_s/0", 35.806, "{:.1f} s", WF720_FA4_NODENSE + ", level1, one timed run"),
+    ("wf720nd.h100.level1.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/level1/speedup", 1.792, "{:.2f}x", WF720_FA4_NODENSE + ", level1 vs stock"),
+    ("wf720nd.h100.level1_sparse.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/level1_sparse/times_s/0", 22.589, "{:.1f} s", WF720_FA4_NODENSE + ", level1_sparse, one timed run"),
+    ("wf720nd.h100.level1_sparse.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/level1_sparse/speedup", 2.841, "{:.2f}x", WF720_FA4_NODENSE + ", level1_sparse vs stock"),
+    ("wf720nd.h100.sparse_nodense_compile.time", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/sparse_nodense_compile/times_s/0", 18.275, "{:.1f} s", WF720_FA4_NODENSE + ", sparse_nodense_compile, one timed run"),
+    ("wf720nd.h100.sparse_nodense_compile.speedup", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/sparse_nodense_compile/speedup", 3.512, "{:.2f}x", WF720_FA4_NODENSE + ", sparse_nodense_compile vs stock"),
+    ("wf720nd.h100.sparse_nodense_compile.first_run", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/sparse_nodense_compile/first_run_s", 20.32, "{:.0f} s", WF720_FA4_NODENSE + ", every step sparse, first run (compiled graphs from level1_sparse in the same process)"),
+    ("wf720nd.h100.sparse_nodense_compile.cosine", "h100/wf_lightx2v_033/sparse_720p_80GB_fa4_nodense/matrix.json", "json:chains/sparse_nodense_compile/cosine", 0.999912, "{:.5f}", WF720_FA4_NODENSE + ", every step sparse, final latent vs stock (random weights: says little for sparse attention)"),
+    ("wf720.h100.24.stock.time", "h100/wf_lightx2v_033/sparse_720p_24GB_fa4/matrix.json", "json:chains/stock/times_s/0", 64.4, "{:.1f} s", WF720_FA4_24 + ", stock, one timed run"),
+    ("wf720.h100.24.level1.time", "h100/wf_lightx2v_033/sparse_720p_24GB_fa4/matrix.json", "json:chains/level1/times_s/0", 37.027, "{:.1f} s", WF720_FA4_24 + ", level1, one timed run"),
+    ("wf720.h100.24.level1.speedup", "h100/wf_lightx2v_033/sparse_720p_24GB_fa4/matrix.json", "json:chains/level1/speedup", 1.739, "{:.2f}x", WF720_FA4_24 + ", level1 vs stock"),
+    ("wf720.h100.24.level1_sparse.time", "h100/wf_lightx2v_033/sparse_720p_24GB_fa4/matrix.json", "json:chains/level1_sparse/times_s/0", 23.284, "{:.1f} s", WF720_FA4_24 + ", level1_sparse, one timed run"),
+    ("wf720.h100.24.level1_sparse.speedup", "h100/wf_lightx2v_033/sparse_720p_24GB_fa4/matrix.json", "json:chains/level1_sparse/speedup", 2.766, "{:.2f}x", WF720_FA4_24 + ", level1_sparse vs stock"),
+    ("wf121.h100.24.exact_run.stock.time", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_exact/matrix.json", "json:chains/stock/times_s/0", 130.922, "{:.1f} s", WF121_EXACT_24 + ", stock, one timed run"),
+    ("wf121.h100.24.exact_run.level1.time", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_exact/matrix.json", "json:chains/level1/times_s/0", 69.811, "{:.1f} s", WF121_EXACT_24 + ", level1, one timed run"),
+    ("wf121.h100.24.exact_run.level1.speedup", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_exact/matrix.json", "json:chains/level1/speedup", 1.875, "{:.2f}x", WF121_EXACT_24 + ", exact Level-1 vs stock"),
+    ("wf121.h100.24.exact_run.level1.first_run", "h100/wf_lightx2v_033/sparse_720p_121f_24GB_exact/matrix.json", "json:chains/level1/first_run_s", 85.12, "{:.0f} s", WF121_EXACT_24 + ", exact Level-1, first run (compiles)"),
+    ("hv129same.h100.exact.stock.time", "h100/sparse_033_hunyuan_video/hv720_129f_exact_then_fa4_same_gpu/exact/matrix.json", "json:chains/stock/times_s/0", 98.965, "{:.1f} s", HV_SAME_GPU_EXACT + ", stock, one timed run"),
+    ("hv129same.h100.exact.shipped.time", "h100/sparse_033_hunyuan_video/hv720_129f_exact_then_fa4_same_gpu/exact/matrix.json", "json:chains/shipped/times_s/0", 53.438, "{:.1f} s", HV_SAME_GPU_EXACT + ", the exact chain, one timed run"),
+    ("hv129same.h100.exact.shipped.speedup", "h100/sparse_033_hunyuan_video/hv720_129f_exact_then_fa4_same_gpu/exact/matrix.json", "json:chains/shipped/speedup", 1.852, "{:.2f}x", HV_SAME_GPU_EXACT + ", the exact chain vs stock"),
+    ("hv129same.h100.sparse.stock.time", "h100/sparse_033_hunyuan_video/hv720_129f_exact_then_fa4_same_gpu/sparse_fa4/matrix.json", "json:chains/stock/times_s/0", 99.782, "{:.1f} s", HV_SAME_GPU_SPARSE + ", stock, one timed run"),
+    ("hv129same.h100.sparse.sparse_compile.time", "h100/sparse_033_hunyuan_video/hv720_129f_exact_then_fa4_same_gpu/sparse_fa4/matrix.json", "json:chains/sparse_compile/times_s/0", 30.667, "{:.1f} s", HV_SAME_GPU_SPARSE + ", the radial_sparse chain, one timed run"),
+    ("hv129same.h100.sparse.sparse_compile.speedup", "h100/sparse_033_hunyuan_video/hv720_129f_exact_then_fa4_same_gpu/sparse_fa4/matrix.json", "json:chains/sparse_compile/speedup", 3.254, "{:.2f}x", HV_SAME_GPU_SPARSE + ", the radial_sparse chain vs stock"),
+    ("ltxv_sparse.h100.stock.time", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/stock/times_s/0", 3.115, "{:.2f} s", LTXV_SPARSE + ", stock, the slower timed run"),
+    ("ltxv_sparse.h100.shipped.time", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/shipped/times_s/1", 2.443, "{:.2f} s", LTXV_SPARSE + ", shipped, the slower timed run"),
+    ("ltxv_sparse.h100.shipped.speedup", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/shipped/speedup", 1.275, "{:.2f}x", LTXV_SPARSE + ", shipped vs stock"),
+    ("ltxv_sparse.h100.sparse_compile.time", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/sparse_compile/times_s/1", 2.355, "{:.2f} s", LTXV_SPARSE + ", sparse_compile, the slower timed run"),
+    ("ltxv_sparse.h100.sparse_compile.speedup", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/sparse_compile/speedup", 1.323, "{:.2f}x", LTXV_SPARSE + ", sparse_compile vs stock"),
+    ("ltxv_sparse.h100.sparse_compile.cosine", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/sparse_compile/cosine", 0.999845, "{:.5f}", LTXV_SPARSE + ", radial_sparse chain, final latent vs stock"),
 ]
 
 FIGURES: dict[str, Figure] = {}
