@@ -21,7 +21,8 @@ What each probe is for, and the public source it follows (docs/compat.md has the
   `clone_can_disable_dynamic(model)` (`clone(disable_dynamic=...)`, what core's TorchCompileModel calls),
   `loader_can_disable_dynamic()` (`comfy.sd.load_diffusion_model_state_dict(..., disable_dynamic=)`),
   `can_reload_patcher(patcher)` (`cached_patcher_init`, which lets ComfyUI re-create a patcher without
-  DynamicVRAM), and `block_fetch_support()`: the block-fetch API (comfy/model_prefetch.py, comfy/ops.py cast
+  DynamicVRAM), `loads_fp8_files_as_quantized_layers()` (0.33's loader builds quantized-tensor layers from a
+  scaled-fp8 file: what the FP8 loader's `auto` hands such a file to, where that measured faster), and `block_fetch_support()`: the block-fetch API (comfy/model_prefetch.py, comfy/ops.py cast
   functions) that Accel Compile uses to keep DynamicVRAM on (accel/compile/stream.py).
 - Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
   existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
@@ -346,6 +347,20 @@ def loader_can_disable_dynamic() -> bool:
     import comfy.sd
 
     return "disable_dynamic" in inspect.signature(comfy.sd.load_diffusion_model_state_dict).parameters
+
+
+def loads_fp8_files_as_quantized_layers() -> bool:
+    """Whether this ComfyUI's own diffusion-model loader turns a file stored in its FP8 layouts (the legacy
+    `scaled_fp8` marker + `scale_weight`, `comfy_quant`, `_quantization_metadata`) into quantized-tensor layers:
+    `comfy.quant_ops.QuantizedTensor` and `comfy.utils.convert_old_quants` (0.33, which `load_diffusion_model_state_dict`
+    calls when no custom operations are given). ComfyUI 0.3.x reads such files with its scaled-fp8 operations."""
+    try:
+        import comfy.quant_ops as qo
+        import comfy.utils as cu
+    except Exception:  # noqa: BLE001 - a ComfyUI without comfy.quant_ops
+        return False
+    qt = getattr(qo, "QuantizedTensor", None)
+    return isinstance(qt, type) and callable(getattr(cu, "convert_old_quants", None))
 
 
 def can_reload_patcher(patcher) -> bool:

@@ -11,7 +11,8 @@ opt-in, chosen by name in Accel Attention or by `quality: fast` in Accel Wan Lev
 
 Measured support for the orderings: `bench/results/` (GPU named in each file).
 
-Also here, as the one place for them: the measured per-family rule of the FP8 loader's `auto` (`FP8_AUTO_MEASURED`),
+Also here, as the one place for them: the measured per-family rules of the FP8 loader's `auto` (`FP8_AUTO_MEASURED`
+for 16-bit files, `FP8_STORED_MEASURED` for files stored in ComfyUI's FP8 layout),
 the hybrid schedule of quantized attention (`HYBRID`), the radial_sparse
 schedule (`SPARSE`) and the table of
 measured deviations of the quantized attention paths (`QUANT_ATTENTION_DEVIATION`).
@@ -260,6 +261,45 @@ FP8_AUTO_MEASURED: dict = {
         False, "matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup", "Accel Wan Level-1",
         "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33"),
 }
+
+
+@dataclass(frozen=True)
+class StoredFP8Measured:
+    """One measurement on files stored in ComfyUI's own FP8 layout (the `*_fp8_scaled` files Comfy-Org publishes):
+    `chain` after the FP8 loader's layers (`ours`) against `chain` after ComfyUI's own Load Diffusion Model, whose
+    0.33+ loader builds quantized-tensor layers from such a file (`comfy`), both as speed-ups over stock ComfyUI
+    (figure ids of accel/common/figures.py, one result file). `comfy_layers`: ComfyUI's layers measured faster, so
+    the FP8 loader's `auto` loads such a file as ComfyUI does (tests/fp8/test_fp8_auto.py checks each entry against
+    its figures)."""
+    comfy_layers: bool
+    ours: str  # figure id: FP8 loader -> chain, speed-up over stock
+    comfy: str  # figure id: ComfyUI's loader -> chain, speed-up over stock
+    chain: str
+    model: str  # what was measured (model, resolution, GPU, ComfyUI)
+
+    @property
+    def file(self) -> str:
+        return f"{figures.RESULTS}/{figures.fig(self.ours).file}"
+
+    def evidence(self) -> str:
+        return (f"{self.chain} measured {_fig(self.comfy)} on ComfyUI's own FP8 layers vs {_fig(self.ours)} on this "
+                f"loader's, speed-ups over stock ({self.model}; {self.file})")
+
+
+# Keyed as FP8_AUTO_MEASURED. Only for files ComfyUI's loader turns into its quantized-tensor layers (ComfyUI 0.33+;
+# accel.comfy_compat.loads_fp8_files_as_quantized_layers) in the measured form: e4m3fn, per-tensor scales.
+FP8_STORED_MEASURED: dict = {
+    ("wan21", "Hopper (sm90)"): StoredFP8Measured(
+        True, "wf.h100.80.fix.fp8_level1.speedup", "wf.h100.80.fix.level1.speedup", "LoRA -> Accel Wan Level-1",
+        "Wan 2.2 A14B T2V fp8_scaled experts with a rank-32 LightX2V LoRA, 480p 81 frames 4 steps, H100, ComfyUI "
+        f"0.33; an H200: {_fig('wf.h200.141.fix.level1.speedup')} vs {_fig('wf.h200.141.fix.fp8_level1.speedup')}"),
+}
+
+
+def fp8_stored_measured(family: str, profile) -> StoredFP8Measured | None:
+    """The measured entry for FP8-stored files of this model family on this profile's GPU class, or None."""
+    return FP8_STORED_MEASURED.get((family, row_for(profile).name))
+
 
 # Room a 16-bit model must leave on the card to sample, beyond its weights: ComfyUI's minimum inference memory plus
 # this fraction of the weights (a setting, not a measurement: the activations depend on resolution and length).

@@ -64,11 +64,18 @@ _IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "
                          "qwen_image": "qwen_image", "ltxv": "ltxv", "lumina2": "lumina2", "hidream": "hidream"}
 
 
+# ComfyUI's detected model config classes (`comfy.supported_models`) whose class tells the family before the build
+# where `image_model` does not: the plain Wan text/image-to-video configs ("wan2.1" is also Wan 2.2 TI2V-5B's
+# image_model; WAN21_T2V / WAN21_I2V build the WAN21 model, as the Wan 2.2 A14B experts do, WAN22_T2V the 5B's WAN22).
+_CONFIG_FAMILIES = {"WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN22_T2V": "wan22"}
+
+
 def family_of_config(model_config) -> str | None:
     """The family id a model built from ComfyUI's detected model config (`comfy.supported_models` instance) will
-    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`); None otherwise."""
+    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`, `_CONFIG_FAMILIES`); None otherwise."""
     unet = getattr(model_config, "unet_config", None) or {}
-    return _IMAGE_MODEL_FAMILIES.get(unet.get("image_model"))
+    return (_IMAGE_MODEL_FAMILIES.get(unet.get("image_model"))
+            or _CONFIG_FAMILIES.get(type(model_config).__name__ if model_config is not None else None))
 
 
 def family_name(family: str) -> str:

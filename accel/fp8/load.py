@@ -17,8 +17,8 @@ from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
 from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, WEIGHT_FORMATS,
                       measured_deviation)
-from .plan import (AutoFormat, Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_auto_format,
-                   resolve_compute, unmatched_text)
+from .plan import (AutoFormat, Plan, check_activation_scaling, comfy_fp8_layout, plan_layers, resolve_activation,
+                   resolve_auto_format, resolve_compute, resolve_stored_format, unmatched_text)
 
 
 @dataclass
@@ -32,6 +32,7 @@ class LoadResult:
     family: object
     runtime: FP8Runtime
     auto_16bit: bool = False  # `auto` kept the 16-bit weights: ComfyUI's own model, nothing quantized
+    comfy_layers: bool = False  # `auto` loaded an FP8 file as ComfyUI does: its own FP8 layers, nothing converted
 
 
 def format_bytes(n) -> str:
@@ -66,9 +67,10 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     raises where FALL_BACK would pick a slower compute path. `activation_scaling`
     (options.ACT_CHOICES) picks how FP8 matmuls quantize activations; `use_fast_accum` False is the same as
     its 'per-token, fp32 accumulation'. `auto` on a 16-bit file follows the measured per-family rule
-    (`plan.resolve_auto_format`); `auto_16bit` pins its outcome (a reload of the same file keeps the first decision)."""
+    (`plan.resolve_auto_format`); `auto_16bit` pins its outcome (a reload of the same file keeps the first decision).
+    `auto` on a file stored in ComfyUI's own FP8 layout follows `plan.resolve_stored_format`: where ComfyUI's own FP8
+    layers measured faster, the file is loaded as ComfyUI's Load Diffusion Model loads it."""
     import comfy.model_management as mm
-    import comfy.sd
     import comfy.utils
 
     from ..common import hardware
@@ -82,9 +84,22 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     path, fast_accum, act_note = resolve_activation(activation_scaling, path, mm.get_torch_device(), policy)
     use_fast_accum = use_fast_accum and fast_accum
 
-    norm = formats.normalize(sd, metadata, source, input_name)
-    sd.clear()
+    norm = formats.normalize(sd, metadata, source, input_name)  # a new dict: `sd` keeps the file's own layout
     cfg = _detect_config(norm.sd)
+    explicit = (weight_format != FORMAT_AUTO or compute != COMPUTE_AUTO or keep != KEEP_AUTO or bool(extra_keep.strip())
+                or activation_scaling != ACT_DEFAULT or not use_fast_accum or compute_dtype is not None)
+    stored = resolve_stored_format(families.family_of_config(cfg), profile, explicit,
+                                   comfy_fp8_layout(norm.forms, norm.fp8_layers, _marker_full_precision(sd)),
+                                   comfy_compat.loads_fp8_files_as_quantized_layers())
+    kwargs = {}
+    if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
+        kwargs["disable_dynamic"] = disable_dynamic
+    if stored.comfy_layers:
+        norm.sd = {}
+        patcher = _build(sd, {}, metadata, source, input_name, kwargs)  # as Load Diffusion Model: the file's layout
+        sd.clear()
+        return _comfy_layers_result(patcher, source, norm, keep, stored.note, input_name, policy)
+    sd.clear()
     params = comfy.utils.calculate_parameters(norm.sd)
     hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
     supported = list(cfg.supported_inference_dtypes) if cfg is not None else [torch.float16, torch.bfloat16, torch.float32]
@@ -112,28 +127,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
     if auto.keep_16bit:  # ComfyUI's own model: its own dtype choice and operations, nothing of ours in the layers
         model_options = {"dtype": compute_dtype} if compute_dtype is not None else {}
-    kwargs = {}
-    if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
-        kwargs["disable_dynamic"] = disable_dynamic
     n_fp8_in = len(norm.fp8_layers)
-    try:
-        patcher = comfy.sd.load_diffusion_model_state_dict(norm.sd, model_options=model_options,
-                                                           metadata=norm.metadata or None, **kwargs)
-    except AccelError:
-        raise
-    except KeyError as e:  # ComfyUI's model detection reads a tensor the file lacks
-        raise AccelError(input_name, f"'{source}': tensor {e} is missing from the file (ComfyUI reads it to "
-                                           f"detect the model)",
-                         "The file is incomplete or damaged: download it again, or use the original checkpoint") from e
-    except Exception as e:
-        if oom_cause(e) is not None:  # not a damaged file: memory ran out (issue #29)
-            raise _out_of_memory(e, f"while ComfyUI built the model from '{source}'") from e
-        raise AccelError(input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
-                         "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
-    if patcher is None:
-        raise AccelError(input_name,
-                         f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
-                         "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
+    patcher = _build(norm.sd, model_options, norm.metadata or None, source, input_name, kwargs)
     norm.sd = {}
     dm = patcher.model.diffusion_model
     ignored = check_keys(dm, rt, source, type(patcher.model).__name__, input_name)
@@ -188,6 +183,62 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         text += f"\n  {ACT_INPUT}: {activation_scaling} -> {act_note}"
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
     return LoadResult(patcher, text, stats, plan, norm, path, family, rt)
+
+
+def _build(sd, model_options, metadata, source, input_name, kwargs):
+    """ComfyUI's `load_diffusion_model_state_dict`, its failures as errors that name the input."""
+    import comfy.sd
+
+    try:
+        patcher = comfy.sd.load_diffusion_model_state_dict(sd, model_options=model_options, metadata=metadata, **kwargs)
+    except AccelError:
+        raise
+    except KeyError as e:  # ComfyUI's model detection reads a tensor the file lacks
+        raise AccelError(input_name, f"'{source}': tensor {e} is missing from the file (ComfyUI reads it to "
+                                           f"detect the model)",
+                         "The file is incomplete or damaged: download it again, or use the original checkpoint") from e
+    except Exception as e:
+        if oom_cause(e) is not None:  # not a damaged file: memory ran out (issue #29)
+            raise _out_of_memory(e, f"while ComfyUI built the model from '{source}'") from e
+        raise AccelError(input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
+                         "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
+    if patcher is None:
+        raise AccelError(input_name,
+                         f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
+                         "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
+    return patcher
+
+
+def _marker_full_precision(sd) -> bool:
+    """A `scaled_fp8` marker of two elements: ComfyUI then runs the layers' matmuls in 16 bits (convert_old_quants)."""
+    return any(t.numel() == 2 for k, t in sd.items() if k == formats.MARKER or k.endswith("." + formats.MARKER))
+
+
+def _comfy_layers_result(patcher, source, norm, keep, note, input_name, policy) -> LoadResult:
+    """The result of `auto` handing an FP8 file to ComfyUI's own loader (plan.resolve_stored_format), and its report."""
+    from ..compile.quantized import is_quantized_layer
+
+    dm = patcher.model.diffusion_model
+    family = families.detect(patcher)
+    n = sum(1 for m in dm.modules() if is_quantized_layer(m))
+    lines = [f"Accel FP8 loader: {source}",
+             f"  model: {family.name} ({family.base_class})",
+             f"  stored: {norm.describe()}, {format_bytes(norm.stored_bytes)} on disk",
+             f"  weight_format: auto -> loaded as ComfyUI's own Load Diffusion Model loads it: {n} of its FP8 linear "
+             "layers with the file's scales, nothing converted",
+             f"  auto: {note}",
+             "  compute: ComfyUI's own FP8 layers (Accel Compile and Wan Level-1 run their FP8 matmuls inside the "
+             "compiled graph)"]
+    if n != len(norm.fp8_layers):
+        warn = (f"ComfyUI built {n} FP8 layers of the file's {len(norm.fp8_layers)}: the others run as ComfyUI runs "
+                "them")
+        lines.append(f"  warning: {warn}")
+        log.warn_once(("fp8", "comfy_layers", source), f"{source}: {warn}")
+    text = "\n".join(lines)
+    log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
+    rt = FP8Runtime(source=source, input_name=input_name, fast=False, policy=policy)  # no layer of ours uses it
+    return LoadResult(patcher, text, Stats(), Plan({}, keep, "nothing converted: ComfyUI's own FP8 layers", {}), norm,
+                      "comfy", family, rt, comfy_layers=True)
 
 
 def _out_of_memory(err, during: str):
@@ -368,7 +419,12 @@ def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUT
                           input_name=input_name, disable_dynamic=disable_dynamic,
                           activation_scaling=activation_scaling, auto_16bit=auto_16bit)
     p = res.patcher
-    if comfy_compat.can_reload_patcher(p):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
+    if res.comfy_layers and comfy_compat.can_reload_patcher(p):
+        import comfy.sd
+
+        # ComfyUI's own model: re-created as its Load Diffusion Model registers it (the decision stays made)
+        p.cached_patcher_init = (comfy.sd.load_diffusion_model, (path, {}))
+    elif comfy_compat.can_reload_patcher(p):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
         # plain values (the policy's word, the node title its errors name): the reload runs outside the node
         p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep,
                                                    Policy(policy).value, activation_scaling, current_title(),

@@ -94,6 +94,39 @@ def resolve_auto_format(family: str | None, profile, weight_format: str, compute
                              "16-bit weights from RAM was not measured against FP8")
 
 
+# The stored forms ComfyUI's own loader (0.33+) turns into its quantized-tensor layers (accel/fp8/formats.py names them)
+COMFY_FP8_FORMS = ("scaled_fp8", "comfy_quant", "quant_metadata")
+
+
+@dataclass(frozen=True)
+class StoredChoice:
+    comfy_layers: bool  # load the file as ComfyUI's own Load Diffusion Model does
+    note: str = ""
+
+
+def comfy_fp8_layout(forms, fp8_layers: dict, marker_full_precision: bool) -> bool:
+    """A file in one of ComfyUI's own FP8 layouts in the form measured (FP8_STORED_MEASURED): only those forms, every
+    fp8 layer e4m3fn with a per-tensor scale, and no `scaled_fp8` marker asking ComfyUI for 16-bit matmuls."""
+    return (bool(fp8_layers) and bool(forms) and all(f in COMFY_FP8_FORMS for f in forms) and not marker_full_precision
+            and all(dt == kfp8.E4M3 and gran == "tensor" for dt, gran in fp8_layers.values()))
+
+
+def resolve_stored_format(family: str | None, profile, explicit: bool, comfy_layout: bool,
+                          comfy_builds_layers: bool) -> StoredChoice:
+    """The measured rule of `auto` for a file stored in ComfyUI's FP8 layout (accel.common.defaults.FP8_STORED_MEASURED):
+    where `chain` measured faster on ComfyUI's own FP8 layers for `family` on this GPU class, and this ComfyUI's loader
+    builds them (`comfy_builds_layers`), the file is loaded as ComfyUI loads it. Any explicit choice on the node
+    (`explicit`) keeps this loader's layers; so does a family or GPU class without a measurement."""
+    if not comfy_layout or explicit or not comfy_builds_layers:
+        return StoredChoice(False)
+    entry = defaults.fp8_stored_measured(family, profile) if family else None
+    if entry is None or not entry.comfy_layers:
+        return StoredChoice(False)
+    row = defaults.row_for(profile).name
+    return StoredChoice(True, f"on {row}, {entry.evidence()}; a weight_format or compute other than auto loads it "
+                              "with this loader's FP8 layers")
+
+
 def check_activation_scaling(choice: str) -> None:
     if choice not in ACT_CHOICES:
         raise AccelError(ACT_INPUT, f"unknown choice '{choice}'", f"Use one of {', '.join(ACT_CHOICES)}")

@@ -177,3 +177,102 @@ def test_a_file_stored_in_fp8_is_left_as_stored(F, M, mod, flux_file, ddir):
     assert not res.auto_16bit and res.stats.kept_fp8 > 0 and res.stats.quantized == 0
     assert "auto:" not in res.report
 
+
+
+# --- files stored in ComfyUI's own FP8 layout (accel.common.defaults.FP8_STORED_MEASURED) ----------------------------
+
+def _stored_entry(mod):
+    return mod("accel.common.defaults").FP8_STORED_MEASURED[("wan21", "Hopper (sm90)")]
+
+
+def test_each_stored_entry_is_what_its_result_file_shows(mod):
+    """comfy_layers exactly where the chain's speed-up over stock on ComfyUI's own FP8 layers, read from the result
+    file, is above the same chain's after the FP8 loader's layers; both from one run (one file); the family is one
+    that ComfyUI's detected config names before the model is built."""
+    D, figures, families = mod("accel.common.defaults"), mod("accel.common.figures"), mod("accel.common.families")
+    rows = {r.name for r in D.ROWS}
+    assert D.FP8_STORED_MEASURED
+    for (family, row), entry in D.FP8_STORED_MEASURED.items():
+        assert row in rows, (family, row)
+        assert families.family_name(family) != family, f"unknown family key {family!r}"
+        assert family in set(families._CONFIG_FAMILIES.values()) | set(families._IMAGE_MODEL_FAMILIES.values())
+        ours, comfy = figures.fig(entry.ours), figures.fig(entry.comfy)
+        assert ours.file == comfy.file, (family, row, ours.file, comfy.file)
+        v_ours, v_comfy = _file_value(ours), _file_value(comfy)
+        assert (v_ours, v_comfy) == (ours.value, comfy.value)
+        assert entry.comfy_layers == (v_ours < v_comfy), (family, row, v_ours, v_comfy)
+    assert _stored_entry(mod).comfy_layers  # today's measurement: Wan A14B + LoRA on Hopper
+
+
+@pytest.fixture(scope="module")
+def wan_scaled_file(M, ddir, bf16_sd):
+    """The tiny Wan 2.1 in ComfyUI's scaled-fp8 layout (`scaled_fp8` marker + per-tensor `scale_weight`), as the
+    `*_fp8_scaled` files Comfy-Org publishes store it."""
+    return M.save_safetensors(M.comfy_scaled_fp8(dict(bf16_sd)), ddir / "auto_wan_fp8_scaled.safetensors")
+
+
+def _n_fp8(path):
+    from safetensors.torch import load_file
+
+    return sum(1 for v in load_file(str(path)).values() if v.dtype == E4M3 and v.ndim == 2)
+
+
+def _needs_comfy_layers(mod):
+    if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
+        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: 0.33+)")
+
+
+def test_scaled_wan_on_hopper_loads_as_comfyui_does(F, M, mod, wan_scaled_file):
+    """`auto` on a Wan file in ComfyUI's scaled-fp8 layout, on Hopper: the model ComfyUI's own Load Diffusion Model
+    builds (its quantized-tensor layers with the file's scales, none of ours), the same output, and a report that
+    says so with the measurement."""
+    _needs_comfy_layers(mod)
+    import comfy.sd
+
+    Q, figures = mod("accel.compile.quantized"), mod("accel.common.figures")
+    res = F.load_file(str(wan_scaled_file), profile=_profile(mod))
+    dm = res.patcher.model.diffusion_model
+    assert res.comfy_layers and res.compute == "comfy" and res.stats.formats == {}
+    assert sum(1 for m in dm.modules() if Q.is_quantized_layer(m)) == _n_fp8(wan_scaled_file)
+    assert not any(F.is_accel_linear(m) for m in dm.modules())
+    line = next(x for x in res.report.splitlines() if x.strip().startswith("auto:"))
+    entry = _stored_entry(mod)
+    for fid in (entry.ours, entry.comfy):
+        assert figures.text(fid) in line, (fid, line)
+    assert "bench/results/h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json" in line
+    assert "a weight_format or compute other than auto" in line
+    assert "warning" not in res.report
+    cond = (M.conditioning(8, seed=1), M.conditioning(8, seed=2), M.wan_latent(5, 64, 64))
+    out = M.sample(res.patcher, *cond, steps=2, cfg=2.0, seed=0)
+    ref = M.sample(comfy.sd.load_diffusion_model(str(wan_scaled_file)), *cond, steps=2, cfg=2.0, seed=0)
+    assert torch.equal(out, ref)
+    again = res.patcher.cached_patcher_init[0](*res.patcher.cached_patcher_init[1])  # a reload decides the same
+    assert sum(1 for m in again.model.diffusion_model.modules() if Q.is_quantized_layer(m)) == _n_fp8(wan_scaled_file)
+
+
+@pytest.mark.parametrize("choice", [{"weight_format": "keep as stored"}, {"compute": "dequantize (bf16/fp16 matmul)"},
+                                    {"activation_scaling": "per-token, fp32 accumulation"},
+                                    {"keep": "embeddings, norms, modulation, head"}, {"extra_keep": "blocks.0.ffn.*"}])
+def test_an_explicit_choice_keeps_the_loaders_layers(F, mod, wan_scaled_file, choice):
+    opts = mod("accel.fp8.options")
+    assert choice.get("weight_format", opts.FORMAT_KEEP) in opts.WEIGHT_FORMATS
+    assert choice.get("compute", opts.COMPUTE_DEQUANT) in opts.COMPUTE_CHOICES
+    assert choice.get("activation_scaling", opts.ACT_PER_TOKEN_FP32) in opts.ACT_CHOICES
+    assert choice.get("keep", opts.KEEP_STANDARD) in opts.KEEP_CHOICES
+    res = F.load_file(str(wan_scaled_file), profile=_profile(mod), **choice)
+    assert not res.comfy_layers and res.stats.kept_fp8 > 0 and res.stats.quantized == 0
+    assert any(F.is_accel_linear(m) for m in res.patcher.model.diffusion_model.modules())
+
+
+def test_scaled_wan_keeps_the_loaders_layers_where_nothing_measured_or_comfyui_cannot(F, M, mod, wan_scaled_file,
+                                                                                     bf16_sd, ddir, monkeypatch):
+    for path, profile in ((wan_scaled_file, _profile(mod, sm=(8, 9))),  # Ada: not measured
+                          # a marker of two elements asks ComfyUI for 16-bit matmuls: not the measured form
+                          (M.save_safetensors(dict(M.comfy_scaled_fp8(dict(bf16_sd)), scaled_fp8=torch.zeros(2, dtype=E4M3)),
+                                              ddir / "auto_wan_fp8_scaled_fullmm.safetensors"), _profile(mod))):
+        res = F.load_file(str(path), profile=profile)
+        assert not res.comfy_layers and res.stats.kept_fp8 > 0, path
+    # a ComfyUI whose loader reads such files with its scaled-fp8 operations (0.3.x): this loader's layers
+    monkeypatch.setattr(mod("accel.comfy_compat"), "loads_fp8_files_as_quantized_layers", lambda: False)
+    res = F.load_file(str(wan_scaled_file), profile=_profile(mod))
+    assert not res.comfy_layers and res.stats.kept_fp8 > 0
