@@ -64,6 +64,8 @@ CHAINS = {
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
     "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
+    "fp8own_level1": "Accel Load Diffusion Model (FP8), compute 'FP8 matmul' named (its own FP8 layers also where auto "
+                     "would load a scaled-fp8 file as ComfyUI does) -> Accel Wan Level-1",
     "fp8": "Accel Load Diffusion Model (FP8), defaults (per-token activations)",
     "fp8_dequant": "Accel Load Diffusion Model (FP8), compute dequantize (weights-only FP8)",
     "fp8_fp32acc": "Accel Load Diffusion Model (FP8), activation_scaling per-token, fp32 accumulation",
@@ -501,6 +503,7 @@ class Matrix:
                        "level1_fast": ("core", "level1_fast"), "kj_sage_compile": ("core", "kj_sage_compile"),
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
+                       "fp8own_level1": ("fp8own", "level1"),
                        "fp8_level1_fast": ("fp8", "level1_fast"), "level1_sparse": ("core", "level1_sparse"),
                        "sparse_compile": ("core", "sparse_compile"),
                        "sparse_nodense_compile": ("core", "sparse_nodense_compile"),
@@ -516,8 +519,9 @@ class Matrix:
         loader, chain = self.WORKFLOW_CHAINS[name]
         experts, reports = [], []
         for expert in ("high", "low"):
-            if loader == "fp8":
-                res = self.H.pack_module("accel.fp8").load_file(str(path))
+            if loader in ("fp8", "fp8own"):
+                F = self.H.pack_module("accel.fp8")
+                res = F.load_file(str(path), **({"compute": F.COMPUTE_FP8} if loader == "fp8own" else {}))
                 m, rep = res.patcher, [res.report]
             elif loader in ("gguf", "gguf_pod"):
                 m, rep = self.gguf_expert(expert, patch_on_device=loader == "gguf_pod"), []
