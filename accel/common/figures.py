@@ -239,6 +239,9 @@ HV_SAME_GPU_SPARSE = HV_SAME_GPU.format(which="the radial_sparse chain with Flas
 LTXV_SPARSE = (f"{_SHARED_X2}, LTX-Video 2B bf16, 768x512 121 frames (6,144 video tokens), 20 steps CFG 3, euler/simple, "
                f"128 text tokens (their mask passed to cross-attention), 2 timed runs, {_FAMILY}, FlashAttention-4 "
                "block-sparse (flash-attn-4 4.0.0b36), after the masked-call fix")
+WF_FP8_AUTO_H100 = (f"H100 80GB, {_WF.replace('median of 2 runs', 'one timed run')}, whole card, this version: the FP8 "
+                    "loader's auto loads the fp8_scaled experts as ComfyUI's Load Diffusion Model does (its own FP8 "
+                    "layers, accel.common.defaults.FP8_STORED_MEASURED)")
 WF_H100_24_NATIVE = (WF_H100_24_NOW + ", ComfyUI started with --disable-cuda-malloc (PyTorch's caching allocator instead "
                      "of cudaMallocAsync)")
 FAMILY_LTXV_CC = FAMILY_LTXV + ", each chain on its own (--sequential), after the AdaLN tracing; ComfyUI's TorchCompileModel again"
@@ -909,6 +912,15 @@ _ROWS = [
     ("ltxv_sparse.h100.sparse_compile.time", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/sparse_compile/times_s/1", 2.355, "{:.2f} s", LTXV_SPARSE + ", sparse_compile, the slower timed run"),
     ("ltxv_sparse.h100.sparse_compile.speedup", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/sparse_compile/speedup", 1.323, "{:.2f}x", LTXV_SPARSE + ", sparse_compile vs stock"),
     ("ltxv_sparse.h100.sparse_compile.cosine", "h100/sparse_033_ltxv/after_mask_fix_fa4_exact_vs_sparse/matrix.json", "json:chains/sparse_compile/cosine", 0.999845, "{:.5f}", LTXV_SPARSE + ", radial_sparse chain, final latent vs stock"),
+    ("wf.h100.80.fp8auto.stock.time", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/stock/times_s/0", 14.593, "{:.2f} s", WF_FP8_AUTO_H100 + ", stock, one timed run"),
+    ("wf.h100.80.fp8auto.level1.time", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/level1/times_s/0", 8.659, "{:.2f} s", WF_FP8_AUTO_H100 + ", Level-1 on ComfyUI's loader, one timed run"),
+    ("wf.h100.80.fp8auto.level1.speedup", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/level1/speedup", 1.685, "{:.2f}x", WF_FP8_AUTO_H100 + ", Level-1 on ComfyUI's loader vs stock"),
+    ("wf.h100.80.fp8auto.fp8_level1.time", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/fp8_level1/times_s/0", 8.871, "{:.2f} s", WF_FP8_AUTO_H100 + ", FP8 loader (auto) -> LoRA -> Level-1, one timed run"),
+    ("wf.h100.80.fp8auto.fp8_level1.speedup", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/fp8_level1/speedup", 1.645, "{:.2f}x", WF_FP8_AUTO_H100 + ", FP8 loader (auto) -> LoRA -> Level-1 vs stock"),
+    ("wf.h100.80.fp8auto.fp8_level1.first_run", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/fp8_level1/first_run_s", 13.23, "{:.1f} s", WF_FP8_AUTO_H100 + ", FP8 loader (auto) -> LoRA -> Level-1, first run (after Level-1 in the same process: its compiled graph reused)"),
+    ("wf.h100.80.fp8auto.fp8_level1.cosine", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/fp8_level1/cosine", 0.999927, "{:.6f}", WF_FP8_AUTO_H100 + ", FP8 loader (auto) chain, final latent vs stock"),
+    ("wf.h100.80.fp8auto.level1.cosine", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.6f}", WF_FP8_AUTO_H100 + ", Level-1 on ComfyUI's loader, final latent vs stock"),
+    ("wf.h100.80.fp8auto.stock_again.time", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/stock_again/times_s/0", 14.652, "{:.2f} s", WF_FP8_AUTO_H100 + ", stock again at the end, one timed run"),
 ]
 
 FIGURES: dict[str, Figure] = {}
