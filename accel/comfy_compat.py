@@ -353,14 +353,19 @@ def loads_fp8_files_as_quantized_layers() -> bool:
     """Whether this ComfyUI's own diffusion-model loader turns a file stored in its FP8 layouts (the legacy
     `scaled_fp8` marker + `scale_weight`, `comfy_quant`, `_quantization_metadata`) into quantized-tensor layers:
     `comfy.quant_ops.QuantizedTensor` and `comfy.utils.convert_old_quants` (0.33, which `load_diffusion_model_state_dict`
-    calls when no custom operations are given). ComfyUI 0.3.x reads such files with its scaled-fp8 operations."""
+    calls when no custom operations are given). ComfyUI 0.3.x reads such files with its scaled-fp8 operations. Where
+    comfy-kitchen failed to import, comfy.quant_ops defines `QuantizedTensor` as an empty stand-in class ("fp8 and fp4
+    support will not be available"): only comfy-kitchen's tensor subclass counts."""
+    import torch
+
     try:
         import comfy.quant_ops as qo
         import comfy.utils as cu
     except Exception:  # noqa: BLE001 - a ComfyUI without comfy.quant_ops
         return False
     qt = getattr(qo, "QuantizedTensor", None)
-    return isinstance(qt, type) and callable(getattr(cu, "convert_old_quants", None))
+    return (isinstance(qt, type) and issubclass(qt, torch.Tensor)
+            and callable(getattr(cu, "convert_old_quants", None)))
 
 
 def can_reload_patcher(patcher) -> bool:

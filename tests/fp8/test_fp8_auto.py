@@ -272,7 +272,14 @@ def test_scaled_wan_keeps_the_loaders_layers_where_nothing_measured_or_comfyui_c
                                               ddir / "auto_wan_fp8_scaled_fullmm.safetensors"), _profile(mod))):
         res = F.load_file(str(path), profile=profile)
         assert not res.comfy_layers and res.stats.kept_fp8 > 0, path
-    # a ComfyUI whose loader reads such files with its scaled-fp8 operations (0.3.x): this loader's layers
+    # a ComfyUI whose loader reads such files with its scaled-fp8 operations (0.3.x), or one whose comfy-kitchen did not
+    # import (comfy.quant_ops then defines QuantizedTensor as an empty class): this loader's layers
+    import comfy.quant_ops as qo
+
+    monkeypatch.setattr(qo, "QuantizedTensor", type("QuantizedTensor", (), {}), raising=False)
+    assert not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers()
+    res = F.load_file(str(wan_scaled_file), profile=_profile(mod))
+    assert not res.comfy_layers and res.stats.kept_fp8 > 0
     monkeypatch.setattr(mod("accel.comfy_compat"), "loads_fp8_files_as_quantized_layers", lambda: False)
     res = F.load_file(str(wan_scaled_file), profile=_profile(mod))
     assert not res.comfy_layers and res.stats.kept_fp8 > 0
