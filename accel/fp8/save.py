@@ -24,19 +24,38 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     LoRA and other weight patches on the MODEL are baked in."""
     import comfy.model_management as mm
 
+    from ..compile.quantized import is_quantized_layer
+
     mm.load_models_gpu([patcher], force_patch_weights=True)
     dm = patcher.model.diffusion_model
     plan = None
     notes, quant_layers, tensors = [], [], {}
     requant = 0
     with torch.no_grad():
-        linears = {name: m for name, m in dm.named_modules() if isinstance(m, torch.nn.Linear)}
+        linears = {name: m for name, m in dm.named_modules() if isinstance(m, torch.nn.Linear) or is_quantized_layer(m)}
+        # ComfyUI's own quantized layers (0.33+: its Load Diffusion Model on an FP8 file, or this pack's FP8 loader
+        # handing such a file to it): their state dict holds the stored values, a `weight_scale` and a `comfy_quant`
+        # description; the values are only right with their scale
+        comfy_q = {name for name, m in linears.items() if is_quantized_layer(m)}
         if not any(is_accel_linear(m) and m.weight_scale is not None for m in linears.values()):
             plan = plan_layers(dm, families.detect(patcher), keep, extra_keep)
-        for key, t in dm.state_dict().items():
+        state = dm.state_dict()
+        for key, t in state.items():
             layer, _, leaf = key.rpartition(".")
             m = linears.get(layer)
-            if leaf == "weight_scale":
+            if leaf == "weight_scale" or (layer in comfy_q and leaf != "weight" and leaf != "bias"):
+                continue  # a scale goes with its weight; comfy_quant / input_scale: the portable form's metadata says it
+            if layer in comfy_q and leaf == "weight":
+                scale = state.get(layer + ".weight_scale")
+                if (getattr(m, "quant_format", None) == "float8_e4m3fn" and t.dtype == kfp8.E4M3 and scale is not None
+                        and scale.numel() == 1):
+                    w8, s8 = t, scale.reshape(())
+                else:  # another format (e5m2, int8, mxfp8, nvfp4, ...): its values through comfy-kitchen, per tensor
+                    w8, s8 = kfp8.quantize_weight(m.weight.dequantize().float(), kfp8.E4M3, per_channel=False)
+                    requant += 1
+                tensors[key] = w8.cpu()
+                tensors[layer + ".weight_scale"] = s8.to(torch.float32).reshape(()).cpu()
+                quant_layers.append(layer)
                 continue
             if m is not None and leaf == "weight":
                 scale = getattr(m, "weight_scale", None)
@@ -58,8 +77,8 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
                 continue
             tensors[key] = (t.to(hp_dtype) if t.is_floating_point() else t).cpu()
     if requant:
-        notes.append(f"{requant} per-channel/e5m2 layers requantized to per-tensor e4m3fn (stock ComfyUI 0.3.75 "
-                     f"reads scalar scales only)")
+        notes.append(f"{requant} per-channel/e5m2 (or other quantized) layers requantized to per-tensor e4m3fn (stock "
+                     f"ComfyUI 0.3.75 reads scalar scales only)")
     if plan is not None and plan.unmatched:
         notes.append("warning: " + unmatched_text(plan.unmatched, next((k for k, q in plan.quantize.items() if q), "blocks.0.self_attn.q")))
     saturated = {}

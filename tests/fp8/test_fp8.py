@@ -573,6 +573,49 @@ def test_save_bakes_lora_and_converts_stock_models(F, M, bf16_sd, ddir, cond):
     assert rel(out, ref) <= 0.045  # the LoRA is in the file (measured 0.026; without it > 0.3)
 
 
+def test_save_keeps_the_scales_of_comfyuis_own_fp8_layers(F, M, mod, bf16_sd, ddir, cond):
+    """A MODEL whose linears are ComfyUI's own quantized layers (0.33+: Load Diffusion Model on an fp8_scaled file, or
+    the FP8 loader's auto handing such a file to it) is saved with each layer's stored fp8 values and its scale: the
+    file reproduces the model exactly. (Before, the saver did not see those layers: it wrote their raw fp8 values cast
+    to bf16 without their scales, about 1000x off, and a stray comfy_quant tensor per layer.)"""
+    from safetensors import safe_open
+
+    if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
+        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: 0.33+)")
+    src = M.save_safetensors(M.comfy_scaled_fp8(dict(bf16_sd)), ddir / "save_comfy_layers_src.safetensors")
+    stock = _load_stock(os.path.relpath(src, ddir))
+    assert mod("accel.compile.quantized").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
+    ref = run(M, stock, cond)
+    text = F.save_portable(stock, "saved/comfy_layers")
+    path = text.splitlines()[0].split(": ", 1)[1]
+    assert "requantized" not in text  # e4m3fn per-tensor: written as stored
+    with safe_open(path, "pt") as f:
+        keys = set(f.keys())
+        layers = json.loads(f.metadata()["_quantization_metadata"])["layers"]
+        assert sorted(layers) == block_linears(bf16_sd)
+        assert not any(k.endswith((".comfy_quant", ".scale_weight")) for k in keys)
+        with safe_open(str(src), "pt") as g:
+            for layer in layers:
+                assert torch.equal(f.get_tensor(layer + ".weight").float(), g.get_tensor(layer + ".weight").float())
+                assert torch.equal(f.get_tensor(layer + ".weight_scale"), g.get_tensor(layer + ".scale_weight").float())
+    assert torch.equal(run(M, _load_stock(os.path.relpath(path, ddir)), cond), ref)
+
+
+def test_save_requantizes_comfyuis_int8_layers_from_their_values(F, M, mod, bf16_sd, ddir, cond):
+    """ComfyUI's own INT8 layers (a comfy_quant int8_tensorwise file): saved as per-tensor e4m3fn from the values the
+    layers compute with (comfy-kitchen's dequantize), so the file stays close to the model (one FP8 rounding)."""
+    if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
+        pytest.skip("this ComfyUI has no quantized-tensor layers (0.33+)")
+    src = M.save_safetensors(M.comfy_quant_int8(dict(bf16_sd)), ddir / "save_comfy_int8_src.safetensors")
+    stock = _load_stock(os.path.relpath(src, ddir))
+    assert mod("accel.compile.quantized").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
+    ref = run(M, stock, cond)
+    text = F.save_portable(stock, "saved/comfy_int8")
+    path = text.splitlines()[0].split(": ", 1)[1]
+    assert f"{len(block_linears(bf16_sd))} per-channel/e5m2 (or other quantized) layers requantized" in text
+    assert rel(run(M, _load_stock(os.path.relpath(path, ddir)), cond), ref) <= 0.045  # one per-tensor FP8 rounding
+
+
 def test_nodes_in_a_prompt(pack, ddir, M, bf16_sd):
     from accel_harness.executor import run_prompt
 
