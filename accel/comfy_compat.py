@@ -22,8 +22,9 @@ What each probe is for, and the public source it follows (docs/compat.md has the
   `loader_can_disable_dynamic()` (`comfy.sd.load_diffusion_model_state_dict(..., disable_dynamic=)`),
   `can_reload_patcher(patcher)` (`cached_patcher_init`, which lets ComfyUI re-create a patcher without
   DynamicVRAM), `loads_fp8_files_as_quantized_layers()` (0.33's loader builds quantized-tensor layers from a
-  scaled-fp8 file: what the FP8 loader's `auto` hands such a file to, where that measured faster), and `block_fetch_support()`: the block-fetch API (comfy/model_prefetch.py, comfy/ops.py cast
-  functions) that Accel Compile uses to keep DynamicVRAM on (accel/compile/stream.py).
+  scaled-fp8 file: what the FP8 loader's `auto` hands such a file to, where that measured faster), and
+  `block_fetch_support()`: the block-fetch API (comfy/model_prefetch.py, comfy/ops.py cast functions) that Accel
+  Compile uses to keep DynamicVRAM on (accel/compile/stream.py).
 - Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
   existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
   `core_sparse_attention_active` / `core_sparse_attention_installed` find it.
