@@ -222,6 +222,24 @@ def wan_lora(size: str = "tiny", rank: int = 4, seed: int = 3, layout: str = "li
     return {k: v.to(dtype) for k, v in sd.items()}
 
 
+def linear_teacache_set(coefficients_module, name: str, slope: float = 0.1, family: str = "wan21",
+                        variant: str = "t2v", rel_l1_thresh: float = 0.3) -> Path:
+    """Write a user TeaCache coefficient set (`name`, e.g. "user:tiny_wan_linear") in the pack's user-file format
+    (`coefficients_module`: the loaded pack's accel.cache.coefficients) whose polynomial is linear: estimate =
+    `slope` x the measured change. On random weights no published fit applies; a linear set drives the cache's skip
+    mechanism predictably instead. Returns the file's path."""
+    import json
+
+    cc = coefficients_module
+    path = cc.user_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": cc.USER_FORMAT, "name": name.split(":", 1)[-1], "family": family,
+                                "variant": variant, "size": "",
+                                "teacache": {"signal": "e0", "coefficients": [slope, 0.0],
+                                             "recommended": {"rel_l1_thresh": rel_l1_thresh}}}))
+    return path
+
+
 def load_diffusion_model(path, model_options: dict | None = None):
     """ComfyUI's own loader (what UNETLoader calls): returns a ModelPatcher."""
     import comfy.sd

@@ -223,15 +223,9 @@ def test_composes_with_a_step_cache(A, SP, RT, M, mod, stats):
     block), and the sparse calls must be exactly the computed sparse steps' middle blocks. With threshold 0 (every step computed) the cache
     wrapper changes nothing: bit-equal to radial_sparse alone. A linear 'calibrated' set (estimate 0.1 x change,
     as tests/cache/test_cache.py) drives the skips on random weights."""
-    import json
-
-    sc, cc = mod("accel.cache"), mod("accel.cache.coefficients")
+    sc = mod("accel.cache")
     name = "user:tiny_wan_linear_sparse"
-    path = cc.user_file(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"format": cc.USER_FORMAT, "name": name[5:], "family": "wan21", "variant": "t2v",
-                                "size": "", "teacache": {"signal": "e0", "coefficients": [0.1, 0.0],
-                                                         "recommended": {"rel_l1_thresh": 0.3}}}))
+    M.linear_teacache_set(mod("accel.cache.coefficients"), name)
     model = tiny_wan(M)
     pos, neg = M.conditioning(8, seed=1), M.conditioning(8, seed=2)
     lat = M.wan_latent(4 * (GRID[0] - 1) + 1, 16 * GRID[1], 16 * GRID[2])

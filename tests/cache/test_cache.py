@@ -20,15 +20,9 @@ SET = "user:tiny_wan_linear"
 
 
 @pytest.fixture(scope="module")
-def sc(mod):
-    sc = mod("accel.cache")
-    cc = mod("accel.cache.coefficients")
-    path = cc.user_file(SET)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"format": cc.USER_FORMAT, "name": SET[5:], "family": "wan21", "variant": "t2v",
-                                "size": "", "teacache": {"signal": "e0", "coefficients": [0.1, 0.0],
-                                                                "recommended": {"rel_l1_thresh": 0.3}}}))
-    return sc
+def sc(mod, M):
+    M.linear_teacache_set(mod("accel.cache.coefficients"), SET)
+    return mod("accel.cache")
 
 
 @pytest.fixture(scope="module")
