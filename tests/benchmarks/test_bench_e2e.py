@@ -243,6 +243,30 @@ def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
     assert "sampler high-noise | sampler low-noise" in md and "| level1+vae | 2 |" in md
 
 
+def test_bench_e2e_smoke_a14b_lightx2v_i2v(tmp_path):
+    """The I2V twin of the users' workflow (issue #27 item 4) end to end on a live server: the start image through
+    WanImageToVideo, the i2v expert and LoRA names of the shipped file, both experts' samplers in both Queues."""
+    out, base = tmp_path / "out", tmp_path / "base"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
+                        "wan22_i2v_lightx2v", "--variants", "stock,level1", "--out", str(out), "--base", str(base)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    data = json.loads((out / "e2e_wan22_i2v_lightx2v.json").read_text())
+    assert not data["errors"], data["errors"]
+    rows = {x["variant"]: x for x in data["rows"]}
+    assert set(rows) == {"stock", "level1"}
+    for name, row in rows.items():
+        q1, q2 = row["queues"]
+        assert {"image load", "image encode", "sampler high-noise", "sampler low-noise", "VAE decode",
+                "save"} <= set(q1["stages_s"]), (name, q1)
+        assert {"sampler high-noise", "sampler low-noise"} <= set(q2["stages_s"]), (name, q2)
+        assert "WanImageToVideo" in row["nodes"].values() and "LoadImage" in row["nodes"].values()
+    assert list(rows["level1"]["nodes"].values()).count("AccelWanLevel1") == 2
+    dm = base / "models" / "diffusion_models"
+    assert (dm / "wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors").exists()
+    assert (base / "models" / "loras" / "wan2.2_i2v_lightx2v_4steps_lora_v1_low_noise.safetensors").exists()
+
+
 def test_umt5_scaled_fp8_file_loads_through_comfyui_text_encoder_path(comfy, monkeypatch, tmp_path):
     """The umt5 file in ComfyUI's scaled-fp8 text-encoder layout loads through comfy.sd.load_clip (type wan) into
     ComfyUI's fp8 layers (0.3.x: scaled-fp8 ops; 0.33: quantized tensors) with its scales applied: it encodes like
