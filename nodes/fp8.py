@@ -33,9 +33,9 @@ class AccelLoadDiffusionModelFP8(AccelNode):
                                tooltip="A .safetensors diffusion model from models/diffusion_models (or "
                                        "models/unet)."),
                 io.Combo.Input("weight_format", options=list(F.WEIGHT_FORMATS), default=F.FORMAT_AUTO, tooltip=(
-                    "auto: FP8 files stay as stored; 16-bit files become fp8_e4m3fn per-channel, unless FP8 measured "
-                    "slower for the family on this GPU (see report). per-tensor: one scale per layer (portable). e5m2: more range, no FP8 matmul. keep as "
-                    "stored: no quantization.")),
+                    "auto: what measured fastest for the model on this GPU (see report): FP8 files as stored or as "
+                    "Load Diffusion Model loads them, 16-bit files fp8_e4m3fn per-channel or kept. per-tensor: one "
+                    "scale per layer (portable). e5m2: more range, no FP8 matmul. keep as stored: unchanged.")),
                 io.Combo.Input("compute", options=list(F.COMPUTE_CHOICES), default=F.COMPUTE_AUTO, tooltip=(
                     "auto: FP8 tensor-core matmuls where the GPU has them (SM >= 8.9), else dequantize each layer "
                     "to bf16/fp16. fp8 matmul: warns once and dequantizes where unsupported (an error if "
