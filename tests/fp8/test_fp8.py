@@ -573,6 +573,19 @@ def test_save_bakes_lora_and_converts_stock_models(F, M, bf16_sd, ddir, cond):
     assert rel(out, ref) <= 0.045  # the LoRA is in the file (measured 0.026; without it > 0.3)
 
 
+def _save_comfy_layers(F, M, mod, ddir, cond, sd, name):
+    """Write `sd` (a file ComfyUI 0.33+ loads as its quantized layers), load it with the stock loader, sample it, and
+    save that MODEL with Accel Save FP8 Model: (source path, the model's output, the save's report, the saved path)."""
+    if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
+        pytest.skip("this ComfyUI reads quantized files without quantized-tensor layers (those are 0.33+)")
+    src = M.save_safetensors(sd, ddir / f"save_{name}_src.safetensors")
+    stock = _load_stock(os.path.relpath(src, ddir))
+    assert mod("accel.compile.quantized").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
+    ref = run(M, stock, cond)
+    text = F.save_portable(stock, f"saved/{name}")
+    return src, ref, text, text.splitlines()[0].split(": ", 1)[1]
+
+
 def test_save_keeps_the_scales_of_comfyuis_own_fp8_layers(F, M, mod, bf16_sd, ddir, cond):
     """A MODEL whose linears are ComfyUI's own quantized layers (0.33+: Load Diffusion Model on an fp8_scaled file, or
     the FP8 loader's auto handing such a file to it) is saved with each layer's stored fp8 values and its scale: the
@@ -580,14 +593,7 @@ def test_save_keeps_the_scales_of_comfyuis_own_fp8_layers(F, M, mod, bf16_sd, dd
     to bf16 without their scales, about 1000x off, and a stray comfy_quant tensor per layer.)"""
     from safetensors import safe_open
 
-    if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
-        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: 0.33+)")
-    src = M.save_safetensors(M.comfy_scaled_fp8(dict(bf16_sd)), ddir / "save_comfy_layers_src.safetensors")
-    stock = _load_stock(os.path.relpath(src, ddir))
-    assert mod("accel.compile.quantized").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
-    ref = run(M, stock, cond)
-    text = F.save_portable(stock, "saved/comfy_layers")
-    path = text.splitlines()[0].split(": ", 1)[1]
+    src, ref, text, path = _save_comfy_layers(F, M, mod, ddir, cond, M.comfy_scaled_fp8(dict(bf16_sd)), "comfy_layers")
     assert "requantized" not in text  # e4m3fn per-tensor: written as stored
     with safe_open(path, "pt") as f:
         keys = set(f.keys())
@@ -604,14 +610,7 @@ def test_save_keeps_the_scales_of_comfyuis_own_fp8_layers(F, M, mod, bf16_sd, dd
 def test_save_requantizes_comfyuis_int8_layers_from_their_values(F, M, mod, bf16_sd, ddir, cond):
     """ComfyUI's own INT8 layers (a comfy_quant int8_tensorwise file): saved as per-tensor e4m3fn from the values the
     layers compute with (comfy-kitchen's dequantize), so the file stays close to the model (one FP8 rounding)."""
-    if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
-        pytest.skip("this ComfyUI has no quantized-tensor layers (0.33+)")
-    src = M.save_safetensors(M.comfy_quant_int8(dict(bf16_sd)), ddir / "save_comfy_int8_src.safetensors")
-    stock = _load_stock(os.path.relpath(src, ddir))
-    assert mod("accel.compile.quantized").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
-    ref = run(M, stock, cond)
-    text = F.save_portable(stock, "saved/comfy_int8")
-    path = text.splitlines()[0].split(": ", 1)[1]
+    _, ref, text, path = _save_comfy_layers(F, M, mod, ddir, cond, M.comfy_quant_int8(dict(bf16_sd)), "comfy_int8")
     assert f"{len(block_linears(bf16_sd))} per-channel/e5m2 (or other quantized) layers requantized" in text
     assert rel(run(M, _load_stock(os.path.relpath(path, ddir)), cond), ref) <= 0.045  # one per-tensor FP8 rounding
 

@@ -83,21 +83,30 @@ def _file_value(figure):
     return float(value)
 
 
+def _measured_pairs(mod, table: dict, first: str, second: str):
+    """(family, entry, first value, second value) of each entry of a measured `auto` table: keys name a defaults row
+    and a known family; the entry's two figures (attributes `first`, `second`) come from one run (one file) and are
+    what that file holds."""
+    D, figures, families = mod("accel.common.defaults"), mod("accel.common.figures"), mod("accel.common.families")
+    rows = {r.name for r in D.ROWS}
+    assert table
+    for (family, row), entry in table.items():
+        assert row in rows, (family, row)
+        assert families.family_name(family) != family, f"unknown family key {family!r}"
+        a, b = figures.fig(getattr(entry, first)), figures.fig(getattr(entry, second))
+        assert a.file == b.file, (family, row, a.file, b.file)
+        va, vb = _file_value(a), _file_value(b)
+        assert (va, vb) == (a.value, b.value)
+        yield family, entry, va, vb
+
+
 def test_each_entry_is_what_its_result_file_shows(mod):
     """keep_16bit exactly where the FP8 chain's speed-up over stock, read from the result file, is below the same
     chain's on 16-bit weights; both figures from one run (one file); keys name a defaults row and a known family; a
     family kept 16-bit is recognisable from ComfyUI's config before the model is built."""
-    D, figures, families = mod("accel.common.defaults"), mod("accel.common.figures"), mod("accel.common.families")
-    rows = {r.name for r in D.ROWS}
-    assert D.FP8_AUTO_MEASURED
-    for (family, row), entry in D.FP8_AUTO_MEASURED.items():
-        assert row in rows, (family, row)
-        assert families.family_name(family) != family, f"unknown family key {family!r}"
-        fp8, exact = figures.fig(entry.fp8), figures.fig(entry.exact)
-        assert fp8.file == exact.file, (family, row, fp8.file, exact.file)
-        v_fp8, v_exact = _file_value(fp8), _file_value(exact)
-        assert (v_fp8, v_exact) == (fp8.value, exact.value)
-        assert entry.keep_16bit == (v_fp8 < v_exact), (family, row, v_fp8, v_exact)
+    D, families = mod("accel.common.defaults"), mod("accel.common.families")
+    for family, entry, v_fp8, v_exact in _measured_pairs(mod, D.FP8_AUTO_MEASURED, "fp8", "exact"):
+        assert entry.keep_16bit == (v_fp8 < v_exact), (family, v_fp8, v_exact)
         if entry.keep_16bit:
             assert family in families._IMAGE_MODEL_FAMILIES.values(), family
     assert _measured(mod).keep_16bit  # today's measurement: Flux on Hopper, FP8 slower than 16-bit
@@ -178,7 +187,6 @@ def test_a_file_stored_in_fp8_is_left_as_stored(F, M, mod, flux_file, ddir):
     assert "auto:" not in res.report
 
 
-
 # --- files stored in ComfyUI's own FP8 layout (accel.common.defaults.FP8_STORED_MEASURED) ----------------------------
 
 def _stored_entry(mod):
@@ -189,18 +197,10 @@ def test_each_stored_entry_is_what_its_result_file_shows(mod):
     """comfy_layers exactly where the chain's speed-up over stock on ComfyUI's own FP8 layers, read from the result
     file, is above the same chain's after the FP8 loader's layers; both from one run (one file); the family is one
     that ComfyUI's detected config names before the model is built."""
-    D, figures, families = mod("accel.common.defaults"), mod("accel.common.figures"), mod("accel.common.families")
-    rows = {r.name for r in D.ROWS}
-    assert D.FP8_STORED_MEASURED
-    for (family, row), entry in D.FP8_STORED_MEASURED.items():
-        assert row in rows, (family, row)
-        assert families.family_name(family) != family, f"unknown family key {family!r}"
+    D, families = mod("accel.common.defaults"), mod("accel.common.families")
+    for family, entry, v_ours, v_comfy in _measured_pairs(mod, D.FP8_STORED_MEASURED, "ours", "comfy"):
         assert family in set(families._CONFIG_FAMILIES.values()) | set(families._IMAGE_MODEL_FAMILIES.values())
-        ours, comfy = figures.fig(entry.ours), figures.fig(entry.comfy)
-        assert ours.file == comfy.file, (family, row, ours.file, comfy.file)
-        v_ours, v_comfy = _file_value(ours), _file_value(comfy)
-        assert (v_ours, v_comfy) == (ours.value, comfy.value)
-        assert entry.comfy_layers == (v_ours < v_comfy), (family, row, v_ours, v_comfy)
+        assert entry.comfy_layers == (v_ours < v_comfy), (family, v_ours, v_comfy)
     assert _stored_entry(mod).comfy_layers  # today's measurement: Wan A14B + LoRA on Hopper
 
 
