@@ -56,8 +56,29 @@ def _named(pack, key, name, value, text):
     if head not in text or shown not in text:
         return False
     if (key, name) in FILE_INPUTS:
-        return "models/diffusion_models" in text and "combo_wan.safetensors" in text
+        return "models/diffusion_models" in text and _lists_real_files(text)
     return "Pick" in text
+
+
+def _lists_real_files(text) -> bool:
+    """The error's list of files to pick names files that are in the folder (all of them, or the first ones and a
+    count: how many there are depends on what the session's other tests wrote), this module's file among them when
+    the list is whole."""
+    import folder_paths
+
+    files = set(folder_paths.get_filename_list("diffusion_models"))
+    listed = text.split("pick one of: ", 1)[-1].rstrip(".")
+    count = None
+    if listed.endswith(" in all)"):
+        listed, _, count = listed.rpartition(", ... (")
+    names = listed.split(", ")
+    extra = names.count("(none)")  # the save node's "no file" choice comes first
+    names = [n for n in names if n != "(none)"]
+    if count is not None and int(count.split()[0]) - extra != len(files):
+        return False
+    if count is None and "combo_wan.safetensors" not in names:
+        return False
+    return bool(names) and all(n in files for n in names)
 
 
 def test_node_functions_refuse_bad_combo_values(pack, combos, mod):
