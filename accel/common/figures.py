@@ -220,10 +220,9 @@ _WF_SPARSE_NOW = ("Wan 2.2 A14B T2V users' workflow (fp8_scaled experts + rank-3
                   "2+2) at 720x1280 {frames} frames, ComfyUI 0.33.0 (DynamicVRAM), torch 2.11, fa3-fwd 0.0.3, all chains in "
                   "one process, one timed run after each first run (bench_matrix.py --workflow lightx2v --height 720 "
                   "--width 1280{extra})")
-WF720_FA4_NODENSE = (f"{_SHARED_X2}, " + _WF_SPARSE.format(res="720x1280").split(", H100 80GB")[0]
-                     + ", ComfyUI 0.33.0 (DynamicVRAM), all chains in one process, one timed run after each first run "
-                       "(bench_matrix.py --workflow lightx2v --height 720 --width 1280 --chains stock,level1,level1_sparse,"
-                       "sparse_nodense_compile), sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36)")
+WF720_FA4_NODENSE = (f"{_SHARED_X2}, "
+                     + _WF_SPARSE_NOW.format(frames=81, extra=" --chains stock,level1,level1_sparse,sparse_nodense_compile")
+                     + ", sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36)")
 WF720_FA4_24 = (f"H100 80GB as a 24 GB card (another process holds the other 55.6 GiB before ComfyUI starts), {_SHARED_X2}, "
                 + _WF_SPARSE_NOW.format(frames=81, extra=" --card 24 --occupy --chains stock,level1,level1_sparse")
                 + ", sparse kernel FlashAttention-4 block-sparse (flash-attn-4 4.0.0b36), the high-noise expert's first "
