@@ -5,8 +5,9 @@
 # (033 unless the list sources another), and is stopped when the budget (seconds, first argument) is spent.
 # Inside a list, $RES is a private results folder and $DEADLINE the end of the budget in epoch seconds
 # (e.g. `timeout $(( DEADLINE - $(date +%s) )) python3 bench/bench_matrix.py ... --out $RES/m32`).
-# At the end every *.md under the result folders is copied to $OUT as <list>_<name>.md, all *.json go into one
-# $OUT/json.tgz and the logs' last lines into $OUT/logs.txt: few files, as the device tool returns at most a few.
+# At the end every *.md under the result folders is copied to $OUT as <list>_<name>.md, all *.json and
+# bench_e2e.py's server_logs/*.log go into one $OUT/json.tgz and the logs' last lines into $OUT/logs.txt: few files,
+# as the device tool returns at most a few.
 # Timings taken this way share the host (CPU, RAM, disk) with the other list; every result's run_meta says so
 # (shared_host), and so must any text quoting them.
 set -uo pipefail
@@ -33,7 +34,7 @@ for d in "$R"/*/; do
   n=$(basename "$d")
   find "$d" -name "*.md" | while read -r f; do cp "$f" "$OUT/${n}_$(basename "$(dirname "$f")")_$(basename "$f")"; done
 done
-(cd "$R" && find . -name "*.json" | tar czf "$OUT/json.tgz" -T -)
+(cd "$R" && find . \( -name "*.json" -o -path "*server_logs/*.log" \) | tar czf "$OUT/json.tgz" -T -)
 for l in "$R"/*.log; do
   echo "=== $(basename "$l")"
   grep -v "^WARNING\|torchaudio\|IMPORT FAILED\|^$\|pip install\|^  File\|^    \|it/s\]" "$l" | tail -15 | cut -c1-300
