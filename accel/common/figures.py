@@ -245,6 +245,37 @@ WF_H100_24_NATIVE = (WF_H100_24_NOW + ", ComfyUI started with --disable-cuda-mal
                      "of cudaMallocAsync)")
 FAMILY_LTXV_CC = FAMILY_LTXV + ", each chain on its own (--sequential), after the AdaLN tracing; ComfyUI's TorchCompileModel again"
 FAMILY_FLUX_RUN2_H100 = FAMILY_FLUX_TRIMS_H100.replace("one timed run", "the slower of 2 timed runs")
+_SHARED_H200X2 = _SHARED_X2.replace("H100 80GB", "H200 141GB")
+_OCC24 = "as a 24 GB card (another process holds the rest of the GPU before ComfyUI starts, so every allocator sees 24 GiB)"
+_E2E_I2V = (_E2E_WF_SAVE.replace("wan2.2_t2v_A14B", "wan2.2_i2v_A14B").replace("wan22_t2v_lightx2v", "wan22_i2v_lightx2v")
+            .replace("Wan 2.1 VAE)", "Wan 2.1 VAE, a random PNG through LoadImage -> WanImageToVideo)")
+            + ", an empty inductor cache per server")
+E2E_I2V_H200 = f"{_SHARED_H200X2}, {_E2E_I2V}"
+E2E_I2V_H200_24 = f"{_SHARED_H200X2}, {_OCC24}, {_E2E_I2V}"
+SPARSE_H200 = (f"{_SHARED_H200X2}, torch 2.11, one attention call, bf16 random q/k/v (Wan 14B: 40 heads of 128; "
+               "HunyuanVideo: 24 heads of 128), radial pattern via compiled flex_attention vs FA3 dense (fa3-fwd 0.0.3), "
+               "median of 10 (bench/bench_sparse_attention.py --backends flex --decays 0.2; flash-attn-4 not carried)")
+_FAMILY_SEQ = ("ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), random weights in the published key layout loaded by "
+               "ComfyUI's loader, each chain on its own (--sequential) after its first run, {runs} (bench_matrix.py "
+               "--family)")
+_FAMILY_H200 = {
+    "ti2v": ("Wan 2.2 TI2V-5B fp16, 1280x704 121 frames, 4 steps CFG 5, uni_pc/simple, shift 8", 2),
+    "ltxv": ("LTX-Video 2B bf16, 768x512 121 frames, 20 steps CFG 3, euler/simple", 2),
+    "qwen": ("Qwen-Image 20B bf16 (41 GB), 1328x1328, 8 steps CFG 2.5, euler/simple, shift 3.1", 1),
+    "hv": ("HunyuanVideo T2V 13B bf16, 960x544 33 frames, 4 steps CFG 1 guidance 6, euler/simple", 1),
+    "flux": ("Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple", 1),
+}
+
+
+def family_h200(key: str, card24: bool = False) -> str:
+    """The config of one H200 family run of issue #30 (whole card or a simulated 24 GB card, one timed run there)."""
+    what, runs = _FAMILY_H200[key]
+    runs = 1 if card24 else runs
+    seq = _FAMILY_SEQ.format(runs="one timed run" if runs == 1 else "the slower of 2 timed runs")
+    card = f", {_OCC24}" if card24 else ", whole card"
+    return f"{_SHARED_H200X2}{card}, {what}, {seq}"
+
+
 MGKILL = ("two H100 80GB (one host, NCCL), ComfyUI 0.33.0 live server, Wan 2.1 T2V 1.3B random bf16 weights, Accel Multi-GPU "
           "2 workers, one worker SIGKILLed after the first sampling step (bench_reliability.py --cases multigpu_kill --gpus 2)")
 
@@ -920,6 +951,113 @@ _ROWS = [
     ("wf.h100.80.fp8auto.fp8_level1.cosine", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/fp8_level1/cosine", 0.999927, "{:.6f}", WF_FP8_AUTO_H100 + ", FP8 loader (auto) chain, final latent vs stock"),
     ("wf.h100.80.fp8auto.level1.cosine", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/level1/cosine", 0.999927, "{:.6f}", WF_FP8_AUTO_H100 + ", Level-1 on ComfyUI's loader, final latent vs stock"),
     ("wf.h100.80.fp8auto.stock_again.time", "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json", "json:chains/stock_again/times_s/0", 14.652, "{:.2f} s", WF_FP8_AUTO_H100 + ", stock again at the end, one timed run"),
+    # issue #27 I2V and issue #30 families on two H200s of one host (stop 47) ----------------------------------
+    ("e2e_i2v.h200.stock.q1.total", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/0/queues/0/total_s", 38.692, "{:.1f} s", E2E_I2V_H200 + ", stock, Queue 1, total"),
+    ("e2e_i2v.h200.stock.q2.total", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/0/queues/1/total_s", 19.205, "{:.1f} s", E2E_I2V_H200 + ", stock, Queue 2, total"),
+    ("e2e_i2v.h200.stock.q2.high_noise", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.022, "{:.1f} s", E2E_I2V_H200 + ", stock, Queue 2, sampler high-noise stage"),
+    ("e2e_i2v.h200.stock.q2.low_noise", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/0/queues/1/stages_s/sampler low-noise", 6.941, "{:.1f} s", E2E_I2V_H200 + ", stock, Queue 2, sampler low-noise stage"),
+    ("e2e_i2v.h200.stock.q2.vae_decode", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.201, "{:.1f} s", E2E_I2V_H200 + ", stock, Queue 2, VAE decode stage"),
+    ("e2e_i2v.h200.stock.q2.save", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/0/queues/1/stages_s/save", 2.672, "{:.1f} s", E2E_I2V_H200 + ", stock, Queue 2, save stage"),
+    ("e2e_i2v.h200.level1.q1.total", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/1/queues/0/total_s", 49.834, "{:.1f} s", E2E_I2V_H200 + ", level1, Queue 1, total"),
+    ("e2e_i2v.h200.level1.q2.total", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/1/queues/1/total_s", 14.466, "{:.1f} s", E2E_I2V_H200 + ", level1, Queue 2, total"),
+    ("e2e_i2v.h200.level1.q2.high_noise", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler high-noise", 4.398, "{:.1f} s", E2E_I2V_H200 + ", level1, Queue 2, sampler high-noise stage"),
+    ("e2e_i2v.h200.level1.q2.low_noise", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/1/queues/1/stages_s/sampler low-noise", 4.364, "{:.1f} s", E2E_I2V_H200 + ", level1, Queue 2, sampler low-noise stage"),
+    ("e2e_i2v.h200.level1.q2.vae_decode", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.355, "{:.1f} s", E2E_I2V_H200 + ", level1, Queue 2, VAE decode stage"),
+    ("e2e_i2v.h200.level1.q2.save", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/1/queues/1/stages_s/save", 3.323, "{:.1f} s", E2E_I2V_H200 + ", level1, Queue 2, save stage"),
+    ("e2e_i2v.h200.level1_vae.q1.total", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/2/queues/0/total_s", 44.067, "{:.1f} s", E2E_I2V_H200 + ", level1+vae, Queue 1, total"),
+    ("e2e_i2v.h200.level1_vae.q2.total", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/2/queues/1/total_s", 15.632, "{:.1f} s", E2E_I2V_H200 + ", level1+vae, Queue 2, total"),
+    ("e2e_i2v.h200.level1_vae.q2.high_noise", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/2/queues/1/stages_s/sampler high-noise", 4.248, "{:.1f} s", E2E_I2V_H200 + ", level1+vae, Queue 2, sampler high-noise stage"),
+    ("e2e_i2v.h200.level1_vae.q2.low_noise", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/2/queues/1/stages_s/sampler low-noise", 4.219, "{:.1f} s", E2E_I2V_H200 + ", level1+vae, Queue 2, sampler low-noise stage"),
+    ("e2e_i2v.h200.level1_vae.q2.vae_decode", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/2/queues/1/stages_s/VAE decode", 2.661, "{:.1f} s", E2E_I2V_H200 + ", level1+vae, Queue 2, VAE decode stage"),
+    ("e2e_i2v.h200.level1_vae.q2.save", "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json", "json:rows/2/queues/1/stages_s/save", 4.486, "{:.1f} s", E2E_I2V_H200 + ", level1+vae, Queue 2, save stage"),
+    ("e2e_i2v.h200.24.stock.q1.total", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/0/queues/0/total_s", 29.358, "{:.1f} s", E2E_I2V_H200_24 + ", stock, Queue 1, total"),
+    ("e2e_i2v.h200.24.stock.q2.total", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/0/queues/1/total_s", 20.032, "{:.1f} s", E2E_I2V_H200_24 + ", stock, Queue 2, total"),
+    ("e2e_i2v.h200.24.stock.q2.high_noise", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.688, "{:.1f} s", E2E_I2V_H200_24 + ", stock, Queue 2, sampler high-noise stage"),
+    ("e2e_i2v.h200.24.stock.q2.low_noise", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/0/queues/1/stages_s/sampler low-noise", 7.474, "{:.1f} s", E2E_I2V_H200_24 + ", stock, Queue 2, sampler low-noise stage"),
+    ("e2e_i2v.h200.24.stock.q2.vae_decode", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/0/queues/1/stages_s/VAE decode", 2.132, "{:.1f} s", E2E_I2V_H200_24 + ", stock, Queue 2, VAE decode stage"),
+    ("e2e_i2v.h200.24.stock.q2.save", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/0/queues/1/stages_s/save", 2.718, "{:.1f} s", E2E_I2V_H200_24 + ", stock, Queue 2, save stage"),
+    ("e2e_i2v.h200.24.level1.q1.total", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/1/queues/0/total_s", 41.118, "{:.1f} s", E2E_I2V_H200_24 + ", level1, Queue 1, total"),
+    ("e2e_i2v.h200.24.level1.q2.total", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/1/queues/1/total_s", 16.692, "{:.1f} s", E2E_I2V_H200_24 + ", level1, Queue 2, total"),
+    ("e2e_i2v.h200.24.level1.q2.high_noise", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/sampler high-noise", 5.903, "{:.1f} s", E2E_I2V_H200_24 + ", level1, Queue 2, sampler high-noise stage"),
+    ("e2e_i2v.h200.24.level1.q2.low_noise", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/sampler low-noise", 5.47, "{:.1f} s", E2E_I2V_H200_24 + ", level1, Queue 2, sampler low-noise stage"),
+    ("e2e_i2v.h200.24.level1.q2.vae_decode", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/VAE decode", 2.231, "{:.1f} s", E2E_I2V_H200_24 + ", level1, Queue 2, VAE decode stage"),
+    ("e2e_i2v.h200.24.level1.q2.save", "h200/e2e_lightx2v_033/i2v_card24_occupied_savevideo/e2e_wan22_i2v_lightx2v_card24.json", "json:rows/1/queues/1/stages_s/save", 3.066, "{:.1f} s", E2E_I2V_H200_24 + ", level1, Queue 2, save stage"),
+    ("family.h200.ti2v.stock.time", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/stock/times_s/0", 10.868, "{:.2f} s", family_h200("ti2v") + ", stock"),
+    ("family.h200.ti2v.attention.speedup", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/attention/speedup", 1.482, "{:.2f}x", family_h200("ti2v") + ", Accel Attention vs stock"),
+    ("family.h200.ti2v.shipped.speedup", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/shipped/speedup", 1.567, "{:.2f}x", family_h200("ti2v") + ", the exact chain vs stock"),
+    ("family.h200.ti2v.shipped.cosine", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/shipped/cosine", 0.999959, "{:.5f}", family_h200("ti2v") + ", the exact chain, final latent vs stock"),
+    ("family.h200.ti2v.shipped.first_run", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/shipped/first_run_s", 17.86, "{:.0f} s", family_h200("ti2v") + ", the exact chain, first run (compiles)"),
+    ("family.h200.ti2v.fp8_shipped.speedup", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/fp8_shipped/speedup", 1.847, "{:.2f}x", family_h200("ti2v") + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.ti2v.fp8_shipped.cosine", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/fp8_shipped/cosine", 0.994164, "{:.5f}", family_h200("ti2v") + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.ti2v.core_compile.speedup", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/core_compile/speedup", 1.057, "{:.2f}x", family_h200("ti2v") + ", ComfyUI TorchCompileModel vs stock"),
+    ("family.h200.ti2v.core_compile.first_run", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/core_compile/first_run_s", 74.25, "{:.0f} s", family_h200("ti2v") + ", ComfyUI TorchCompileModel, first run (compiles)"),
+    ("family.h200.ti2v.kj_sage_compile.speedup", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/kj_sage_compile/speedup", 1.187, "{:.2f}x", family_h200("ti2v") + ", KJNodes Sage -> TorchCompileModelAdvanced vs stock"),
+    ("family.h200.ti2v.stock_again.speedup", "h200/family_033_wan_ti2v_5b/matrix.json", "json:chains/stock_again/speedup", 1.032, "{:.2f}x", family_h200("ti2v") + ", stock again at the end vs the first stock"),
+    ("family.h200.24.ti2v.stock.time", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 10.795, "{:.2f} s", family_h200("ti2v", card24=True) + ", stock"),
+    ("family.h200.24.ti2v.shipped.speedup", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/shipped/speedup", 1.556, "{:.2f}x", family_h200("ti2v", card24=True) + ", the exact chain vs stock"),
+    ("family.h200.24.ti2v.shipped.cosine", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/shipped/cosine", 0.999959, "{:.5f}", family_h200("ti2v", card24=True) + ", the exact chain, final latent vs stock"),
+    ("family.h200.24.ti2v.fp8_shipped.speedup", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/fp8_shipped/speedup", 1.872, "{:.2f}x", family_h200("ti2v", card24=True) + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.24.ti2v.fp8_shipped.cosine", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/fp8_shipped/cosine", 0.994164, "{:.5f}", family_h200("ti2v", card24=True) + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.24.ti2v.stock_again.speedup", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/stock_again/speedup", 1.025, "{:.2f}x", family_h200("ti2v", card24=True) + ", stock again at the end vs the first stock"),
+    ("family.h200.ltxv.stock.time", "h200/family_033_ltxv/matrix.json", "json:chains/stock/times_s/0", 3.019, "{:.2f} s", family_h200("ltxv") + ", stock"),
+    ("family.h200.ltxv.attention.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/attention/speedup", 1.181, "{:.2f}x", family_h200("ltxv") + ", Accel Attention vs stock"),
+    ("family.h200.ltxv.shipped.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/shipped/speedup", 1.316, "{:.2f}x", family_h200("ltxv") + ", the exact chain vs stock"),
+    ("family.h200.ltxv.shipped.cosine", "h200/family_033_ltxv/matrix.json", "json:chains/shipped/cosine", 0.999873, "{:.5f}", family_h200("ltxv") + ", the exact chain, final latent vs stock"),
+    ("family.h200.ltxv.shipped.first_run", "h200/family_033_ltxv/matrix.json", "json:chains/shipped/first_run_s", 11.07, "{:.0f} s", family_h200("ltxv") + ", the exact chain, first run (compiles)"),
+    ("family.h200.ltxv.fp8_shipped.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/fp8_shipped/speedup", 1.173, "{:.2f}x", family_h200("ltxv") + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.ltxv.fp8_shipped.cosine", "h200/family_033_ltxv/matrix.json", "json:chains/fp8_shipped/cosine", 0.998707, "{:.5f}", family_h200("ltxv") + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.ltxv.core_compile.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/core_compile/speedup", 1.049, "{:.2f}x", family_h200("ltxv") + ", ComfyUI TorchCompileModel vs stock"),
+    ("family.h200.ltxv.core_compile.first_run", "h200/family_033_ltxv/matrix.json", "json:chains/core_compile/first_run_s", 37.58, "{:.0f} s", family_h200("ltxv") + ", ComfyUI TorchCompileModel, first run (compiles)"),
+    ("family.h200.ltxv.stock_again.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/stock_again/speedup", 1.0, "{:.2f}x", family_h200("ltxv") + ", stock again at the end vs the first stock"),
+    ("family.h200.24.ltxv.stock.time", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 3.039, "{:.2f} s", family_h200("ltxv", card24=True) + ", stock"),
+    ("family.h200.24.ltxv.shipped.speedup", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/shipped/speedup", 1.313, "{:.2f}x", family_h200("ltxv", card24=True) + ", the exact chain vs stock"),
+    ("family.h200.24.ltxv.shipped.cosine", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/shipped/cosine", 0.999873, "{:.5f}", family_h200("ltxv", card24=True) + ", the exact chain, final latent vs stock"),
+    ("family.h200.24.ltxv.fp8_shipped.speedup", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/fp8_shipped/speedup", 1.485, "{:.2f}x", family_h200("ltxv", card24=True) + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.24.ltxv.fp8_shipped.cosine", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/fp8_shipped/cosine", 0.998707, "{:.5f}", family_h200("ltxv", card24=True) + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.24.ltxv.core_compile.speedup", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/core_compile/speedup", 1.052, "{:.2f}x", family_h200("ltxv", card24=True) + ", ComfyUI TorchCompileModel vs stock"),
+    ("family.h200.24.ltxv.stock_again.speedup", "h200/family_033_ltxv_24GB_occupied/matrix.json", "json:chains/stock_again/speedup", 0.976, "{:.2f}x", family_h200("ltxv", card24=True) + ", stock again at the end vs the first stock"),
+    ("family.h200.qwen.stock.time", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/stock/times_s/0", 5.22, "{:.2f} s", family_h200("qwen") + ", stock"),
+    ("family.h200.qwen.attention.speedup", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/attention/speedup", 1.199, "{:.2f}x", family_h200("qwen") + ", Accel Attention vs stock"),
+    ("family.h200.qwen.shipped.speedup", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/shipped/speedup", 1.39, "{:.2f}x", family_h200("qwen") + ", the exact chain vs stock"),
+    ("family.h200.qwen.shipped.cosine", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/shipped/cosine", 0.999876, "{:.5f}", family_h200("qwen") + ", the exact chain, final latent vs stock"),
+    ("family.h200.qwen.shipped.first_run", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/shipped/first_run_s", 22.58, "{:.0f} s", family_h200("qwen") + ", the exact chain, first run (compiles)"),
+    ("family.h200.qwen.fp8_shipped.speedup", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/fp8_shipped/speedup", 1.63, "{:.2f}x", family_h200("qwen") + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.qwen.fp8_shipped.cosine", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/fp8_shipped/cosine", 0.999263, "{:.5f}", family_h200("qwen") + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.qwen.core_compile.speedup", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/core_compile/speedup", 1.165, "{:.2f}x", family_h200("qwen") + ", ComfyUI TorchCompileModel vs stock"),
+    ("family.h200.qwen.core_compile.first_run", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/core_compile/first_run_s", 127.33, "{:.0f} s", family_h200("qwen") + ", ComfyUI TorchCompileModel, first run (compiles)"),
+    ("family.h200.qwen.stock_again.speedup", "h200/family_033_qwen_image_8steps/matrix.json", "json:chains/stock_again/speedup", 1.002, "{:.2f}x", family_h200("qwen") + ", stock again at the end vs the first stock"),
+    ("family.h200.24.qwen.stock.time", "h200/family_033_qwen_image_8steps_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 5.64, "{:.2f} s", family_h200("qwen", card24=True) + ", stock"),
+    ("family.h200.24.qwen.shipped.speedup", "h200/family_033_qwen_image_8steps_24GB_occupied/matrix.json", "json:chains/shipped/speedup", 1.449, "{:.2f}x", family_h200("qwen", card24=True) + ", the exact chain vs stock"),
+    ("family.h200.24.qwen.shipped.cosine", "h200/family_033_qwen_image_8steps_24GB_occupied/matrix.json", "json:chains/shipped/cosine", 0.999876, "{:.5f}", family_h200("qwen", card24=True) + ", the exact chain, final latent vs stock"),
+    ("family.h200.24.qwen.fp8_shipped.speedup", "h200/family_033_qwen_image_8steps_24GB_occupied/matrix.json", "json:chains/fp8_shipped/speedup", 1.598, "{:.2f}x", family_h200("qwen", card24=True) + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.24.qwen.fp8_shipped.cosine", "h200/family_033_qwen_image_8steps_24GB_occupied/matrix.json", "json:chains/fp8_shipped/cosine", 0.999263, "{:.5f}", family_h200("qwen", card24=True) + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.24.qwen.stock_again.speedup", "h200/family_033_qwen_image_8steps_24GB_occupied/matrix.json", "json:chains/stock_again/speedup", 0.976, "{:.2f}x", family_h200("qwen", card24=True) + ", stock again at the end vs the first stock"),
+    ("family.h200.hv.stock.time", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/stock/times_s/0", 5.186, "{:.2f} s", family_h200("hv") + ", stock"),
+    ("family.h200.hv.attention.speedup", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/attention/speedup", 1.375, "{:.2f}x", family_h200("hv") + ", Accel Attention vs stock"),
+    ("family.h200.hv.shipped.speedup", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/shipped/speedup", 1.53, "{:.2f}x", family_h200("hv") + ", the exact chain vs stock"),
+    ("family.h200.hv.shipped.cosine", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/shipped/cosine", 0.999967, "{:.5f}", family_h200("hv") + ", the exact chain, final latent vs stock"),
+    ("family.h200.hv.shipped.first_run", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/shipped/first_run_s", 27.81, "{:.0f} s", family_h200("hv") + ", the exact chain, first run (compiles)"),
+    ("family.h200.hv.fp8_shipped.speedup", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/fp8_shipped/speedup", 1.453, "{:.2f}x", family_h200("hv") + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.hv.fp8_shipped.cosine", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/fp8_shipped/cosine", 0.99911, "{:.5f}", family_h200("hv") + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.hv.core_compile.speedup", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/core_compile/speedup", 1.073, "{:.2f}x", family_h200("hv") + ", ComfyUI TorchCompileModel vs stock"),
+    ("family.h200.hv.core_compile.first_run", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/core_compile/first_run_s", 74.01, "{:.0f} s", family_h200("hv") + ", ComfyUI TorchCompileModel, first run (compiles)"),
+    ("family.h200.hv.stock_again.speedup", "h200/family_033_hunyuan_video_33f/matrix.json", "json:chains/stock_again/speedup", 0.992, "{:.2f}x", family_h200("hv") + ", stock again at the end vs the first stock"),
+    ("family.h200.24.hv.stock.time", "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 5.375, "{:.2f} s", family_h200("hv", card24=True) + ", stock"),
+    ("family.h200.24.hv.shipped.speedup", "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json", "json:chains/shipped/speedup", 1.586, "{:.2f}x", family_h200("hv", card24=True) + ", the exact chain vs stock"),
+    ("family.h200.24.hv.shipped.cosine", "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json", "json:chains/shipped/cosine", 0.999967, "{:.5f}", family_h200("hv", card24=True) + ", the exact chain, final latent vs stock"),
+    ("family.h200.24.hv.fp8_shipped.speedup", "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json", "json:chains/fp8_shipped/speedup", 1.897, "{:.2f}x", family_h200("hv", card24=True) + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.24.hv.fp8_shipped.cosine", "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json", "json:chains/fp8_shipped/cosine", 0.99911, "{:.5f}", family_h200("hv", card24=True) + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.24.hv.stock_again.speedup", "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json", "json:chains/stock_again/speedup", 1.012, "{:.2f}x", family_h200("hv", card24=True) + ", stock again at the end vs the first stock"),
+    ("family.h200.24.flux.stock.time", "h200/family_033_flux_1024_24GB_occupied/matrix.json", "json:chains/stock/times_s/0", 3.474, "{:.2f} s", family_h200("flux", card24=True) + ", stock"),
+    ("family.h200.24.flux.shipped.speedup", "h200/family_033_flux_1024_24GB_occupied/matrix.json", "json:chains/shipped/speedup", 1.302, "{:.2f}x", family_h200("flux", card24=True) + ", the exact chain vs stock"),
+    ("family.h200.24.flux.shipped.cosine", "h200/family_033_flux_1024_24GB_occupied/matrix.json", "json:chains/shipped/cosine", 0.999995, "{:.5f}", family_h200("flux", card24=True) + ", the exact chain, final latent vs stock"),
+    ("family.h200.24.flux.fp8_shipped.speedup", "h200/family_033_flux_1024_24GB_occupied/matrix.json", "json:chains/fp8_shipped/speedup", 1.348, "{:.2f}x", family_h200("flux", card24=True) + ", FP8 loader -> the exact chain vs stock"),
+    ("family.h200.24.flux.fp8_shipped.cosine", "h200/family_033_flux_1024_24GB_occupied/matrix.json", "json:chains/fp8_shipped/cosine", 0.999413, "{:.5f}", family_h200("flux", card24=True) + ", FP8 loader -> the exact chain, final latent vs stock"),
+    ("family.h200.24.flux.stock_again.speedup", "h200/family_033_flux_1024_24GB_occupied/matrix.json", "json:chains/stock_again/speedup", 0.977, "{:.2f}x", family_h200("flux", card24=True) + ", stock again at the end vs the first stock"),
+    ("sparse.h200.480p.decay0.2.speedup", "h200/sparse_attention/sparse_attention.json", "json:rows/2/speedup_vs_fa3", 1.2343603405902248, "{:.2f}x", SPARSE_H200 + ", 480p 81 frames (32,760 tokens), decay 0.2"),
+    ("sparse.h200.720p.decay0.2.speedup", "h200/sparse_attention/sparse_attention.json", "json:rows/5/speedup_vs_fa3", 1.8510195996269223, "{:.2f}x", SPARSE_H200 + ", 720p 81 frames (75,600 tokens), decay 0.2"),
+    ("sparse.h200.hv720p.decay0.2.speedup", "h200/sparse_attention/sparse_attention.json", "json:rows/8/speedup_vs_fa3", 2.784290980666395, "{:.2f}x", SPARSE_H200 + ", HunyuanVideo 720p 129 frames, decay 0.2"),
+    ("sparse.h200.720p.decay0.2.cosine", "h200/sparse_attention/sparse_attention.json", "json:rows/5/vs_masked_reference/cosine", 0.9999968490958904, "{:.6f}", SPARSE_H200 + ", 720p 81 frames, decay 0.2, output vs the dense masked fp32 reference"),
 ]
 
 FIGURES: dict[str, Figure] = {}
