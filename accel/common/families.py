@@ -66,8 +66,11 @@ _IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "
 
 # ComfyUI's detected model config classes (`comfy.supported_models`) whose class tells the family before the build
 # where `image_model` does not: the plain Wan text/image-to-video configs ("wan2.1" is also Wan 2.2 TI2V-5B's
-# image_model; WAN21_T2V / WAN21_I2V build the WAN21 model, as the Wan 2.2 A14B experts do, WAN22_T2V the 5B's WAN22).
-_CONFIG_FAMILIES = {"WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN22_T2V": "wan22"}
+# image_model; WAN21_T2V / WAN21_I2V build the WAN21 model, as the Wan 2.2 A14B experts do, WAN22_T2V the 5B's WAN22)
+# and HunyuanVideo's ("hunyuan_video" is also the image_model of HunyuanVideo 1.5 and HunyuanImage 2.1, whose config
+# classes subclass it: the exact class name tells them apart).
+_CONFIG_FAMILIES = {"WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan_video",
+                    "HunyuanVideoI2V": "hunyuan_video", "HunyuanVideoSkyreelsI2V": "hunyuan_video"}
 
 
 def family_of_config(model_config) -> str | None:
