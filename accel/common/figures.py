@@ -672,6 +672,7 @@ _ROWS = [
     # Flux on the H200, each chain on its own (issue #30) --------------------------------------------------------------
     ("family.h200.flux.stock.time", _FLUX_H200, "json:chains/stock/times_s/0", 3.548, "{:.2f} s", FAMILY_FLUX_H200),
     ("family.h200.flux.shipped.speedup", _FLUX_H200, "json:chains/shipped/speedup", 1.232, "{:.2f}x", FAMILY_FLUX_H200 + ", Accel CUDA Settings -> Attention -> Compile"),
+    ("family.h200.flux.attention.speedup", _FLUX_H200, "json:chains/attention/speedup", 1.148, "{:.2f}x", FAMILY_FLUX_H200 + ", Accel Attention (auto)"),
     ("family.h200.flux.core_compile.speedup", _FLUX_H200, "json:chains/core_compile/speedup", 1.183, "{:.2f}x", FAMILY_FLUX_H200 + ", ComfyUI TorchCompileModel (DynamicVRAM on, as ComfyUI starts)"),
     ("family.h200.flux.shipped.gpu_busy", _FLUX_H200, "json:chains/shipped/profile/gpu_busy", 0.795, "{:.2f}", FAMILY_FLUX_H200 + ", exact chain, one profiled run: GPU-busy share of the wall time"),
     ("family.h200.flux.fp8_shipped.gpu_busy", _FLUX_H200, "json:chains/fp8_shipped/profile/gpu_busy", 0.526, "{:.2f}", FAMILY_FLUX_H200 + ", FP8 loader -> exact chain, one profiled run: GPU-busy share of the wall time"),
@@ -999,6 +1000,9 @@ _ROWS = [
     ("family.h200.24.ti2v.fp8_shipped.speedup", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/fp8_shipped/speedup", 1.872, "{:.2f}x", family_h200("ti2v", card24=True) + ", FP8 loader -> the exact chain vs stock"),
     ("family.h200.24.ti2v.fp8_shipped.cosine", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/fp8_shipped/cosine", 0.994164, "{:.5f}", family_h200("ti2v", card24=True) + ", FP8 loader -> the exact chain, final latent vs stock"),
     ("family.h200.24.ti2v.stock_again.speedup", "h200/family_033_wan_ti2v_5b_24GB_occupied/matrix.json", "json:chains/stock_again/speedup", 1.025, "{:.2f}x", family_h200("ti2v", card24=True) + ", stock again at the end vs the first stock"),
+    ("family.h200.ltxv.fp8_shipped.time0", "h200/family_033_ltxv/matrix.json", "json:chains/fp8_shipped/times_s/0", 2.573, "{:.2f} s", family_h200("ltxv") + ", FP8 loader -> the exact chain, first timed run"),
+    ("family.h200.ltxv.fp8_shipped.time1", "h200/family_033_ltxv/matrix.json", "json:chains/fp8_shipped/times_s/1", 2.12, "{:.2f} s", family_h200("ltxv") + ", FP8 loader -> the exact chain, second timed run"),
+    ("family.h200.ltxv.shipped.time0", "h200/family_033_ltxv/matrix.json", "json:chains/shipped/times_s/0", 2.294, "{:.2f} s", family_h200("ltxv") + ", the exact chain, first timed run"),
     ("family.h200.ltxv.stock.time", "h200/family_033_ltxv/matrix.json", "json:chains/stock/times_s/0", 3.019, "{:.2f} s", family_h200("ltxv") + ", stock"),
     ("family.h200.ltxv.attention.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/attention/speedup", 1.181, "{:.2f}x", family_h200("ltxv") + ", Accel Attention vs stock"),
     ("family.h200.ltxv.shipped.speedup", "h200/family_033_ltxv/matrix.json", "json:chains/shipped/speedup", 1.316, "{:.2f}x", family_h200("ltxv") + ", the exact chain vs stock"),
