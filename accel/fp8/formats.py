@@ -67,6 +67,8 @@ class Normalized:
     hp_dtype: torch.dtype | None = None  # most common high-precision float dtype (by elements)
     stored_bytes: int = 0
     scaled_layers: set = field(default_factory=set)  # fp8 layers whose scale is not 1
+    # a `scaled_fp8` marker of two elements: ComfyUI then runs the layers' matmuls in 16 bits (convert_old_quants)
+    marker_full_precision: bool = False
 
     @property
     def is_quantized(self) -> bool:
@@ -221,9 +223,10 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
             layer_conf[layer] = (conf, "_quantization_metadata")
 
     marker_keys = [k for k in sd if k == MARKER or k.endswith("." + MARKER)]
-    marker_dtype = None
+    marker_dtype, marker_full_precision = None, False
     for k in marker_keys:
         marker_dtype = sd[k].dtype
+        marker_full_precision = marker_full_precision or sd[k].numel() == 2
         if "scaled_fp8" not in forms:
             forms.append("scaled_fp8")
 
@@ -365,7 +368,7 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
     hp = max(hp_counts_nonfp8, key=hp_counts_nonfp8.get) if hp_counts_nonfp8 else None
     if not fp8_layers and not forms:
         forms.append("high_precision")
-    return Normalized(out, metadata, forms, fp8_layers, notes, hp, stored, scaled_layers)
+    return Normalized(out, metadata, forms, fp8_layers, notes, hp, stored, scaled_layers, marker_full_precision)
 
 
 # --- writing -------------------------------------------------------------------------------------

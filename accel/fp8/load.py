@@ -89,7 +89,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     explicit = (weight_format != FORMAT_AUTO or compute != COMPUTE_AUTO or keep != KEEP_AUTO or bool(extra_keep.strip())
                 or activation_scaling != ACT_DEFAULT or not use_fast_accum or compute_dtype is not None)
     stored = resolve_stored_format(families.family_of_config(cfg), profile, explicit,
-                                   comfy_fp8_layout(norm.forms, norm.fp8_layers, _marker_full_precision(sd)),
+                                   comfy_fp8_layout(norm.forms, norm.fp8_layers, norm.marker_full_precision),
                                    comfy_compat.loads_fp8_files_as_quantized_layers())
     kwargs = {}
     if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
@@ -207,11 +207,6 @@ def _build(sd, model_options, metadata, source, input_name, kwargs):
                          f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
                          "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
     return patcher
-
-
-def _marker_full_precision(sd) -> bool:
-    """A `scaled_fp8` marker of two elements: ComfyUI then runs the layers' matmuls in 16 bits (convert_old_quants)."""
-    return any(t.numel() == 2 for k, t in sd.items() if k == formats.MARKER or k.endswith("." + formats.MARKER))
 
 
 def _comfy_layers_result(patcher, source, norm, keep, note, input_name, policy) -> LoadResult:
