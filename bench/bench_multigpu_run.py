@@ -28,16 +28,16 @@ Measured per configuration (all in this one process, ComfyUI started as main.py 
 Results ($OUT/multigpu_run_<workload>.json and .md) are written after every measurement.
 
 Run on nvidia-h200-x4 (repo root, carry .gpu, `source bench/gpu_env.sh 033`); a run longer than the 10-minute command
-limit goes detached, polled by short calls:
-    mkdir -p /tmp/mg && (setsid nohup python3 bench/bench_multigpu_run.py --workload wan14b_720p --gpus 2,4 \\
-        --cfg-parallel both --out /tmp/mg/wan > /tmp/mg/wan.log 2>&1 &); sleep 420; tail -3 /tmp/mg/wan.log
-Estimated on H200 (NOT measured; from the Wan 14B 480p forward of bench/results/h200x2/multigpu_033_wan14B.md, 7.85 s
-per CFG step with SDPA, 5.33 s with FA3, scaled to 75,600 tokens: linear layers x2.3, attention x5.3 -> about 20 s per
-CFG step with FA3 on one GPU, 10 s per CFG-1 step): writing the 14B file ~45 s (once per --weights folder);
-  wan14b_720p --steps 3: 1 GPU ~1.5 min (1-step warm-up + one 3-step run), 2 GPUs ~1.5 min, 4 GPUs ~1 min, the
-  cfg-off rows ~0.5 min each: ~6 min with the file;
-  a14b_720p: 1 GPU ~1.5 min, 2 GPUs ~2 min, 4 GPUs ~1.5 min (each N: the experts re-read, the LoRAs computed on the
-  CPU by ComfyUI's process, sent to the workers once): ~5.5 min.
+limit goes detached (setsid nohup ... &), polled by short calls (tail its log, copy its folder to $OUT):
+    python3 bench/bench_multigpu_run.py --workload wan14b_720p --gpus 2,4 --cfg-parallel both --out /tmp/mg/wan
+    python3 bench/bench_multigpu_run.py --workload a14b_720p --gpus 2,4 --out /tmp/mg/a14b
+Estimated on H200 (NOT measured). One GPU, from the Wan 14B 480p CFG step of bench/results/h200x2/multigpu_033_wan14B.md
+(7.85 s SDPA, 5.33 s FA3) scaled to 75,600 tokens (linear layers x2.3, attention x5.3): ~20 s per CFG-5 step with FA3,
+~10 s per CFG-1 step. Weights: the 14B file written once (~45 s); per N-GPU configuration ComfyUI re-reads it for its
+CPU copy (~10-20 s per expert; A14B: plus the LoRA computed on the CPU), workers start (~15 s) and the weights go once
+to worker 0, which broadcasts them (28.6 GB per expert at a few GB/s: ~10-20 s).
+  wan14b_720p --steps 3 --cfg-parallel both: 1 GPU ~1.5 min (1-step warm-up + a 3-step run); 2 GPUs ~1.7 min; 4 GPUs
+  ~1.2 min; with the file ~6 min.  a14b_720p: 1 GPU ~1.5 min, 2 GPUs ~2 min, 4 GPUs ~1.7 min: ~5.5 min.
 CPU smoke (tiny Wan file, 2 CPU workers over gloo): python bench/bench_multigpu_run.py --smoke [--workload a14b_720p]
 """
 from __future__ import annotations
