@@ -561,3 +561,31 @@ def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):
         label = "Flux.1-dev" if family == "flux" else "Qwen-Image"
         assert md.startswith(f"# Accel Multi-GPU: {label} (tiny config) per-step forward"), md
         assert shapes in md and "| 2gpu_cfg_on | 2 | on |" in md and "| 2gpu_cfg_off | 2 | off |" in md
+
+
+@pytest.mark.parametrize("workload", ["wan14b_720p", "a14b_720p"])
+def test_bench_multigpu_run_smoke(tmp_path, workload):
+    """bench_multigpu_run --smoke: whole sampling runs through ComfyUI's KSampler (A14B: two KSamplerAdvanced, two
+    experts with their LoRAs, shift 5) on a tiny Wan file, 1 process vs 2 CPU workers (gloo), CFG parallel on and
+    off; the workers' output equals one process's, each worker runs Accel Attention, and the two experts both stay in
+    the workers (a timed run sends no weights)."""
+    pytest.importorskip("yunchang", reason="yunchang not installed (scripts/setup_testbed.sh installs it)")
+    out = _smoke(tmp_path, "bench_multigpu_run", "--workload", workload, "--weights", str(tmp_path / "w"))
+    res = json.loads((out / f"multigpu_run_{workload}.json").read_text())
+    assert not res["errors"], res["errors"]
+    runs = res["runs"]
+    assert set(runs) == {"1gpu", "2gpu_cfg_on", "2gpu_cfg_off"}
+    experts = 2 if workload == "a14b_720p" else 1
+    assert runs["1gpu"]["run_s_median"] > 0 and res["meta"]["steps"] == (4 if experts == 2 else 3)
+    for key in ("2gpu_cfg_on", "2gpu_cfg_off"):
+        r = runs[key]
+        assert r["cosine"] > 0.9999 and r["max_abs_diff"] < 1e-3, r
+        assert r["weights_sent_in_timed_runs"] == 0 and len(r["workers"]) == 2
+        for w in r["workers"]:
+            assert len(w["models"]) == experts, w
+            assert all(m["attention"] == "<accel attention override sdpa>" for m in w["models"].values()), w
+    # CFG 5 batches cond and uncond: one half each; CFG 1 (A14B) runs sequence parallel over both workers
+    assert runs["2gpu_cfg_on"]["split"] == ([[2, ""]] if experts == 1 else [[1, runs["2gpu_cfg_on"]["split"][0][1]]] * 2)
+    assert runs["2gpu_cfg_on"]["workers_start_s"] > 0 and runs["2gpu_cfg_off"]["weights_s"] == 0
+    md = (out / f"multigpu_run_{workload}.md").read_text()
+    assert md.startswith("# Accel Multi-GPU, whole sampling runs: ") and "| 2gpu_cfg_off | 2 | off |" in md
