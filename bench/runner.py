@@ -477,8 +477,13 @@ def occupy(card_gib: float, total_gib: float, log=print, gpu: int | None = None)
     n = int((total_gib - card_gib) * 2 ** 30)
     if n <= 0:
         return None
-    code = ("import torch, sys, time; x = torch.empty(%d, dtype=torch.uint8, device='cuda'); "
-            "print('occupied', flush=True); sys.stdin.read()" % n)
+    # Where (total - card) no longer fits once this process's own CUDA context is made (total_gib given as the free
+    # memory, not the card's size), it holds what leaves card_gib free instead.
+    code = ("import torch, sys\n"
+            "try:\n    x = torch.empty(%d, dtype=torch.uint8, device='cuda')\n"
+            "except torch.OutOfMemoryError:\n"
+            "    x = torch.empty(torch.cuda.mem_get_info()[0] - %d, dtype=torch.uint8, device='cuda')\n"
+            "print('occupied', flush=True); sys.stdin.read()" % (n, int(card_gib * 2 ** 30)))
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)) if gpu is not None else None
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     line = p.stdout.readline().strip()
