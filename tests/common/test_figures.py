@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_figures():
-    spec = importlib.util.spec_from_file_location("accel_figures_under_test", ROOT / "accel" / "common" / "figures.py")
+    spec = importlib.util.spec_from_file_location("bench_figures", ROOT / "bench" / "figures.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
