@@ -717,6 +717,11 @@ S_FP8_H100_14B_FORWARD_COSINE = Setup("H100", "0.3.75", 80,
 S_MULTIGPU_H200X2 = Setup("H200", "0.33.0", 141,
     "2x H200, ComfyUI 0.33.0, Wan 14B one sampling step (batch 2), CFG + sequence parallel vs one GPU")
 
+S_CACHE_H100 = Setup("H100", "0.33.0", 80,
+    "one H100 80GB of a two-GPU host, another benchmark on the other GPU at the same time (bench/run_parallel.sh: "
+    "shared CPU, RAM and disk), ComfyUI 0.33.0, true config random weights, 30 steps, euler/simple, the median of "
+    "the sampling runs named, final latent vs the uncached run (bench_cache.py --sweep-steps)", shared=True)
+
 S_VAE_KL_H200 = Setup("H200", "0.33.0", 141,
     "H200, ComfyUI 0.33.0, Flux KL VAE 1024x1024 bf16 random weights, channels_last + cudnn_benchmark")
 
@@ -831,7 +836,26 @@ rows(S_FP8_H100_14B_FORWARD_COSINE, "h100/fp8.json",
 # multi-GPU (2x H200, ComfyUI 0.33) ---------------------------------------------------------------------------------
 rows(S_MULTIGPU_H200X2, "h200x2/multigpu_033_wan14B.md",
      ("multigpu.h200x2.wan14B.cfg_seq.speedup",
-      "md:Accel Attention flash_attn_3/2 GPUs, CFG parallel + sequence parallel|speed-up vs 1 GPU", 1.96, "{:.2f}x"))
+      "md:Accel Attention flash_attn_3/2 GPUs, CFG parallel + sequence parallel|speed-up vs 1 GPU", 1.96, "{:.2f}x"),
+     ("multigpu.h200x2.wan14B.seq.speedup",
+      "md:ComfyUI default (SDPA)/2 GPUs, sequence parallel only (cfg_parallel off)|speed-up vs 1 GPU", 1.84, "{:.2f}x",
+      "sequence parallel only, SDPA"))
+rows(S_CACHE_H100, "h100/cache_033_wan.json",
+     ("cache.h100.wan1.3B.magcache_auto.speedup", "json:runs/MagCache auto (recommended)/speedup_vs_uncached", 2.395,
+      "{:.2f}x", "Wan 2.1 T2V 1.3B 480p 33 frames CFG 5, median of 2, MagCache auto (the wan2.1_t2v_1.3B ratios)"),
+     ("cache.h100.wan1.3B.magcache_auto.computed", "json:runs/MagCache auto (recommended)/computed", 12, "{:.0f}",
+      "steps computed of 30"),
+     ("cache.h100.wan1.3B.magcache_auto.cosine", "json:runs/MagCache auto (recommended)/cosine", 0.99313, "{:.4f}",
+      "final latent vs uncached"))
+rows(S_CACHE_H100, "h100/cache_033_flux.json",
+     ("cache.h100.flux.magcache_auto.speedup", "json:runs/MagCache auto (recommended)/speedup_vs_uncached", 2.448,
+      "{:.2f}x", "Flux.1-dev 12B 512x512 CFG 1, median of 3, MagCache auto (the published flux ratios)"),
+     ("cache.h100.flux.magcache_auto.cosine", "json:runs/MagCache auto (recommended)/cosine", 0.988405, "{:.3f}",
+      "final latent vs uncached"),
+     ("cache.h100.flux.teacache_auto.speedup", "json:runs/TeaCache auto (recommended)/speedup_vs_uncached", 1.495,
+      "{:.2f}x", "Flux.1-dev 12B 512x512 CFG 1, median of 3, TeaCache auto (the published flux coefficients)"),
+     ("cache.h100.flux.teacache_auto.cosine", "json:runs/TeaCache auto (recommended)/cosine", 0.998801, "{:.4f}",
+      "final latent vs uncached"))
 
 # Accel VAE (ComfyUI 0.33) ------------------------------------------------------------------------------------------
 
