@@ -717,6 +717,11 @@ S_FP8_H100_14B_FORWARD_COSINE = Setup("H100", "0.3.75", 80,
 S_MULTIGPU_H200X2 = Setup("H200", "0.33.0", 141,
     "2x H200, ComfyUI 0.33.0, Wan 14B one sampling step (batch 2), CFG + sequence parallel vs one GPU")
 
+S_QATTN_H200 = Setup("H200", "0.33.0", 141,
+    "H200 141GB, ComfyUI 0.33.0, torch 2.11, fa3-fwd 0.0.3, sageattention 1.0.6; one attention call at Wan 14B 480p "
+    "81 frames (bf16, random q/k/v with a per-head K bias, median of repeats) against FA3 bf16, and Wan 2.1 T2V 1.3B "
+    "random weights 480p 81 frames 8 steps CFG 5 end to end against stock (bench/bench_quant_attention.py)")
+
 S_CACHE_H100 = Setup("H100", "0.33.0", 80,
     "one H100 80GB of a two-GPU host, another benchmark on the other GPU at the same time (bench/run_parallel.sh: "
     "shared CPU, RAM and disk), ComfyUI 0.33.0, true config random weights, 30 steps, euler/simple, the median of "
@@ -737,6 +742,8 @@ rows(S_H100_24, "h100/matrix_033_wan14B_fp16_24GB.json",
      ("matrix.h100.24.attention.speedup", "json:chains/attention/speedup", 1.5, "{:.2f}x"),
      ("matrix.h100.24.level1_old.speedup", "json:chains/level1/speedup", 1.561, "{:.2f}x"))
 rows(S_H200_140, "h200/matrix_033_wan14B_fp16_140GB.json",
+     ("matrix.h200.140.fp8_level1_block.speedup", "json:chains/fp8_level1_block/speedup", 1.531, "{:.2f}x",
+      "FP8 loader with 1x128 blocks -> Level-1"),
      ("matrix.h200.140.attention.speedup", "json:chains/attention/speedup", 1.459, "{:.2f}x"),
      ("matrix.h200.140.level1.speedup", "json:chains/level1/speedup", 1.503, "{:.2f}x"),
      ("matrix.h200.140.level1.first_run", "json:chains/level1/first_run_s", 21.34, "{:.0f} s",
@@ -840,6 +847,35 @@ rows(S_MULTIGPU_H200X2, "h200x2/multigpu_033_wan14B.md",
      ("multigpu.h200x2.wan14B.seq.speedup",
       "md:ComfyUI default (SDPA)/2 GPUs, sequence parallel only (cfg_parallel off)|speed-up vs 1 GPU", 1.84, "{:.2f}x",
       "sequence parallel only, SDPA"))
+rows(S_QATTN_H200, "h200/quant_attention_033.md",
+     ("qattn.h200.wan14B_480p.fa3.ms", "md:wan14B_480p_81f/bfloat16/fa3 bf16 (reference)|ms", 30.973, "{:.1f} ms"),
+     ("qattn.h200.wan14B_480p.fp8.ms", "md:wan14B_480p_81f/bfloat16/fp8 fused quantize, K smoothed|ms", 24.617,
+      "{:.1f} ms", "flash_attn_3_fp8"),
+     ("qattn.h200.wan14B_480p.fp8.speedup",
+      "md:wan14B_480p_81f/bfloat16/fp8 fused quantize, K smoothed|speed-up vs FA3 bf16", 1.258, "{:.2f}x",
+      "flash_attn_3_fp8"),
+     ("qattn.h200.wan14B_480p.fp8.cosine", "md:wan14B_480p_81f/bfloat16/fp8 fused quantize, K smoothed|cosine",
+      0.998553, "{:.5f}", "flash_attn_3_fp8 vs FA3 bf16"),
+     ("qattn.h200.wan14B_480p.ck_int8.speedup", "md:wan14B_480p_81f/bfloat16/comfy_kitchen_int8|speed-up vs FA3 bf16",
+      0.65, "{:.2f}x"),
+     ("qattn.h200.wan14B_480p.ck_int8.cosine", "md:wan14B_480p_81f/bfloat16/comfy_kitchen_int8|cosine", 0.999827,
+      "{:.5f}"),
+     ("qattn.h200.wan14B_480p.sage.speedup",
+      "md:wan14B_480p_81f/bfloat16/sageattn (SageAttention)|speed-up vs FA3 bf16", 0.62, "{:.2f}x"),
+     ("qattn.h200.wan14B_480p.sage.cosine", "md:wan14B_480p_81f/bfloat16/sageattn (SageAttention)|cosine", 0.999909,
+      "{:.5f}"),
+     ("qattn.h200.1.3B.attention.speedup", "md:attention|speed-up", 1.561, "{:.2f}x",
+      "end to end, Accel Attention auto"),
+     ("qattn.h200.1.3B.attention.cosine", "md:attention|final-latent cosine vs stock", 0.99998, "{:.5f}",
+      "end to end, Accel Attention auto"),
+     ("qattn.h200.1.3B.attention_fp8.speedup", "md:attention_fp8|speed-up", 1.643, "{:.2f}x",
+      "end to end, flash_attn_3_fp8 with the hybrid schedule's defaults"),
+     ("qattn.h200.1.3B.attention_fp8.cosine", "md:attention_fp8|final-latent cosine vs stock", 0.99953, "{:.5f}",
+      "end to end, flash_attn_3_fp8"),
+     ("qattn.h200.1.3B.ck_int8.speedup", "md:attention_ck_int8|speed-up", 1.368, "{:.2f}x",
+      "end to end, comfy_kitchen_int8"),
+     ("qattn.h200.1.3B.ck_int8.cosine", "md:attention_ck_int8|final-latent cosine vs stock", 0.99998, "{:.5f}",
+      "end to end, comfy_kitchen_int8"))
 rows(S_CACHE_H100, "h100/cache_033_wan.json",
      ("cache.h100.wan1.3B.magcache_auto.speedup", "json:runs/MagCache auto (recommended)/speedup_vs_uncached", 2.395,
       "{:.2f}x", "Wan 2.1 T2V 1.3B 480p 33 frames CFG 5, median of 2, MagCache auto (the wan2.1_t2v_1.3B ratios)"),
