@@ -776,8 +776,8 @@ def markdown(res: dict) -> str:
                          + f" | {q['total_s']} |")
     logs = [r for r in res["rows"] if r.get("server_log")]
     if logs:
-        lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + "; the lines worth "
-                  "reading (fallbacks, warnings, errors, the pack's own lines):"]
+        lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + " (beside the results; "
+                  "git keeps them out); the lines worth reading (fallbacks, warnings, errors, the pack's own lines):"]
         for r in logs:
             notes = r.get("server_log_notes") or []
             lines.append(f"- {r['variant']}: " + (f"{len(notes)} line(s); " + " / ".join(f"`{n[:160]}`" for n in notes[:6])

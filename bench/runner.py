@@ -16,7 +16,7 @@ A bench script (bench/*.py) starts with
     runner.write(out_dir, "foo", res, markdown(res))            # foo.json + foo.md, after every step
 
 Each script keeps its own flags, defaults, result file names and JSON keys (files under bench/results/ are read by
-accel/common/figures.py and by the --rerender paths); the runner only adds the `run_meta` block.
+the figure tables, bench/figures.py and accel/common/figures.py, and by the --rerender paths); the runner only adds the `run_meta` block.
 
 The timer is not here: accel_harness.timing (`timed`, `interleaved`, `ab_forwards`) is the one timer, CUDA events on
 a GPU. ComfyUI's version comes from accel_harness.comfy_version().

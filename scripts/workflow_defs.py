@@ -460,7 +460,24 @@ Image to video: connect a Load Image node to the `start_image` input of the vide
     return f
 
 
+def hardware_report(info) -> Flow:
+    """What the pack detected and what `auto` picks here; no model. Beside it the test-only random conditioning that
+    the demo and the tests sample with, so that the frontend tests see every kind of widget the pack's nodes have."""
+    f = Flow("hardware_report", info)
+    report = f.add("AccelHardwareReport", "Accel Hardware Report", refresh=False)
+    cond = f.add("AccelRandomConditioning", "Accel Random Conditioning (test only)", seed=0, tokens=16, dim=4096,
+                 scale=1.0)
+    f.outputs = {"report": report}
+    f.column(("Accel Hardware Report: queue it to see what the pack detected", [report, cond]))
+    f.group_colors["Accel Hardware Report: queue it to see what the pack detected"] = ACCEL_GROUP
+    return f
+
+
+# Workflows that load no model and save nothing (tools); the others are the model workflows users run.
+TOOLS = ("hardware_report",)
+
 WORKFLOWS = {
+    "hardware_report": hardware_report,
     "wan2.1_t2v_1.3B_level1": wan21_t2v_1_3b_level1,
     "wan2.1_t2v_14B_attention_compile_teacache": wan21_t2v_14b,
     "wan2.1_i2v_480p_level1_teacache": wan21_i2v_480p,

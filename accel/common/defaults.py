@@ -75,8 +75,8 @@ def _compile_gpu(profile):
     # (matrix_033_wan14B_fp16_24GB.md: Level-1 vs CUDA Settings -> Attention -> Compile), and made the
     # first Level-1 run on a cold cache take 163 s on Wan 1.3B (matrix_033_wan13B_fp16_80GB.md): it does
     # not pay for the first-run time users wait through. The node still offers it.
-    return "default", ("inductor default mode: max-autotune measured within 1% of it on Wan blocks (H100) "
-                       "and compiles minutes longer on a cold cache")
+    return "default", ("inductor default mode: max-autotune measured about as fast on Wan blocks (H100, "
+                       "bench/results/h100/compile.md) and compiles minutes longer on a cold cache")
 
 
 def _compile_cpu(profile):

@@ -314,7 +314,7 @@ def _plain_args(args, kwargs):
     """The block's tensor arguments as plain tensors (`plain`): a model whose embedding layers hold such a subclass
     (ComfyUI-GGUF: Wan's patch embedding) hands every block activations of that class, on which dynamo guards on the
     subclass's Python attributes -- one recompile per block until its limit, then eager (a Wan 14B GGUF expert on the
-    H100: `gguf_80GB_before_activation_fix/` there). Only the top level is looked at (the tensors a block is called
+    H100: bench/results/h100/wf_lightx2v_033/README.md). Only the top level is looked at (the tensors a block is called
     with)."""
     if any(type(a) is not torch.Tensor and isinstance(a, torch.Tensor) for a in args):
         args = tuple(plain(a) for a in args)

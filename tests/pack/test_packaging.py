@@ -21,6 +21,11 @@ pytestmark = pytest.mark.skipif(find_comfy_cli() is None or shutil.which("git") 
                                 reason="comfy-cli (scripts/setup_testbed.sh --test-tools) or git missing")
 
 
+def _registry_name() -> str:
+    import tomllib
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["name"]
+
+
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     """This checkout's files as git would commit them, in a scratch git repository."""
@@ -67,7 +72,7 @@ def test_archive_has_the_pack_and_nothing_for_development(archive):
 
 def test_archive_loads_in_comfyui(archive, tmp_path):
     base = tmp_path / "base"
-    dest = base / "custom_nodes" / "comfyui-accel"  # the folder name the registry installs under
+    dest = base / "custom_nodes" / _registry_name()  # the folder the registry installs into: the node id
     dest.mkdir(parents=True)
     zipfile.ZipFile(archive).extractall(dest)
     r = subprocess.run([sys.executable, "main.py", "--quick-test-for-ci", "--cpu", "--base-directory", str(base),

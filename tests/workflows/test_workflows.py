@@ -37,7 +37,7 @@ def _load_script():
 
 
 W = _load_script()
-NAMES = list(W.WORKFLOWS)
+NAMES = [n for n in W.WORKFLOWS if n not in W.TOOLS]  # the model workflows (W.TOOLS load no model: the report)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_the_issue_workflows_are_defined():
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", list(W.WORKFLOWS))
 def test_files_are_current_and_twins_match(info, name):
     notes = []
     problems = W.check(info, [name], notes)
@@ -370,6 +370,24 @@ def test_api_prompt_passes_comfyui_validation(model_files, name):
     assert ok is True and not node_errors, (err, node_errors)
     saves = {k for k, v in prompt.items() if v["class_type"] in ("SaveVideo", "SaveImage")}
     assert saves and saves <= set(outputs)
+
+
+def test_every_ui_workflow_has_its_api_twin():
+    """Each shipped UI file (workflows/*.json) is defined once and written with its API twin."""
+    ui = {p.stem for p in (REPO / "workflows").glob("*.json")}
+    assert ui == set(W.WORKFLOWS), ui ^ set(W.WORKFLOWS)
+    assert all((REPO / "workflows" / "api" / f"{n}.json").exists() for n in ui)
+
+
+@pytest.mark.parametrize("name", W.TOOLS)
+def test_tool_workflow_passes_comfyui_validation(pack, name):
+    """The hardware report: ComfyUI's validate_prompt takes it, with the report node as its output."""
+    from accel_harness import executor
+
+    prompt = _api(name)
+    ok, err, outputs, node_errors = executor.validate(prompt)
+    assert ok is True and not node_errors, (err, node_errors)
+    assert {k for k, v in prompt.items() if v["class_type"] == "AccelHardwareReport"} <= set(outputs)
 
 
 def test_validation_catches_a_wrong_model_name(model_files):
