@@ -114,6 +114,8 @@ def _region_keys(model, scope):
 
     fam = families.detect(model)
     if scope == "blocks":
+        if fam.family in families.WHOLE_MODEL:
+            return ["diffusion_model"], f"whole diffusion model ({families.WHOLE_MODEL[fam.family]})"
         if fam.block_keys:
             lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
             return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})"
