@@ -351,6 +351,8 @@ def test_bench_matrix_smoke(tmp_path):
     ("flux", "stock,attention,fp8_shipped,level1", {"stock", "attention"}),
     # tiny Wan 2.2 TI2V-5B goes through the file: ComfyUI's loader, its fp8_e4m3fn_fast option and the pack's FP8 loader
     ("wan_ti2v_5b", "stock,attention,core_fp8_fast,fp8", {"stock", "attention", "core_fp8_fast", "fp8"}),
+    # tiny SDXL (built in memory: detection needs SDXL's true widths): its latent, pooled CLIP and size conditioning
+    ("sdxl", "stock,attention,fp8_shipped", {"stock", "attention"}),
 ])
 def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     """bench_matrix --family on the family's tiny model (CPU): its latent and conditioning, sampler settings, every
@@ -380,11 +382,55 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
         assert meta["cfg"] == 1.0 and "built in memory" in ch["fp8_shipped"]["skipped"]
         assert "Wan models only" in ch["level1"]["skipped"]
         assert md.startswith("# Matrix: Flux.1-dev") and "guidance 3.5" in md.splitlines()[0]
+    elif family == "sdxl":
+        assert meta["cfg"] == 7.0 and meta["sampler"] == "euler/normal" and md.startswith("# Matrix: SDXL 1.0 base")
     else:
         assert 0.9 < ch["fp8"]["cosine"] < 1.0 and 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 deviates, measurably
         assert meta["frames"] == 5 and meta["sampler"] == "uni_pc/simple"
         assert "ModelSamplingSD3 8" in md.splitlines()[0]
         assert (tmp_path / "w" / "wan_ti2v_5b_tiny_fp16_seed0.safetensors").exists()
+
+
+def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
+    """bench_matrix --family z_image --sequential with the CUDA-graph chain and --resolution-change (CPU, inductor):
+    tiny Z-Image with its template's sampler and shift; the graph path cannot run on a CPU, and the compile summary
+    and matrix.md say which path ran and why; the size change and back, twice, with times and recompiles after each
+    pair (the second pair compiles nothing more)."""
+    out = tmp_path / "z"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", "z_image",
+                        "--sequential", "--chains", "stock,shipped_graphs", "--resolution-change", "48x48",
+                        "--out", str(out), "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert list(ch) == ["stock", "shipped_graphs", "stock_again"]
+    assert ch["shipped_graphs"]["cosine"] > 0.999 and ch["shipped_graphs"]["times_s"]
+    [c] = ch["shipped_graphs"]["compile"]
+    assert "CUDA graphs need a CUDA device" in c["graph_reason"] and c["graph_last_run"]["replays"] == 0
+    assert c["regions"] == 4  # Z-Image's caption refiner, image refiner and two layers
+    rc = ch["shipped_graphs"]["resolution_change"]
+    assert (rc["size"], rc["back_to"], len(rc["pairs"])) == ("48x48", "64x64", 2)
+    assert rc["pairs"][1]["recompiles"] == rc["pairs"][0]["recompiles"] <= rc["before"]["recompiles"] + 1
+    assert ch["stock"]["resolution_change"]["pairs"][0]["times_s"]
+    meta = res["meta"]
+    assert meta["sampler"] == "res_multistep/simple" and meta["cfg"] == 1.0
+    md = (out / "matrix.md").read_text()
+    assert md.startswith("# Matrix: Z-Image Turbo 6B tiny") and "ModelSamplingAuraFlow 3" in md.splitlines()[0]
+    assert "## Which path ran" in md and "48x48 then back to 64x64, twice" in md
+    assert "not replayed: CUDA graphs need a CUDA device" in md
+
+
+def test_graph_check_smoke(tmp_path):
+    """bench/graph_check.py --smoke: the replay and LoRA cases on tiny Z-Image through ComfyUI's sampler, with the
+    CPU stand-in for torch.cuda.CUDAGraph: each run replays and matches the compiled blocks."""
+    out = _smoke(tmp_path / "gc", "graph_check")
+    res = json.loads((out / "graph_check.json").read_text())
+    assert not res["errors"], res["errors"]
+    assert set(res["cases"]) == {"replay", "lora"} and all(c["ok"] for c in res["cases"].values()), res["cases"]
+    runs = res["cases"]["replay"]["rows"]["z_image"]
+    assert [r["last_run"]["replays"] for r in runs] == [2, 3] and all(r["cosine"] == 1.0 for r in runs)
+    assert "| replay | z_image run 2 | True |" in (out / "graph_check.md").read_text()
 
 
 def test_bench_matrix_users_workflow_smoke(tmp_path):
