@@ -589,6 +589,26 @@ def test_true_ltxv_config_is_comfys_detection(M):
     assert type(mc).__name__ == "LTXV" and all(mc.unet_config.get(k) == v for k, v in cfg.items())
 
 
+def test_true_z_image_and_sdxl_configs_are_comfys_detection(M):
+    """bench_matrix --family z_image / sdxl: ComfyUI's detection reads the Z-Image Turbo key skeleton as its ZImage
+    config (dim 3840, 30 layers, pad tokens) and SDXL base's layout as SDXL; the models built from them have the
+    published sizes (6.15 B and 2.57 B parameters, on the meta device) and their random key layouts detect back to
+    the same configs."""
+    import comfy.model_detection
+
+    z = M.true_unet_config("z_image")
+    assert (z["image_model"], z["dim"], z["n_layers"], z["cap_feat_dim"], z["pad_tokens_multiple"]) == \
+        ("lumina2", 3840, 30, 2560, 32)
+    sdxl = M.true_unet_config("sdxl")
+    assert (sdxl["model_channels"], sdxl["context_dim"], sdxl["adm_in_channels"]) == (320, 2048, 2816)
+    for cfg, config_class, cls, billions in ((z, "ZImage", "NextDiT", 6.15), (sdxl, "SDXL", "UNetModel", 2.57)):
+        dm = M.meta_diffusion_model(cfg)
+        sd = dm.state_dict()
+        assert type(dm).__name__ == cls and round(sum(t.numel() for t in sd.values()) / 1e9, 2) == billions
+        mc = comfy.model_detection.model_config_from_unet(sd, "")
+        assert type(mc).__name__ == config_class and all(mc.unet_config.get(k) == v for k, v in cfg.items())
+
+
 def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):
     """bench_multigpu --smoke --family flux / qwen_image: tiny model, 1 process vs 2 CPU workers (gloo), CFG
     parallel on and off; every row measured, the N-worker output equal to the one-process output."""
