@@ -123,10 +123,14 @@ def _clone(model, cfg: CompileConfig):
     keep = "memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches its weights just before it runs)"
     if why is None and cfg.cuda_graphs:
         fits, text = _fits(model)
-        if fits:
-            why = f"CUDA graphs need its weights resident, and {text}"
-        else:
+        if not fits:
             keep += f"; CUDA graphs do not run on it: {text}"
+        elif not (comfy_compat.clone_can_disable_dynamic(model) and comfy_compat.can_reload_patcher(model)
+                  and model.cached_patcher_init is not None):
+            keep += ("; CUDA graphs do not run on it: its loader cannot re-create it without DynamicVRAM (no "
+                     "cached_patcher_init; a core loader or Accel Load Diffusion Model (FP8) can)")
+        else:
+            why = f"CUDA graphs need its weights resident, and {text}"
     if why is None:
         return model.clone(), keep
     if comfy_compat.clone_can_disable_dynamic(model):
