@@ -296,6 +296,11 @@ def _compiler_off_wrapper(executor, *args, **kwargs):
         return executor(*args, **kwargs)
 
 
+def is_compiler_off_wrapper(fn) -> bool:
+    """`fn` is the APPLY_MODEL wrapper `disable_comfy_compiler_for` puts on a model (it only flips the switch)."""
+    return fn is _compiler_off_wrapper
+
+
 def disable_comfy_compiler_for(model, key: str = COMPILER_WRAPPER_KEY) -> str | None:
     """Turn the Comfy Compiler off for this ModelPatcher's model calls (an APPLY_MODEL wrapper that holds
     `comfy_compiler_off()` around each call) — patch a clone, as every pack patch does. Returns the report line,
@@ -325,6 +330,7 @@ __all__ = ["attention_container_class", "attention_args_unwrap", "checkpoint_att
            "checkpoint_attention_lines", "core_sparse_attention_active", "core_sparse_attention_installed",
            "core_sparse_attention_lines", "describe_override", "pause_malloc_graph", "malloc_graph_recording",
            "comfy_compiler_available", "comfy_compiler_enabled", "comfy_compiler_off", "disable_comfy_compiler_for",
+           "is_compiler_off_wrapper",
            "OVERRIDE_KEY", "BSA_CALLBACK_KEY", "COMPILER_WRAPPER_KEY"]
 
 

@@ -11,6 +11,10 @@ the model (shapes only: random text states, no text encoder); its sampler settin
     ltxv           LTX-Video 2B (0.9.x), 768x512 121 frames, CFG 3, euler / simple, T5 128 tokens with mask, 25 fps
     wan_ti2v_5b    Wan 2.2 TI2V-5B, 1280x704 121 frames, 48-channel latent (Wan22ImageToVideoLatent), CFG 5, uni_pc /
                    simple, ModelSamplingSD3 shift 8: workflows/wan2.2_ti2v_5B_level1.json
+    z_image        Z-Image Turbo 6B (ComfyUI's Lumina 2 NextDiT, Z-Image config), 1024x1024, 9 steps CFG 1,
+                   res_multistep / simple, ModelSamplingAuraFlow shift 3 (ComfyUI's template), Qwen3-4B 2560, 128 tokens
+    sdxl           SDXL 1.0 base UNet 2.6B, 1024x1024, 20 steps CFG 7, euler / normal, CLIP-L + CLIP-G 2048 x 77 tokens,
+                   pooled CLIP-G 1280 and the size conditioning (1024)
 
 Imports no torch at module level (bench_matrix starts ComfyUI the way main.py does before torch is imported).
 """
@@ -47,18 +51,25 @@ FAMILIES = {
     "ltxv": Family("LTX-Video 2B", 768, 512, 121, 20, 3.0, 128, "bf16", extra={"frame_rate": 25.0}),
     "wan_ti2v_5b": Family("Wan 2.2 TI2V-5B", 1280, 704, 121, 20, 5.0, 512, "fp16", sampler="uni_pc",
                           shift=("ModelSamplingSD3", {"shift": 8.0}), shipped="level1"),
+    "z_image": Family("Z-Image Turbo 6B", 1024, 1024, 1, 9, 1.0, 128, "bf16", sampler="res_multistep",
+                      shift=("ModelSamplingAuraFlow", {"shift": 3.0})),
+    "sdxl": Family("SDXL 1.0 base", 1024, 1024, 1, 20, 7.0, 77, "fp16", scheduler="normal"),
 }
-# --chains default for every family but wan (issue #30's matrix)
+# --chains default for every family but wan (issue #30's matrix); the image families add the CUDA-graph chains
 DEFAULT_CHAINS = "stock,attention,shipped,fp8_shipped,core_compile,core_fp8_fast,kj_sage_compile"
+IMAGE_FAMILIES = ("flux", "qwen_image", "z_image", "sdxl")
+IMAGE_CHAINS = "stock,attention,shipped,shipped_graphs,fp8_shipped,fp8_shipped_graphs,core_compile,kj_sage_compile"
 SMOKE = {"frames": {"hunyuan_video": 5, "ltxv": 9, "wan_ti2v_5b": 5}, "side": 64, "tokens": 16}
 # tiny configs' text widths (harness models.py *_TINY; tiny Wan keeps umt5's 4096)
 _TINY_CTX = {"flux": (64, 32), "hunyuan_video": (64, 32), "qwen_image": (64, None), "ltxv": (64, None),
-             "wan_ti2v_5b": (4096, None), "wan": (4096, None)}
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (32, None), "sdxl": (64, 1280)}
 _TRUE_CTX = {"flux": (4096, 768), "hunyuan_video": (4096, 768), "qwen_image": (3584, None), "ltxv": (4096, None),
-             "wan_ti2v_5b": (4096, None), "wan": (4096, None)}
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (2560, None), "sdxl": (2048, 1280)}
 # tiny models whose config ComfyUI's detection cannot give back from a file (Flux and Qwen-Image fix hidden size
-# 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes): the smoke builds them in memory
-IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyuan_video": "tiny_hunyuan_video"}
+# 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes; Z-Image needs dim 3840, SDXL 320 channels and
+# context 2048): the smoke builds them in memory
+IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyuan_video": "tiny_hunyuan_video",
+                   "z_image": "tiny_z_image", "sdxl": "tiny_sdxl"}
 # config keys that hold a family's depth (transformer blocks), for profiles of fewer blocks at the true widths
 # (bench/profile_family.py --layers): flux / hunyuan_video: double blocks, single blocks; qwen_image: blocks
 DEPTH_KEYS = {"flux": ("depth", "depth_single_blocks"), "hunyuan_video": ("depth", "depth_single_blocks"),
@@ -92,6 +103,8 @@ def defaults(a) -> None:
 
 def not_applicable(family: str, chain: str) -> str | None:
     """Why `chain` is not measured on `family` (None: it is)."""
+    if chain.endswith("shipped_graphs") and spec(family).shipped != "cuda_attn_compile":
+        return "the family's shipped chain (Accel Wan Level-1) has no cuda_graphs option"
     for prefix, (fams, why) in _ONLY.items():
         if (chain == prefix or chain.startswith(prefix + "_")) and family not in fams:
             return why
@@ -160,8 +173,10 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
     """The empty latent ComfyUI's latent node gives `family` at this pixel size."""
     import torch
 
-    if family == "flux":  # EmptySD3LatentImage
+    if family in ("flux", "z_image"):  # EmptySD3LatentImage
         return {"samples": torch.zeros(1, 16, height // 8, width // 8)}
+    if family == "sdxl":  # EmptyLatentImage
+        return {"samples": torch.zeros(1, 4, height // 8, width // 8)}
     if family == "qwen_image":
         return {"samples": torch.zeros(1, 16, 1, height // 8, width // 8)}
     if family == "ltxv":  # EmptyLTXVLatentVideo
@@ -174,8 +189,8 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
 
 def conditioning(family: str, tokens: int, gen, tiny: bool, guidance: float | None = None, **extra) -> list:
     """One CONDITIONING as `family`'s text encoder (+ FluxGuidance / LTXVConditioning) gives it, random text states
-    drawn from `gen`: context (1, tokens, width) and, for Flux / HunyuanVideo, the pooled CLIP vector and guidance;
-    LTX-Video: the T5 attention mask and `frame_rate` (extra)."""
+    drawn from `gen`: context (1, tokens, width) and, for Flux / HunyuanVideo / SDXL, the pooled CLIP vector and
+    guidance; LTX-Video: the T5 attention mask and `frame_rate` (extra); SDXL: the size conditioning (extra)."""
     import torch
 
     ctx, vec = (_TINY_CTX if tiny else _TRUE_CTX)[family]
@@ -198,8 +213,12 @@ def inputs(a, seed_pos: int = 1, seed_neg: int = 2):
     f = spec(a.family)
     tiny = a.smoke
 
+    extra = dict(f.extra)
+    if a.family == "sdxl":  # CLIPTextEncodeSDXL's size conditioning at the sampled size
+        extra.update(width=a.width, height=a.height, target_width=a.width, target_height=a.height)
+
     def cond(seed):
-        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance, **f.extra)
+        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance, **extra)
 
     return cond(seed_pos), cond(seed_neg), latent(a.family, a.frames, a.height, a.width)
 

@@ -273,6 +273,77 @@ LTX-Video needs long, descriptive prompts; short ones give much worse videos."""
     return f
 
 
+# Image families (issue 52), each ComfyUI's own template for the model with the shipped chain on the sampler's model:
+# - Z-Image Turbo: Comfy-Org/workflow_templates image_z_image_turbo.json: UNETLoader z_image_turbo_bf16, CLIPLoader
+#   qwen_3_4b (lumina2), VAELoader ae, ConditioningZeroOut as the negative, EmptySD3LatentImage 1024x1024,
+#   ModelSamplingAuraFlow 3, KSampler 8 steps CFG 1 res_multistep / simple.
+# - SDXL: sdxl_simple_example.json: base and refiner checkpoints, EmptyLatentImage 1024x1024, KSamplerAdvanced base
+#   steps 0-20 of 25 (leftover noise kept) then refiner 20-end, CFG 8, euler / normal, the refiner's VAE decodes.
+_IMAGE_BODY = """
+**Accel CUDA Settings** (TF32, cuDNN benchmark, the fastest SDPA order for this GPU) → **Accel Attention** (auto:
+the fastest exact backend for this GPU) → **Accel Compile**: the chain the pack ships for {model}. No step cache:
+the image differs from stock only by kernel rounding. Accel Compile's `cuda_graphs` (off here) replays each step as
+one CUDA graph where the model stays on the GPU. Speed on this model: not measured yet."""
+
+
+def z_image_turbo(info) -> Flow:
+    f = Flow("z_image_turbo_attention_compile", info)
+    unet = _unet(f, "Load Z-Image Turbo", "z_image_turbo_bf16.safetensors")
+    clip = f.add("CLIPLoader", "Load Qwen3-4B text encoder", clip_name="qwen_3_4b.safetensors", type="lumina2")
+    vae = f.add("VAELoader", "Load Z-Image VAE", vae_name="ae.safetensors")
+    pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
+    zero = f.add("ConditioningZeroOut", "Negative (unused at CFG 1)", conditioning=f.out(pos))
+    f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
+    lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
+    shift = f.add("ModelSamplingAuraFlow", "Shift 3", model=f.out(unet), shift=3.0)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
+    ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(zero), f.out(lat), steps=8, cfg=1.0, sampler="res_multistep")
+    outs = _image_out(f, f.out(ks), f.out(vae), "z_image_turbo_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Z-Image Turbo + CUDA settings, attention, compile", _IMAGE_BODY.format(model="Z-Image") + """
+
+The graph is ComfyUI's Z-Image Turbo template: distilled (CFG 1, the negative is zeroed), shift 3, 8 steps
+res_multistep / simple at 1024x1024.""", ["z_image_turbo_bf16.safetensors", "qwen_3_4b.safetensors", "ae.safetensors"],
+               size=(480, 320))
+    _layout(f, n, [unet, clip, vae], [pos, zero], [lat], [shift, *chain], [ks], outs)
+    return f
+
+
+def sdxl_base_refiner(info) -> Flow:
+    f = Flow("sdxl_base_refiner_attention_compile", info)
+    models, prompts, chains = {}, {}, {}
+    for tag, ckpt in (("base", "sd_xl_base_1.0.safetensors"), ("refiner", "sd_xl_refiner_1.0.safetensors")):
+        models[tag] = f.add("CheckpointLoaderSimple", f"Load SDXL {tag}", ckpt_name=ckpt)
+        prompts[tag] = _prompts(f, f.out(models[tag], 1), IMAGE_POSITIVE, IMAGE_NEGATIVE)
+        chains[tag] = _chain(f, f.out(models[tag]), SHIPPED_CHAIN, tag)
+    lat = f.add("EmptyLatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
+    common = dict(steps=25, cfg=8.0, sampler_name="euler", scheduler="normal")
+    k1 = f.add("KSamplerAdvanced", "KSampler (base, steps 0-20)", model=f.out(chains["base"][-1]), add_noise="enable",
+               noise_seed=42, positive=f.out(prompts["base"][0]), negative=f.out(prompts["base"][1]),
+               latent_image=f.out(lat), start_at_step=0, end_at_step=20, return_with_leftover_noise="enable", **common)
+    k2 = f.add("KSamplerAdvanced", "KSampler (refiner, steps 20-25)", model=f.out(chains["refiner"][-1]),
+               add_noise="disable", noise_seed=0, positive=f.out(prompts["refiner"][0]),
+               negative=f.out(prompts["refiner"][1]), latent_image=f.out(k1), start_at_step=20, end_at_step=10000,
+               return_with_leftover_noise="disable", **common)
+    outs = _image_out(f, f.out(k2), f.out(models["refiner"], 2), "sdxl_accel")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "SDXL base + refiner + CUDA settings, attention, compile", _IMAGE_BODY.format(model="SDXL") + """
+
+The graph is ComfyUI's SDXL template: the base model samples steps 0-20 of 25 and hands its leftover noise to the
+refiner for the rest (CFG 8, euler / normal, 1024x1024); each model has its own chain. SDXL is a UNet: Accel Compile
+compiles it as one region.""", ["sd_xl_base_1.0.safetensors", "sd_xl_refiner_1.0.safetensors"], size=(480, 340))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [models["base"], models["refiner"]]))
+    f.column(("2 · Prompts (base, refiner)", [*prompts["base"], *prompts["refiner"]]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate the base (comfyui-accel)", chains["base"], "row"),
+             ("5 · Accelerate the refiner (comfyui-accel)", chains["refiner"], "row"))
+    f.column(("6 · Sample (base, then refiner)", [k1, k2]))
+    f.column(("7 · Decode and save", outs))
+    for t in ("4 · Accelerate the base (comfyui-accel)", "5 · Accelerate the refiner (comfyui-accel)"):
+        f.group_colors[t] = ACCEL_GROUP
+    return f
+
+
 def wan21_before_after(info) -> Flow:
     f = Flow("wan2.1_t2v_1.3B_before_after", info)
     unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 1.3B", "wan2.1_t2v_1.3B_fp16.safetensors", 33)
@@ -491,4 +562,6 @@ WORKFLOWS = {
     "wan2.2_ti2v_5B_level1": wan22_ti2v_5b,
     "hunyuan_video_t2v_attention_compile": hunyuan_video_t2v,
     "ltxv_t2v_attention_compile": ltxv_t2v,
+    "z_image_turbo_attention_compile": z_image_turbo,
+    "sdxl_base_refiner_attention_compile": sdxl_base_refiner,
 }

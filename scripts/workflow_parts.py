@@ -17,6 +17,8 @@ _WAN21 = f"{_HF}/Comfy-Org/Wan_2.1_ComfyUI_repackaged/resolve/main/split_files"
 _WAN22 = f"{_HF}/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files"
 _QWEN = f"{_HF}/Comfy-Org/Qwen-Image_ComfyUI/resolve/main/split_files"
 _HUNYUAN = f"{_HF}/Comfy-Org/HunyuanVideo_repackaged/resolve/main/split_files"
+_ZIMAGE = f"{_HF}/Comfy-Org/z_image_turbo/resolve/main/split_files"
+_SDXL = f"{_HF}/stabilityai"
 # file name -> (models/ folder, download link), as in ComfyUI's own templates.
 MODELS = {
     "wan2.1_t2v_1.3B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors"),
@@ -55,6 +57,14 @@ MODELS = {
     # LTX-Video 0.9.5: a checkpoint with its VAE, as ComfyUI's example and docs (docs.comfy.org tutorials/video/ltxv)
     # load it; Comfy-Org has no repackaged copy, they link Lightricks' own file. Its text encoder: t5xxl_fp16 above.
     "ltx-video-2b-v0.9.5.safetensors": ("checkpoints", f"{_HF}/Lightricks/LTX-Video/resolve/main/ltx-video-2b-v0.9.5.safetensors"),
+    # Z-Image Turbo as ComfyUI's template (image_z_image_turbo) links it; its VAE is ae.safetensors above
+    "z_image_turbo_bf16.safetensors": ("diffusion_models", f"{_ZIMAGE}/diffusion_models/z_image_turbo_bf16.safetensors"),
+    "qwen_3_4b.safetensors": ("text_encoders", f"{_ZIMAGE}/text_encoders/qwen_3_4b.safetensors"),
+    # SDXL 1.0 base and refiner checkpoints (model + CLIP + VAE), as ComfyUI's SDXL template (sdxl_simple_example)
+    "sd_xl_base_1.0.safetensors": (
+        "checkpoints", f"{_SDXL}/stable-diffusion-xl-base-1.0/resolve/main/sd_xl_base_1.0.safetensors"),
+    "sd_xl_refiner_1.0.safetensors": (
+        "checkpoints", f"{_SDXL}/stable-diffusion-xl-refiner-1.0/resolve/main/sd_xl_refiner_1.0.safetensors"),
 }
 # The loader inputs that name model files.
 MODEL_INPUTS = {"UNETLoader": ("unet_name",), "CheckpointLoaderSimple": ("ckpt_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),

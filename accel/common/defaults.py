@@ -311,9 +311,10 @@ def fp8_stored_measured(family: str, profile) -> StoredFP8Measured | None:
     return FP8_STORED_MEASURED.get((family, row_for(profile).name))
 
 
-# Room a 16-bit model must leave on the card to sample, beyond its weights: ComfyUI's minimum inference memory plus
-# this fraction of the weights (a setting, not a measurement: the activations depend on resolution and length).
-FP8_AUTO_ROOM_FRACTION = 0.25
+# Room a model must leave on the card to sample, beyond its weights (the FP8 loader's `auto` for 16-bit weights,
+# Accel Compile's residency for CUDA graphs): ComfyUI's minimum inference memory plus this fraction of the weights
+# (a setting, not a measurement: the activations depend on resolution and length).
+SAMPLING_ROOM_FRACTION = 0.25
 
 
 def fp8_measured(family: str, profile) -> FP8Measured | None:

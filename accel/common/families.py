@@ -14,19 +14,28 @@ _BASE_FAMILIES = {
     "Flux": "flux", "Flux2": "flux2", "Chroma": "chroma", "ChromaRadiance": "chroma", "FluxInpaint": "flux",
     "QwenImage": "qwen_image", "HunyuanVideo": "hunyuan_video", "HunyuanVideoI2V": "hunyuan_video",
     "HunyuanVideoSkyreelsI2V": "hunyuan_video", "HunyuanVideo15": "hunyuan_video15", "LTXV": "ltxv", "LTXAV": "ltxv",
-    "SD3": "sd3", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "BaseModel": "sd1", "Lumina2": "lumina2",
+    "SD3": "sd3", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "BaseModel": "sd1", "Lumina2": "lumina2",  # Z-Image: below
     "HiDream": "hidream", "CosmosVideo": "cosmos", "CosmosPredict2": "cosmos",
 }
 
 _NAMES = {
     "wan21": "Wan 2.1", "wan22": "Wan 2.2", "flux": "Flux.1", "flux2": "Flux.2", "chroma": "Chroma",
     "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo", "hunyuan_video15": "HunyuanVideo 1.5",
-    "ltxv": "LTX-Video", "sd3": "SD3", "sdxl": "SDXL", "sd1": "SD1.x/2.x", "lumina2": "Lumina 2",
+    "ltxv": "LTX-Video", "sd3": "SD3", "sdxl": "SDXL", "sd1": "SD1.x/2.x", "lumina2": "Lumina 2", "z_image": "Z-Image",
     "hidream": "HiDream", "cosmos": "Cosmos", "unknown": "unknown model",
 }
 
 # Attribute names of per-block ModuleLists inside the diffusion model, in forward order.
 BLOCK_LISTS = ("blocks", "double_blocks", "single_blocks", "transformer_blocks", "joint_blocks", "layers")
+# Families whose blocks are other lists, in forward order: Lumina 2's NextDiT (Z-Image): the caption refiner (and
+# Z-Image Omni's SigLIP refiner), the image refiner, then the main layers; every one a JointTransformerBlock called
+# as a module.
+FAMILY_BLOCK_LISTS = {"z_image": ("context_refiner", "siglip_refiner", "noise_refiner", "layers"),
+                      "lumina2": ("context_refiner", "siglip_refiner", "noise_refiner", "layers")}
+# Families compiled as one region, and why: a UNet's blocks are containers its forward walks layer by layer (each
+# layer called with arguments chosen by its type), so they cannot be swapped for a compiled stand-in.
+WHOLE_MODEL = {"sdxl": "SDXL is a UNet (its blocks are containers ComfyUI walks layer by layer)",
+               "sd1": "SD1.x/2.x is a UNet (its blocks are containers ComfyUI walks layer by layer)"}
 
 _WAN_SIZES = {1536: "1.3B", 5120: "14B", 3072: "5B"}
 
@@ -70,15 +79,17 @@ _IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "
 # and HunyuanVideo's ("hunyuan_video" is also the image_model of HunyuanVideo 1.5 and HunyuanImage 2.1, whose config
 # classes subclass it: the exact class name tells them apart).
 _CONFIG_FAMILIES = {"WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan_video",
-                    "HunyuanVideoI2V": "hunyuan_video", "HunyuanVideoSkyreelsI2V": "hunyuan_video"}
+                    "HunyuanVideoI2V": "hunyuan_video", "HunyuanVideoSkyreelsI2V": "hunyuan_video",
+                    "ZImage": "z_image"}  # Z-Image: image_model "lumina2" with Z-Image's config (dim 3840)
 
 
 def family_of_config(model_config) -> str | None:
     """The family id a model built from ComfyUI's detected model config (`comfy.supported_models` instance) will
-    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`, `_CONFIG_FAMILIES`); None otherwise."""
+    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`, `_CONFIG_FAMILIES`: the config class first, it
+    is the more specific); None otherwise."""
     unet = getattr(model_config, "unet_config", None) or {}
-    return (_IMAGE_MODEL_FAMILIES.get(unet.get("image_model"))
-            or _CONFIG_FAMILIES.get(type(model_config).__name__ if model_config is not None else None))
+    return (_CONFIG_FAMILIES.get(type(model_config).__name__ if model_config is not None else None)
+            or _IMAGE_MODEL_FAMILIES.get(unet.get("image_model")))
 
 
 def family_name(family: str) -> str:
@@ -101,9 +112,11 @@ def detect(model) -> Family:
     if fam is None and dm is not None and type(dm).__name__.startswith("WanModel"):
         fam = "wan21"
     fam = fam or "unknown"
+    if fam == "lumina2" and _is_z_image(base):
+        fam = "z_image"
     info = Family(fam, cls)
     if dm is not None:
-        for attr in BLOCK_LISTS:
+        for attr in FAMILY_BLOCK_LISTS.get(fam, BLOCK_LISTS):
             blocks = getattr(dm, attr, None)
             if blocks is not None and hasattr(blocks, "__len__") and len(blocks) and hasattr(blocks, "__getitem__"):
                 info.block_keys += [f"diffusion_model.{attr}.{i}" for i in range(len(blocks))]
@@ -123,6 +136,15 @@ def detect(model) -> Family:
         else:
             info.variant = mt
     return info
+
+
+def _is_z_image(base) -> bool:
+    """A Lumina 2 model built with Z-Image's config: ComfyUI's ZImage config class (or a subclass), or Z-Image's
+    modulation in the config (what tells a Z-Image file from a Lumina 2 one besides its width)."""
+    cfg = getattr(base, "model_config", None)
+    if any(k.__name__ == "ZImage" for k in type(cfg).__mro__):
+        return True
+    return bool((getattr(cfg, "unet_config", None) or {}).get("z_image_modulation"))
 
 
 def _in_dim(dm) -> int:

@@ -351,6 +351,8 @@ def test_bench_matrix_smoke(tmp_path):
     ("flux", "stock,attention,fp8_shipped,level1", {"stock", "attention"}),
     # tiny Wan 2.2 TI2V-5B goes through the file: ComfyUI's loader, its fp8_e4m3fn_fast option and the pack's FP8 loader
     ("wan_ti2v_5b", "stock,attention,core_fp8_fast,fp8", {"stock", "attention", "core_fp8_fast", "fp8"}),
+    # tiny SDXL (built in memory: detection needs SDXL's true widths): its latent, pooled CLIP and size conditioning
+    ("sdxl", "stock,attention,fp8_shipped", {"stock", "attention"}),
 ])
 def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     """bench_matrix --family on the family's tiny model (CPU): its latent and conditioning, sampler settings, every
@@ -380,11 +382,55 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
         assert meta["cfg"] == 1.0 and "built in memory" in ch["fp8_shipped"]["skipped"]
         assert "Wan models only" in ch["level1"]["skipped"]
         assert md.startswith("# Matrix: Flux.1-dev") and "guidance 3.5" in md.splitlines()[0]
+    elif family == "sdxl":
+        assert meta["cfg"] == 7.0 and meta["sampler"] == "euler/normal" and md.startswith("# Matrix: SDXL 1.0 base")
     else:
         assert 0.9 < ch["fp8"]["cosine"] < 1.0 and 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 deviates, measurably
         assert meta["frames"] == 5 and meta["sampler"] == "uni_pc/simple"
         assert "ModelSamplingSD3 8" in md.splitlines()[0]
         assert (tmp_path / "w" / "wan_ti2v_5b_tiny_fp16_seed0.safetensors").exists()
+
+
+def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
+    """bench_matrix --family z_image --sequential with the CUDA-graph chain and --resolution-change (CPU, inductor):
+    tiny Z-Image with its template's sampler and shift; the graph path cannot run on a CPU, and the compile summary
+    and matrix.md say which path ran and why; the size change and back, twice, with times and recompiles after each
+    pair (the second pair compiles nothing more)."""
+    out = tmp_path / "z"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", "z_image",
+                        "--sequential", "--chains", "stock,shipped_graphs", "--resolution-change", "48x48",
+                        "--out", str(out), "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert list(ch) == ["stock", "shipped_graphs", "stock_again"]
+    assert ch["shipped_graphs"]["cosine"] > 0.999 and ch["shipped_graphs"]["times_s"]
+    [c] = ch["shipped_graphs"]["compile"]
+    assert "CUDA graphs need a CUDA device" in c["graph_reason"] and c["graph_last_run"]["replays"] == 0
+    assert c["regions"] == 4  # Z-Image's caption refiner, image refiner and two layers
+    rc = ch["shipped_graphs"]["resolution_change"]
+    assert (rc["size"], rc["back_to"], len(rc["pairs"])) == ("48x48", "64x64", 2)
+    assert rc["pairs"][1]["recompiles"] == rc["pairs"][0]["recompiles"] <= rc["before"]["recompiles"] + 1
+    assert ch["stock"]["resolution_change"]["pairs"][0]["times_s"]
+    meta = res["meta"]
+    assert meta["sampler"] == "res_multistep/simple" and meta["cfg"] == 1.0
+    md = (out / "matrix.md").read_text()
+    assert md.startswith("# Matrix: Z-Image Turbo 6B tiny") and "ModelSamplingAuraFlow 3" in md.splitlines()[0]
+    assert "## Which path ran" in md and "48x48 then back to 64x64, twice" in md
+    assert "not replayed: CUDA graphs need a CUDA device" in md
+
+
+def test_graph_check_smoke(tmp_path):
+    """bench/graph_check.py --smoke: the replay and LoRA cases on tiny Z-Image through ComfyUI's sampler, with the
+    CPU stand-in for torch.cuda.CUDAGraph: each run replays and matches the compiled blocks."""
+    out = _smoke(tmp_path / "gc", "graph_check")
+    res = json.loads((out / "graph_check.json").read_text())
+    assert not res["errors"], res["errors"]
+    assert set(res["cases"]) == {"replay", "lora"} and all(c["ok"] for c in res["cases"].values()), res["cases"]
+    runs = res["cases"]["replay"]["rows"]["z_image"]
+    assert [r["last_run"]["replays"] for r in runs] == [2, 3] and all(r["cosine"] == 1.0 for r in runs)
+    assert "| replay | z_image run 2 | True |" in (out / "graph_check.md").read_text()
 
 
 def test_bench_matrix_users_workflow_smoke(tmp_path):
@@ -541,6 +587,26 @@ def test_true_ltxv_config_is_comfys_detection(M):
     assert dm.caption_projection.linear_1.in_features == 4096
     mc = comfy.model_detection.model_config_from_unet(sd, "")
     assert type(mc).__name__ == "LTXV" and all(mc.unet_config.get(k) == v for k, v in cfg.items())
+
+
+def test_true_z_image_and_sdxl_configs_are_comfys_detection(M):
+    """bench_matrix --family z_image / sdxl: ComfyUI's detection reads the Z-Image Turbo key skeleton as its ZImage
+    config (dim 3840, 30 layers, pad tokens) and SDXL base's layout as SDXL; the models built from them have the
+    published sizes (6.15 B and 2.57 B parameters, on the meta device) and their random key layouts detect back to
+    the same configs."""
+    import comfy.model_detection
+
+    z = M.true_unet_config("z_image")
+    assert (z["image_model"], z["dim"], z["n_layers"], z["cap_feat_dim"], z["pad_tokens_multiple"]) == \
+        ("lumina2", 3840, 30, 2560, 32)
+    sdxl = M.true_unet_config("sdxl")
+    assert (sdxl["model_channels"], sdxl["context_dim"], sdxl["adm_in_channels"]) == (320, 2048, 2816)
+    for cfg, config_class, cls, billions in ((z, "ZImage", "NextDiT", 6.15), (sdxl, "SDXL", "UNetModel", 2.57)):
+        dm = M.meta_diffusion_model(cfg)
+        sd = dm.state_dict()
+        assert type(dm).__name__ == cls and round(sum(t.numel() for t in sd.values()) / 1e9, 2) == billions
+        mc = comfy.model_detection.model_config_from_unet(sd, "")
+        assert type(mc).__name__ == config_class and all(mc.unet_config.get(k) == v for k, v in cfg.items())
 
 
 def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):

@@ -58,8 +58,9 @@ def _api(name):
 def test_the_issue_workflows_are_defined():
     """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image, a before/after workflow, the few-step ones
     (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B; and HunyuanVideo and
-    LTX-Video T2V (issue 30); the 4-step T2V at 720p with Level-1's opt-in sparse attention (issue 32)."""
-    assert len(NAMES) == 13 and set(NAMES) == set(EXPECTED_NODES)
+    LTX-Video T2V (issue 30); the 4-step T2V at 720p with Level-1's opt-in sparse attention (issue 32); Z-Image Turbo
+    and SDXL base + refiner (issue 52)."""
+    assert len(NAMES) == 15 and set(NAMES) == set(EXPECTED_NODES)
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
@@ -103,10 +104,16 @@ EXPECTED_NODES = {
     "ltxv_t2v_attention_compile": {"CheckpointLoaderSimple", "CLIPLoader", "LTXVConditioning", "EmptyLTXVLatentVideo",
                                    "KSamplerSelect", "LTXVScheduler", "SamplerCustom", "VAEDecode", "SaveVideo",
                                    *W_SHIPPED},
+    "z_image_turbo_attention_compile": {"UNETLoader", "CLIPLoader", "VAELoader", "ConditioningZeroOut",
+                                        "EmptySD3LatentImage", "ModelSamplingAuraFlow", "KSampler", "SaveImage",
+                                        *W_SHIPPED},
+    "sdxl_base_refiner_attention_compile": {"CheckpointLoaderSimple", "EmptyLatentImage", "KSamplerAdvanced",
+                                            "SaveImage", *W_SHIPPED},
 }
 # The family workflows of issue 30 (workflow -> bench/families.py family): their sampler's model comes through
 # exactly the chain bench_matrix.py measures as that family's `shipped` one.
-FAMILY_WORKFLOWS = {"hunyuan_video_t2v_attention_compile": "hunyuan_video", "ltxv_t2v_attention_compile": "ltxv"}
+FAMILY_WORKFLOWS = {"hunyuan_video_t2v_attention_compile": "hunyuan_video", "ltxv_t2v_attention_compile": "ltxv",
+                    "z_image_turbo_attention_compile": "z_image", "sdxl_base_refiner_attention_compile": "sdxl"}
 SHIPPED_CHAINS = {"cuda_attn_compile": ["AccelCUDASettings", "AccelAttention", "AccelCompile"], "level1": ["AccelWanLevel1"]}
 
 
@@ -134,23 +141,30 @@ def _fewstep_checks(api, types, note):
 
 
 def _family_checks(api, family, note):
-    """The one sampler's model input: loader (-> shift where the example has one) -> the family's shipped chain, in
-    bench_matrix.py's order (Accel Attention on backend auto); the note says the speed is not measured yet."""
+    """Each sampler's model input (one sampler; SDXL: base and refiner): loader (-> shift where the example has one)
+    -> the family's shipped chain, in bench_matrix.py's order (Accel Attention on backend auto, Accel Compile with
+    its defaults); the note says the speed is not measured yet."""
     spec = importlib.util.spec_from_file_location("accel_bench_families", REPO / "bench" / "families.py")
     families = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = families  # dataclasses look their module up there
     spec.loader.exec_module(families)
     chain = SHIPPED_CHAINS[families.FAMILIES[family].shipped]
-    [sampler] = [v for v in api.values() if v["class_type"] in ("SamplerCustom", "BasicGuider")]
-    seen, nid = [], sampler["inputs"]["model"][0]
-    while api[nid]["class_type"] in chain:
-        seen.append(api[nid]["class_type"])
-        nid = api[nid]["inputs"]["model"][0]
-    assert seen[::-1] == chain, seen
-    assert api[nid]["class_type"] in ("UNETLoader", "CheckpointLoaderSimple", "ModelSamplingSD3"), api[nid]
-    assert sum(v["class_type"] in chain for v in api.values()) == len(chain)  # no second, unused chain
+    samplers = [v for v in api.values() if v["class_type"] in ("SamplerCustom", "BasicGuider", "KSampler",
+                                                                "KSamplerAdvanced")]
+    for sampler in samplers:
+        seen, nid = [], sampler["inputs"]["model"][0]
+        while api[nid]["class_type"] in chain:
+            seen.append(api[nid]["class_type"])
+            nid = api[nid]["inputs"]["model"][0]
+        assert seen[::-1] == chain, seen
+        assert api[nid]["class_type"] in ("UNETLoader", "CheckpointLoaderSimple", "ModelSamplingSD3",
+                                          "ModelSamplingAuraFlow"), api[nid]
+    assert sum(v["class_type"] in chain for v in api.values()) == len(chain) * len(samplers)  # no unused chain
     assert all(v["inputs"].get("backend", "auto") == "auto" for v in api.values() if v["class_type"] == "AccelAttention")
-    assert "not measured yet" in note and "family_033_README.md" in note
+    assert all(v["inputs"]["cuda_graphs"] == "off" and v["inputs"]["backend"] == "inductor"
+               for v in api.values() if v["class_type"] == "AccelCompile")
+    assert "not measured yet" in note
+    assert "family_033_README.md" in note or family in families.IMAGE_FAMILIES
 
 
 def _load_level1_sparse() -> str:
