@@ -13,6 +13,8 @@ import json
 import math
 import os
 import re
+import stat
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -229,18 +231,80 @@ def where_text(name: str) -> str:
         return f"{USER_PREFIX}{_stem(name)}"
 
 
-def read_user_file(path: Path, where: str) -> dict:
-    """A calibration file's top level, checked (dict, our format, family strings). Raises SetError/FileNotFoundError."""
+# Bounds of a calibration file: the files Accel Cache Calibrate writes (24 runs' records at most) stay far below both
+MAX_FILE_BYTES = 16 * 2**20
+MAX_DEPTH = 32  # nesting of objects and lists (a calibration file has 8)
+
+
+class NotAFileError(SetError):
+    """A calibration path that is not a regular file (a FIFO, a device, a folder): never opened, never listed."""
+
+
+def _file_kind(mode: int) -> str:
+    for test, what in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _check_stat(st, where: str) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFileError(where, "", f"is {_file_kind(st.st_mode)}, not a file; it was not opened")
+    if st.st_size > MAX_FILE_BYTES:
+        raise SetError(where, "", f"is {st.st_size / 2**20:.1f} MiB; a calibration file is at most "
+                       f"{MAX_FILE_BYTES // 2**20} MiB (Accel Cache Calibrate writes far less), so it was not read")
+
+
+def _read_bounded(path: Path, where: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES. Anything else is refused before it is read: a FIFO or a
+    device is never opened for reading in a way that can block (the stat comes first, the open does not block, and the
+    opened file is checked again)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        _check_stat(os.stat(path), where)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    with os.fdopen(fd, "rb") as f:
+        _check_stat(os.fstat(f.fileno()), where)  # the file opened: it may have been replaced since the stat
+        try:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SetError(where, "", f"grew beyond {MAX_FILE_BYTES // 2**20} MiB while it was read")
+    return raw
+
+
+def _depth(value) -> int:
+    """How deeply `value` nests lists and objects, walked without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def read_user_file(path: Path, where: str) -> dict:
+    """A calibration file's top level, checked (a regular file within MAX_FILE_BYTES, JSON nesting at most MAX_DEPTH
+    deep, a dict in our format, family strings). Raises SetError (NotAFileError for a FIFO, device or folder) or
+    FileNotFoundError."""
+    raw = _read_bounded(path, where)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SetError(where, "", f"is not valid JSON ({e})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    except RecursionError:
+        raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:  # JSONDecodeError, or a number of more digits than Python converts
+        raise SetError(where, "", f"is not valid JSON ({str(e)[:200]})") from None
+    if _depth(data) > MAX_DEPTH:
+        raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels")
     if not isinstance(data, dict):
         raise SetError(where, "", f"must hold a JSON object at the top level, not {type(data).__name__}")
     if data.get("format") != USER_FORMAT:
@@ -265,32 +329,63 @@ def load_user(name: str, kind: str | None = None) -> dict:
     return data
 
 
+_LISTED: dict = {}  # path -> ((device, inode, size, mtime), (sections, SetError or None)): what the set lists saw
+_LISTED_LOCK = threading.Lock()
+
+
+def _listed(path: Path):
+    """(sections, error) of a calibration file for the set lists: the sections ('teacache', 'magcache') it holds, or
+    the SetError that makes it unusable. Cached by (device, inode, size, mtime): the lists are built inside ComfyUI's
+    HTTP server (/object_info), so a file is read again only after it changed. FileNotFoundError when it is gone."""
+    st = os.stat(path)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _LISTED_LOCK:
+        hit = _LISTED.get(str(path))
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    try:
+        data = read_user_file(path, str(path))
+        found = (frozenset(k for k in ("teacache", "magcache") if k in data), None)
+    except SetError as e:
+        found = (frozenset(), e)
+    with _LISTED_LOCK:
+        _LISTED[str(path)] = (key, found)
+    return found
+
+
 def user_sets(kind: str | None = None) -> list[str]:
     """Names ('user:<stem>') of the files in the calibration folder that a `kind` node may list: those with a
-    `kind` section (or any, if None) and also damaged ones (invalid JSON, wrong top level), so that picking one
-    explains what is wrong instead of the name silently missing from the list."""
+    `kind` section (or any, if None) and also damaged ones (invalid JSON, too large or too deeply nested, wrong top
+    level), so that picking one explains what is wrong instead of the name silently missing from the list. What is not
+    a file (a FIFO, a device, a folder named *.json) is skipped with a warning naming it, never opened. Never raises:
+    the nodes' input lists are built from it."""
     try:
         d = user_dir()
-    except Exception:
-        return []
-    if not d.is_dir():
+        paths = sorted(d.glob("*.json")) if d.is_dir() else []
+    except Exception as e:  # noqa: BLE001 - an unreadable folder lists no user set
+        log.warn_once(("cc-dir", str(e)), "calibration folder not listed (%s: %s)", type(e).__name__, e)
         return []
     out = []
-    for p in sorted(d.glob("*.json")):
+    for p in paths:
         if name_problem(p.stem):
             log.warn_once(("cc-badname", str(p)), "calibration file %s not listed: its name is not %s", p, NAME_RULE)
             continue
         try:
-            data = read_user_file(p, str(p))
+            sections, err = _listed(p)
         except FileNotFoundError:
             continue
-        except SetError as e:
-            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s", e)
-            if e.key == "format":
-                continue  # some other JSON file: not ours
-            out.append(USER_PREFIX + p.stem)
+        except Exception as e:  # noqa: BLE001 - one file never takes the nodes off the list
+            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s not listed (%s: %s)", p, type(e).__name__, e)
             continue
-        if kind is None or kind in data:
+        if err is not None:
+            if isinstance(err, NotAFileError):
+                log.warn_once(("cc-bad", str(p), str(err)), "calibration file %s; not listed", err)
+                continue
+            log.warn_once(("cc-bad", str(p), str(err)), "calibration file %s", err)
+            if err.key != "format":  # some other JSON file: not ours
+                out.append(USER_PREFIX + p.stem)
+            continue
+        if kind is None or kind in sections:
             out.append(USER_PREFIX + p.stem)
     return out
 
