@@ -10,7 +10,7 @@ import torch
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
 from ..common import families, log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, quoted
 from . import formats
 from .load import format_bytes, load_file
 from .ops import is_accel_linear, saturation_text
@@ -136,14 +136,18 @@ def _limit(folder: str, name: str, default: int) -> int:
         return default
 
 
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # another drive (Windows)
+        return False
+
+
 def _check_prefix(filename_prefix) -> tuple[str, str, str]:
-    """(base, folder, stem) of a save, checked without touching the disk: inside models/diffusion_models,
-    a real file name (not '.', './', 'sub/..'), no NUL/control characters, every name within the
-    filesystem's length limit, no existing file where a folder is needed, the folder writable."""
-    raw = str(filename_prefix)
-    shown = repr(raw) if any(ord(c) < 32 for c in raw) else f"'{raw}'"
-    if len(shown) > 80:
-        shown = f"{shown[:60]}...' ({len(raw)} characters)"
+    """(base, folder, stem) of a save, checked without writing anything: inside models/diffusion_models (also after
+    following the folder links on the way), a real file name (not '.', './', 'sub/..'), no NUL/control characters,
+    every name within the filesystem's length limit, no existing file where a folder is needed, the folder writable."""
+    shown = quoted(filename_prefix)
     prefix = str(filename_prefix if filename_prefix is not None else "").strip() or _DEFAULT_PREFIX
     if "\x00" in prefix:
         raise _save_error(f"{shown} contains a NUL byte, which no file name may contain", "Remove it")
@@ -154,10 +158,14 @@ def _check_prefix(filename_prefix) -> tuple[str, str, str]:
         prefix = prefix[: -len(".safetensors")]
     base = _save_base()
     full = os.path.abspath(os.path.join(base, prefix))
-    if os.path.commonpath([full, base]) != base:
+    if not _inside(full, base):
         raise _save_error(f"{shown} points outside models/diffusion_models")
     if full == base:
         raise _save_error(f"{shown} does not name a file inside models/diffusion_models (it is the folder itself)")
+    real = os.path.realpath(os.path.dirname(full))
+    if not _inside(real, os.path.realpath(base)):  # a folder link inside it that leads elsewhere
+        raise _save_error(f"{shown} points outside models/diffusion_models: a folder link on the way leads to "
+                          f"'{real}'", "Use a plain name or a sub-folder that is not a link")
     parts = os.path.relpath(full, base).split(os.sep)
     name_max = _limit(base, "PC_NAME_MAX", 255)
     for i, part in enumerate(parts):

@@ -459,3 +459,40 @@ def test_save_from_stock_scaled_fp8_layers_reloads_to_the_source(pack, mod, M, d
     assert 0.01 < deviation < 0.1, deviation
     assert _rel(out, ref) <= 1e-3, (_rel(out, ref), deviation)  # measured 4e-7 (0.3.75: other rounding order), 0 (0.33)
 
+
+def test_save_through_a_folder_link_leading_outside_is_refused(pack, F, ddir, src, no_long_work, tmp_path):
+    """A folder link inside models/diffusion_models that leads outside it: the saver followed it (its check compared
+    the path as written, not where the links lead), while every textual escape ('..', an absolute path) was refused.
+    Now the folder is resolved first: refused before any work, nothing written there. A link that stays inside the
+    folder still saves."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ddir / "hostile_link_out").symlink_to(outside, target_is_directory=True)
+    (ddir / "hostile_real_sub").mkdir(exist_ok=True)
+    (ddir / "hostile_link_in").symlink_to(ddir / "hostile_real_sub", target_is_directory=True)
+    try:
+        for prefix in ("hostile_link_out/m", "hostile_link_out/deeper/m"):
+            msg = prompt_error(save_prompt(prefix))
+            assert "AccelError" in msg and SAVE_NODE in msg and "outside" in msg and "folder link" in msg, msg
+            assert str(outside) in msg and "long work started" not in msg, msg
+        assert not list(outside.iterdir())
+    finally:
+        (ddir / "hostile_link_out").unlink()
+    try:
+        assert F.output_path("hostile_link_in/m") == str(ddir / "hostile_link_in" / "m_00001.safetensors")
+    finally:
+        (ddir / "hostile_link_in").unlink()
+
+
+def test_a_huge_extra_keep_pattern_is_not_echoed_whole(pack, M, ddir, bf16_sd, caplog):
+    """A 10,000-character extra_keep pattern that matches nothing was echoed whole in one warning line (report and
+    log), and so were thousands of patterns. Now each pattern is cut with its length given, at most five are named."""
+    write(M, ddir, "hostile_keep_long.safetensors", dict(bf16_sd))
+    caplog.set_level(logging.WARNING)
+    for extra, needles in (("x" * 10000, ["(10000 characters)"]),
+                           (",".join(f"p{i}" for i in range(3000)), ["'p0'", "'p4'", "and 2995 more"])):
+        _, hist = run_prompt(load_prompt("hostile_keep_long.safetensors", extra_keep=extra))
+        warned = [ln for ln in hist["outputs"]["2"]["text"][0].splitlines() if "match no linear layer" in ln]
+        assert len(warned) == 1 and len(warned[0]) < 400, warned
+        assert all(n in warned[0] for n in needles), warned
+    assert all(len(r.getMessage()) < 2000 for r in caplog.records if "match no linear layer" in r.getMessage())
