@@ -9,6 +9,7 @@ Imports nothing from ComfyUI at module level.
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -290,10 +291,9 @@ def _depth(value) -> int:
     return deepest
 
 
-def read_user_file(path: Path, where: str) -> dict:
-    """A calibration file's top level, checked (a regular file within MAX_FILE_BYTES, JSON nesting at most MAX_DEPTH
-    deep, a dict in our format, family strings). Raises SetError (NotAFileError for a FIFO, device or folder) or
-    FileNotFoundError."""
+def _parse(path: Path, where: str) -> dict:
+    """A calibration file's JSON object (read by `_read_bounded`). JSON nested deeper than Python's json can parse
+    (RecursionError) is a damaged file like any other."""
     raw = _read_bounded(path, where)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -303,10 +303,15 @@ def read_user_file(path: Path, where: str) -> dict:
         raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:  # JSONDecodeError, or a number of more digits than Python converts
         raise SetError(where, "", f"is not valid JSON ({str(e)[:200]})") from None
-    if _depth(data) > MAX_DEPTH:
-        raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels")
     if not isinstance(data, dict):
         raise SetError(where, "", f"must hold a JSON object at the top level, not {type(data).__name__}")
+    return data
+
+
+def _check_top(data: dict, where: str) -> dict:
+    """The checks of a calibration file's top level: nesting at most MAX_DEPTH deep, our format, family strings."""
+    if _depth(data) > MAX_DEPTH:
+        raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels")
     if data.get("format") != USER_FORMAT:
         raise SetError(where, "format", f"{json.dumps(data.get('format'))[:60]} is not '{USER_FORMAT}' "
                        "(not a file written by Accel Cache Calibrate)")
@@ -316,41 +321,80 @@ def read_user_file(path: Path, where: str) -> dict:
     return data
 
 
+def read_user_file(path: Path, where: str) -> dict:
+    """A calibration file, whole and checked (a regular file within MAX_FILE_BYTES, JSON nesting at most MAX_DEPTH
+    deep, a dict in our format, family strings): what Accel Cache Calibrate extends. Raises SetError (NotAFileError
+    for a FIFO, device or folder) or FileNotFoundError."""
+    return _check_top(_parse(path, where), where)
+
+
+# The top-level keys the set lists and the caches use (the recorded runs, `samples`, are Accel Cache Calibrate's)
+_SUMMARY_KEYS = ("format", "name", "family", "variant", "size", "model", "fitted_on", "runs", "teacache", "magcache")
+_SUMMARIES: dict = {}  # path -> ((device, inode, size, mtime), summary dict or SetError)
+_SUMMARIES_LOCK = threading.Lock()
+_IN_BACKGROUND: set = set()  # paths being parsed in a background thread for the set lists
+INLINE_BYTES = 256 * 2**10  # the set lists parse a changed file larger than this in a background thread
+
+
+def _summary(path: Path, where: str, wait: bool = True) -> dict | None:
+    """A calibration file without its recorded runs, checked as `read_user_file` checks it, and cached by (device,
+    inode, size, mtime): the set lists are built inside ComfyUI's HTTP server (/object_info, a prompt's input check),
+    so a file is parsed once after each change, not on every request. `wait=False` (the lists): a changed file larger
+    than INLINE_BYTES is parsed in a background thread and None returned meanwhile. Raises as `read_user_file` does."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _SUMMARIES_LOCK:
+        hit = _SUMMARIES.get(str(path))
+        fresh = hit is not None and hit[0] == key
+        later = not (wait or fresh) and stat.S_ISREG(st.st_mode) and INLINE_BYTES < st.st_size <= MAX_FILE_BYTES
+        if later and str(path) not in _IN_BACKGROUND:
+            _IN_BACKGROUND.add(str(path))
+            threading.Thread(target=_summarize_in_background, args=(path,), daemon=True,
+                             name="accel-calibration-file").start()
+    if later:
+        return None
+    if fresh:
+        found = hit[1]
+    else:
+        try:
+            data = _parse(path, where)
+            found = _check_top({k: data[k] for k in _SUMMARY_KEYS if k in data}, where)
+        except SetError as e:
+            found = e
+        with _SUMMARIES_LOCK:
+            _SUMMARIES[str(path)] = (key, found)
+    if isinstance(found, SetError):
+        raise type(found)(where, found.key, found.problem)
+    return copy.deepcopy(found)  # (nested at most MAX_DEPTH deep)
+
+
+def _summarize_in_background(path: Path) -> None:
+    try:
+        _summary(path, str(path))
+    except Exception:  # noqa: BLE001 - cached (a SetError) or reported by the next list
+        pass
+    finally:
+        with _SUMMARIES_LOCK:
+            _IN_BACKGROUND.discard(str(path))
+
+
 def load_user(name: str, kind: str | None = None) -> dict:
-    """A calibration file, validated (its `kind` section must exist and be valid; without `kind`, every
-    section present). Raises SetError naming the file and key; FileNotFoundError if it does not exist."""
+    """A calibration file's sets, validated (its `kind` section must exist and be valid; without `kind`, every
+    section present), without its recorded runs. Raises SetError naming the file and key; FileNotFoundError if it
+    does not exist."""
     where = where_text(name)
-    data = read_user_file(user_file(name), where)
+    data = _summary(user_file(name), where)
     kinds = [kind] if kind else [k for k in ("teacache", "magcache") if k in data]
     for k in kinds:
         if k not in data:
             raise SetError(where, k, "missing: the file holds no " + k + " set")
         validate_set(k, data[k], where)
     return data
-
-
-_LISTED: dict = {}  # path -> ((device, inode, size, mtime), (sections, SetError or None)): what the set lists saw
-_LISTED_LOCK = threading.Lock()
-
-
-def _listed(path: Path):
-    """(sections, error) of a calibration file for the set lists: the sections ('teacache', 'magcache') it holds, or
-    the SetError that makes it unusable. Cached by (device, inode, size, mtime): the lists are built inside ComfyUI's
-    HTTP server (/object_info), so a file is read again only after it changed. FileNotFoundError when it is gone."""
-    st = os.stat(path)
-    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    with _LISTED_LOCK:
-        hit = _LISTED.get(str(path))
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    try:
-        data = read_user_file(path, str(path))
-        found = (frozenset(k for k in ("teacache", "magcache") if k in data), None)
-    except SetError as e:
-        found = (frozenset(), e)
-    with _LISTED_LOCK:
-        _LISTED[str(path)] = (key, found)
-    return found
 
 
 def user_sets(kind: str | None = None) -> list[str]:
@@ -371,21 +415,21 @@ def user_sets(kind: str | None = None) -> list[str]:
             log.warn_once(("cc-badname", str(p)), "calibration file %s not listed: its name is not %s", p, NAME_RULE)
             continue
         try:
-            sections, err = _listed(p)
+            data = _summary(p, str(p), wait=False)
         except FileNotFoundError:
+            continue
+        except NotAFileError as e:
+            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s; not listed", e)
+            continue
+        except SetError as e:
+            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s", e)
+            if e.key != "format":  # some other JSON file: not ours
+                out.append(USER_PREFIX + p.stem)
             continue
         except Exception as e:  # noqa: BLE001 - one file never takes the nodes off the list
             log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s not listed (%s: %s)", p, type(e).__name__, e)
             continue
-        if err is not None:
-            if isinstance(err, NotAFileError):
-                log.warn_once(("cc-bad", str(p), str(err)), "calibration file %s; not listed", err)
-                continue
-            log.warn_once(("cc-bad", str(p), str(err)), "calibration file %s", err)
-            if err.key != "format":  # some other JSON file: not ours
-                out.append(USER_PREFIX + p.stem)
-            continue
-        if kind is None or kind in sections:
+        if data is None or kind is None or kind in data:  # (None: a large file being read, listed meanwhile)
             out.append(USER_PREFIX + p.stem)
     return out
 

@@ -638,3 +638,40 @@ def test_oversized_file_is_not_read(server):
         assert "input 'coefficients'" in msg and "hc_huge.json" in msg and "100.0 MiB" in msg and "at most" in msg, msg
     finally:
         (server.folder / "hc_huge.json").unlink()
+
+
+def test_calibration_files_are_parsed_once_and_large_ones_off_the_request(cc, monkeypatch):
+    """The set lists (built inside ComfyUI's HTTP server) parse a file once after each change, not on every request;
+    a changed file larger than INLINE_BYTES is parsed in a background thread, listed for every kind meanwhile, and
+    listed for its own kinds once parsed. (Before, every /object_info and every prompt check read every file in full.)"""
+    import time
+
+    d = cc.user_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    rec = {"p": 0.5, "chunks": [{"branch": "cond", "signal": {"e0": 0.25}}]}
+    n = cc.INLINE_BYTES // len(json.dumps(rec)) + 1000
+    data = {"format": cc.USER_FORMAT, "name": "hc_large", "family": "wan21", "variant": "t2v", "size": "",
+            "teacache": {"signal": "e0", "coefficients": [0.1, 0.0]}, "samples": [{"records": [rec] * n}]}
+    path = d / "hc_large.json"
+    parsed = []
+    real = cc._parse
+    monkeypatch.setattr(cc, "_parse", lambda p, where: parsed.append(str(p)) or real(p, where))
+    try:
+        path.write_text(json.dumps(data))
+        assert path.stat().st_size > cc.INLINE_BYTES
+        assert "user:hc_large" in cc.user_sets("magcache")  # not parsed on the request: listed meanwhile
+        deadline = time.monotonic() + 60
+        while "user:hc_large" in cc.user_sets("magcache") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "user:hc_large" not in cc.user_sets("magcache") and "user:hc_large" in cc.user_sets("teacache")
+        assert cc.load_user("user:hc_large", "teacache")["teacache"]["coefficients"] == [0.1, 0.0]
+        assert parsed.count(str(path)) == 1  # the lists and the prompt check share one parse
+        data["magcache"] = {"ratios": {"cond": [1.0, 0.9, 0.8]}}
+        path.write_text(json.dumps(data))  # changed: parsed again
+        deadline = time.monotonic() + 60
+        while "user:hc_large" not in cc.user_sets("magcache") or str(path) in cc._IN_BACKGROUND:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert parsed.count(str(path)) == 2
+    finally:
+        path.unlink()
