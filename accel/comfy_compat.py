@@ -31,10 +31,16 @@ What each probe is for, and the public source it follows (docs/compat.md has the
 - `sdpa_backend_priority()`: the SDPA priority list ComfyUI (0.33+) passes to `sdpa_kernel` around each call
   (Accel CUDA Settings writes its order into it for one model's run); `uncast_bias_weight()`: ComfyUI's
   counterpart of `cast_bias_weight` (0.33), which the FP8 layers call where it exists.
+- Scaled weights (what Accel Save FP8 Model reads): `stored_weight(module)` says how a ComfyUI layer keeps a weight
+  whose stored values are not its values: 0.3.x's scaled-fp8 layers (`comfy.ops.scaled_fp8_ops`, built for a file
+  with the `scaled_fp8` marker: fp8 `weight` + `scale_weight`, and `scale_input`), and `comfy.quant_ops.QuantizedTensor`
+  weights (0.3.75's mixed-precision layers: `_layout_type` + `_layout_params`; 0.33's Linear and Embedding:
+  comfy-kitchen's `_layout_cls` + `_params`), fp8 layouts read as stored, other formats dequantized.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import sys
 import threading
@@ -413,3 +419,64 @@ def uncast_bias_weight():
     import comfy.ops as ops
 
     return getattr(ops, "uncast_bias_weight", None)
+
+
+# --- scaled weights (Accel Save FP8 Model) -------------------------------------------------------------------
+# Quantized-tensor layouts whose data are fp8 values with one scale per tensor -> their fp8 dtype (0.3.75 has one
+# layout for e4m3fn; 0.33 one per dtype)
+FP8_LAYOUTS = {"TensorCoreFP8Layout": "float8_e4m3fn", "TensorCoreFP8E4M3Layout": "float8_e4m3fn",
+               "TensorCoreFP8E5M2Layout": "float8_e5m2"}
+
+
+@functools.lru_cache(maxsize=1)
+def quantized_tensor_class():
+    """comfy.quant_ops.QuantizedTensor (0.3.75's own class; 0.33: comfy-kitchen's tensor subclass), else None: no
+    comfy.quant_ops, or comfy-kitchen missing (0.33 then defines an empty stand-in class, not a tensor)."""
+    import torch
+
+    try:
+        import comfy.quant_ops as qo
+    except Exception:  # noqa: BLE001 - a ComfyUI without comfy.quant_ops
+        return None
+    cls = getattr(qo, "QuantizedTensor", None)
+    return cls if isinstance(cls, type) and issubclass(cls, torch.Tensor) else None
+
+
+def is_quantized_layer(m) -> bool:
+    """A Linear of ComfyUI's mixed-precision operations holding a QuantizedTensor weight (not its MoE banks)."""
+    qt = quantized_tensor_class()
+    w = m._parameters.get("weight")
+    return (qt is not None and isinstance(w, qt) and type(m).__name__ == "Linear"
+            and isinstance(getattr(m, "in_features", None), int))
+
+
+def stored_weight(module):
+    """How a ComfyUI layer holds a weight whose stored values are not its values, else None (the weight is its values):
+    - ("fp8", data, scale): fp8 values as stored and their scale, for 0.3.x's scaled-fp8 layers (`scale_weight`) and
+      2-D quantized-tensor weights in a per-tensor FP8 layout;
+    - ("values", weight): the weight's values (float32) for a quantized-tensor weight in another format (int8, mxfp8,
+      nvfp4, the 4-bit ones; comfy-kitchen's dequantize), with the AWQ `pre_quant_scale` that 0.33 multiplies into a
+      Linear's input folded into its columns.
+    The layer's other tensors (its input scale, `comfy_quant` tag, second-level scales) are not part of the values."""
+    import torch
+
+    w = module._parameters.get("weight") if isinstance(module, torch.nn.Module) else None
+    if w is None:
+        return None
+    qt = quantized_tensor_class()
+    if qt is None or not isinstance(w, qt):
+        scale = getattr(module, "scale_weight", None)  # comfy.ops.scaled_fp8_ops: values = weight * scale_weight
+        return ("fp8", w.detach(), scale.detach()) if isinstance(scale, torch.Tensor) else None
+    pre = getattr(module, "pre_quant_scale", None)
+    layout = getattr(w, "_layout_cls", None) or getattr(w, "_layout_type", None)
+    params = getattr(w, "_params", None)
+    scale = params.scale if params is not None else (getattr(w, "_layout_params", None) or {}).get("scale")
+    data = getattr(w, "_qdata", None)
+    if (pre is None and layout in FP8_LAYOUTS and isinstance(data, torch.Tensor) and isinstance(scale, torch.Tensor)
+            and data.dtype == getattr(torch, FP8_LAYOUTS[layout]) and data.ndim == 2 and scale.numel() == 1
+            and tuple(data.shape) == tuple(w.shape) and not getattr(params, "transposed", False)):
+        return "fp8", data.detach(), scale.detach()
+    values = w.dequantize().float()
+    if pre is not None and values.ndim == 2:
+        values = values * pre.detach().to(device=values.device, dtype=torch.float32).reshape(1, -1)
+    return "values", values

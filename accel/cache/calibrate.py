@@ -375,7 +375,7 @@ def write_calibration(run):  # run: the run's state (state.Run)
         if not fresh and (on_disk is None or on_disk >= n_runs):
             raise AccelError("name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
                              f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
-        backup = _backup(path) if fresh and path.exists() else None
+        backup = _backup(path) if fresh and path.is_file() else None  # (a FIFO or device there is replaced, not read)
         _atomic_write(path, out)
         _FRESH.add(cfg["id"])
     kept = ""

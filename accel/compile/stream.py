@@ -33,6 +33,7 @@ import weakref
 
 import torch
 
+from .. import comfy_compat
 from . import quantized
 
 _LOWVRAM_ATTRS = ("weight_lowvram_function", "bias_lowvram_function")
@@ -72,7 +73,7 @@ class BlockFetcher:
         for m in self.layers(block):
             if m._parameters.get("weight") is None:
                 continue  # e.g. LayerNorm without affine: nothing to fetch, its cast path is a no-op
-            if quantized.is_quantized_layer(m):
+            if comfy_compat.is_quantized_layer(m):
                 out.append(m)  # its own forward does not trace: always fetched and swapped (accel.compile.quantized)
                 continue
             if not (m.comfy_cast_weights or m.weight_function or m.bias_function or getattr(m, "_v", None) is not None):
@@ -107,7 +108,7 @@ class BlockFetcher:
                 mm.sync_stream(device, stream)
             vset = set(map(id, vbar))
             for m in layers:
-                if quantized.is_quantized_layer(m):
+                if comfy_compat.is_quantized_layer(m):
                     plan, w, b, scales = quantized.fetch(m, x, id(m) in vset)
                     saved.append((quantized.restore, quantized.swap_in(m, plan, w, b, scales)))
                     self.plans[plan] = self.plans.get(plan, 0) + 1

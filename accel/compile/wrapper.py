@@ -2,7 +2,9 @@
 `apply_model` call, runs the compiled runners, accounts compiles and recompiles, and falls back on failure."""
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 import weakref
 
@@ -251,6 +253,13 @@ class CompileWrapper:
                 # not a compile failure either: no eager re-run (it would start with this call's memory still held
                 # by the traceback), compile stays on, the error says what ran out and what helps
                 raise self._out_of_memory(e, args, executor.class_obj, st, mode) from e
+            if not _compiler_error(e):
+                # the model's own error (raised by its code, not by dynamo, a backend, inductor or compiled code): it is
+                # the model's, passed on as it was raised; no eager re-run (a transient error would pass and be taken
+                # for a compile failure, leaving the model eager until ComfyUI restarts), compile stays on
+                if unique_graphs() != graphs0:
+                    self._account(st, codes, before, graphs0, time.perf_counter() - t0)
+                raise
             return self._on_failure(executor, args, kwargs, st, mode, e)
         finally:
             cs.runners = _NO_RUNNERS
@@ -408,6 +417,51 @@ def _interrupt_in(e):
     return None
 
 
+# torch.compile's machinery: dynamo (tracing, guards), AOT autograd, FX, fake tensors, decompositions, inductor,
+# triton. An exception of these packages, or one raised from their code, is a compile failure.
+_COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor", "torch._functorch", "torch.fx", "torch._subclasses",
+                      "torch._higher_order_ops", "torch._prims", "torch._refs", "torch._export", "triton")
+
+
+def _compiler_dirs() -> tuple:
+    """Folders whose code is the compiler's or compiled code: the compiler's packages, inductor's generated modules (the
+    compile cache folder) and this package's compiled-call code (block fetcher, runners)."""
+    dirs = []
+    for name in _COMPILER_PACKAGES:
+        mod = sys.modules.get(name)
+        f = getattr(mod, "__file__", None) if mod is not None else None
+        if f:
+            dirs.append(os.path.dirname(os.path.abspath(f)))
+    dirs += [os.path.abspath(compile_cache.folder()), os.path.dirname(os.path.abspath(__file__))]
+    return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
+
+
+def _compiler_error(e) -> bool:
+    """Whether `e` is a failure of torch.compile (dynamo tracing, a backend or inductor compiling, triton, a compiled
+    graph or kernel failing at run time) rather than the model's own error: an exception of the compiler's packages in
+    its chain (dynamo keeps what it wraps in `inner_exception` / `__cause__`), or one raised from the compiler's code,
+    from compiled code (inductor's generated modules, FX graph code) or from this package. The model's own error,
+    raised by its code inside a compiled block, passes through dynamo's frames but is raised from the model's code."""
+    import traceback
+
+    dirs = None
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if (type(e).__module__ or "").startswith(_COMPILER_PACKAGES):
+            return True
+        frames = traceback.extract_tb(e.__traceback__)
+        if frames:
+            where = frames[-1].filename
+            if where.startswith("<eval_with_key"):  # an FX GraphModule's generated forward
+                return True
+            dirs = dirs or _compiler_dirs()
+            if os.path.abspath(where).startswith(dirs):
+                return True
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    return False
+
+
 def _has_fp8_weights(base) -> bool:
     dm = getattr(base, "diffusion_model", None)
     fp8 = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n)}
@@ -443,8 +497,6 @@ def _user_frame(e) -> str | None:
     """Where in the model's code dynamo stopped ("wan/model.py:123 forward"): the innermost frame outside torch itself of
     the user stack dynamo puts in its errors' message ("from user code:"), else its `innermost_user_frame_summary`; None
     when the error carries neither (e.g. an exception raised by the model itself, eager)."""
-    import os
-
     torch_dir = os.path.dirname(torch.__file__).replace("\\", "/") + "/"
     seen = set()
     while e is not None and id(e) not in seen:

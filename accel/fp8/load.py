@@ -211,11 +211,9 @@ def _build(sd, model_options, metadata, source, input_name, kwargs):
 
 def _comfy_layers_result(patcher, source, norm, keep, note, input_name, policy) -> LoadResult:
     """The result of `auto` handing an FP8 file to ComfyUI's own loader (plan.resolve_stored_format), and its report."""
-    from ..compile.quantized import is_quantized_layer
-
     dm = patcher.model.diffusion_model
     family = families.detect(patcher)
-    n = sum(1 for m in dm.modules() if is_quantized_layer(m))
+    n = sum(1 for m in dm.modules() if comfy_compat.is_quantized_layer(m))
     lines = [f"Accel FP8 loader: {source}",
              f"  model: {family.name} ({family.base_class})",
              f"  stored: {norm.describe()}, {format_bytes(norm.stored_bytes)} on disk",

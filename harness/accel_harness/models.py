@@ -142,6 +142,27 @@ def comfy_quant_int8(sd: dict) -> dict:
     return sd
 
 
+def comfy_quant_layers(sd: dict, fmt: str, pre_quant_scale: bool = False, seed: int = 0) -> dict:
+    """`sd` (a Wan state dict) as a ComfyUI 0.33+ mixed-precision checkpoint in format `fmt` (a `comfy.quant_ops.QUANT_ALGOS`
+    name: float8_e5m2, mxfp8, nvfp4, ...), written by ComfyUI's own quantizer (comfy-kitchen's `QuantizedTensor.from_float`
+    and its state-dict keys) for every 2-D block weight, with its `comfy_quant` entry; `pre_quant_scale`: also an AWQ
+    input scale per layer (random, in [0.5, 1.5)), which 0.33 multiplies into the layer's input. In place."""
+    import json
+
+    from comfy.quant_ops import QUANT_ALGOS, QuantizedTensor
+
+    layout = QUANT_ALGOS[fmt]["comfy_tensor_layout"]
+    conf = torch.tensor(list(json.dumps({"format": fmt}).encode()), dtype=torch.uint8)
+    gen = torch.Generator().manual_seed(seed)
+    for k in [k for k, v in sd.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2]:
+        layer, in_features = k[: -len(".weight")], sd[k].shape[1]
+        sd.update(QuantizedTensor.from_float(sd[k].to(torch.bfloat16), layout).state_dict(k))
+        sd[layer + ".comfy_quant"] = conf.clone()
+        if pre_quant_scale:
+            sd[layer + ".pre_quant_scale"] = torch.rand(in_features, generator=gen) + 0.5
+    return sd
+
+
 def comfy_scaled_fp8(sd: dict) -> dict:
     """`sd` (a Wan state dict) in ComfyUI's own scaled-fp8 layout, the one of the `*_fp8_scaled.safetensors` files
     Comfy-Org publishes and the shipped workflows load with Load Diffusion Model: every 2-D block weight as

@@ -262,7 +262,7 @@ def test_scaled_wan_on_hopper_loads_as_comfyui_does(F, M, mod, wan_scaled_file):
     _needs_comfy_layers(mod)
     import comfy.sd
 
-    Q, figures = mod("accel.compile.quantized"), mod("accel.common.figures")
+    Q, figures = mod("accel.comfy_compat"), mod("accel.common.figures")
     res = F.load_file(str(wan_scaled_file), profile=_profile(mod))
     dm = res.patcher.model.diffusion_model
     assert res.comfy_layers and res.compute == "comfy" and res.stats.formats == {}
