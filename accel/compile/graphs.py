@@ -166,8 +166,6 @@ def call_problem(executor, to: dict, mode: str, backend_name: str) -> str | None
 def weights_problem(base, device) -> tuple[str | None, list]:
     """(why the model's weights are not fixed on `device` for a whole call, or None; the fingerprint of every
     parameter and buffer: (owner dict, name, tensor, address))."""
-    from .quantized import is_quantized_layer
-
     vbar = patched = quant = off = layers = 0
     prints = []
     for m in base.modules():
@@ -178,7 +176,7 @@ def weights_problem(base, device) -> tuple[str | None, list]:
             elif (getattr(m, "weight_function", None) or getattr(m, "bias_function", None)
                   or getattr(m, "weight_lowvram_function", None) or getattr(m, "bias_lowvram_function", None)):
                 patched += 1
-            if is_quantized_layer(m):
+            if comfy_compat.is_quantized_layer(m):
                 quant += 1
                 continue
         for d in (m._parameters, m._buffers):
