@@ -407,3 +407,41 @@ def uncast_bias_weight():
     import comfy.ops as ops
 
     return getattr(ops, "uncast_bias_weight", None)
+
+
+# --- VAE decode and video save ------------------------------------------------------------------------------
+def wan_vae_cache_size(decoder) -> int:
+    """How many causal-cache slots ComfyUI's Wan VAE `decode` gives `decoder`: the module's `count_cache_layers`
+    (0.33's Wan 2.1 VAE: convolutions and temporal downsamplers) where it has one, else its `count_conv3d` (0.3.75,
+    and the Wan 2.2 VAE)."""
+    module = sys.modules[type(decoder).__module__]
+    count = getattr(module, "count_cache_layers", None) or module.count_conv3d
+    return count(decoder)
+
+
+def vae_free_memory(vae) -> int:
+    """The memory ComfyUI's `VAE.decode` sizes its batches by: the patcher's `get_free_memory` (0.33: torch's free
+    memory plus what DynamicVRAM could give back) where it has one, else `model_management.get_free_memory`."""
+    import comfy.model_management as mm
+
+    fn = getattr(getattr(vae, "patcher", None), "get_free_memory", None)
+    return fn(vae.device) if callable(fn) else mm.get_free_memory(vae.device)
+
+
+def vae_output_dtype(vae):
+    """The dtype ComfyUI's `VAE.decode` hands its pixels out in: `vae_output_dtype()` (0.33: the intermediate dtype)
+    where the VAE has it, else float32 (0.3.75 calls `.float()`)."""
+    import torch
+
+    fn = getattr(vae, "vae_output_dtype", None)
+    return fn() if callable(fn) else torch.float32
+
+
+def save_video_sets_color() -> bool:
+    """Does this ComfyUI's SaveVideo tag its files with BT.709 colour properties and write MP4s with `faststart`
+    (0.33: `set_video_color_properties` beside `VideoFromComponents`)? 0.3.75 does neither."""
+    try:
+        from comfy_api.latest._input_impl import video_types
+    except ImportError:
+        return False
+    return hasattr(video_types, "set_video_color_properties")
