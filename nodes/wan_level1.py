@@ -46,7 +46,7 @@ class AccelWanLevel1(AccelNode):
                 # last and optional: saved workflows and API prompts without it keep loading (as 'exact')
                 io.Combo.Input("quality", options=list(QUALITIES), default="exact", optional=True, tooltip=(
                     "exact: exact attention kernels. fast: FP8 attention (H100/H200) except on the first and last "
-                    "steps; not exact. sparse (radial, opt-in): radial sparse attention for long videos (CUDA), dense "
+                    "steps of the whole schedule (both experts); not exact. sparse (radial, opt-in): radial sparse attention for long videos (CUDA), dense "
                     "on the first steps and blocks; not exact. The report says what ran.")),
             ],
             outputs=[model_output("A clone of the Wan model with the Level-1 patches (the input model is "
