@@ -437,11 +437,14 @@ def vae_output_dtype(vae):
     return fn() if callable(fn) else torch.float32
 
 
-def save_video_sets_color() -> bool:
-    """Does this ComfyUI's SaveVideo tag its files with BT.709 colour properties and write MP4s with `faststart`
-    (0.33: `set_video_color_properties` beside `VideoFromComponents`)? 0.3.75 does neither."""
+def save_video_color():
+    """How this ComfyUI's Save Video tags colour: (its `set_video_color_properties`, the BT.709 colorspace number its
+    frames are converted to) where Save Video sets BT.709 properties and writes MP4s with `faststart` (0.33), else
+    None (0.3.75 does neither)."""
     try:
         from comfy_api.latest._input_impl import video_types
     except ImportError:
-        return False
-    return hasattr(video_types, "set_video_color_properties")
+        return None
+    fn = getattr(video_types, "set_video_color_properties", None)
+    bt709 = getattr(video_types, "BT709_NCL", None)
+    return (fn, bt709) if callable(fn) and bt709 is not None else None
