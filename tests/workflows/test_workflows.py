@@ -372,6 +372,34 @@ def test_api_prompt_passes_comfyui_validation(model_files, name):
     assert saves and saves <= set(outputs)
 
 
+def _bench_e2e():
+    spec = importlib.util.spec_from_file_location("bench_e2e_for_workflows", REPO / "bench" / "bench_e2e.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+@pytest.mark.parametrize("name", ["wan2.2_t2v_A14B_lightx2v_4step_level1", "wan2.2_i2v_A14B_lightx2v_4step_level1"])
+def test_accel_save_variants_are_what_the_benchmark_measures(info, model_files, name):
+    """The A14B LightX2V workflows with Accel Save Video (built, written to workflows/ only once FEWSTEP_SAVE says
+    so): ComfyUI validates them, the shipped files are the `core` ones, and bench_e2e.py's level1+save prompt is the
+    variant exactly (the shipped prompt with VAE Decode -> Create Video -> Save Video replaced)."""
+    import workflow_defs
+    from accel_harness import executor
+
+    variant = workflow_defs.ACCEL_SAVE_VARIANTS[name](info).api()
+    ok, err, outputs, node_errors = executor.validate(variant)
+    assert ok is True and not node_errors, (err, node_errors)
+    assert [v["class_type"] for v in variant.values()].count("AccelSaveVideo") == 1
+    shipped = _api(name)
+    assert workflow_defs.FEWSTEP_SAVE == "core" and "SaveVideo" in {v["class_type"] for v in shipped.values()}
+
+    def plain(p):
+        return {k: (v["class_type"], v["inputs"]) for k, v in p.items()}
+
+    assert plain(_bench_e2e().with_accel_save(shipped)) == plain(variant)
+
+
 def test_validation_catches_a_wrong_model_name(model_files):
     from accel_harness import executor
 
