@@ -28,6 +28,11 @@ What each probe is for, and the public source it follows (docs/compat.md has the
 - Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
   existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
   `core_sparse_attention_active` / `core_sparse_attention_installed` find it.
+- VAE decode and video save (Accel VAE, Accel Save Video; 0.3.75 and 0.33 differ here): `wan_vae_cache_size(decoder)`
+  (the causal-cache length ComfyUI's Wan VAE decode gives its decoder: 0.33's `count_cache_layers`, else
+  `count_conv3d`), `vae_free_memory(vae)` (what `VAE.decode` sizes its batches by: the patcher's `get_free_memory`
+  under DynamicVRAM), `vae_output_dtype(vae)` (0.33's `vae_output_dtype()`, else float32), `save_video_color()`
+  (0.33's Save Video tags BT.709 colour and writes MP4s with `faststart`; 0.3.75's does neither).
 - `sdpa_backend_priority()`: the SDPA priority list ComfyUI (0.33+) passes to `sdpa_kernel` around each call
   (Accel CUDA Settings writes its order into it for one model's run); `uncast_bias_weight()`: ComfyUI's
   counterpart of `cast_bias_weight` (0.33), which the FP8 layers call where it exists.

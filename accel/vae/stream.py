@@ -55,9 +55,8 @@ class _Chunks:
                 self.abort(f"the decoder ran on pieces of {tuple(x.shape)} (a tiled decode), not whole frames of "
                            f"{self.size[0]}x{self.size[1]}")
                 return
-            pixels = x.to(dtype=self.dtype, copy=True)
-            self.vae.process_output(pixels)
-            pixels = pixels.movedim(1, -1)[0]
+            # process_output works in place on 0.33 (and returns its input), returns a new tensor on 0.3.75
+            pixels = self.vae.process_output(x.to(dtype=self.dtype, copy=True)).movedim(1, -1)[0]
             self.frames += pixels.shape[0]
             self.sink.frames(pixels)
 
