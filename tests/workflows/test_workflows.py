@@ -557,6 +557,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     M.write_wan21_vae(vae_file, "tiny")
     avae = add("AccelVAE", vae=[add("VAELoader", vae_name=vae_file.name), 0])
     add("PreviewImage", images=[add("VAEDecode", samples=[ks4, 0], vae=[avae, 0]), 0])
+    video = add("AccelSaveVideo", samples=[ks4, 0], vae=[avae, 0], filename_prefix="e2e_every_node/video",
+                encoder="cpu")
     ours = {k for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}  # every node
     assert ours <= {v["class_type"] for v in p.values()}, ours - {v["class_type"] for v in p.values()}
 
@@ -565,6 +567,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     assert len(_latents(server, entry)) == 4
     assert "comfyui-accel hardware report" in ui_text(entry, rep)
     assert "Wan 2.1 VAE" in ui_text(entry, avae)
+    assert "encoded while it decoded" in ui_text(entry, video)
+    assert list((server.base / "output" / "e2e_every_node").glob("video_00001_.mp4"))
     assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
     fp8_files = list((server.base / "models" / "diffusion_models" / "e2e").glob("tiny_fp8*.safetensors"))
     assert fp8_files and fp8_files[0].stat().st_size > 0, ui_text(entry, save8)
