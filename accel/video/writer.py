@@ -125,11 +125,17 @@ class VideoWriter:
                 self.encode_s += time.perf_counter() - t0
         except BaseException as e:  # noqa: BLE001 - handed to the caller by frames() / finish()
             self.error = e
-            while self.queue.get() is not _DONE:  # let a blocked caller go on until it finishes or aborts
-                pass
         finally:
-            if self._container is not None:
-                self._container.close()
+            try:
+                if self._container is not None:
+                    self._container.close()
+            except BaseException as e:  # noqa: BLE001
+                self.error = self.error or e
+            while True:  # free the queue: a caller blocked on a full one goes on (and then sees the abort or error)
+                try:
+                    self.queue.get_nowait()
+                except queue.Empty:
+                    break
 
     def _open(self, height: int, width: int) -> None:
         import av

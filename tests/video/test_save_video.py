@@ -247,3 +247,45 @@ def test_inputs_are_checked(pack, AccelError):
         H.call_node("AccelSaveVideo", images=imgs, samples={"samples": torch.zeros(1, 16, 1, 4, 4)}, **base)
     with pytest.raises(AccelError, match="input 'codec'"):
         H.call_node("AccelSaveVideo", images=imgs, **{**base, "format": "webm", "codec": "h264"})
+
+
+def test_writer_errors_and_aborts_leave_no_file_and_no_hang(pack, mod, tmp_path):
+    """The encoder thread's error reaches the caller (the next frames() or finish() raises it) and the file is
+    removed; an abort with a full queue does not block; neither leaves a thread behind."""
+    import threading
+
+    W, E = mod("accel.video.writer"), mod("accel.video.encoder")
+    enc, _ = E.choose("h264", "cpu", "medium")
+    spec = W.StreamSpec("mp4", enc, FPS)
+
+    def bounded(fn):
+        t = threading.Thread(target=fn, daemon=True)
+        t.start()
+        t.join(60)
+        assert not t.is_alive(), "the writer hung"
+
+    bad = W.VideoWriter(str(tmp_path / "bad.mp4"), spec, queued_chunks=1)
+    caught = []
+
+    def feed_bad():
+        try:
+            bad.frames(torch.rand(2, 32, 48, 3))
+            for _ in range(50):
+                bad.frames(torch.rand(2, 16, 16, 3))  # another size: the encoder thread fails
+            bad.finish()
+        except ValueError as e:
+            caught.append(e)
+    bounded(feed_bad)
+    assert caught and "a frame of 16x16 in a video of 48x32" in str(caught[0])
+    bounded(bad.discard)
+    assert not (tmp_path / "bad.mp4").exists() and not bad._thread.is_alive()
+
+    cut = W.VideoWriter(str(tmp_path / "cut.mp4"), spec, queued_chunks=1)
+
+    def abort_full():
+        for _ in range(3):
+            cut.frames(torch.rand(4, 32, 48, 3))
+        cut.abort("a test")
+        cut.discard()
+    bounded(abort_full)
+    assert not (tmp_path / "cut.mp4").exists() and not cut._thread.is_alive() and cut.aborted == "a test"
