@@ -13,6 +13,7 @@ What it does (issue #15 item 3):
       level1+vae    as shipped plus Accel VAE with the node's defaults on the VAE;
       level1+vae_fused  as level1+vae with fused_norm on (the fused RMSNorm+SiLU);
       level1+vae_fast   as level1+vae_fused with cudnn_benchmark on too (fastest decode; the first pays a search);
+      level1_fast   as shipped with Level-1's `quality: fast` on every Level-1 node (FP8 attention, opt-in);
   * queues the prompt `--queues` times on the same server (default 2), the KSampler seed changed each time:
     Queue 1 pays loading, compiles and cuDNN searches like a user's first Queue; Queue 2 is what every later
     Queue costs (ComfyUI's cache skips the unchanged loaders, text encode and patch nodes, as for a user);
@@ -123,7 +124,7 @@ WORKFLOWS = {  # --workflow -> the shipped API twin
 }
 DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
 WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
-VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast")
+VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast", "level1_fast")
 # Accel Save Video in place of VAE Decode -> Create Video -> Save Video (it decodes and encodes while decoding): the
 # shipped graph with it (`level1+save`), with Accel VAE too (`level1+vae+save`), and stock ComfyUI with it only
 SAVE_VARIANTS = ("level1+save", "level1+vae+save", "stock+save")
@@ -133,7 +134,7 @@ PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
-DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS, "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
+DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS[:5], "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
                     "wan22_i2v_lightx2v": ("stock", "level1", "level1+vae")}
 PEER_NODES = ("PathchSageAttentionKJ", "TorchCompileModelAdvanced", "TorchCompileModel", "ModelAttentionBackend",
               "UnetLoaderGGUF")
@@ -460,6 +461,11 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = bypass_accel(base)
     elif variant == "level1":
         p = base
+    elif variant == "level1_fast":  # Level-1's opt-in quality: fast (FP8 attention outside the exact steps)
+        p = copy.deepcopy(base)
+        for v in p.values():
+            if v["class_type"] == "AccelWanLevel1":
+                v["inputs"]["quality"] = "fast"
     elif variant == "level1+vae":
         p = with_accel_vae(base)
     elif variant == "level1+vae_fused":

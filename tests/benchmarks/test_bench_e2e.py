@@ -37,6 +37,16 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
     fused = B.variant_prompt("level1+vae_fused", B.parse(["--smoke"]), "unet.safetensors")
     inp = next(v["inputs"] for v in fused.values() if v["class_type"] == "AccelVAE")
     assert inp["fused_norm"] is True and inp["channels_last"] is True
+    fast = B.variant_prompt("level1_fast", B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v"]), None)
+    assert [v["inputs"].get("quality") for v in fast.values() if v["class_type"] == "AccelWanLevel1"] == ["fast"] * 2
+    # the change Queues: every LoRA's strength, then the size; nothing to change gives None
+    a14b = B.load_workflow("wan22_t2v_lightx2v")
+    lora = B.changed(a14b, "lora")
+    assert sorted(v["inputs"]["strength_model"] for v in lora.values() if v["class_type"] == "LoraLoaderModelOnly") \
+        == [0.7, 0.7]
+    size = next(v["inputs"] for v in B.changed(a14b, "resolution").values()
+                if v["class_type"] == "EmptyHunyuanLatentVideo")
+    assert (size["width"], size["height"]) == (480, 832) and B.changed(shipped, "lora") is None
     # a later Queue changes only the sampler's seed
     again = B.reseeded(shipped, 1)
     changed = {k for k in shipped if shipped[k] != again[k]}
