@@ -109,20 +109,24 @@ KL_LAYOUT_MEASURED = f"measured {_text('vae.h200.kl.cl_bench.speedup')} stock sp
 
 def _inapplicable(options: VAEOptions, kind) -> tuple:
     """(options without what this VAE cannot use, report lines saying so). AccelError under policy ERROR for an
-    option the user asked for that cannot run on this VAE."""
+    option set to other than the node's default here (accel.vae.measured) that cannot run on this VAE: a measured
+    default made for the Wan VAEs is skipped on a KL VAE with a line, never an error."""
+    from . import measured
+
+    defaults = measured.choice()[0]
     skipped = []
-    if options.fused_norm and kind.family == "kl":
-        msg = "fused_norm: the KL decoder's GroupNorm + functional SiLU have no fused kernel here"
-        if options.policy is Policy.ERROR:
-            raise AccelError("fused_norm", msg, "Set fused_norm to false for this VAE")
-        skipped.append(msg + ": skipped")
-        options = replace(options, fused_norm=False)
-    if options.temporal_chunk and kind.family == "kl":
-        msg = "temporal_chunk: an image VAE has no frames to chunk"
-        if options.policy is Policy.ERROR:
-            raise AccelError("temporal_chunk", msg, "Set temporal_chunk to 0 for this VAE")
-        skipped.append(msg + ": skipped")
-        options = replace(options, temporal_chunk=0)
+    for name, off, msg, remedy in (
+            ("fused_norm", False, "fused_norm: the KL decoder's GroupNorm + functional SiLU have no fused kernel here",
+             "Set fused_norm to false for this VAE"),
+            ("temporal_chunk", 0, "temporal_chunk: an image VAE has no frames to chunk",
+             "Set temporal_chunk to 0 for this VAE")):
+        value = getattr(options, name)
+        if value == off or kind.family != "kl":
+            continue
+        if options.policy is Policy.ERROR and value != defaults[name]:
+            raise AccelError(name, msg, remedy)
+        skipped.append(msg + (": skipped" if value != defaults[name] else ": skipped (the default here)"))
+        options = replace(options, **{name: off})
     if kind.family == "kl" and (options.channels_last or options.cudnn_benchmark):
         # measured, not assumed: see KL_LAYOUT_MEASURED
         skipped.append("channels_last, cudnn_benchmark: not applied to KL VAEs (" + KL_LAYOUT_MEASURED + ")")

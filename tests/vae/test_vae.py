@@ -319,6 +319,20 @@ def test_node_defaults_come_from_the_measured_table(mod, monkeypatch):
         ms.choice()
 
 
+def test_a_measured_default_that_a_kl_vae_cannot_use_is_skipped_not_an_error(kl_vae, mod, monkeypatch):
+    """A measured default made for the Wan VAEs (fused_norm, temporal_chunk) on a Flux VAE with on_failure error:
+    skipped with a line; the same option set by hand where it is not the default still stops with an error."""
+    ms = mod("accel.vae.measured")
+    row = mod("accel.common.defaults").row_for(mod("accel.common.hardware").profile()).name
+    monkeypatch.setitem(ms.DECODE_DEFAULTS, row, ms.DecodeChoice({"fused_norm": True, "temporal_chunk": 4}, "f.json",
+                                                                 "a test"))
+    acc, report = node(kl_vae, fused_norm=True, temporal_chunk=4, on_failure="error")
+    assert "fused_norm: the KL decoder" in report and "skipped (the default here)" in report
+    assert not acc._accel_vae.options.fused_norm and acc._accel_vae.options.temporal_chunk == 0
+    with pytest.raises(mod("accel.common.errors").AccelError, match="input 'temporal_chunk'"):
+        node(kl_vae, fused_norm=True, temporal_chunk=2, on_failure="error")
+
+
 def test_shipped_table_is_not_measured_yet(mod):
     """Until the GPU run fills it, every entry says so (the node keeps its own defaults)."""
     ms = mod("accel.vae.measured")
