@@ -28,6 +28,11 @@ What each probe is for, and the public source it follows (docs/compat.md has the
 - Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
   existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
   `core_sparse_attention_active` / `core_sparse_attention_installed` find it.
+- VAE decode and video save (Accel VAE, Accel Save Video; 0.3.75 and 0.33 differ here): `wan_vae_cache_size(decoder)`
+  (the causal-cache length ComfyUI's Wan VAE decode gives its decoder: 0.33's `count_cache_layers`, else
+  `count_conv3d`), `vae_free_memory(vae)` (what `VAE.decode` sizes its batches by: the patcher's `get_free_memory`
+  under DynamicVRAM), `vae_output_dtype(vae)` (0.33's `vae_output_dtype()`, else float32), `save_video_color()`
+  (0.33's Save Video tags BT.709 colour and writes MP4s with `faststart`; 0.3.75's does neither).
 - `sdpa_backend_priority()`: the SDPA priority list ComfyUI (0.33+) passes to `sdpa_kernel` around each call
   (Accel CUDA Settings writes its order into it for one model's run); `uncast_bias_weight()`: ComfyUI's
   counterpart of `cast_bias_weight` (0.33), which the FP8 layers call where it exists.
@@ -480,3 +485,44 @@ def stored_weight(module):
     if pre is not None and values.ndim == 2:
         values = values * pre.detach().to(device=values.device, dtype=torch.float32).reshape(1, -1)
     return "values", values
+
+
+# --- VAE decode and video save ------------------------------------------------------------------------------
+def wan_vae_cache_size(decoder) -> int:
+    """How many causal-cache slots ComfyUI's Wan VAE `decode` gives `decoder`: the module's `count_cache_layers`
+    (0.33's Wan 2.1 VAE: convolutions and temporal downsamplers) where it has one, else its `count_conv3d` (0.3.75,
+    and the Wan 2.2 VAE)."""
+    module = sys.modules[type(decoder).__module__]
+    count = getattr(module, "count_cache_layers", None) or module.count_conv3d
+    return count(decoder)
+
+
+def vae_free_memory(vae) -> int:
+    """The memory ComfyUI's `VAE.decode` sizes its batches by: the patcher's `get_free_memory` (0.33: torch's free
+    memory plus what DynamicVRAM could give back) where it has one, else `model_management.get_free_memory`."""
+    import comfy.model_management as mm
+
+    fn = getattr(getattr(vae, "patcher", None), "get_free_memory", None)
+    return fn(vae.device) if callable(fn) else mm.get_free_memory(vae.device)
+
+
+def vae_output_dtype(vae):
+    """The dtype ComfyUI's `VAE.decode` hands its pixels out in: `vae_output_dtype()` (0.33: the intermediate dtype)
+    where the VAE has it, else float32 (0.3.75 calls `.float()`)."""
+    import torch
+
+    fn = getattr(vae, "vae_output_dtype", None)
+    return fn() if callable(fn) else torch.float32
+
+
+def save_video_color():
+    """How this ComfyUI's Save Video tags colour: (its `set_video_color_properties`, the BT.709 colorspace number its
+    frames are converted to) where Save Video sets BT.709 properties and writes MP4s with `faststart` (0.33), else
+    None (0.3.75 does neither)."""
+    try:
+        from comfy_api.latest._input_impl import video_types
+    except ImportError:
+        return None
+    fn = getattr(video_types, "set_video_color_properties", None)
+    bt709 = getattr(video_types, "BT709_NCL", None)
+    return (fn, bt709) if callable(fn) and bt709 is not None else None

@@ -2335,4 +2335,10 @@ about(S_FAMILY_H200_HV_24,
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU: dict[str, str] = {
+    "vae.defaults.h200": "Accel VAE's candidates and combinations on the Wan 2.1 / 2.2 VAEs (bench_vae.py --variants "
+                         "combos): the choice that fills accel/vae/measured.py for Hopper",
+    "save.h200": "Accel Save Video vs Save Video on an H200 host (bench_save.py): where the save's time goes, each "
+                 "encoder's time and PSNR, decode + save overlapped",
+    "e2e_wf.h200.accel_save": "the A14B LightX2V workflows' decode and save stages with Accel Save Video "
+                              "(bench_e2e.py --variants ...,level1+vae+save)",
 }

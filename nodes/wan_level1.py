@@ -46,8 +46,9 @@ class AccelWanLevel1(AccelNode):
                 # last and optional: saved workflows and API prompts without it keep loading (as 'exact')
                 io.Combo.Input("quality", options=list(QUALITIES), default="exact", optional=True, tooltip=(
                     "exact: exact attention kernels. fast: FP8 attention (H100/H200) except on the first and last "
-                    "steps; not exact. sparse (radial, opt-in): radial sparse attention for long videos (CUDA), dense "
-                    "on the first steps and blocks; not exact. The report says what ran.")),
+                    "steps of the whole schedule (both experts); not exact. sparse (radial, opt-in): radial sparse "
+                    "attention for long videos (CUDA), dense on the first steps and blocks. The report says what "
+                    "ran.")),
             ],
             outputs=[model_output("A clone of the Wan model with the Level-1 patches (the input model is "
                                   "unchanged)."),

@@ -11,8 +11,8 @@ from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 from workflow_parts import (  # noqa: E402
     ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, WAN_POSITIVE, _UMT5,
     _WAN_VAE, _about,
-    _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out, _wan_encoders,
-    _wan_t2v,
+    _accel_video_out, _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out,
+    _wan_encoders, _wan_t2v,
 )
 
 
@@ -380,6 +380,11 @@ Run it twice: the first accelerated run compiles.""",
 # ComfyUI templates load Comfy-Org's repackaged copies): CFG 1, shift 5, 4 steps, steps 0-2 on the high-noise
 # expert and 2-4 on the low-noise one (LightX2V switches experts at step 2 of its 4-step schedule).
 FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
+# How the A14B LightX2V T2V / I2V workflows decode and save: "core" (VAE Decode -> Create Video -> Save Video) or
+# "accel" (Accel Save Video: decodes and encodes while decoding). The "accel" twins are built (ACCEL_SAVE_VARIANTS)
+# and benchmarked (bench_e2e.py's level1+save); switch here, then scripts/workflows.py --write, where the GPU run
+# measures them faster.
+FEWSTEP_SAVE = "core"
 _FEWSTEP_BODY = """
 Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
 the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
@@ -445,14 +450,18 @@ def _fewstep_files(kind: str, lora_version: str) -> list[str]:
         [f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{e}_noise.safetensors" for e in ("high", "low")]
 
 
-def wan22_a14b_t2v_4step(info) -> Flow:
+def _fewstep_out(f: Flow, latent: list, vae: list, prefix: str, save: str) -> list[str]:
+    return (_accel_video_out if save == "accel" else _video_out)(f, latent, vae, prefix)
+
+
+def wan22_a14b_t2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     f = Flow("wan2.2_t2v_A14B_lightx2v_4step_level1", info)
     experts = _fewstep_experts(f, "t2v", "v1.1")
     clip, vae = _wan_encoders(f)
     pos, neg = _prompts(f, f.out(clip))
     lat = _video_latent(f, 81)
     k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
-    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1")
+    outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _FEWSTEP_BODY,
                _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
@@ -488,7 +497,7 @@ sparse kernel about twice as fast (the report says which kernel ran). 121 frames
     return f
 
 
-def wan22_a14b_i2v_4step(info) -> Flow:
+def wan22_a14b_i2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     f = Flow("wan2.2_i2v_A14B_lightx2v_4step_level1", info)
     experts = _fewstep_experts(f, "i2v", "v1")
     clip, vae = _wan_encoders(f)
@@ -498,7 +507,7 @@ def wan22_a14b_i2v_4step(info) -> Flow:
     i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
                 vae=f.out(vae), width=832, height=480, length=81, batch_size=1, start_image=f.out(img))
     k1, k2 = _fewstep_samplers(f, experts, f.out(i2v, 0), f.out(i2v, 1), f.out(i2v, 2))
-    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1")
+    outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
                _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision model).",
@@ -564,4 +573,9 @@ WORKFLOWS = {
     "ltxv_t2v_attention_compile": ltxv_t2v,
     "z_image_turbo_attention_compile": z_image_turbo,
     "sdxl_base_refiner_attention_compile": sdxl_base_refiner,
+}
+# The A14B LightX2V workflows with Accel Save Video (not written to workflows/ until FEWSTEP_SAVE says so).
+ACCEL_SAVE_VARIANTS = {
+    "wan2.2_t2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_t2v_4step(info, save="accel"),
+    "wan2.2_i2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_i2v_4step(info, save="accel"),
 }

@@ -43,6 +43,19 @@ def step_index(sigma: float, sigmas: list) -> int:
     return 0 if not n or sigma >= sigmas[0] else n - 1
 
 
+def sigma_percent(sigma: float, percent_to_sigma) -> float:
+    """The schedule percent (0: sigma_max, 1: the end) of `sigma`: `percent_to_sigma` (a model_sampling's, which
+    falls as the percent rises) inverted by bisection."""
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if float(percent_to_sigma(mid)) > sigma:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
 def run_position(n_steps: int, p_first: float, p_last: float) -> tuple[int, int]:
     """(offset, total): a run of `n_steps` steps whose sigmas span schedule percents p_first..p_last is steps
     offset..offset+n_steps-1 of a schedule of `total` steps (a full run: (0, n_steps)). KSamplerAdvanced runs

@@ -117,15 +117,7 @@ class Run:
     def percent(self, sigma: float) -> float:
         p = self._pcache.get(sigma)
         if p is None:
-            lo, hi = 0.0, 1.0
-            for _ in range(40):
-                mid = 0.5 * (lo + hi)
-                if float(self.ms.percent_to_sigma(mid)) > sigma:
-                    lo = mid
-                else:
-                    hi = mid
-            p = 0.5 * (lo + hi)
-            self._pcache[sigma] = p
+            p = self._pcache[sigma] = sched.sigma_percent(sigma, self.ms.percent_to_sigma)
         return p
 
     # ---------------------------------------------------------------- set resolution (first call)

@@ -334,7 +334,12 @@ class HybridDefaults:
     exact_last_steps: int = 2
     exact_first_blocks: int = 0
     exact_last_blocks: int = 0
-    source: str = "not measured per model family yet: a conservative setting (2 exact steps at each end)"
+    # steps count over the whole schedule (both Wan 2.2 A14B experts together); at most a quarter of them, rounded up,
+    # are exact at each end, so a 4-step distilled schedule (2 + 2 experts) quantizes its 2 middle steps instead of
+    # none (the radial-attention scripts keep about a quarter of the steps dense too: SparseDefaults)
+    at_most_a_quarter: bool = True
+    source: str = ("not measured per model family yet: a conservative setting (2 exact steps at each end of the whole "
+                   "schedule, at most a quarter of its steps)")
 
 
 HYBRID = HybridDefaults()

@@ -662,6 +662,30 @@ def wan21_vae_state_dict(size: str = "tiny", seed: int = 0, dtype=torch.float32)
     return _random_like_state(m, seed, dtype)
 
 
+def _wan22_vae(dim: int, dec_dim: int):
+    import comfy.ldm.wan.vae2_2 as w
+
+    return w.WanVAE(dim=dim, dec_dim=dec_dim, z_dim=48, dim_mult=[1, 2, 4, 4], num_res_blocks=2, attn_scales=[],
+                    temperal_downsample=[False, True, True], dropout=0.0)
+
+
+def wan22_vae_state_dict(seed: int = 0, dtype=torch.float32) -> dict:
+    """A random Wan 2.2 VAE (TI2V-5B's) state dict at its true config, which ComfyUI fixes (dim 160, decoder dim 256,
+    48 latent channels, 16x spatial compression)."""
+    with torch.device("meta"), _plain_parameters():
+        m = _wan22_vae(160, 256)
+    return _random_like_state(m, seed, dtype)
+
+
+def tiny_wan22_vae_module(seed: int = 0) -> torch.nn.Module:
+    """ComfyUI's Wan 2.2 VAE class at a tiny width with random weights (fp32): the module alone, for tests of what
+    runs inside its decode (ComfyUI detects the Wan 2.2 VAE at its true width only)."""
+    with _plain_parameters():
+        m = _wan22_vae(16, 16)
+    m.load_state_dict(_random_like_state(m, seed, torch.float32))
+    return m.eval()
+
+
 def kl_vae_state_dict(kind: str = "flux", seed: int = 0, dtype=torch.float32) -> dict:
     """A random KL image VAE state dict at its true config (ComfyUI fixes the channel widths): "flux"
     (16 latent channels, no post_quant_conv: AutoencodingEngine) or "sdxl" (4 channels, AutoencoderKL)."""

@@ -177,15 +177,33 @@ def _smoke(tmp_path, script, *extra):
 
 def test_bench_save_smoke(tmp_path):
     """bench_save writes ComfyUI's own MP4 (VideoFromComponents.save_to, as SaveVideo) for both clips: real h264
-    files that PyAV reads back with the frame count and size asked for, the noise clip larger than the smooth one
-    (h264 cannot predict noise: the reason the script exists)."""
+    files, the noise clip larger than the smooth one (h264 cannot predict noise: the reason the script exists); takes
+    the save apart (the CPU parts here), runs Accel Save Video's writer per encoder setting (NVENC: unavailable with
+    its reason on this machine) with PSNR against the frames, and decode + save stock vs the node on the tiny VAE."""
     pytest.importorskip("av")
     out = _smoke(tmp_path, "bench_save")
     res = json.loads((out / "save_video.json").read_text())
+    assert not res["errors"], res["errors"]
     noise, smooth = res["clips"]["noise"], res["clips"]["smooth"]
     assert noise["seconds"][0] > 0 and smooth["seconds"][0] > 0
     assert noise["bytes"][0] > 2 * smooth["bytes"][0], res["clips"]
-    assert "| noise |" in (out / "save_video.md").read_text()
+    for kind in ("noise", "smooth"):
+        parts = res["breakdown"][kind]
+        assert {"uint8_cpu_per_frame_s", "rgb_to_yuv420_s", "encoder_only_s"} <= set(parts)
+        rows = {r["setting"]: r for r in res["encoders"][kind]}
+        assert rows["cpu (as Save Video), medium"]["encoder"] == "libx264" and rows["cpu, veryfast"]["psnr_db"] > 0
+        assert "unavailable" in rows["gpu"] or rows["gpu"]["on_gpu"]
+    # smooth content keeps far more of its detail than noise at the same CRF (chroma subsampling alone costs noise)
+    assert rows["cpu, medium"]["psnr_db"] > 25
+    ds = res["decode_save"]
+    assert [r["variant"].split(",")[0] for r in ds["rows"]] == [
+        "stock: VAE Decode", "Accel Save Video (samples + vae)", "Accel Save Video (samples + vae)",
+        "Accel Save Video (samples + vae)"]
+    stock_psnr = ds["rows"][0]["psnr_db"]
+    assert all(abs(r["psnr_db"] - stock_psnr) < 0.5 for r in ds["rows"]), ds["rows"]
+    assert "encoded while it decoded" in ds["rows"][1]["report"]
+    md = (out / "save_video.md").read_text()
+    assert "| noise |" in md and "## Where Save Video's time goes" in md and "## Decode + save" in md
 
 
 def test_bench_save_clips_are_what_they_say():

@@ -404,6 +404,34 @@ def test_tool_workflow_passes_comfyui_validation(pack, name):
     assert {k for k, v in prompt.items() if v["class_type"] == "AccelHardwareReport"} <= set(outputs)
 
 
+def _bench_e2e():
+    spec = importlib.util.spec_from_file_location("bench_e2e_for_workflows", REPO / "bench" / "bench_e2e.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+@pytest.mark.parametrize("name", ["wan2.2_t2v_A14B_lightx2v_4step_level1", "wan2.2_i2v_A14B_lightx2v_4step_level1"])
+def test_accel_save_variants_are_what_the_benchmark_measures(info, model_files, name):
+    """The A14B LightX2V workflows with Accel Save Video (built, written to workflows/ only once FEWSTEP_SAVE says
+    so): ComfyUI validates them, the shipped files are the `core` ones, and bench_e2e.py's level1+save prompt is the
+    variant exactly (the shipped prompt with VAE Decode -> Create Video -> Save Video replaced)."""
+    import workflow_defs
+    from accel_harness import executor
+
+    variant = workflow_defs.ACCEL_SAVE_VARIANTS[name](info).api()
+    ok, err, outputs, node_errors = executor.validate(variant)
+    assert ok is True and not node_errors, (err, node_errors)
+    assert [v["class_type"] for v in variant.values()].count("AccelSaveVideo") == 1
+    shipped = _api(name)
+    assert workflow_defs.FEWSTEP_SAVE == "core" and "SaveVideo" in {v["class_type"] for v in shipped.values()}
+
+    def plain(p):
+        return {k: (v["class_type"], v["inputs"]) for k, v in p.items()}
+
+    assert plain(_bench_e2e().with_accel_save(shipped)) == plain(variant)
+
+
 def test_validation_catches_a_wrong_model_name(model_files):
     from accel_harness import executor
 
@@ -561,6 +589,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     M.write_wan21_vae(vae_file, "tiny")
     avae = add("AccelVAE", vae=[add("VAELoader", vae_name=vae_file.name), 0])
     add("PreviewImage", images=[add("VAEDecode", samples=[ks4, 0], vae=[avae, 0]), 0])
+    video = add("AccelSaveVideo", samples=[ks4, 0], vae=[avae, 0], filename_prefix="e2e_every_node/video",
+                encoder="cpu")
     ours = {k for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}  # every node
     assert ours <= {v["class_type"] for v in p.values()}, ours - {v["class_type"] for v in p.values()}
 
@@ -569,6 +599,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     assert len(_latents(server, entry)) == 4
     assert "comfyui-accel hardware report" in ui_text(entry, rep)
     assert "Wan 2.1 VAE" in ui_text(entry, avae)
+    assert "encoded while it decoded" in ui_text(entry, video)
+    assert list((server.base / "output" / "e2e_every_node").glob("video_00001_.mp4"))
     assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
     fp8_files = list((server.base / "models" / "diffusion_models" / "e2e").glob("tiny_fp8*.safetensors"))
     assert fp8_files and fp8_files[0].stat().st_size > 0, ui_text(entry, save8)
