@@ -181,7 +181,7 @@ class Bench:
                 "python": sys.version.split()[0], "gpu": torch.cuda.get_device_name(0) if self.cuda else None,
                 "dtype": str(self.dtype), "frames": self.a.frames, "height": self.a.height, "width": self.a.width,
                 "image": self.a.image, "warmup": self.a.warmup, "repeats": self.a.repeats,
-                "node_defaults": self.measured.choice()[1]}
+                "node_defaults": self.O.measured_defaults()[1]}
         try:
             import triton
 
@@ -227,7 +227,7 @@ class Bench:
     def options(self, variant):
         """VAEOptions of a variant; `default` is the node's defaults on this machine (accel/vae/measured.py)."""
         if variant == "default":
-            return self.O.VAEOptions(**self.measured.choice()[0])
+            return self.O.VAEOptions(**self.O.measured_defaults()[0])
         return self.O.VAEOptions(**variant_options(variant, self.a.smoke))
 
     def decode_timed(self, vae, z):

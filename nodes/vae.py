@@ -10,9 +10,9 @@ from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failur
 class AccelVAE(AccelNode):
     @classmethod
     def define_schema(cls):
-        from ..accel.vae import measured
+        from ..accel.vae import options
 
-        d = measured.node_defaults()  # this GPU class's measured choice, else VAEOptions()'s defaults
+        d = options.node_defaults()  # this GPU class's measured choice, else VAEOptions()'s defaults
         return schema(
             node_id="AccelVAE",
             display_name="Accel VAE",

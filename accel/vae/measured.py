@@ -2,13 +2,13 @@
 is no farther from a float32 decode of the same weights than stock ComfyUI's own bf16 decode (max |diff| and PSNR on
 the same latents), as bench/bench_vae.py finds it (its `choice` section prints the entry to paste here).
 
-The node's inputs take these as their defaults (nodes/vae.py reads `node_defaults()` when ComfyUI asks for the node
-list); a saved workflow keeps the values it stored. A GPU class without a measured entry keeps VAEOptions()'s own
+The node's inputs take these as their defaults (nodes/vae.py reads `options.node_defaults()` when ComfyUI asks for
+the node list); a saved workflow keeps the values it stored. A GPU class without a measured entry keeps VAEOptions()'s own
 defaults (channels_last on, the rest off).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 NOT_MEASURED = "not measured"
 
@@ -31,14 +31,14 @@ DECODE_DEFAULTS: dict = {
 }
 
 
-def choice(profile=None) -> tuple:
-    """(VAEOptions field values, where they come from) for this machine's GPU class."""
+def choice(base: dict, profile=None) -> tuple:
+    """(option values: `base`, VAEOptions()'s own defaults, with this machine's GPU class's measured entry; where they
+    come from)."""
     from ..common import defaults, hardware
-    from .options import VAEOptions
 
     prof = profile if profile is not None else hardware.profile()
     row = defaults.row_for(prof).name
-    values = {f.name: getattr(VAEOptions(), f.name) for f in fields(VAEOptions)}
+    values = dict(base)
     entry = DECODE_DEFAULTS.get(row, NOT_MEASURED)
     if not isinstance(entry, DecodeChoice):
         return values, f"{row}: {NOT_MEASURED}; the node's own defaults"
@@ -47,9 +47,3 @@ def choice(profile=None) -> tuple:
         raise ValueError(f"DECODE_DEFAULTS[{row!r}] names unknown options: {sorted(unknown)}")
     values.update(entry.options)
     return values, f"{row}: measured fastest within the exact bound ({entry.what}; {entry.file})"
-
-
-def node_defaults(profile=None) -> dict:
-    """The defaults of the node's option inputs on this machine (choice(), without the policy and the backend)."""
-    values, _ = choice(profile)
-    return {k: v for k, v in values.items() if k not in ("policy", "compile_backend")}

@@ -9,7 +9,7 @@ from ..common.errors import AccelError, current_title
 from ..common.figures import num as _num, span as _span, text as _text
 from ..common.policy import Policy, as_policy
 from ..common.report import Report, Section
-from . import decode
+from . import decode, measured
 
 # the integer inputs: name -> smallest value the decode can use (tile_size 0: tiles sized to the free memory)
 INT_MINIMUM = {"tile_size": 0, "overlap": 0, "temporal_size": 8, "temporal_overlap": 4, "temporal_chunk": 0}
@@ -111,9 +111,7 @@ def _inapplicable(options: VAEOptions, kind) -> tuple:
     """(options without what this VAE cannot use, report lines saying so). AccelError under policy ERROR for an
     option set to other than the node's default here (accel.vae.measured) that cannot run on this VAE: a measured
     default made for the Wan VAEs is skipped on a KL VAE with a line, never an error."""
-    from . import measured
-
-    defaults = measured.choice()[0]
+    defaults = measured_defaults()[0]
     skipped = []
     for name, off, msg, remedy in (
             ("fused_norm", False, "fused_norm: the KL decoder's GroupNorm + functional SiLU have no fused kernel here",
@@ -202,3 +200,16 @@ def apply(vae, options: VAEOptions):
     log.info("Accel VAE: %s, %s", kind.family, ", ".join(applied) or "nothing")
     deviation = None if exact else "see the report's 'on:' lines (measured deviation per option)"
     return clone, Report(head + [Section(None, lines[0], lines[1:])], deviation=deviation)
+
+
+def measured_defaults(profile=None) -> tuple:
+    """(VAEOptions field values on this machine: the measured choice of its GPU class (accel.vae.measured), else
+    VAEOptions()'s own defaults; where they come from)."""
+    return measured.choice({f.name: getattr(VAEOptions(), f.name) for f in fields(VAEOptions)}, profile)
+
+
+def node_defaults(profile=None) -> dict:
+    """The defaults of the node's option inputs on this machine (measured_defaults(), without the policy and the
+    backend)."""
+    values, _ = measured_defaults(profile)
+    return {k: v for k, v in values.items() if k not in ("policy", "compile_backend")}

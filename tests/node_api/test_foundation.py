@@ -146,7 +146,7 @@ def test_pyproject_registry_metadata():
 
     data = tomllib.loads((H.REPO_ROOT / "pyproject.toml").read_text())
     proj = data["project"]
-    assert proj["name"] == "comfyui-accel"
+    assert proj["name"] == "diffusion-accel"  # the Registry name (no "comfyui" in it: its guidance)
     deps = " ".join(proj.get("dependencies", [])).lower()
     for hard in ("torch", "flash-attn", "flash_attn", "sageattention", "xformers"):
         assert hard not in deps, f"{hard} must not be a hard requirement"

@@ -308,15 +308,15 @@ def test_node_defaults_come_from_the_measured_table(mod, monkeypatch):
     base = opts.VAEOptions()
     assert {k: v for k, v in defaults().items() if k != "on_failure"} == {
         k: getattr(base, k) for k in defaults() if k != "on_failure"}
-    assert "not measured" in ms.choice()[1]
+    assert "not measured" in opts.measured_defaults()[1]
     monkeypatch.setitem(ms.DECODE_DEFAULTS, row, ms.DecodeChoice({"fused_norm": True, "temporal_chunk": 4}, "f.json",
                                                                  "a test"))
     d = defaults()
     assert d["fused_norm"] is True and d["temporal_chunk"] == 4 and d["channels_last"] is True
-    assert "measured fastest within the exact bound (a test; f.json)" in ms.choice()[1]
+    assert "measured fastest within the exact bound (a test; f.json)" in opts.measured_defaults()[1]
     monkeypatch.setitem(ms.DECODE_DEFAULTS, row, ms.DecodeChoice({"no_such_option": 1}, "f.json", "a test"))
     with pytest.raises(ValueError, match="no_such_option"):
-        ms.choice()
+        opts.measured_defaults()
 
 
 def test_a_measured_default_that_a_kl_vae_cannot_use_is_skipped_not_an_error(kl_vae, mod, monkeypatch):
