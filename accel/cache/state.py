@@ -333,9 +333,9 @@ class Run:
                     continue
                 x = next(vals)
                 trace["uncond" if key[0] == 1 else "cond"] = x
-                # updated on every call, also outside start/end (which only force computing), as the reference
-                st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
-                wants.append(w and enabled)
+                # outside start/end (or on a last step the set computes) the accumulator resets, as the reference
+                st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh, enabled)
+                wants.append(w)
             self.stats.trace.append((call.step, trace))
         elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model_rule.py)
             wants = agn.decide(self, call, img, chunks, per)
@@ -348,7 +348,8 @@ class Run:
                 t = sched.mag_table_index(call.step, self.total, len(table), self.rules["lookup"])
                 ok = sched.mag_enabled(call.step, self.total, self.start, self.end, int(branch == "uncond"),
                                        self.rules["experts"], self.split) and t not in self.rules["never_skip"]
-                wants.append(sched.mag_update(st.mag, table[t], self.thresh, self.K) if ok else False)
+                wants.append(sched.mag_update(st.mag, table[t], self.thresh, self.K, self.rules["inclusive"])
+                             if ok else False)
             self.stats.trace.append((call.step, {}))
         per_shape = (per,) + tuple(img.shape[1:])
         have = all(st.residual is not None and tuple(st.residual.shape) == per_shape for st in chunks)
