@@ -32,6 +32,7 @@ Wan path skips the batch when either branch's rule skips).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 TOL = 1e-6  # percent/step comparisons: values recovered from float sigmas are never exact
 
@@ -192,6 +193,15 @@ def mag_update(state: list, ratio: float, thresh: float, K: int, inclusive: bool
     return False
 
 
+class MagValues(NamedTuple):
+    """A MagCache run's values: threshold, K (most skips in a row), retention (start), end percent."""
+
+    thresh: float
+    K: int
+    retention: float
+    end: float = 1.0
+
+
 def mag_rules(entry: dict) -> dict:
     """The per-set schedule rules of a MagCache entry (published or calibrated), with their defaults."""
     return {"lookup": entry.get("lookup", "floor"), "never_skip": list(entry.get("never_skip_steps") or []),
@@ -199,32 +209,33 @@ def mag_rules(entry: dict) -> dict:
 
 
 # ============================================================================ whole-run simulation
-def mag_walk(entry: dict, total: int, thresh: float, K: int, retention: float, end: float = 1.0,
-             branch: str = "cond", until: int = 0, split=None, state=None):
-    """Walk the MagCache rule over steps 0..until-1 of one branch: yields (step, wants to skip) and leaves the
-    accumulators in `state`. MagCache's decisions depend only on the table, so a run that starts later in the
-    schedule (the low-noise expert of a Wan 2.2 A14B, KSamplerAdvanced start_at_step) starts from the state the
-    reference's one continuous run has there (MagCache4Wan2.2 keeps its accumulators across the expert switch)."""
+def mag_walk(entry: dict, total: int, values, branch: str = "cond", until: int = 0, split=None, state=None):
+    """Walk the MagCache rule with `values` (MagValues, or a tuple of its fields) over steps 0..until-1 of one
+    branch: yields (step, wants to skip) and leaves the accumulators in `state`. MagCache's decisions depend only
+    on the table, so a run that starts later in the schedule (the low-noise expert of a Wan 2.2 A14B,
+    KSamplerAdvanced start_at_step) starts from the state the reference's one continuous run has there
+    (MagCache4Wan2.2 keeps its accumulators across the expert switch)."""
+    v = MagValues(*values)
     rules = mag_rules(entry)
     table = entry["ratios"].get(branch) or entry["ratios"]["cond"]
     b = 1 if branch == "uncond" else 0
     state = [1.0, 0, 0.0] if state is None else state
     for g in range(until):
         t = mag_table_index(g, total, len(table), rules["lookup"])
-        if mag_enabled(g, total, retention, end, b, rules["experts"], split) and t not in rules["never_skip"]:
-            yield g, mag_update(state, float(table[t]), thresh, K, rules["inclusive"])
+        if mag_enabled(g, total, v.retention, v.end, b, rules["experts"], split) and t not in rules["never_skip"]:
+            yield g, mag_update(state, float(table[t]), v.thresh, v.K, rules["inclusive"])
         else:
             yield g, False
 
 
-def simulate_mag(entry: dict, total: int, thresh: float, K: int, retention: float, end: float = 1.0,
-                 branch: str = "cond", offset: int = 0, n_steps=None, split=None) -> str:
-    """The skip pattern ('#' computed, '.' skipped) the runtime produces for one branch of one run of steps
-    offset..offset+n_steps-1 of a `total`-step schedule (one call per step); the run's first step is computed
-    (no residual yet)."""
+def simulate_mag(entry: dict, total: int, values, branch: str = "cond", offset: int = 0, n_steps=None,
+                 split=None) -> str:
+    """The skip pattern ('#' computed, '.' skipped) the runtime produces with `values` (MagValues, or a tuple of its
+    fields) for one branch of one run of steps offset..offset+n_steps-1 of a `total`-step schedule (one call per
+    step); the run's first step is computed (no residual yet)."""
     n_steps = total - offset if n_steps is None else n_steps
     out = ""
-    for g, skip in mag_walk(entry, total, thresh, K, retention, end, branch, offset + n_steps, split):
+    for g, skip in mag_walk(entry, total, values, branch, offset + n_steps, split):
         if g >= offset:
             out += "." if (skip and g > offset) else "#"
     return out

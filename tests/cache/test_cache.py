@@ -95,7 +95,7 @@ def test_mag_ratio_one_entry_per_step_self_consistency(sc, M, wan, conds, mod):
     _sample(M, m, conds)
     assert sched.mag_table_index(3, STEPS, 50, "floor") == int(3 * 49 / 9)
     want = "".join("." if all(p[j] == "." for p in ps) else "#" for ps in
-                   [[sched.simulate_mag(entry, STEPS, 0.1, 2, 0.0, branch=b) for b in ("cond", "uncond")]]
+                   [[sched.simulate_mag(entry, STEPS, (0.1, 2, 0.0), branch=b) for b in ("cond", "uncond")]]
                    for j in range(STEPS))
     assert sc.last_stats(m).pattern == want
 

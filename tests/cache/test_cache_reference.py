@@ -81,7 +81,7 @@ def test_magcache_schedule_matches_comfyui_magcache_flux_paths(sched, cc, name, 
     e, r = _rec(cc, "magcache", name)
     want = O.comfy_magcache_flux(e["ratios"]["cond"], steps, r["magcache_thresh"], r["magcache_K"],
                                  r["retention_ratio"], flux_rule=("flux" in name))  # as the reference tests model_type
-    got = sched.simulate_mag(e, steps, r["magcache_thresh"], r["magcache_K"], r["retention_ratio"])
+    got = sched.simulate_mag(e, steps, (r["magcache_thresh"], r["magcache_K"], r["retention_ratio"]))
     assert got == want, (name, steps)
 
 
@@ -96,7 +96,7 @@ def test_magcache_schedule_matches_comfyui_magcache_wan(sched, cc, name, steps):
     args = (r["magcache_thresh"], r["magcache_K"], r["retention_ratio"])
     table = O.interleave(e["ratios"]["cond"], e["ratios"]["uncond"])
     wants, _ = O.comfy_magcache_wan(table, steps, *args, calls=((0, 1),))  # cond first: position = branch
-    got = {b: sched.simulate_mag(e, steps, *args, branch=br) for b, br in enumerate(("cond", "uncond"))}
+    got = {b: sched.simulate_mag(e, steps, args, branch=br) for b, br in enumerate(("cond", "uncond"))}
     assert got == wants, (name, steps)
     swapped, calls = O.comfy_magcache_wan(table, steps, *args, calls=O.CALLS_BATCHED)
     assert _joint(swapped[0], swapped[1]) == _joint(got[0], got[1])
@@ -116,7 +116,7 @@ def test_magcache_wan_threshold_is_inclusive(sched, cc, name):
     wants, _ = O.comfy_magcache_wan(O.interleave(e["ratios"]["cond"], e["ratios"]["uncond"]), steps, thresh, K, ret,
                                     calls=((0, 1),))
     assert wants[0][first] == "."
-    assert sched.simulate_mag(e, steps, thresh, K, ret, branch="cond") == wants[0]
+    assert sched.simulate_mag(e, steps, (thresh, K, ret), branch="cond") == wants[0]
 
 
 def test_qwen_image_20_steps_self_consistency(sched, cc):
@@ -124,7 +124,7 @@ def test_qwen_image_20_steps_self_consistency(sched, cc):
     case, at 20 steps the old log-linear compounding skipped 3 where a per-step floor lookup skips 7. The comparison
     with ComfyUI-MagCache's Qwen-Image path is the next test."""
     e, r = _rec(cc, "magcache", "qwen_image")
-    got = sched.simulate_mag(e, 20, r["magcache_thresh"], r["magcache_K"], r["retention_ratio"])
+    got = sched.simulate_mag(e, 20, (r["magcache_thresh"], r["magcache_K"], r["retention_ratio"]))
     assert got == O.comfy_magcache_flux(e["ratios"]["cond"], 20, 0.1, 2, 0.2, flux_rule=False)
     assert got.count(".") == 7
 
@@ -139,17 +139,17 @@ def test_qwen_image_against_comfyui_magcache(sched, cc):
     args = (r["magcache_thresh"], r["magcache_K"], r["retention_ratio"])
     table = O.interleave(e["ratios"]["cond"], e["ratios"]["uncond"])
     sep = O.comfy_magcache_qwen(table, 40, *args, calls_per_step=2)
-    pack = sched.simulate_mag(e, 40, *args, branch="cond")
+    pack = sched.simulate_mag(e, 40, args, branch="cond")
     assert sep[3::2] == pack[1:] and "." in pack
     assert O.comfy_magcache_qwen(table, 20, *args, calls_per_step=1).count(".") == 0
     sep20 = O.comfy_magcache_qwen(table, 20, *args, calls_per_step=2)
     assert sep20.count(".") == 9 and "." not in _joint(sep20[0::2], sep20[1::2])
-    assert sched.simulate_mag(e, 20, *args).count(".") == 7
+    assert sched.simulate_mag(e, 20, args).count(".") == 7
 
 
 def test_flux_step_11_and_last_step(sched, cc):
     e, r = _rec(cc, "magcache", "flux")
-    pat = sched.simulate_mag(e, 28, 0.24, 5, 0.1)
+    pat = sched.simulate_mag(e, 28, (0.24, 5, 0.1))
     assert pat[11] == "#" and pat[-1] == "."  # table step 11 computed; the last step skipped, as the reference
     assert pat == O.comfy_magcache_flux(e["ratios"]["cond"], 28, 0.24, 5, 0.1, flux_rule=True)
 
@@ -163,8 +163,9 @@ def test_wan22_a14b_expert_rules(sched, cc, mode, split, steps):
     th, K, ret = r["magcache_thresh"], r["magcache_K"], r["retention_ratio"]
     want = oracle_wan22(e["ratios"]["cond"], e["ratios"]["uncond"], steps, split, th, K, ret, mode)
     for b, branch in enumerate(("cond", "uncond")):
-        high = sched.simulate_mag(e, steps, th, K, ret, branch=branch, offset=0, n_steps=split, split=split)
-        low = sched.simulate_mag(e, steps, th, K, ret, branch=branch, offset=split, n_steps=steps - split, split=split)
+        high = sched.simulate_mag(e, steps, (th, K, ret), branch=branch, offset=0, n_steps=split, split=split)
+        low = sched.simulate_mag(e, steps, (th, K, ret), branch=branch, offset=split, n_steps=steps - split,
+                                 split=split)
         assert high + low == want[b], (branch, high + low, want[b])
     if mode == "i2v":
         assert "." not in want[0][:split]  # the high-noise expert is never cached
@@ -175,8 +176,8 @@ def test_wan22_i2v_issue_case(sched, cc):
     start percent skipped 19, 7 of them there)."""
     e, r = _rec(cc, "magcache", "wan2.2_i2v_14B")
     args = (r["magcache_thresh"], r["magcache_K"], r["retention_ratio"])
-    pats = [sched.simulate_mag(e, 40, *args, branch=b, offset=0, n_steps=15, split=15)
-            + sched.simulate_mag(e, 40, *args, branch=b, offset=15, n_steps=25, split=15) for b in ("cond", "uncond")]
+    pats = [sched.simulate_mag(e, 40, args, branch=b, offset=0, n_steps=15, split=15)
+            + sched.simulate_mag(e, 40, args, branch=b, offset=15, n_steps=25, split=15) for b in ("cond", "uncond")]
     joint = _joint(*pats)
     assert joint[:15] == "#" * 15
     assert joint.count(".") == _joint(*oracle_wan22(e["ratios"]["cond"], e["ratios"]["uncond"], 40, 15, *args,
@@ -418,9 +419,9 @@ def test_magcache_per_call_sets_match_magcache(sched, cc, name, steps):
     """MagCache's own scripts (Wan 2.2 TI2V-5B, Qwen-Image 50 steps), per branch, at step counts where the
     per-call retention boundary int(2*steps*r) is even (the pack's per-step boundary is the same step)."""
     e, r = _rec(cc, "magcache", name)
-    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], steps, *_mag_args(r))
+    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], steps, _mag_args(r))
     for b, branch in enumerate(("cond", "uncond")):
-        assert sched.simulate_mag(e, steps, *_mag_args(r), branch=branch) == want[b], (name, branch, steps)
+        assert sched.simulate_mag(e, steps, _mag_args(r), branch=branch) == want[b], (name, branch, steps)
     assert "." in want[0]
 
 
@@ -431,8 +432,8 @@ def test_magcache_per_call_retention_difference(sched, cc, name):
     whole steps from int(28*0.2) = 5 on. The uncond patterns agree; the cond patterns differ from step 5 on (TI2V-5B
     at every step count where int(0.4*steps) is odd; Qwen-Image's 50-step table happens to give equal patterns)."""
     e, r = _rec(cc, "magcache", name)
-    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], 28, *_mag_args(r))
-    got = [sched.simulate_mag(e, 28, *_mag_args(r), branch=b) for b in ("cond", "uncond")]
+    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], 28, _mag_args(r))
+    got = [sched.simulate_mag(e, 28, _mag_args(r), branch=b) for b in ("cond", "uncond")]
     assert got[1] == want[1]
     assert got[0] != want[0] and got[0][:5] == want[0][:5] == "#" * 5 and (want[0][5], got[0][5]) == ("#", ".")
 
@@ -440,8 +441,8 @@ def test_magcache_per_call_retention_difference(sched, cc, name):
 @pytest.mark.parametrize("steps", [20, 30, 40, 50])
 def test_magcache_hunyuan_544p_matches_magcache(sched, cc, steps):
     e, r = _rec(cc, "magcache", "hunyuan_video_544p")
-    want = oracle_magcache_hunyuan_544p(e["ratios"]["cond"], steps, *_mag_args(r))
-    assert sched.simulate_mag(e, steps, *_mag_args(r)) == want and "." in want
+    want = oracle_magcache_hunyuan_544p(e["ratios"]["cond"], steps, _mag_args(r))
+    assert sched.simulate_mag(e, steps, _mag_args(r)) == want and "." in want
 
 
 @pytest.mark.parametrize("steps", [20, 28, 30, 40, 50])
@@ -454,7 +455,7 @@ def test_magcache_flux_kontext_28_against_magcache(sched, cc, steps):
     e, r = _rec(cc, "magcache", "flux_kontext_28steps")
     th, K, ret = _mag_args(r)
     want = oracle_magcache_flux_kontext_28(e["ratios"]["cond"], steps, th, K, ret)
-    got = sched.simulate_mag(e, steps, th, K, ret)
+    got = sched.simulate_mag(e, steps, (th, K, ret))
     s11 = next(i for i in range(steps) if int(round(i * 27 / (steps - 1))) == 11)
     assert want[s11] == got[s11] == "#"
     b_ref, b_pack = int(ret * steps + 0.5), int(ret * steps)
@@ -475,7 +476,7 @@ def test_magcache_hunyuan_video15_against_comfyui_magcache(sched, cc, steps):
     e, r = _rec(cc, "magcache", name)
     args = _mag_args(r)
     sep = oracle_comfy_magcache_hv15(e["ratios"]["cond"], e["ratios"]["uncond"], steps, *args, calls_per_step=2)
-    got = [sched.simulate_mag(e, steps, *args, branch=b) for b in ("cond", "uncond")]
+    got = [sched.simulate_mag(e, steps, args, branch=b) for b in ("cond", "uncond")]
     assert got[0] == sep[0::2] and got[1] == sep[1::2], (steps, got, sep)
     if steps in (20, 40):
         batched = oracle_comfy_magcache_hv15(e["ratios"]["cond"], e["ratios"]["uncond"], steps, *args, calls_per_step=1)
@@ -488,8 +489,8 @@ def test_magcache_lightx2v_hunyuan_video15_i2v(sched, cc, branch):
     without interpolation, so other step counts have no reference)."""
     e, r = _rec(cc, "magcache", "hunyuan_video1.5_i2v_480p")
     b = ("cond", "uncond")[branch]
-    want = oracle_lightx2v_magcache_hv15(e["ratios"][b], 50, *_mag_args(r))
-    assert sched.simulate_mag(e, 50, *_mag_args(r), branch=b) == want and "." in want
+    want = oracle_lightx2v_magcache_hv15(e["ratios"][b], 50, _mag_args(r))
+    assert sched.simulate_mag(e, 50, _mag_args(r), branch=b) == want and "." in want
 
 
 LIGHTX2V_TEA_SETS = ["wan2.2_ti2v_5B", "hunyuan_video1.5_t2v_480p", "hunyuan_video1.5_t2v_720p",
@@ -576,7 +577,7 @@ def test_runtime_teacache_follows_reference(sc, sched, M, conds, cc):
     assert [t[0] for t in st.trace] == list(range(20))  # one call per step, step index recovered from sigma
     xs = {b: [None] + [t[1][b] for t in st.trace[1:]] for b in ("cond", "uncond")}
     lo, hi = sched.tea_fit_range(c)
-    assert all(lo <= x < hi for v in xs.values() for x in v[1:]), xs  # inside the fitted range: no deliberate difference
+    assert all(lo <= x < hi for v in xs.values() for x in v[1:]), xs  # inside the fitted range: no deliberate diff.
     want = _joint(*O.teacache4wan21(xs["cond"], xs["uncond"], c, 0.3, *O.wan21_ret_cutoff(20, True)))
     assert st.pattern == want, (st.pattern, want)
     assert st.skipped > 0 and st.pattern.count(".") >= 3 and "#" in st.pattern[6:]  # skips, and resets after them
