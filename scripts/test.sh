@@ -57,7 +57,9 @@ setup() {  # setup() BED [COMFYUI tree]: build or reuse a test bed (--test-tools
 # The pytest config lives in tests/pytest.ini so that pytest's rootdir is tests/: the repo root is the
 # pack (it has an __init__.py) and must not be collected as a package (its folder name may not even be
 # a valid Python name, e.g. a clone called comfyui-accel). The bed's comfyui_path names its ComfyUI tree.
-venv_of() { if [ -n "${ACCEL_VENV:-}" ] && [ "$1" = "${ACCEL_TESTBED:-}" ]; then echo "$ACCEL_VENV"; else echo "$1/venv"; fi; }
+venv_of() {  # venv_of BED: its venv (ACCEL_VENV for the bed ACCEL_TESTBED names, when set)
+  if [ -n "${ACCEL_VENV:-}" ] && [ "$1" = "${ACCEL_TESTBED:-}" ]; then echo "$ACCEL_VENV"; else echo "$1/venv"; fi
+}
 pytest_on() {  # pytest_on BED [pytest args]
   local bed="$1"; shift
   (cd "$ROOT/tests" && ACCEL_TESTBED="$bed" "$(venv_of "$bed")/bin/python" -m pytest -c pytest.ini --rootdir . "$@")
@@ -95,7 +97,8 @@ else
       touch "$STAMP"
     fi
   else
-    echo "[test] no ComfyUI 0.33 here (../shared/comfyui/ComfyUI-0.33.0.tar.xz lies beside CI's checkout only): the whole suite runs on ComfyUI 0.3.75, with its frontend only"
+    echo "[test] no ComfyUI 0.33 here (../shared/comfyui/ComfyUI-0.33.0.tar.xz lies beside CI's checkout only):" \
+         "the whole suite runs on ComfyUI 0.3.75, with its frontend only"
     MAIN="$OLD"; TREE=""; OLD=""
   fi
   LOGS="$(mktemp -d)"
@@ -117,7 +120,9 @@ if [ -n "${OLD:-}" ]; then
   # The newest frontend on the registry, in a folder of its own (the bed's venv keeps the one its ComfyUI pins).
   FRONT_VER="$("$MAIN/venv/bin/python" -m pip index versions comfyui-frontend-package 2>/dev/null \
                | sed -n 's/^comfyui-frontend-package (\(.*\))$/\1/p')"
-  [ -n "$FRONT_VER" ] || { echo "[test] cannot ask the registry for comfyui-frontend-package's versions (pip index versions)"; exit 1; }
+  if [ -z "$FRONT_VER" ]; then
+    echo "[test] cannot ask the registry for comfyui-frontend-package's versions (pip index versions)"; exit 1
+  fi
   FRONT="$ROOT/.testbed/frontend/$FRONT_VER"
   if [ ! -f "$FRONT/comfyui_frontend_package/static/index.html" ]; then
     echo "[test] installing comfyui-frontend-package==$FRONT_VER into $FRONT"
@@ -146,12 +151,13 @@ collect() { local p rc; for p in "${PIDS[@]}"; do rc=0; wait "$p" || rc=$?; RCS+
 # (not `nproc`: it follows OMP_NUM_THREADS, which is 1 here)
 SIDE=0; if [ "${ACCEL_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN)}" -ge 2 ]; then SIDE=1; fi
 start=$(date +%s)
-echo "[test] main bed: ComfyUI $(cat "$MAIN/comfyui_path") ($MAIN): job fast (-m '$FAST_KINDS') and job full (-m 'not ($FAST_KINDS)'); logs in $LOGS"
+echo "[test] main bed: ComfyUI $(cat "$MAIN/comfyui_path") ($MAIN): job fast (-m '$FAST_KINDS') and job full" \
+     "(-m 'not ($FAST_KINDS)'); logs in $LOGS"
 run fast "$MAIN" "${FAST[@]}"
 run full "$MAIN" "${FULL[@]}"
 collect
 if [ -n "$OLD" ]; then
-  echo "[test] oldest supported: ComfyUI $(cat "$OLD/comfyui_path") ($OLD): ${#OLDEST[@]} files/tests (OLDEST in scripts/test.sh)"
+  echo "[test] oldest supported: ComfyUI $(cat "$OLD/comfyui_path") ($OLD): OLDEST in scripts/test.sh"
   run oldest "$OLD" -q "${OLDEST[@]}"
 fi
 if [ -n "$FRONT" ]; then
