@@ -419,7 +419,7 @@ def test_magcache_per_call_sets_match_magcache(sched, cc, name, steps):
     """MagCache's own scripts (Wan 2.2 TI2V-5B, Qwen-Image 50 steps), per branch, at step counts where the
     per-call retention boundary int(2*steps*r) is even (the pack's per-step boundary is the same step)."""
     e, r = _rec(cc, "magcache", name)
-    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], steps, _mag_args(r))
+    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], steps, *_mag_args(r))
     for b, branch in enumerate(("cond", "uncond")):
         assert sched.simulate_mag(e, steps, _mag_args(r), branch=branch) == want[b], (name, branch, steps)
     assert "." in want[0]
@@ -432,7 +432,7 @@ def test_magcache_per_call_retention_difference(sched, cc, name):
     whole steps from int(28*0.2) = 5 on. The uncond patterns agree; the cond patterns differ from step 5 on (TI2V-5B
     at every step count where int(0.4*steps) is odd; Qwen-Image's 50-step table happens to give equal patterns)."""
     e, r = _rec(cc, "magcache", name)
-    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], 28, _mag_args(r))
+    want = oracle_magcache_per_call(e["ratios"]["cond"], e["ratios"]["uncond"], 28, *_mag_args(r))
     got = [sched.simulate_mag(e, 28, _mag_args(r), branch=b) for b in ("cond", "uncond")]
     assert got[1] == want[1]
     assert got[0] != want[0] and got[0][:5] == want[0][:5] == "#" * 5 and (want[0][5], got[0][5]) == ("#", ".")
@@ -441,7 +441,7 @@ def test_magcache_per_call_retention_difference(sched, cc, name):
 @pytest.mark.parametrize("steps", [20, 30, 40, 50])
 def test_magcache_hunyuan_544p_matches_magcache(sched, cc, steps):
     e, r = _rec(cc, "magcache", "hunyuan_video_544p")
-    want = oracle_magcache_hunyuan_544p(e["ratios"]["cond"], steps, _mag_args(r))
+    want = oracle_magcache_hunyuan_544p(e["ratios"]["cond"], steps, *_mag_args(r))
     assert sched.simulate_mag(e, steps, _mag_args(r)) == want and "." in want
 
 
@@ -489,7 +489,7 @@ def test_magcache_lightx2v_hunyuan_video15_i2v(sched, cc, branch):
     without interpolation, so other step counts have no reference)."""
     e, r = _rec(cc, "magcache", "hunyuan_video1.5_i2v_480p")
     b = ("cond", "uncond")[branch]
-    want = oracle_lightx2v_magcache_hv15(e["ratios"][b], 50, _mag_args(r))
+    want = oracle_lightx2v_magcache_hv15(e["ratios"][b], 50, *_mag_args(r))
     assert sched.simulate_mag(e, 50, _mag_args(r), branch=b) == want and "." in want
 
 
