@@ -254,7 +254,7 @@ def _fit(samples, adapter) -> tuple[dict, list]:
         sec = {"ratios": {b: mag[b] for b in cc.MAG_BRANCHES if b in mag}, "progress": mag["progress"]}
 
         def pattern(t):
-            return _joint([sched.simulate_mag(sec, n, t, 2, 0.2, branch=b) for b in sec["ratios"]])
+            return _joint([sched.simulate_mag(sec, n, (t, 2, 0.2), branch=b) for b in sec["ratios"]])
         thr = next((t for t in [round(0.01 * k, 2) for k in range(1, 61)] if _fraction([pattern(t)]) >= 0.3), 0.6)
         sec.update({"recommended": {"magcache_thresh": thr, "retention_ratio": 0.2, "magcache_K": 2},
                     "recommended_note": "smallest threshold (K 2, retention 0.2) that skips about 30% of the "

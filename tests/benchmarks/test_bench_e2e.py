@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import accel_harness as H
+from accel_harness.gguf_files import SKIP_REASON as GGUF_SKIP
 
 
 def _bench():
@@ -194,8 +195,7 @@ def test_gguf_variants_load_each_expert_from_its_gguf_file(comfy):
         B.parse(["--variants", "gguf"])  # the 1.3B workflow has no GGUF twin here
 
 
-@pytest.mark.skipif(not __import__("os").environ.get("GGUF_NODES_PATH"), reason="ComfyUI-GGUF is on no package "
-                    "registry: set GGUF_NODES_PATH to a checkout of city96/ComfyUI-GGUF to run this")
+@pytest.mark.skipif(not __import__("os").environ.get("GGUF_NODES_PATH"), reason=GGUF_SKIP)
 def test_bench_e2e_smoke_gguf(tmp_path):
     """The users' workflow on Q8_0 GGUF experts through ComfyUI-GGUF on a live server, stock and with Level-1."""
     out, base = tmp_path / "out", tmp_path / "base"

@@ -703,14 +703,25 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
     import inspect
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
-        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
     compat = mod("accel.comfy_compat")
     dyn = wan.clone()
     dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
     dyn.cached_patcher_init = None
     if compat.block_fetch_support() is None:
-        _, report = C.apply_compile(dyn, backend="eager")
+        # kept: the clone is a plain one (a disable_dynamic clone of this patcher would raise, see below), and the
+        # compiled model computes what the uncompiled one does, with its blocks compiled
+        clones = []
+        plain_clone = dyn.clone
+        monkeypatch.setattr(dyn, "clone", lambda *a, **kw: clones.append(kw) or plain_clone(*a, **kw), raising=False)
+        m, report = C.apply_compile(dyn, backend="eager")
+        assert clones and not any(kw.get("disable_dynamic") for kw in clones), clones
         assert "DynamicVRAM kept" in report
+        x, ctx = inputs()
+        assert _close(forward(m, x, ctx), forward(wan, x, ctx))
+        st = C.compile_status(m)
+        assert st["regions"] > 1 and st["graphs"] >= 1 and not st["fell_back"], st
+        monkeypatch.undo()
     monkeypatch.setattr(compat, "block_fetch_support", lambda: "no block-fetch API (test)")
     with pytest.raises(RuntimeError) as core:  # the core behaviour this guards against
         dyn.clone(disable_dynamic=True)

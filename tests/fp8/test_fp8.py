@@ -577,7 +577,8 @@ def _save_comfy_layers(F, M, mod, ddir, cond, sd, name):
     """Write `sd` (a file ComfyUI 0.33+ loads as its quantized layers), load it with the stock loader, sample it, and
     save that MODEL with Accel Save FP8 Model: (source path, the model's output, the save's report, the saved path)."""
     if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
-        pytest.skip("this ComfyUI reads quantized files without quantized-tensor layers (those are 0.33+)")
+        pytest.skip("this ComfyUI reads quantized files without quantized-tensor layers (those are 0.33+): "
+                    "runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
     src = M.save_safetensors(sd, ddir / f"save_{name}_src.safetensors")
     stock = _load_stock(os.path.relpath(src, ddir))
     assert mod("accel.comfy_compat").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)

@@ -252,7 +252,8 @@ def _n_fp8(path):
 
 def _needs_comfy_layers(mod):
     if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
-        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: 0.33+)")
+        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: "
+                    "0.33+): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
 
 
 def test_scaled_wan_on_hopper_loads_as_comfyui_does(F, M, mod, wan_scaled_file):

@@ -47,7 +47,8 @@ def archive(staged, tmp_path_factory):
     home = tmp_path_factory.mktemp("cli-home")
     v = comfy_cli(["node", "validate"], cwd=staged, home=home, timeout=120)
     assert v.returncode == 0, f"comfy node validate failed:\n{v.stdout}\n{v.stderr}"
-    assert "Security warnings" not in v.stdout, v.stdout  # exec/eval/multi-statement lines the registry flags
+    # exec/eval/multi-statement lines the registry flags; comfy-cli 1.23 prints them on stderr, older ones on stdout
+    assert "Security warnings" not in v.stdout + v.stderr, f"{v.stdout}\n{v.stderr}"
     p = comfy_cli(["node", "pack"], cwd=staged, home=home, timeout=120)
     assert p.returncode == 0, f"comfy node pack failed:\n{p.stdout}\n{p.stderr}"
     z = staged / "node.zip"
