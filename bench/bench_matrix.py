@@ -64,6 +64,8 @@ CHAINS = {
     "cuda_attn_compile_graphs": "Accel CUDA Settings -> Accel Attention -> Accel Compile, cuda_graphs on",
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
+    "level1_prefetch": "Accel Wan Level-1, prefetch_weights on (the next block's streamed weights fetched while a "
+                       "block runs; on_failure error)",
     "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
     "fp8own_level1": "Accel Load Diffusion Model (FP8), compute 'FP8 matmul' named (its own FP8 layers also where auto "
                      "would load a scaled-fp8 file as ComfyUI does) -> Accel Wan Level-1",
@@ -515,6 +517,7 @@ class Matrix:
 
     # chains of the users' workflow: name -> (loader, chain applied after LoRA and shift)
     WORKFLOW_CHAINS = {"stock": ("core", "stock"), "attention": ("core", "attention"), "level1": ("core", "level1"),
+                       "level1_prefetch": ("core", "level1_prefetch"),
                        "level1_fast": ("core", "level1_fast"), "kj_sage_compile": ("core", "kj_sage_compile"),
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
@@ -577,6 +580,8 @@ class Matrix:
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_default":
             return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
+        if name == "level1_prefetch":  # on_failure error: a prefetch that fails stops the chain instead of falling back
+            return call_node("AccelWanLevel1", model=base, prefetch_weights=True, on_failure="error")[:2]
         if name in ("attention_fp8", "attention_fp8_all", "attention_ck_int8"):
             backend = "comfy_kitchen_int8" if name == "attention_ck_int8" else "flash_attn_3_fp8"
             extra = _NO_HYBRID if name == "attention_fp8_all" else {}
@@ -777,7 +782,8 @@ class Matrix:
                 out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
                                                "regions", "streamed_regions", "quantized_plans", "fetch_host_ms",
                                                "call_host_ms", "memory", "graph_captures", "graph_replays",
-                                               "graph_drops", "graph_failures", "graph_reason", "graph_last_run")})
+                                               "graph_drops", "graph_failures", "graph_reason", "graph_last_run",
+                                               "prefetch")})
         return out or None
 
     def sequential(self, path):

@@ -67,6 +67,10 @@ What `prefetch_weights` does (opt-in; exact: ComfyUI's own cast functions comput
    the VRAM budget: ComfyUI's free device memory (`get_free_memory`, less torch's cached part) less its
    `minimum_inference_memory()`. Layers whose host copy ComfyUI did not pin are fetched when their block runs.
 Host RAM: none of its own: the copies come from the host memory ComfyUI pinned within its own pin budget.
+Exactness: 2. and 3. fetch the same tensors with the same functions, only earlier: the same bits. 1. changes only when
+the other models' pages are given back; the results depend on that only where ComfyUI's own do: a quantized layer run
+on its dequantized weight with a LoRA under DynamicVRAM computes its first call after a fault from the unrounded
+patched weight and later calls from the requantized one it stored (the FP8 matmul path and 16-bit weights do not).
 After each run the node's report says which path ran: streaming with prefetch, fully resident, or ComfyUI's own
 (prefetch off, or fallen back after an error: one log line, then the model streams as without it).
 """
@@ -114,6 +118,7 @@ class PrefetchStats:
     room_calls: int = 0
     fell_back: str = ""  # why prefetch is off for this model (an error), else ""
     path: str = ""
+    last_call: tuple = ()  # the last call's (path, streamed, ahead, skipped, room bytes): logged when it changes
 
     def as_dict(self) -> dict:
         return {"path": self.path, "calls": self.calls, "streamed_blocks": self.streamed_blocks,
@@ -229,7 +234,8 @@ class Prefetcher:
         self.next_of: dict = {}
         self.pending: _Ahead | None = None
         self._start = None  # an event on the compute stream when the model call began (CUDA)
-        self.streamed = self.ahead = 0
+        self.streamed = self.ahead = self.room = 0
+        self.skipped: collections.Counter = collections.Counter()
         self.stats.calls += 1
 
     # -- order, room ------------------------------------------------------------------------------------------
@@ -260,10 +266,9 @@ class Prefetcher:
             for p, amount in room_plan(short, held):
                 freed += int(p.partially_unload(p.offload_device, amount) or 0)
             if freed:
+                self.room = freed
                 self.stats.room_bytes += freed
                 self.stats.room_calls += 1
-                log.info("compile: prefetch made room for %.1f GiB of this model's weights in one go (other models gave "
-                         "back %.1f GiB, least recently loaded first)", need / 2**30, freed / 2**30)
 
     # -- per block ------------------------------------------------------------------------------------------
     def take(self, block):
@@ -306,7 +311,7 @@ class Prefetcher:
         if not streamed:
             return  # every slice can be faulted in: fetched when the block runs (nothing is pinned ahead)
         if comfy_compat.offload_streams() < 2:
-            self.stats.skipped[SKIP_STREAMS] += 1
+            self._skip(SKIP_STREAMS)
             return
         import comfy.model_management as mm
         import comfy.ops as ops
@@ -318,12 +323,14 @@ class Prefetcher:
 
     def _cast_ahead(self, nxt, layers, x):
         device = x.device
+        if not any(m.weight.device != device or self.fetcher.casts_per_call(m) for m in layers):
+            return  # resident, nothing patched per call: nothing to fetch ahead
         if device.type == "cuda" and any(m.weight.device.type == "cpu" and not _pinned(m.weight) for m in layers):
-            self.stats.skipped[SKIP_UNPINNED] += 1
+            self._skip(SKIP_UNPINNED)
             return
         budget = self.settings.budget_bytes if self.settings.budget_bytes is not None else vram_budget(device)
         if cast_bytes(layers, x.dtype) > budget:
-            self.stats.skipped[SKIP_BUDGET] += 1
+            self._skip(SKIP_BUDGET)
             return
         side = _side_stream(device)
         if side is None:
@@ -355,12 +362,24 @@ class Prefetcher:
             self._release(got)
 
     def finish(self):
-        """The call ended: its path for the report."""
+        """The call ended: its path for the report, and one log line when this call went otherwise than the last
+        (an expert's first step after the other ran, the steps after it, a fallback)."""
         self.cancel()
-        if self.stats.fell_back:
-            self.stats.path = PATH_COMFY
-        else:
-            self.stats.path = PATH_PREFETCH if self.streamed else PATH_RESIDENT
+        st = self.stats
+        st.path = PATH_COMFY if st.fell_back else PATH_PREFETCH if self.streamed else PATH_RESIDENT
+        call = (st.path, self.streamed, self.ahead, tuple(sorted(self.skipped.items())), self.room)
+        if call != st.last_call and not st.fell_back:
+            st.last_call = call
+            text = f"{self.ahead} of {self.streamed} streamed block calls fetched ahead"
+            if self.skipped:
+                text += "; not ahead: " + ", ".join(f"{n} {why}" for why, n in self.skipped.most_common())
+            if self.room:
+                text += f"; room made at once: other models gave back {self.room / 2**30:.1f} GiB"
+            log.info("compile: weights of this model call: %s (%s)", st.path, text)
+
+    def _skip(self, why):
+        self.skipped[why] += 1
+        self.stats.skipped[why] += 1
 
     # -- failures ---------------------------------------------------------------------------------------------
     def drop(self, got):
@@ -369,9 +388,7 @@ class Prefetcher:
 
     def _release(self, got):
         if got.kind == "cast":
-            if got.stream is not None:
-                torch.cuda.current_stream(got.stream.device).wait_stream(got.stream)
-            self.fetcher.release(got.fetched)
+            self.fetcher.release(got.fetched)  # its tensors were only used on the side stream: reused in its order
         elif got.layers:
             import comfy.model_prefetch as mp
 
@@ -399,7 +416,7 @@ class _Guard:
         if _is_interrupt(e):
             return False
         if oom_cause(e) is not None:
-            pf.stats.skipped[SKIP_OOM] += 1
+            pf._skip(SKIP_OOM)
             return True
         reason = f"{type(e).__name__}: {e}"[:300]
         if pf.settings.policy is Policy.ERROR:
@@ -459,7 +476,7 @@ def _side_stream(device):
 
 def _fetched_tensors(fetched):
     """The tensors a block fetch swapped into its layers (weights, biases, scales, LoRA factors)."""
-    for m in fetched.modules():
+    for m in fetched.layers:
         yield from (t for t in m._parameters.values() if t is not None)
         yield from (t for t in m._buffers.values() if t is not None)
         lr = m.__dict__.get("accel_lora")

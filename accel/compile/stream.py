@@ -84,6 +84,11 @@ class BlockFetcher:
             out.append(m)
         return out
 
+    @staticmethod
+    def casts_per_call(m) -> bool:
+        """The layer's weight is patched at every call (a LoRA or weight wrapper applied by its cast path)."""
+        return _has_functions(m)
+
     def run(self, block, fn, args, kwargs):
         args, kwargs = _plain_args(args, kwargs)
         slots = self.subclass_slots(block)
@@ -143,7 +148,7 @@ class BlockFetcher:
                     mp.cleanup_prefetched_modules(block, done)
                     f.streams.append(ops.cast_modules_with_vbar(done, dtype, device, dtype, nb))
             f.copied = any(not getattr(m, "_prefetch", {}).get("resident", True) for m in f.vbar) or any(
-                getattr(m, "_v", None) is None and (m.weight.device != device or _has_functions(m)) for m in layers)
+                getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m)) for m in layers)
             for stream in f.streams:
                 mm.sync_stream(device, stream)
             vset = set(map(id, f.vbar))
