@@ -42,8 +42,8 @@ What each probe is for, and the public source it follows (docs/compat.md has the
   weights (0.3.75's mixed-precision layers: `_layout_type` + `_layout_params`; 0.33's Linear and Embedding:
   comfy-kitchen's `_layout_cls` + `_params`), fp8 layouts read as stored, other formats dequantized.
 - Weight streaming (accel/compile/prefetch.py, whose docstring says how ComfyUI moves the weights):
-  `vbar_pages(vbar)` reads a comfy-aimdo VBAR's watermark, used pages and page residency (its `get_watermark`,
-  `get_residency`, `offset`; comfy-aimdo 0.4.x), `vbar_page_end(alloc)` where a layer's VBAR slice ends, in pages,
+  `vbar_watermark(vbar)` / `vbar_pages(vbar)` read a comfy-aimdo VBAR's watermark, used pages and page residency
+  (its `get_watermark`, `get_residency`, `offset`; comfy-aimdo 0.4.x), `vbar_page_end(alloc)` where a layer's VBAR slice ends, in pages,
   `dynamic_vbar(base, device)` a model's VBAR (`BaseModel.dynamic_vbars`, set by ModelPatcherDynamic),
   `offload_streams()` how many offload streams `get_offload_stream` rotates (`NUM_STREAMS`), and
   `loaded_dynamic_patchers(device)` ComfyUI's loaded DynamicVRAM models, least recently loaded first.
@@ -547,14 +547,23 @@ def vbar_page_end(alloc) -> int:
     return (addr - vbar.base_addr + size + VBAR_PAGE_BYTES - 1) // VBAR_PAGE_BYTES
 
 
+def vbar_watermark(vbar):
+    """A comfy-aimdo VBAR's watermark in pages (pages below it can be faulted in), or None where its object has no
+    such query."""
+    if not (hasattr(vbar, "get_watermark") and hasattr(vbar, "base_addr")):
+        return None
+    return int(vbar.get_watermark())
+
+
 def vbar_pages(vbar):
     """(watermark, used pages, residency flags) of a comfy-aimdo VBAR: pages below the watermark can be faulted in,
     `used` pages hold the model's layers (its allocation offset), flag bit 0 = resident. None where this comfy-aimdo's
     VBAR object lacks those queries."""
-    if not all(hasattr(vbar, n) for n in ("get_watermark", "get_residency", "offset", "base_addr")):
+    mark = vbar_watermark(vbar)
+    if mark is None or not (hasattr(vbar, "get_residency") and hasattr(vbar, "offset")):
         return None
     used = (int(vbar.offset) + VBAR_PAGE_BYTES - 1) // VBAR_PAGE_BYTES
-    return int(vbar.get_watermark()), used, vbar.get_residency()
+    return mark, used, vbar.get_residency()
 
 
 def dynamic_vbar(base, device):

@@ -154,10 +154,9 @@ def streamed_layers(layers) -> list:
         vbar = m._v[0]
         mark = marks.get(id(vbar))
         if mark is None:
-            pages = comfy_compat.vbar_pages(vbar)
-            if pages is None:
+            mark = marks[id(vbar)] = comfy_compat.vbar_watermark(vbar)
+            if mark is None:
                 return None
-            mark = marks[id(vbar)] = pages[0]
         if comfy_compat.vbar_page_end(m._v) > mark:
             out.append(m)
     return out
@@ -307,7 +306,7 @@ class Prefetcher:
     def _stream_ahead(self, nxt, vbar, x):
         streamed = streamed_layers(vbar)
         if streamed is None:
-            raise RuntimeError("this comfy-aimdo's VBAR has no watermark query (get_watermark, get_residency)")
+            raise RuntimeError("this comfy-aimdo's VBAR has no watermark query (get_watermark)")
         if not streamed:
             return  # every slice can be faulted in: fetched when the block runs (nothing is pinned ahead)
         if comfy_compat.offload_streams() < 2:

@@ -167,7 +167,7 @@ def test_the_vram_budget_bounds_what_is_cast_ahead(C, P, wan, comfy):
     assert C.compile_status(default)["prefetch"]["ahead_blocks"] == 0
 
 
-def test_a_resident_model_has_nothing_to_prefetch(C, P, M):
+def test_a_resident_model_has_nothing_to_prefetch(C, P, M, mod):
     """Fully loaded (no LoRA, nothing cast per call): the report says so."""
     from accel_harness.forward import Forward
 
@@ -178,8 +178,12 @@ def test_a_resident_model_has_nothing_to_prefetch(C, P, M):
     with Forward(on) as f:
         f(x, 0.7, ctx)
     pf = C.compile_status(on)["prefetch"]
-    assert pf["path"] == P.PATH_RESIDENT and pf["ahead_blocks"] == 0, pf
+    assert pf["path"] == P.PATH_RESIDENT and pf["ahead_blocks"] == 0 and pf["room_calls"] == 0, pf
     assert pf["line"] == f"weights: {P.PATH_RESIDENT} (nothing to prefetch)"
+    # without DynamicVRAM (the CPU), the probes the DynamicVRAM paths start from find nothing to act on
+    compat = mod("accel.comfy_compat")
+    cpu = torch.device("cpu")
+    assert compat.dynamic_vbar(on.model, cpu) is None and compat.loaded_dynamic_patchers(cpu) == []
 
 
 class _FailOnce:
