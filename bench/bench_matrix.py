@@ -118,6 +118,9 @@ SWITCHES = {
     "rope_trace": ("accel.compile.config", "ROPE_TRACE"),  # comfy-kitchen's RoPE traced into compiled blocks
     "gelu_epilogue": ("accel.compile.config", "GELU_EPILOGUE"),  # Linear -> GELU(tanh) in the matmul's epilogue
     "fa3_direct": ("kernels.attention.flash", "DIRECT_FA3"),  # fa3-fwd through its raw forward op
+    # prefetch_weights' halves (accel/compile/prefetch.py): other models give back room at once; fetch the next block
+    "prefetch_room": ("accel.compile.prefetch", "MAKE_ROOM"),
+    "prefetch_ahead": ("accel.compile.prefetch", "FETCH_AHEAD"),
 }
 
 

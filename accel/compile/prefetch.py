@@ -26,9 +26,10 @@ DynamicVRAM (0.33's default on NVIDIA: `main.py` makes `ModelPatcherDynamic` the
 - `comfy.model_prefetch.prefetch_queue_pop` (LTX-AV, MiniMax, the Llama / Gemma text encoders; not Wan) fetches a
   block's layers in one `cast_modules_with_vbar` call just before the block runs: one stream sync per block. It does
   not fetch ahead of the block.
-What that means for Wan 2.2 A14B on a card that holds less than both experts: the first step of each expert (each
-Queue) faults that expert in while evicting the other, with device syncs that drain the GPU's queue, so those copies
-have no compute beside them; the later steps copy only the slices above the watermark, overlapped with compute.
+What that means for Wan 2.2 A14B on a card that holds less than both experts, as the code reads (bench/bench_e2e.py's
+small-card variants measure it): the first step of each expert (each Queue) faults that expert in while evicting the
+other, with device syncs that drain the GPU's queue, so those copies have no compute beside them; the later steps
+copy only the slices above the watermark, overlapped with compute.
 
 Legacy patcher (ComfyUI 0.3.x; 0.33 with --disable-dynamic-vram or `clone(disable_dynamic=True)`)
 - A partial load keeps the modules that fit on the GPU; the others stay in CPU memory, pinned in place within
@@ -94,6 +95,11 @@ SKIP_BUDGET = "over the VRAM budget"
 SKIP_UNPINNED = "host copy not pinned by ComfyUI"
 SKIP_STREAMS = "fewer than two offload streams"
 SKIP_OOM = "out of memory while fetching ahead"
+
+# the two halves of prefetch_weights, for A/B runs of one of them (bench/bench_matrix.py --switch prefetch_room=off,
+# prefetch_ahead=off): 1. of the module docstring, and 2. / 3.
+MAKE_ROOM = True
+FETCH_AHEAD = True
 
 
 @dataclass(frozen=True)
@@ -247,7 +253,7 @@ class Prefetcher:
         device = x.device
         if device.type == "cuda":
             self._start = torch.cuda.current_stream(device).record_event()  # casts ahead wait for what came before
-        vbar = comfy_compat.dynamic_vbar(base, device)
+        vbar = comfy_compat.dynamic_vbar(base, device) if MAKE_ROOM else None
         pages = comfy_compat.vbar_pages(vbar) if vbar is not None else None
         if pages is None:
             return
@@ -290,7 +296,7 @@ class Prefetcher:
     def start_next(self, block, x):
         """2. / 3. of the module docstring for the block after `block`, right after `block` was queued."""
         nxt = self.next_of.get(id(block))
-        if nxt is None or self.stats.fell_back:
+        if nxt is None or self.stats.fell_back or not FETCH_AHEAD:
             return
         layers = self.fetcher.pending(nxt)
         if not layers:

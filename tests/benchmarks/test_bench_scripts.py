@@ -689,3 +689,11 @@ def test_bench_matrix_level1_prefetch_chain(pack, M):
     m, report = bm.Matrix.patch(None, "level1_prefetch", M.wan_model("t2v", "tiny"))
     pf = m.get_wrappers(pe.WrappersMP.APPLY_MODEL, "accel.compile")[-1].cfg.prefetch
     assert pf is not None and pf.policy.name == "ERROR" and "weights: prefetch on" in report
+    # --switch prefetch_room / prefetch_ahead: A/B one half of it, one process per setting
+    P = H.pack_module("accel.compile.prefetch")
+    try:
+        assert bm.apply_switches(H.pack_module, {"prefetch_room": False, "prefetch_ahead": True}) == \
+            {"prefetch_room": "off", "prefetch_ahead": "on"}
+        assert P.MAKE_ROOM is False and P.FETCH_AHEAD is True
+    finally:
+        P.MAKE_ROOM = P.FETCH_AHEAD = True
