@@ -218,7 +218,7 @@ class CompileWrapper:
             hit = cs.runner_sets[rkey] = (runners, [RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
         cs.runners = runners
-        if self.cfg.prefetch is not None:
+        if self.cfg.prefetch is not None and not capturing:  # a captured call runs resident weights: nothing to fetch
             st.prefetch = st.prefetch or PrefetchStats()
             cs.fetcher.ahead = Prefetcher(self.cfg.prefetch, cs.fetcher, st.prefetch)
         cs.fetcher.streamed = 0
