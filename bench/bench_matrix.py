@@ -29,6 +29,9 @@ Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
     python3 bench/bench_matrix.py --size 14B --out $OUT/m80
     python3 bench/bench_matrix.py --size 14B --card 24 --chains stock,attention,compile,level1 --out $OUT/m24
     python3 bench/bench_matrix.py --family flux --steps 20 --rounds 3 --out $OUT/flux80
+    python3 bench/bench_matrix.py --workflow lightx2v --size 14B --sequential --card 16 --occupy \\
+        --chains stock,level1,level1_prefetch --rounds 2 --out $OUT/prefetch16   # prefetch_weights, sampling only
+      (one half of it alone: add --switch prefetch_room=off or --switch prefetch_ahead=off, one process each)
 CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny model)
 
 `--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b (bench/families.py): that family's true config with
