@@ -343,8 +343,9 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
     shipped, pre = B.variant_prompt("level1", a, None), B.variant_prompt("level1+prefetch", a, None)
     nodes = [k for k, v in pre.items() if v["class_type"] == "AccelWanLevel1"]
     assert len(nodes) == 2 and all(pre[k]["inputs"]["prefetch_weights"] is True for k in nodes)
+    assert all(shipped[k]["inputs"]["prefetch_weights"] is False for k in nodes)  # the shipped default: off
     for k in nodes:
-        pre[k]["inputs"].pop("prefetch_weights")
+        pre[k]["inputs"]["prefetch_weights"] = False
     assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace('"e2e/level1"', '"e2e/level1_prefetch"')
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
