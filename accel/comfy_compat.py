@@ -41,6 +41,12 @@ What each probe is for, and the public source it follows (docs/compat.md has the
   with the `scaled_fp8` marker: fp8 `weight` + `scale_weight`, and `scale_input`), and `comfy.quant_ops.QuantizedTensor`
   weights (0.3.75's mixed-precision layers: `_layout_type` + `_layout_params`; 0.33's Linear and Embedding:
   comfy-kitchen's `_layout_cls` + `_params`), fp8 layouts read as stored, other formats dequantized.
+- Weight streaming (accel/compile/prefetch.py, whose docstring says how ComfyUI moves the weights):
+  `vbar_watermark(vbar)` / `vbar_pages(vbar)` read a comfy-aimdo VBAR's watermark, used pages and page residency
+  (its `get_watermark`, `get_residency`, `offset`; comfy-aimdo 0.4.x), `vbar_page_end(alloc)` where a layer's VBAR slice ends, in pages,
+  `dynamic_vbar(base, device)` a model's VBAR (`BaseModel.dynamic_vbars`, set by ModelPatcherDynamic),
+  `offload_streams()` how many offload streams `get_offload_stream` rotates (`NUM_STREAMS`), and
+  `loaded_dynamic_patchers(device)` ComfyUI's loaded DynamicVRAM models, least recently loaded first.
 """
 from __future__ import annotations
 
@@ -526,3 +532,63 @@ def save_video_color():
     fn = getattr(video_types, "set_video_color_properties", None)
     bt709 = getattr(video_types, "BT709_NCL", None)
     return (fn, bt709) if callable(fn) and bt709 is not None else None
+
+
+# --- weight streaming (accel/compile/prefetch.py) -------------------------------------------------------------
+# comfy-aimdo's VBAR page (VBAR_PAGE_SIZE in its src/model-vbar.c; comfy_aimdo.model_vbar.ModelVBAR.fault sizes its
+# signature with the same 32 MiB): a layer whose slice ends above its VBAR's watermark cannot be faulted in
+VBAR_PAGE_BYTES = 32 << 20
+
+
+def vbar_page_end(alloc) -> int:
+    """The page index just past the end of a layer's VBAR slice (`m._v` = (vbar, address, size)): where comfy-aimdo's
+    `vbar_fault` compares it with the watermark."""
+    vbar, addr, size = alloc
+    return (addr - vbar.base_addr + size + VBAR_PAGE_BYTES - 1) // VBAR_PAGE_BYTES
+
+
+def vbar_watermark(vbar):
+    """A comfy-aimdo VBAR's watermark in pages (pages below it can be faulted in), or None where its object has no
+    such query."""
+    if not (hasattr(vbar, "get_watermark") and hasattr(vbar, "base_addr")):
+        return None
+    return int(vbar.get_watermark())
+
+
+def vbar_pages(vbar):
+    """(watermark, used pages, residency flags) of a comfy-aimdo VBAR: pages below the watermark can be faulted in,
+    `used` pages hold the model's layers (its allocation offset), flag bit 0 = resident. None where this comfy-aimdo's
+    VBAR object lacks those queries."""
+    mark = vbar_watermark(vbar)
+    if mark is None or not (hasattr(vbar, "get_residency") and hasattr(vbar, "offset")):
+        return None
+    used = (int(vbar.offset) + VBAR_PAGE_BYTES - 1) // VBAR_PAGE_BYTES
+    return mark, used, vbar.get_residency()
+
+
+def dynamic_vbar(base, device):
+    """The VBAR of a DynamicVRAM model (ModelPatcherDynamic keeps them per device in `BaseModel.dynamic_vbars`), or
+    None (a model loaded the legacy way, or a ComfyUI without DynamicVRAM)."""
+    vbars = getattr(base, "dynamic_vbars", None)
+    return vbars.get(device) if isinstance(vbars, dict) else None
+
+
+def offload_streams() -> int:
+    """How many offload streams ComfyUI rotates (`NUM_STREAMS`: 2 on NVIDIA unless --async-offload N or
+    --disable-async-offload); 0 where it has none."""
+    import comfy.model_management as mm
+
+    return int(getattr(mm, "NUM_STREAMS", 0) or 0)
+
+
+def loaded_dynamic_patchers(device) -> list:
+    """ComfyUI's loaded DynamicVRAM models on `device` (`current_loaded_models`, most recently loaded first there),
+    least recently loaded first: the order in which comfy-aimdo takes their pages back (lowest priority first)."""
+    import comfy.model_management as mm
+
+    out = []
+    for lm in reversed(list(getattr(mm, "current_loaded_models", []))):
+        p = getattr(lm, "model", None)
+        if p is not None and patcher_is_dynamic(p) and getattr(lm, "device", None) == device:
+            out.append(p)
+    return out

@@ -61,6 +61,8 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       core_compile     ComfyUI's TorchCompileModel (backend inductor);
       core_ck_int8     ComfyUI's ModelAttentionBackend "comfy kitchen attention" (an error row where this
                        ComfyUI / GPU does not offer it in /object_info).
+      level1+prefetch  as shipped with Level-1's prefetch_weights on (the next block's streamed weights fetched
+                       while a block runs: cards where ComfyUI streams the weights, --card N --occupy);
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -95,6 +97,11 @@ the change Queues): the first command 5.3 min (35 s of it writing the files), th
         --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
     python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants gguf,gguf+level1 \\
         --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100/e2e_gguf
+  Each variant's server reports its peak host RSS (VmHWM of the ComfyUI process, after each Queue: the row's
+  `server_peak_rss_gib`, listed under the table).
+  Small cards, stock vs Level-1 vs Level-1 + prefetch (H200; each call about 5 min, the first one plus the files):
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1,level1+prefetch \\
+        --changes none --card 16 --occupy --base /tmp/e2e-base --out bench/results/h200/e2e_prefetch_033/card16
   Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them), and each
   variant's own part of the server console in <out>/server_logs/<variant>.log (its notable lines, such as a VAE decode
   retried tiled or a fallback, in the row's `server_log_notes` and under the table). Random weights show speed, never quality.
@@ -131,6 +138,7 @@ SAVE_VARIANTS = ("level1+save", "level1+vae+save", "stock+save")
 # what each Queue after the seed-changed ones changes (--changes), each from the Queue before it
 CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
+PREFETCH_VARIANTS = ("level1+prefetch",)  # Level-1 with prefetch_weights on (accel/compile/prefetch.py)
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
@@ -164,7 +172,8 @@ def parse(argv=None):
                     help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
                          "--smoke: tiny)")
     ap.add_argument("--variants", default=None,
-                    help="comma list of: " + ", ".join(VARIANTS + SAVE_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS)
+                    help="comma list of: " + ", ".join(VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + PEER_VARIANTS
+                                                       + GGUF_VARIANTS)
                          + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
@@ -208,7 +217,7 @@ def parse(argv=None):
         a.te_format = "fp8_scaled" if a.wan22 else "bf16"
     if a.variants is None:
         a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
-    known = VARIANTS + SAVE_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
+    known = VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
     bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in known]
     if bad:
         ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)})")
@@ -386,6 +395,15 @@ def changed(prompt: dict, change: str) -> dict:
     return p if hit else None
 
 
+def with_level1_inputs(prompt: dict, **inputs) -> dict:
+    """The same prompt with `inputs` set on every Accel Wan Level-1 node."""
+    p = copy.deepcopy(prompt)
+    for v in p.values():
+        if v["class_type"] == "AccelWanLevel1":
+            v["inputs"].update(inputs)
+    return p
+
+
 def reseeded(prompt: dict, offset: int) -> dict:
     """The same prompt with every sampler's seed moved by `offset` (ComfyUI then re-runs the sampler, the VAE
     decode and the save, and serves the unchanged loaders, text encode and patch nodes from its cache)."""
@@ -462,10 +480,9 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
     elif variant == "level1":
         p = base
     elif variant == "level1_fast":  # Level-1's opt-in quality: fast (FP8 attention outside the exact steps)
-        p = copy.deepcopy(base)
-        for v in p.values():
-            if v["class_type"] == "AccelWanLevel1":
-                v["inputs"]["quality"] = "fast"
+        p = with_level1_inputs(base, quality="fast")
+    elif variant == "level1+prefetch":
+        p = with_level1_inputs(base, prefetch_weights=True)
     elif variant == "level1+vae":
         p = with_accel_vae(base)
     elif variant == "level1+vae_fused":
@@ -757,7 +774,7 @@ def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=(), ro
 # server console lines worth reading beside the timings: ComfyUI's fallbacks (a VAE decode retried tiled after an
 # out-of-memory, lowvram), warnings and errors, and the pack's own report and fallback lines
 NOTABLE = re.compile(r"(?i)warning|error|out of memory|retrying|tiled|fall(?:ing|s)? back|fell back|traceback|"
-                     r"comfyui-accel|\[accel")
+                     r"comfyui-accel|\[accel|weights of this model call")
 
 
 def keep_server_log(log_path: Path, start: int, out: Path, variant: str, cap: int = 4 << 20,
@@ -803,6 +820,7 @@ def _serve_variant(a, base: Path, variant: str, prompt: dict, row: dict, extra_a
                 if i >= a.queues and change is None:
                     continue  # nothing in this workflow to change (no LoRA)
                 row["queues"].append(_queue(srv, ev, base, p, (f"{variant}, Queue {i + 1}", i + 1, change), a.timeout))
+                row["server_peak_rss_gib"] = row["queues"][-1]["server_peak_rss_gib"]
         row["listener_error"] = repr(ev.error) if ev.error else None
 
 
@@ -822,7 +840,8 @@ def _queue(srv, ev, base: Path, p: dict, what: tuple, timeout: float) -> dict:
     per_node = ev.node_seconds(pid)
     out = {"queue": number, "total_s": total, "stages_s": stage_times(p, per_node),
            "per_node_s": {f"{k} {p.get(k, {}).get('class_type', '?')}": round(v, 3) for k, v in per_node.items()},
-           "outputs": [str(f.relative_to(base)) for f in srv.output_files(entry)]}
+           "outputs": [str(f.relative_to(base)) for f in srv.output_files(entry)],
+           "server_peak_rss_gib": peak_rss_gib(srv.proc.pid)}  # the server's peak so far (this Queue included)
     if change:
         out["change"] = change
     log(f"{label}{' (' + change + ')' if change else ''}: total {total} s, " + ", ".join(
@@ -868,6 +887,10 @@ def markdown(res: dict) -> str:
             queue = f"{q['queue']} ({q['change']})" if q.get("change") else str(q["queue"])
             lines.append(f"| {r['variant']} | {queue} | " + " | ".join(str(st.get(s, "")) for s in stages)
                          + f" | {q['total_s']} |")
+    rss = [r for r in res["rows"] if r.get("server_peak_rss_gib")]
+    if rss:
+        lines += ["", "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): "
+                  + ", ".join(f"{r['variant']} {r['server_peak_rss_gib']}" for r in rss)]
     logs = [r for r in res["rows"] if r.get("server_log")]
     if logs:
         lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + " (beside the results; "
@@ -879,6 +902,17 @@ def markdown(res: dict) -> str:
     if res.get("errors"):
         lines += ["", "Errors: " + "; ".join(res["errors"])]
     return "\n".join(lines) + "\n"
+
+
+def peak_rss_gib(pid: int) -> float | None:
+    """A process's peak resident memory so far (VmHWM in /proc/<pid>/status, Linux), in GiB; None elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 2**20, 2)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def gpu_free_gib() -> float | None:

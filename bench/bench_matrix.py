@@ -29,6 +29,9 @@ Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
     python3 bench/bench_matrix.py --size 14B --out $OUT/m80
     python3 bench/bench_matrix.py --size 14B --card 24 --chains stock,attention,compile,level1 --out $OUT/m24
     python3 bench/bench_matrix.py --family flux --steps 20 --rounds 3 --out $OUT/flux80
+    python3 bench/bench_matrix.py --workflow lightx2v --size 14B --sequential --card 16 --occupy \\
+        --chains stock,level1,level1_prefetch --rounds 2 --out $OUT/prefetch16   # prefetch_weights, sampling only
+      (one half of it alone: add --switch prefetch_room=off or --switch prefetch_ahead=off, one process each)
 CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny model)
 
 `--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b (bench/families.py): that family's true config with
@@ -64,6 +67,8 @@ CHAINS = {
     "cuda_attn_compile_graphs": "Accel CUDA Settings -> Accel Attention -> Accel Compile, cuda_graphs on",
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
+    "level1_prefetch": "Accel Wan Level-1, prefetch_weights on (the next block's streamed weights fetched while a "
+                       "block runs; on_failure error)",
     "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
     "fp8own_level1": "Accel Load Diffusion Model (FP8), compute 'FP8 matmul' named (its own FP8 layers also where auto "
                      "would load a scaled-fp8 file as ComfyUI does) -> Accel Wan Level-1",
@@ -116,6 +121,9 @@ SWITCHES = {
     "rope_trace": ("accel.compile.config", "ROPE_TRACE"),  # comfy-kitchen's RoPE traced into compiled blocks
     "gelu_epilogue": ("accel.compile.config", "GELU_EPILOGUE"),  # Linear -> GELU(tanh) in the matmul's epilogue
     "fa3_direct": ("kernels.attention.flash", "DIRECT_FA3"),  # fa3-fwd through its raw forward op
+    # prefetch_weights' halves (accel/compile/prefetch.py): other models give back room at once; fetch the next block
+    "prefetch_room": ("accel.compile.prefetch", "MAKE_ROOM"),
+    "prefetch_ahead": ("accel.compile.prefetch", "FETCH_AHEAD"),
 }
 
 
@@ -515,6 +523,7 @@ class Matrix:
 
     # chains of the users' workflow: name -> (loader, chain applied after LoRA and shift)
     WORKFLOW_CHAINS = {"stock": ("core", "stock"), "attention": ("core", "attention"), "level1": ("core", "level1"),
+                       "level1_prefetch": ("core", "level1_prefetch"),
                        "level1_fast": ("core", "level1_fast"), "kj_sage_compile": ("core", "kj_sage_compile"),
                        "core_compile": ("core", "core_compile"), "core_ck_int8": ("core", "core_ck_int8"),
                        "compile": ("core", "compile"), "fp8": ("fp8", "stock"), "fp8_level1": ("fp8", "level1"),
@@ -577,6 +586,8 @@ class Matrix:
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_default":
             return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
+        if name == "level1_prefetch":  # on_failure error: a prefetch that fails stops the chain instead of falling back
+            return call_node("AccelWanLevel1", model=base, prefetch_weights=True, on_failure="error")[:2]
         if name in ("attention_fp8", "attention_fp8_all", "attention_ck_int8"):
             backend = "comfy_kitchen_int8" if name == "attention_ck_int8" else "flash_attn_3_fp8"
             extra = _NO_HYBRID if name == "attention_fp8_all" else {}
@@ -777,7 +788,8 @@ class Matrix:
                 out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
                                                "regions", "streamed_regions", "quantized_plans", "fetch_host_ms",
                                                "call_host_ms", "memory", "graph_captures", "graph_replays",
-                                               "graph_drops", "graph_failures", "graph_reason", "graph_last_run")})
+                                               "graph_drops", "graph_failures", "graph_reason", "graph_last_run",
+                                               "prefetch")})
         return out or None
 
     def sequential(self, path):

@@ -2341,4 +2341,8 @@ AWAITING_GPU: dict[str, str] = {
                  "encoder's time and PSNR, decode + save overlapped",
     "e2e_wf.h200.accel_save": "the A14B LightX2V workflows' decode and save stages with Accel Save Video "
                               "(bench_e2e.py --variants ...,level1+vae+save)",
+    "e2e.prefetch.small_cards": "Wan 2.2 A14B LightX2V whole Queue, H200, ComfyUI 0.33, simulated 8/12/16/24 GB cards "
+                                "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
+                                "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "
+                                "--variants stock,level1,level1+prefetch)",
 }

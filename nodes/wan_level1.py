@@ -49,6 +49,10 @@ class AccelWanLevel1(AccelNode):
                     "steps of the whole schedule (both experts); not exact. sparse (radial, opt-in): radial sparse "
                     "attention for long videos (CUDA), dense on the first steps and blocks. The report says what "
                     "ran.")),
+                io.Boolean.Input("prefetch_weights", default=False, optional=True, tooltip=(
+                    "Cards that cannot hold the model: fetch the next block's weights while a block runs (ComfyUI "
+                    "still decides what stays in VRAM; same results). Needs compile. The report says which path "
+                    "ran.")),
             ],
             outputs=[model_output("A clone of the Wan model with the Level-1 patches (the input model is "
                                   "unchanged)."),
@@ -57,11 +61,13 @@ class AccelWanLevel1(AccelNode):
         )
 
     @classmethod
-    def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact"):
+    def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact",
+                prefetch_weights=False):
         from ..accel.wan_level1 import preset as wan_level1
 
         options = wan_level1.WanLevel1Options(attention, compile, compile_mode, tf32, cudnn_benchmark,
-                                              failure_policy("on_failure", on_failure), quality or "exact")
+                                              failure_policy("on_failure", on_failure), quality or "exact",
+                                              bool(prefetch_weights))
         return patched_live(wan_level1.apply(model, options), cls.DISPLAY)
 
 

@@ -75,6 +75,8 @@ def run_lines(patcher) -> list[str]:
             from ..compile.report import graph_lines
 
             lines += ["  " + g for g in graph_lines(st)]
+        if (st.get("prefetch") or {}).get("line"):
+            lines.append(st["prefetch"]["line"])
         if st.get("cache_note"):
             lines.append("  " + st["cache_note"])
         for mode, why in st.get("failures", [])[:3]:

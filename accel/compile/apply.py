@@ -16,17 +16,19 @@ from .wrapper import CompileWrapper
 
 
 def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None, cuda_graphs="off"):
+                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None, cuda_graphs="off",
+                  prefetch=False):
     """Return `(patched_clone, report)`: a clone of `model` whose diffusion model runs compiled.
 
     Compilation is lazy (first sampling step). `mode_chain` (e.g. ["max-autotune-no-cudagraphs",
     "default"]) lists modes tried in order when compiling or a compiled call fails; eager follows the
     last one. `policy`: FALL_BACK (log one line, run eager for the rest of this model's life) or ERROR
     (AccelError, titled with the node that was running when this was called). `cuda_graphs` "on": each model
-    call replayed as one CUDA graph where that is the same computation (accel.compile.graphs).
+    call replayed as one CUDA graph where that is the same computation (accel.compile.graphs). `prefetch`: fetch
+    the next block's streamed weights while a block runs (accel.compile.prefetch).
     """
     m, report = compile_model(model, validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy,
-                                              mode_chain, cuda_graphs))
+                                              mode_chain, cuda_graphs, prefetch=prefetch))
     return m, report.render()
 
 

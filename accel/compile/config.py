@@ -41,11 +41,12 @@ class CompileConfig:
     title: str | None  # the node's title (errors raised while the model samples name it)
     keys: tuple = ()
     cuda_graphs: bool = False
+    prefetch: object = None  # accel.compile.prefetch.PrefetchSettings with prefetch_weights on, else None
 
     @property
     def key(self) -> tuple:
         return (self.chain, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit, self.keys,
-                self.cuda_graphs)
+                self.cuda_graphs, self.prefetch)
 
 
 @dataclass
@@ -85,6 +86,7 @@ class CompileStatus:
     graph_failures: int = 0
     graph_reason: str = ""
     graph_last_run: dict = field(default_factory=dict)  # {"calls", "replays", "captures", "reason"}
+    prefetch: object = None  # accel.compile.prefetch.PrefetchStats with prefetch_weights on
 
     @property
     def mode(self) -> str:
@@ -103,7 +105,8 @@ class CompileStatus:
                 "quantized_plans": dict(self.quantized_plans), "memory": self.memory,
                 "graph_replays": self.graph_replays, "graph_captures": self.graph_captures,
                 "graph_drops": self.graph_drops, "graph_failures": self.graph_failures,
-                "graph_reason": self.graph_reason, "graph_last_run": dict(self.graph_last_run)}
+                "graph_reason": self.graph_reason, "graph_last_run": dict(self.graph_last_run),
+                "prefetch": None if self.prefetch is None else {**self.prefetch.as_dict(), "line": self.prefetch.line()}}
 
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
@@ -142,7 +145,7 @@ def torch_version() -> str:
 
 
 def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain,
-             cuda_graphs="off") -> CompileConfig:
+             cuda_graphs="off", prefetch=False) -> CompileConfig:
     chain = list(mode_chain) if mode_chain else [mode]
     for md in chain:
         if md not in MODES:
@@ -175,5 +178,10 @@ def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, 
                                             ("on" if cuda_graphs is True else "off" if cuda_graphs is False else None))
     if graphs is None:
         raise AccelError("cuda_graphs", f"unknown value {cuda_graphs!r}", "choose off or on")
+    settings = None
+    if prefetch:
+        from .prefetch import PrefetchSettings
+
+        settings = PrefetchSettings(policy=Policy(policy), title=current_title())
     return CompileConfig(tuple(chain), sc, dyn, dyn_text, bool(fullgraph), backend, limit, Policy(policy),
-                         current_title(), cuda_graphs=graphs)
+                         current_title(), cuda_graphs=graphs, prefetch=settings)

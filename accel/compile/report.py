@@ -39,6 +39,10 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
                      "it); where that would not be the same computation the call runs compiled and the report says why")
     if memory_note:
         lines.append("  " + memory_note)
+    if cfg.prefetch is not None:
+        lines.append("  weights: prefetch on: while a block runs, the next block's streamed weights are fetched (ComfyUI's "
+                     "own cast functions, same results; ComfyUI keeps deciding what stays in VRAM). After a run this "
+                     "report says which path ran: streaming with prefetch, fully resident, or ComfyUI's own")
     if cache_info is not None:
         lines.append("  cache: " + compile_cache.describe())
     if st.fell_back:

@@ -48,6 +48,7 @@ class BlockFetcher:
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
         self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
         self.host_s = 0.0  # host seconds of the current model call spent fetching and restoring weights here
+        self.ahead = None  # the current call's Prefetcher (accel.compile.prefetch), None without prefetch_weights
 
     def layers(self, block):
         got = self._layers.get(block)
@@ -83,30 +84,75 @@ class BlockFetcher:
             out.append(m)
         return out
 
+    @staticmethod
+    def casts_per_call(m) -> bool:
+        """The layer's weight is patched at every call (a LoRA or weight wrapper applied by its cast path)."""
+        return _has_functions(m)
+
     def run(self, block, fn, args, kwargs):
         args, kwargs = _plain_args(args, kwargs)
-        layers = self.pending(block)
         slots = self.subclass_slots(block)
-        if not layers and not slots:
-            return fn(block, *args, **kwargs)
         x = _first_float(args, kwargs)
-        if x is None:
-            return fn(block, *args, **kwargs)
-        if not layers:
-            return _with_plain(slots, fn, block, args, kwargs)
+        pf = self.ahead if x is not None else None
+        got = pf.take(block) if pf is not None else None  # a fetch started while the block before ran
+        f = None
+        if got is not None and got.kind == "cast":
+            f = got.fetched
+            pf.ready(got)
+        else:
+            layers = self.pending(block)
+            if layers and x is not None:
+                f = self.fetch(block, layers, x, got)
+            elif got is not None:
+                pf.drop(got)
+        if f is not None:
+            self.streamed += 1
+            if pf is not None:
+                pf.note(f.copied, got is not None)
+        try:
+            out = _with_plain(slots, fn, block, args, kwargs)
+        finally:
+            if f is not None:
+                self.release(f)
+        if pf is not None:
+            pf.start_next(block, x)  # the block is queued: start fetching the next one (accel.compile.prefetch)
+        return out
+
+    def fetch(self, block, layers, x, ahead=None) -> "Fetched":
+        """Fetch `layers` of `block` for one call on x's device and dtype and hand them to the layers (see the module
+        docstring); `release` puts everything back. `ahead`: the block's VBAR layers whose copies were started while
+        the block before ran (accel.compile.prefetch), not fetched again unless the fetch of the others landed on
+        the same offload stream (both would have written its cast buffer)."""
         import comfy.model_management as mm
         import comfy.ops as ops
 
         dtype, device = x.dtype, x.device
         t0 = time.perf_counter()
-        vbar = [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device]
-        stream = None
-        saved = []
+        f = Fetched(block, device, layers)
         try:
-            if vbar:
-                stream = ops.cast_modules_with_vbar(vbar, dtype, device, dtype, mm.device_supports_non_blocking(device))
+            nb = mm.device_supports_non_blocking(device)
+            done = list(ahead.layers) if ahead is not None else []
+            if done:
+                f.vbar += done
+                f.streams.append(ahead.stream)
+            started = set(map(id, done))
+            rest = [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device
+                    and id(m) not in started]
+            if rest:
+                f.vbar += rest
+                stream = ops.cast_modules_with_vbar(rest, dtype, device, dtype, nb)
+                f.streams.append(stream)
+                if done and stream is not None and stream is ahead.stream:
+                    import comfy.model_prefetch as mp
+
+                    mp.cleanup_prefetched_modules(block, done)
+                    f.streams.append(ops.cast_modules_with_vbar(done, dtype, device, dtype, nb))
+            f.copied = any(not getattr(m, "_prefetch", {}).get("resident", True) for m in f.vbar) or any(
+                getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m)) for m in layers)
+            for stream in f.streams:
                 mm.sync_stream(device, stream)
-            vset = set(map(id, vbar))
+            vset = set(map(id, f.vbar))
+            saved = f.saved
             for m in layers:
                 if comfy_compat.is_quantized_layer(m):
                     plan, w, b, scales = quantized.fetch(m, x, id(m) in vset)
@@ -132,21 +178,43 @@ class BlockFetcher:
                 else:
                     w, b = ops.cast_bias_weight(m, None, dtype=wdtype, device=device, bias_dtype=dtype)
                 saved.append((_restore, _swap_in(m, w, b, keep)))
-            self.streamed += 1
-            t1 = time.perf_counter()
-            self.host_s += t1 - t0
-            return _with_plain(slots, fn, block, args, kwargs)
-        finally:
-            t2 = time.perf_counter()
-            for undo, item in reversed(saved):
-                undo(item)
-            if vbar:
-                import comfy.model_prefetch as mp
+        except BaseException:
+            self.release(f)
+            raise
+        self.host_s += time.perf_counter() - t0
+        return f
 
-                mp.cleanup_prefetched_modules(block, vbar)
-            if stream is not None:
-                stream.wait_stream(mm.current_stream(device))  # the cast buffer is reused once this block ran
-            self.host_s += time.perf_counter() - t2
+    def release(self, f: "Fetched"):
+        """Put back what `fetch` handed to the layers, release ComfyUI's fetch state (VBAR pages unpinned) and make
+        the offload streams wait for the block's compute (their cast buffers are reused by later fetches)."""
+        t0 = time.perf_counter()
+        for undo, item in reversed(f.saved):
+            undo(item)
+        f.saved = []
+        if f.vbar:
+            import comfy.model_prefetch as mp
+
+            mp.cleanup_prefetched_modules(f.block, f.vbar)
+        streams = [st for st in dict.fromkeys(f.streams) if st is not None]
+        if streams:
+            import comfy.model_management as mm
+
+            cur = mm.current_stream(f.device)
+            for stream in streams:
+                stream.wait_stream(cur)
+        self.host_s += time.perf_counter() - t0
+
+
+class Fetched:
+    """One block's weights fetched for one call: the layers, what to put back (`saved`), the VBAR layers holding
+    ComfyUI's fetch state, the offload streams their copies ran on, and whether anything was copied or cast per call
+    (`copied`: the block streams, for the report)."""
+
+    __slots__ = ("block", "device", "layers", "saved", "vbar", "streams", "copied")
+
+    def __init__(self, block, device, layers):
+        self.block, self.device, self.layers = block, device, list(layers)
+        self.saved, self.vbar, self.streams, self.copied = [], [], [], False
 
 
 def _own_cast(m):

@@ -16,6 +16,7 @@ from ..common.policy import Policy
 from . import cache as compile_cache
 from . import graphs as compile_graphs
 from . import stream as compile_stream
+from .prefetch import Prefetcher, PrefetchStats
 from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, dynamo_events, entry_counts, last_guard_failure, unique_graphs
 from .runners import RUNNER_CODES, compiled_runner
@@ -217,6 +218,9 @@ class CompileWrapper:
             hit = cs.runner_sets[rkey] = (runners, [RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
         cs.runners = runners
+        if self.cfg.prefetch is not None and not capturing:  # a captured call runs resident weights: nothing to fetch
+            st.prefetch = st.prefetch or PrefetchStats()
+            cs.fetcher.ahead = Prefetcher(self.cfg.prefetch, cs.fetcher, st.prefetch)
         cs.fetcher.streamed = 0
         cs.fetcher.plans = {}
         cs.fetcher.host_s = 0.0
@@ -238,6 +242,8 @@ class CompileWrapper:
                 st.cache_note = note
                 with RecompileLimit(self.cfg.recompile_limit):
                     out = self._run_swapped(executor, cs, args, kwargs)
+        except AccelError:  # the pack's own error with on_failure error (e.g. prefetch_weights): not a compile failure
+            raise
         except Exception as e:  # noqa: BLE001 - any compile/first-call failure; genuine errors re-raise below
             if capturing:
                 raise
@@ -263,6 +269,7 @@ class CompileWrapper:
             return self._on_failure(executor, args, kwargs, st, mode, e)
         finally:
             cs.runners = _NO_RUNNERS
+            cs.fetcher.ahead = None
         st.calls += 1
         st.streamed_regions = cs.fetcher.streamed
         st.fetch_host_ms = round(cs.fetcher.host_s * 1e3, 2)
@@ -327,8 +334,15 @@ class CompileWrapper:
                     orig = cur
                 parent._modules[name] = region
                 swapped.append((parent, name, orig))
+            pf = cs.fetcher.ahead
+            if pf is not None:
+                pf.set_order([orig for _, _, orig in swapped])
+                if args and isinstance(args[0], torch.Tensor):
+                    pf.begin(executor.class_obj, args[0])
             return executor(*args, **kwargs)
         finally:
+            if cs.fetcher.ahead is not None:
+                cs.fetcher.ahead.finish()  # a fetch started ahead that no block used is released
             for parent, name, orig in swapped:
                 parent._modules[name] = orig
 

@@ -10,6 +10,8 @@ On a clone (the input MODEL is never changed), in this order:
    picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/common/defaults.py),
    falling back to eager; a user who picks max-autotune-no-cudagraphs gets max-autotune -> default -> eager;
 3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings.options).
+prefetch_weights (opt-in, exact): on cards where ComfyUI streams the weights, the compiled blocks fetch the next block's
+streamed weights while a block runs (accel.compile.prefetch, whose docstring says how ComfyUI moves them).
 Each step is given the feature's Options (`WanLevel1Options.attention_options`, ...) and its Report's sections go
 into this one's.
 CFG, the sampler, steps, weights and the schedule are never touched.
@@ -127,6 +129,7 @@ class WanLevel1Options:
     cudnn_benchmark: bool = True
     policy: Policy = Policy.FALL_BACK
     quality: str = "exact"
+    prefetch_weights: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "policy", as_policy(self.policy))
@@ -154,7 +157,8 @@ class WanLevel1Options:
         from ..compile.options import CompileOptions
 
         return CompileOptions(mode=chain[0], scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                              recompile_limit=64, policy=self.policy, mode_chain=tuple(chain))
+                              recompile_limit=64, policy=self.policy, mode_chain=tuple(chain),
+                              prefetch=bool(self.prefetch_weights))
 
     def cuda_settings_options(self):
         from ..cuda_settings.options import CudaSettingsOptions
@@ -200,7 +204,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
         mode, why = resolve_compile_mode(options.compile_mode, prof)
         chain = compile_chain(mode)
         if not chain:
-            sections.append(Section("compile", f"not applied ({why})"))
+            sections.append(Section("compile", f"not applied ({why})", _no_prefetch(options)))
         else:
             m, report = compile_.apply(m, options.compile_options(chain))
             strict = options.policy is Policy.ERROR
@@ -212,7 +216,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
                              "compiled blocks (same structure, weights are graph inputs): no second compile")
             sections += report.plus(*notes).under("compile")
     else:
-        sections.append(Section("compile", "off"))
+        sections.append(Section("compile", "off", _no_prefetch(options)))
 
     # 3. CUDA settings -------------------------------------------------------------------------
     if m is model:
@@ -244,10 +248,11 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
 
 def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
                  tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
-                 profile=None, quality: str = "exact", tensor_device_types=()):
+                 profile=None, quality: str = "exact", tensor_device_types=(), prefetch_weights: bool = False):
     """As `apply` with WanLevel1Options of these values; returns (patched clone, report text)."""
     options = WanLevel1Options(attention=attention, compile=compile, compile_mode=compile_mode, tf32=tf32,
-                               cudnn_benchmark=cudnn_benchmark, policy=policy, quality=quality)
+                               cudnn_benchmark=cudnn_benchmark, policy=policy, quality=quality,
+                               prefetch_weights=prefetch_weights)
     m, report = apply(model, options, profile=profile, tensor_device_types=tensor_device_types)
     return m, report.render()
 
@@ -288,6 +293,13 @@ def _attach_run_summary(m, title):
 
     m.remove_callbacks_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY)
     m.add_callback_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY, after_run)
+
+
+def _no_prefetch(options) -> list:
+    if not options.prefetch_weights:
+        return []
+    return ["  prefetch_weights: no effect without compile (the compiled blocks fetch the weights); ComfyUI streams "
+            "them itself"]
 
 
 def _fmt(v):

@@ -333,3 +333,31 @@ def test_umt5_scaled_fp8_file_loads_through_comfyui_text_encoder_path(comfy, mon
     cos = torch.nn.functional.cosine_similarity(out["fp8"], out["deq"], dim=0).item()
     ratio = (out["fp8"].norm() / out["deq"].norm()).item()
     assert cos > 0.999 and abs(ratio - 1) < 0.02, (cos, ratio)
+
+
+def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
+    """level1+prefetch: the shipped A14B graph with prefetch_weights on both Level-1 nodes (nothing else changed);
+    every variant's row carries its server's peak host RSS, listed under the table."""
+    B = _bench()
+    a = B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v"])
+    shipped, pre = B.variant_prompt("level1", a, None), B.variant_prompt("level1+prefetch", a, None)
+    nodes = [k for k, v in pre.items() if v["class_type"] == "AccelWanLevel1"]
+    assert len(nodes) == 2 and all(pre[k]["inputs"]["prefetch_weights"] is True for k in nodes)
+    assert all(shipped[k]["inputs"]["prefetch_weights"] is False for k in nodes)  # the shipped default: off
+    for k in nodes:
+        pre[k]["inputs"]["prefetch_weights"] = False
+    assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace('"e2e/level1"', '"e2e/level1_prefetch"')
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
+                        "wan22_t2v_lightx2v", "--variants", "stock,level1+prefetch", "--queues", "1", "--changes", "none",
+                        "--out", str(out),
+                        "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    data = json.loads((out / "e2e_wan22_t2v_lightx2v.json").read_text())
+    assert not data["errors"], data["errors"]
+    rows = {x["variant"]: x for x in data["rows"]}
+    assert set(rows) == {"stock", "level1+prefetch"}
+    for row in rows.values():
+        assert row["server_peak_rss_gib"] > 0.1 and row["queues"][0]["server_peak_rss_gib"] == row["server_peak_rss_gib"]
+    md = (out / "e2e_wan22_t2v_lightx2v.md").read_text()
+    assert "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): stock " in md

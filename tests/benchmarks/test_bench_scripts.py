@@ -673,3 +673,27 @@ def test_bench_multigpu_run_smoke(tmp_path, workload):
     assert runs["2gpu_cfg_on"]["workers_start_s"] > 0 and runs["2gpu_cfg_off"]["weights_s"] == 0
     md = (out / f"multigpu_run_{workload}.md").read_text()
     assert md.startswith("# Accel Multi-GPU, whole sampling runs: ") and "| 2gpu_cfg_off | 2 | off |" in md
+
+
+def test_bench_matrix_level1_prefetch_chain(pack, M):
+    """bench_matrix's level1_prefetch chain (plain and --workflow): Accel Wan Level-1 with prefetch_weights on and
+    on_failure error, so a prefetch that cannot run fails the chain instead of timing Level-1 without it."""
+    import importlib.util
+
+    import comfy.patcher_extension as pe
+
+    spec = importlib.util.spec_from_file_location("bench_matrix_under_test", H.REPO_ROOT / "bench" / "bench_matrix.py")
+    bm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bm)
+    assert "level1_prefetch" in bm.CHAINS and bm.Matrix.WORKFLOW_CHAINS["level1_prefetch"] == ("core", "level1_prefetch")
+    m, report = bm.Matrix.patch(None, "level1_prefetch", M.wan_model("t2v", "tiny"))
+    pf = m.get_wrappers(pe.WrappersMP.APPLY_MODEL, "accel.compile")[-1].cfg.prefetch
+    assert pf is not None and pf.policy.name == "ERROR" and "weights: prefetch on" in report
+    # --switch prefetch_room / prefetch_ahead: A/B one half of it, one process per setting
+    P = H.pack_module("accel.compile.prefetch")
+    try:
+        assert bm.apply_switches(H.pack_module, {"prefetch_room": False, "prefetch_ahead": True}) == \
+            {"prefetch_room": "off", "prefetch_ahead": "on"}
+        assert P.MAKE_ROOM is False and P.FETCH_AHEAD is True
+    finally:
+        P.MAKE_ROOM = P.FETCH_AHEAD = True

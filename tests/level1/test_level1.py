@@ -138,6 +138,30 @@ def test_each_part_can_be_switched_off(pack, mod, M):
     assert (s.tf32_matmul, s.cudnn_benchmark) == (None, True)
 
 
+def test_prefetch_weights_reaches_the_compiled_blocks(pack, mod, M):
+    """prefetch_weights (optional, last, off by default) hands the compile wrapper its prefetch settings with the
+    node's on_failure and title (accel.compile.prefetch); without compile it says it has no effect."""
+    import comfy.patcher_extension as pe
+
+    C = mod("accel.compile")
+    schema = H.pack_nodes()[NODE].define_schema()
+    last = schema.inputs[-1]
+    assert last.id == "prefetch_weights" and last.optional and last.default is False
+
+    def settings(m):
+        return m.get_wrappers(pe.WrappersMP.APPLY_MODEL, C.WRAPPER_KEY)[-1].cfg.prefetch
+
+    stock = M.wan_model("t2v", "tiny")
+    m, text = apply(pack, stock)
+    assert settings(m) is None and "prefetch" not in text
+    m, text = apply(pack, stock, prefetch_weights=True, on_failure="error")
+    pf = settings(m)
+    assert pf is not None and pf.policy.name == "ERROR" and pf.title == "Accel Wan Level-1" and pf.budget_bytes is None
+    assert "weights: prefetch on" in text
+    _, text = apply(pack, stock, compile=False, prefetch_weights=True)
+    assert "prefetch_weights: no effect without compile" in text
+
+
 def test_compile_chain_and_mode_choice(mod):
     L = mod("accel.wan_level1.preset")
     hw = mod("accel.common.hardware")
