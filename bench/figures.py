@@ -870,6 +870,54 @@ rows(S_MGRUN_A14B_H200X4, "h200x4/multigpu_run_a14b_720p.json",
      ("mgrun.h200x4.a14b_720p.4gpu.speedup", "json:runs/4gpu_cfg_on/speedup", 3.31, "{:.2f}x", "4 GPUs"),
      ("mgrun.h200x4.a14b_720p.4gpu.s", "json:runs/4gpu_cfg_on/run_s_median", 12.6, "{:.1f} s"),
      ("mgrun.h200x4.a14b_720p.4gpu.cosine", "json:runs/4gpu_cfg_on/cosine", 0.9999975891481143, "{:.6f}"))
+# the whole Queue, the VAE candidates and the video save (one H200 each of a 4-GPU host, shared host) --------------
+S_E2EQ_H200X4 = Setup("H200", "0.33.0", 141,
+    "one H200 of a 4-GPU host (nvidia-h200-x4), the shipped workflows/api/wan2.2_t2v_A14B_lightx2v_4step_level1.json on "
+    "a live ComfyUI 0.33.0 server (main.py, DynamicVRAM on), random files in the published layouts (both experts one "
+    "fp8_scaled 14B file, LightX2V-layout rank-32 LoRAs, fp8_scaled umt5, Wan 2.1 VAE), 480p 81 frames, the workflow's "
+    "Create Video -> Save Video (PyAV 19.0.2, libx264) or Accel Save Video in their place; a fresh server and an empty "
+    "compile cache per variant, one Queue of each kind (bench_e2e.py --variants stock,level1,level1+save --save video "
+    "--compile-cache fresh)", shared=True)
+S_VAE_H200X4 = Setup("H200", "0.33.0", 141,
+    "one H200 of a 4-GPU host, Wan 2.1 VAE random weights bf16, 81 frames 832x480, every candidate and combination of "
+    "Accel VAE in one process on the same latents, median of 3 after a warm-up (bench_vae.py --vaes wan2.1 --variants "
+    "combos)", shared=True)
+S_SAVE_H200X4 = Setup("H200", "0.33.0", 141,
+    "the CPU host (64 cores) of a 4-GPU H200 machine, ComfyUI 0.33.0's Save Video and Accel Save Video's writer, 81 "
+    "frames 832x480 at 16 fps, H.264 CRF 23, two runs each (bench_save.py)", shared=True)
+rows(S_E2EQ_H200X4, "h200x4/e2e_queue_t2v/e2e_wan22_t2v_lightx2v.json",
+     ("e2eq.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 20.516, "{:.1f} s"),
+     ("e2eq.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 15.171, "{:.1f} s"),
+     ("e2eq.h200.level1_save.q2.total", "json:rows/2/queues/1/total_s", 12.129, "{:.1f} s"),
+     ("e2eq.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 38.363, "{:.1f} s"),
+     ("e2eq.h200.level1_save.q1.total", "json:rows/2/queues/0/total_s", 41.099, "{:.1f} s"),
+     ("e2eq.h200.stock.q2.decode", "json:rows/0/queues/1/stages_s/VAE decode", 2.83, "{:.2f} s"),
+     ("e2eq.h200.stock.q2.save", "json:rows/0/queues/1/stages_s/save", 3.608, "{:.2f} s"),
+     ("e2eq.h200.level1_save.q2.decode_save", "json:rows/2/queues/1/stages_s/decode + save", 3.515, "{:.2f} s"),
+     ("e2eq.h200.stock.lora.total", "json:rows/0/queues/2/total_s", 21.556, "{:.1f} s", "LoRA strength 1.0 -> 0.7"),
+     ("e2eq.h200.level1_save.lora.total", "json:rows/2/queues/2/total_s", 13.57, "{:.1f} s",
+      "LoRA strength 1.0 -> 0.7"),
+     ("e2eq.h200.stock.portrait.total", "json:rows/0/queues/3/total_s", 19.035, "{:.1f} s", "portrait after landscape"),
+     ("e2eq.h200.level1_save.portrait.total", "json:rows/2/queues/3/total_s", 12.979, "{:.1f} s",
+      "portrait after landscape"))
+rows(S_VAE_H200X4, "h200x4/vae_candidates_wan21/vae.json",
+     ("vaec.h200.stock.s", "json:rows/0/time_s", 1.7718, "{:.2f} s"),
+     ("vaec.h200.cl_fn.speedup", "json:rows/6/speedup", 1.157, "{:.2f}x", "channels_last + fused_norm"),
+     ("vaec.h200.cl_cb_fn_tc4.speedup", "json:rows/15/speedup", 1.18, "{:.2f}x",
+      "channels_last + cudnn_benchmark + fused_norm + temporal_chunk 4"),
+     ("vaec.h200.cl_cb_fn_co.speedup", "json:rows/18/speedup", 1.254, "{:.2f}x",
+      "channels_last + cudnn_benchmark + fused_norm + compile"))
+rows(S_SAVE_H200X4, "h200x4/save_video_accel/save_video.json",
+     ("save.h200.savevideo.smooth.s", "json:clips/smooth/seconds/0", 4.1, "{:.1f} s", "Save Video, clip with video structure"),
+     ("save.h200.writer.smooth.s", "json:encoders/smooth/1/seconds/1", 1.0769, "{:.1f} s",
+      "Accel Save Video's writer, libx264 CRF 23 preset medium, frame + slice threads, clip with video structure"),
+     ("save.h200.savevideo.noise.s", "json:clips/noise/seconds/0", 4.667, "{:.1f} s", "Save Video, noise frames"),
+     ("save.h200.writer.noise.s", "json:encoders/noise/1/seconds/0", 2.0405, "{:.1f} s",
+      "Accel Save Video's writer, same settings, noise frames"),
+     ("save.h200.decode_save.stock.s", "json:decode_save/rows/0/seconds/0", 5.7366, "{:.1f} s",
+      "VAE Decode then Create Video -> Save Video"),
+     ("save.h200.decode_save.accel.s", "json:decode_save/rows/2/seconds/0", 2.6075, "{:.1f} s",
+      "Accel Save Video given the latent and the VAE"))
 rows(S_QATTN_H200, "h200/quant_attention_033.md",
      ("qattn.h200.wan14B_480p.fa3.ms", "md:wan14B_480p_81f/bfloat16/fa3 bf16 (reference)|ms", 30.973, "{:.1f} ms"),
      ("qattn.h200.wan14B_480p.fp8.ms", "md:wan14B_480p_81f/bfloat16/fp8 fused quantize, K smoothed|ms", 24.617,
@@ -2335,12 +2383,9 @@ about(S_FAMILY_H200_HV_24,
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU: dict[str, str] = {
-    "vae.defaults.h200": "Accel VAE's candidates and combinations on the Wan 2.1 / 2.2 VAEs (bench_vae.py --variants "
-                         "combos): the choice that fills accel/vae/measured.py for Hopper",
-    "save.h200": "Accel Save Video vs Save Video on an H200 host (bench_save.py): where the save's time goes, each "
-                 "encoder's time and PSNR, decode + save overlapped",
-    "e2e_wf.h200.accel_save": "the A14B LightX2V workflows' decode and save stages with Accel Save Video "
-                              "(bench_e2e.py --variants ...,level1+vae+save)",
+    "vae.defaults.h200": "Accel VAE's candidates and combinations on the Wan 2.1 / 2.2 VAEs, on a GPU whose host runs "
+                         "nothing else (bench_vae.py --variants combos; bench/results/h200x4/vae_candidates_wan21 ran "
+                         "on a shared host, which decides no default): the choice for accel/vae/measured.py",
     "e2e.prefetch.small_cards": "Wan 2.2 A14B LightX2V whole Queue, H200, ComfyUI 0.33, simulated 8/12/16/24 GB cards "
                                 "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
                                 "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "
