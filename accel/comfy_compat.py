@@ -406,6 +406,46 @@ def block_fetch_support() -> str | None:
     return None
 
 
+# --- weight functions (the FP8 loader's layers, Accel Compile's block fetch) ------------------------------
+def apply_weight_fn(f, w):
+    """Run a per-forward weight function on the dequantized (true-valued) weight. ComfyUI's
+    LowVramPatch is applied through comfy.lora.calculate_weight directly: its 0.3.75 form would convert
+    and requantize the weight itself (it expects the raw stored values), its 0.33 form does not."""
+    patches = getattr(f, "patches", None)
+    key = getattr(f, "key", None)
+    if isinstance(patches, dict) and key is not None and key in patches:
+        import comfy.lora
+
+        prepared = getattr(f, "prepared_patches", None)
+        return comfy.lora.calculate_weight(prepared if prepared is not None else patches[key], w, key,
+                                           intermediate_dtype=w.dtype)
+    return f(w)
+
+
+# --- the prompt history --------------------------------------------------------------------------------------
+def detach_history_output(prompt_id, node_id, key: str, value) -> bool:
+    """Give prompt `prompt_id`'s entry in ComfyUI's history (`PromptServer.instance.prompt_queue.history`, what
+    `/history` serves) its own copy of node `node_id`'s ui output, with `key` set to `value`. ComfyUI's executor
+    puts a cached node's ui output dict into the history of every prompt that reuses the node, by reference; a copy
+    keeps what later prompts change in it out of this prompt's entry. False where there is no such entry (no server,
+    the history cleared, the node's output not in it)."""
+    try:
+        from server import PromptServer
+
+        queue = PromptServer.instance.prompt_queue
+        history, mutex = queue.history, queue.mutex
+    except Exception:  # noqa: BLE001 - no server (scripts, tests without one) or a ComfyUI without this history
+        return False
+    with mutex:
+        entry = history.get(prompt_id)
+        outputs = entry.get("outputs") if isinstance(entry, dict) else None
+        out = outputs.get(node_id) if isinstance(outputs, dict) else None
+        if not isinstance(out, dict):
+            return False
+        outputs[node_id] = {**out, key: value}
+    return True
+
+
 # --- SDPA backend priority (Accel CUDA Settings) -------------------------------------------------------------
 def sdpa_backend_priority():
     """The SDPA priority list ComfyUI itself passes to `sdpa_kernel(..., set_priority=True)` around each call

@@ -64,9 +64,10 @@ class AccelLoadDiffusionModelFP8(AccelNode):
     @classmethod
     def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False,
                 activation_scaling=F.ACT_DEFAULT):
-        path = F.model_path("unet_name", unet_name, "models/diffusion_models or models/unet")
-        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep,
-                          failure_policy("strict", strict), activation_scaling=activation_scaling)
+        options = F.FP8LoadOptions(weight_format=weight_format, compute=compute, keep=keep_high_precision,
+                                   extra_keep=extra_keep, policy=failure_policy("strict", strict),
+                                   activation_scaling=activation_scaling)
+        res = F.load(F.model_path("unet_name", unet_name, "models/diffusion_models or models/unet"), options)
         return with_report(res.patcher, res.report, report=res.report)
 
 

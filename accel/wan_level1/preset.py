@@ -242,13 +242,10 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     return m, Report(sections, deviation=" ".join(deviation))
 
 
-def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
-                 tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
-                 profile=None, quality: str = "exact", tensor_device_types=()):
-    """As `apply` with WanLevel1Options of these values; returns (patched clone, report text)."""
-    options = WanLevel1Options(attention=attention, compile=compile, compile_mode=compile_mode, tf32=tf32,
-                               cudnn_benchmark=cudnn_benchmark, policy=policy, quality=quality)
-    m, report = apply(model, options, profile=profile, tensor_device_types=tensor_device_types)
+def apply_level1(model, *, profile=None, tensor_device_types=(), **options):
+    """As `apply(model, WanLevel1Options(**options))` (attention, compile, compile_mode, tf32, cudnn_benchmark, policy,
+    quality); returns (patched clone, report text)."""
+    m, report = apply(model, WanLevel1Options(**options), profile=profile, tensor_device_types=tensor_device_types)
     return m, report.render()
 
 
