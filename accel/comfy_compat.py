@@ -406,6 +406,20 @@ def block_fetch_support() -> str | None:
     return None
 
 
+# --- what ComfyUI's validation checks (nodes/_inputs.py) ----------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def checks_v3_combo_values() -> bool:
+    """Whether ComfyUI's prompt validation (`execution.validate_inputs`) checks a V3 node's COMBO value against its
+    options, as it checks V1 list inputs (0.33: `input_type == io.Combo.io_type`; 0.3.75 does not). Read from its
+    source; False where that cannot be read (the pack then checks them itself)."""
+    try:
+        import execution
+
+        return "Combo.io_type" in inspect.getsource(execution.validate_inputs)
+    except Exception:  # noqa: BLE001 - no source (a frozen build) or no such function
+        return False
+
+
 # --- weight functions (the FP8 loader's layers, Accel Compile's block fetch) ------------------------------
 def apply_weight_fn(f, w):
     """Run a per-forward weight function on the dequantized (true-valued) weight. ComfyUI's
