@@ -436,27 +436,23 @@ def apply_weight_fn(f, w):
     return f(w)
 
 
-# --- the prompt history --------------------------------------------------------------------------------------
-def detach_history_output(prompt_id, node_id, key: str, value) -> bool:
-    """Give prompt `prompt_id`'s entry in ComfyUI's history (`PromptServer.instance.prompt_queue.history`, what
-    `/history` serves) its own copy of node `node_id`'s ui output, with `key` set to `value`. ComfyUI's executor
-    puts a cached node's ui output dict into the history of every prompt that reuses the node, by reference; a copy
-    keeps what later prompts change in it out of this prompt's entry. False where there is no such entry (no server,
-    the history cleared, the node's output not in it)."""
-    try:
-        from server import PromptServer
-
-        queue = PromptServer.instance.prompt_queue
-        history, mutex = queue.history, queue.mutex
-    except Exception:  # noqa: BLE001 - no server (scripts, tests without one) or a ComfyUI without this history
+# --- the running prompt's outputs (accel.common.live_report) --------------------------------------------------
+def add_running_output(node_id, output: dict) -> bool:
+    """Put `output` among the ui outputs ComfyUI's executor collects for the prompt running now, as node `node_id`'s
+    (what that prompt's `/history` entry shows under `outputs`). ComfyUI puts a node's output there when it executes
+    the node; a node whose output is cached from an earlier prompt is not executed again, though the model it returned
+    runs in the later prompt. The executor keeps them in its `execute` function's `ui_outputs` (0.3.75 and 0.33):
+    found on the stack, from the node that runs now. False where they are not found (then the prompt's history has no
+    entry for the node, as ComfyUI has none for a cached node)."""
+    code = getattr(getattr(sys.modules.get("execution"), "execute", None), "__code__", None)
+    frame = sys._getframe(1) if code is not None else None
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    outputs = frame.f_locals.get("ui_outputs") if frame is not None else None
+    if not isinstance(outputs, dict):
         return False
-    with mutex:
-        entry = history.get(prompt_id)
-        outputs = entry.get("outputs") if isinstance(entry, dict) else None
-        out = outputs.get(node_id) if isinstance(outputs, dict) else None
-        if not isinstance(out, dict):
-            return False
-        outputs[node_id] = {**out, key: value}
+    outputs[node_id] = {"meta": {"node_id": node_id, "display_node": node_id, "parent_node": None,
+                                 "real_node_id": node_id}, "output": output}
     return True
 
 

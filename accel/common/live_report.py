@@ -14,11 +14,11 @@ and, where that changed the text,
 The first line of the updated text says what the run found: a fallback to eager is never silent, and a run that
 failed says FAILED with the error.
 
-Each prompt's report is its own. ComfyUI keeps a cached node's output and puts that same dict into the history of
-every later prompt that reuses the node, so one live entry would be rewritten by later prompts. When a run belongs
-to another prompt than the entry's, the earlier prompt's history is first given its own copy of the entry
-(`comfy_compat.detach_history_output`), then the entry starts afresh for the prompt that is running: its runs,
-its lines, its failure.
+Each prompt's report is its own. A later prompt that reuses the node's cached output runs the model again but does
+not execute the node (ComfyUI shows a cached node in no later prompt's history), and the entry ComfyUI keeps for the
+node belongs to the prompt that executed it. So a run of another prompt starts a new entry for that prompt, and puts
+it among the outputs of the prompt that is running (`comfy_compat.add_running_output`): each prompt's history shows
+its own runs, its own lines and its own failure; an earlier prompt's entry is never written again.
 """
 from __future__ import annotations
 
@@ -92,13 +92,16 @@ def attach(model, text: str, node_title: str):
 
 
 class LiveReport:
-    """OUTER_SAMPLE wrapper; shared by the clones of the node's model (never deep-copied). `state` is the entry the
-    running prompt's history holds; `prompt_id` the prompt it belongs to."""
+    """OUTER_SAMPLE wrapper; shared by the clones of the node's model (never deep-copied). `state` is the entry of the
+    prompt `prompt_id` (the last one that ran the model); each prompt gets its own."""
 
     def __init__(self, text: str, title: str, node_id, prompt_id):
-        self.text, self.node_id, self.prompt_id = text, node_id, prompt_id
-        self.state = {"text": text, "node": title, "runs": 0, "after_run": "", "failed": False}
+        self.text, self.title, self.node_id, self.prompt_id = text, title, node_id, prompt_id
+        self.state = self._fresh()
         self._lock = threading.Lock()
+
+    def _fresh(self) -> dict:
+        return {"text": self.text, "node": self.title, "runs": 0, "after_run": "", "failed": False}
 
     def __deepcopy__(self, memo):
         return self
@@ -138,17 +141,15 @@ class LiveReport:
         self._send(ctx)
 
     def _follow(self, prompt_id) -> None:
-        """A run of another prompt than the entry's (a cached node reused): the earlier prompt's history keeps a copy
-        of its entry, and the entry starts afresh for this prompt (the cached output, which this prompt's history
-        will hold, keeps pointing at it)."""
+        """A run of another prompt than the entry's (the node's output was cached): a new entry for that prompt, among
+        its outputs (the earlier prompt keeps its own)."""
         if prompt_id is None or prompt_id == self.prompt_id:
             return
-        if self.prompt_id is not None and self.node_id is not None:
+        self.prompt_id, self.state = prompt_id, self._fresh()
+        if self.node_id is not None:
             from .. import comfy_compat
 
-            comfy_compat.detach_history_output(self.prompt_id, self.node_id, OUTPUT_KEY, [dict(self.state)])
-        self.prompt_id = prompt_id
-        self.state.update(text=self.text, runs=0, after_run="", failed=False)
+            comfy_compat.add_running_output(self.node_id, ui_payload(self.state))
 
     def _send(self, ctx):
         if self.node_id is None:
