@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 
 from .. import comfy_compat
-from ..common import defaults, hardware, keys, log, numerics
+from ..common import defaults, families, gains, hardware, keys, log, numerics
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 from ..common.report import Report, Section
@@ -542,6 +542,7 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     lines += ["  " + x for x in sparse_lines]
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
+    hints = gains.install_hints(skipped)
     if kern is not None:
         lines += ["  " + x for x in comfy_compat.checkpoint_attention_lines(model, kern.label)]
         lines += ["  " + x for x in comfy_compat.core_sparse_attention_lines(model, kern.low_precision)]
@@ -557,7 +558,17 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
             lines.append("  " + line)
     if kern is not None:
         log.info("attention=%s for %s", kern.label, where)
-    return m, Report([Section(current_title(), head, lines)], deviation)
+    section = Section(current_title(), head, lines)
+    return m, Report([section], deviation, summary=(section.render()[0], _gain(kern, model, prof), *hints),
+                     hints=hints)
+
+
+def _gain(kern, model, prof) -> str:
+    """The first screen's gain line: Accel Attention's measured figure on this kind of model and GPU, for an exact
+    kernel (a quantized or sparse kernel's figures are per call: in the details)."""
+    if kern is not None and (kern.low_precision or kern.sparse):
+        return gains.unmeasured_line(kern.label)
+    return gains.gain_line(gains.ATTENTION, families.detect(model), prof)
 
 
 def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,

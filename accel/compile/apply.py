@@ -1,9 +1,11 @@
 """Accel Compile's entry points: put the compile wrapper on a clone of a MODEL, read its status, clear the cache."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import comfy_compat
 from ..common import log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, current_title
 from ..common.report import Report
 from . import cache as compile_cache
 from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, CompileConfig, status_for
@@ -53,8 +55,21 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
     report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note)
-    log.info("%s", report.render().splitlines()[0])
-    return m, report
+    log.info("%s", report.details().splitlines()[0])
+    return m, replace(report, summary=_first_screen(m, report, status))
+
+
+def _first_screen(model, report, status) -> tuple:
+    """What is set to run (the node's title and the settings), the measured gain of the family's exact chain (compile
+    is one part of it) and, where compile cannot run here, what to do about it."""
+    from ..common import families, gains, hardware
+
+    head = report.sections[0]
+    lines = [f"{current_title() or head.title}: {head.text}",
+             gains.gain_line(gains.EXACT, families.detect(model), hardware.profile())]
+    if status.fell_back:
+        lines.append(f"for more: make compile run here ({status.reason})")
+    return tuple(lines)
 
 
 def compile_status(model) -> dict:

@@ -9,8 +9,9 @@ import torch
 
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
-from ..common import defaults, families, figures, log
+from ..common import defaults, families, figures, gains, log
 from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
+from ..common.report import join_details
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
@@ -87,7 +88,9 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         norm.sd = {}
         patcher = _build(sd, {}, metadata, source, input_name, kwargs)  # as Load Diffusion Model: the file's layout
         sd.clear()
-        return _comfy_layers_result(patcher, source, norm, keep, stored.note, input_name, policy)
+        res = _comfy_layers_result(patcher, source, norm, keep, stored.note, input_name, policy)
+        res.report = _first_screen(res.report, (0, 3), res.family, profile, gains.EXACT)
+        return res
     sd.clear()
     params = comfy.utils.calculate_parameters(norm.sd)
     hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
@@ -135,6 +138,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
             patcher.size = 0
         text = _report_16bit(source, norm, family, dm, auto.note)
         log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
+        text = _first_screen(text, (0, 3), family, profile, gains.EXACT)
         return LoadResult(patcher, text, Stats(), Plan({}, keep, "nothing quantized: auto kept the 16-bit weights", {}),
                           norm, "16-bit", family, rt, auto_16bit=True)
     if not norm.is_quantized:  # the note names the family as detected from the built model
@@ -154,7 +158,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
         log.info(f"{source}: e5m2 layers dequantize per layer (FP8 matmul uses e4m3fn weights)")
     res = LoadResult(patcher, "", stats, plan, norm, path, family, rt)
-    text = _report(res, keep_dtype, path_reason, weight_format, auto.note)
+    text, loaded = _report(res, keep_dtype, path_reason, weight_format, auto.note)
     if stats.nonfinite:
         log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
     if plan.unmatched:
@@ -170,8 +174,19 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     if act_note and stats.formats:
         text += f"\n  {ACT_INPUT}: {o.activation_scaling} -> {act_note}"
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
-    res.report = text
+    res.report = _first_screen(text, (0,), family, profile, gains.FP8 if stats.formats else gains.EXACT, loaded)
     return res
+
+
+def _first_screen(text: str, picks: tuple, family, profile, chain: str, loaded: str = "") -> str:
+    """The loader's report with its first screen: the lines of `text` at `picks` (its first line: the file) and
+    `loaded`, the measured gain of `chain` on this kind of model and GPU, and what to chain after the loader (the gain
+    is measured with it); the rest of `text` as details."""
+    lines = text.splitlines()
+    after = "Accel Wan Level-1" if family.is_wan else "Accel Attention and Accel Compile"
+    first = [lines[i] for i in picks] + ([loaded] if loaded else [])
+    first += [gains.gain_line(chain, family, profile), f"for more: chain {after} after this loader"]
+    return join_details(first, "\n".join(line for i, line in enumerate(lines) if i not in picks))
 
 
 def _build(sd, model_options, metadata, source, input_name, kwargs):
@@ -291,7 +306,8 @@ def _linear_bytes(dm):
 _ACT_TEXT = {"scaled_mm_rowwise": "per-token", kfp8.BLOCK_MODE: "1x128-block", "scaled_mm_tensorwise": "per-tensor"}
 
 
-def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, auto_note: str = "") -> str:
+def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, auto_note: str = "") -> tuple:
+    """(the report's details, its first screen's line on what was loaded)."""
     norm, family, plan, stats, rt = res.normalized, res.family, res.plan, res.stats, res.runtime
     source, path, dm = rt.source, res.compute, res.patcher.model.diffusion_model
     lin, other = _linear_bytes(dm)
@@ -341,7 +357,11 @@ def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, a
         lines.append(f"  tip: {tip}")
     if stats.nonfinite:
         lines.append(f"  warning: {nonfinite_text(stats.nonfinite)}")
-    return "\n".join(lines)
+    n_fp8 = sum(stats.formats.values())
+    loaded = (f"  {family.name}: {n_fp8} linear layers in FP8, {format_bytes(total)} of weights "
+              f"({format_bytes(max(0, stock - total))} less than {_dtype_name(keep_dtype)}), compute "
+              f"{'dequantize per layer' if path == 'dequant' or not n_fp8 else path}")
+    return "\n".join(lines), loaded
 
 
 def _scaled_fp8_tip(norm, family) -> str:
