@@ -564,11 +564,11 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
 
 
 def _gain(kern, model, prof) -> str:
-    """The first screen's gain line: Accel Attention's measured figure on this kind of model and GPU, for an exact
-    kernel (a quantized or sparse kernel's figures are per call: in the details)."""
+    """The first screen's gain line: for an exact kernel, the measured figure of the exact chain Accel Attention is part
+    of on this kind of model and GPU (a quantized or sparse kernel's figures are per call: in the details)."""
     if kern is not None and (kern.low_precision or kern.sparse):
         return gains.unmeasured_line(kern.label)
-    return gains.gain_line(gains.ATTENTION, families.detect(model), prof)
+    return gains.gain_line(gains.EXACT, families.detect(model), prof)
 
 
 def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,

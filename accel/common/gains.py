@@ -9,36 +9,29 @@ from __future__ import annotations
 from . import figures
 
 EXACT = "exact"  # the family's exact chain: Accel Wan Level-1 on Wan, Accel CUDA Settings -> Attention -> Compile else
-ATTENTION = "attention"  # Accel Attention alone
 FP8 = "fp8"  # Accel Load Diffusion Model (FP8) before the exact chain
 
-# chain -> kind of model -> GPU class -> figure id (each row's config in accel/common/figures.py says what was run)
+# chain -> kind of model -> GPU class -> figure id (bench/figures.py says how each was measured). A node that is part
+# of the exact chain (Attention, Compile, CUDA Settings) quotes the chain's figure, and says so.
 GAINS = {
     EXACT: {
-        "wan14B": {"H200": "matrix.h200.140.level1.speedup", "H100": "matrix.h100.80.level1.speedup"},
-        "wan1.3B": {"H200": "quant.h200.1.3B.level1.speedup", "H100": "level1.h100.1.3B.sample.speedup"},
+        "wan14B": {"H200": "matrix.h200.140.level1.speedup", "H100": "matrix.h100.80.run2.level1.speedup"},
+        "wan1.3B": {"H100": "level1.h100.1.3B.sample.speedup"},
         "wan5B": {"H200": "family.h200.ti2v.shipped.speedup", "H100": "family.h100.ti2v.shipped.speedup"},
-        "flux": {"H200": "family.h200.flux.trims.shipped.speedup", "H100": "family.h100.flux.trims.shipped.speedup"},
+        "flux": {"H200": "family.h200.flux.trims.shipped.speedup", "H100": "family.h100.flux.run2.shipped.speedup"},
         "hunyuan_video": {"H200": "family.h200.hv.shipped.speedup", "H100": "family.h100.hv.shipped.speedup"},
         "ltxv": {"H200": "family.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
-        "qwen_image": {"H200": "family.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.shipped.speedup"},
-    },
-    ATTENTION: {
-        "wan14B": {"H200": "matrix.h200.140.attention.speedup", "H100": "matrix.h100.80.run2.attention.speedup"},
-        "wan5B": {"H200": "family.h200.ti2v.attention.speedup", "H100": "family.h100.ti2v.attention.speedup"},
-        "flux": {"H200": "family.h200.flux.attention.speedup", "H100": "family.h100.flux.attention.speedup"},
-        "hunyuan_video": {"H200": "family.h200.hv.attention.speedup", "H100": "family.h100.hv.attention.speedup"},
-        "ltxv": {"H200": "family.h200.ltxv.attention.speedup", "H100": "family.h100.ltxv.attention.speedup"},
-        "qwen_image": {"H200": "family.h200.qwen.attention.speedup", "H100": "family.h100.qwen.attention.speedup"},
+        "qwen_image": {"H200": "family.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
     },
     FP8: {
         "wan14B": {"H200": "matrix.h200.140.fp8_level1.speedup", "H100": "matrix.h100.80.run2.fp8_level1.speedup"},
         "wan5B": {"H200": "family.h200.ti2v.fp8_shipped.speedup", "H100": "family.h100.ti2v.fp8_shipped.speedup"},
         "flux": {"H200": "family.h200.flux.trims.fp8_shipped.speedup",
-                 "H100": "family.h100.flux.trims.fp8_shipped.speedup"},
+                 "H100": "family.h100.flux.run2.fp8_shipped.speedup"},
         "hunyuan_video": {"H200": "family.h200.hv.fp8_shipped.speedup", "H100": "family.h100.hv.fp8_shipped.speedup"},
         "ltxv": {"H200": "family.h200.ltxv.fp8_shipped.speedup", "H100": "family.h100.ltxv.fp8_shipped.speedup"},
-        "qwen_image": {"H200": "family.h200.qwen.fp8_shipped.speedup", "H100": "family.h100.qwen.fp8_shipped.speedup"},
+        "qwen_image": {"H200": "family.h200.qwen.fp8_shipped.speedup",
+                       "H100": "family.h100.qwen.fix.fp8_shipped.speedup"},
     },
 }
 
@@ -62,11 +55,8 @@ def gpu_class(profile) -> str | None:
 
 
 def chain_name(chain: str, family) -> str:
-    if chain == EXACT:
-        return "Accel Wan Level-1" if family.is_wan else "CUDA Settings + Attention + Compile"
-    if chain == FP8:
-        return "the FP8 loader + " + chain_name(EXACT, family)
-    return "Accel Attention"
+    exact = "Accel Wan Level-1" if family.is_wan else "CUDA Settings + Attention + Compile"
+    return "the FP8 loader + " + exact if chain == FP8 else exact
 
 
 def measured(chain: str, family, profile) -> str | None:
