@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 
 from . import keys, log
-from .report import DETAILS, join_details, split_details
+from .report import DETAILS, FIRST_SCREEN, join_details, split_details
 
 PLACEHOLDER = "  status: compiles on the first sampling step (lazy)"
 OUTPUT_KEY = "accel_report"  # the node's ui entry the history keeps (the `text` entry holds the node's own text)
@@ -67,7 +67,9 @@ def after_run_text(text: str, lines: list[str]) -> str:
     summary, details = split_details(text)
     summary = [ln for ln in summary.splitlines() if ln != PLACEHOLDER]
     details = [ln for ln in details.splitlines() if ln != PLACEHOLDER]
-    return join_details([f"after the last run: {lines[0]}", *summary], "\n".join([*lines[1:], *details]))
+    keep = FIRST_SCREEN - 1  # a first screen written without a DETAILS line may be longer: the rest joins the details
+    return join_details([f"after the last run: {lines[0]}", *summary[:keep]],
+                        "\n".join([*lines[1:], *summary[keep:], *details]))
 
 
 def ui_payload(state: dict) -> dict:

@@ -117,8 +117,8 @@ def test_no_private_name_imports():
 
 # Packages that compose features (their Options and Report sections): they may import the features they chain.
 PRESETS = {"wan_level1"}
-# TEMPORARY: imports of one feature package by another in packages other developers are turning into the
-# contract (VAE, Multi-GPU); the lead removes this list after merging their work. (importer, imported) packages.
+# TEMPORARY: imports of one feature package by another in packages other developers own (VAE, Multi-GPU); the lead
+# removes this list once they are gone. (importer, imported) packages; an entry whose import is gone fails the test.
 FEATURE_IMPORTS_TO_REMOVE = {("vae", "cuda_settings"), ("vae", "compile"), ("multigpu", "compile"),
                              ("multigpu", "attention")}
 
@@ -160,9 +160,6 @@ def test_no_feature_imports_another():
 # Counted: every parameter but a method's self / cls, *args and **kwargs one each.
 
 MAX_PARAMETERS = 8
-# TEMPORARY: functions over the limit in packages other developers are turning into the contract (the caches' mode
-# policies, VAE, Multi-GPU); the lead removes this list after merging their work. "path:function".
-PARAMETERS_TO_REMOVE = {"accel/cache/schedule.py:mag_walk", "accel/cache/schedule.py:simulate_mag"}
 
 
 def _parameter_counts():
@@ -178,14 +175,9 @@ def _parameter_counts():
 
 
 def test_no_function_takes_more_than_eight_parameters():
-    counts = list(_parameter_counts())
-    found = [f"{name} (line {line}): {n} parameters" for name, line, n in counts
-             if n > MAX_PARAMETERS and name not in PARAMETERS_TO_REMOVE]
+    found = [f"{name} (line {line}): {n} parameters" for name, line, n in _parameter_counts() if n > MAX_PARAMETERS]
     assert not found, (f"functions of accel/ with more than {MAX_PARAMETERS} parameters (take the feature's Options "
                        "dataclass instead):\n" + "\n".join(found))
-    over = {name for name, _, n in counts if n > MAX_PARAMETERS}
-    assert not PARAMETERS_TO_REMOVE - over, f"PARAMETERS_TO_REMOVE lists functions now within the limit (remove them): " \
-                                            f"{sorted(PARAMETERS_TO_REMOVE - over)}"
 
 
 # --- the seam between nodes/ and accel/: no node names and one failure word below nodes/ ------------------------
