@@ -412,6 +412,56 @@ def block_fetch_support() -> str | None:
     return None
 
 
+# --- what ComfyUI's validation checks (nodes/_inputs.py) ----------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def checks_v3_combo_values() -> bool:
+    """Whether ComfyUI's prompt validation (`execution.validate_inputs`) checks a V3 node's COMBO value against its
+    options, as it checks V1 list inputs (0.33: `input_type == io.Combo.io_type`; 0.3.75 does not). Read from its
+    source; False where that cannot be read (the pack then checks them itself)."""
+    try:
+        import execution
+
+        return "Combo.io_type" in inspect.getsource(execution.validate_inputs)
+    except Exception:  # noqa: BLE001 - no source (a frozen build) or no such function
+        return False
+
+
+# --- weight functions (the FP8 loader's layers, Accel Compile's block fetch) ------------------------------
+def apply_weight_fn(f, w):
+    """Run a per-forward weight function on the dequantized (true-valued) weight. ComfyUI's
+    LowVramPatch is applied through comfy.lora.calculate_weight directly: its 0.3.75 form would convert
+    and requantize the weight itself (it expects the raw stored values), its 0.33 form does not."""
+    patches = getattr(f, "patches", None)
+    key = getattr(f, "key", None)
+    if isinstance(patches, dict) and key is not None and key in patches:
+        import comfy.lora
+
+        prepared = getattr(f, "prepared_patches", None)
+        return comfy.lora.calculate_weight(prepared if prepared is not None else patches[key], w, key,
+                                           intermediate_dtype=w.dtype)
+    return f(w)
+
+
+# --- the running prompt's outputs (accel.common.live_report) --------------------------------------------------
+def add_running_output(node_id, output: dict) -> bool:
+    """Put `output` among the ui outputs ComfyUI's executor collects for the prompt running now, as node `node_id`'s
+    (what that prompt's `/history` entry shows under `outputs`). ComfyUI puts a node's output there when it executes
+    the node; a node whose output is cached from an earlier prompt is not executed again, though the model it returned
+    runs in the later prompt. The executor keeps them in its `execute` function's `ui_outputs` (0.3.75 and 0.33):
+    found on the stack, from the node that runs now. False where they are not found (then the prompt's history has no
+    entry for the node, as ComfyUI has none for a cached node)."""
+    code = getattr(getattr(sys.modules.get("execution"), "execute", None), "__code__", None)
+    frame = sys._getframe(1) if code is not None else None
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    outputs = frame.f_locals.get("ui_outputs") if frame is not None else None
+    if not isinstance(outputs, dict):
+        return False
+    outputs[node_id] = {"meta": {"node_id": node_id, "display_node": node_id, "parent_node": None,
+                                 "real_node_id": node_id}, "output": output}
+    return True
+
+
 # --- SDPA backend priority (Accel CUDA Settings) -------------------------------------------------------------
 def sdpa_backend_priority():
     """The SDPA priority list ComfyUI itself passes to `sdpa_kernel(..., set_priority=True)` around each call

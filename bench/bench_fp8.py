@@ -245,7 +245,7 @@ def whole_model(dev, smoke, repeats, errors):
     def build_ours(fmt):
         def b():
             sd = M.wan_state_dict("t2v", size, seed=0, dtype=torch.bfloat16, device=dev)
-            r = F.load_state_dict(sd, None, f"random Wan {size} bf16", weight_format=fmt)
+            r = F.load_state_dict(sd, None, f"random Wan {size} bf16", F.FP8LoadOptions(weight_format=fmt))
             sd = None  # frees the memory before the next step (a `del` would leave names the closures above read)
             return r.patcher, r.report
         return b

@@ -161,8 +161,8 @@ def main(argv=None):
 
     def fp8(compute_dtype=None):
         sd = M.wan_state_dict("t2v", a.size, seed=0, dtype=wdt, device=dev, num_layers=a.layers)
-        kw = {} if compute_dtype is None else {"compute_dtype": compute_dtype}
-        r = F.load_state_dict(sd, None, f"random Wan {a.size} x{a.layers}", weight_format="fp8_e4m3fn per-channel scaled", **kw)
+        options = F.FP8LoadOptions(weight_format="fp8_e4m3fn per-channel scaled", compute_dtype=compute_dtype)
+        r = F.load_state_dict(sd, None, f"random Wan {a.size} x{a.layers}", options)
         return r.patcher
 
     def compile_with(inductor_config, gelu_epilogue=True):

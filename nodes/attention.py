@@ -4,8 +4,9 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.common.errors import AccelError
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
-                      patched_live, report_output, schema, shown)
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure,
+                      model_output, patched_live, report_output, schema)
+from ._inputs import checked, shown
 
 LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
 
@@ -111,6 +112,7 @@ class AccelAttention(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, model, backend, fallback, autotune=False, **schedule):
         from ..accel.attention import options as attention
         from ..accel.attention.hybrid import Hybrid

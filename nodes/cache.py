@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import (CATEGORY_CACHE, AccelNode, advanced, model_output, not_a_choice, patched, report_output,
-                      schema)
+from ._common import CATEGORY_CACHE, AccelNode, advanced, model_output, patched, report_output, schema
+from ._inputs import checked, not_a_choice
 
 _DEVICES = ["GPU", "CPU"]
 _DEVICE_TIP = ("Where the cached transformer residual lives between steps. GPU is fastest; CPU saves GPU memory "
@@ -75,6 +75,7 @@ class _SetCache(AccelNode):
         return _user_changed(kwargs.get(cls.SET_INPUT, "auto"))
 
     @classmethod
+    @checked
     def execute(cls, model, **inputs):
         """accel.cache.configure_<KIND>(model, **inputs): its parameters are named as the node's inputs."""
         from ..accel import cache as accel_cache
@@ -186,6 +187,7 @@ class AccelCacheCalibrate(AccelNode):
         return str(bad.with_title(cls.DISPLAY)) if bad else True
 
     @classmethod
+    @checked
     def execute(cls, model, name, overwrite=False):
         from ..accel import cache as accel_cache
 
@@ -227,6 +229,7 @@ class AccelCacheAnyModel(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, model, threshold, start_percent, end_percent, cache_device):
         from ..accel.cache import any_model
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure, model_output,
-                      patched_live, report_output, schema)
+from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure,
+                      model_output, patched_live, report_output, schema)
+from ._inputs import checked
 
 _MODES = ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]
 LEGACY_ON_FAILURE = ("eager", "raise")  # the old words for "fall back" and "error" (still validate)
@@ -59,6 +60,7 @@ class AccelCompile(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, cuda_graphs="off"):
         from ..accel.compile import options as compile_
 

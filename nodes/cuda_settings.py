@@ -4,6 +4,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, patched, report_output, schema
+from ._inputs import checked
 
 class AccelCUDASettings(AccelNode):
     @classmethod
@@ -43,6 +44,7 @@ class AccelCUDASettings(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, model, tf32_matmul, tf32_cudnn, cudnn_benchmark, fp16_accumulation, sdpa_order):
         from ..accel.cuda_settings import options as cuda_settings
 

@@ -5,8 +5,9 @@ import folder_paths
 from comfy_api.latest import io
 
 from ..accel import fp8 as F
-from ._common import (CATEGORY_LOAD, AccelNode, advanced, failure_policy, files_in, model_output, report_output, schema,
+from ._common import (CATEGORY_LOAD, AccelNode, advanced, failure_policy, model_output, report_output, schema,
                       with_report)
+from ._inputs import checked, files_in
 
 NONE_FILE = F.NO_SOURCE_FILE
 
@@ -62,11 +63,13 @@ class AccelLoadDiffusionModelFP8(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, unet_name, weight_format, compute, keep_high_precision, extra_keep="", strict=False,
                 activation_scaling=F.ACT_DEFAULT):
-        path = F.model_path("unet_name", unet_name, "models/diffusion_models or models/unet")
-        res = F.load_file(path, weight_format, compute, keep_high_precision, extra_keep,
-                          failure_policy("strict", strict), activation_scaling=activation_scaling)
+        options = F.FP8LoadOptions(weight_format=weight_format, compute=compute, keep=keep_high_precision,
+                                   extra_keep=extra_keep, policy=failure_policy("strict", strict),
+                                   activation_scaling=activation_scaling)
+        res = F.load(F.model_path("unet_name", unet_name, "models/diffusion_models or models/unet"), options)
         return with_report(res.patcher, res.report, report=res.report)
 
 
@@ -101,6 +104,7 @@ class AccelSaveFP8Model(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, filename_prefix, model=None, source_file=NONE_FILE, keep_high_precision=F.KEEP_AUTO):
         text = F.save_from_inputs(filename_prefix, model, source_file, keep_high_precision)
         return with_report(text, report=text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ._common import CATEGORY_INFO, AccelNode, report_output, schema, with_report
+from ._inputs import checked
 
 
 class AccelHardwareReport(AccelNode):
@@ -29,6 +30,7 @@ class AccelHardwareReport(AccelNode):
         return float("nan") if refresh else "static"
 
     @classmethod
+    @checked
     def execute(cls, refresh):
         from ..accel.common import hardware
 

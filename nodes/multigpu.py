@@ -4,6 +4,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ._common import CATEGORY_PATCH, AccelNode, model_output, patched, report_output, schema
+from ._inputs import checked
 
 
 class AccelMultiGPU(AccelNode):
@@ -34,6 +35,7 @@ class AccelMultiGPU(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, model, gpus, device, cfg_parallel="on"):
         from ..accel.multigpu.patch import apply_multigpu
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ._common import CATEGORY_TESTING, AccelNode, report_output, schema, with_report
+from ._inputs import checked
 
 
 class AccelRandomConditioning(AccelNode):
@@ -40,6 +41,7 @@ class AccelRandomConditioning(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, seed, tokens, dim, scale=1.0):
         import torch
 
@@ -73,6 +75,7 @@ class AccelLatentDiff(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, latent_a, latent_b, label="accelerated vs stock"):
         from ..accel.common.compare import latent_diff_report
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, patched,
-                      report_output, schema)
+from ._common import CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, patched, report_output, schema
+from ._inputs import checked
 
 
 class AccelVAE(AccelNode):
@@ -62,6 +62,7 @@ class AccelVAE(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, vae, on_failure="fall back", **options):  # options: the inputs of VAEOptions (its defaults)
         from ..accel.vae import options as vae_options
 

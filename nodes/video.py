@@ -5,6 +5,7 @@ from __future__ import annotations
 from comfy_api.latest import io, ui
 
 from ._common import CATEGORY_VIDEO, AccelNode, advanced, failure_input, failure_policy, report_output, schema
+from ._inputs import checked
 
 
 def _decode_streaming(vae, latent):
@@ -67,6 +68,7 @@ class AccelSaveVideo(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, fps, filename_prefix, format, codec, encoder, cpu_preset="medium", on_failure="fall back",
                 images=None, samples=None, vae=None):
         from ..accel.common.errors import AccelError

@@ -5,6 +5,7 @@ from comfy_api.latest import io
 
 from ._common import (CATEGORY_PATCH, AccelNode, failure_input, failure_policy, model_output, patched_live,
                       report_output, schema)
+from ._inputs import checked
 
 
 class AccelWanLevel1(AccelNode):
@@ -61,6 +62,7 @@ class AccelWanLevel1(AccelNode):
         )
 
     @classmethod
+    @checked
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact",
                 prefetch_weights=False):
         from ..accel.wan_level1 import preset as wan_level1

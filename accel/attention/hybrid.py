@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import torch
 
 from ..common import defaults, keys
-from ..cache.schedule import run_position, sigma_percent, step_index
 from ..common.errors import AccelError
+from ..common.steps import run_position, sigma_percent, step_index
 
 EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hybrid schedule wants exact attention
 
@@ -117,7 +117,7 @@ def check_hybrid(**values) -> None:
 
 class StepClock:
     """The sampling step of a model call: the current sigma's index in the run's sample_sigmas
-    (accel.cache.schedule.step_index), the sigmas list converted once per run. Shared by the hybrid schedule and the
+    (accel.common.steps.step_index), the sigmas list converted once per run. Shared by the hybrid schedule and the
     sparse backend's schedule (accel/attention/sparse.py)."""
 
     __slots__ = ("_sigmas_obj", "_sigmas")
@@ -160,7 +160,7 @@ class StepWrapper(StepClock):
     def schedule_position(self, t, to: dict, model_sampling):
         """(step, n_steps) of this call in the whole schedule its run is a slice of: a KSamplerAdvanced run (one Wan
         2.2 A14B expert's) is placed by the schedule percents of its first and last sigma
-        (accel.cache.schedule.run_position: exact for the simple, normal and beta schedulers). The run's own position
+        (accel.common.steps.run_position: exact for the simple, normal and beta schedulers). The run's own position
         where the model has no percent_to_sigma."""
         step, n = self.position(t, to)
         if step is None or not callable(getattr(model_sampling, "percent_to_sigma", None)):
@@ -192,3 +192,29 @@ def apply_model_wrappers():
     import comfy.patcher_extension as pe
 
     return pe.WrappersMP.APPLY_MODEL
+
+
+def after_run_lines(patcher) -> list[str]:
+    """The lines Accel Attention adds to a node's report after a sampling run (registered with
+    accel.common.live_report by this package). Quantized attention with the hybrid schedule: how many model calls
+    ran it, and a plain warning when none did (a 4-step run split 2 + 2 over two experts keeps every step exact under
+    the default schedule). For the radial_sparse schedule: its sparse / dense call counts, sparsity and kept mass per
+    shape."""
+    import comfy.patcher_extension as pe
+
+    try:
+        ws = patcher.get_wrappers(pe.WrappersMP.APPLY_MODEL, keys.ATTENTION)
+    except Exception:  # noqa: BLE001
+        return []
+    report = getattr(ws[-1], "report_lines", None) if ws else None
+    if report is not None:  # radial_sparse's schedule (accel/attention/sparse.py): its own measurements
+        return list(report())
+    calls = getattr(ws[-1], "calls", None) if ws else None
+    if not calls or not (calls["exact"] + calls["quantized"]):
+        return []
+    line = (f"quantized attention: {calls['quantized']} of {calls['exact'] + calls['quantized']} model calls so far "
+            f"({calls['exact']} exact by the hybrid schedule)")
+    if not calls["quantized"]:
+        line += ("; NONE ran quantized: every step of these runs is one of the exact first/last steps (lower "
+                 "exact_first_steps / exact_last_steps on Accel Attention for few-step runs)")
+    return [line]

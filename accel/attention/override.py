@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 
 from .. import comfy_compat
-from ..common import defaults, hardware, keys, log
+from ..common import defaults, families, gains, hardware, keys, log, numerics
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 from ..common.report import Report, Section
@@ -431,12 +431,14 @@ def _capabilities(kern) -> str:
     return "; ".join(parts)
 
 
-def _sparse_setup(m, model, kern, why, settings, policy, prof, extra_device_types, device):
+def _sparse_setup(m, model, kern, why, settings, policy, here):
     """radial_sparse on clone `m`: (kernel, exact override, report lines, why). The kernel is `kern` with its
     schedule attached, or the exact backend `auto` picks here when radial_sparse stands down (core's
-    BlockSparseAttention on the model, or no sparse kernel runs here, with fallback 'fall back'; else AccelError)."""
+    BlockSparseAttention on the model, or no sparse kernel runs here, with fallback 'fall back'; else AccelError).
+    `here`: (profile, extra tensor device types, device), as `_resolve` takes them."""
     from . import sparse as sparse_mod
 
+    prof, extra_device_types, device = here
     exact_kern, exact_why, _skipped = _resolve(prof, "auto", Policy.FALL_BACK, extra_device_types, device)
     if exact_kern is not None and exact_kern.low_precision:
         exact_kern = None
@@ -491,8 +493,8 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     prev = to.get(OVERRIDE_KEY)
     sparse_lines, sparse_exact = [], None
     if kern is not None and kern.sparse:
-        kern, sparse_exact, sparse_lines, why = _sparse_setup(m, model, kern, why, sparse, policy, prof,
-                                                              tuple(tensor_device_types), device)
+        kern, sparse_exact, sparse_lines, why = _sparse_setup(m, model, kern, why, sparse, policy,
+                                                              (prof, tuple(tensor_device_types), device))
     if kern is None:
         to.pop(OVERRIDE_KEY, None)
         head = f"ComfyUI's own attention on {where}"
@@ -540,6 +542,7 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     lines += ["  " + x for x in sparse_lines]
     for name, problem in skipped:
         lines.append(f"  skipped {name}: {problem}")
+    hints = gains.install_hints(skipped)
     if kern is not None:
         lines += ["  " + x for x in comfy_compat.checkpoint_attention_lines(model, kern.label)]
         lines += ["  " + x for x in comfy_compat.core_sparse_attention_lines(model, kern.low_precision)]
@@ -550,14 +553,22 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
         lines.append(f"  replaced an earlier attention override ({comfy_compat.describe_override(prev)})")
     m.model_options["transformer_options"] = to
     if not strict:  # calls handed back to ComfyUI's attention: the fastest exact SDPA order for this GPU
-        from ..cuda_settings import flags as cuda_settings
-
-        line = cuda_settings.attach_auto_sdpa(m, prof)
+        line = numerics.attach_auto_sdpa(m, prof)
         if line:
             lines.append("  " + line)
     if kern is not None:
         log.info("attention=%s for %s", kern.label, where)
-    return m, Report([Section(current_title(), head, lines)], deviation)
+    section = Section(current_title(), head, lines)
+    return m, Report([section], deviation, summary=(section.render()[0], _gain(kern, model, prof), *hints),
+                     hints=hints)
+
+
+def _gain(kern, model, prof) -> str:
+    """The first screen's gain line: for an exact kernel, the measured figure of the exact chain Accel Attention is part
+    of on this kind of model and GPU (a quantized or sparse kernel's figures are per call: in the details)."""
+    if kern is not None and (kern.low_precision or kern.sparse):
+        return gains.unmeasured_line(kern.label)
+    return gains.gain_line(gains.EXACT, families.detect(model), prof)
 
 
 def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,

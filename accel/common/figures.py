@@ -52,6 +52,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h100/family_033_hunyuan_video_33f/matrix.json": [
         ("family.h100.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.717, "{:.2f}x"),
         ("family.h100.hv.shipped.speedup", "json:chains/shipped/speedup", 1.532, "{:.2f}x")],
+    "h100/family_033_ltxv/matrix.json": [
+        ("family.h100.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.276, "{:.2f}x"),
+        ("family.h100.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.128, "{:.2f}x")],
     "h100/family_033_ltxv_core_compile/matrix.json": [
         ("family.h100.ltxv_cc.fp8_shipped.time2", "json:chains/fp8_shipped/times_s/1", 2.094, "{:.2f} s"),
         ("family.h100.ltxv_cc.shipped.time2", "json:chains/shipped/times_s/1", 2.383, "{:.2f} s")],
@@ -61,6 +64,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h100/family_033_wan_ti2v_5b/matrix.json": [
         ("family.h100.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.782, "{:.2f}x"),
         ("family.h100.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.539, "{:.2f}x")],
+    "h100/level1_033_1.3B_fp64/level1.json": [
+        ("level1.h100.1.3B.sample.speedup", "json:sizes/1.3B/sample_level1/speedup_vs_stock", 1.69, "{:.2f}x")],
     "h100/level1_1.3B.md": [
         ("level1.h100.1.3B.forward.cosine", "md:1.3B/Level-1|cosine to stock", 0.999999, "{:.6f}"),
         ("level1.h100.1.3B.forward.maxdiff", "md:1.3B/Level-1|max abs diff", 1.23e-2, "{:.3f}")],
@@ -107,9 +112,17 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.ltxv.fp8_shipped.time1", "json:chains/fp8_shipped/times_s/1", 2.12, "{:.2f} s"),
         ("family.h200.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.316, "{:.2f}x"),
         ("family.h200.ltxv.shipped.time0", "json:chains/shipped/times_s/0", 2.294, "{:.2f} s")],
+    "h200/family_033_qwen_image_8steps/matrix.json": [
+        ("family.h200.qwen.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.63, "{:.2f}x"),
+        ("family.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.39, "{:.2f}x")],
+    "h200/family_033_wan_ti2v_5b/matrix.json": [
+        ("family.h200.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.847, "{:.2f}x"),
+        ("family.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.567, "{:.2f}x")],
     "h200/matrix_033_wan14B_fp16_140GB.json": [
         ("fp8.h200.block.cosine", "json:chains/fp8_level1_block/cosine", 0.994568, "{:.4f}"),
-        ("matrix.h200.140.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.994069, "{:.4f}")],
+        ("matrix.h200.140.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.994069, "{:.4f}"),
+        ("matrix.h200.140.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.82, "{:.2f}x"),
+        ("matrix.h200.140.level1.speedup", "json:chains/level1/speedup", 1.503, "{:.2f}x")],
     "h200/vae_033/vae.md": [
         ("vae.h200.cl_bench.first.vae033", "md:wan2.1/default|first (s)", 15.3239, "{:.1f} s"),
         ("vae.h200.fused_norm_bench.vae033", "md:wan2.1/fused_norm|speedup", 1.329, "{:.2f}x"),

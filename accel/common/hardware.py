@@ -347,7 +347,16 @@ def profile(refresh: bool = False) -> HardwareProfile:
 
 
 def hardware_report(refresh: bool = False) -> str:
-    """The text of Accel Hardware Report: this machine's profile and the defaults chosen from it."""
-    from . import defaults
+    """The text of Accel Hardware Report: this machine's profile and the defaults chosen from it. Its first screen:
+    the device, what the automatic modes pick, what to install for more; then the software, the attention libraries
+    and each choice's reason."""
+    from . import defaults, gains
+    from .report import join_details
+
     p = profile(refresh)
-    return "\n".join(["comfyui-accel hardware report"] + p.summary_lines() + defaults.choose(p).report_lines())
+    d = defaults.choose(p)
+    device, *rest = p.summary_lines()
+    picks = (f"attention auto -> {d.attention}, compile mode -> {d.compile_mode}, fp8 compute -> {d.fp8_compute}, "
+             f"tf32 -> {'on' if d.tf32 else 'off'}")
+    first = ["comfyui-accel hardware report", device, picks, *gains.install_hints(d.attention_skipped)]
+    return join_details(first, "\n".join(rest + d.report_lines()))

@@ -1,37 +1,87 @@
-"""The report after the run: what actually ran, shown where the user looks.
+"""The report after the run: what actually ran, shown where the user looks, under the prompt that ran it.
 
 A node's report is written when the node executes, before anything samples; compile and some kernel choices
 are only settled on the first sampling step. So a node that patches a MODEL attaches a `LiveReport`: an
-OUTER_SAMPLE wrapper on the patched clone that, when a sampling run ends (or fails), reads what ran
-(`accel.compile.compile_status`: compiled blocks, graphs, recompiles, or the fallback to eager and its reason)
+OUTER_SAMPLE wrapper on the patched clone that, when a sampling run ends (or fails), asks every feature for its
+lines about what ran (each feature registers its own with `register_after_run`: compile's compiled blocks, graphs,
+recompiles or its fallback to eager and the reason; quantized attention's call counts; the FP8 loader's LoRA path)
 and, where that changed the text,
 - sends the node's `executed` message again with the new text (the frontend redraws the report under the
   node: web/accel_report.js), and
-- updates the node's `accel_report` output entry, a dict the executor keeps by reference in the prompt's
-  history: API clients read `outputs[<node id>]["accel_report"][0]["text"]` in `/history/<prompt_id>`.
-The `text` entry of the history keeps the report as the node wrote it (ComfyUI copies strings).
-The first line of the updated text says what the run found; a fallback to eager is never silent.
+- updates the node's `accel_report` output entry, which API clients read in the prompt's history:
+  `outputs[<node id>]["accel_report"][0]["text"]` in `/history/<prompt_id>`. The `text` entry keeps the report as
+  the node wrote it.
+The first line of the updated text says what the run found: a fallback to eager is never silent, and a run that
+failed says FAILED with the error.
+
+Each prompt's report is its own. A later prompt that reuses the node's cached output runs the model again but does
+not execute the node (ComfyUI shows a cached node in no later prompt's history), and the entry ComfyUI keeps for the
+node belongs to the prompt that executed it. So a run of another prompt starts a new entry for that prompt, and puts
+it among the outputs of the prompt that is running (`comfy_compat.add_running_output`): each prompt's history shows
+its own runs, its own lines and its own failure; an earlier prompt's entry is never written again.
 """
 from __future__ import annotations
 
 import threading
 
 from . import keys, log
+from .report import DETAILS, FIRST_SCREEN, join_details, split_details
 
 PLACEHOLDER = "  status: compiles on the first sampling step (lazy)"
+OUTPUT_KEY = "accel_report"  # the node's ui entry the history keeps (the `text` entry holds the node's own text)
+
+_AFTER_RUN: dict = {}  # (module, name) -> (order, fn)
+
+
+def register_after_run(fn, order: int) -> None:
+    """Add a feature's lines to the report after a run: `fn(patcher) -> list[str]` ([] when it has nothing to
+    say about that model). Features call this when their package is imported; `order` sorts them (the lowest
+    order's first line heads the report). Registering the same function again replaces it."""
+    _AFTER_RUN[(fn.__module__, fn.__qualname__)] = (order, fn)
+
+
+def run_lines(patcher) -> list[str]:
+    """What the sampling runs of `patcher` ran, as report lines (empty when nothing is to be said)."""
+    lines = []
+    for _, fn in sorted(_AFTER_RUN.values(), key=lambda item: item[0]):
+        try:
+            lines += fn(patcher)
+        except Exception as e:  # noqa: BLE001 - the report must never break a run
+            log.info_once(("live_report", fn.__qualname__, type(e).__name__), "report: %s failed (%s: %s)",
+                          fn.__qualname__, type(e).__name__, e)
+    return lines
+
+
+def failure_line(error: BaseException) -> str:
+    """The first line of the report after a run that raised `error`."""
+    if type(error).__name__ == "InterruptProcessingException":
+        return "INTERRUPTED: the run was stopped before it finished"
+    msg = (str(error).strip().splitlines() or [""])[0]
+    msg = msg if len(msg) <= 200 else msg[:197] + "..."
+    return f"FAILED: {type(error).__name__}" + (f": {msg}" if msg else "")
+
+
+def after_run_text(text: str, lines: list[str]) -> str:
+    """The node's report `text` with what the run found: `lines[0]` on the first line, the other lines first among
+    the details (the first screen keeps its size), the placeholder that promised them removed."""
+    summary, details = split_details(text)
+    summary = [ln for ln in summary.splitlines() if ln != PLACEHOLDER]
+    details = [ln for ln in details.splitlines() if ln != PLACEHOLDER]
+    keep = FIRST_SCREEN - 1  # a first screen written without a DETAILS line may be longer: the rest joins the details
+    return join_details([f"after the last run: {lines[0]}", *summary[:keep]],
+                        "\n".join([*lines[1:], *summary[keep:], *details]))
 
 
 def ui_payload(state: dict) -> dict:
     """The node's `ui`: the report text (drawn under the node) and the live entry (history)."""
-    return {"text": [state["text"]], "accel_report": [state]}
+    return {"text": [state["text"]], OUTPUT_KEY: [state]}
 
 
 def attach(model, text: str, node_title: str):
     """Put the after-run wrapper on `model` (the node's patched clone) and return the node's `ui` payload.
     Without a ComfyUI prompt running (scripts, tests calling the function), only the payload."""
-    state = {"text": text, "node": node_title, "runs": 0, "after_run": ""}
     ctx = _executing_context()
-    live = LiveReport(state, text, None if ctx is None else ctx.node_id)
+    live = LiveReport(text, node_title, None if ctx is None else ctx.node_id, None if ctx is None else ctx.prompt_id)
     try:
         import comfy.patcher_extension as pe
 
@@ -40,106 +90,20 @@ def attach(model, text: str, node_title: str):
         model.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, key, live)
     except Exception as e:  # noqa: BLE001 - a MODEL-like object without wrappers: the report stays as written
         log.info_once(("live_report", type(model).__name__), "report: cannot follow runs of %s (%s)", type(model).__name__, e)
-    return ui_payload(state)
-
-
-def run_lines(patcher) -> list[str]:
-    """What the last sampling run of `patcher` ran, as report lines (empty when nothing is to be said)."""
-    from ..compile import compile_status
-
-    lines = []
-    try:
-        st = compile_status(patcher)
-    except Exception:  # noqa: BLE001
-        st = {"enabled": False}
-    if st.get("enabled"):
-        if st["fell_back"]:
-            lines.append(f"compile: FELL BACK TO EAGER after {st['calls']} call(s): {st['reason']}")
-        elif st["calls"]:
-            text = (f"compile: ran compiled ({st['mode']}), {st['regions']} region(s), {st['graphs']} graph(s), "
-                    f"{st['compile_seconds']:.1f} s compiling, {st['recompiles']} recompile(s)")
-            if st["recompile_limit_hit"]:
-                text += "; RECOMPILE LIMIT HIT: new shapes run eager"
-            if st.get("frames_at_recompile_limit"):
-                text += (f"; PARTLY EAGER: {st['frames_at_recompile_limit']} piece(s) of the blocks reached dynamo's "
-                         f"recompile limit (last guard that failed: {st.get('limit_reason') or 'not recorded'})")
-            lines.append(text)
-            if st.get("graph_breaks"):
-                lines.append(f"  {st['graph_breaks']} graph break(s) inside the blocks (the code between the graphs runs "
-                             f"eager; latest: {st.get('break_reason') or 'reason not recorded'})")
-            plans = st.get("quantized_plans") or {}
-            if plans:
-                from ..compile.quantized import describe
-
-                lines.append("  " + describe(plans))
-            from ..compile.report import graph_lines
-
-            lines += ["  " + g for g in graph_lines(st)]
-        if (st.get("prefetch") or {}).get("line"):
-            lines.append(st["prefetch"]["line"])
-        if st.get("cache_note"):
-            lines.append("  " + st["cache_note"])
-        for mode, why in st.get("failures", [])[:3]:
-            if not st["fell_back"] or why not in st["reason"]:
-                lines.append(f"  failed with mode {mode}: {why}")
-    lines += _hybrid_lines(patcher)
-    lines += _fp8_lora_lines(patcher)
-    return lines
-
-
-def _fp8_lora_lines(patcher) -> list[str]:
-    """A model from the pack's FP8 loader with a LoRA applied per call: which path its layers took (accel.fp8.ops),
-    counted over the model's life (compiled blocks count the layers their fetcher prepared)."""
-    try:
-        from ..fp8.ops import is_accel_linear
-
-        rt = next((m.accel_fp8_runtime for m in patcher.model.diffusion_model.modules() if is_accel_linear(m)), None)
-    except Exception:  # noqa: BLE001
-        return []
-    if rt is None:
-        return []
-    low, dense = rt.calls.get("lora_lowrank", 0), rt.calls.get("lora_dense", 0)
-    if not (low or dense):
-        return []
-    why = f" ({'; '.join(sorted(rt.lora_dense_why))})" if dense and rt.lora_dense_why else ""
-    out = [f"FP8 LoRA: {low} layer call(s) added the LoRA beside the FP8 weights (low-rank), {dense} patched the "
-           f"whole weight per call (dense){why}"]
-    if rt.lora_unpinned:
-        out.append(f"FP8 LoRA: the factors could not be kept in pinned memory ({rt.lora_unpinned}): copied to the GPU "
-                   "with a wait per layer at each model load (same result, slower)")
-    return out
-
-
-def _hybrid_lines(patcher) -> list[str]:
-    """Quantized attention with the hybrid schedule: how many model calls ran it, and a plain warning when none
-    did (a 4-step run split 2 + 2 over two experts keeps every step exact under the default schedule). For the
-    radial_sparse schedule: its sparse / dense call counts, sparsity and kept mass per shape."""
-    import comfy.patcher_extension as pe
-
-    try:
-        ws = patcher.get_wrappers(pe.WrappersMP.APPLY_MODEL, keys.ATTENTION)
-    except Exception:  # noqa: BLE001
-        return []
-    report = getattr(ws[-1], "report_lines", None) if ws else None
-    if report is not None:  # radial_sparse's schedule (accel/attention/sparse.py): its own measurements
-        return list(report())
-    calls = getattr(ws[-1], "calls", None) if ws else None
-    if not calls or not (calls["exact"] + calls["quantized"]):
-        return []
-    line = (f"quantized attention: {calls['quantized']} of {calls['exact'] + calls['quantized']} model calls so far "
-            f"({calls['exact']} exact by the hybrid schedule)")
-    if not calls["quantized"]:
-        line += ("; NONE ran quantized: every step of these runs is one of the exact first/last steps (lower "
-                 "exact_first_steps / exact_last_steps on Accel Attention for few-step runs)")
-    return [line]
+    return ui_payload(live.state)
 
 
 class LiveReport:
-    """OUTER_SAMPLE wrapper; shared by the clones of the node's model (never deep-copied)."""
+    """OUTER_SAMPLE wrapper; shared by the clones of the node's model (never deep-copied). `state` is the entry of the
+    prompt `prompt_id` (the last one that ran the model); each prompt gets its own."""
 
-    def __init__(self, state: dict, text: str, node_id):
-        self.state, self.text, self.node_id = state, text, node_id
+    def __init__(self, text: str, title: str, node_id, prompt_id):
+        self.text, self.title, self.node_id, self.prompt_id = text, title, node_id, prompt_id
+        self.state = self._fresh()
         self._lock = threading.Lock()
+
+    def _fresh(self) -> dict:
+        return {"text": self.text, "node": self.title, "runs": 0, "after_run": "", "failed": False}
 
     def __deepcopy__(self, memo):
         return self
@@ -148,28 +112,48 @@ class LiveReport:
         return self
 
     def __call__(self, executor, *args, **kwargs):
+        error = None
         try:
             return executor(*args, **kwargs)
+        except BaseException as e:
+            error = e
+            raise
         finally:
             try:
-                self.update(executor.class_obj.model_patcher)
+                self.update(executor.class_obj.model_patcher, error)
             except Exception as e:  # noqa: BLE001 - the report must never break a run
                 log.info_once(("live_report", "update", type(e).__name__), "report: could not update (%s: %s)",
                               type(e).__name__, e)
 
-    def update(self, patcher):
+    def update(self, patcher, error: BaseException | None = None):
         lines = run_lines(patcher)
+        if error is not None:
+            lines = [failure_line(error), *lines]
+        ctx = _executing_context()
         with self._lock:
-            self.state["runs"] += 1
+            self._follow(None if ctx is None else ctx.prompt_id)
+            state = self.state
+            state["runs"] += 1
+            state["failed"] = error is not None
             after = "\n".join(lines)
-            if not lines or after == self.state["after_run"]:
+            if not lines or after == state["after_run"]:
                 return
-            self.state["after_run"] = after
-            body = self.text.replace(PLACEHOLDER + "\n", "").replace("\n" + PLACEHOLDER, "")
-            self.state["text"] = f"after the last run: {lines[0]}\n" + "".join(f"{ln}\n" for ln in lines[1:]) + body
-        self._send()
+            state["after_run"] = after
+            state["text"] = after_run_text(self.text, lines)
+        self._send(ctx)
 
-    def _send(self):
+    def _follow(self, prompt_id) -> None:
+        """A run of another prompt than the entry's (the node's output was cached): a new entry for that prompt, among
+        its outputs (the earlier prompt keeps its own)."""
+        if prompt_id is None or prompt_id == self.prompt_id:
+            return
+        self.prompt_id, self.state = prompt_id, self._fresh()
+        if self.node_id is not None:
+            from .. import comfy_compat
+
+            comfy_compat.add_running_output(self.node_id, ui_payload(self.state))
+
+    def _send(self, ctx):
         if self.node_id is None:
             return
         try:
@@ -178,7 +162,6 @@ class LiveReport:
             server = PromptServer.instance
         except Exception:  # noqa: BLE001 - no server (scripts, tests without one)
             return
-        ctx = _executing_context()
         if getattr(server, "client_id", None) is None:
             return
         server.send_sync("executed", {"node": self.node_id, "display_node": self.node_id,
@@ -192,3 +175,7 @@ def _executing_context():
     except Exception:  # noqa: BLE001 - a ComfyUI without it
         return None
     return get_executing_context()
+
+
+__all__ = ["DETAILS", "PLACEHOLDER", "LiveReport", "after_run_text", "attach", "failure_line", "register_after_run",
+           "run_lines", "ui_payload"]

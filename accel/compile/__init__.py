@@ -44,11 +44,14 @@ This package re-exports the public API.
 """
 from __future__ import annotations
 
-from .apply import apply_compile, clear_cache, compile_model, compile_status
+from ..common import live_report
+from .apply import after_run_lines, clear_cache, compile_model, compile_status
 from .config import (BACKENDS, CORE_WRAPPER_KEY, DYNAMIC, MODES, SCOPES, WRAPPER_KEY, CompileConfig,
                      CompileStatus)
-from .options import CompileOptions
+from .options import CompileOptions, apply_compile
 from .wrapper import CompileWrapper
+
+live_report.register_after_run(after_run_lines, order=0)  # first: the report's first line after a run
 
 __all__ = ["BACKENDS", "CORE_WRAPPER_KEY", "DYNAMIC", "MODES", "SCOPES", "WRAPPER_KEY", "CompileConfig",
            "CompileOptions", "CompileStatus", "CompileWrapper", "apply_compile", "clear_cache", "compile_model",

@@ -1,40 +1,25 @@
 """Accel Compile's entry points: put the compile wrapper on a clone of a MODEL, read its status, clear the cache."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import comfy_compat
 from ..common import log
-from ..common.errors import AccelError
-from ..common.policy import Policy
+from ..common.errors import AccelError, current_title
 from ..common.report import Report
 from . import cache as compile_cache
-from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, CompileConfig, status_for, validate
+from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, CompileConfig, status_for
 from .dynamo_compat import shares_block_graphs
 from .graphs import resident_decision
 from .preflight import fail_preflight, preflight_problem
 from .report import compile_report
+from .report import run_lines as report_run_lines
 from .wrapper import CompileWrapper
 
 
-def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None, cuda_graphs="off",
-                  prefetch=False):
-    """Return `(patched_clone, report)`: a clone of `model` whose diffusion model runs compiled.
-
-    Compilation is lazy (first sampling step). `mode_chain` (e.g. ["max-autotune-no-cudagraphs",
-    "default"]) lists modes tried in order when compiling or a compiled call fails; eager follows the
-    last one. `policy`: FALL_BACK (log one line, run eager for the rest of this model's life) or ERROR
-    (AccelError, titled with the node that was running when this was called). `cuda_graphs` "on": each model
-    call replayed as one CUDA graph where that is the same computation (accel.compile.graphs). `prefetch`: fetch
-    the next block's streamed weights while a block runs (accel.compile.prefetch).
-    """
-    m, report = compile_model(model, validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy,
-                                              mode_chain, cuda_graphs, prefetch=prefetch))
-    return m, report.render()
-
-
 def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
-    """`apply_compile` with checked settings (accel.compile.config.validate, CompileOptions.config): returns
-    (patched clone, Report)."""
+    """A clone of `model` whose diffusion model runs compiled (lazily, on its first sampling step), with checked
+    settings (accel.compile.config.validate, CompileOptions.config): returns (patched clone, Report)."""
     m, memory_note = _clone(model, cfg)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
@@ -70,8 +55,21 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
     report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note)
-    log.info("%s", report.render().splitlines()[0])
-    return m, report
+    log.info("%s", report.details().splitlines()[0])
+    return m, replace(report, summary=_first_screen(m, report, status))
+
+
+def _first_screen(model, report, status) -> tuple:
+    """What is set to run (the node's title and the settings), the measured gain of the family's exact chain (compile
+    is one part of it) and, where compile cannot run here, what to do about it."""
+    from ..common import families, gains, hardware
+
+    head = report.sections[0]
+    lines = [f"{current_title() or head.title}: {head.text}",
+             gains.gain_line(gains.EXACT, families.detect(model), hardware.profile())]
+    if status.fell_back:
+        lines.append(f"for more: make compile run here ({status.reason})")
+    return tuple(lines)
 
 
 def compile_status(model) -> dict:
@@ -83,6 +81,16 @@ def compile_status(model) -> dict:
     w = ws[-1]
     base = getattr(model, "model", model)
     return w.status(base).as_dict()
+
+
+def after_run_lines(patcher) -> list[str]:
+    """The lines Accel Compile adds to a node's report after a sampling run of `patcher` (registered with
+    accel.common.live_report by this package)."""
+    try:
+        st = compile_status(patcher)
+    except Exception:  # noqa: BLE001 - the report must never break a run
+        return []
+    return report_run_lines(st)
 
 
 def clear_cache() -> str:

@@ -144,9 +144,14 @@ def torch_version() -> str:
     return f"torch {torch.__version__}"
 
 
-def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain,
-             cuda_graphs="off", prefetch=False) -> CompileConfig:
-    chain = list(mode_chain) if mode_chain else [mode]
+def validate(options) -> CompileConfig:
+    """The CompileConfig of Accel Compile's settings (`options`: a CompileOptions, or any object with its fields),
+    each checked: AccelError naming the input."""
+    mode, scope, dynamic, fullgraph = options.mode, options.scope, options.dynamic, options.fullgraph
+    backend, recompile_limit, policy, cuda_graphs = (options.backend, options.recompile_limit, options.policy,
+                                                     options.cuda_graphs)
+    prefetch = getattr(options, "prefetch", False)
+    chain = list(options.mode_chain) if options.mode_chain else [mode]
     for md in chain:
         if md not in MODES:
             raise AccelError("mode", f"unknown compile mode '{md}'", "choose one of " + ", ".join(MODES))

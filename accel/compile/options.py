@@ -36,10 +36,19 @@ class CompileOptions:
 
     def config(self) -> CompileConfig:
         """The settings the compile wrapper runs with (a new one per call: apply adjusts it to the model)."""
-        return validate(self.mode, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit,
-                        self.policy, self.mode_chain, self.cuda_graphs, prefetch=self.prefetch)
+        return validate(self)
 
 
 def apply(model, options: CompileOptions):
     """Compile a clone of `model` (lazily, on its first sampling step); returns (clone, Report)."""
     return compile_model(model, options.config())
+
+
+def apply_compile(model, **settings):
+    """As `apply(model, CompileOptions(**settings))` (mode, scope, dynamic, fullgraph, backend, recompile_limit,
+    policy, mode_chain; any backend torch.compile has registered), returning (patched clone, report text). Compilation
+    is lazy (first sampling step); `mode_chain` (e.g. ["max-autotune-no-cudagraphs", "default"]) lists modes tried in
+    order when compiling or a compiled call fails, eager after the last; `policy` FALL_BACK logs one line and runs eager
+    for the rest of this model's life, ERROR raises an AccelError titled with the node running when this was called."""
+    m, report = apply(model, CompileOptions(**settings))
+    return m, report.render()

@@ -73,3 +73,39 @@ def graph_lines(st: dict) -> list[str]:
     if run.get("reason"):
         text += f"; the others ran compiled: {run['reason']}"
     return [text]
+
+
+def run_lines(st: dict) -> list[str]:
+    """What the sampling runs of a model compiled so far (`compile_status` as a dict), as lines for the report after
+    the run (accel.common.live_report); [] where the model carries no compile wrapper."""
+    if not st.get("enabled"):
+        return []
+    lines = []
+    if st["fell_back"]:
+        lines.append(f"compile: FELL BACK TO EAGER after {st['calls']} call(s): {st['reason']}")
+    elif st["calls"]:
+        text = (f"compile: ran compiled ({st['mode']}), {st['regions']} region(s), {st['graphs']} graph(s), "
+                f"{st['compile_seconds']:.1f} s compiling, {st['recompiles']} recompile(s)")
+        if st["recompile_limit_hit"]:
+            text += "; RECOMPILE LIMIT HIT: new shapes run eager"
+        if st.get("frames_at_recompile_limit"):
+            text += (f"; PARTLY EAGER: {st['frames_at_recompile_limit']} piece(s) of the blocks reached dynamo's "
+                     f"recompile limit (last guard that failed: {st.get('limit_reason') or 'not recorded'})")
+        lines.append(text)
+        if st.get("graph_breaks"):
+            lines.append(f"  {st['graph_breaks']} graph break(s) inside the blocks (the code between the graphs runs "
+                         f"eager; latest: {st.get('break_reason') or 'reason not recorded'})")
+        plans = st.get("quantized_plans") or {}
+        if plans:
+            from .quantized import describe
+
+            lines.append("  " + describe(plans))
+        lines += ["  " + g for g in graph_lines(st)]
+    if (st.get("prefetch") or {}).get("line"):
+        lines.append(st["prefetch"]["line"])
+    if st.get("cache_note"):
+        lines.append("  " + st["cache_note"])
+    for mode, why in st.get("failures", [])[:3]:
+        if not st["fell_back"] or why not in st["reason"]:
+            lines.append(f"  failed with mode {mode}: {why}")
+    return lines

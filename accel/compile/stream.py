@@ -239,12 +239,10 @@ def _pack_fp8_lowrank(m, x):
     weight patches are all plain low-rank LoRAs (counted as such in its model's runtime), the stored weight without
     factors when only its bias is patched, else (False, None): the dense path (counted, its reason logged once by
     accel.fp8.ops)."""
-    from ..fp8 import ops as fp8_ops
-
     fns = m._weight_fns()
     if not fns:
         return True, None
-    lr = fp8_ops.lowrank_for(m, fns, x.device, x.dtype)
+    lr = m.lowrank_for(fns, x.device, x.dtype)
     if lr is None:
         return False, None
     m.accel_fp8_runtime.calls["lora_lowrank"] += 1
@@ -294,7 +292,6 @@ def _fetch_patched_fp8(m, x, vbar: bool):
     own fp8 layers per call too)."""
     import comfy.ops as ops
 
-    from ..fp8.ops import apply_weight_fn
     from ...kernels import fp8_linear as kfp8
 
     device, dtype = x.device, x.dtype
@@ -315,7 +312,7 @@ def _fetch_patched_fp8(m, x, vbar: bool):
     w = kfp8.dequantize(w8, m.weight_scale, dtype)
     for f in [lowvram.get("weight_lowvram_function")] + wf:
         if f is not None:
-            w = apply_weight_fn(f, w)
+            w = comfy_compat.apply_weight_fn(f, w)
     if b is not None and (lowvram.get("bias_lowvram_function") is not None or bf):
         b = b.clone()  # fetched as stored (no copy): ComfyUI's patch functions add to their input in place
         for f in [lowvram.get("bias_lowvram_function")] + bf:

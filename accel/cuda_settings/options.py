@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..common import hardware
+from ..common import families, gains, hardware
 from ..common.errors import current_title
 from ..common.report import Report, Section
 from . import flags
@@ -39,4 +39,7 @@ def apply(model, options: CudaSettingsOptions, *, profile=None, in_place: bool =
     m, numerics = flags.patch_cuda_settings(model, settings, profile=prof, in_place=in_place)
     if auto_line:
         numerics = numerics.plus(auto_line)
-    return m, Report([Section(current_title() or "Accel CUDA Settings"), numerics])
+    title = current_title() or "Accel CUDA Settings"
+    summary = (f"{title}: {numerics.text}, for this model's runs",
+               gains.gain_line(gains.EXACT, families.detect(model), prof))
+    return m, Report([Section(title), numerics], summary=summary)

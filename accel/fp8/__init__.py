@@ -1,6 +1,7 @@
 """FP8 diffusion models inside ComfyUI: loading every FP8 form, quantizing on load, FP8 matmuls, saving.
 
-How a model is loaded (`load_file` / `load_state_dict`):
+How a model is loaded (`load(path, FP8LoadOptions(...))`; `load_file` takes the options as keyword arguments;
+`load_state_dict` loads a state dict):
 1. `formats.normalize` turns the file (bf16/fp16/fp32, scaled_fp8, _quantization_metadata,
    comfy_quant, plain fp8, per-channel weight_scale) into one canonical state dict and validates it.
 2. ComfyUI's own `comfy.sd.load_diffusion_model_state_dict` builds the model with our custom
@@ -28,21 +29,24 @@ Layout (one concern per file): ``options`` (the nodes' choices), ``formats`` (fi
 """
 from __future__ import annotations
 
+from ..common import live_report
 from .finalize import Stats, check_keys, count_nonfinite, finalize, nonfinite_tensors, nonfinite_text
-from .load import LoadResult, activation_dtype, load_file, load_state_dict
-from .ops import FP8Runtime, is_accel_linear, make_operations
+from .load import LoadResult, activation_dtype, load, load_file, load_state_dict
+from .ops import FP8Runtime, after_run_lines, is_accel_linear, make_operations
 from .options import (ACT_BLOCK, ACT_CHOICES, ACT_DEFAULT, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, AUTO_TARGET,
                       COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP,
                       KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD,
-                      WEIGHT_FORMATS)
-from .plan import Plan, check_activation_scaling, plan_layers, resolve_activation, resolve_compute
+                      WEIGHT_FORMATS, FP8LoadOptions, check_activation_scaling)
+from .plan import Plan, plan_layers, resolve_activation, resolve_compute
 from .save import (NO_SOURCE_FILE, SaveTarget, convert_file, model_path, output_path, portable_tensors,
                    reserve_target, save_from_inputs, save_portable)
 
 __all__ = ["ACT_BLOCK", "ACT_CHOICES", "ACT_DEFAULT", "ACT_INPUT", "ACT_PER_TOKEN", "ACT_PER_TOKEN_FP32", "AUTO_TARGET",
            "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
            "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD",
-           "WEIGHT_FORMATS", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
+           "WEIGHT_FORMATS", "FP8LoadOptions", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
            "check_activation_scaling", "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear",
-           "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE", "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
+           "load", "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE", "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
            "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute", "save_portable"]
+
+live_report.register_after_run(after_run_lines, order=20)

@@ -9,15 +9,14 @@ import torch
 
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
-from ..common import defaults, families, figures, log
+from ..common import defaults, families, figures, gains, log
 from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
-from ..common.policy import Policy
+from ..common.report import join_details
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
-from .options import (ACT_DEFAULT, ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, WEIGHT_FORMATS,
-                      measured_deviation)
-from .plan import (AutoFormat, Plan, check_activation_scaling, comfy_fp8_layout, plan_layers, resolve_activation,
+from .options import ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, FP8LoadOptions, measured_deviation
+from .plan import (AutoFormat, Plan, comfy_fp8_layout, plan_layers, resolve_activation,
                    resolve_auto_format, resolve_compute, resolve_stored_format, unmatched_text)
 
 
@@ -58,64 +57,57 @@ def _detect_config(sd):
 
 
 def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(state dict)",
-                    weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
-                    extra_keep: str = "", policy: Policy = Policy.FALL_BACK, profile=None, use_fast_accum: bool = True,
-                    input_name: str = "unet_name", disable_dynamic: bool | None = None,
-                    compute_dtype=None, activation_scaling: str = ACT_DEFAULT, auto_16bit: bool | None = None) -> LoadResult:
-    """Load a diffusion model state dict (any supported form) as an FP8 model. `sd` is consumed.
-    Errors name `input_name` (the saver converts files through this too, as `source_file`); `policy` ERROR
-    raises where FALL_BACK would pick a slower compute path. `activation_scaling`
-    (options.ACT_CHOICES) picks how FP8 matmuls quantize activations; `use_fast_accum` False is the same as
-    its 'per-token, fp32 accumulation'. `auto` on a 16-bit file follows the measured per-family rule
-    (`plan.resolve_auto_format`); `auto_16bit` pins its outcome (a reload of the same file keeps the first decision).
-    `auto` on a file stored in ComfyUI's own FP8 layout follows `plan.resolve_stored_format`: where ComfyUI's own FP8
-    layers measured faster, the file is loaded as ComfyUI's Load Diffusion Model loads it."""
+                    options: FP8LoadOptions | None = None) -> LoadResult:
+    """Load a diffusion model state dict (any supported form) as an FP8 model, as `options` say (FP8LoadOptions;
+    None: the defaults). `sd` is consumed. Errors name `options.input_name`; policy ERROR raises where FALL_BACK would
+    pick a slower compute path. `auto` on a 16-bit file follows the measured per-family rule
+    (`plan.resolve_auto_format`; `auto_16bit` pins its outcome). `auto` on a file stored in ComfyUI's own FP8 layout
+    follows `plan.resolve_stored_format`: where ComfyUI's own FP8 layers measured faster, the file is loaded as
+    ComfyUI's Load Diffusion Model loads it."""
     import comfy.model_management as mm
     import comfy.utils
 
     from ..common import hardware
 
-    if weight_format not in WEIGHT_FORMATS:
-        raise AccelError("weight_format", f"unknown choice '{weight_format}'", f"Use one of {', '.join(WEIGHT_FORMATS)}")
-    check_activation_scaling(activation_scaling)
-    profile = profile or hardware.profile()
-    policy = Policy(policy)
+    o = options if options is not None else FP8LoadOptions()
+    weight_format, compute, keep, input_name, policy = o.weight_format, o.compute, o.keep, o.input_name, o.policy
+    profile = o.profile or hardware.profile()
     path, path_reason = resolve_compute(compute, profile, policy)
-    path, fast_accum, act_note = resolve_activation(activation_scaling, path, mm.get_torch_device(), policy)
-    use_fast_accum = use_fast_accum and fast_accum
+    path, fast_accum, act_note = resolve_activation(o.activation_scaling, path, mm.get_torch_device(), policy)
+    use_fast_accum = o.use_fast_accum and fast_accum
 
     norm = formats.normalize(sd, metadata, source, input_name)  # a new dict: `sd` keeps the file's own layout
     cfg = _detect_config(norm.sd)
-    explicit = (weight_format != FORMAT_AUTO or compute != COMPUTE_AUTO or keep != KEEP_AUTO or bool(extra_keep.strip())
-                or activation_scaling != ACT_DEFAULT or not use_fast_accum or compute_dtype is not None)
-    stored = resolve_stored_format(families.family_of_config(cfg), profile, explicit,
+    stored = resolve_stored_format(families.family_of_config(cfg), profile, o.explicit,
                                    comfy_fp8_layout(norm.forms, norm.fp8_layers, norm.marker_full_precision),
                                    comfy_compat.loads_fp8_files_as_quantized_layers())
     kwargs = {}
-    if disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
-        kwargs["disable_dynamic"] = disable_dynamic
+    if o.disable_dynamic is not None and comfy_compat.loader_can_disable_dynamic():
+        kwargs["disable_dynamic"] = o.disable_dynamic
     if stored.comfy_layers:
         norm.sd = {}
         patcher = _build(sd, {}, metadata, source, input_name, kwargs)  # as Load Diffusion Model: the file's layout
         sd.clear()
-        return _comfy_layers_result(patcher, source, norm, keep, stored.note, input_name, policy)
+        res = _comfy_layers_result(patcher, source, norm, keep, stored.note, input_name, policy)
+        res.report = _first_screen(res.report, (0, 3), res.family, profile, gains.EXACT)
+        return res
     sd.clear()
     params = comfy.utils.calculate_parameters(norm.sd)
     hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
     supported = list(cfg.supported_inference_dtypes) if cfg is not None else [torch.float16, torch.bfloat16, torch.float32]
     keep_dtype = mm.unet_dtype(model_params=params, supported_dtypes=supported, weight_dtype=hp)
-    comfy_dtype = compute_dtype or keep_dtype  # what ComfyUI's own loader would store the weights in
+    comfy_dtype = o.compute_dtype or keep_dtype  # what ComfyUI's own loader would store the weights in
     weights16 = params * torch.tensor([], dtype=comfy_dtype).element_size()
     room = int(mm.minimum_inference_memory() + defaults.SAMPLING_ROOM_FRACTION * weights16)
     auto = resolve_auto_format(families.family_of_config(cfg), profile, weight_format, compute, norm.is_quantized,
                                weights16, room, hardware.free_vram(profile))
-    if auto_16bit is not None and auto_16bit != auto.keep_16bit:
-        auto = AutoFormat(auto_16bit, "as decided when this file was first loaded")
+    if o.auto_16bit is not None and o.auto_16bit != auto.keep_16bit:
+        auto = AutoFormat(o.auto_16bit, "as decided when this file was first loaded")
     if path in ("scaled_mm_rowwise", kfp8.BLOCK_MODE) and getattr(mm.get_torch_device(), "type", "cpu") == "cuda":
         kfp8.rowwise_out_dtypes(mm.get_torch_device())  # probe now, in eager mode (compiled code reads it)
         if path == kfp8.BLOCK_MODE:
             kfp8.block_out_dtypes(mm.get_torch_device())
-    keep_dtype, dtype_note = activation_dtype(keep_dtype, path, supported, compute_dtype)
+    keep_dtype, dtype_note = activation_dtype(keep_dtype, path, supported, o.compute_dtype)
 
     rt = FP8Runtime(source=source, input_name=input_name, mode=path, fast=path != "dequant", use_fast_accum=use_fast_accum,
                     policy=policy)
@@ -126,8 +118,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     manual = mm.unet_manual_cast(keep_dtype, mm.get_torch_device(), supported) is not None
     model_options = {"dtype": keep_dtype, "custom_operations": make_operations(rt, manual_cast=manual)}
     if auto.keep_16bit:  # ComfyUI's own model: its own dtype choice and operations, nothing of ours in the layers
-        model_options = {"dtype": compute_dtype} if compute_dtype is not None else {}
-    n_fp8_in = len(norm.fp8_layers)
+        model_options = {"dtype": o.compute_dtype} if o.compute_dtype is not None else {}
     patcher = _build(norm.sd, model_options, norm.metadata or None, source, input_name, kwargs)
     norm.sd = {}
     dm = patcher.model.diffusion_model
@@ -147,13 +138,14 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
             patcher.size = 0
         text = _report_16bit(source, norm, family, dm, auto.note)
         log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
+        text = _first_screen(text, (0, 3), family, profile, gains.EXACT)
         return LoadResult(patcher, text, Stats(), Plan({}, keep, "nothing quantized: auto kept the 16-bit weights", {}),
                           norm, "16-bit", family, rt, auto_16bit=True)
     if not norm.is_quantized:  # the note names the family as detected from the built model
         after = resolve_auto_format(family.family, profile, weight_format, compute, False, weights16, room,
                                     hardware.free_vram(profile))
         auto = AutoFormat(False, auto.note if after.keep_16bit else after.note)
-    plan = plan_layers(dm, family, keep, extra_keep)
+    plan = plan_layers(dm, family, keep, o.extra_keep)
     try:
         stats = finalize(dm, plan, weight_format, norm.is_quantized, keep_dtype)
     except Exception as e:
@@ -165,8 +157,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         patcher.size = 0  # recomputed from the finalized weights
     if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
         log.info(f"{source}: e5m2 layers dequantize per layer (FP8 matmul uses e4m3fn weights)")
-    text = _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt,
-                   auto.note)
+    res = LoadResult(patcher, "", stats, plan, norm, path, family, rt)
+    text, loaded = _report(res, keep_dtype, path_reason, weight_format, auto.note)
     if stats.nonfinite:
         log.warn_once(("fp8", "nonfinite", source), f"{source}: {nonfinite_text(stats.nonfinite)}")
     if plan.unmatched:
@@ -180,9 +172,21 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     if dtype_note:
         text += f"\n  activations: {dtype_note}"
     if act_note and stats.formats:
-        text += f"\n  {ACT_INPUT}: {activation_scaling} -> {act_note}"
+        text += f"\n  {ACT_INPUT}: {o.activation_scaling} -> {act_note}"
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
-    return LoadResult(patcher, text, stats, plan, norm, path, family, rt)
+    res.report = _first_screen(text, (0,), family, profile, gains.FP8 if stats.formats else gains.EXACT, loaded)
+    return res
+
+
+def _first_screen(text: str, picks: tuple, family, profile, chain: str, loaded: str = "") -> str:
+    """The loader's report with its first screen: the lines of `text` at `picks` (its first line: the file) and
+    `loaded`, the measured gain of `chain` on this kind of model and GPU, and what to chain after the loader (the gain
+    is measured with it); the rest of `text` as details."""
+    lines = text.splitlines()
+    after = "Accel Wan Level-1" if family.is_wan else "Accel Attention and Accel Compile"
+    first = [lines[i] for i in picks] + ([loaded] if loaded else [])
+    first += [gains.gain_line(chain, family, profile), f"for more: chain {after} after this loader"]
+    return join_details(first, "\n".join(line for i, line in enumerate(lines) if i not in picks))
 
 
 def _build(sd, model_options, metadata, source, input_name, kwargs):
@@ -302,8 +306,10 @@ def _linear_bytes(dm):
 _ACT_TEXT = {"scaled_mm_rowwise": "per-token", kfp8.BLOCK_MODE: "1x128-block", "scaled_mm_tensorwise": "per-tensor"}
 
 
-def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason, weight_format, n_fp8_in, rt,
-            auto_note="") -> str:
+def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, auto_note: str = "") -> tuple:
+    """(the report's details, its first screen's line on what was loaded)."""
+    norm, family, plan, stats, rt = res.normalized, res.family, res.plan, res.stats, res.runtime
+    source, path, dm = rt.source, res.compute, res.patcher.model.diffusion_model
     lin, other = _linear_bytes(dm)
     total = lin + other
     itemsize = torch.tensor([], dtype=keep_dtype).element_size()
@@ -351,7 +357,11 @@ def _report(source, norm, family, plan, stats, dm, keep_dtype, path, path_reason
         lines.append(f"  tip: {tip}")
     if stats.nonfinite:
         lines.append(f"  warning: {nonfinite_text(stats.nonfinite)}")
-    return "\n".join(lines)
+    n_fp8 = sum(stats.formats.values())
+    loaded = (f"  {family.name}: {n_fp8} linear layers in FP8, {format_bytes(total)} of weights "
+              f"({format_bytes(max(0, stock - total))} less than {_dtype_name(keep_dtype)}), compute "
+              f"{'dequantize per layer' if path == 'dequant' or not n_fp8 else path}")
+    return "\n".join(lines), loaded
 
 
 def _scaled_fp8_tip(norm, family) -> str:
@@ -380,17 +390,12 @@ def _report_16bit(source, norm, family, dm, note) -> str:
                       "  compute: ComfyUI's own layers and matmuls (no FP8)"])
 
 
-def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
-              extra_keep: str = "", policy: Policy = Policy.FALL_BACK, profile=None, input_name: str = "unet_name",
-              disable_dynamic: bool | None = None,
-              activation_scaling: str = ACT_DEFAULT, auto_16bit: bool | None = None) -> LoadResult:
-    """Read and load a safetensors diffusion model file (see `load_state_dict`)."""
+def load(path: str, options: FP8LoadOptions | None = None) -> LoadResult:
+    """Read and load a safetensors diffusion model file as `options` say (see `load_state_dict`)."""
+    o = options if options is not None else FP8LoadOptions()  # checked before a large file is read
     source = os.path.basename(path)
-    check_activation_scaling(activation_scaling)  # before reading a large file
-    sd, metadata = formats.read_file(path, input_name)
-    res = load_state_dict(sd, metadata, source, weight_format, compute, keep, extra_keep, policy, profile,
-                          input_name=input_name, disable_dynamic=disable_dynamic,
-                          activation_scaling=activation_scaling, auto_16bit=auto_16bit)
+    sd, metadata = formats.read_file(path, o.input_name)
+    res = load_state_dict(sd, metadata, source, o)
     p = res.patcher
     if res.comfy_layers and comfy_compat.can_reload_patcher(p):
         import comfy.sd
@@ -399,14 +404,21 @@ def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUT
         p.cached_patcher_init = (comfy.sd.load_diffusion_model, (path, {}))
     elif comfy_compat.can_reload_patcher(p):  # ComfyUI 0.33: lets clone(disable_dynamic=True) / multi-GPU re-create it
         # plain values (the policy's word, the node title its errors name): the reload runs outside the node
-        p.cached_patcher_init = (_reload_patcher, (path, weight_format, compute, keep, extra_keep,
-                                                   Policy(policy).value, activation_scaling, current_title(),
-                                                   res.auto_16bit))
+        settings = dict(o.plain(), auto_16bit=res.auto_16bit)
+        p.cached_patcher_init = (_reload_patcher, (path, settings, current_title()))
     return res
 
 
-def _reload_patcher(path, weight_format, compute, keep, extra_keep, policy, activation_scaling=ACT_DEFAULT,
-                    title=None, auto_16bit=None, disable_dynamic=False):
-    with titled(title):  # the first load's `auto` decision is kept: free VRAM differs while the model is loaded
-        return load_file(path, weight_format, compute, keep, extra_keep, policy, disable_dynamic=disable_dynamic,
-                         activation_scaling=activation_scaling, auto_16bit=auto_16bit).patcher
+def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,
+              extra_keep: str = "", **options) -> LoadResult:
+    """As `load(path, FP8LoadOptions(weight_format=..., compute=..., keep=..., extra_keep=..., **options))`: the other
+    fields of FP8LoadOptions (policy, activation_scaling, input_name, profile, ...) as keyword arguments."""
+    return load(path, FP8LoadOptions(weight_format=weight_format, compute=compute, keep=keep, extra_keep=extra_keep,
+                                     **options))
+
+
+def _reload_patcher(path, settings: dict, title=None, disable_dynamic=False):
+    """ComfyUI's `cached_patcher_init` of a model this loader loaded: the same file with the same `settings`
+    (FP8LoadOptions.plain(), with the first load's `auto` decision: free VRAM differs while the model is loaded)."""
+    with titled(title):
+        return load(path, FP8LoadOptions(**settings, disable_dynamic=disable_dynamic)).patcher

@@ -108,21 +108,6 @@ def sampling_out_of_memory(rt: FP8Runtime, err: Exception, device, layer: str):
         title=rt.title)
 
 
-def apply_weight_fn(f, w):
-    """Run a per-forward weight function on the dequantized (true-valued) weight. ComfyUI's
-    LowVramPatch is applied through comfy.lora.calculate_weight directly: its 0.3.75 form would convert
-    and requantize the weight itself (it expects the raw stored values), its 0.33 form does not."""
-    patches = getattr(f, "patches", None)
-    key = getattr(f, "key", None)
-    if isinstance(patches, dict) and key is not None and key in patches:
-        import comfy.lora
-
-        prepared = getattr(f, "prepared_patches", None)
-        return comfy.lora.calculate_weight(prepared if prepared is not None else patches[key], w, key,
-                                           intermediate_dtype=w.dtype)
-    return f(w)
-
-
 # --- LoRA beside the FP8 matmul (see the module docstring) -----------------------------------------------------
 
 def _lora_adapter_class():
@@ -414,6 +399,11 @@ def _linear_class():
                 fns.insert(0, lv)
             return fns
 
+        def lowrank_for(self, fns, device, dtype):
+            """This layer's LoRA factors for `fns` (module function `lowrank_for`): what Accel Compile's block
+            fetcher runs beside the FP8 matmul of a compiled block."""
+            return lowrank_for(self, fns, device, dtype)
+
         def forward_comfy_cast_weights(self, input, *args, **kwargs):
             if self.weight_scale is None or _compiling():  # compiled: Accel Compile names an out-of-memory error
                 return self._accel_forward(input, *args, **kwargs)
@@ -498,7 +488,7 @@ def _linear_class():
             w8 = mm.cast_to(self.weight, None, dev, non_blocking=nb, copy=False)
             w = kfp8.dequantize(w8, self.weight_scale, input.dtype)
             for f in fns:
-                w = apply_weight_fn(f, w)
+                w = comfy_compat.apply_weight_fn(f, w)
             bias = None
             if self.bias is not None:
                 bias = mm.cast_to(self.bias, input.dtype, dev, non_blocking=nb, copy=bool(self.bias_function))
@@ -520,3 +510,25 @@ def _linear_class():
 
 def is_accel_linear(module) -> bool:
     return isinstance(getattr(module, "accel_fp8_runtime", None), FP8Runtime) and isinstance(module, torch.nn.Linear)
+
+
+def after_run_lines(patcher) -> list[str]:
+    """The lines the FP8 loader adds to a node's report after a sampling run (registered with
+    accel.common.live_report by this package): for a model from the loader with a LoRA applied per call, which path
+    its layers took, counted over the model's life (compiled blocks count the layers their fetcher prepared)."""
+    try:
+        rt = next((m.accel_fp8_runtime for m in patcher.model.diffusion_model.modules() if is_accel_linear(m)), None)
+    except Exception:  # noqa: BLE001
+        return []
+    if rt is None:
+        return []
+    low, dense = rt.calls.get("lora_lowrank", 0), rt.calls.get("lora_dense", 0)
+    if not (low or dense):
+        return []
+    why = f" ({'; '.join(sorted(rt.lora_dense_why))})" if dense and rt.lora_dense_why else ""
+    out = [f"FP8 LoRA: {low} layer call(s) added the LoRA beside the FP8 weights (low-rank), {dense} patched the "
+           f"whole weight per call (dense){why}"]
+    if rt.lora_unpinned:
+        out.append(f"FP8 LoRA: the factors could not be kept in pinned memory ({rt.lora_unpinned}): copied to the GPU "
+                   "with a wait per layer at each model load (same result, slower)")
+    return out

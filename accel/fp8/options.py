@@ -1,9 +1,14 @@
-"""The FP8 nodes' choices (weight format, compute path, layers kept in high precision) and the per-family `auto`
-rule."""
+"""The FP8 loader's contract: `FP8LoadOptions` (the loader's inputs, checked when built; `load.load(path, options)`
+returns the model and its report), the FP8 nodes' choices (weight format, compute path, activation scaling, layers
+kept in high precision) and the per-family `auto` rule."""
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+
 from ...kernels import fp8_linear as kfp8
+from ..common.errors import AccelError
 from ..common.figures import text as _fig
+from ..common.policy import Policy, as_policy
 
 
 # --- user-facing options ---------------------------------------------------------------------------
@@ -31,6 +36,11 @@ ACT_PER_TOKEN_FP32 = "per-token, fp32 accumulation"
 ACT_BLOCK = "1x128 blocks"
 ACT_CHOICES = (ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, ACT_BLOCK)
 ACT_DEFAULT = ACT_PER_TOKEN
+
+
+def check_activation_scaling(choice: str) -> None:
+    if choice not in ACT_CHOICES:
+        raise AccelError(ACT_INPUT, f"unknown choice '{choice}'", f"Use one of {', '.join(ACT_CHOICES)}")
 
 # Measured deviation of each FP8 matmul path, shown in the loader's report (figures from accel/common/figures.py).
 # Final latent vs stock ComfyUI: Wan 2.1 T2V 14B fp16, RANDOM weights, 480p 81 frames, 2 steps CFG 5, loader ->
@@ -65,3 +75,51 @@ FAMILY_KEEP = {
     "qwen_image": (KEEP_STANDARD, "Qwen-Image: block attention and MLP linears quantized; img_in/txt_in, time_text_embed, "
                                   "img_mod/txt_mod modulation, norm_out and proj_out stay high precision"),
 }
+
+
+@dataclass(frozen=True)
+class FP8LoadOptions:
+    """How to load a diffusion model as an FP8 model. The loader node's inputs: `weight_format` (WEIGHT_FORMATS),
+    `compute` (COMPUTE_CHOICES), `keep` (its keep_high_precision, KEEP_CHOICES), `extra_keep` (layer name patterns),
+    `policy` (its `strict`: ERROR raises where FALL_BACK picks a slower compute path), `activation_scaling`
+    (ACT_CHOICES). For the saver and scripts: `input_name` (the input errors name: the saver converts files as
+    `source_file`), `use_fast_accum` (False: as 'per-token, fp32 accumulation'), `compute_dtype` (the dtype of the
+    layers kept in high precision and of the activations; None: ComfyUI's choice), `disable_dynamic` (ComfyUI 0.33's
+    loader option, where it has it), `auto_16bit` (pins what `auto` decided for a 16-bit file: a reload of the same file
+    keeps the first decision) and `profile` (a simulated HardwareProfile; None: this machine's)."""
+
+    weight_format: str = FORMAT_AUTO
+    compute: str = COMPUTE_AUTO
+    keep: str = KEEP_AUTO
+    extra_keep: str = ""
+    policy: Policy = Policy.FALL_BACK
+    activation_scaling: str = ACT_DEFAULT
+    input_name: str = "unet_name"
+    use_fast_accum: bool = True
+    compute_dtype: object = None
+    disable_dynamic: bool | None = None
+    auto_16bit: bool | None = None
+    profile: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "policy", as_policy(self.policy))
+        if self.weight_format not in WEIGHT_FORMATS:
+            raise AccelError("weight_format", f"unknown choice '{self.weight_format}'",
+                             f"Use one of {', '.join(WEIGHT_FORMATS)}")
+        check_activation_scaling(self.activation_scaling)
+
+    @property
+    def explicit(self) -> bool:
+        """Whether anything but the defaults was asked for (`auto` then keeps to what was asked)."""
+        return (self.weight_format != FORMAT_AUTO or self.compute != COMPUTE_AUTO or self.keep != KEEP_AUTO
+                or bool(self.extra_keep.strip()) or self.activation_scaling != ACT_DEFAULT or not self.use_fast_accum
+                or self.compute_dtype is not None)
+
+    def plain(self) -> dict:
+        """The fields as plain values (the policy's word; no profile, dtype or `disable_dynamic`): what a reload outside
+        the node keeps (ComfyUI 0.33's `cached_patcher_init`; Multi-GPU workers)."""
+        d = asdict(self)
+        d["policy"] = self.policy.value
+        for k in ("profile", "compute_dtype", "disable_dynamic"):
+            d.pop(k)
+        return d

@@ -12,9 +12,10 @@ from ...kernels import fp8_linear as kfp8
 from ..common import defaults, families, log
 from ..common.errors import AccelError, quoted
 from ..common.policy import Policy
-from .options import (ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
+from .options import (ACT_BLOCK, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
                       COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES,
                       KEEP_EDGE, KEEP_STANDARD)
+from .options import check_activation_scaling
 
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
@@ -125,11 +126,6 @@ def resolve_stored_format(family: str | None, profile, explicit: bool, comfy_lay
     row = defaults.row_for(profile).name
     return StoredChoice(True, f"on {row}, {entry.evidence()}; a weight_format or compute other than auto loads it "
                               "with this loader's FP8 layers")
-
-
-def check_activation_scaling(choice: str) -> None:
-    if choice not in ACT_CHOICES:
-        raise AccelError(ACT_INPUT, f"unknown choice '{choice}'", f"Use one of {', '.join(ACT_CHOICES)}")
 
 
 def resolve_activation(choice: str, path: str, device, policy: Policy = Policy.FALL_BACK) -> tuple[str, bool, str]:

@@ -182,6 +182,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     prof = profile if profile is not None else hardware.profile()
     sections = [Section(current_title(), f"{fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}")]
     m = model
+    ran, hints = [], []  # the first screen: what is set to run, what to install or change for more
 
     # 1. attention -----------------------------------------------------------------------------
     fast_deviation = None  # the measured deviation of quantized attention, where quality fast uses it
@@ -190,6 +191,8 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
         m, report = attention.apply(m, options.attention_options(), profile=prof,
                                     tensor_device_types=tensor_device_types)
         sections += report.under("attention")
+        ran.append("attention " + report.sections[0].text.rsplit(" on ", 1)[0])
+        hints += report.hints
         if options.quality == SPARSE:
             sparse_deviation = report.deviation
         else:
@@ -198,6 +201,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
         sections.append(Section("attention", "off (ComfyUI's own attention)",
                                 [f"  quality {options.quality}: no effect with attention off"]
                                 if options.quality != "exact" else []))
+        ran.append("attention off")
 
     # 2. compile -------------------------------------------------------------------------------
     if options.compile:
@@ -205,8 +209,12 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
         chain = compile_chain(mode)
         if not chain:
             sections.append(Section("compile", f"not applied ({why})", _no_prefetch(options)))
+            ran.append("compile off")
+            hints.append(f"for more: make compile run here ({why})")
         else:
             m, report = compile_.apply(m, options.compile_options(chain))
+            ran.append(f"compile {chain[0]}")
+            hints += [line for line in report.summary if line.startswith("for more:")]
             strict = options.policy is Policy.ERROR
             notes = [f"  mode {chain[0]} ({why}); fallback chain: {' -> '.join(chain + ([] if strict else ['eager']))}",
                      "  first run: seconds to compile with 'default', minutes with max-autotune on a cold "
@@ -217,6 +225,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
             sections += report.plus(*notes).under("compile")
     else:
         sections.append(Section("compile", "off", _no_prefetch(options)))
+        ran.append("compile off")
 
     # 3. CUDA settings -------------------------------------------------------------------------
     if m is model:
@@ -240,20 +249,36 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     sections += [Section(None, line) for line in deviation]
     if options.compile:
         _attach_run_summary(m, current_title() or "Wan Level-1")
+    ran.append("TF32 on" if options.tf32 else "TF32 off")
+    summary = _first_screen(fam, prof, options, ran, hints, exact=not (fast_deviation or sparse_deviation))
     log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or "Wan Level-1", fam.name,
              ("fast" if fast_deviation else "sparse" if sparse_deviation else "on") if options.attention else "off", "on" if options.compile else "off",
              "on" if options.tf32 else "off")
-    return m, Report(sections, deviation=" ".join(deviation))
+    return m, Report(sections, deviation=" ".join(deviation), summary=summary)
 
 
-def apply_level1(model, attention: bool = True, compile: bool = True, compile_mode: str = "auto",
-                 tf32: bool = True, cudnn_benchmark: bool = True, policy: Policy = Policy.FALL_BACK,
-                 profile=None, quality: str = "exact", tensor_device_types=(), prefetch_weights: bool = False):
-    """As `apply` with WanLevel1Options of these values; returns (patched clone, report text)."""
-    options = WanLevel1Options(attention=attention, compile=compile, compile_mode=compile_mode, tf32=tf32,
-                               cudnn_benchmark=cudnn_benchmark, policy=policy, quality=quality,
-                               prefetch_weights=prefetch_weights)
-    m, report = apply(model, options, profile=profile, tensor_device_types=tensor_device_types)
+def _first_screen(fam, prof, options: WanLevel1Options, ran: list, hints: list, exact: bool) -> tuple:
+    """What is set to run, the measured gain of Level-1 on this kind of model and GPU, what to install or change for
+    more (at most FIRST_SCREEN - 1 lines: the report after a run adds one above). `exact`: the exact path is what runs
+    (quality exact, or a quality that stood down)."""
+    from ..common import gains
+    from ..common.report import FIRST_SCREEN
+
+    head = Section(current_title(), f"{fam.name} on {_device_text(prof)}: {', '.join(ran)}").render()[0]
+    if not exact:
+        gain = gains.unmeasured_line(f"quality {options.quality}")
+    elif options.attention and options.compile:
+        gain = gains.gain_line(gains.EXACT, fam, prof)
+        hints = [*hints, gains.fp8_hint(fam, prof)]
+    else:
+        gain = gains.unmeasured_line("Level-1 with parts off")
+    return (head, gain, *[h for h in hints if h][:FIRST_SCREEN - 3])
+
+
+def apply_level1(model, *, profile=None, tensor_device_types=(), **options):
+    """As `apply(model, WanLevel1Options(**options))` (attention, compile, compile_mode, tf32, cudnn_benchmark, policy,
+    quality); returns (patched clone, report text)."""
+    m, report = apply(model, WanLevel1Options(**options), profile=profile, tensor_device_types=tensor_device_types)
     return m, report.render()
 
 

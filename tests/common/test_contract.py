@@ -56,7 +56,7 @@ def test_each_apply_returns_the_report_the_old_function_renders(mod, M):
     settings = N.CudaSettings(tf32_matmul=True, cudnn_benchmark=False)
     assert _titles(rep) == ["Accel CUDA Settings", N.NUMERICS] and N.settings_of(m) == settings
     prof = mod("accel.common.hardware").profile()
-    assert rep.render().splitlines()[1:] == N.apply_cuda_settings(wan, settings, profile=prof)[1]
+    assert rep.details().splitlines()[1:] == N.apply_cuda_settings(wan, settings, profile=prof)[1]
 
 
 def test_vae_apply_returns_a_report_and_a_copy(mod, M):

@@ -221,19 +221,16 @@ def test_dynamo_events_count_graph_breaks_and_frames_at_the_recompile_limit(D):
     assert l2 == l1 + 1 and "box.tag" in why and b2 == b1, (l1, l2, why)
 
 
-def test_pieces_at_the_recompile_limit_reach_the_report(mod, monkeypatch):
+def test_pieces_at_the_recompile_limit_reach_the_report(mod):
     """What a model's call adds to dynamo's events lands in its status and in the report after the run: PARTLY EAGER
     with the guard that failed, and the graph breaks with their reason (counted per model, not per process)."""
-    W, cfg, live = mod("accel.compile.wrapper"), mod("accel.compile.config"), mod("accel.common.live_report")
+    W, cfg, R = mod("accel.compile.wrapper"), mod("accel.compile.config"), mod("accel.compile.report")
     st = cfg.CompileStatus(requested_mode="default", chain=("default",), backend="inductor", scope="blocks")
     st.calls = 1
     W.CompileWrapper._account_events(st, (3, "old", 1, "old"), (5, "a break", 2, "___stack0.tensor_shape"))
     d = st.as_dict()
     assert (d["graph_breaks"], d["break_reason"], d["frames_at_recompile_limit"], d["limit_reason"]) == \
         (2, "a break", 1, "___stack0.tensor_shape")
-    monkeypatch.setattr(mod("accel.compile"), "compile_status", lambda patcher: d)
-    monkeypatch.setattr(live, "_hybrid_lines", lambda patcher: [])
-    monkeypatch.setattr(live, "_fp8_lora_lines", lambda patcher: [])
-    lines = live.run_lines(object())
+    lines = R.run_lines(d)
     assert "PARTLY EAGER: 1 piece(s)" in lines[0] and "___stack0.tensor_shape" in lines[0], lines
     assert lines[1].strip().startswith("2 graph break(s) inside the blocks") and "a break" in lines[1], lines

@@ -65,8 +65,8 @@ def test_fused_function_falls_back_off_cuda(E):
 
 
 def test_accel_compile_hands_the_pass_to_inductor(mod, E):
-    config, runners = mod("accel.compile.config"), mod("accel.compile.runners")
-    cfg = config.validate("default", "blocks", "auto", False, "inductor", 64, "fall back", None)
+    options, runners = mod("accel.compile.options"), mod("accel.compile.runners")
+    cfg = options.CompileOptions(policy="fall back").config()
     opts = runners._compile_kwargs("default", cfg)["options"]
     p = opts["pre_grad_custom_pass"]
     assert p.gelu and p.rope and p.uuid()  # the FFN epilogue and the traced RoPE (tests/compile/test_rope_trace.py)
@@ -99,10 +99,10 @@ def test_the_op_is_registered_before_inductor_loads_a_cached_graph(comfy):
         H.bootstrap()
         H.load_pack()
         import torch
-        config, runners = H.pack_module("accel.compile.config"), H.pack_module("accel.compile.runners")
+        options, runners = H.pack_module("accel.compile.options"), H.pack_module("accel.compile.runners")
         ns = getattr(torch.ops, "comfyui_accel")
         assert not hasattr(ns, "linear_gelu_tanh"), "registered before Accel Compile ran"
-        cfg = config.validate("default", "blocks", "auto", False, "inductor", 64, "fall back", None)
+        cfg = options.CompileOptions(policy="fall back").config()
         runners._compile_kwargs("default", cfg)
         print("REGISTERED=" + str(hasattr(ns, "linear_gelu_tanh")))
     """)

@@ -4,7 +4,9 @@ inputs only, so a V3 combo's "aot_eager", 123 or null reached the node (Accel Co
 TeaCache coefficients 5 a raw AttributeError). Every combo input of every node of the pack, found from the node
 schemas (a new one cannot be missed), must refuse a value outside its choices with an error naming the input and
 what to pick (for file lists: that the file is not in models/<folder>):
-- through ComfyUI's validate_prompt (what run_prompt and POST /prompt run), before any node runs;
+- through ComfyUI's validate_prompt (what run_prompt and POST /prompt run), before any node runs: the pack's error
+  where ComfyUI does not check the combo (0.3.75, and every combo with rules of its own: legacy words, file lists),
+  ComfyUI's own "Value not in list" naming the input and the value where it does (0.33);
 - when the node function is called with it (values linked from other nodes, direct calls), before any work.
 Valid values keep working: the defaults, legacy words, a model file added after the node list was built.
 """
@@ -60,6 +62,22 @@ def _named(pack, key, name, value, text):
     return "Pick" in text
 
 
+def _comfyui_checks(pack, key, name) -> bool:
+    """Whether ComfyUI's own validation checks this combo (0.33 checks V3 combos; the pack keeps the ones with rules)."""
+    from accel_harness import pack_module
+
+    return pack_module("accel.comfy_compat").checks_v3_combo_values() and name not in pack.nodes.NODE_CLASS_MAPPINGS[
+        key].COMBO_RULES
+
+
+def _refused(pack, key, name, value, text):
+    """The validation error names the input and the value: the pack's (`_named`), or ComfyUI's own where it checks
+    the combo."""
+    if _comfyui_checks(pack, key, name):
+        return text.startswith("Value not in list") and f"{name}: {value!r} not in" in text
+    return _named(pack, key, name, value, text)
+
+
 def _lists_real_files(text) -> bool:
     """The error's list of files to pick names files that are in the folder (all of them, or the first ones and a
     count: how many there are depends on what the session's other tests wrote), this module's file among them when
@@ -79,6 +97,27 @@ def _lists_real_files(text) -> bool:
     if count is None and "combo_wan.safetensors" not in names:
         return False
     return bool(names) and all(n in files for n in names)
+
+
+def test_every_node_checks_its_inputs_where_comfyui_does_not(pack):
+    """Each node's execute is decorated with nodes/_inputs.checked (linked values and direct calls pass no
+    validation), and its validate_inputs names only the combos ComfyUI leaves unchecked (none of its INT or FLOAT
+    inputs, whose min/max ComfyUI checks only where validate_inputs does not name them)."""
+    import inspect
+
+    from comfy_api.latest import io
+
+    from accel_harness import pack_module
+
+    own = pack_module("accel.comfy_compat").checks_v3_combo_values()
+    for key, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
+        assert getattr(cls.execute, "accel_checked", False), f"{key}.execute is not decorated with @checked"
+        named = [p for p in inspect.signature(cls.validate_inputs).parameters]
+        inputs = {i.id: i for i in cls.GET_SCHEMA().inputs or []}
+        assert all(isinstance(inputs.get(n), io.Combo.Input) for n in named) or key == "AccelCacheCalibrate", (key, named)
+        combos = [n for n, i in inputs.items() if isinstance(i, io.Combo.Input)]
+        if key != "AccelCacheCalibrate":
+            assert named == [n for n in combos if not own or n in cls.COMBO_RULES], (key, named, own)
 
 
 def test_node_functions_refuse_bad_combo_values(pack, combos, mod):
@@ -139,7 +178,7 @@ def test_api_prompts_with_bad_combo_values_fail_validation(pack, combos, mod):
                 if handler == "on_prompt":
                     prompt = on_prompt({"prompt": prompt, "client_id": "x"})["prompt"]
                 errors = _errors(prompt)
-                if not any(_named(pack, key, name, v, e) for e in errors):
+                if not any(_refused(pack, key, name, v, e) for e in errors):
                     wrong.append(f"{key}.{name}={v!r} ({handler}): errors {errors}")
     assert not wrong, "\n".join(wrong)
 
@@ -186,4 +225,6 @@ def test_the_issues_cases_fail_before_anything_runs(pack, combos, key, name, val
     with pytest.raises(RuntimeError) as ei:
         run_prompt(prompt)
     msg = str(ei.value).replace("\\'", "'")
-    assert "prompt failed validation" in msg and f"[{_display(pack, key)}] input '{name}': {value!r}" in msg, msg
+    named = (f"{name}: {value!r} not in" if _comfyui_checks(pack, key, name)
+             else f"[{_display(pack, key)}] input '{name}': {value!r}")
+    assert "prompt failed validation" in msg and named in msg, msg

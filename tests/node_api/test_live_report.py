@@ -7,12 +7,18 @@ Wan and read the prompt's history as an API client would (`outputs[<node>]`):
   with on_failure 'fall back' the run completes eager and `accel_report[0]["text"]` starts with the fallback
   and its reason; with 'error' the prompt fails with that reason;
 - inductor working: the entry says the run compiled (regions, graphs, recompiles).
+Through a live server (ComfyUI's main.py, its HTTP history): each prompt's report is its own. A later prompt that
+reuses the cached node reports its runs in its own history entry, never in the earlier prompt's, and a run that
+failed says so in the entry of the prompt that failed.
 The frontend part (the text under the node is redrawn) is in tests/workflows/test_browser.py.
 """
+import time
+
 import pytest
 import torch
 
 from accel_harness.executor import run_prompt
+from accel_harness.server import serving
 
 UNET = "live_report_wan.safetensors"
 
@@ -28,7 +34,7 @@ def unet(comfy, pack, M):
     return UNET
 
 
-def _prompt(node, on_failure):
+def _prompt(node, on_failure, seed=0, dim=4096):
     if node == "AccelCompile":
         patch = {"class_type": "AccelCompile", "inputs": {
             "model": ["1", 0], "mode": "default", "scope": "blocks", "dynamic": "auto", "fullgraph": False,
@@ -39,10 +45,10 @@ def _prompt(node, on_failure):
             "cudnn_benchmark": False, "on_failure": on_failure}}
     return {
         "1": {"class_type": "UNETLoader", "inputs": {"unet_name": UNET, "weight_dtype": "default"}},
-        "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": 4096, "scale": 1.0}},
+        "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": dim, "scale": 1.0}},
         "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
         "5": patch,
-        "6": {"class_type": "KSampler", "inputs": {"model": ["5", 0], "seed": 0, "steps": 2, "cfg": 1.0,
+        "6": {"class_type": "KSampler", "inputs": {"model": ["5", 0], "seed": seed, "steps": 2, "cfg": 1.0,
                                                    "sampler_name": "euler", "scheduler": "simple",
                                                    "positive": ["2", 0], "negative": ["2", 0],
                                                    "latent_image": ["3", 0], "denoise": 1.0}},
@@ -143,3 +149,60 @@ def test_quantized_attention_that_never_ran_is_reported(pack, mod, M):
     assert "quantized attention: 0 of 2 model calls" in text and "NONE ran quantized" in text, text
     sw.calls = {"exact": 2, "quantized": 6}
     assert "NONE" not in "\n".join(live.run_lines(m))
+
+
+# --- through a live server: each prompt's report is its own ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def server(comfy, M, tmp_path_factory):
+    """ComfyUI's main.py with a tiny Wan; CXX=/bin/false: inductor cannot build CPU kernels there, so Accel Compile
+    falls back to eager at once (nothing compiles: the runs are quick)."""
+    base = tmp_path_factory.mktemp("live-report-server")
+    M.write_wan(base / "models" / "diffusion_models" / UNET, seed=5, dtype=torch.float32)
+    with serving(base, env={"CXX": "/bin/false"}) as srv:
+        yield srv
+
+
+def _finished(server, prompt_id, timeout=120.0):
+    """The /history entry of a prompt once it finished, successful or not."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        entry = server.history(prompt_id)
+        if entry and entry.get("status", {}).get("completed") is not None and \
+                entry["status"].get("status_str") in ("success", "error"):
+            return entry
+        time.sleep(0.1)
+    raise AssertionError(f"prompt {prompt_id} did not finish:\n{server.log_tail(30)}")
+
+
+def _report(server, prompt_id):
+    return server.history(prompt_id)["outputs"]["5"]["accel_report"][0]
+
+
+def test_each_prompt_keeps_its_own_report(server):
+    """Prompt A compiles (falls back) and samples; B (another seed) and C (a conditioning the model cannot take: its
+    run fails) reuse A's cached Accel Compile node. Before: the report entry was one dict held by every prompt's
+    history, so A's entry counted B's and C's runs, and C's failure showed nowhere (A's and C's entries read the same,
+    with no word of it). Now each prompt's entry says what its own runs did."""
+    a = server.submit(_prompt("AccelCompile", "fall back", seed=0))
+    entry_a = _finished(server, a)
+    assert entry_a["status"]["status_str"] == "success", entry_a["status"]
+    first = _report(server, a)
+    assert first["runs"] == 1 and not first.get("failed"), first
+    assert first["text"].startswith("after the last run: compile: FELL BACK TO EAGER"), first["text"]
+
+    b = server.submit(_prompt("AccelCompile", "fall back", seed=1))
+    assert _finished(server, b)["status"]["status_str"] == "success"
+    assert _report(server, a) == first  # A's report is as A left it
+    mine = _report(server, b)
+    assert mine["runs"] == 1 and not mine.get("failed") and mine["text"] == first["text"], mine
+
+    c = server.submit(_prompt("AccelCompile", "fall back", seed=2, dim=64))  # 64-wide text: the model's Linear fails
+    entry_c = _finished(server, c)
+    assert entry_c["status"]["status_str"] == "error", entry_c["status"]
+    failed = _report(server, c)
+    head = failed["text"].splitlines()[0]
+    assert failed.get("failed") and failed["runs"] == 1, failed
+    assert head.startswith("after the last run: FAILED: RuntimeError") and "mat" in head, failed["text"]
+    assert "FELL BACK TO EAGER" in failed["text"]  # what compile did, after the failure
+    assert _report(server, a) == first and _report(server, b) == mine  # earlier prompts' reports untouched

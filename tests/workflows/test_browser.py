@@ -202,8 +202,9 @@ def test_converter_matches_the_frontend_on_dynamic_combos(app, info):
 def test_report_text_is_shown_under_the_node(app, server):
     """Every node's report (ui.PreviewText, the `text` of the executed message) is drawn under the node by the
     pack's web extension (web/accel_report.js; the stock frontends draw it only for PreviewAny): queue Accel
-    Hardware Report from the page and find its text in a visible read-only text box of that node. The box is
-    not saved with the workflow and not sent in the prompt."""
+    Hardware Report from the page and find its text in a visible read-only text box of that node: its first screen,
+    the details shown and hidden again by the node's button. Neither widget is saved with the workflow nor sent in
+    the prompt."""
     wf = json.loads((REPO / "workflows" / "hardware_report.json").read_text())
     app.clear_alerts()
     app.load_workflow(wf, "hardware_report.json")
@@ -219,6 +220,18 @@ def test_report_text_is_shown_under_the_node(app, server):
     app.screenshot(ARTIFACTS / "report_text_under_node.png")
     assert len(shown) == 1 and shown[0]["readOnly"], shown
     assert "attention auto ->" in shown[0]["text"]
+    # the first screen is shown (at most six lines); the details are one click away, on the node's button
+    assert len(shown[0]["text"].splitlines()) <= 6 and "defaults for" not in shown[0]["text"], shown
+    toggle = ("() => { const n = app.graph.getNodeById(1); const b = n.widgets.find(w => w.name === "
+              "'accel_report_details'); b.callback(); const w = n.widgets.find(w => w.name === 'accel_report');"
+              " return {label: b.label, text: String(w.value)}; }")
+    opened = app.page.evaluate(toggle)
+    app.settle()
+    assert opened["label"] == "hide details" and "defaults for" in opened["text"], opened
+    assert opened["text"].startswith(shown[0]["text"]), opened
+    app.screenshot(ARTIFACTS / "report_details_open.png")
+    closed = app.page.evaluate(toggle)
+    assert closed["label"].startswith("show details (") and closed["text"] == shown[0]["text"], closed
     assert app.graph_to_prompt() == before  # not an input of the prompt
     saved = next(n for n in app.serialize()["nodes"] if n["id"] == 1)
     assert saved["widgets_values"] == wf["nodes"][0]["widgets_values"], saved["widgets_values"]

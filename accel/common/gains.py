@@ -1,0 +1,96 @@
+"""The measured gain a node's first screen quotes: per chain of nodes, kind of model and GPU, one row of the figure
+table (accel.common.figures), or a line that says it was not measured for this kind of model and GPU.
+
+    gain_line(EXACT, families.detect(model), hardware.profile())
+    -> "gain: <figure> vs stock, measured for Accel Wan Level-1 on Wan 14B, H200 (bench/results/h200/...json)"
+"""
+from __future__ import annotations
+
+from . import figures
+
+EXACT = "exact"  # the family's exact chain: Accel Wan Level-1 on Wan, Accel CUDA Settings -> Attention -> Compile else
+FP8 = "fp8"  # Accel Load Diffusion Model (FP8) before the exact chain
+
+# chain -> kind of model -> GPU class -> figure id (bench/figures.py says how each was measured). A node that is part
+# of the exact chain (Attention, Compile, CUDA Settings) quotes the chain's figure, and says so.
+GAINS = {
+    EXACT: {
+        "wan14B": {"H200": "matrix.h200.140.level1.speedup", "H100": "matrix.h100.80.run2.level1.speedup"},
+        "wan1.3B": {"H100": "level1.h100.1.3B.sample.speedup"},
+        "wan5B": {"H200": "family.h200.ti2v.shipped.speedup", "H100": "family.h100.ti2v.shipped.speedup"},
+        "flux": {"H200": "family.h200.flux.trims.shipped.speedup", "H100": "family.h100.flux.run2.shipped.speedup"},
+        "hunyuan_video": {"H200": "family.h200.hv.shipped.speedup", "H100": "family.h100.hv.shipped.speedup"},
+        "ltxv": {"H200": "family.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
+        "qwen_image": {"H200": "family.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
+    },
+    FP8: {
+        "wan14B": {"H200": "matrix.h200.140.fp8_level1.speedup", "H100": "matrix.h100.80.run2.fp8_level1.speedup"},
+        "wan5B": {"H200": "family.h200.ti2v.fp8_shipped.speedup", "H100": "family.h100.ti2v.fp8_shipped.speedup"},
+        "flux": {"H200": "family.h200.flux.trims.fp8_shipped.speedup",
+                 "H100": "family.h100.flux.run2.fp8_shipped.speedup"},
+        "hunyuan_video": {"H200": "family.h200.hv.fp8_shipped.speedup", "H100": "family.h100.hv.fp8_shipped.speedup"},
+        "ltxv": {"H200": "family.h200.ltxv.fp8_shipped.speedup", "H100": "family.h100.ltxv.fp8_shipped.speedup"},
+        "qwen_image": {"H200": "family.h200.qwen.fp8_shipped.speedup",
+                       "H100": "family.h100.qwen.fix.fp8_shipped.speedup"},
+    },
+}
+
+KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
+         "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image"}
+_WAN_SIZES = {"14B": "wan14B", "1.3B": "wan1.3B", "5B": "wan5B"}
+GPUS = ("H100", "H200")
+
+
+def model_kind(family) -> str | None:
+    """The kind of model (a key of KINDS) a families.Family was measured as, None for one never measured."""
+    if family.is_wan:
+        return _WAN_SIZES.get(family.size)
+    return family.family if family.family in KINDS else None
+
+
+def gpu_class(profile) -> str | None:
+    """"H100" / "H200" for those GPUs (the ones measured), else None."""
+    name = (getattr(profile, "gpu_name", None) or "").upper()
+    return next((g for g in GPUS if g in name), None)
+
+
+def chain_name(chain: str, family) -> str:
+    exact = "Accel Wan Level-1" if family.is_wan else "CUDA Settings + Attention + Compile"
+    return "the FP8 loader + " + exact if chain == FP8 else exact
+
+
+def measured(chain: str, family, profile) -> str | None:
+    """The figure id of `chain`'s gain on this kind of model and GPU, None where it was not measured."""
+    return GAINS.get(chain, {}).get(model_kind(family), {}).get(gpu_class(profile))
+
+
+def gain_line(chain: str, family, profile) -> str:
+    """The first screen's gain line: the measured figure with where it comes from, or that there is none."""
+    fid, kind, gpu = measured(chain, family, profile), model_kind(family), gpu_class(profile)
+    if fid is not None:
+        return (f"gain: {figures.text(fid)} vs stock, measured for {chain_name(chain, family)} on {KINDS[kind]}, {gpu} "
+                f"({figures.RESULTS}/{figures.fig(fid).file})")
+    where = gpu or getattr(profile, "gpu_name", None) or getattr(profile, "device_kind", None) or "this device"
+    return f"gain: not measured for {family.name} on {where} (what was measured where: docs/results.md)"
+
+
+def unmeasured_line(what: str) -> str:
+    """The gain line of a path this table has no whole-run figure for (its measured figures are in the details)."""
+    return f"gain: no whole-run figure for {what} in this table (what was measured: details)"
+
+
+def fp8_hint(family, profile) -> str | None:
+    """"for more" line where the FP8 loader before the exact chain measured faster than the exact chain on this kind
+    of model and GPU (not exact: its deviation is in the loader's report), else None."""
+    fp8, exact = measured(FP8, family, profile), measured(EXACT, family, profile)
+    if fp8 is None or exact is None or figures.fig(fp8).value <= figures.fig(exact).value:
+        return None
+    return (f"for more: load the model with Accel Load Diffusion Model (FP8): {figures.text(fp8)} vs stock measured "
+            "here (FP8 weights: not exact)")
+
+
+def install_hints(skipped) -> tuple:
+    """What to install for the first backend `auto` prefers here and could not use, from (backend, why) pairs whose
+    why says "install: <how>": ("for more: <how> (<backend>)",) or ()."""
+    return tuple(f"for more: {why.split('install: ', 1)[1]} ({name})" for name, why in skipped
+                 if "install: " in why)[:1]
