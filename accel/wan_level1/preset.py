@@ -91,6 +91,16 @@ def check_wan(model):
             f"this node is for Wan 2.1 / Wan 2.2 models, but the model connected is {fam.name}",
             "For other models use the generic nodes: Accel Attention (fast attention), Accel Compile "
             "(torch.compile) and Accel CUDA Settings (TF32, cudnn.benchmark)")
+    if fam.variant == "causal_ar":
+        # measured on a tiny one (tests/level1/test_wan_classes.py): SamplerARVideo calls forward_block, whose blocks
+        # get no transformer_options (the attention hook never sees them) and a KV cache whose fill level changes on
+        # every call (a new compiled graph per call)
+        raise AccelError(
+            "model", f"{fam.name} is the causal autoregressive Wan (Causal Forcing): ComfyUI's Sampler AR Video runs "
+            "its blocks frame by frame with a KV cache, outside ComfyUI's attention hook, so Level-1's attention kernel "
+            "would never run and its compiled blocks would compile again on every call",
+            "Sample this model without Level-1 (and without Accel Compile); Accel CUDA Settings still applies (TF32 for "
+            "its float32 layers)")
     return fam
 
 
