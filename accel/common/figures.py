@@ -1140,7 +1140,24 @@ for _row in _ROWS:
 
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
+# ids a doc marks with <!-- TODO(gpu): ID --> -> what to measure (bench/bench_matrix.py --family ...; the lead's runs)
+_H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG (ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU = {
+    "family.h200.minimax_h3.shipped.speedup": _H3_RUN + ": Accel MiniMax-H3 Level-1 vs stock sampling (--family minimax_h3)",
+    "family.h200.minimax_h3.shipped.first_run": _H3_RUN + ": Accel MiniMax-H3 Level-1, first run (compiles)",
+    "family.h200.minimax_h3.sparse.speedup": _H3_RUN + ": Level-1 quality sparse (radial) vs stock sampling",
+    "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
+    "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
+    "family.h200.minimax_h3_turbo.shipped.speedup": ("MiniMax-H3 33B bf16, the template's turbo mode (4 steps), 1344x768 "
+                                                    "124 frames, H200, ComfyUI 0.33: Level-1 vs stock sampling"),
+    "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 (the "
+                                                    "template), H200: the exact chain vs stock sampling"),
+    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x720 121 frames with audio, 20 steps CFG 4 (the template's "
+                                          "first stage), H200: the exact chain vs stock sampling"),
+    "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
+                                          "the exact chain vs stock sampling"),
+    "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 (the "
+                                               "template), H200: the exact chain vs stock sampling"),
 }
 
 
