@@ -18,7 +18,7 @@ in Comfy-Org/workflow_templates give them; 16-bit weights, where the templates l
     minimax_h3_turbo   the same template's turbo mode: 4 steps (its 4-step LoRA changes the weights, not the cost)
     hunyuan_video15    HunyuanVideo 1.5 8.3B, 848x480 121 frames, 20 steps euler / simple, CFG 6, shift 7:
                        video_hunyuan_video_1.5_720p_t2v.json
-    ltxav              LTX-2 19B, 1280x720 121 frames + audio at 24 fps, 20 steps euler_ancestral (LTXVScheduler:
+    ltxav              LTX-2 19B, 1280x704 121 frames + audio at 24 fps, 20 steps euler_ancestral (LTXVScheduler:
                        here simple), CFG 4: video_ltx2_t2v.json's first stage at its output size
     flux2              Flux.2-dev 32B, 1248x832, 20 steps euler / simple (Flux2Scheduler: here simple), guidance 4,
                        Mistral-3 15360 text: image_flux2.json without its reference image
@@ -76,7 +76,7 @@ FAMILIES = {
                                shipped="level1_h3", chains="stock,shipped,level1_h3_sparse,core_compile"),
     "hunyuan_video15": Family("HunyuanVideo 1.5 8.3B", 848, 480, 121, 20, 6.0, 256, "bf16",
                               shift=("ModelSamplingSD3", {"shift": 7.0}), chains=_NEW_CHAINS),
-    "ltxav": Family("LTX-2 19B", 1280, 720, 121, 20, 4.0, 256, "bf16", sampler="euler_ancestral",
+    "ltxav": Family("LTX-2 19B", 1280, 704, 121, 20, 4.0, 256, "bf16", sampler="euler_ancestral",
                     extra={"frame_rate": 24.0}, chains=_NEW_CHAINS),
     "flux2": Family("Flux.2-dev 32B", 1248, 832, 1, 20, 1.0, 512, "bf16", guidance=4.0, chains=_NEW_CHAINS),
     "kandinsky5": Family("Kandinsky 5 Video Lite 2B", 768, 512, 121, 50, 5.0, 256, "bf16", sampler="euler_ancestral",

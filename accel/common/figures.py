@@ -1152,7 +1152,7 @@ AWAITING_GPU = {
                                                     "124 frames, H200, ComfyUI 0.33: Level-1 vs stock sampling"),
     "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 (the "
                                                     "template), H200: the exact chain vs stock sampling"),
-    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x720 121 frames with audio, 20 steps CFG 4 (the template's "
+    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x704 121 frames with audio, 20 steps CFG 4 (the template's "
                                           "first stage), H200: the exact chain vs stock sampling"),
     "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
                                           "the exact chain vs stock sampling"),
