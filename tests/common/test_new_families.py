@@ -138,8 +138,20 @@ def test_a_family_without_an_entry_takes_the_generic_path(M, mod):
 
 
 def test_measured_families_cite_their_runs(mod):
-    """The family table's entries cite rows of the figure table (accel.common.figures) and name the GPUs."""
+    """The family table's entries cite rows of the figure table (accel.common.figures) and name the GPUs; the docs'
+    family table (docs/nodes.md) cites each of those runs, and every family the code knows without a measurement is
+    a 'not measured yet' row there."""
+    import re
+
     fams, figs = mod("accel.common.families"), mod("accel.common.figures")
+    doc = (H.REPO_ROOT / "docs" / "nodes.md").read_text()
+    table = doc[doc.index("## Model families"):doc.index("## Accel Compile")]
+    cited = set(re.findall(r"<!--fig:([\w.]+)-->", table))
     for (family, variant), m in fams.MEASURED.items():
         assert m.figures and all(f in figs.FIGURES for f in m.figures), (family, m.figures)
         assert all(figs.text(f) in m.evidence for f in m.figures) and m.gpus
+        assert set(m.figures) <= cited, (family, set(m.figures) - cited)
+    assert cited <= {f for m in fams.MEASURED.values() for f in m.figures}, "the docs cite a run the code does not"
+    for family in FAMILIES.values():
+        row = next(r for r in table.splitlines() if r.startswith(f"| {family[1].split(' (')[0]}"))
+        assert "not measured yet" in row, row
