@@ -154,7 +154,8 @@ def weights_name(a, depth: dict | None = None) -> str:
     size = "tiny" if a.smoke else "true"
     if depth:
         size += "_" + "x".join(str(v) for v in depth.values())
-    return f"{a.family}_{size}_{a.dtype}_seed{{seed}}.safetensors"
+    # one file per model: minimax_h3 and minimax_h3_turbo load the same weights
+    return f"{NEW_FAMILIES.get(a.family, a.family)}_{size}_{a.dtype}_seed{{seed}}.safetensors"
 
 
 def reduced_depth(family: str, layers: int, single_layers: int | None = None) -> dict:
