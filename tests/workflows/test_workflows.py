@@ -527,7 +527,7 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     derive_tiny), extended so that every accel node runs: CUDA settings in the chain, an FP8-loaded branch
     with Level-1 (compile off here: the compile path already runs in the main chain) and MagCache, a
     calibration branch, a Multi-GPU (gpus=1: stock) -> any-model cache branch, the FP8 saver, the latent diff and
-    the hardware report. The tiny model has no
+    the hardware report; on a ComfyUI with MiniMax-H3, a tiny H3 file through its Level-1 node. The tiny model has no
     published cache set, so TeaCache/MagCache name the Wan 2.1 14B sets instead of `auto`."""
     from accel_harness.server import ui_text
 
@@ -571,11 +571,25 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     avae = add("AccelVAE", vae=[add("VAELoader", vae_name=vae_file.name), 0])
     add("PreviewImage", images=[add("VAEDecode", samples=[ks4, 0], vae=[avae, 0]), 0])
     ours = {k for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}  # every node
+    latents = 4
+    if "EmptyMiniMaxH3LatentAV" in live_info:  # a tiny MiniMax-H3 file -> Accel MiniMax-H3 Level-1 (compile off)
+        h3_file = server.base / "models" / "diffusion_models" / "e2e_tiny_minimax_h3.safetensors"
+        M.write_family(h3_file, "minimax_h3")
+        h3 = add("AccelMiniMaxH3Level1", model=[add("UNETLoader", unet_name=h3_file.name), 0], compile=False)
+        cond = add("AccelRandomConditioning", seed=5, tokens=8, dim=64, scale=1.0)
+        ks5 = add("KSampler", model=[h3, 0], seed=1, steps=2, cfg=1.0, sampler_name="euler", scheduler="simple",
+                  positive=[cond, 0], negative=[cond, 0], denoise=1.0,
+                  latent_image=[add("EmptyMiniMaxH3LatentAV", width=64, height=64, length=22), 0])
+        add("SaveLatent", samples=[add("LTXVSeparateAVLatent", av_latent=[ks5, 0]), 0],
+            filename_prefix="e2e_every_node/minimax_h3_video")
+        latents += 1
+    else:  # ComfyUI 0.3.75 has no MiniMax-H3 to give it
+        ours.discard("AccelMiniMaxH3Level1")
     assert ours <= {v["class_type"] for v in p.values()}, ours - {v["class_type"] for v in p.values()}
 
     entry = server.run(p, timeout=300)
     assert entry["status"]["status_str"] == "success"
-    assert len(_latents(server, entry)) == 4
+    assert len(_latents(server, entry)) == latents
     assert "comfyui-accel hardware report" in ui_text(entry, rep)
     assert "Wan 2.1 VAE" in ui_text(entry, avae)
     assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
