@@ -28,13 +28,24 @@ What each probe is for, and the public source it follows (docs/compat.md has the
 - Core's BlockSparseAttention node (comfy_extras/nodes_sparse_attention.py) puts its own override on top of any
   existing one, again on every step (ON_PREPARE_STATE), and marks it `_block_sparse_attention_patch`.
   `core_sparse_attention_active` / `core_sparse_attention_installed` find it.
+- VAE decode and video save (Accel VAE, Accel Save Video; 0.3.75 and 0.33 differ here): `wan_vae_cache_size(decoder)`
+  (the causal-cache length ComfyUI's Wan VAE decode gives its decoder: 0.33's `count_cache_layers`, else
+  `count_conv3d`), `vae_free_memory(vae)` (what `VAE.decode` sizes its batches by: the patcher's `get_free_memory`
+  under DynamicVRAM), `vae_output_dtype(vae)` (0.33's `vae_output_dtype()`, else float32), `save_video_color()`
+  (0.33's Save Video tags BT.709 colour and writes MP4s with `faststart`; 0.3.75's does neither).
 - `sdpa_backend_priority()`: the SDPA priority list ComfyUI (0.33+) passes to `sdpa_kernel` around each call
   (Accel CUDA Settings writes its order into it for one model's run); `uncast_bias_weight()`: ComfyUI's
   counterpart of `cast_bias_weight` (0.33), which the FP8 layers call where it exists.
+- Scaled weights (what Accel Save FP8 Model reads): `stored_weight(module)` says how a ComfyUI layer keeps a weight
+  whose stored values are not its values: 0.3.x's scaled-fp8 layers (`comfy.ops.scaled_fp8_ops`, built for a file
+  with the `scaled_fp8` marker: fp8 `weight` + `scale_weight`, and `scale_input`), and `comfy.quant_ops.QuantizedTensor`
+  weights (0.3.75's mixed-precision layers: `_layout_type` + `_layout_params`; 0.33's Linear and Embedding:
+  comfy-kitchen's `_layout_cls` + `_params`), fp8 layouts read as stored, other formats dequantized.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import sys
 import threading
@@ -296,6 +307,11 @@ def _compiler_off_wrapper(executor, *args, **kwargs):
         return executor(*args, **kwargs)
 
 
+def is_compiler_off_wrapper(fn) -> bool:
+    """`fn` is the APPLY_MODEL wrapper `disable_comfy_compiler_for` puts on a model (it only flips the switch)."""
+    return fn is _compiler_off_wrapper
+
+
 def disable_comfy_compiler_for(model, key: str = COMPILER_WRAPPER_KEY) -> str | None:
     """Turn the Comfy Compiler off for this ModelPatcher's model calls (an APPLY_MODEL wrapper that holds
     `comfy_compiler_off()` around each call) — patch a clone, as every pack patch does. Returns the report line,
@@ -325,6 +341,7 @@ __all__ = ["attention_container_class", "attention_args_unwrap", "checkpoint_att
            "checkpoint_attention_lines", "core_sparse_attention_active", "core_sparse_attention_installed",
            "core_sparse_attention_lines", "describe_override", "pause_malloc_graph", "malloc_graph_recording",
            "comfy_compiler_available", "comfy_compiler_enabled", "comfy_compiler_off", "disable_comfy_compiler_for",
+           "is_compiler_off_wrapper",
            "OVERRIDE_KEY", "BSA_CALLBACK_KEY", "COMPILER_WRAPPER_KEY"]
 
 
@@ -407,3 +424,105 @@ def uncast_bias_weight():
     import comfy.ops as ops
 
     return getattr(ops, "uncast_bias_weight", None)
+
+
+# --- scaled weights (Accel Save FP8 Model) -------------------------------------------------------------------
+# Quantized-tensor layouts whose data are fp8 values with one scale per tensor -> their fp8 dtype (0.3.75 has one
+# layout for e4m3fn; 0.33 one per dtype)
+FP8_LAYOUTS = {"TensorCoreFP8Layout": "float8_e4m3fn", "TensorCoreFP8E4M3Layout": "float8_e4m3fn",
+               "TensorCoreFP8E5M2Layout": "float8_e5m2"}
+
+
+@functools.lru_cache(maxsize=1)
+def quantized_tensor_class():
+    """comfy.quant_ops.QuantizedTensor (0.3.75's own class; 0.33: comfy-kitchen's tensor subclass), else None: no
+    comfy.quant_ops, or comfy-kitchen missing (0.33 then defines an empty stand-in class, not a tensor)."""
+    import torch
+
+    try:
+        import comfy.quant_ops as qo
+    except Exception:  # noqa: BLE001 - a ComfyUI without comfy.quant_ops
+        return None
+    cls = getattr(qo, "QuantizedTensor", None)
+    return cls if isinstance(cls, type) and issubclass(cls, torch.Tensor) else None
+
+
+def is_quantized_layer(m) -> bool:
+    """A Linear of ComfyUI's mixed-precision operations holding a QuantizedTensor weight (not its MoE banks)."""
+    qt = quantized_tensor_class()
+    w = m._parameters.get("weight")
+    return (qt is not None and isinstance(w, qt) and type(m).__name__ == "Linear"
+            and isinstance(getattr(m, "in_features", None), int))
+
+
+def stored_weight(module):
+    """How a ComfyUI layer holds a weight whose stored values are not its values, else None (the weight is its values):
+    - ("fp8", data, scale): fp8 values as stored and their scale, for 0.3.x's scaled-fp8 layers (`scale_weight`) and
+      2-D quantized-tensor weights in a per-tensor FP8 layout;
+    - ("values", weight): the weight's values (float32) for a quantized-tensor weight in another format (int8, mxfp8,
+      nvfp4, the 4-bit ones; comfy-kitchen's dequantize), with the AWQ `pre_quant_scale` that 0.33 multiplies into a
+      Linear's input folded into its columns.
+    The layer's other tensors (its input scale, `comfy_quant` tag, second-level scales) are not part of the values."""
+    import torch
+
+    w = module._parameters.get("weight") if isinstance(module, torch.nn.Module) else None
+    if w is None:
+        return None
+    qt = quantized_tensor_class()
+    if qt is None or not isinstance(w, qt):
+        scale = getattr(module, "scale_weight", None)  # comfy.ops.scaled_fp8_ops: values = weight * scale_weight
+        return ("fp8", w.detach(), scale.detach()) if isinstance(scale, torch.Tensor) else None
+    pre = getattr(module, "pre_quant_scale", None)
+    layout = getattr(w, "_layout_cls", None) or getattr(w, "_layout_type", None)
+    params = getattr(w, "_params", None)
+    scale = params.scale if params is not None else (getattr(w, "_layout_params", None) or {}).get("scale")
+    data = getattr(w, "_qdata", None)
+    if (pre is None and layout in FP8_LAYOUTS and isinstance(data, torch.Tensor) and isinstance(scale, torch.Tensor)
+            and data.dtype == getattr(torch, FP8_LAYOUTS[layout]) and data.ndim == 2 and scale.numel() == 1
+            and tuple(data.shape) == tuple(w.shape) and not getattr(params, "transposed", False)):
+        return "fp8", data.detach(), scale.detach()
+    values = w.dequantize().float()
+    if pre is not None and values.ndim == 2:
+        values = values * pre.detach().to(device=values.device, dtype=torch.float32).reshape(1, -1)
+    return "values", values
+
+
+# --- VAE decode and video save ------------------------------------------------------------------------------
+def wan_vae_cache_size(decoder) -> int:
+    """How many causal-cache slots ComfyUI's Wan VAE `decode` gives `decoder`: the module's `count_cache_layers`
+    (0.33's Wan 2.1 VAE: convolutions and temporal downsamplers) where it has one, else its `count_conv3d` (0.3.75,
+    and the Wan 2.2 VAE)."""
+    module = sys.modules[type(decoder).__module__]
+    count = getattr(module, "count_cache_layers", None) or module.count_conv3d
+    return count(decoder)
+
+
+def vae_free_memory(vae) -> int:
+    """The memory ComfyUI's `VAE.decode` sizes its batches by: the patcher's `get_free_memory` (0.33: torch's free
+    memory plus what DynamicVRAM could give back) where it has one, else `model_management.get_free_memory`."""
+    import comfy.model_management as mm
+
+    fn = getattr(getattr(vae, "patcher", None), "get_free_memory", None)
+    return fn(vae.device) if callable(fn) else mm.get_free_memory(vae.device)
+
+
+def vae_output_dtype(vae):
+    """The dtype ComfyUI's `VAE.decode` hands its pixels out in: `vae_output_dtype()` (0.33: the intermediate dtype)
+    where the VAE has it, else float32 (0.3.75 calls `.float()`)."""
+    import torch
+
+    fn = getattr(vae, "vae_output_dtype", None)
+    return fn() if callable(fn) else torch.float32
+
+
+def save_video_color():
+    """How this ComfyUI's Save Video tags colour: (its `set_video_color_properties`, the BT.709 colorspace number its
+    frames are converted to) where Save Video sets BT.709 properties and writes MP4s with `faststart` (0.33), else
+    None (0.3.75 does neither)."""
+    try:
+        from comfy_api.latest._input_impl import video_types
+    except ImportError:
+        return None
+    fn = getattr(video_types, "set_video_color_properties", None)
+    bt709 = getattr(video_types, "BT709_NCL", None)
+    return (fn, bt709) if callable(fn) and bt709 is not None else None

@@ -323,7 +323,7 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
         r = cc.recommended("magcache", e)
         res["schedule"][name] = {}
         for n in steps_list:
-            pat = _joint([sched.simulate_mag(e, n, r["magcache_thresh"], int(r["magcache_K"]), r["retention_ratio"],
+            pat = _joint([sched.simulate_mag(e, n, (r["magcache_thresh"], int(r["magcache_K"]), r["retention_ratio"]),
                                              branch=b) for b in e["ratios"]])
             res["schedule"][name][str(n)] = {"skipped": pat.count("."), "steps": n, "pattern": pat}
     sets = [(k, n) for k in ("teacache", "magcache") for n, e in cc.published(k).items()

@@ -13,9 +13,13 @@ What it does (issue #15 item 3):
       level1+vae    as shipped plus Accel VAE with the node's defaults on the VAE;
       level1+vae_fused  as level1+vae with fused_norm on (the fused RMSNorm+SiLU);
       level1+vae_fast   as level1+vae_fused with cudnn_benchmark on too (fastest decode; the first pays a search);
+      level1_fast   as shipped with Level-1's `quality: fast` on every Level-1 node (FP8 attention, opt-in);
   * queues the prompt `--queues` times on the same server (default 2), the KSampler seed changed each time:
     Queue 1 pays loading, compiles and cuDNN searches like a user's first Queue; Queue 2 is what every later
     Queue costs (ComfyUI's cache skips the unchanged loaders, text encode and patch nodes, as for a user);
+    then one Queue per `--changes` entry (default lora,resolution), each changing one thing from the Queue before:
+    every LoRA's strength 1.0 -> 0.7 (workflows with LoRAs), then width and height swapped (832x480 -> 480x832):
+    what a user's first Queue after such a change costs (a recompile, a re-patch);
   * records the websocket `executing` events per node and reports per-stage wall time (text encoder load,
     text encode, model load (file -> CPU; the GPU load happens inside the sampler), accel patch, sampler,
     VAE decode, save) and the total from POST /prompt to the history entry.
@@ -47,6 +51,9 @@ experts take no CLIP vision). Every file name the workflow loads gets a random f
   workflow's names are symlinks to them, so one --base serves several sizes and is reused on the next run.
   Samplers are reported per expert ("sampler high-noise", "sampler low-noise": the UNETLoader file name at the
   head of the sampler's model chain).
+Variants with Accel Save Video in place of VAE Decode -> Create Video -> Save Video (the node decodes and encodes
+while decoding; its stage is "decode + save"): level1+save (the shipped graph with it: scripts/workflow_defs.py's
+ACCEL_SAVE_VARIANTS), level1+vae+save (and Accel VAE at its defaults), stock+save (stock ComfyUI with it only).
 Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
       kj_sage_compile  KJNodes PathchSageAttentionKJ (sage_attention auto) -> TorchCompileModelAdvanced (defaults);
                        KJNodes from $KJNODES_PATH (default /tmp/carry/kjnodes), linked into the server's
@@ -68,8 +75,15 @@ Simulated small card: `--card N` gives the server --reserve-vram (total - N); `-
 child process take (free - N) GiB of the GPU (a plain torch allocation, bench_matrix.occupy) after the model files
 are written and before the first server starts, held until the benchmark ends: every allocator sees N GiB.
 
-Run the users' workflow (GPU machine, repo root, after `source bench/gpu_env.sh 033`); measured on an H100: the
-first command 5.3 min (35 s of it writing the files), the second 2.9 min:
+Per stage, every time (the whole Queue on the shipped A14B workflows, with the workflow's own save: PyAV carried,
+bench/prepare_av_carry.sh): stock, the pack and Accel Save Video, then the peers, each call with its own stock:
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1,level1+save \
+        --save video --compile-cache fresh --base /tmp/e2e-base --out bench/results/h200/e2e_queue_t2v
+    python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B \
+        --variants stock,level1+vae+save,kj_sage_compile,core_ck_int8 --save video --compile-cache fresh \
+        --base /tmp/e2e-base --out bench/results/h200/e2e_queue_t2v_peers
+Run the users' workflow (GPU machine, repo root, after `source bench/gpu_env.sh 033`); measured on an H100 (before
+the change Queues): the first command 5.3 min (35 s of it writing the files), the second 2.9 min:
     python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1,level1+vae \\
         --compile-cache fresh --base /tmp/e2e-base --out bench/results/h100
     python3 bench/bench_e2e.py --workflow wan22_t2v_lightx2v --size 14B --variants stock,level1 \\
@@ -110,12 +124,17 @@ WORKFLOWS = {  # --workflow -> the shipped API twin
 }
 DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
 WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
-VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast")
+VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast", "level1_fast")
+# Accel Save Video in place of VAE Decode -> Create Video -> Save Video (it decodes and encodes while decoding): the
+# shipped graph with it (`level1+save`), with Accel VAE too (`level1+vae+save`), and stock ComfyUI with it only
+SAVE_VARIANTS = ("level1+save", "level1+vae+save", "stock+save")
+# what each Queue after the seed-changed ones changes (--changes), each from the Queue before it
+CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
-DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS, "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
+DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS[:5], "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
                     "wan22_i2v_lightx2v": ("stock", "level1", "level1+vae")}
 PEER_NODES = ("PathchSageAttentionKJ", "TorchCompileModelAdvanced", "TorchCompileModel", "ModelAttentionBackend",
               "UnetLoaderGGUF")
@@ -128,12 +147,12 @@ STAGES = {  # class_type -> stage (samplers: sampler_stage names them per expert
     "LoadImage": "image load", "WanImageToVideo": "image encode",
     "KSampler": "sampler", "KSamplerAdvanced": "sampler",
     "VAEDecode": "VAE decode", "VAEDecodeTiled": "VAE decode", "CreateVideo": "save", "SaveVideo": "save",
-    "SaveLatent": "save", "SaveImage": "save", "SaveAnimatedWEBP": "save",
+    "SaveLatent": "save", "SaveImage": "save", "SaveAnimatedWEBP": "save", "AccelSaveVideo": "decode + save",
     **{c: "peer patch" for c in PEER_NODES if c != "UnetLoaderGGUF"},
 }
 STAGE_ORDER = ["text encoder load", "text encode", "model load", "LoRA load", "vae load", "image load",
                "image encode", "accel patch", "peer patch", "sampler", "sampler high-noise", "sampler low-noise",
-               "VAE decode", "save", "other"]
+               "VAE decode", "save", "decode + save", "other"]
 
 
 def parse(argv=None):
@@ -145,13 +164,16 @@ def parse(argv=None):
                     help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
                          "--smoke: tiny)")
     ap.add_argument("--variants", default=None,
-                    help="comma list of: " + ", ".join(VARIANTS + PEER_VARIANTS + GGUF_VARIANTS)
+                    help="comma list of: " + ", ".join(VARIANTS + SAVE_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS)
                          + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--height", type=int, default=480)
     ap.add_argument("--queues", type=int, default=2, help="Queues per server (seed changed each time; >= 1)")
+    ap.add_argument("--changes", default="lora,resolution",
+                    help="after those Queues, one Queue per change, each from the Queue before: lora (every LoRA's "
+                         "strength 1.0 -> 0.7; workflows with LoRAs), resolution (width and height swapped); none")
     ap.add_argument("--base", default=None, help="server base folder (model files are reused when present)")
     ap.add_argument("--timeout", type=float, default=540.0, help="seconds per prompt")
     ap.add_argument("--save", default="auto", choices=["auto", "video", "webp"],
@@ -186,14 +208,20 @@ def parse(argv=None):
         a.te_format = "fp8_scaled" if a.wan22 else "bf16"
     if a.variants is None:
         a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
-    known = VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
+    known = VARIANTS + SAVE_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
     bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in known]
     if bad:
         ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)})")
+    a.changes = [c.strip() for c in a.changes.split(",") if c.strip() and c.strip() != "none"]
+    if set(a.changes) - set(CHANGES):
+        ap.error(f"--changes: unknown {', '.join(sorted(set(a.changes) - set(CHANGES)))} (choose from "
+                 f"{', '.join(CHANGES)}, none)")
     if not a.wan22 and any(v.strip() in GGUF_VARIANTS for v in a.variants.split(",")):
         ap.error("--variants gguf*: only for the A14B workflows (--workflow wan22_*)")
     if a.save == "auto":
         a.save = "video" if pyav_installed() else "webp"
+    if a.save == "webp" and any(v.strip() in SAVE_VARIANTS for v in a.variants.split(",")):
+        ap.error("--variants *+save: Accel Save Video writes a video with PyAV (not installed here, or --save webp)")
     return a
 
 
@@ -302,26 +330,60 @@ def fill_defaults(prompt: dict, object_info: dict, classes=PEER_NODES) -> dict:
     return p
 
 
-def accel_vae_defaults() -> dict:
-    """Accel VAE's inputs at the node's own defaults (read from its schema: one source of truth)."""
-    sys.path.insert(0, str(REPO / "harness"))
-    import accel_harness as H
-
-    return {i.id: i.default for i in H.pack_module("nodes.vae").AccelVAE.define_schema().inputs
-            if getattr(i, "default", None) is not None}
-
-
 def with_accel_vae(prompt: dict, **options) -> dict:
     """Accel VAE (the node's defaults, `options` on top) between the VAE loader and every VAE Decode."""
     p = copy.deepcopy(prompt)
     loader = next(k for k, v in p.items() if v["class_type"] == "VAELoader")
     nid = str(max(int(k) for k in p) + 1)
     p[nid] = {"class_type": "AccelVAE", "_meta": {"title": "Accel VAE"},
-              "inputs": {**accel_vae_defaults(), **options, "vae": [loader, 0]}}
+              "inputs": {**node_defaults("AccelVAE"), **options, "vae": [loader, 0]}}
     for v in p.values():
         if v["class_type"].startswith("VAEDecode") and v["inputs"].get("vae") == [loader, 0]:
             v["inputs"]["vae"] = [nid, 0]
     return p
+
+
+def node_defaults(node_id: str) -> dict:
+    """A pack node's inputs at its own defaults (read from its schema: one source of truth)."""
+    sys.path.insert(0, str(REPO / "harness"))
+    import accel_harness as H
+
+    cls = H.pack_module("nodes").NODE_CLASS_MAPPINGS[node_id]
+    return {i.id: i.default for i in cls.define_schema().inputs if getattr(i, "default", None) is not None}
+
+
+def with_accel_save(prompt: dict) -> dict:
+    """Every VAE Decode -> Create Video -> Save Video replaced by one Accel Save Video (the node's defaults, the
+    workflow's fps, prefix, format and codec) taking VAE Decode's latent and VAE, at VAE Decode's node id: what
+    scripts/workflow_defs.py builds for the shipped A14B workflows with save "accel"."""
+    p = copy.deepcopy(prompt)
+    for sid, save in [(k, v) for k, v in p.items() if v["class_type"] == "SaveVideo"]:
+        vid = p[save["inputs"]["video"][0]]
+        dec_id = vid["inputs"]["images"][0]
+        dec = p[dec_id]
+        if vid["class_type"] != "CreateVideo" or not dec["class_type"].startswith("VAEDecode"):
+            raise ValueError(f"SaveVideo {sid} is not fed by VAE Decode -> Create Video")
+        inputs = {**node_defaults("AccelSaveVideo"), "samples": dec["inputs"]["samples"], "vae": dec["inputs"]["vae"],
+                  "fps": vid["inputs"]["fps"], "filename_prefix": save["inputs"]["filename_prefix"],
+                  "format": save["inputs"].get("format", "auto"), "codec": save["inputs"].get("codec", "auto")}
+        del p[save["inputs"]["video"][0]], p[sid]
+        p[dec_id] = {"inputs": inputs, "class_type": "AccelSaveVideo", "_meta": {"title": "Accel Save Video"}}
+    return p
+
+
+def changed(prompt: dict, change: str) -> dict:
+    """The prompt with one CHANGES entry applied (None: the workflow has nothing it changes)."""
+    p = copy.deepcopy(prompt)
+    hit = False
+    for v in p.values():
+        inp = v["inputs"]
+        if change == "lora" and v["class_type"] == "LoraLoaderModelOnly":
+            inp["strength_model"] = round(inp["strength_model"] * 0.7, 6)
+            hit = True
+        elif change == "resolution" and v["class_type"] in ("EmptyHunyuanLatentVideo", "WanImageToVideo"):
+            inp["width"], inp["height"] = inp["height"], inp["width"]
+            hit = True
+    return p if hit else None
 
 
 def reseeded(prompt: dict, offset: int) -> dict:
@@ -353,7 +415,7 @@ def reduce(prompt: dict, a, unet_name: str | None, prefix: str) -> dict:
             inp["steps"] = a.steps
         elif ct == "UNETLoader" and unet_name is not None:
             inp["unet_name"] = unet_name
-        elif ct == "SaveVideo":
+        elif ct in ("SaveVideo", "AccelSaveVideo"):
             inp["filename_prefix"] = f"e2e/{prefix}"
         elif ct == "AccelWanLevel1" and a.smoke:
             inp["compile"] = False  # an inductor compile of even the tiny model takes minutes on 2 CPU cores
@@ -399,12 +461,23 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = bypass_accel(base)
     elif variant == "level1":
         p = base
+    elif variant == "level1_fast":  # Level-1's opt-in quality: fast (FP8 attention outside the exact steps)
+        p = copy.deepcopy(base)
+        for v in p.values():
+            if v["class_type"] == "AccelWanLevel1":
+                v["inputs"]["quality"] = "fast"
     elif variant == "level1+vae":
         p = with_accel_vae(base)
     elif variant == "level1+vae_fused":
         p = with_accel_vae(base, fused_norm=True)
     elif variant == "level1+vae_fast":
         p = with_accel_vae(base, fused_norm=True, cudnn_benchmark=True)
+    elif variant == "level1+save":
+        p = with_accel_save(base)
+    elif variant == "level1+vae+save":
+        p = with_accel_save(with_accel_vae(base))
+    elif variant == "stock+save":
+        p = with_accel_save(bypass_accel(base))
     elif variant in PEER_CHAINS:
         p = replace_level1(base, PEER_CHAINS[variant])
     elif variant in GGUF_VARIANTS:
@@ -712,7 +785,7 @@ def keep_server_log(log_path: Path, start: int, out: Path, variant: str, cap: in
 
 
 def _serve_variant(a, base: Path, variant: str, prompt: dict, row: dict, extra_args, env: dict, t0: float) -> None:
-    from accel_harness.server import EventListener, execution_error, serving
+    from accel_harness.server import EventListener, serving
 
     with serving(base, cpu=True if a.smoke else None, extra_args=list(extra_args), env=env) as srv:
         row["server_start_s"] = round(srv.startup_s or (time.perf_counter() - t0), 2)
@@ -721,21 +794,40 @@ def _serve_variant(a, base: Path, variant: str, prompt: dict, row: dict, extra_a
         row["nodes"] = {k: v["class_type"] for k, v in prompt.items()}
         row["queues"] = []
         with EventListener(srv) as ev:
-            for i in range(a.queues):
-                p = reseeded(prompt, i)
-                t1 = time.perf_counter()
-                pid = srv.submit(p, client_id=ev.client_id)
-                entry = srv.wait(pid, timeout=a.timeout)
-                total = round(time.perf_counter() - t1, 3)
-                time.sleep(0.3)  # the last websocket events
-                if entry.get("status", {}).get("status_str") != "success":
-                    raise RuntimeError(f"{variant}, Queue {i + 1}: {execution_error(entry)}")
-                per_node = ev.node_seconds(pid)
-                row["queues"].append({
-                    "queue": i + 1, "total_s": total, "stages_s": stage_times(p, per_node),
-                    "per_node_s": {f"{k} {p.get(k, {}).get('class_type', '?')}": round(v, 3) for k, v in per_node.items()},
-                    "outputs": [str(f.relative_to(base)) for f in srv.output_files(entry)]})
+            queued = [(reseeded(prompt, i), None) for i in range(a.queues)]
+            p = queued[-1][0]
+            for change in getattr(a, "changes", ()):
+                p = changed(p, change) or p
+                queued.append((p, CHANGES[change]) if p is not queued[-1][0] else (p, None))
+            for i, (p, change) in enumerate(queued):
+                if i >= a.queues and change is None:
+                    continue  # nothing in this workflow to change (no LoRA)
+                row["queues"].append(_queue(srv, ev, base, p, (f"{variant}, Queue {i + 1}", i + 1, change), a.timeout))
         row["listener_error"] = repr(ev.error) if ev.error else None
+
+
+def _queue(srv, ev, base: Path, p: dict, what: tuple, timeout: float) -> dict:
+    """One measured Queue (what: its label, number and change or None): total, per-stage and per-node seconds,
+    outputs."""
+    from accel_harness.server import execution_error
+
+    label, number, change = what
+    t1 = time.perf_counter()
+    pid = srv.submit(p, client_id=ev.client_id)
+    entry = srv.wait(pid, timeout=timeout)
+    total = round(time.perf_counter() - t1, 3)
+    time.sleep(0.3)  # the last websocket events
+    if entry.get("status", {}).get("status_str") != "success":
+        raise RuntimeError(f"{label}: {execution_error(entry)}")
+    per_node = ev.node_seconds(pid)
+    out = {"queue": number, "total_s": total, "stages_s": stage_times(p, per_node),
+           "per_node_s": {f"{k} {p.get(k, {}).get('class_type', '?')}": round(v, 3) for k, v in per_node.items()},
+           "outputs": [str(f.relative_to(base)) for f in srv.output_files(entry)]}
+    if change:
+        out["change"] = change
+    log(f"{label}{' (' + change + ')' if change else ''}: total {total} s, " + ", ".join(
+        f"{k} {v}" for k, v in out["stages_s"].items()))
+    return out
 
 
 def markdown(res: dict) -> str:
@@ -759,7 +851,8 @@ def markdown(res: dict) -> str:
              f"speed, not quality); a fresh "
              f"server per variant, queued {m.get('queues', 1)} time(s) with the seed changed (Queue 1: loads, compiles "
              "and cuDNN searches included, as a user's first Queue; Queue 2 on: what every later Queue costs, "
-             "unchanged loaders and encoders served from ComfyUI's cache). Stage = wall time between the node's "
+             "unchanged loaders and encoders served from ComfyUI's cache), then one Queue per change named in the "
+             "Queue column, each from the Queue before it. Stage = wall time between the node's "
              "`executing` event and the next one (websocket). Total = POST /prompt to the history entry."
              + card
              + (" Save: SaveAnimatedWEBP (PyAV not installed there), not the shipped SaveVideo."
@@ -772,12 +865,13 @@ def markdown(res: dict) -> str:
             continue
         for q in r.get("queues") or [{"queue": 1, "stages_s": r.get("stages_s", {}), "total_s": r["total_s"]}]:
             st = q["stages_s"]
-            lines.append(f"| {r['variant']} | {q['queue']} | " + " | ".join(str(st.get(s, "")) for s in stages)
+            queue = f"{q['queue']} ({q['change']})" if q.get("change") else str(q["queue"])
+            lines.append(f"| {r['variant']} | {queue} | " + " | ".join(str(st.get(s, "")) for s in stages)
                          + f" | {q['total_s']} |")
     logs = [r for r in res["rows"] if r.get("server_log")]
     if logs:
-        lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + "; the lines worth "
-                  "reading (fallbacks, warnings, errors, the pack's own lines):"]
+        lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + " (beside the results; "
+                  "git keeps them out); the lines worth reading (fallbacks, warnings, errors, the pack's own lines):"]
         for r in logs:
             notes = r.get("server_log_notes") or []
             lines.append(f"- {r['variant']}: " + (f"{len(notes)} line(s); " + " / ".join(f"`{n[:160]}`" for n in notes[:6])
@@ -818,7 +912,7 @@ def main(argv=None):
                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() and not a.smoke else None,
                    "size": a.size, "steps": a.steps, "frames": a.frames, "width": a.width,
                    "height": a.height, "save": a.save, "queues": a.queues, "te_format": a.te_format,
-                   "card": a.card, "occupy": a.occupy, "compile_cache": a.compile_cache,
+                   "card": a.card, "occupy": a.occupy, "compile_cache": a.compile_cache, "changes": a.changes,
                    "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
                    "weights": "random weights at true configs: they show speed, not quality"}
     if a.wan22:

@@ -63,6 +63,7 @@ CHAINS = {
                               "a quarter dense): what issue #32's workflow target would take",
     "compile": "Accel Compile (defaults)",
     "cuda_attn_compile": "Accel CUDA Settings -> Accel Attention -> Accel Compile (defaults)",
+    "cuda_attn_compile_graphs": "Accel CUDA Settings -> Accel Attention -> Accel Compile, cuda_graphs on",
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
     "fp8_level1": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1",
@@ -94,7 +95,11 @@ CHAINS = {
     # --family (bench/families.py): the pack's chain as the family's workflow ships it, and with the FP8 loader
     "shipped": "the pack's shipped chain for the family (Accel CUDA Settings -> Accel Attention -> Accel Compile; "
                "Wan: Accel Wan Level-1)",
+    "shipped_graphs": "the shipped chain with Accel Compile's cuda_graphs on (each model call replayed as one CUDA "
+                      "graph where the weights are resident; the compile summary says which path ran)",
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped chain",
+    "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
+                          "with cuda_graphs on",
     "fp8_auto_shipped": "Accel Load Diffusion Model (FP8), defaults (weight_format auto: what a user gets) -> the shipped chain",
     "level1_h3": "Accel MiniMax-H3 Level-1 (defaults)",
     "level1_h3_sparse": "Accel MiniMax-H3 Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
@@ -159,7 +164,8 @@ def parse(argv=None):
                     "memory that comfy-aimdo maps itself is not under this cap")
     ap.add_argument("--chains", default=None, help="comma-separated CHAINS names; default for wan: stock,attention,compile,"
                     "cuda_attn_compile,level1,core_compile; for the other families: " + families.DEFAULT_CHAINS +
-                    " (ComfyUI 0.33's newer families, minimax_h3 ...: their own, bench/families.py)")
+                    " (the image families add shipped_graphs, fp8_shipped_graphs; ComfyUI 0.33's newer families, "
+                    "minimax_h3 ...: their own; bench/families.py default_chains)")
     ap.add_argument("--steps", type=int, default=None, help="default: the family's (wan 2, the others 20)")
     ap.add_argument("--cfg", type=float, default=None, help="default: the family's (wan 5; flux and hunyuan_video 1 "
                     "with their guidance input; qwen_image 2.5; ltxv 3; wan_ti2v_5b 5)")
@@ -192,10 +198,19 @@ def parse(argv=None):
     ap.add_argument("--switch", action="append", default=[], metavar="NAME=on|off",
                     help=f"set one of the pack's switches for this process ({', '.join(SWITCHES)}); repeat or join with "
                     "commas. For A/B runs of one change: one process per setting")
+    ap.add_argument("--resolution-change", default="", metavar="WxH",
+                    help="with --sequential: after each chain's timed runs, sample at WxH, at the run's size again, then "
+                         "both once more: the times and the compile summary's recompiles and CUDA-graph captures after "
+                         "each pair (a size change should recompile at most once, then never again)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments, written with '=' since they start with a dash "
                     "(e.g. --comfy-args=--disable-dynamic-vram, --comfy-args='--disable-cuda-malloc --reserve-vram 2')")
     a = ap.parse_args(argv)
     a.switches = parse_switches(a.switch, ap.error)
+    if a.resolution_change:
+        w, _, h = a.resolution_change.lower().partition("x")
+        if not (w.isdigit() and h.isdigit()) or not a.sequential:
+            ap.error("--resolution-change takes WxH (e.g. 768x1344) and runs with --sequential")
+        a.resolution_change = (int(w), int(h))
     if (a.sync_sites or a.host_profile) and not a.profile:
         ap.error("--sync-sites and --host-profile run with --profile (and --sequential)")
     if a.workflow == "lightx2v":
@@ -208,7 +223,7 @@ def parse(argv=None):
     families.defaults(a)  # the family's values for what was not given (wan: the values above)
     if a.chains is None:
         a.chains = ("stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan"
-                    else families.spec(a.family).chains or families.DEFAULT_CHAINS)
+                    else families.default_chains(a.family))
     return a
 
 
@@ -480,7 +495,7 @@ class Matrix:
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
-        if name in ("fp8_shipped", "fp8_forced", "fp8_auto_shipped"):
+        if name in ("fp8_shipped", "fp8_shipped_graphs", "fp8_forced", "fp8_auto_shipped"):
             # the weight format `auto` quantizes to, named: `auto` keeps a family 16-bit where FP8 measured slower
             # (accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on;
             # fp8_auto_shipped: `auto` itself (a family it has no measurement for: quantized, and the report says so)
@@ -488,7 +503,7 @@ class Matrix:
             res = self.H.pack_module("accel.fp8").load_file(str(path), **fmt)
             if name == "fp8_forced":
                 return self._shift(res.patcher), res.report
-            m, rep = self.patch("shipped", self._shift(res.patcher))
+            m, rep = self.patch(name.removeprefix("fp8_").removeprefix("auto_"), self._shift(res.patcher))
             return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1
             F = self.H.pack_module("accel.fp8")
@@ -559,16 +574,16 @@ class Matrix:
         """(model, report) of chain `name` applied to a loaded model."""
         if name == "stock":
             return base, ""
-        if name == "shipped":  # the family's shipped chain (families.Family.shipped)
-            return self.patch(families.spec(self.a.family).shipped, base)
+        if name in ("shipped", "shipped_graphs"):  # the family's shipped chain (families.Family.shipped), +- graphs
+            return self.patch(families.spec(self.a.family).shipped + name[len("shipped"):], base)
         if name == "attention":
             return call_node("AccelAttention", model=base)[:2]
         if name == "compile":
             return call_node("AccelCompile", model=base)[:2]
-        if name == "cuda_attn_compile":
+        if name in ("cuda_attn_compile", "cuda_attn_compile_graphs"):
             m = call_node("AccelCUDASettings", model=base)[0]
             m = call_node("AccelAttention", model=m)[0]
-            return call_node("AccelCompile", model=m)[:2]
+            return call_node("AccelCompile", model=m, cuda_graphs="on" if name.endswith("_graphs") else "off")[:2]
         if name == "level1":
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_h3":
@@ -777,7 +792,8 @@ class Matrix:
             if st.get("enabled"):
                 out.append({k: st[k] for k in ("mode", "fell_back", "reason", "graphs", "recompiles", "compile_seconds",
                                                "regions", "streamed_regions", "quantized_plans", "fetch_host_ms",
-                                               "call_host_ms")})
+                                               "call_host_ms", "memory", "graph_captures", "graph_replays",
+                                               "graph_drops", "graph_failures", "graph_reason", "graph_last_run")})
         return out or None
 
     def sequential(self, path):
@@ -799,6 +815,8 @@ class Matrix:
                     ref = lat
                 for rnd in range(self.a.rounds):
                     t, lat = self.timed(m, r)
+                if self.a.resolution_change:
+                    r["resolution_change"] = self.resolution_change(m)
                 if self.a.profile:
                     r["profile"], _ = runner.profile_kernels(lambda: self.sample(m))
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
@@ -825,6 +843,29 @@ class Matrix:
             _speedups(self.res)
             self.save()  # a run stopped by a time limit keeps every chain measured so far, with its speed-up
         self.res["after_unload_alloc_gib"] = self._unload()
+
+    def resolution_change(self, m) -> dict:
+        """--resolution-change: the other size, back, and both again; times and what the compile summary counted
+        (recompiles, CUDA-graph captures) before and after each pair."""
+        def counts():
+            summary = self.compile_summary(m) or []
+            return {"recompiles": sum(x["recompiles"] for x in summary),
+                    "graph_captures": sum(x["graph_captures"] for x in summary)}
+
+        size = (self.a.width, self.a.height)
+        out = {"size": "{}x{}".format(*self.a.resolution_change), "back_to": "{}x{}".format(*size), "before": counts(),
+               "pairs": []}
+        for _ in range(2):
+            times = []
+            for w, h in (self.a.resolution_change, size):
+                self.a.width, self.a.height = w, h
+                try:
+                    times.append(round(self.sample(m)[0], 3))
+                finally:
+                    self.a.width, self.a.height = size
+            out["pairs"].append({"times_s": times, **counts()})
+        log(f"resolution change {out['size']} and back: {out['pairs']}")
+        return out
 
     def _alloc(self):
         return self.torch.cuda.memory_allocated() / 2 ** 30 if self.cuda else 0.0
@@ -958,6 +999,7 @@ class Matrix:
                               "| ---: | --- |"]
                     lines += [f"| {n} | {' < '.join(f'`{x}`' for x in fr) or '(no Python frame)'} |"
                               for n, fr in p["sync_sites"]]
+        lines += _path_lines(self.res["chains"])
         unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
         if unstable:
             lines.append("\n**Unstable, not a speed measurement**: " + "; ".join(f"{n}: {w}" for n, w in unstable.items())
@@ -980,6 +1022,27 @@ class _Null:
 
     def __exit__(self, *exc):
         return False
+
+
+def _path_lines(chains) -> list:
+    """matrix.md: which path each compiled chain's model took (where its weights lived, how many calls replayed a CUDA
+    graph and why the others did not) and, with --resolution-change, what a size change cost."""
+    lines = []
+    for n, r in chains.items():
+        for c in r.get("compile") or []:
+            run = c.get("graph_last_run") or {}
+            graphs = (f"CUDA graphs: {run['replays']} of {run['calls']} calls of the last run replayed, {c['graph_captures']} "
+                      f"captured in all" + (f" (not replayed: {run['reason']})" if run.get("reason") else "")
+                      if run.get("calls") else "")
+            if c.get("memory") or graphs:
+                lines.append(f"- {n}: " + "; ".join(x for x in (c.get("memory"), graphs) if x))
+        rc = r.get("resolution_change")
+        if rc:
+            pairs = "; ".join(f"{p['times_s'][0]} s / {p['times_s'][1]} s, {p['recompiles']} recompile(s) and "
+                              f"{p['graph_captures']} capture(s) in all after it" for p in rc["pairs"])
+            lines.append(f"- {n}: {rc['size']} then back to {rc['back_to']}, twice: {pairs} (before: "
+                         f"{rc['before']['recompiles']} recompile(s), {rc['before']['graph_captures']} capture(s))")
+    return ["", "## Which path ran", "", *lines] if lines else []
 
 
 def _fidelity(lat, ref):

@@ -13,8 +13,13 @@ Cases (--cases, default all):
   corrupt_cache     a compiled run fills the persistent compile cache (its own; a copy of the shared one when the
                     other cases ran before it in this --base); every file in it is then truncated or overwritten
                     with garbage; a new server runs the prompt again.
-  multigpu_kill     Accel Multi-GPU (2 GPUs, NCCL; --smoke: 2 CPU workers, gloo): a worker SIGKILLed by its pid in
-                    the middle of sampling (once the server log shows a finished step), then the next prompt.
+  multigpu_kill     Accel Multi-GPU (--gpus, default 2, NCCL; --smoke: 2 CPU workers, gloo): the last worker SIGKILLed
+                    by its pid in the middle of sampling (once the server log shows a finished step), then the next
+                    prompt.
+  multigpu_oom      Accel Multi-GPU (--gpus): the workers load the model on a small prompt; then another process takes
+                    all but --oom-left GiB of the last GPU and a prompt at --oom-width/--oom-height/--oom-frames runs
+                    that worker out of memory while sampling; the GPU is given back and the next prompt runs. GPU only
+                    (the --smoke records it as skipped).
 Each case gets its own server (started as main.py starts it; on 0.33 DynamicVRAM and cudaMallocAsync included) and
 records per prompt: status (success / error / interrupted), ComfyUI's error type and text, the report after the run
 (Accel nodes' `accel_report` in /history) and the server log lines of the pack; then whether the next prompt ran.
@@ -24,6 +29,8 @@ Faults are injected by a small custom node folder this script writes into the se
 GPU (source bench/gpu_env.sh 033):
   python3 bench/bench_reliability.py --size 14B --card 16 --occupy --out bench/results/h100/reliability
   python3 bench/bench_reliability.py --size 1.3B --cases multigpu_kill --out bench/results/h100x2/reliability
+  python3 bench/bench_reliability.py --size 1.3B --cases multigpu_kill,multigpu_oom --gpus 4 --timeout 300 \
+      --out bench/results/h200x4/reliability_multigpu      # ~3 min on 4 H200s (two servers, six prompts)
 CPU smoke (tiny models, every fault injected): python bench/bench_reliability.py --smoke --out /tmp/rel
 Results: <out>/reliability.json and reliability.md.
 """
@@ -45,7 +52,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files
 
-CASES = ("compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill")
+CASES = ("compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill",
+         "multigpu_oom")
 UNET = "reliability_wan.safetensors"
 INJECTOR = "accel_reliability_faults"
 
@@ -143,7 +151,8 @@ def parse(argv=None):
     ap.add_argument("--oom-height", type=int, default=720)
     ap.add_argument("--oom-frames", type=int, default=161)
     ap.add_argument("--steps", type=int, default=4)
-    ap.add_argument("--gpus", type=int, default=2, help="multigpu_kill: workers")
+    ap.add_argument("--gpus", type=int, default=2, help="multigpu_kill / multigpu_oom: workers")
+    ap.add_argument("--oom-left", type=float, default=0.5, help="multigpu_oom: GiB left free on the last GPU")
     ap.add_argument("--interrupt-after", type=float, default=3.0, help="seconds into the compile to POST /interrupt")
     ap.add_argument("--kill-after", type=float, default=0.0,
                     help="seconds after the first sampling step to kill a worker")
@@ -388,19 +397,31 @@ def case_corrupt_cache(c: Case, a):
     c.rec["ok"] = c.rec["next_prompt_ran"] and "ran compiled" in rep
 
 
-def case_multigpu_kill(c: Case, a):
+def _multigpu_skip(c: Case, a) -> bool:
+    """Record why a multi-GPU case cannot run here (True), else False."""
     if a.smoke:
         import importlib.util
 
         if importlib.util.find_spec("yunchang") is None:
             c.rec.update(ok=None, skipped="yunchang is not installed")
-            return
+            return True
     else:
         import torch
 
         if torch.cuda.device_count() < a.gpus:
             c.rec.update(ok=None, skipped=f"{torch.cuda.device_count()} GPU(s) visible, {a.gpus} needed")
-            return
+            return True
+    return False
+
+
+def _alive(pids) -> list:
+    return [p for p in pids if Path(f"/proc/{p}").exists()
+            and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+
+
+def case_multigpu_kill(c: Case, a):
+    if _multigpu_skip(c, a):
+        return
     c.start(c.a.server_args)
     # the kill lands once the first sampling step of the prompt has finished (the progress bar in the server log says
     # so; workers compute every step), then --kill-after; enough steps that the prompt cannot end first (a killed
@@ -421,8 +442,7 @@ def case_multigpu_kill(c: Case, a):
     c.rec["killed"] = killed
     r = c.finish(pid, f"worker pid {killed} SIGKILLed {a.kill_after:g} s after the first sampling step", t0)
     time.sleep(1)
-    c.rec["old_workers_left"] = [p for p in workers if Path(f"/proc/{p}").exists()
-                                 and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+    c.rec["old_workers_left"] = _alive(workers)
     # another seed: the same prompt as the first would be ComfyUI's cached output, sampling nothing
     nxt = c.run(prompt(a, multigpu_node(a), steps=2, prefix="next", seed=1), "the next prompt (new workers)")
     c.rec["new_workers"] = worker_pids(c.srv.proc.pid)
@@ -436,12 +456,45 @@ def case_multigpu_kill(c: Case, a):
         c.rec["error"] = "the prompt finished before the worker was killed: use a smaller --kill-after"
 
 
+def case_multigpu_oom(c: Case, a):
+    if a.smoke:
+        c.rec.update(ok=None, skipped="a real out-of-memory needs GPUs (tests/multigpu covers a worker failing in a step)")
+        return
+    if _multigpu_skip(c, a):
+        return
+    c.start(c.a.server_args)
+    c.run(prompt(a, multigpu_node(a), steps=2), "workers start and load the model")
+    workers = worker_pids(c.srv.proc.pid)
+    c.rec["workers"] = workers
+    gpu = a.gpus - 1
+    free = runner.gpu_free_gib(gpu)
+    occupier = runner.occupy(a.oom_left, free, log, gpu=gpu) if free else None
+    c.rec["occupied_gib"] = round(free - a.oom_left, 1) if occupier else None
+    try:
+        r = c.run(prompt(a, multigpu_node(a), a.oom_width, a.oom_height, a.oom_frames, steps=2, prefix="oom"),
+                  f"{a.oom_width}x{a.oom_height} {a.oom_frames} frames with {a.oom_left:g} GiB left on GPU {gpu}")
+        time.sleep(1)
+        c.rec["old_workers_left"] = _alive(workers)
+    finally:
+        runner.release(occupier)
+    nxt = c.run(prompt(a, multigpu_node(a), steps=2, prefix="next", seed=1), "the next prompt (GPU given back)")
+    c.rec["new_workers"] = worker_pids(c.srv.proc.pid)
+    c.rec["next_prompt_ran"] = nxt["status"] == "success"
+    text = str(r.get("error_text"))
+    c.rec["oom_seen"] = "out of memory" in text.lower()
+    fresh = bool(c.rec["new_workers"]) and not set(c.rec["new_workers"]) & set(workers)
+    c.rec["ok"] = (r["status"] == "error" and c.rec["oom_seen"] and "lower the resolution" in text
+                   and f"worker {gpu}" in text and not c.rec["old_workers_left"] and c.rec["next_prompt_ran"] and fresh)
+    if r["status"] == "success":
+        c.rec["error"] = "the prompt fitted: use a larger --oom-width/--oom-height/--oom-frames or a smaller --oom-left"
+
+
 # ---------------------------------------------------------------------------------------------------- results
 
 def markdown(res) -> str:
     m = res["meta"]
     lines = ["# Reliability: the GPU fault paths (issue #29 item 6)", "",
-             f"{m['device']}, ComfyUI {m.get('comfyui', '?')}, torch {m['torch']}, Wan 2.1 T2V {m['size']}"
+             f"{m['device']} x{m.get('gpus', 1)}, ComfyUI {m.get('comfyui', '?')}, torch {m['torch']}, Wan 2.1 T2V {m['size']}"
              + (f", card {m['card']} GiB ({'occupied' if m['occupy'] else '--reserve-vram'})" if m.get("card") else "")
              + (", faults injected" if m["inject"] else "") + f". Command: `{m['command']}`", "",
              "| case | ok | next prompt ran | what the user saw |", "| --- | --- | --- | --- |"]
@@ -453,7 +506,7 @@ def markdown(res) -> str:
     for c in res["cases"]:
         lines += ["", f"## {c['case']}", ""]
         for k in ("skipped", "error", "oom_seen", "started_from", "damaged_files", "cache_folders", "workers",
-                  "first_step_s", "killed", "old_workers_left", "new_workers", "interrupt_at_s"):
+                  "first_step_s", "killed", "occupied_gib", "old_workers_left", "new_workers", "interrupt_at_s"):
             if k in c:
                 lines.append(f"- {k}: {c[k]}")
         for p in c.get("prompts", []):
@@ -485,6 +538,7 @@ def main(argv=None) -> int:
     res = {"run_meta": runner.metadata("cuda" if cuda else "cpu"),
            "meta": {"device": torch.cuda.get_device_name(0) if cuda else "cpu", "torch": torch.__version__,
                     "size": a.size, "card": a.card, "occupy": a.occupy, "inject": a.inject, "smoke": a.smoke,
+                    "gpus": torch.cuda.device_count() if cuda else 0,
                     "command": " ".join([Path(sys.argv[0]).name] + list(argv if argv is not None else sys.argv[1:]))},
            "cases": []}
     try:

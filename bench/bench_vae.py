@@ -1,35 +1,49 @@
-"""Accel VAE vs ComfyUI's stock VAE decode: time, max |diff| of the output in [-1, 1], peak VRAM, per option.
+"""Accel VAE vs ComfyUI's stock VAE decode: every candidate and combination on the same latents, in one process.
 
 What it measures (ComfyUI started like main.py, random weights at the true configs, bf16 on the GPU):
-  * Wan 2.1 VAE (dim 96, also Qwen-Image's VAE): decode of a (1, 16, 21, 60, 104) latent = 81 frames 480p;
-  * Flux KL VAE (16 latent channels): decode of a (1, 16, 128, 128) latent = 1024x1024.
-Per variant: the decode through `VAE.decode` (what VAE Decode runs, model already loaded), after --warmup
-calls (the first also compiles / runs cudnn.benchmark's search; its time is reported as first_s), median of
---repeats, CUDA-synchronized; max |diff| to the stock output on the [-1, 1] scale (ComfyUI returns [0, 1]:
-x2), and to the same weights decoded by stock in float32 (stock's own distance from it is what bf16 costs);
-peak VRAM = torch.cuda.max_memory_allocated during one decode (reset before it). Variants:
-  stock | default (the node's defaults) | cudnn_benchmark | channels_last | channels_last+benchmark |
-  fused_norm (channels_last + cudnn_benchmark + Triton RMSNorm+SiLU; Wan) | fused_norm_nobench (channels_last +
-  fused norm) | fused_norm_nocl (cudnn_benchmark + fused norm) | compile (channels_last + cudnn_benchmark +
-  torch.compile of the blocks) | fused_norm+compile, fused_norm_nobench+compile, fused_norm_nocl+compile (Wan) | tiled (channels_last +
-  cudnn_benchmark + ComfyUI's tiled decode, 512 px tiles / 64 frames). VARIANT_OPTIONS lists each one's options.
-The first decode of a variant pays what is cached per process afterwards (cuDNN's algorithm search per conv
-shape, Triton/inductor compiles); later variants in the same process reuse the searches of earlier ones. For
-a cold first decode per variant run one variant per process (`--variants X`: stock, which searches nothing,
-always runs first).
-Issue #15 target: Wan 2.1 81f 480p >= 1.4x stock with max |diff| <= 1e-2 and peak VRAM <= stock.
+  * Wan 2.1 VAE (dim 96; also Qwen-Image's and the Wan 2.2 A14B workflows' VAE): a (1, 16, 21, 60, 104) latent =
+    81 frames 480p;
+  * Wan 2.2 VAE (TI2V-5B's, 48 latent channels, 16x spatial): the same 81 frames 480p, a (1, 48, 21, 30, 52) latent;
+  * Flux KL VAE (16 latent channels): a (1, 16, 128, 128) latent = 1024x1024.
+Per variant: the decode through `VAE.decode` (what VAE Decode runs, model already loaded), after --warmup calls (the
+first also compiles / runs cudnn.benchmark's search; its time is first_s), median of --repeats, CUDA-synchronized;
+peak VRAM = torch.cuda.max_memory_allocated during one decode; and the output against
+  * stock's output (max |diff| on the [-1, 1] scale: ComfyUI returns [0, 1], x2), and
+  * the same weights decoded by stock in float32 (the weights and latent rounded to bf16 first, so only the
+    arithmetic differs): max |diff| (same scale) and PSNR (dB, peak = the float32 output's range).
+The bound (issue: "no farther from a float32 decode than stock's bf16 decode"): PSNR vs float32 at least stock's, and
+max |diff| vs float32 at most stock's plus one bf16 step at 1.0 (2^-7 on the [-1, 1] scale: two decodes that only
+sum in another order land a step apart at their worst element). `within_bound` in each row.
 
-Run (GPU machine, repo root, after `source bench/gpu_env.sh 033` or `source bench/gpu_env.sh`):
-    python3 bench/bench_vae.py --out bench/results/h100
-    python3 bench/bench_vae.py --out bench/results/h100 --vaes wan2.1 --variants stock,default,compile
-CPU smoke (tiny Wan VAE, the Flux VAE at a 32x32 image, compile with the eager backend):
+Variants: stock | default (the node's defaults on this machine: accel/vae/measured.py) | a combination of candidates
+joined by "+" (`cl+cb+fn`):
+  cl  channels_last (channels-last 3D activations)    cb  cudnn_benchmark (cuDNN's algorithm search, for the decode)
+  fn  fused_norm (Triton RMSNorm+SiLU, Wan)            co  compile (torch.compile of each decoder residual block)
+  tc<k>  temporal_chunk k (k latent frames per decoder call, the causal cache carried; Wan)
+  tile<px>  ComfyUI's tiled decode, px tiles             tilefit  tiles sized to the free memory (tile_size 0)
+| combos: Wan: every combination of cl, cb, fn, tc4, and cl+cb+co, cl+cb+fn+co, tilefit; KL: co, tilefit (the
+  node leaves cl and cb off on KL VAEs);
+| the names earlier result files used (VARIANT_OPTIONS: `fused_norm` = cl+cb+fn, ...).
+The first decode of a variant pays what is cached per process afterwards (cuDNN's algorithm search per conv shape,
+Triton/inductor compiles); later variants in the same process reuse the searches of earlier ones. For a cold first
+decode per variant run one variant per process (`--variants X`: stock, which searches nothing, always runs first).
+
+Choice (the markdown's last section, and `choice` in the JSON): per VAE, the fastest variant within the bound whose
+first decode costs at most 20 s more than stock's (the whole-Queue target: a first Queue at most 20 s over stock's),
+tiling left out (it trades speed for memory); with the entry for accel/vae/measured.py DECODE_DEFAULTS.
+
+Run (GPU machine, repo root, after `source bench/gpu_env.sh 033`), one VAE per call (each within the 10-minute limit):
+    python3 bench/bench_vae.py --vaes wan2.1 --variants combos --out bench/results/h200/vae_candidates
+    python3 bench/bench_vae.py --vaes wan2.2,kl_flux --variants combos --out bench/results/h200/vae_candidates_22
+CPU smoke (tiny Wan 2.1 VAE, the Flux VAE at a 32x32 image, compile with the eager backend; `--vaes wan2.2` builds the
+true Wan 2.2 VAE, 0.7 B parameters, on the CPU):
     python bench/bench_vae.py --smoke --out /tmp/vaesmoke
-Expected GPU time (H100): about 3-5 min (Wan: 7 variants x 3 decodes of ~5-10 s, plus ~1 min of compile).
 Results are written after every variant, so a timeout keeps what was measured.
 """
 from __future__ import annotations
 
 import gc
+import math
 import sys
 import time
 import traceback
@@ -41,7 +55,7 @@ import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files
 
 NAME = "vae"
 _CB = dict(channels_last=True, cudnn_benchmark=True)
-VARIANT_OPTIONS = {  # variant -> every boolean option it sets (the rest off); "default" is the node's defaults
+VARIANT_OPTIONS = {  # the names earlier result files used -> every boolean option they set (the rest off)
     "cudnn_benchmark": dict(channels_last=False, cudnn_benchmark=True),
     "channels_last": dict(channels_last=True, cudnn_benchmark=False),
     "channels_last+benchmark": _CB,
@@ -54,25 +68,80 @@ VARIANT_OPTIONS = {  # variant -> every boolean option it sets (the rest off); "
     "fused_norm_nocl+compile": dict(channels_last=False, cudnn_benchmark=True, fused_norm=True, compile=True),
     "tiled": dict(_CB, tiled=True),
 }
-VARIANTS = ("stock", "default") + tuple(VARIANT_OPTIONS)
-WAN_ONLY = tuple(v for v, o in VARIANT_OPTIONS.items() if o.get("fused_norm"))
+ATOMS = {"cl": "channels_last", "cb": "cudnn_benchmark", "fn": "fused_norm", "co": "compile"}
+WAN_ATOMS = ("fn", "tc")  # what only the Wan VAEs have (fused RMSNorm, frames)
+VAES = ("wan2.1", "wan2.2", "kl_flux")
+BF16_STEP = 2.0 ** -7  # one bf16 step at 1.0, on the [-1, 1] scale
+FIRST_DECODE_SLACK_S = 20.0  # the whole-Queue target: a first Queue at most 20 s over stock's
+
+
+def combos(vae: str) -> list:
+    """`--variants combos` for one VAE: every combination of the exact-path candidates, two compiled ones, tilefit."""
+    import itertools
+
+    if not vae.startswith("wan"):  # KL VAEs: the node leaves channels_last and cudnn_benchmark off (measured slower)
+        return ["co", "tilefit"]
+    atoms = ["cl", "cb", "fn", "tc4"]
+    out = ["+".join(c) for r in range(1, len(atoms) + 1) for c in itertools.combinations(atoms, r)]
+    return out + ["cl+cb+co", "cl+cb+fn+co", "tilefit"]
+
+
+def variant_options(variant: str, smoke: bool = False) -> dict:
+    """VAEOptions keywords of a variant other than stock/default: every boolean named (a variant's meaning never moves
+    with the node's defaults), the integers where the variant sets them. ValueError for an unknown name."""
+    if variant in VARIANT_OPTIONS:
+        kw = {v: False for v in ATOMS.values()} | dict(VARIANT_OPTIONS[variant])
+        if kw.get("tiled"):
+            kw.update(tile_size=64 if smoke else 512, overlap=16 if smoke else 64)
+    else:
+        kw = {v: False for v in ATOMS.values()}
+        for atom in variant.split("+"):
+            if atom in ATOMS:
+                kw[ATOMS[atom]] = True
+            elif atom.startswith("tc") and atom[2:].isdigit():
+                kw["temporal_chunk"] = int(atom[2:])
+            elif atom == "tilefit":
+                kw.update(tiled=True, tile_size=0)
+            elif atom.startswith("tile") and atom[4:].isdigit():
+                kw.update(tiled=True, tile_size=int(atom[4:]), overlap=int(atom[4:]) // 8)
+            else:
+                raise ValueError(f"unknown variant atom {atom!r} in {variant!r} (atoms: {', '.join(ATOMS)}, tc<k>, "
+                                 f"tile<px>, tilefit; or one of {', '.join(VARIANT_OPTIONS)})")
+    if kw.get("compile"):
+        kw["compile_backend"] = "eager" if smoke else "inductor"
+    return kw
+
+
+def wan_only(variant: str) -> bool:
+    kw = variant_options(variant)
+    return bool(kw.get("fused_norm") or kw.get("temporal_chunk"))
 
 
 def parse(argv=None):
     ap = runner.parser(__doc__, smoke="tiny Wan VAE (9 frames at 64x64) and a 32x32 Flux decode, compile with the "
                        "eager backend", out_help="folder for vae.json / vae.md")
-    ap.add_argument("--vaes", default="wan2.1,kl_flux", help="comma list: wan2.1, kl_flux")
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma list of: " + ", ".join(VARIANTS))
+    ap.add_argument("--vaes", default="wan2.1,kl_flux", help="comma list: " + ", ".join(VAES))
+    ap.add_argument("--variants", default="combos", help="comma list: stock, default, combos, a combination of "
+                    "candidates (cl+cb+fn+co+tc4, tile512, tilefit) or a name of VARIANT_OPTIONS")
     ap.add_argument("--frames", type=int, default=81)
     ap.add_argument("--height", type=int, default=480)
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--image", type=int, default=1024, help="Flux VAE image side (pixels)")
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-fp32-reference", dest="fp32_reference", action="store_false",
-                    help="skip the float32 reference decode (the max |diff| vs float32 column)")
+                    help="skip the float32 reference decode (the columns vs float32, the bound and the choice)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (as main.py takes them)")
     a = ap.parse_args(argv)
+    for v in a.vaes.split(","):
+        if v.strip() and v.strip() not in VAES:
+            ap.error(f"--vaes: unknown {v!r} (choose from {', '.join(VAES)})")
+    for v in a.variants.split(","):
+        if v.strip() and v.strip() not in ("stock", "default", "combos"):
+            try:
+                variant_options(v.strip())
+            except ValueError as e:
+                ap.error(f"--variants: {e}")
     if a.smoke:
         a.frames, a.height, a.width, a.image = 9, 64, 64, 32
         a.warmup, a.repeats = 1, 1
@@ -87,7 +156,7 @@ class Bench:
         self.a = a
         self.out = Path(a.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        self.res = {"name": NAME, "command": runner.command(), "rows": [], "errors": []}
+        self.res = {"name": NAME, "command": runner.command(), "rows": [], "errors": [], "choice": {}}
 
     def boot(self):
         sys.path.insert(0, str(REPO / "harness"))
@@ -104,13 +173,15 @@ class Bench:
         from accel_harness import models as M
 
         self.H, self.M, self.torch = H, M, torch
-        self.V = H.pack_module("accel.vae.decode")
+        self.O = H.pack_module("accel.vae.options")
+        self.measured = H.pack_module("accel.vae.measured")
         self.cuda = torch.cuda.is_available() and not self.a.smoke
         self.dtype = torch.bfloat16 if self.cuda else torch.float32
         meta = {"comfyui": start.get("comfyui"), "start": start, "torch": torch.__version__,
                 "python": sys.version.split()[0], "gpu": torch.cuda.get_device_name(0) if self.cuda else None,
                 "dtype": str(self.dtype), "frames": self.a.frames, "height": self.a.height, "width": self.a.width,
-                "image": self.a.image, "warmup": self.a.warmup, "repeats": self.a.repeats}
+                "image": self.a.image, "warmup": self.a.warmup, "repeats": self.a.repeats,
+                "node_defaults": self.O.measured_defaults()[1]}
         try:
             import triton
 
@@ -137,10 +208,13 @@ class Bench:
         def r(t):
             return t if round_to is None else t.to(round_to).float()
 
+        t = (self.a.frames - 1) // 4 + 1
         if name == "wan2.1":
             sd = M.wan21_vae_state_dict("tiny" if self.a.smoke else "true", seed=0)
-            t = (self.a.frames - 1) // 4 + 1
             z = torch.randn(1, 16, t, self.a.height // 8, self.a.width // 8, generator=g)
+        elif name == "wan2.2":
+            sd = M.wan22_vae_state_dict(seed=0)
+            z = torch.randn(1, 48, t, self.a.height // 16, self.a.width // 16, generator=g)
         elif name == "kl_flux":
             sd = M.kl_vae_state_dict("flux", seed=0)
             z = torch.randn(1, 16, self.a.image // 8, self.a.image // 8, generator=g)
@@ -151,19 +225,10 @@ class Bench:
         return vae, r(z)
 
     def options(self, variant):
-        """VaeOptions of a variant: every variant but `default` names all its options, so its meaning does not
-        move when the node's defaults do (results of earlier sessions keep their meaning)."""
-        V = self.V
+        """VAEOptions of a variant; `default` is the node's defaults on this machine (accel/vae/measured.py)."""
         if variant == "default":
-            return V.VaeOptions()
-        if variant not in VARIANT_OPTIONS:
-            raise ValueError(f"unknown variant {variant!r}")
-        kw = dict(VARIANT_OPTIONS[variant])
-        if kw.get("compile"):
-            kw["compile_backend"] = "eager" if self.a.smoke else "inductor"
-        if kw.get("tiled"):
-            kw.update(tile_size=64 if self.a.smoke else 512, overlap=16 if self.a.smoke else 64)
-        return V.VaeOptions(**kw)
+            return self.O.VAEOptions(**self.O.measured_defaults()[0])
+        return self.O.VAEOptions(**variant_options(variant, self.a.smoke))
 
     def decode_timed(self, vae, z):
         torch = self.torch
@@ -181,13 +246,14 @@ class Bench:
     def fp32_reference(self, name, z):
         """The same weights decoded in float32 (stock ComfyUI, one call): what bf16 rounding costs stock itself,
         the yardstick for every variant's deviation (two bf16 decodes that sum in another order differ by
-        several bf16 steps near 1.0, 2**-7 each). None on the CPU smoke (it runs in float32 already)."""
-        if not self.cuda or not self.a.fp32_reference:
+        several bf16 steps near 1.0, 2**-7 each). On the CPU smoke the VAE runs in float32 already: the reference is
+        stock's own decode there (the bound then asks for reassociation-level agreement)."""
+        if not self.a.fp32_reference:
             return None
         torch, dtype = self.torch, self.dtype
         try:
             self.dtype = torch.float32
-            vae32, z = self.build(name, round_to=dtype)
+            vae32, z = self.build(name, round_to=dtype if self.cuda else None)
             with torch.inference_mode():
                 out = vae32.decode(z).float().cpu()
             del vae32
@@ -199,7 +265,46 @@ class Bench:
         finally:
             self.dtype = dtype
             gc.collect()
-            torch.cuda.empty_cache()
+            if self.cuda:
+                torch.cuda.empty_cache()
+
+    def variants(self, name) -> list:
+        out = []
+        for v in (x.strip() for x in self.a.variants.split(",")):
+            for w in (combos(name) if v == "combos" else [v] if v else []):
+                if w not in out and not (w not in ("stock", "default") and wan_only(w) and not name.startswith("wan")):
+                    out.append(w)
+        out = ["stock"] + [v for v in out if v != "stock"]
+        # compiled variants last: a compile's recompile limits and caches do not touch the others' timings
+        return sorted(out, key=lambda v: v not in ("stock", "default") and variant_options(v).get("compile", False))
+
+    def measure(self, vae, z, row) -> object:
+        times, peaks, first, out = [], [], None, None
+        for i in range(self.a.warmup + self.a.repeats):
+            out, dt, peak = self.decode_timed(vae, z)
+            if i == 0:
+                first = dt
+            if i >= self.a.warmup:
+                times.append(dt)
+                peaks.append(peak)
+        times.sort()
+        row["first_s"] = round(first, 4)
+        row["time_s"] = round(times[len(times) // 2], 4)
+        row["times_s"] = [round(t, 4) for t in times]
+        row["peak_gib"] = None if peaks[0] is None else round(max(peaks), 3)
+        return out.float().cpu()
+
+    def compare(self, row, out, ref, ref32, stock) -> None:
+        row["max_abs_diff"] = runner.compare(out, ref)["max_abs_diff"] * 2.0  # [0, 1] -> [-1, 1] scale
+        if ref32 is not None:
+            c = runner.compare(out, ref32, psnr=True)
+            row["max_abs_diff_vs_fp32"] = c["max_abs_diff"] * 2.0
+            row["psnr_vs_fp32"] = round(c["psnr_db"], 3) if math.isfinite(c["psnr_db"]) else c["psnr_db"]
+            row["within_bound"] = (row["psnr_vs_fp32"] >= stock["psnr_vs_fp32"]
+                                   and row["max_abs_diff_vs_fp32"] <= stock["max_abs_diff_vs_fp32"] + BF16_STEP)
+        row["speedup"] = round(stock["time_s"] / row["time_s"], 3) if row["time_s"] else None
+        if row["peak_gib"] is not None and stock.get("peak_gib") is not None:
+            row["peak_vs_stock"] = round(row["peak_gib"] / stock["peak_gib"], 3)
 
     def run_vae(self, name):
         torch = self.torch
@@ -208,42 +313,22 @@ class Bench:
         log(f"{name}: built in {time.perf_counter() - t0:.1f} s, latent {tuple(z.shape)}")
         ref = None
         ref32 = self.fp32_reference(name, z)
-        variants = [v.strip() for v in self.a.variants.split(",") if v.strip()]
-        if "stock" not in variants:
-            variants.insert(0, "stock")
-        for variant in variants:
-            if variant in WAN_ONLY and not name.startswith("wan"):
-                continue
+        stock = None
+        for variant in self.variants(name):
             row = {"vae": name, "variant": variant, "latent": list(z.shape)}
             try:
-                use, report = (vae, "") if variant == "stock" else self.V.accelerate(vae, self.options(variant))
-                row["report"] = report
-                times, peaks, first = [], [], None
-                out = None
-                for i in range(self.a.warmup + self.a.repeats):
-                    out, dt, peak = self.decode_timed(use, z)
-                    if i == 0:
-                        first = dt
-                    if i >= self.a.warmup:
-                        times.append(dt)
-                        peaks.append(peak)
-                times.sort()
-                row["first_s"] = round(first, 4)
-                row["time_s"] = round(times[len(times) // 2], 4)
-                row["peak_gib"] = None if peaks[0] is None else round(max(peaks), 3)
-                out = out.float().cpu()
+                opts = None if variant == "stock" else self.options(variant)
+                use, report = (vae, None) if opts is None else self.O.apply(vae, opts)
+                row["options"] = None if opts is None else {k: v for k, v in vars(opts).items()
+                                                            if k not in ("policy", "compile_backend")}
+                row["report"] = "" if report is None else report.render()
+                out = self.measure(use, z, row)
                 if variant == "stock":
-                    ref = out
-                row["max_abs_diff"] = runner.compare(out, ref)["max_abs_diff"] * 2.0  # [0, 1] -> [-1, 1] scale
-                if ref32 is not None:
-                    row["max_abs_diff_vs_fp32"] = runner.compare(out, ref32)["max_abs_diff"] * 2.0
-                stock = row if variant == "stock" else next(
-                    r for r in self.res["rows"] if r["vae"] == name and r["variant"] == "stock")
-                row["speedup"] = round(stock["time_s"] / row["time_s"], 3) if row["time_s"] else None
-                if row["peak_gib"] is not None and stock.get("peak_gib") is not None:
-                    row["peak_vs_stock"] = round(row["peak_gib"] / stock["peak_gib"], 3)
+                    ref, stock = out, row
+                self.compare(row, out, ref, ref32, stock)
                 log(f"{name} {variant}: {row['time_s']} s (first {row['first_s']} s), x{row['speedup']}, "
-                    f"max|diff| {row['max_abs_diff']:.3g}, peak {row['peak_gib']} GiB")
+                    f"max|diff| {row['max_abs_diff']:.3g}, vs fp32 {row.get('max_abs_diff_vs_fp32', float('nan')):.3g} "
+                    f"/ {row.get('psnr_vs_fp32', float('nan'))} dB, peak {row['peak_gib']} GiB")
             except Exception as e:  # keep the other variants
                 row["error"] = f"{type(e).__name__}: {e}"
                 row["traceback"] = traceback.format_exc()[-3000:]
@@ -251,13 +336,37 @@ class Bench:
                 log(f"FAILED {name} {variant}: {e!r}")
             self.res["rows"].append(row)
             self.save()
-            if variant.endswith("compile"):
-                torch._dynamo.reset()
             gc.collect()
+        self.res["choice"][name] = self.choose(name)
+        torch._dynamo.reset()
         del vae
         gc.collect()
         if self.cuda:
             torch.cuda.empty_cache()
+
+    def choose(self, name) -> dict:
+        """The fastest variant within the bound whose first decode is at most FIRST_DECODE_SLACK_S over stock's, tiling
+        left out; with the accel/vae/measured.py entry that makes it the node's default."""
+        rows = [r for r in self.res["rows"] if r["vae"] == name and "error" not in r]
+        stock = next((r for r in rows if r["variant"] == "stock"), None)
+        if stock is None or "within_bound" not in stock:
+            return {"variant": None, "why": "no stock row or no float32 reference: nothing to choose by"}
+        ok = [r for r in rows if r["variant"] not in ("stock", "default") and r.get("within_bound")
+              and not r["options"].get("tiled") and r["first_s"] <= stock["first_s"] + FIRST_DECODE_SLACK_S]
+        if not ok:
+            return {"variant": "stock", "why": "no variant within the bound and the first-decode limit"}
+        best = min(ok, key=lambda r: r["time_s"])
+        if best["time_s"] >= stock["time_s"]:
+            return {"variant": "stock", "why": f"the fastest variant within the bound ({best['variant']}) is not "
+                                               "faster than stock"}
+        base = vars(self.O.VAEOptions())
+        changed = {k: v for k, v in best["options"].items() if base.get(k) != v}
+        gpu = self.res["meta"].get("gpu") or "CPU smoke"
+        entry = (f'DecodeChoice({changed!r}, "bench/results/<gpu>/<folder>/vae.json", "{name} VAE, '
+                 f'{self.a.frames} frames {self.a.width}x{self.a.height}, {gpu}, ComfyUI '
+                 f'{self.res["meta"].get("comfyui")}: {best["speedup"]}x stock")')
+        return {"variant": best["variant"], "speedup": best["speedup"], "options": changed, "entry": entry,
+                "why": f"fastest of {len(ok)} variants within the bound and the first-decode limit"}
 
     def markdown(self):
         m = self.res.get("meta", {})
@@ -265,21 +374,32 @@ class Bench:
                  f"ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, triton {m.get('triton')}, {m.get('dtype')}, "
                  f"DynamicVRAM {m.get('start', {}).get('dynamic_vram')}; Wan: {m.get('frames')} frames "
                  f"{m.get('width')}x{m.get('height')}, Flux VAE: {m.get('image')}^2; median of {m.get('repeats')} "
-                 f"after {m.get('warmup')} warm-up. max|diff| on the [-1, 1] scale vs stock.", "",
+                 f"after {m.get('warmup')} warm-up. max|diff| on the [-1, 1] scale; PSNR vs float32 in dB. Node "
+                 f"defaults here: {m.get('node_defaults')}.", "",
                  f"Command: `{self.res.get('command')}`", *runner.meta_markdown(self.res.get("run_meta")), "",
-                 "| vae | variant | time (s) | first (s) | speedup | max abs diff | max abs diff vs float32 | peak VRAM (GiB) | peak vs stock |",
-                 "|---|---|---|---|---|---|---|---|---|"]
+                 "| vae | variant | time (s) | first (s) | speedup | max abs diff | max abs diff vs float32 | "
+                 "PSNR vs float32 (dB) | within bound | peak VRAM (GiB) | peak vs stock |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in self.res["rows"]:
             if "error" in r:
-                lines.append(f"| {r['vae']} | {r['variant']} | error: {r['error'][:120]} | | | | | | |")
+                lines.append(f"| {r['vae']} | {r['variant']} | error: {r['error'][:120]} | | | | | | | | |")
                 continue
             v32 = r.get("max_abs_diff_vs_fp32")
+            bound = {True: "yes", False: "no"}.get(r.get("within_bound"), "")
             lines.append(f"| {r['vae']} | {r['variant']} | {r['time_s']} | {r['first_s']} | {r.get('speedup')} | "
-                         f"{r['max_abs_diff']:.3g} | {'' if v32 is None else f'{v32:.3g}'} | {r.get('peak_gib')} | "
-                         f"{r.get('peak_vs_stock', '')} |")
+                         f"{r['max_abs_diff']:.3g} | {'' if v32 is None else f'{v32:.3g}'} | "
+                         f"{r.get('psnr_vs_fp32', '')} | {bound} | {r.get('peak_gib')} | {r.get('peak_vs_stock', '')} |")
         if any("max_abs_diff_vs_fp32" in r for r in self.res["rows"]):
-            lines += ["", "max abs diff vs float32: against the same weights decoded by stock ComfyUI in float32 "
-                      "(stock's own row is what bf16 costs; a variant at or below it is as exact as stock)."]
+            lines += ["", "vs float32: against the same weights decoded by stock ComfyUI in float32 (stock's own row is "
+                      "what bf16 costs). Within bound: PSNR vs float32 at least stock's and max |diff| vs float32 at "
+                      "most stock's plus one bf16 step at 1.0 (2^-7)."]
+        if self.res.get("choice"):
+            lines += ["", "## Choice", "", f"Per VAE: the fastest variant within the bound whose first decode is at "
+                      f"most {FIRST_DECODE_SLACK_S:g} s over stock's, tiling left out; the entry makes it the node's "
+                      "default for this GPU class (accel/vae/measured.py DECODE_DEFAULTS)."]
+            for vae, c in self.res["choice"].items():
+                lines.append(f"- {vae}: {c.get('variant')} ({c.get('why')})"
+                             + (f": `{c['entry']}`" if c.get("entry") else ""))
         if self.res["errors"]:
             lines += ["", "Errors: " + "; ".join(self.res["errors"])]
         return "\n".join(lines) + "\n"

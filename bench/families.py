@@ -11,6 +11,10 @@ the model (shapes only: random text states, no text encoder); its sampler settin
     ltxv           LTX-Video 2B (0.9.x), 768x512 121 frames, CFG 3, euler / simple, T5 128 tokens with mask, 25 fps
     wan_ti2v_5b    Wan 2.2 TI2V-5B, 1280x704 121 frames, 48-channel latent (Wan22ImageToVideoLatent), CFG 5, uni_pc /
                    simple, ModelSamplingSD3 shift 8: workflows/wan2.2_ti2v_5B_level1.json
+    z_image        Z-Image Turbo 6B (ComfyUI's Lumina 2 NextDiT, Z-Image config), 1024x1024, 9 steps CFG 1,
+                   res_multistep / simple, ModelSamplingAuraFlow shift 3 (ComfyUI's template), Qwen3-4B 2560, 128 tokens
+    sdxl           SDXL 1.0 base UNet 2.6B, 1024x1024, 20 steps CFG 7, euler / normal, CLIP-L + CLIP-G 2048 x 77 tokens,
+                   pooled CLIP-G 1280 and the size conditioning (1024)
 ComfyUI 0.33's newer families (true configs: harness models.TRUE_CONFIGS; sampler settings as ComfyUI's own templates
 in Comfy-Org/workflow_templates give them; 16-bit weights, where the templates load quantized files):
     minimax_h3         MiniMax-H3 33B, 1344x768 124 frames + stereo audio (Empty MiniMax H3 AV Latent), 20 steps
@@ -56,7 +60,7 @@ class Family:
     shift: tuple | None = None  # (node, kwargs) the shipped workflow puts after the loader, e.g. ModelSamplingSD3
     shipped: str = "cuda_attn_compile"  # the bench_matrix chain the pack ships for this family
     extra: dict = field(default_factory=dict)
-    chains: str | None = None  # --chains default (None: DEFAULT_CHAINS)
+    chains: str | None = None  # --chains default (None: default_chains's rule)
 
 
 FAMILIES = {
@@ -68,6 +72,9 @@ FAMILIES = {
     "ltxv": Family("LTX-Video 2B", 768, 512, 121, 20, 3.0, 128, "bf16", extra={"frame_rate": 25.0}),
     "wan_ti2v_5b": Family("Wan 2.2 TI2V-5B", 1280, 704, 121, 20, 5.0, 512, "fp16", sampler="uni_pc",
                           shift=("ModelSamplingSD3", {"shift": 8.0}), shipped="level1"),
+    "z_image": Family("Z-Image Turbo 6B", 1024, 1024, 1, 9, 1.0, 128, "bf16", sampler="res_multistep",
+                      shift=("ModelSamplingAuraFlow", {"shift": 3.0})),
+    "sdxl": Family("SDXL 1.0 base", 1024, 1024, 1, 20, 7.0, 77, "fp16", scheduler="normal"),
     # issue #54: MiniMax-H3 (the exact chain is its Level-1 node), then the exact chain vs stock and ComfyUI's
     # TorchCompileModel, and the FP8 loader's `auto`, on the other newer families
     "minimax_h3": Family("MiniMax-H3 33B", 1344, 768, 124, 20, 1.0, 256, "bf16", sampler="res_multistep",
@@ -82,8 +89,10 @@ FAMILIES = {
     "kandinsky5": Family("Kandinsky 5 Video Lite 2B", 768, 512, 121, 50, 5.0, 256, "bf16", sampler="euler_ancestral",
                          scheduler="beta", shift=("ModelSamplingSD3", {"shift": 5.0}), chains=_NEW_CHAINS),
 }
-# --chains default for every family but wan (issue #30's matrix)
+# --chains default for every family but wan (issue #30's matrix); the image families add the CUDA-graph chains
 DEFAULT_CHAINS = "stock,attention,shipped,fp8_shipped,core_compile,core_fp8_fast,kj_sage_compile"
+IMAGE_FAMILIES = ("flux", "qwen_image", "z_image", "sdxl")
+IMAGE_CHAINS = "stock,attention,shipped,shipped_graphs,fp8_shipped,fp8_shipped_graphs,core_compile,kj_sage_compile"
 SMOKE = {"frames": {"hunyuan_video": 5, "ltxv": 9, "wan_ti2v_5b": 5, "minimax_h3": 22, "minimax_h3_turbo": 22,
                     "hunyuan_video15": 5, "ltxav": 9, "kandinsky5": 5}, "side": 64, "tokens": 16}
 # tiny configs' text widths (harness models.py *_TINY / TINY_CONFIGS; tiny Wan keeps umt5's 4096, Kandinsky 5's
@@ -92,17 +101,21 @@ SMOKE = {"frames": {"hunyuan_video": 5, "ltxv": 9, "wan_ti2v_5b": 5, "minimax_h3
 # twice its caption width: the connectors keep their own width, 30 heads x 128 = Gemma's 3840, unless a file's config
 # sets theirs; the true config runs them on Gemma's 3840)
 _TINY_CTX = {"flux": (64, 32), "hunyuan_video": (64, 32), "qwen_image": (64, None), "ltxv": (64, None),
-             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "minimax_h3": (64, None), "hunyuan_video15": (64, 768),
-             "ltxav": (128, None), "flux2": (64, None), "kandinsky5": (3584, 768)}
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (32, None), "sdxl": (64, 1280),
+             "minimax_h3": (64, None), "hunyuan_video15": (64, 768), "ltxav": (128, None), "flux2": (64, None),
+             "kandinsky5": (3584, 768)}
 _TRUE_CTX = {"flux": (4096, 768), "hunyuan_video": (4096, 768), "qwen_image": (3584, None), "ltxv": (4096, None),
-             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "minimax_h3": (5120, None),
-             "hunyuan_video15": (3584, 768), "ltxav": (3840, None), "flux2": (15360, None), "kandinsky5": (3584, 768)}
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (2560, None), "sdxl": (2048, 1280),
+             "minimax_h3": (5120, None), "hunyuan_video15": (3584, 768), "ltxav": (3840, None), "flux2": (15360, None),
+             "kandinsky5": (3584, 768)}
 # families of harness models.TRUE_CONFIGS (ComfyUI 0.33's newer ones) -> that table's key
 NEW_FAMILIES = {"minimax_h3": "minimax_h3", "minimax_h3_turbo": "minimax_h3", "hunyuan_video15": "hunyuan_video15",
                 "ltxav": "ltxav", "flux2": "flux2", "kandinsky5": "kandinsky5"}
 # tiny models whose config ComfyUI's detection cannot give back from a file (Flux and Qwen-Image fix hidden size
-# 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes): the smoke builds them in memory
-IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyuan_video": "tiny_hunyuan_video"}
+# 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes; Z-Image needs dim 3840, SDXL 320 channels and
+# context 2048): the smoke builds them in memory
+IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyuan_video": "tiny_hunyuan_video",
+                   "z_image": "tiny_z_image", "sdxl": "tiny_sdxl"}
 # config keys that hold a family's depth (transformer blocks), for profiles of fewer blocks at the true widths
 # (bench/profile_family.py --layers): flux / hunyuan_video: double blocks, single blocks; qwen_image: blocks
 DEPTH_KEYS = {"flux": ("depth", "depth_single_blocks"), "hunyuan_video": ("depth", "depth_single_blocks"),
@@ -119,6 +132,12 @@ def spec(family: str) -> Family:
     if family not in FAMILIES:
         raise SystemExit(f"unknown --family {family!r}; known: {', '.join(FAMILIES)}")
     return FAMILIES[family]
+
+
+def default_chains(family: str) -> str:
+    """--chains default of a family other than wan: its own (Family.chains), else the image families' (with the
+    CUDA-graph chains), else DEFAULT_CHAINS."""
+    return spec(family).chains or (IMAGE_CHAINS if family in IMAGE_FAMILIES else DEFAULT_CHAINS)
 
 
 def defaults(a) -> None:
@@ -138,6 +157,8 @@ def defaults(a) -> None:
 def not_applicable(family: str, chain: str) -> str | None:
     """Why `chain` is not measured on `family` (None: it is). The longest rule that names the chain decides
     (level1_h3 is MiniMax-H3's, not a Wan level1 chain)."""
+    if chain.endswith("shipped_graphs") and spec(family).shipped != "cuda_attn_compile":
+        return f"the family's shipped chain ({spec(family).shipped}) has no cuda_graphs option"
     rules = [p for p in _ONLY if chain == p or chain.startswith(p + "_")]
     if not rules:
         return None
@@ -210,8 +231,10 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
     """The empty latent ComfyUI's latent node gives `family` at this pixel size."""
     import torch
 
-    if family == "flux":  # EmptySD3LatentImage
+    if family in ("flux", "z_image"):  # EmptySD3LatentImage
         return {"samples": torch.zeros(1, 16, height // 8, width // 8)}
+    if family == "sdxl":  # EmptyLatentImage
+        return {"samples": torch.zeros(1, 4, height // 8, width // 8)}
     if family == "qwen_image":
         return {"samples": torch.zeros(1, 16, 1, height // 8, width // 8)}
     if family == "ltxv":  # EmptyLTXVLatentVideo
@@ -236,8 +259,8 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
 
 def conditioning(family: str, tokens: int, gen, tiny: bool, guidance: float | None = None, **extra) -> list:
     """One CONDITIONING as `family`'s text encoder (+ FluxGuidance / LTXVConditioning) gives it, random text states
-    drawn from `gen`: context (1, tokens, width) and, for Flux / HunyuanVideo, the pooled CLIP vector and guidance;
-    LTX-Video: the T5 attention mask and `frame_rate` (extra)."""
+    drawn from `gen`: context (1, tokens, width) and, for Flux / HunyuanVideo / SDXL, the pooled CLIP vector and
+    guidance; LTX-Video: the T5 attention mask and `frame_rate` (extra); SDXL: the size conditioning (extra)."""
     import torch
 
     ctx, vec = (_TINY_CTX if tiny else _TRUE_CTX)[NEW_FAMILIES.get(family, family)]
@@ -260,8 +283,12 @@ def inputs(a, seed_pos: int = 1, seed_neg: int = 2):
     f = spec(a.family)
     tiny = a.smoke
 
+    extra = dict(f.extra)
+    if a.family == "sdxl":  # CLIPTextEncodeSDXL's size conditioning at the sampled size
+        extra.update(width=a.width, height=a.height, target_width=a.width, target_height=a.height)
+
     def cond(seed):
-        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance, **f.extra)
+        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance, **extra)
 
     return cond(seed_pos), cond(seed_neg), latent(a.family, a.frames, a.height, a.width)
 

@@ -51,7 +51,10 @@ with Forward(m) as f:
     torch.cuda.synchronize()
     ts = []
     for _ in range(3):
-        s = time.perf_counter(); f(x, 0.9, ctx); torch.cuda.synchronize(); ts.append(time.perf_counter() - s)
+        s = time.perf_counter()
+        f(x, 0.9, ctx)
+        torch.cuda.synchronize()
+        ts.append(time.perf_counter() - s)
 res["wan1.3B_480p81f_forward_ms"] = sorted(ts)[1] * 1000
 res["gpu"] = torch.cuda.get_device_name(0)
 res["torch"] = torch.__version__

@@ -16,7 +16,7 @@ A bench script (bench/*.py) starts with
     runner.write(out_dir, "foo", res, markdown(res))            # foo.json + foo.md, after every step
 
 Each script keeps its own flags, defaults, result file names and JSON keys (files under bench/results/ are read by
-accel/common/figures.py and by the --rerender paths); the runner only adds the `run_meta` block.
+the figure tables, bench/figures.py and accel/common/figures.py, and by the --rerender paths); the runner only adds the `run_meta` block.
 
 The timer is not here: accel_harness.timing (`timed`, `interleaved`, `ab_forwards`) is the one timer, CUDA events on
 a GPU. ComfyUI's version comes from accel_harness.comfy_version().
@@ -460,15 +460,32 @@ def gpu_total_gib() -> float | None:
         return None
 
 
-def occupy(card_gib: float, total_gib: float, log=print):
+def gpu_free_gib(gpu: int = 0) -> float | None:
+    """Free memory of GPU `gpu` (nvidia-smi's index), None without nvidia-smi."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits", "-i", str(gpu)],
+                             capture_output=True, text=True, timeout=20).stdout.strip()
+        return float(out.splitlines()[0]) / 1024
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def occupy(card_gib: float, total_gib: float, log=print, gpu: int | None = None):
     """A simulated small card (`--card N --occupy`): a child process holding (total - card) GiB of the GPU (a plain
-    allocation through torch) until `release`d, started before ComfyUI so that every allocator sees only N GiB."""
+    allocation through torch) until `release`d, started before ComfyUI so that every allocator sees only N GiB.
+    `gpu`: that GPU's index instead of the first visible one."""
     n = int((total_gib - card_gib) * 2 ** 30)
     if n <= 0:
         return None
-    code = ("import torch, sys, time; x = torch.empty(%d, dtype=torch.uint8, device='cuda'); "
-            "print('occupied', flush=True); sys.stdin.read()" % n)
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # Where (total - card) no longer fits once this process's own CUDA context is made (total_gib given as the free
+    # memory, not the card's size), it holds what leaves card_gib free instead.
+    code = ("import torch, sys\n"
+            "try:\n    x = torch.empty(%d, dtype=torch.uint8, device='cuda')\n"
+            "except torch.OutOfMemoryError:\n"
+            "    x = torch.empty(torch.cuda.mem_get_info()[0] - %d, dtype=torch.uint8, device='cuda')\n"
+            "print('occupied', flush=True); sys.stdin.read()" % (n, int(card_gib * 2 ** 30)))
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)) if gpu is not None else None
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     line = p.stdout.readline().strip()
     if line != "occupied":
         p.kill()

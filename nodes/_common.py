@@ -20,6 +20,7 @@ CATEGORY_LOAD = "accel/loaders"
 CATEGORY_CACHE = "accel/cache"
 CATEGORY_INFO = "accel/info"
 CATEGORY_TESTING = "accel/testing"
+CATEGORY_VIDEO = "accel/video"
 
 
 # --- V3 nodes ------------------------------------------------------------------------------------------------

@@ -48,6 +48,10 @@ class AccelCompile(AccelNode):
                 failure_input("on_failure", (
                     "fall back: if compiling or a compiled call fails, log one line and run this model uncompiled "
                     "from then on. error: stop the prompt. (Older workflows' eager / raise mean the same.)")),
+                io.Combo.Input("cuda_graphs", options=["off", "on"], default="off", optional=True, tooltip=(
+                    "on: replay each sampling step as one CUDA graph (same kernels, no per-step Python) while the "
+                    "model's weights stay on the GPU; it is kept resident where it fits. The report says when it "
+                    "ran.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "
@@ -55,12 +59,13 @@ class AccelCompile(AccelNode):
         )
 
     @classmethod
-    def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure):
+    def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, cuda_graphs="off"):
         from ..accel.compile import options as compile_
 
         options = compile_.CompileOptions(mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph, backend=backend,
                                           recompile_limit=recompile_limit,
-                                          policy=failure_policy("on_failure", on_failure, LEGACY_ON_FAILURE))
+                                          policy=failure_policy("on_failure", on_failure, LEGACY_ON_FAILURE),
+                                          cuda_graphs=cuda_graphs)
         return patched_live(compile_.apply(model, options), cls.DISPLAY)
 
 

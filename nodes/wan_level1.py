@@ -55,8 +55,7 @@ def level1_inputs(model_tooltip: str) -> list:
             "fails.")),
         io.Boolean.Input("tf32", default=True, tooltip=(
             "TF32 tensor cores for float32 matmuls and cuDNN convolutions (the model's fp32 layers, e.g. its patch "
-            "embedding), "
-            "only while this model samples.")),
+            "embedding), only while this model samples.")),
         io.Boolean.Input("cudnn_benchmark", default=True, tooltip=(
             "cudnn.benchmark while this model samples: the fastest convolution algorithm per resolution "
             "(the first step at a new resolution pays the search).")),
@@ -66,8 +65,9 @@ def level1_inputs(model_tooltip: str) -> list:
         # last and optional: saved workflows and API prompts without it keep loading (as 'exact')
         io.Combo.Input("quality", options=list(QUALITIES), default="exact", optional=True, tooltip=(
             "exact: exact attention kernels. fast: FP8 attention (H100/H200) except on the first and last "
-            "steps; not exact. sparse (radial, opt-in): radial sparse attention for long videos (CUDA), dense "
-            "on the first steps and blocks; not exact. The report says what ran.")),
+            "steps of the whole schedule (Wan 2.2 A14B: both experts); not exact. sparse (radial, opt-in): radial "
+            "sparse attention for long videos (CUDA), dense on the first steps and blocks. The report says what "
+            "ran.")),
     ]
 
 

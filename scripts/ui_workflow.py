@@ -1,7 +1,9 @@
 """Turn API-format prompts into drag-and-drop UI workflows with the REAL ComfyUI frontend (headless Chromium).
 
     .testbed/venv/bin/python scripts/ui_workflow.py IN_API.json OUT_UI.json [IN2.json OUT2.json ...]
-    .testbed/venv/bin/python scripts/ui_workflow.py --builtin hardware_report   # writes workflows/hardware_report.json
+
+The shipped workflows (hardware_report.json included) are defined in scripts/workflow_defs.py and written, both
+twins, by scripts/workflows.py; this script converts any other API prompt.
 
 Starts ComfyUI (this repository as custom_nodes/comfyui_accel), opens the frontend, loads each prompt with
 the app's own API loader (`app.loadApiJson`, which lays the graph out and keeps `_meta.title`), fixes seeds
@@ -22,17 +24,6 @@ sys.path.insert(0, str(REPO / "harness"))
 from accel_harness.browser import FRONTEND_SETTINGS, Browser, available  # noqa: E402
 from accel_harness.server import ComfyServer  # noqa: E402
 
-BUILTIN = {
-    # The Accel Hardware Report, and the test-only random conditioning that the demo and tests sample with.
-    "hardware_report": {
-        "1": {"class_type": "AccelHardwareReport", "inputs": {"refresh": False},
-              "_meta": {"title": "Accel Hardware Report"}},
-        "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 0, "tokens": 16, "dim": 4096, "scale": 1.0},
-              "_meta": {"title": "Accel Random Conditioning (test only)"}},
-    },
-}
-
-
 def convert(pairs, work: Path | None = None) -> None:
     ok, why = available()
     if not ok:
@@ -50,13 +41,10 @@ def convert(pairs, work: Path | None = None) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("files", nargs="*", type=Path, help="pairs: IN_API.json OUT_UI.json")
-    ap.add_argument("--builtin", choices=sorted(BUILTIN), action="append", default=[],
-                    help="write workflows/<name>.json from a prompt defined in this script")
     a = ap.parse_args(argv)
     if len(a.files) % 2:
         ap.error("give files in pairs: IN_API.json OUT_UI.json")
     pairs = [(json.loads(a.files[i].read_text()), a.files[i + 1]) for i in range(0, len(a.files), 2)]
-    pairs += [(BUILTIN[n], REPO / "workflows" / f"{n}.json") for n in a.builtin]
     if not pairs:
         ap.error("nothing to convert")
     convert(pairs)

@@ -11,8 +11,8 @@ from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 from workflow_parts import (  # noqa: E402
     ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, WAN_POSITIVE, _UMT5,
     _WAN_VAE, _about,
-    _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out, _wan_encoders,
-    _wan_t2v,
+    _accel_video_out, _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out,
+    _wan_encoders, _wan_t2v,
 )
 
 
@@ -273,6 +273,77 @@ LTX-Video needs long, descriptive prompts; short ones give much worse videos."""
     return f
 
 
+# Image families (issue 52), each ComfyUI's own template for the model with the shipped chain on the sampler's model:
+# - Z-Image Turbo: Comfy-Org/workflow_templates image_z_image_turbo.json: UNETLoader z_image_turbo_bf16, CLIPLoader
+#   qwen_3_4b (lumina2), VAELoader ae, ConditioningZeroOut as the negative, EmptySD3LatentImage 1024x1024,
+#   ModelSamplingAuraFlow 3, KSampler 8 steps CFG 1 res_multistep / simple.
+# - SDXL: sdxl_simple_example.json: base and refiner checkpoints, EmptyLatentImage 1024x1024, KSamplerAdvanced base
+#   steps 0-20 of 25 (leftover noise kept) then refiner 20-end, CFG 8, euler / normal, the refiner's VAE decodes.
+_IMAGE_BODY = """
+**Accel CUDA Settings** (TF32, cuDNN benchmark, the fastest SDPA order for this GPU) → **Accel Attention** (auto:
+the fastest exact backend for this GPU) → **Accel Compile**: the chain the pack ships for {model}. No step cache:
+the image differs from stock only by kernel rounding. Accel Compile's `cuda_graphs` (off here) replays each step as
+one CUDA graph where the model stays on the GPU. Speed on this model: not measured yet."""
+
+
+def z_image_turbo(info) -> Flow:
+    f = Flow("z_image_turbo_attention_compile", info)
+    unet = _unet(f, "Load Z-Image Turbo", "z_image_turbo_bf16.safetensors")
+    clip = f.add("CLIPLoader", "Load Qwen3-4B text encoder", clip_name="qwen_3_4b.safetensors", type="lumina2")
+    vae = f.add("VAELoader", "Load Z-Image VAE", vae_name="ae.safetensors")
+    pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
+    zero = f.add("ConditioningZeroOut", "Negative (unused at CFG 1)", conditioning=f.out(pos))
+    f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
+    lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
+    shift = f.add("ModelSamplingAuraFlow", "Shift 3", model=f.out(unet), shift=3.0)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
+    ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(zero), f.out(lat), steps=8, cfg=1.0, sampler="res_multistep")
+    outs = _image_out(f, f.out(ks), f.out(vae), "z_image_turbo_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Z-Image Turbo + CUDA settings, attention, compile", _IMAGE_BODY.format(model="Z-Image") + """
+
+The graph is ComfyUI's Z-Image Turbo template: distilled (CFG 1, the negative is zeroed), shift 3, 8 steps
+res_multistep / simple at 1024x1024.""", ["z_image_turbo_bf16.safetensors", "qwen_3_4b.safetensors", "ae.safetensors"],
+               size=(480, 320))
+    _layout(f, n, [unet, clip, vae], [pos, zero], [lat], [shift, *chain], [ks], outs)
+    return f
+
+
+def sdxl_base_refiner(info) -> Flow:
+    f = Flow("sdxl_base_refiner_attention_compile", info)
+    models, prompts, chains = {}, {}, {}
+    for tag, ckpt in (("base", "sd_xl_base_1.0.safetensors"), ("refiner", "sd_xl_refiner_1.0.safetensors")):
+        models[tag] = f.add("CheckpointLoaderSimple", f"Load SDXL {tag}", ckpt_name=ckpt)
+        prompts[tag] = _prompts(f, f.out(models[tag], 1), IMAGE_POSITIVE, IMAGE_NEGATIVE)
+        chains[tag] = _chain(f, f.out(models[tag]), SHIPPED_CHAIN, tag)
+    lat = f.add("EmptyLatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
+    common = dict(steps=25, cfg=8.0, sampler_name="euler", scheduler="normal")
+    k1 = f.add("KSamplerAdvanced", "KSampler (base, steps 0-20)", model=f.out(chains["base"][-1]), add_noise="enable",
+               noise_seed=42, positive=f.out(prompts["base"][0]), negative=f.out(prompts["base"][1]),
+               latent_image=f.out(lat), start_at_step=0, end_at_step=20, return_with_leftover_noise="enable", **common)
+    k2 = f.add("KSamplerAdvanced", "KSampler (refiner, steps 20-25)", model=f.out(chains["refiner"][-1]),
+               add_noise="disable", noise_seed=0, positive=f.out(prompts["refiner"][0]),
+               negative=f.out(prompts["refiner"][1]), latent_image=f.out(k1), start_at_step=20, end_at_step=10000,
+               return_with_leftover_noise="disable", **common)
+    outs = _image_out(f, f.out(k2), f.out(models["refiner"], 2), "sdxl_accel")
+    f.outputs = {"sampler": k2, "save": outs[-1]}
+    n = _about(f, "SDXL base + refiner + CUDA settings, attention, compile", _IMAGE_BODY.format(model="SDXL") + """
+
+The graph is ComfyUI's SDXL template: the base model samples steps 0-20 of 25 and hands its leftover noise to the
+refiner for the rest (CFG 8, euler / normal, 1024x1024); each model has its own chain. SDXL is a UNet: Accel Compile
+compiles it as one region.""", ["sd_xl_base_1.0.safetensors", "sd_xl_refiner_1.0.safetensors"], size=(480, 340))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [models["base"], models["refiner"]]))
+    f.column(("2 · Prompts (base, refiner)", [*prompts["base"], *prompts["refiner"]]), ("3 · Size", [lat]))
+    f.column(("4 · Accelerate the base (comfyui-accel)", chains["base"], "row"),
+             ("5 · Accelerate the refiner (comfyui-accel)", chains["refiner"], "row"))
+    f.column(("6 · Sample (base, then refiner)", [k1, k2]))
+    f.column(("7 · Decode and save", outs))
+    for t in ("4 · Accelerate the base (comfyui-accel)", "5 · Accelerate the refiner (comfyui-accel)"):
+        f.group_colors[t] = ACCEL_GROUP
+    return f
+
+
 def wan21_before_after(info) -> Flow:
     f = Flow("wan2.1_t2v_1.3B_before_after", info)
     unet, clip, vae, pos, neg, lat, shift = _wan_t2v(f, "Load Wan 2.1 T2V 1.3B", "wan2.1_t2v_1.3B_fp16.safetensors", 33)
@@ -309,6 +380,11 @@ Run it twice: the first accelerated run compiles.""",
 # ComfyUI templates load Comfy-Org's repackaged copies): CFG 1, shift 5, 4 steps, steps 0-2 on the high-noise
 # expert and 2-4 on the low-noise one (LightX2V switches experts at step 2 of its 4-step schedule).
 FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
+# How the A14B LightX2V T2V / I2V workflows decode and save: "core" (VAE Decode -> Create Video -> Save Video) or
+# "accel" (Accel Save Video: decodes and encodes while decoding). The "accel" twins are built (ACCEL_SAVE_VARIANTS)
+# and benchmarked (bench_e2e.py's level1+save); switch here, then scripts/workflows.py --write, where the GPU run
+# measures them faster.
+FEWSTEP_SAVE = "core"
 _FEWSTEP_BODY = """
 Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
 the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
@@ -374,14 +450,18 @@ def _fewstep_files(kind: str, lora_version: str) -> list[str]:
         [f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{e}_noise.safetensors" for e in ("high", "low")]
 
 
-def wan22_a14b_t2v_4step(info) -> Flow:
+def _fewstep_out(f: Flow, latent: list, vae: list, prefix: str, save: str) -> list[str]:
+    return (_accel_video_out if save == "accel" else _video_out)(f, latent, vae, prefix)
+
+
+def wan22_a14b_t2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     f = Flow("wan2.2_t2v_A14B_lightx2v_4step_level1", info)
     experts = _fewstep_experts(f, "t2v", "v1.1")
     clip, vae = _wan_encoders(f)
     pos, neg = _prompts(f, f.out(clip))
     lat = _video_latent(f, 81)
     k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
-    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1")
+    outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _FEWSTEP_BODY,
                _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
@@ -417,7 +497,7 @@ sparse kernel about twice as fast (the report says which kernel ran). 121 frames
     return f
 
 
-def wan22_a14b_i2v_4step(info) -> Flow:
+def wan22_a14b_i2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     f = Flow("wan2.2_i2v_A14B_lightx2v_4step_level1", info)
     experts = _fewstep_experts(f, "i2v", "v1")
     clip, vae = _wan_encoders(f)
@@ -427,7 +507,7 @@ def wan22_a14b_i2v_4step(info) -> Flow:
     i2v = f.add("WanImageToVideo", "Wan Image to Video (832x480, 81 frames)", positive=f.out(pos), negative=f.out(neg),
                 vae=f.out(vae), width=832, height=480, length=81, batch_size=1, start_image=f.out(img))
     k1, k2 = _fewstep_samplers(f, experts, f.out(i2v, 0), f.out(i2v, 1), f.out(i2v, 2))
-    outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1")
+    outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
                _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision model).",
@@ -685,7 +765,24 @@ shift 5. ComfyUI 0.33 or newer (Kandinsky 5's nodes).""",
     return f
 
 
+def hardware_report(info) -> Flow:
+    """What the pack detected and what `auto` picks here; no model. Beside it the test-only random conditioning that
+    the demo and the tests sample with, so that the frontend tests see every kind of widget the pack's nodes have."""
+    f = Flow("hardware_report", info)
+    report = f.add("AccelHardwareReport", "Accel Hardware Report", refresh=False)
+    cond = f.add("AccelRandomConditioning", "Accel Random Conditioning (test only)", seed=0, tokens=16, dim=4096,
+                 scale=1.0)
+    f.outputs = {"report": report}
+    f.column(("Accel Hardware Report: queue it to see what the pack detected", [report, cond]))
+    f.group_colors["Accel Hardware Report: queue it to see what the pack detected"] = ACCEL_GROUP
+    return f
+
+
+# Workflows that load no model and save nothing (tools); the others are the model workflows users run.
+TOOLS = ("hardware_report",)
+
 WORKFLOWS = {
+    "hardware_report": hardware_report,
     "wan2.1_t2v_1.3B_level1": wan21_t2v_1_3b_level1,
     "wan2.1_t2v_14B_attention_compile_teacache": wan21_t2v_14b,
     "wan2.1_i2v_480p_level1_teacache": wan21_i2v_480p,
@@ -705,4 +802,11 @@ WORKFLOWS = {
     "ltx2_t2v_attention_compile": ltx2_t2v,
     "flux2_dev_attention_compile": flux2_dev,
     "kandinsky5_t2v_attention_compile": kandinsky5_t2v,
+    "z_image_turbo_attention_compile": z_image_turbo,
+    "sdxl_base_refiner_attention_compile": sdxl_base_refiner,
+}
+# The A14B LightX2V workflows with Accel Save Video (not written to workflows/ until FEWSTEP_SAVE says so).
+ACCEL_SAVE_VARIANTS = {
+    "wan2.2_t2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_t2v_4step(info, save="accel"),
+    "wan2.2_i2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_i2v_4step(info, save="accel"),
 }

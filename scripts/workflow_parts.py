@@ -17,6 +17,8 @@ _WAN21 = f"{_HF}/Comfy-Org/Wan_2.1_ComfyUI_repackaged/resolve/main/split_files"
 _WAN22 = f"{_HF}/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files"
 _QWEN = f"{_HF}/Comfy-Org/Qwen-Image_ComfyUI/resolve/main/split_files"
 _HUNYUAN = f"{_HF}/Comfy-Org/HunyuanVideo_repackaged/resolve/main/split_files"
+_ZIMAGE = f"{_HF}/Comfy-Org/z_image_turbo/resolve/main/split_files"
+_SDXL = f"{_HF}/stabilityai"
 _H3 = f"{_HF}/Comfy-Org/MiniMax-H3/resolve/main"
 _HV15 = f"{_HF}/Comfy-Org/HunyuanVideo_1.5_repackaged/resolve/main/split_files"
 _FLUX2 = f"{_HF}/Comfy-Org/flux2-dev/resolve/main/split_files"
@@ -58,6 +60,14 @@ MODELS = {
     # LTX-Video 0.9.5: a checkpoint with its VAE, as ComfyUI's example and docs (docs.comfy.org tutorials/video/ltxv)
     # load it; Comfy-Org has no repackaged copy, they link Lightricks' own file. Its text encoder: t5xxl_fp16 above.
     "ltx-video-2b-v0.9.5.safetensors": ("checkpoints", f"{_HF}/Lightricks/LTX-Video/resolve/main/ltx-video-2b-v0.9.5.safetensors"),
+    # Z-Image Turbo as ComfyUI's template (image_z_image_turbo) links it; its VAE is ae.safetensors above
+    "z_image_turbo_bf16.safetensors": ("diffusion_models", f"{_ZIMAGE}/diffusion_models/z_image_turbo_bf16.safetensors"),
+    "qwen_3_4b.safetensors": ("text_encoders", f"{_ZIMAGE}/text_encoders/qwen_3_4b.safetensors"),
+    # SDXL 1.0 base and refiner checkpoints (model + CLIP + VAE), as ComfyUI's SDXL template (sdxl_simple_example)
+    "sd_xl_base_1.0.safetensors": (
+        "checkpoints", f"{_SDXL}/stable-diffusion-xl-base-1.0/resolve/main/sd_xl_base_1.0.safetensors"),
+    "sd_xl_refiner_1.0.safetensors": (
+        "checkpoints", f"{_SDXL}/stable-diffusion-xl-refiner-1.0/resolve/main/sd_xl_refiner_1.0.safetensors"),
     # ComfyUI 0.33's newer families, as their templates (Comfy-Org/workflow_templates) name and link them:
     # MiniMax-H3 (video_minimax_h3_t2v.json: Comfy-Org/MiniMax-H3; the turbo LoRAs there and at lightx2v)
     "minimax_h3_fl2va_pruned_int8_convrot.safetensors": (
@@ -223,6 +233,12 @@ def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "", 
     vid = f.add("CreateVideo", f"Create Video{suffix}", images=f.out(dec), fps=fps)
     save = f.add("SaveVideo", f"Save Video{suffix}", video=f.out(vid), filename_prefix=prefix, format="auto", codec="auto")
     return [dec, vid, save]
+
+
+def _accel_video_out(f: Flow, latent: list, vae: list, prefix: str, fps: int = 16) -> list[str]:
+    """Accel Save Video in place of _video_out's three nodes: it decodes the latent and saves the same file."""
+    return [f.add("AccelSaveVideo", "Accel Save Video", samples=latent, vae=vae, fps=fps, filename_prefix=prefix,
+                  format="auto", codec="auto")]
 
 
 def _image_out(f: Flow, latent: list, vae: list, prefix: str) -> list[str]:

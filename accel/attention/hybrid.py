@@ -2,18 +2,20 @@
 first/last sampling steps (and optionally the first/last transformer blocks), the quantized kernel elsewhere.
 
 The step is found once per model call by an APPLY_MODEL wrapper (`StepWrapper`: the current sigma's index in the
-run's `sample_sigmas`, as the step caches do) and handed to the attention calls as a flag (`EXACT_FLAG`) in a copy
-of transformer_options, so no attention call reads a GPU tensor (and a compiled block sees a Python bool: two
-variants). Defaults: accel.common.defaults.HYBRID.
+run's `sample_sigmas`, as the step caches do, placed in the whole schedule the run is a slice of: a KSamplerAdvanced
+run, such as one Wan 2.2 A14B expert's, counts the steps of both experts) and handed to the attention calls as a flag
+(`EXACT_FLAG`) in a copy of transformer_options, so no attention call reads a GPU tensor (and a compiled block sees a
+Python bool: two variants). Defaults: accel.common.defaults.HYBRID.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 
 from ..common import defaults, keys
-from ..cache.schedule import step_index
+from ..cache.schedule import run_position, sigma_percent, step_index
 from ..common.errors import AccelError
 
 EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hybrid schedule wants exact attention
@@ -23,21 +25,25 @@ EXACT_FLAG = keys.ATTENTION + ".exact"  # transformer_options: True while the hy
 class Hybrid:
     """Exact attention on the first `first_steps` and last `last_steps` sampling steps, and in the first
     `first_blocks` / last `last_blocks` transformer blocks; the low-precision kernel elsewhere.
-    Defaults: accel.common.defaults.HYBRID. Steps are counted in the sigmas the sampler was given (a KSamplerAdvanced
-    slice, e.g. one Wan 2.2 A14B expert, counts its own steps). Blocks need a ComfyUI that tells attention
-    the block (transformer_options block_index/total_blocks: ComfyUI 0.33 Wan, Flux); elsewhere only the
-    step rule applies. Under torch.compile the block rule costs a graph break per attention call (it is
-    decided outside the compiled graph), so keep it off where speed matters."""
+    Defaults: accel.common.defaults.HYBRID. Steps are counted over the whole schedule: a KSamplerAdvanced slice (e.g.
+    one Wan 2.2 A14B expert) is placed in it by its sigmas (StepWrapper), so "the first 2 steps" of a 20-step split
+    schedule are the first expert's first two. `short_cap`: at most a quarter of the schedule's steps (rounded up) at
+    each end are exact, so a 4-step schedule still quantizes its middle steps (the defaults' setting). Blocks need a
+    ComfyUI that tells attention the block (transformer_options block_index/total_blocks: ComfyUI 0.33 Wan, Flux);
+    elsewhere only the step rule applies. Under torch.compile the block rule costs a graph break per attention call
+    (it is decided outside the compiled graph), so keep it off where speed matters."""
 
     first_steps: int = 0
     last_steps: int = 0
     first_blocks: int = 0
     last_blocks: int = 0
+    short_cap: bool = False
 
     @classmethod
     def default(cls) -> "Hybrid":
         d = defaults.HYBRID
-        return cls(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks, d.exact_last_blocks)
+        return cls(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks, d.exact_last_blocks,
+                   d.at_most_a_quarter)
 
     @classmethod
     def from_inputs(cls, **values) -> "Hybrid":
@@ -53,11 +59,19 @@ class Hybrid:
     def is_off(self) -> bool:
         return not (self.first_steps or self.last_steps or self.first_blocks or self.last_blocks)
 
+    def exact_counts(self, n_steps: int) -> tuple:
+        """(exact first steps, exact last steps) in a schedule of `n_steps`."""
+        if not self.short_cap:
+            return self.first_steps, self.last_steps
+        quarter = max(1, math.ceil(n_steps / 4))
+        return min(self.first_steps, quarter), min(self.last_steps, quarter)
+
     def exact_step(self, step, n_steps: int) -> bool:
-        """Is step `step` of a run of `n_steps` one of the exact ones? Unknown steps (no sampler) are not."""
+        """Is step `step` of a schedule of `n_steps` one of the exact ones? Unknown steps (no sampler) are not."""
         if step is None or n_steps <= 0:
             return False
-        return step < self.first_steps or step >= n_steps - self.last_steps
+        first, last = self.exact_counts(n_steps)
+        return step < first or step >= n_steps - last
 
     def exact_block(self, index, total) -> bool:
         if index is None or not total:
@@ -75,7 +89,10 @@ class Hybrid:
         return False
 
     def describe(self) -> str:
-        parts = [f"the first {self.first_steps} and last {self.last_steps} sampling steps"]
+        parts = [f"the first {self.first_steps} and last {self.last_steps} sampling steps of the whole schedule (all "
+                 "experts' steps counted together)"
+                 + (", at most a quarter of its steps at each end (a 4-step schedule: 1 and 1)" if self.short_cap
+                    else "")]
         if self.first_blocks or self.last_blocks:
             parts.append(f"the first {self.first_blocks} and last {self.last_blocks} transformer blocks "
                          "(where ComfyUI passes block_index to attention)")
@@ -128,16 +145,31 @@ class StepClock:
 
 
 class StepWrapper(StepClock):
-    """APPLY_MODEL wrapper: once per model call, finds the sampling step (StepClock) and puts EXACT_FLAG in a copy
-    of the transformer_options handed to the model. One host sync per model call (the sigma), none per attention
-    call."""
+    """APPLY_MODEL wrapper: once per model call, finds the sampling step in the whole schedule (`schedule_position`)
+    and puts EXACT_FLAG in a copy of the transformer_options handed to the model. One host sync per model call (the
+    sigma), none per attention call."""
 
-    __slots__ = ("hybrid", "calls")
+    __slots__ = ("hybrid", "calls", "_placed_for", "_place")
 
     def __init__(self, hybrid: Hybrid):
         super().__init__()
         self.hybrid = hybrid
         self.calls = {"exact": 0, "quantized": 0}  # model calls per attention kind (the report after the run)
+        self._placed_for, self._place = None, (0, 0)
+
+    def schedule_position(self, t, to: dict, model_sampling):
+        """(step, n_steps) of this call in the whole schedule its run is a slice of: a KSamplerAdvanced run (one Wan
+        2.2 A14B expert's) is placed by the schedule percents of its first and last sigma
+        (accel.cache.schedule.run_position: exact for the simple, normal and beta schedulers). The run's own position
+        where the model has no percent_to_sigma."""
+        step, n = self.position(t, to)
+        if step is None or not callable(getattr(model_sampling, "percent_to_sigma", None)):
+            return step, n
+        if self._placed_for is not self._sigmas_obj:
+            first, last = (sigma_percent(s, model_sampling.percent_to_sigma) for s in (self._sigmas[0], self._sigmas[-1]))
+            self._placed_for, self._place = self._sigmas_obj, run_position(n, first, last)
+        offset, total = self._place
+        return offset + step, total
 
     def __call__(self, executor, *args, **kwargs):
         in_kw = "transformer_options" in kwargs
@@ -145,7 +177,7 @@ class StepWrapper(StepClock):
         if not isinstance(to, dict):
             return executor(*args, **kwargs)
         t = args[1] if len(args) > 1 else kwargs.get("t")
-        step, n = self.position(t, to)
+        step, n = self.schedule_position(t, to, getattr(getattr(executor, "class_obj", None), "model_sampling", None))
         to = dict(to)
         to[EXACT_FLAG] = exact = self.hybrid.exact_step(step, n)
         self.calls["exact" if exact else "quantized"] += 1

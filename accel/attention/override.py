@@ -380,8 +380,8 @@ def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device):
         exact_ov, exact_text = None, f"ComfyUI's attention ({name}: {problem})"
     m.add_wrapper_with_key(apply_model_wrappers(), keys.ATTENTION, StepWrapper(hybrid))
     lines = [f"hybrid schedule: exact attention ({exact_text}) on {hybrid.describe()}; the quantized kernel elsewhere",
-             "  steps are counted in the sigmas the sampler got (a KSamplerAdvanced slice counts its own); "
-             "outside a sampler every call is quantized"]
+             "  steps are counted over the whole schedule: a KSamplerAdvanced run (one Wan 2.2 A14B expert) is "
+             "placed in it by its sigmas; outside a sampler every call is quantized"]
     return exact_ov, lines
 
 

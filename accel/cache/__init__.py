@@ -50,7 +50,8 @@ forward adds per-block injections outside the block call (Wan VACE/S2V/Animate, 
 post-block ``patches["double_block"]``), multi-GPU clones (one state per device would be needed).
 
 Layout (one concern per file): ``keys`` (where the cache lives on a MODEL), ``adapters`` (per model family),
-``settings`` (node inputs, coefficient sets, effective values), ``state`` (one sampling run: ``Run``), ``hooks``
+``settings`` (node inputs, coefficient sets, effective values), ``state`` (one sampling run: ``Run``), ``policy``
+(what each cache mode does in a run: one small policy per mode, no mode branches elsewhere), ``hooks``
 (block hook and wrappers), ``configure`` (the nodes' entry points), ``report`` (run statistics), ``schedule`` (the
 reference skip rules), ``calibrate`` (Accel Cache Calibrate's files and fits), ``any_model`` (Accel Cache (any
 model)). This package re-exports the public API the nodes use.

@@ -254,7 +254,7 @@ def _fit(samples, adapter) -> tuple[dict, list]:
         sec = {"ratios": {b: mag[b] for b in cc.MAG_BRANCHES if b in mag}, "progress": mag["progress"]}
 
         def pattern(t):
-            return _joint([sched.simulate_mag(sec, n, t, 2, 0.2, branch=b) for b in sec["ratios"]])
+            return _joint([sched.simulate_mag(sec, n, (t, 2, 0.2), branch=b) for b in sec["ratios"]])
         thr = next((t for t in [round(0.01 * k, 2) for k in range(1, 61)] if _fraction([pattern(t)]) >= 0.3), 0.6)
         sec.update({"recommended": {"magcache_thresh": thr, "retention_ratio": 0.2, "magcache_K": 2},
                     "recommended_note": "smallest threshold (K 2, retention 0.2) that skips about 30% of the "
@@ -375,7 +375,7 @@ def write_calibration(run):  # run: the run's state (state.Run)
         if not fresh and (on_disk is None or on_disk >= n_runs):
             raise AccelError("name", f"{where} holds {on_disk if on_disk is not None else 'unreadable'} "
                              f"run(s) now; writing {n_runs} would lose runs; nothing written", _overwrite_remedy(path))
-        backup = _backup(path) if fresh and path.exists() else None
+        backup = _backup(path) if fresh and path.is_file() else None  # (a FIFO or device there is replaced, not read)
         _atomic_write(path, out)
         _FRESH.add(cfg["id"])
     kept = ""

@@ -9,10 +9,13 @@ Imports nothing from ComfyUI at module level.
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
 import re
+import stat
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -229,20 +232,86 @@ def where_text(name: str) -> str:
         return f"{USER_PREFIX}{_stem(name)}"
 
 
-def read_user_file(path: Path, where: str) -> dict:
-    """A calibration file's top level, checked (dict, our format, family strings). Raises SetError/FileNotFoundError."""
+# Bounds of a calibration file: the files Accel Cache Calibrate writes (24 runs' records at most) stay far below both
+MAX_FILE_BYTES = 16 * 2**20
+MAX_DEPTH = 32  # nesting of objects and lists (a calibration file has 8)
+
+
+class NotAFileError(SetError):
+    """A calibration path that is not a regular file (a FIFO, a device, a folder): never opened, never listed."""
+
+
+def _file_kind(mode: int) -> str:
+    for test, what in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _check_stat(st, where: str) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFileError(where, "", f"is {_file_kind(st.st_mode)}, not a file; it was not opened")
+    if st.st_size > MAX_FILE_BYTES:
+        raise SetError(where, "", f"is {st.st_size / 2**20:.1f} MiB; a calibration file is at most "
+                       f"{MAX_FILE_BYTES // 2**20} MiB (Accel Cache Calibrate writes far less), so it was not read")
+
+
+def _read_bounded(path: Path, where: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES. Anything else is refused before it is read: a FIFO or a
+    device is never opened for reading in a way that can block (the stat comes first, the open does not block, and the
+    opened file is checked again)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        _check_stat(os.stat(path), where)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    with os.fdopen(fd, "rb") as f:
+        _check_stat(os.fstat(f.fileno()), where)  # the file opened: it may have been replaced since the stat
+        try:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SetError(where, "", f"grew beyond {MAX_FILE_BYTES // 2**20} MiB while it was read")
+    return raw
+
+
+def _depth(value) -> int:
+    """How deeply `value` nests lists and objects, walked without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _parse(path: Path, where: str) -> dict:
+    """A calibration file's JSON object (read by `_read_bounded`). JSON nested deeper than Python's json can parse
+    (RecursionError) is a damaged file like any other."""
+    raw = _read_bounded(path, where)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SetError(where, "", f"is not valid JSON ({e})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    except RecursionError:
+        raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:  # JSONDecodeError, or a number of more digits than Python converts
+        raise SetError(where, "", f"is not valid JSON ({str(e)[:200]})") from None
     if not isinstance(data, dict):
         raise SetError(where, "", f"must hold a JSON object at the top level, not {type(data).__name__}")
+    return data
+
+
+def _check_top(data: dict, where: str) -> dict:
+    """The checks of a calibration file's top level: nesting at most MAX_DEPTH deep, our format, family strings."""
+    if _depth(data) > MAX_DEPTH:
+        raise SetError(where, "", f"nests lists or objects deeper than {MAX_DEPTH} levels")
     if data.get("format") != USER_FORMAT:
         raise SetError(where, "format", f"{json.dumps(data.get('format'))[:60]} is not '{USER_FORMAT}' "
                        "(not a file written by Accel Cache Calibrate)")
@@ -252,11 +321,74 @@ def read_user_file(path: Path, where: str) -> dict:
     return data
 
 
+def read_user_file(path: Path, where: str) -> dict:
+    """A calibration file, whole and checked (a regular file within MAX_FILE_BYTES, JSON nesting at most MAX_DEPTH
+    deep, a dict in our format, family strings): what Accel Cache Calibrate extends. Raises SetError (NotAFileError
+    for a FIFO, device or folder) or FileNotFoundError."""
+    return _check_top(_parse(path, where), where)
+
+
+# The top-level keys the set lists and the caches use (the recorded runs, `samples`, are Accel Cache Calibrate's)
+_SUMMARY_KEYS = ("format", "name", "family", "variant", "size", "model", "fitted_on", "runs", "teacache", "magcache")
+_SUMMARIES: dict = {}  # path -> ((device, inode, size, mtime), summary dict or SetError)
+_SUMMARIES_LOCK = threading.Lock()
+_IN_BACKGROUND: set = set()  # paths being parsed in a background thread for the set lists
+INLINE_BYTES = 256 * 2**10  # the set lists parse a changed file larger than this in a background thread
+
+
+def _summary(path: Path, where: str, wait: bool = True) -> dict | None:
+    """A calibration file without its recorded runs, checked as `read_user_file` checks it, and cached by (device,
+    inode, size, mtime): the set lists are built inside ComfyUI's HTTP server (/object_info, a prompt's input check),
+    so a file is parsed once after each change, not on every request. `wait=False` (the lists): a changed file larger
+    than INLINE_BYTES is parsed in a background thread and None returned meanwhile. Raises as `read_user_file` does."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise SetError(where, "", f"cannot be read ({type(e).__name__}: {e})") from None
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _SUMMARIES_LOCK:
+        hit = _SUMMARIES.get(str(path))
+        fresh = hit is not None and hit[0] == key
+        later = not (wait or fresh) and stat.S_ISREG(st.st_mode) and INLINE_BYTES < st.st_size <= MAX_FILE_BYTES
+        if later and str(path) not in _IN_BACKGROUND:
+            _IN_BACKGROUND.add(str(path))
+            threading.Thread(target=_summarize_in_background, args=(path,), daemon=True,
+                             name="accel-calibration-file").start()
+    if later:
+        return None
+    if fresh:
+        found = hit[1]
+    else:
+        try:
+            data = _parse(path, where)
+            found = _check_top({k: data[k] for k in _SUMMARY_KEYS if k in data}, where)
+        except SetError as e:
+            found = e
+        with _SUMMARIES_LOCK:
+            _SUMMARIES[str(path)] = (key, found)
+    if isinstance(found, SetError):
+        raise type(found)(where, found.key, found.problem)
+    return copy.deepcopy(found)  # (nested at most MAX_DEPTH deep)
+
+
+def _summarize_in_background(path: Path) -> None:
+    try:
+        _summary(path, str(path))
+    except Exception:  # noqa: BLE001 - cached (a SetError) or reported by the next list
+        pass
+    finally:
+        with _SUMMARIES_LOCK:
+            _IN_BACKGROUND.discard(str(path))
+
+
 def load_user(name: str, kind: str | None = None) -> dict:
-    """A calibration file, validated (its `kind` section must exist and be valid; without `kind`, every
-    section present). Raises SetError naming the file and key; FileNotFoundError if it does not exist."""
+    """A calibration file's sets, validated (its `kind` section must exist and be valid; without `kind`, every
+    section present), without its recorded runs. Raises SetError naming the file and key; FileNotFoundError if it
+    does not exist."""
     where = where_text(name)
-    data = read_user_file(user_file(name), where)
+    data = _summary(user_file(name), where)
     kinds = [kind] if kind else [k for k in ("teacache", "magcache") if k in data]
     for k in kinds:
         if k not in data:
@@ -267,30 +399,37 @@ def load_user(name: str, kind: str | None = None) -> dict:
 
 def user_sets(kind: str | None = None) -> list[str]:
     """Names ('user:<stem>') of the files in the calibration folder that a `kind` node may list: those with a
-    `kind` section (or any, if None) and also damaged ones (invalid JSON, wrong top level), so that picking one
-    explains what is wrong instead of the name silently missing from the list."""
+    `kind` section (or any, if None) and also damaged ones (invalid JSON, too large or too deeply nested, wrong top
+    level), so that picking one explains what is wrong instead of the name silently missing from the list. What is not
+    a file (a FIFO, a device, a folder named *.json) is skipped with a warning naming it, never opened. Never raises:
+    the nodes' input lists are built from it."""
     try:
         d = user_dir()
-    except Exception:
-        return []
-    if not d.is_dir():
+        paths = sorted(d.glob("*.json")) if d.is_dir() else []
+    except Exception as e:  # noqa: BLE001 - an unreadable folder lists no user set
+        log.warn_once(("cc-dir", str(e)), "calibration folder not listed (%s: %s)", type(e).__name__, e)
         return []
     out = []
-    for p in sorted(d.glob("*.json")):
+    for p in paths:
         if name_problem(p.stem):
             log.warn_once(("cc-badname", str(p)), "calibration file %s not listed: its name is not %s", p, NAME_RULE)
             continue
         try:
-            data = read_user_file(p, str(p))
+            data = _summary(p, str(p), wait=False)
         except FileNotFoundError:
+            continue
+        except NotAFileError as e:
+            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s; not listed", e)
             continue
         except SetError as e:
             log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s", e)
-            if e.key == "format":
-                continue  # some other JSON file: not ours
-            out.append(USER_PREFIX + p.stem)
+            if e.key != "format":  # some other JSON file: not ours
+                out.append(USER_PREFIX + p.stem)
             continue
-        if kind is None or kind in data:
+        except Exception as e:  # noqa: BLE001 - one file never takes the nodes off the list
+            log.warn_once(("cc-bad", str(p), str(e)), "calibration file %s not listed (%s: %s)", p, type(e).__name__, e)
+            continue
+        if data is None or kind is None or kind in data:  # (None: a large file being read, listed meanwhile)
             out.append(USER_PREFIX + p.stem)
     return out
 

@@ -29,13 +29,14 @@ class RunStats:
     run_index: int = 0
     trace: list = field(default_factory=list)  # per model call: (schedule step, {branch: TeaCache input change})
     measures: dict = field(default_factory=dict)  # any_model mode: estimated / measured residual change
+    recording: bool = False  # a calibration run: records, never skips
 
     @property
     def speedup(self) -> float:
         return self.evaluations / self.computed if self.computed else 1.0
 
     def text(self) -> str:
-        if self.mode == "calibrate":
+        if self.recording:
             head = (f"{self.title} run {self.run_index}: recorded {self.evaluations} model evaluations "
                     f"({self.steps} steps, nothing skipped) in {self.seconds:.1f} s")
         else:

@@ -2,28 +2,37 @@
 ComfyUI): the runtime (`accel/cache/state.py`), the calibration writer, the benchmark and the tests all use these
 functions, so that what the runtime skips, what a calibrated set promises and what the bench counts are one rule.
 
-References (the rule each function restates is cited where it is implemented):
+References (the rule each function restates is cited where it is implemented; `tests/cache/cache_oracles.py`
+restates each reference independently and the tests compare):
 
-* TeaCache in ComfyUI: welltop-cn/ComfyUI-TeaCache `nodes.py` (commit 91dff8e). Step index of a call = its sigma's
-  position in the run's sigmas (exact match, else the interval that contains it), percent = index / steps,
-  the cache is enabled on start <= percent <= end (the last step is not forced); the accumulator is updated on
-  every call (also outside the window) and reset only when the rule itself decides to compute.
+* TeaCache: ali-vilab/TeaCache (commit 7c10efc): TeaCache4FLUX/teacache_flux.py, TeaCache4HunyuanVideo/
+  teacache_sample_video.py, TeaCache4Wan2.1/teacache_generate.py (per branch). A step the rule must compute anyway
+  (the first step, the Wan `ret_steps`, the last step where the set's reference computes it: `compute_last`) resets
+  the accumulator; elsewhere acc += poly(x), skip while acc < thresh, else compute and reset. The window is a
+  percent of the run (`start_percent`, `end_percent`, as the ComfyUI TeaCache nodes take it): TeaCache4Wan2.1's
+  5 retention steps are the ret-mode sets' recommended 10% at the 50 steps they were fitted on.
 * TeaCache in LightX2V (ModelTC/LightX2V, sets `wan2.2_ti2v_5B`, `hunyuan_video1.5_*`): first and last step computed.
+* Step index of a call = its sigma's position in the run's sigmas (exact match, else the interval that contains
+  it), as welltop-cn/ComfyUI-TeaCache and Zehong-Ma/ComfyUI-MagCache find it.
 * MagCache in ComfyUI: Zehong-Ma/ComfyUI-MagCache `nodes.py` (commit 47bdd2a): enabled from step
   int(steps * retention_ratio) on, one table entry per step (the table index is the step index when the step count
   equals the table length, else floor(index * (L-1) / (steps-1))), Flux never skips table step 11; accumulators are
-  only touched on enabled steps.
+  only touched on enabled steps; its Wan path skips while the error is <= the threshold (`inclusive_thresh`), its
+  Flux path while it is <.
 * MagCache upstream: Zehong-Ma/MagCache (commit df81cb1): nearest table entry (round) for the sets published there,
   and the Wan 2.2 A14B expert rules (`MagCache4Wan2.2/magcache_generate.py`).
 
-Deliberate difference from the references: a TeaCache estimate for an input *beyond* the range in which the
+Deliberate differences from the references: a TeaCache estimate for an input *beyond* the range in which the
 polynomial is positive (a change larger than the fit covers; several Wan polynomials turn negative there) does not
 count as a small change: the step is computed (the references add the negative number and skip). A negative estimate
-for an input *below* that range (a tiny change) counts as 0.
+for an input *below* that range (a tiny change) counts as 0. With cond and uncond in one batched call, the call is
+skipped only when every branch's rule skips (the references decide per call: separate calls upstream; ComfyUI-MagCache's
+Wan path skips the batch when either branch's rule skips).
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 TOL = 1e-6  # percent/step comparisons: values recovered from float sigmas are never exact
 
@@ -41,6 +50,19 @@ def step_index(sigma: float, sigmas: list) -> int:
         if (sigmas[i] - sigma) * (sigmas[i + 1] - sigma) <= 0:
             return i
     return 0 if not n or sigma >= sigmas[0] else n - 1
+
+
+def sigma_percent(sigma: float, percent_to_sigma) -> float:
+    """The schedule percent (0: sigma_max, 1: the end) of `sigma`: `percent_to_sigma` (a model_sampling's, which
+    falls as the percent rises) inverted by bisection."""
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if float(percent_to_sigma(mid)) > sigma:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 
 def run_position(n_steps: int, p_first: float, p_last: float) -> tuple[int, int]:
@@ -110,9 +132,13 @@ def tea_estimate(coeffs, x: float):
     return 0.0 if x < rng[0] else None
 
 
-def tea_update(acc: float, x: float, coeffs, thresh: float) -> tuple[float, bool]:
-    """One chunk's TeaCache step: (new accumulator, wants to skip). welltop-cn/ComfyUI-TeaCache nodes.py:794-799:
-    acc += estimate; skip while acc < thresh, else compute and reset. Outside the fitted range: compute, reset."""
+def tea_update(acc: float, x: float, coeffs, thresh: float, enabled: bool = True) -> tuple[float, bool]:
+    """One chunk's TeaCache step: (new accumulator, wants to skip). ali-vilab/TeaCache TeaCache4Wan2.1/
+    teacache_generate.py:524-534 (TeaCache4FLUX teacache_flux.py:109-120): a step outside the window is computed and
+    resets the accumulator; else acc += estimate, skip while acc < thresh, else compute and reset. Outside the fitted
+    range: compute, reset."""
+    if not enabled:
+        return 0.0, False
     est = tea_estimate(coeffs, x)
     if est is None:
         return 0.0, False
@@ -123,9 +149,9 @@ def tea_update(acc: float, x: float, coeffs, thresh: float) -> tuple[float, bool
 
 
 def tea_enabled(step: int, total: int, start: float, end: float, compute_last: bool = False) -> bool:
-    """welltop-cn/ComfyUI-TeaCache nodes.py:945-947: percent = step / steps, enabled on start <= percent <= end.
-    LightX2V sets (`compute_last`) also compute the last step (LightX2V transformer_infer.py: step_index ==
-    infer_steps - 1)."""
+    """Whether TeaCache may skip this step: percent = step / steps in start..end (the ComfyUI TeaCache nodes'
+    window); sets whose reference computes the last step (`compute_last`: TeaCache4FLUX teacache_flux.py:109,
+    TeaCache4Wan2.1 teacache_generate.py:524 with cutoff steps - 1, LightX2V transformer_infer.py) never skip it."""
     if total <= 0:
         return False
     if compute_last and step >= total - 1:
@@ -168,51 +194,61 @@ def mag_enabled(step: int, total: int, retention: float, end: float = 1.0, branc
     return step >= int(total * retention + 1e-9)
 
 
-def mag_update(state: list, ratio: float, thresh: float, K: int) -> bool:
+def mag_update(state: list, ratio: float, thresh: float, K: int, inclusive: bool = False) -> bool:
     """One chunk's MagCache step on state [acc_ratio, acc_steps, acc_err] (changed in place): True = skip.
-    Zehong-Ma/ComfyUI-MagCache nodes.py:89-99 (flux) / 650-660 (wan)."""
+    Zehong-Ma/ComfyUI-MagCache nodes.py:89-99 (flux: err < thresh) / 650-660 (wan: err <= thresh, `inclusive`)."""
     state[0] *= ratio
     state[1] += 1
     state[2] += abs(1.0 - state[0])
-    if state[2] < thresh and state[1] <= K:
+    if (state[2] <= thresh if inclusive else state[2] < thresh) and state[1] <= K:
         return True
     state[0], state[1], state[2] = 1.0, 0, 0.0
     return False
 
 
+class MagValues(NamedTuple):
+    """A MagCache run's values: threshold, K (most skips in a row), retention (start), end percent."""
+
+    thresh: float
+    K: int
+    retention: float
+    end: float = 1.0
+
+
 def mag_rules(entry: dict) -> dict:
     """The per-set schedule rules of a MagCache entry (published or calibrated), with their defaults."""
     return {"lookup": entry.get("lookup", "floor"), "never_skip": list(entry.get("never_skip_steps") or []),
-            "experts": entry.get("experts", "")}
+            "experts": entry.get("experts", ""), "inclusive": entry.get("inclusive_thresh") is True}
 
 
 # ============================================================================ whole-run simulation
-def mag_walk(entry: dict, total: int, thresh: float, K: int, retention: float, end: float = 1.0,
-             branch: str = "cond", until: int = 0, split=None, state=None):
-    """Walk the MagCache rule over steps 0..until-1 of one branch: yields (step, wants to skip) and leaves the
-    accumulators in `state`. MagCache's decisions depend only on the table, so a run that starts later in the
-    schedule (the low-noise expert of a Wan 2.2 A14B, KSamplerAdvanced start_at_step) starts from the state the
-    reference's one continuous run has there (MagCache4Wan2.2 keeps its accumulators across the expert switch)."""
+def mag_walk(entry: dict, total: int, values, branch: str = "cond", until: int = 0, split=None, state=None):
+    """Walk the MagCache rule with `values` (MagValues, or a tuple of its fields) over steps 0..until-1 of one
+    branch: yields (step, wants to skip) and leaves the accumulators in `state`. MagCache's decisions depend only
+    on the table, so a run that starts later in the schedule (the low-noise expert of a Wan 2.2 A14B,
+    KSamplerAdvanced start_at_step) starts from the state the reference's one continuous run has there
+    (MagCache4Wan2.2 keeps its accumulators across the expert switch)."""
+    v = MagValues(*values)
     rules = mag_rules(entry)
     table = entry["ratios"].get(branch) or entry["ratios"]["cond"]
     b = 1 if branch == "uncond" else 0
     state = [1.0, 0, 0.0] if state is None else state
     for g in range(until):
         t = mag_table_index(g, total, len(table), rules["lookup"])
-        if mag_enabled(g, total, retention, end, b, rules["experts"], split) and t not in rules["never_skip"]:
-            yield g, mag_update(state, float(table[t]), thresh, K)
+        if mag_enabled(g, total, v.retention, v.end, b, rules["experts"], split) and t not in rules["never_skip"]:
+            yield g, mag_update(state, float(table[t]), v.thresh, v.K, rules["inclusive"])
         else:
             yield g, False
 
 
-def simulate_mag(entry: dict, total: int, thresh: float, K: int, retention: float, end: float = 1.0,
-                 branch: str = "cond", offset: int = 0, n_steps=None, split=None) -> str:
-    """The skip pattern ('#' computed, '.' skipped) the runtime produces for one branch of one run of steps
-    offset..offset+n_steps-1 of a `total`-step schedule (one call per step); the run's first step is computed
-    (no residual yet)."""
+def simulate_mag(entry: dict, total: int, values, branch: str = "cond", offset: int = 0, n_steps=None,
+                 split=None) -> str:
+    """The skip pattern ('#' computed, '.' skipped) the runtime produces with `values` (MagValues, or a tuple of its
+    fields) for one branch of one run of steps offset..offset+n_steps-1 of a `total`-step schedule (one call per
+    step); the run's first step is computed (no residual yet)."""
     n_steps = total - offset if n_steps is None else n_steps
     out = ""
-    for g, skip in mag_walk(entry, total, thresh, K, retention, end, branch, offset + n_steps, split):
+    for g, skip in mag_walk(entry, total, values, branch, offset + n_steps, split):
         if g >= offset:
             out += "." if (skip and g > offset) else "#"
     return out
@@ -226,8 +262,6 @@ def simulate_tea(xs: list, coeffs, thresh: float, start: float = 0.0, end: float
     for j, x in enumerate(xs):
         skip = False
         if x is not None:
-            acc, skip = tea_update(acc, x, coeffs, thresh)
-        if not tea_enabled(offset + j, total, start, end, compute_last) or j == 0:
-            skip = False
-        out += "." if skip else "#"
+            acc, skip = tea_update(acc, x, coeffs, thresh, tea_enabled(offset + j, total, start, end, compute_last))
+        out += "." if (skip and j > 0) else "#"
     return out

@@ -1,5 +1,6 @@
 """The state of one sampling run of a step-cached model (`Run`): per cond/uncond chunk accumulators and residual
-caches, the skip decision, calibration recording, statistics."""
+caches, the skip decision and statistics. What differs between the cache modes is the run's policy
+(accel/cache/policy.py)."""
 from __future__ import annotations
 
 import inspect
@@ -7,16 +8,11 @@ import time
 
 import torch
 
-from . import coefficients as cc
 from ..common import log
-from ..common.errors import AccelError, titled
-from . import any_model_rule as agn
 from . import schedule as sched
 from .adapters import ADAPTERS
-from .calibrate import DEFAULT_SIGNAL, write_calibration
-from .keys import LOW_STEPS
+from .policy import POLICIES
 from .report import RunStats, record_run
-from .settings import effective_settings, empty_window_text
 
 
 class _Chunk:
@@ -87,7 +83,6 @@ def find_to(args, kwargs):
 class Run:
     def __init__(self, cfg: dict, patcher, sigmas):
         self.cfg = cfg
-        self.mode = cfg["mode"]
         self.adapter = ADAPTERS[cfg["adapter"]]
         self.chunks: dict = {}
         self.call: _Call | None = None
@@ -107,110 +102,26 @@ class Run:
         self.K = None
         self.eval_open = False
         self.eval_flags = [0, 0]
-        self.stats = RunStats(self.mode, self.set_name, cfg.get("title") or "step cache")
+        self.stats = RunStats(cfg["mode"], self.set_name, cfg.get("title") or "step cache")
         self.t0 = time.perf_counter()
         self.records = []  # calibration: per call
         self.clone_input = self.adapter.inplace_blocks
-        self.few_step = False  # a distilled few-step schedule: decided once the set is known (resolve)
+        self.few_step = False  # a distilled few-step schedule: decided once the set is known (the policy's resolve)
+        self.policy = POLICIES[cfg["mode"]](self)
 
     # ---------------------------------------------------------------- schedule
     def percent(self, sigma: float) -> float:
         p = self._pcache.get(sigma)
         if p is None:
-            lo, hi = 0.0, 1.0
-            for _ in range(40):
-                mid = 0.5 * (lo + hi)
-                if float(self.ms.percent_to_sigma(mid)) > sigma:
-                    lo = mid
-                else:
-                    hi = mid
-            p = 0.5 * (lo + hi)
-            self._pcache[sigma] = p
+            p = self._pcache[sigma] = sched.sigma_percent(sigma, self.ms.percent_to_sigma)
         return p
 
-    # ---------------------------------------------------------------- set resolution (first call)
-    def resolve(self, x, named):
-        cfg = self.cfg
-        kind = "teacache" if self.mode == "teacache" else "magcache"
-        if self.mode == "calibrate":
-            self.entry = {}
-            return
-        if self.mode == "any_model":  # no set: the node's inputs are the run's values
-            self.entry = {}
-            self.thresh, self.start, self.end = cfg["thresh"], cfg["start"], cfg["end"]
-            self._check_few_steps()
-            self.stats.notes.insert(0, f"threshold {self.thresh:g}, start {self.start:.0%}, end {self.end:.0%}")
-            return
-        if cfg.get("entry") is not None:
-            self.entry = cfg["entry"]
-        else:
-            ref = named.get("ref_latents")
-            t = named.get("timestep")
-            name = cc.pick_auto(cfg["candidates"], latent_hw=int(x.shape[-1] * x.shape[-2]),
-                                has_ref=ref is not None and len(ref) > 0, steps=self.total,
-                                per_token_t=bool(t is not None and t.ndim >= 2 and t.shape[-1] > 1),
-                                has_image=named.get("clip_fea") is not None)
-            self.set_name = name
-            self.entry = cc.resolve_named(kind, name)
-        self.stats.set_name = self.set_name
-        eff = effective_settings(kind, cfg, self.entry)
-        self._check_few_steps()
-        self.thresh, self.start, self.end, self.K = eff["thresh"], eff["start"], eff["end"], eff["K"]
-        if self.mode == "teacache":
-            self.coeffs = [float(c) for c in self.entry["coefficients"]]
-            self.signal_name = self.entry.get("signal") or DEFAULT_SIGNAL[self.adapter.name]
-            self.compute_last = bool(self.entry.get("compute_last"))
-        else:
-            self.rules = sched.mag_rules(self.entry)
-            self.tables = {b: [float(v) for v in r] for b, r in self.entry["ratios"].items()}
-            self._mag_start = {}  # branch -> accumulators at this run's first step (see sched.mag_walk)
-            for b in ("cond", "uncond"):
-                st = [1.0, 0, 0.0]
-                for _ in sched.mag_walk(self.entry, self.total, self.thresh, self.K, self.start, self.end, b,
-                                        self.offset, self.split, st):
-                    pass
-                self._mag_start[b] = st
-        self.stats.notes.insert(0, f"set {self.set_name}: " + (
-            f"rel_l1_thresh {self.thresh:g}" if self.mode == "teacache" else f"magcache_thresh {self.thresh:g}, K {self.K}")
-            + f", start {self.start:.0%}, end {self.end:.0%}")
-        empty = empty_window_text(eff, self._window_steps())
-        if empty:
-            self.stats.notes.append(empty)
-            log.warn_once(("stepcache-empty", cfg["id"], self.set_name), "%s: %s", cfg.get("title"), empty)
-
-    def _window_steps(self) -> list:
+    # ---------------------------------------------------------------- the steps the run may skip
+    def window_steps(self) -> list:
         """The steps of this run that the runtime's start/end rule lets be skipped (the run's first step never is:
         there is no cached residual yet)."""
         total = self.total or self.steps
-        run = range(self.offset + 1, self.offset + self.steps)
-        if self.mode == "teacache":
-            return [g for g in run if sched.tea_enabled(g, total, self.start, self.end, self.compute_last)]
-        return [g for g in run if any(sched.mag_enabled(g, total, self.start, self.end, b, self.rules["experts"],
-                                                        self.split) for b in (0, 1))]
-
-    def _check_few_steps(self):
-        """Distilled few-step schedules (LightX2V / Lightning 4- and 8-step LoRAs): every step is a large jump, and
-        the published sets were fitted on 40-50 steps, so a skipped step reuses a residual that no longer fits and
-        ruins the result. At <= LOW_STEPS steps nothing is skipped, and the report says why, unless the set was
-        calibrated on this very step count (Accel Cache Calibrate with the distilled model)."""
-        total = self.total or self.steps
-        if not total or total > LOW_STEPS:
-            return
-        calibrated = (self.entry.get("expected") or {}).get("steps") if self.entry.get("user_file") else None
-        if calibrated == total or (self.mode == "magcache" and self.entry.get("user_file")
-                                   and len(self.entry["ratios"]["cond"]) == total):
-            self.stats.notes.append(f"{total}-step schedule: the set was calibrated on {total} steps, so caching "
-                                    "stays on")
-            return
-        self.few_step = True
-        why, how = (("the set was fitted on many more steps", ", or calibrate it on this step count with Accel Cache "
-                     "Calibrate and pick the user:<name> set") if self.mode != "any_model" else
-                    ("the change rate needs two computed steps, so little would be left to skip", ""))
-        text = (f"{total}-step schedule (a distilled few-step model, e.g. a LightX2V/Lightning 4- or 8-step LoRA?): "
-                f"caching cannot help at {LOW_STEPS} steps or fewer (each step is a large jump; {why}), so every "
-                f"step was computed. Remove the cache node for this model{how}")
-        self.stats.notes.append(text)
-        log.warn_once(("stepcache-fewsteps", self.cfg["id"]), "%s: %s", self.cfg.get("title"), text)
+        return [g for g in range(self.offset + 1, self.offset + self.steps) if self.policy.may_skip(g, total)]
 
     # ---------------------------------------------------------------- evaluation / call brackets
     def begin_eval(self):
@@ -241,7 +152,7 @@ class Run:
         named = _named_args(dm, args, kwargs)
         x = args[0]
         if self.entry is None:
-            self.resolve(x, named)
+            self.policy.resolve(x, named)
         call.timestep = named.get("timestep", args[1] if len(args) > 1 else None)
         cou = list(to.get("cond_or_uncond") or [0])
         uuids = list(to.get("uuids") or [None] * len(cou))
@@ -252,7 +163,7 @@ class Run:
         call.sigma = float(sig.flatten()[0]) if isinstance(sig, torch.Tensor) else float(sig or 0.0)
         call.p = self.percent(call.sigma)
         call.step = self.offset + sched.step_index(call.sigma, self.sigmas) if self.sigmas else 0
-        if self.mode != "calibrate":
+        if self.policy.skips:
             if self.adapter.control_outside and named.get("control") is not None:
                 call.blocker = "a ControlNet adds to block outputs outside the blocks"
             elif (to.get("patches") or {}).get("double_block"):
@@ -306,57 +217,13 @@ class Run:
             call.force = call.force or "batch does not split into cond/uncond chunks"
             n, per, call.keys = 1, img.shape[0], [("all", None)]
         chunks = [self.chunk(k) for k in call.keys]
-        if self.mode == "calibrate":
-            self._calib_signals(args, call, chunks, per)
-            call.record = True
-            return False
-        wants = []
-        if self.mode == "teacache":
-            sig = self.adapter.signal(self.signal_name, call.dm, args, call)
-            sig = sig.float()
-            rels = []
-            for i, st in enumerate(chunks):
-                s = sig[i * per:(i + 1) * per]
-                prev = st.prev_signal
-                if prev is not None and prev.shape == s.shape:
-                    rels.append((s - prev).abs().mean() / prev.abs().mean().clamp_min(1e-12))
-                else:
-                    rels.append(None)
-                st.prev_signal = s.detach()
-            known = [r for r in rels if r is not None]
-            vals = iter(torch.stack(known).tolist() if known else [])  # one device sync per call
-            enabled = sched.tea_enabled(call.step, self.total, self.start, self.end, self.compute_last)
-            trace = {}
-            for i, (key, st) in enumerate(zip(call.keys, chunks)):
-                if rels[i] is None:  # no previous input: compute (the accumulator starts at 0)
-                    wants.append(False)
-                    continue
-                x = next(vals)
-                trace["uncond" if key[0] == 1 else "cond"] = x
-                # updated on every call, also outside start/end (which only force computing), as the reference
-                st.acc, w = sched.tea_update(st.acc, x, self.coeffs, self.thresh)
-                wants.append(w and enabled)
-            self.stats.trace.append((call.step, trace))
-        elif self.mode == "any_model":  # measured input change x measured rate (accel/cache/any_model_rule.py)
-            wants = agn.decide(self, call, img, chunks, per)
-        else:  # magcache: one table entry per step; accumulators only touched on enabled steps
-            for key, st in zip(call.keys, chunks):
-                branch = "uncond" if key[0] == 1 else "cond"
-                if st.mag is None:
-                    st.mag = list(self._mag_start[branch])
-                table = self.tables.get(branch) or self.tables["cond"]
-                t = sched.mag_table_index(call.step, self.total, len(table), self.rules["lookup"])
-                ok = sched.mag_enabled(call.step, self.total, self.start, self.end, int(branch == "uncond"),
-                                       self.rules["experts"], self.split) and t not in self.rules["never_skip"]
-                wants.append(sched.mag_update(st.mag, table[t], self.thresh, self.K) if ok else False)
-            self.stats.trace.append((call.step, {}))
+        wants = self.policy.decide(args, call, img, chunks, per)
         per_shape = (per,) + tuple(img.shape[1:])
         have = all(st.residual is not None and tuple(st.residual.shape) == per_shape for st in chunks)
         skip = call.force is None and have and all(wants)
         if skip:
             call.skip = True
-            if self.mode == "any_model":
-                agn.skipped(self, call)
+            self.policy.skipped(call)
             return True
         call.record = True
         # An inference tensor cannot reveal an in-place change: keep a copy of the block input then.
@@ -374,8 +241,7 @@ class Run:
     def store(self, out: dict, args=None):
         call = self.call
         img_out = self.adapter.img_out(out, call, args)
-        if self.mode == "calibrate":
-            self._calib_residual(img_out, call)
+        if self.policy.recorded(call, img_out):
             return
         x_in = call.x_in
         if x_in is None or _version(x_in) != call.x_version or img_out.shape != x_in.shape:
@@ -395,49 +261,7 @@ class Run:
         for i, k in enumerate(call.keys):
             r = res[i * per:(i + 1) * per]
             self.chunk(k).residual = r.to("cpu") if dev else r
-        if self.mode == "any_model" and call.agn is not None:
-            agn.store(self, call, res, per)
-
-    # ---------------------------------------------------------------- calibration records
-    def _calib_signals(self, args, call, chunks, per):
-        call.x_in = self.adapter.first(args, call)
-        if self.clone_input or call.x_in.is_inference():
-            call.x_in = call.x_in.clone()
-        call.x_version = _version(call.x_in)
-        sigs = {}
-        for name in self.adapter.signals:
-            try:
-                sigs[name] = self.adapter.signal(name, call.dm, args, call).float()
-            except Exception as e:  # a signal this model variant cannot give
-                log.warn_once(("stepcache-calsig", name), "calibration: signal %s unavailable (%s)", name, e)
-        call_rec = {"p": call.p, "sigma": call.sigma, "step": call.step, "chunks": []}
-        for i, (key, st) in enumerate(zip(call.keys, chunks)):
-            rec = {"branch": "uncond" if key[0] == 1 else "cond", "signal": {}}
-            for name, s in sigs.items():
-                s = s[i * per:(i + 1) * per]
-                prev = st.cal_prev_signal.get(name)
-                if prev is not None and prev.shape == s.shape:
-                    rec["signal"][name] = float((s - prev).abs().mean() / prev.abs().mean().clamp_min(1e-12))
-                st.cal_prev_signal[name] = s.detach()
-            call_rec["chunks"].append(rec)
-        self.records.append(call_rec)
-        call.record = True
-
-    def _calib_residual(self, img_out, call):
-        res = (img_out - call.x_in).float()
-        n = len(call.keys)
-        per = res.shape[0] // n
-        rec = self.records[-1]
-        for i, k in enumerate(call.keys):
-            r = res[i * per:(i + 1) * per]
-            st = self.chunk(k)
-            prev = st.cal_prev_residual
-            c = rec["chunks"][i]
-            if prev is not None and prev.shape == r.shape:
-                c["residual_rel_l1"] = float((r - prev).abs().mean() / prev.abs().mean().clamp_min(1e-12))
-                c["mag_ratio"] = float((r.norm(dim=-1) / prev.norm(dim=-1).clamp_min(1e-12)).mean())
-                c["cos_dist"] = float(1 - torch.nn.functional.cosine_similarity(r.flatten(1), prev.flatten(1)).mean())
-            st.cal_prev_residual = r.detach()
+        self.policy.stored(call, res, per)
 
     # ---------------------------------------------------------------- end of run
     def finish(self, completed: bool):
@@ -446,29 +270,10 @@ class Run:
         to raise when a completed calibration run could not be written (None otherwise)."""
         self.stats.seconds = time.perf_counter() - self.t0
         self.stats.steps = self.steps
-        error = None
         if not completed:
             self.stats.notes.append(f"the run did not finish (interrupted or failed) after {self.stats.evaluations} "
-                                    "model evaluations" + (": nothing written, the calibration file is unchanged"
-                                                           if self.mode == "calibrate" else ""))
-        if self.mode == "any_model":
-            self.stats.notes += agn.summary(self)
-        if completed and self.mode == "calibrate":
-            try:
-                with titled(self.cfg.get("title")):  # after the node ran: its errors name it
-                    path, summary = write_calibration(self)
-                self.stats.notes.append(summary)
-                self.stats.notes.append(f"written to {path}")
-            except AccelError as e:
-                error = e
-            except Exception as e:  # disk full, permissions, ...: the file on disk is untouched (atomic write)
-                error = AccelError("name",
-                                   f"calibration not written ({type(e).__name__}: {e}); the file on disk is unchanged",
-                                   "Check the folder's free space and permissions, then run again",
-                                   title=self.cfg.get("title"))
-            if error is not None:
-                self.stats.notes.append(f"calibration not written: {error}")
-                log.warning("%s", error)
+                                    "model evaluations" + self.policy.unfinished)
+        error = self.policy.finish(completed)
         record_run(self.cfg["id"], self.cfg.get("node_id"), self.stats)
         text = self.stats.text()
         log.info("%s", text)

@@ -75,8 +75,8 @@ def _compile_gpu(profile):
     # (matrix_033_wan14B_fp16_24GB.md: Level-1 vs CUDA Settings -> Attention -> Compile), and made the
     # first Level-1 run on a cold cache take 163 s on Wan 1.3B (matrix_033_wan13B_fp16_80GB.md): it does
     # not pay for the first-run time users wait through. The node still offers it.
-    return "default", ("inductor default mode: max-autotune measured within 1% of it on Wan blocks (H100) "
-                       "and compiles minutes longer on a cold cache")
+    return "default", ("inductor default mode: max-autotune measured about as fast on Wan blocks (H100, "
+                       "bench/results/h100/compile.md) and compiles minutes longer on a cold cache")
 
 
 def _compile_cpu(profile):
@@ -311,9 +311,10 @@ def fp8_stored_measured(family: str, profile) -> StoredFP8Measured | None:
     return FP8_STORED_MEASURED.get((family, row_for(profile).name))
 
 
-# Room a 16-bit model must leave on the card to sample, beyond its weights: ComfyUI's minimum inference memory plus
-# this fraction of the weights (a setting, not a measurement: the activations depend on resolution and length).
-FP8_AUTO_ROOM_FRACTION = 0.25
+# Room a model must leave on the card to sample, beyond its weights (the FP8 loader's `auto` for 16-bit weights,
+# Accel Compile's residency for CUDA graphs): ComfyUI's minimum inference memory plus this fraction of the weights
+# (a setting, not a measurement: the activations depend on resolution and length).
+SAMPLING_ROOM_FRACTION = 0.25
 
 
 def fp8_measured(family: str, profile) -> FP8Measured | None:
@@ -333,7 +334,12 @@ class HybridDefaults:
     exact_last_steps: int = 2
     exact_first_blocks: int = 0
     exact_last_blocks: int = 0
-    source: str = "not measured per model family yet: a conservative setting (2 exact steps at each end)"
+    # steps count over the whole schedule (both Wan 2.2 A14B experts together); at most a quarter of them, rounded up,
+    # are exact at each end, so a 4-step distilled schedule (2 + 2 experts) quantizes its 2 middle steps instead of
+    # none (the radial-attention scripts keep about a quarter of the steps dense too: SparseDefaults)
+    at_most_a_quarter: bool = True
+    source: str = ("not measured per model family yet: a conservative setting (2 exact steps at each end of the whole "
+                   "schedule, at most a quarter of its steps)")
 
 
 HYBRID = HybridDefaults()

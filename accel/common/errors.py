@@ -65,6 +65,13 @@ class AccelError(RuntimeError):
         return self.title
 
 
+def quoted(value, limit: int = 60) -> str:
+    """`value` as a message quotes it: in single quotes (its repr where it holds control characters), a value longer
+    than about `limit` characters cut there with its length given, so that an input of any size fits in one line."""
+    raw = str(value)
+    text = repr(raw) if any(ord(c) < 32 for c in raw) else f"'{raw}'"
+    return text if len(text) <= limit + 20 else f"{text[:limit]}...' ({len(raw)} characters)"
+
 
 # --- out of memory ----------------------------------------------------------------------------------------------------
 # ComfyUI's executor recognizes an out-of-memory error by its class (torch's OutOfMemoryError), then unloads every

@@ -4,8 +4,8 @@ Used by the Level-1 presets (Wan, MiniMax-H3), TeaCache (coefficient choice), co
 reports. Reads ComfyUI objects but imports nothing from ComfyUI.
 
 A model of a family with no entry here still gets the generic path: its transformer blocks are found in the
-module lists ComfyUI builds them in (`BLOCK_LISTS`), and `measured_text` says truthfully that the pack's exact chain
-was not measured on it. `MEASURED` is the family table: where the exact chain was measured, per family (and Wan
+module lists ComfyUI builds them in (`BLOCK_LISTS`; a family's own: `FAMILY_BLOCK_LISTS`), and `measured_text` says
+truthfully that the pack's exact chain was not measured on it. `MEASURED` is the family table: where the exact chain was measured, per family (and Wan
 variant), with the figure of each run (accel.common.figures).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ _BASE_FAMILIES = {
     "Flux": "flux", "Flux2": "flux2", "Chroma": "chroma", "ChromaRadiance": "chroma", "FluxInpaint": "flux",
     "QwenImage": "qwen_image", "HunyuanVideo": "hunyuan_video", "HunyuanVideoI2V": "hunyuan_video",
     "HunyuanVideoSkyreelsI2V": "hunyuan_video", "HunyuanVideo15": "hunyuan_video15", "LTXV": "ltxv", "LTXAV": "ltxav",
-    "SD3": "sd3", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "BaseModel": "sd1", "Lumina2": "lumina2",
+    "SD3": "sd3", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "BaseModel": "sd1", "Lumina2": "lumina2",  # Z-Image: below
     "HiDream": "hidream", "CosmosVideo": "cosmos", "CosmosPredict2": "cosmos",
     # ComfyUI 0.33's newer families and Wan classes
     "MiniMaxH3": "minimax_h3", "Kandinsky5": "kandinsky5", "Kandinsky5Image": "kandinsky5",
@@ -32,7 +32,7 @@ _BASE_FAMILIES = {
 _NAMES = {
     "wan21": "Wan 2.1", "wan22": "Wan 2.2", "flux": "Flux.1", "flux2": "Flux.2", "chroma": "Chroma",
     "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo", "hunyuan_video15": "HunyuanVideo 1.5",
-    "ltxv": "LTX-Video", "sd3": "SD3", "sdxl": "SDXL", "sd1": "SD1.x/2.x", "lumina2": "Lumina 2",
+    "ltxv": "LTX-Video", "sd3": "SD3", "sdxl": "SDXL", "sd1": "SD1.x/2.x", "lumina2": "Lumina 2", "z_image": "Z-Image",
     "hidream": "HiDream", "cosmos": "Cosmos", "minimax_h3": "MiniMax-H3", "ltxav": "LTX-2 (audio-video)",
     "kandinsky5": "Kandinsky 5", "unknown": "unknown model",
 }
@@ -41,6 +41,15 @@ _NAMES = {
 # transformer blocks in (Kandinsky 5: its visual blocks; its two text blocks run once per step on the text only).
 BLOCK_LISTS = ("blocks", "double_blocks", "single_blocks", "transformer_blocks", "joint_blocks", "layers",
                "visual_transformer_blocks")
+# Families whose blocks are other lists, in forward order: Lumina 2's NextDiT (Z-Image): the caption refiner (and
+# Z-Image Omni's SigLIP refiner), the image refiner, then the main layers; every one a JointTransformerBlock called
+# as a module.
+FAMILY_BLOCK_LISTS = {"z_image": ("context_refiner", "siglip_refiner", "noise_refiner", "layers"),
+                      "lumina2": ("context_refiner", "siglip_refiner", "noise_refiner", "layers")}
+# Families compiled as one region, and why: a UNet's blocks are containers its forward walks layer by layer (each
+# layer called with arguments chosen by its type), so they cannot be swapped for a compiled stand-in.
+WHOLE_MODEL = {"sdxl": "SDXL is a UNet (its blocks are containers ComfyUI walks layer by layer)",
+               "sd1": "SD1.x/2.x is a UNet (its blocks are containers ComfyUI walks layer by layer)"}
 
 # Wan variants told apart by ComfyUI's BaseModel class (the diffusion model class alone does not: FlowRVS runs the
 # plain WanModel) -> (variant id, display name)
@@ -96,15 +105,17 @@ _IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "
 # classes subclass it: the exact class name tells them apart).
 _CONFIG_FAMILIES = {"WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan_video",
                     "HunyuanVideoI2V": "hunyuan_video", "HunyuanVideoSkyreelsI2V": "hunyuan_video",
-                    "HunyuanVideo15": "hunyuan_video15", "HunyuanVideo15_SR_Distilled": "hunyuan_video15"}
+                    "HunyuanVideo15": "hunyuan_video15", "HunyuanVideo15_SR_Distilled": "hunyuan_video15",
+                    "ZImage": "z_image"}  # Z-Image: image_model "lumina2" with Z-Image's config (dim 3840)
 
 
 def family_of_config(model_config) -> str | None:
     """The family id a model built from ComfyUI's detected model config (`comfy.supported_models` instance) will
-    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`, `_CONFIG_FAMILIES`); None otherwise."""
+    have, where the config alone tells (see `_IMAGE_MODEL_FAMILIES`, `_CONFIG_FAMILIES`: the config class first, it
+    is the more specific); None otherwise."""
     unet = getattr(model_config, "unet_config", None) or {}
-    return (_IMAGE_MODEL_FAMILIES.get(unet.get("image_model"))
-            or _CONFIG_FAMILIES.get(type(model_config).__name__ if model_config is not None else None))
+    return (_CONFIG_FAMILIES.get(type(model_config).__name__ if model_config is not None else None)
+            or _IMAGE_MODEL_FAMILIES.get(unet.get("image_model")))
 
 
 @dataclass(frozen=True)
@@ -165,12 +176,14 @@ def measured(fam: "Family") -> Measured | None:
 
 def measured_text(fam: "Family") -> str:
     """One report line: where the exact chain was measured on this model's family, or that it was not (the generic
-    path: the blocks found in BLOCK_LISTS, attention through ComfyUI's hook)."""
+    path: the blocks found in BLOCK_LISTS or the family's FAMILY_BLOCK_LISTS, else the whole model; attention through
+    ComfyUI's hook)."""
     m = measured(fam)
     if m is not None:
         return f"family: {fam.name}: {m.text()}"
     lists = sorted({k.rsplit(".", 1)[0].split(".", 1)[-1] for k in fam.block_keys})
-    where = f"its {len(fam.block_keys)} blocks ({', '.join(lists)})" if lists else "the whole diffusion model (no block list)"
+    where = (f"its {len(fam.block_keys)} blocks ({', '.join(lists)})" if lists and fam.family not in WHOLE_MODEL
+             else "the whole diffusion model" + ("" if fam.family in WHOLE_MODEL else " (no block list)"))
     return (f"family: {fam.name}: not measured here (no GPU run of this family or variant yet); the generic path: "
             f"{where} compiled, attention through ComfyUI's hook")
 
@@ -195,9 +208,11 @@ def detect(model) -> Family:
     if fam is None and dm is not None and type(dm).__name__.startswith("WanModel"):
         fam = "wan21"
     fam = fam or "unknown"
+    if fam == "lumina2" and _is_z_image(base):
+        fam = "z_image"
     info = Family(fam, cls)
     if dm is not None:
-        for attr in BLOCK_LISTS:
+        for attr in FAMILY_BLOCK_LISTS.get(fam, BLOCK_LISTS):
             blocks = getattr(dm, attr, None)
             if blocks is not None and hasattr(blocks, "__len__") and len(blocks) and hasattr(blocks, "__getitem__"):
                 info.block_keys += [f"diffusion_model.{attr}.{i}" for i in range(len(blocks))]
@@ -221,6 +236,15 @@ def detect(model) -> Family:
         else:
             info.variant = mt
     return info
+
+
+def _is_z_image(base) -> bool:
+    """A Lumina 2 model built with Z-Image's config: ComfyUI's ZImage config class (or a subclass), or Z-Image's
+    modulation in the config (what tells a Z-Image file from a Lumina 2 one besides its width)."""
+    cfg = getattr(base, "model_config", None)
+    if any(k.__name__ == "ZImage" for k in type(cfg).__mro__):
+        return True
+    return bool((getattr(cfg, "unet_config", None) or {}).get("z_image_modulation"))
 
 
 def _in_dim(dm) -> int:

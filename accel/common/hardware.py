@@ -317,6 +317,30 @@ def comfy_device():
         return None
 
 
+def free_vram(profile) -> int | None:
+    """Bytes free for a model on the device ComfyUI samples on, counting the memory of the models it has loaded
+    there (it unloads them to make room). A simulated GPU profile on a CPU-only ComfyUI (tests): the profile's VRAM.
+    None: unknown."""
+    from . import log
+
+    try:
+        import comfy.model_management as mm
+    except Exception:  # noqa: BLE001 - pure-library use: unknown
+        return None
+    dev = mm.get_torch_device()
+    if getattr(dev, "type", "cpu") == "cuda":
+        try:
+            free = mm.get_free_memory(dev)
+            for lm in list(getattr(mm, "current_loaded_models", [])):
+                if getattr(lm, "device", None) == dev:
+                    free += lm.model_loaded_memory()
+            return int(free)
+        except Exception as e:  # noqa: BLE001 - a ComfyUI without these functions: unknown
+            log.warn_once(("hardware", "free_vram"), f"free VRAM could not be read ({type(e).__name__}: {e})")
+            return None
+    return profile.vram_bytes if profile.is_gpu else None
+
+
 def profile(refresh: bool = False) -> HardwareProfile:
     """The hardware profile of ComfyUI's device (cached; `refresh` probes again)."""
     return detect(comfy_device(), refresh=refresh)

@@ -72,6 +72,9 @@ def run_lines(patcher) -> list[str]:
                 from ..compile.quantized import describe
 
                 lines.append("  " + describe(plans))
+            from ..compile.report import graph_lines
+
+            lines += ["  " + g for g in graph_lines(st)]
         if st.get("cache_note"):
             lines.append("  " + st["cache_note"])
         for mode, why in st.get("failures", [])[:3]:

@@ -9,29 +9,31 @@ from ..common.report import Report
 from . import cache as compile_cache
 from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, CompileConfig, status_for, validate
 from .dynamo_compat import shares_block_graphs
+from .graphs import resident_decision
 from .preflight import fail_preflight, preflight_problem
 from .report import compile_report
 from .wrapper import CompileWrapper
 
 
 def apply_compile(model, mode="default", scope="blocks", dynamic="auto", fullgraph=False, backend="inductor",
-                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None):
+                  recompile_limit=64, policy: Policy = Policy.FALL_BACK, mode_chain=None, cuda_graphs="off"):
     """Return `(patched_clone, report)`: a clone of `model` whose diffusion model runs compiled.
 
     Compilation is lazy (first sampling step). `mode_chain` (e.g. ["max-autotune-no-cudagraphs",
     "default"]) lists modes tried in order when compiling or a compiled call fails; eager follows the
     last one. `policy`: FALL_BACK (log one line, run eager for the rest of this model's life) or ERROR
-    (AccelError, titled with the node that was running when this was called).
+    (AccelError, titled with the node that was running when this was called). `cuda_graphs` "on": each model
+    call replayed as one CUDA graph where that is the same computation (accel.compile.graphs).
     """
     m, report = compile_model(model, validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy,
-                                              mode_chain))
+                                              mode_chain, cuda_graphs))
     return m, report.render()
 
 
 def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     """`apply_compile` with checked settings (accel.compile.config.validate, CompileOptions.config): returns
     (patched clone, Report)."""
-    m, memory_note = _clone(model)
+    m, memory_note = _clone(model, cfg)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -57,6 +59,11 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
             fail_preflight(status, cfg, problem)
     wrapper = CompileWrapper(cfg)
     m.add_wrapper_with_key(_wrappers_mp().APPLY_MODEL, WRAPPER_KEY, wrapper)
+    cleanup = _callbacks_mp().ON_CLEANUP
+    m.remove_callbacks_with_key(cleanup, WRAPPER_KEY)
+    if cfg.cuda_graphs:  # the run's CUDA graphs and their memory go when ComfyUI cleans up after sampling
+        m.add_callback_with_key(cleanup, WRAPPER_KEY, wrapper.end_run)
+    status.memory = memory_note or ""
     compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
@@ -87,15 +94,45 @@ def _wrappers_mp():
     return pe.WrappersMP
 
 
-def _clone(model):
+def _callbacks_mp():
+    import comfy.patcher_extension as pe
+
+    return pe.CallbacksMP
+
+
+def _fits(model) -> tuple[bool, str]:
+    """Whether the model's weights and the room to sample fit the card's free VRAM now (accel.compile.graphs)."""
+    import comfy.model_management as mm
+
+    from ..common import defaults, hardware
+
+    weights = int(model.model_size())
+    room = int(mm.minimum_inference_memory() + defaults.SAMPLING_ROOM_FRACTION * weights)
+    return resident_decision(weights, room, hardware.free_vram(hardware.profile()))
+
+
+def _clone(model, cfg: CompileConfig):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
-    (accel.compile.stream); elsewhere `clone(disable_dynamic=True)` (what core's TorchCompileModel does)."""
+    (accel.compile.stream), unless CUDA graphs are on and it fits the card: then, as where that API is missing,
+    `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy way, resident
+    where it fits, partly where it does not."""
     if not comfy_compat.patcher_is_dynamic(model):
-        return model.clone(), None
+        return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
+                               "fully loaded" if cfg.cuda_graphs else None)
     why = comfy_compat.block_fetch_support()
+    keep = "memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches its weights just before it runs)"
+    if why is None and cfg.cuda_graphs:
+        fits, text = _fits(model)
+        if not fits:
+            keep += f"; CUDA graphs do not run on it: {text}"
+        elif not (comfy_compat.clone_can_disable_dynamic(model) and comfy_compat.can_reload_patcher(model)
+                  and model.cached_patcher_init is not None):
+            keep += ("; CUDA graphs do not run on it: its loader cannot re-create it without DynamicVRAM (no "
+                     "cached_patcher_init; a core loader or Accel Load Diffusion Model (FP8) can)")
+        else:
+            why = f"CUDA graphs need its weights resident, and {text}"
     if why is None:
-        return model.clone(), ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches "
-                               "its weights just before it runs)")
+        return model.clone(), keep
     if comfy_compat.clone_can_disable_dynamic(model):
         if getattr(model, "cached_patcher_init", None) is None:
             # ComfyUI would raise a bare "Cannot create non-dynamic delegate" RuntimeError here.
@@ -117,6 +154,8 @@ def _region_keys(model, scope):
     fam = families.detect(model)
     line = families.measured_text(fam)
     if scope == "blocks":
+        if fam.family in families.WHOLE_MODEL:
+            return ["diffusion_model"], f"whole diffusion model ({families.WHOLE_MODEL[fam.family]})", line
         if fam.block_keys:
             lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
             return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", line

@@ -165,8 +165,13 @@ def _first_line(err) -> str:
     return f"{type(e).__name__}: {line}"[:200]
 
 
+def folder() -> str:
+    """The compile cache folder in use (inductor writes its generated modules there)."""
+    return _state.get("dir") or os.environ.get(ENV_TORCH) or _torch_default()
+
+
 def info() -> dict:
-    d = _state.get("dir") or os.environ.get(ENV_TORCH) or _torch_default()
+    d = folder()
     return {"dir": d, "source": _state.get("source", "not activated yet"), "bytes": _size(d) if _state.get("active") else None}
 
 

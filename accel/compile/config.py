@@ -21,6 +21,7 @@ GELU_EPILOGUE = True
 ROPE_TRACE = True
 SCOPES = ("blocks", "model")
 DYNAMIC = ("auto", "true", "false")
+CUDA_GRAPHS = ("off", "on")  # on: each model call replayed as one CUDA graph where safe (accel.compile.graphs)
 BACKENDS = ("inductor", "cudagraphs")  # the node offers these; apply_compile accepts any registered backend
 
 _SCOPE_ALIASES = {"blocks": "blocks", "transformer blocks": "blocks", "block": "blocks",
@@ -39,10 +40,12 @@ class CompileConfig:
     policy: Policy
     title: str | None  # the node's title (errors raised while the model samples name it)
     keys: tuple = ()
+    cuda_graphs: bool = False
 
     @property
     def key(self) -> tuple:
-        return (self.chain, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit, self.keys)
+        return (self.chain, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit, self.keys,
+                self.cuda_graphs)
 
 
 @dataclass
@@ -73,6 +76,15 @@ class CompileStatus:
     fetch_host_ms: float = 0.0  # host time of the last call spent fetching those weights (accel.compile.stream)
     call_host_ms: float = 0.0  # host time of the whole last model call (the GPU may still be running when it returns)
     quantized_plans: dict = field(default_factory=dict)  # quantized layers of the last call per plan (quantized.py)
+    memory: str = ""  # where this model's weights live while it samples, and why (Accel Compile's residency decision)
+    # CUDA graphs (accel.compile.graphs), over the model's life: calls replayed, graphs captured, dropped because the
+    # weights moved, captures that failed; why the last call not replayed ran compiled; the last run's counts
+    graph_replays: int = 0
+    graph_captures: int = 0
+    graph_drops: int = 0
+    graph_failures: int = 0
+    graph_reason: str = ""
+    graph_last_run: dict = field(default_factory=dict)  # {"calls", "replays", "captures", "reason"}
 
     @property
     def mode(self) -> str:
@@ -88,7 +100,10 @@ class CompileStatus:
                 "frames_at_recompile_limit": self.frames_at_limit, "limit_reason": self.limit_reason,
                 "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions, "streamed_regions": self.streamed_regions,
                 "fetch_host_ms": self.fetch_host_ms, "call_host_ms": self.call_host_ms,
-                "quantized_plans": dict(self.quantized_plans)}
+                "quantized_plans": dict(self.quantized_plans), "memory": self.memory,
+                "graph_replays": self.graph_replays, "graph_captures": self.graph_captures,
+                "graph_drops": self.graph_drops, "graph_failures": self.graph_failures,
+                "graph_reason": self.graph_reason, "graph_last_run": dict(self.graph_last_run)}
 
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
@@ -126,7 +141,8 @@ def torch_version() -> str:
     return f"torch {torch.__version__}"
 
 
-def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain) -> CompileConfig:
+def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, mode_chain,
+             cuda_graphs="off") -> CompileConfig:
     chain = list(mode_chain) if mode_chain else [mode]
     for md in chain:
         if md not in MODES:
@@ -155,5 +171,9 @@ def validate(mode, scope, dynamic, fullgraph, backend, recompile_limit, policy, 
         raise AccelError("recompile_limit", f"not a number: {recompile_limit!r}", "use an integer such as 64") from None
     if limit < 1:
         raise AccelError("recompile_limit", f"must be at least 1 (got {limit})", "use e.g. 64")
+    graphs = {"off": False, "on": True}.get(cuda_graphs if isinstance(cuda_graphs, str) else
+                                            ("on" if cuda_graphs is True else "off" if cuda_graphs is False else None))
+    if graphs is None:
+        raise AccelError("cuda_graphs", f"unknown value {cuda_graphs!r}", "choose off or on")
     return CompileConfig(tuple(chain), sc, dyn, dyn_text, bool(fullgraph), backend, limit, Policy(policy),
-                         current_title())
+                         current_title(), cuda_graphs=graphs)

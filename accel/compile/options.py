@@ -13,7 +13,7 @@ from .config import CompileConfig, validate
 class CompileOptions:
     """The node's inputs (accel.compile.config: MODES, SCOPES, DYNAMIC, BACKENDS); `policy` is its `on_failure`.
     mode_chain (presets and scripts; the node compiles `mode` alone): modes tried in order when compiling or a
-    compiled call fails, eager after the last; it replaces `mode`."""
+    compiled call fails, eager after the last; it replaces `mode`. cuda_graphs: "off" | "on" (accel.compile.graphs)."""
 
     mode: str = "default"
     scope: str = "blocks"
@@ -23,6 +23,7 @@ class CompileOptions:
     recompile_limit: int = 64
     policy: Policy = Policy.FALL_BACK
     mode_chain: tuple | None = None
+    cuda_graphs: str = "off"
 
     def __post_init__(self):
         object.__setattr__(self, "policy", as_policy(self.policy))
@@ -33,7 +34,7 @@ class CompileOptions:
     def config(self) -> CompileConfig:
         """The settings the compile wrapper runs with (a new one per call: apply adjusts it to the model)."""
         return validate(self.mode, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit,
-                        self.policy, self.mode_chain)
+                        self.policy, self.mode_chain, self.cuda_graphs)
 
 
 def apply(model, options: CompileOptions):

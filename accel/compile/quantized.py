@@ -28,33 +28,12 @@ node's report says so.
 """
 from __future__ import annotations
 
-import functools
-
 import torch
 
-FP8_LAYOUTS = {"TensorCoreFP8Layout": torch.float8_e4m3fn, "TensorCoreFP8E4M3Layout": torch.float8_e4m3fn,
-               "TensorCoreFP8E5M2Layout": torch.float8_e5m2}
+from ..comfy_compat import FP8_LAYOUTS, quantized_tensor_class
+
 FP8 = "fp8"  # plan: FP8 matmul on the stored fp8 weight
 DEQUANT = "dequant"  # plan: matmul on the dequantized weight in the compute dtype
-
-
-@functools.lru_cache(maxsize=1)
-def quantized_tensor_class():
-    """comfy.quant_ops.QuantizedTensor where this ComfyUI has it (0.33+), else None."""
-    try:
-        import comfy.quant_ops as qo
-    except Exception:  # noqa: BLE001 - ComfyUI 0.3.x
-        return None
-    cls = getattr(qo, "QuantizedTensor", None)
-    return cls if isinstance(cls, type) and issubclass(cls, torch.Tensor) else None
-
-
-def is_quantized_layer(m) -> bool:
-    """A Linear of ComfyUI's mixed-precision operations holding a QuantizedTensor weight (not its MoE banks)."""
-    qt = quantized_tensor_class()
-    w = m._parameters.get("weight")
-    return (qt is not None and isinstance(w, qt) and type(m).__name__ == "Linear"
-            and isinstance(getattr(m, "in_features", None), int))
 
 
 def stock_plan(m) -> str:

@@ -33,6 +33,10 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
             lines.append("  RoPE: where the model calls comfy-kitchen's rotary-embedding ops (or its fused adaptive layer "
                          "norms: LTX-Video, newer ComfyUI's Wan), the compiled blocks run them as comfy-kitchen's own eager "
                          "math, fused by inductor (no Python dispatch per call; same math, rounding level)")
+    if cfg.cuda_graphs:
+        lines.append("  CUDA graphs: on: from the second call of a resolution and batch, each model call is replayed as "
+                     "one CUDA graph while the weights stay where they are (same kernels; captured per run, dropped after "
+                     "it); where that would not be the same computation the call runs compiled and the report says why")
     if memory_note:
         lines.append("  " + memory_note)
     if family_line:
@@ -52,6 +56,18 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         if st.frames_at_limit:
             lines.append(f"  PARTLY EAGER: dynamo reached its recompile limit on {st.frames_at_limit} piece(s) of the "
                          f"blocks, which run eager from then on (last guard that failed: {st.limit_reason or 'not recorded'})")
+        lines += ["  " + g for g in graph_lines(st.as_dict())]
     for md, why in st.failures:
         lines.append(f"  failed: {md}: {why}")
     return Report([Section("compile", head, lines)])
+
+
+def graph_lines(st: dict) -> list[str]:
+    """What the CUDA-graph path did in the model's last sampling run (compile_status's dict), as report lines."""
+    run = st.get("graph_last_run") or {}
+    if not run.get("calls"):
+        return []
+    text = f"CUDA graphs: {run['replays']} of {run['calls']} model calls replayed ({run['captures']} captured)"
+    if run.get("reason"):
+        text += f"; the others ran compiled: {run['reason']}"
+    return [text]

@@ -40,6 +40,12 @@ def _describe_list(v):
     return _describe_memo(v)
 
 
+def describe(obj) -> str:
+    """A stable text of one object (qualified names and simple values, never ids): what `options_signature` writes for
+    each entry, memoised per object."""
+    return _describe_memo(obj)
+
+
 def _describe_memo(obj) -> str:
     key = id(obj)
     hit = _SIG_MEMO.get(key)

@@ -33,6 +33,7 @@ import weakref
 
 import torch
 
+from .. import comfy_compat
 from . import quantized
 
 _LOWVRAM_ATTRS = ("weight_lowvram_function", "bias_lowvram_function")
@@ -72,7 +73,7 @@ class BlockFetcher:
         for m in self.layers(block):
             if m._parameters.get("weight") is None:
                 continue  # e.g. LayerNorm without affine: nothing to fetch, its cast path is a no-op
-            if quantized.is_quantized_layer(m):
+            if comfy_compat.is_quantized_layer(m):
                 out.append(m)  # its own forward does not trace: always fetched and swapped (accel.compile.quantized)
                 continue
             if not (m.comfy_cast_weights or m.weight_function or m.bias_function or getattr(m, "_v", None) is not None):
@@ -107,7 +108,7 @@ class BlockFetcher:
                 mm.sync_stream(device, stream)
             vset = set(map(id, vbar))
             for m in layers:
-                if quantized.is_quantized_layer(m):
+                if comfy_compat.is_quantized_layer(m):
                     plan, w, b, scales = quantized.fetch(m, x, id(m) in vset)
                     saved.append((quantized.restore, quantized.swap_in(m, plan, w, b, scales)))
                     self.plans[plan] = self.plans.get(plan, 0) + 1
@@ -314,7 +315,7 @@ def _plain_args(args, kwargs):
     """The block's tensor arguments as plain tensors (`plain`): a model whose embedding layers hold such a subclass
     (ComfyUI-GGUF: Wan's patch embedding) hands every block activations of that class, on which dynamo guards on the
     subclass's Python attributes -- one recompile per block until its limit, then eager (a Wan 14B GGUF expert on the
-    H100: `gguf_80GB_before_activation_fix/` there). Only the top level is looked at (the tensors a block is called
+    H100: bench/results/h100/wf_lightx2v_033/README.md). Only the top level is looked at (the tensors a block is called
     with)."""
     if any(type(a) is not torch.Tensor and isinstance(a, torch.Tensor) for a in args):
         args = tuple(plain(a) for a in args)

@@ -2,7 +2,9 @@
 `apply_model` call, runs the compiled runners, accounts compiles and recompiles, and falls back on failure."""
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 import weakref
 
@@ -12,6 +14,7 @@ from ..common import log
 from ..common.errors import AccelError, oom_cause, out_of_memory
 from ..common.policy import Policy
 from . import cache as compile_cache
+from . import graphs as compile_graphs
 from . import stream as compile_stream
 from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, dynamo_events, entry_counts, last_guard_failure, unique_graphs
@@ -59,7 +62,7 @@ _NO_RUNNERS: dict = {}
 class _CallState:
     """Per BaseModel: the swap targets, and the runners for the current call."""
 
-    __slots__ = ("status", "targets", "runners", "runner_sets", "fetcher", "__weakref__")
+    __slots__ = ("status", "targets", "runners", "runner_sets", "fetcher", "graphs", "__weakref__")
 
     def __init__(self):
         self.status = None
@@ -67,6 +70,7 @@ class _CallState:
         self.runners = _NO_RUNNERS  # module class -> compiled runner, set for the duration of a call
         self.runner_sets = {}  # (signature, mode) -> ({module class: runner}, [runner code objects])
         self.fetcher = compile_stream.BlockFetcher()
+        self.graphs = compile_graphs.GraphState()  # CUDA graphs of whole calls (cuda_graphs on)
 
 
 class CompileWrapper:
@@ -86,6 +90,17 @@ class CompileWrapper:
     def status(self, base) -> CompileStatus:
         return status_for(base, self.cfg)
 
+    def end_run(self, patcher) -> None:
+        """ON_CLEANUP (ComfyUI's cleanup after sampling): the run's CUDA graphs and their memory are dropped."""
+        cs = self._states.get(getattr(patcher, "model", None))
+        if cs is None:
+            return
+        g, st = cs.graphs, cs.status
+        run = g.run
+        if run["calls"]:
+            st.graph_last_run = dict(run)
+        g.end_run()
+
     # -- per call -----------------------------------------------------------------------------------
     def __call__(self, executor, *args, **kwargs):
         base = executor.class_obj
@@ -100,6 +115,94 @@ class CompileWrapper:
                                  "set on_failure to 'fall back' to run without compile, or choose another "
                                  "mode/backend", title=self.cfg.title)
             return executor(*args, **kwargs)
+        if self.cfg.cuda_graphs:
+            return self._graph_call(executor, cs, base, args, kwargs)
+        return self._compiled_call(executor, cs, args, kwargs)
+
+    # -- CUDA graphs of whole calls (accel.compile.graphs) ------------------------------------------
+    def _graph_call(self, executor, cs, base, args, kwargs):
+        """Replay this call's graph, capture it, or run it compiled (and say why)."""
+        st, g = cs.status, cs.graphs
+        g.run["calls"] += 1
+        to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
+        x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        device = x.device if x is not None else None
+        g.backend = compile_graphs.backend_for(device) if device is not None else None
+        if g.backend is None:
+            why = f"CUDA graphs need a CUDA device (this model runs on {device})"
+        else:
+            why = compile_graphs.call_problem(executor, to, st.chain[st.mode_index], self.cfg.backend)
+        if why is None:
+            why, dropped = g.weights_ok(base, device)
+            if dropped:
+                st.graph_drops += dropped
+                log.info("compile: the model's weights moved or were patched again since its CUDA graphs were "
+                         "captured: %d graph(s) dropped, captured again", dropped)
+        if why is not None:
+            return self._not_graphed(executor, cs, args, kwargs, why)
+        call = compile_graphs.Call(args, kwargs, options_signature(to, self.cfg.scope))
+        entry = g.entries.get(call.key)
+        if entry is not None:
+            st.graph_replays += 1
+            g.run["replays"] += 1
+            return g.replay(entry, call.leaves)
+        if call.key in g.failed:
+            return self._not_graphed(executor, cs, args, kwargs, g.failed[call.key])
+        if call.key not in g.warm:  # the first call of this key compiles; the next one captures
+            out = self._compiled_call(executor, cs, args, kwargs)
+            if not st.fell_back:
+                g.warm.add(call.key)
+            return out
+        if len(g.entries) >= compile_graphs.MAX_GRAPHS_PER_RUN:
+            return self._not_graphed(executor, cs, args, kwargs, f"{len(g.entries)} CUDA graphs captured in this run "
+                                     f"already (the limit per run: new shapes or batches run compiled)")
+        return self._capture(executor, cs, base, call, args, kwargs, device)
+
+    def _not_graphed(self, executor, cs, args, kwargs, why):
+        st = cs.status
+        if why != st.graph_reason:
+            st.graph_reason = why
+            log.info_once(("compile", "graphs", why), "compile: CUDA graphs not used for this call: %s", why)
+        cs.graphs.run["reason"] = why
+        return self._compiled_call(executor, cs, args, kwargs)
+
+    def _capture(self, executor, cs, base, call, args, kwargs, device):
+        """Warm up on the capture stream (this call's output), then capture the same call on static inputs."""
+        st, g = cs.status, cs.graphs
+        before = (st.compiles, len(st.failures), st.fell_back)
+        with g.backend.side_stream(device):
+            out = self._compiled_call(executor, cs, args, kwargs)
+        if (st.compiles, len(st.failures), st.fell_back) != before:
+            return out  # the warm-up compiled or fell back: capture on a later call
+        t0 = time.perf_counter()
+        try:
+            g.capture(call, lambda a, k: self._compiled_call(executor, cs, a, k, capturing=True), device, base)
+        except Exception as e:  # noqa: BLE001 - a host sync or an op CUDA graphs cannot record: this key runs compiled
+            intr = _interrupt_in(e)
+            if intr is not None:
+                if intr is e:
+                    raise
+                raise intr from None
+            if oom_cause(e) is not None:
+                g.drop_graphs()
+                reason = "out of memory while capturing a CUDA graph (the run's graphs were dropped)"
+            else:
+                reason = f"capturing the CUDA graph failed: {_short_error(e)}"
+            g.failed[call.key] = reason
+            st.graph_failures += 1
+            log.warning("compile: %s; this shape runs compiled from now on", reason)
+            st.graph_reason = g.run["reason"] = reason
+            return out
+        st.graph_captures += 1
+        g.run["captures"] += 1
+        log.info_once(("compile", "graph", id(g)), "compile: captured a CUDA graph of the model call in %.2f s (%d "
+                      "this run); later calls of this shape replay it", time.perf_counter() - t0, len(g.entries))
+        return out
+
+    def _compiled_call(self, executor, cs, args, kwargs, capturing=False):
+        """The call through the compiled blocks. `capturing`: inside a CUDA-graph capture, where any error is the
+        capture's (it is raised to `_capture`, never taken for a compile failure or a damaged cache)."""
+        st = cs.status
         to = args[5] if len(args) > 5 and isinstance(args[5], dict) else kwargs.get("transformer_options") or {}
         mode = st.chain[st.mode_index]
         rkey = (options_signature(to, self.cfg.scope), mode)
@@ -108,6 +211,8 @@ class CompileWrapper:
             try:
                 runners = {cls: compiled_runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
             except Exception as e:  # noqa: BLE001 - torch.compile refused its arguments (e.g. a backend gone since)
+                if capturing:
+                    raise
                 return self._on_failure(executor, args, kwargs, st, mode, e)
             hit = cs.runner_sets[rkey] = (runners, [RUNNER_CODES[id(fn)] for fn in runners.values()])
         runners, codes = hit
@@ -126,7 +231,7 @@ class CompileWrapper:
             except Exception as e:  # noqa: BLE001 - a damaged file in the compile cache: moved aside, compiled afresh
                 # out of memory and interrupts raised while a cached kernel runs pass through the cached file's frames
                 # too: they are not damage (the cache stays where it is)
-                damaged = _interrupt_in(e) is None and oom_cause(e) is None
+                damaged = not capturing and _interrupt_in(e) is None and oom_cause(e) is None
                 note = compile_cache.quarantine(e) if damaged else None
                 if note is None:
                     raise
@@ -134,6 +239,8 @@ class CompileWrapper:
                 with RecompileLimit(self.cfg.recompile_limit):
                     out = self._run_swapped(executor, cs, args, kwargs)
         except Exception as e:  # noqa: BLE001 - any compile/first-call failure; genuine errors re-raise below
+            if capturing:
+                raise
             intr = _interrupt_in(e)
             oom = intr is None and oom_cause(e) is not None
             if (intr is not None or oom) and unique_graphs() != graphs0:
@@ -145,7 +252,14 @@ class CompileWrapper:
             if oom:
                 # not a compile failure either: no eager re-run (it would start with this call's memory still held
                 # by the traceback), compile stays on, the error says what ran out and what helps
-                raise self._out_of_memory(e, args, base, st, mode) from e
+                raise self._out_of_memory(e, args, executor.class_obj, st, mode) from e
+            if not _compiler_error(e):
+                # the model's own error (raised by its code, not by dynamo, a backend, inductor or compiled code): it is
+                # the model's, passed on as it was raised; no eager re-run (a transient error would pass and be taken
+                # for a compile failure, leaving the model eager until ComfyUI restarts), compile stays on
+                if unique_graphs() != graphs0:
+                    self._account(st, codes, before, graphs0, time.perf_counter() - t0)
+                raise
             return self._on_failure(executor, args, kwargs, st, mode, e)
         finally:
             cs.runners = _NO_RUNNERS
@@ -303,6 +417,51 @@ def _interrupt_in(e):
     return None
 
 
+# torch.compile's machinery: dynamo (tracing, guards), AOT autograd, FX, fake tensors, decompositions, inductor,
+# triton. An exception of these packages, or one raised from their code, is a compile failure.
+_COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor", "torch._functorch", "torch.fx", "torch._subclasses",
+                      "torch._higher_order_ops", "torch._prims", "torch._refs", "torch._export", "triton")
+
+
+def _compiler_dirs() -> tuple:
+    """Folders whose code is the compiler's or compiled code: the compiler's packages, inductor's generated modules (the
+    compile cache folder) and this package's compiled-call code (block fetcher, runners)."""
+    dirs = []
+    for name in _COMPILER_PACKAGES:
+        mod = sys.modules.get(name)
+        f = getattr(mod, "__file__", None) if mod is not None else None
+        if f:
+            dirs.append(os.path.dirname(os.path.abspath(f)))
+    dirs += [os.path.abspath(compile_cache.folder()), os.path.dirname(os.path.abspath(__file__))]
+    return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
+
+
+def _compiler_error(e) -> bool:
+    """Whether `e` is a failure of torch.compile (dynamo tracing, a backend or inductor compiling, triton, a compiled
+    graph or kernel failing at run time) rather than the model's own error: an exception of the compiler's packages in
+    its chain (dynamo keeps what it wraps in `inner_exception` / `__cause__`), or one raised from the compiler's code,
+    from compiled code (inductor's generated modules, FX graph code) or from this package. The model's own error,
+    raised by its code inside a compiled block, passes through dynamo's frames but is raised from the model's code."""
+    import traceback
+
+    dirs = None
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if (type(e).__module__ or "").startswith(_COMPILER_PACKAGES):
+            return True
+        frames = traceback.extract_tb(e.__traceback__)
+        if frames:
+            where = frames[-1].filename
+            if where.startswith("<eval_with_key"):  # an FX GraphModule's generated forward
+                return True
+            dirs = dirs or _compiler_dirs()
+            if os.path.abspath(where).startswith(dirs):
+                return True
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    return False
+
+
 def _has_fp8_weights(base) -> bool:
     dm = getattr(base, "diffusion_model", None)
     fp8 = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n)}
@@ -338,8 +497,6 @@ def _user_frame(e) -> str | None:
     """Where in the model's code dynamo stopped ("wan/model.py:123 forward"): the innermost frame outside torch itself of
     the user stack dynamo puts in its errors' message ("from user code:"), else its `innermost_user_frame_summary`; None
     when the error carries neither (e.g. an exception raised by the model itself, eager)."""
-    import os
-
     torch_dir = os.path.dirname(torch.__file__).replace("\\", "/") + "/"
     seen = set()
     while e is not None and id(e) not in seen:

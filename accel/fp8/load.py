@@ -106,9 +106,9 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     keep_dtype = mm.unet_dtype(model_params=params, supported_dtypes=supported, weight_dtype=hp)
     comfy_dtype = compute_dtype or keep_dtype  # what ComfyUI's own loader would store the weights in
     weights16 = params * torch.tensor([], dtype=comfy_dtype).element_size()
-    room = int(mm.minimum_inference_memory() + defaults.FP8_AUTO_ROOM_FRACTION * weights16)
+    room = int(mm.minimum_inference_memory() + defaults.SAMPLING_ROOM_FRACTION * weights16)
     auto = resolve_auto_format(families.family_of_config(cfg), profile, weight_format, compute, norm.is_quantized,
-                               weights16, room, _free_vram(profile))
+                               weights16, room, hardware.free_vram(profile))
     if auto_16bit is not None and auto_16bit != auto.keep_16bit:
         auto = AutoFormat(auto_16bit, "as decided when this file was first loaded")
     if path in ("scaled_mm_rowwise", kfp8.BLOCK_MODE) and getattr(mm.get_torch_device(), "type", "cpu") == "cuda":
@@ -151,7 +151,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                           norm, "16-bit", family, rt, auto_16bit=True)
     if not norm.is_quantized:  # the note names the family as detected from the built model
         after = resolve_auto_format(family.family, profile, weight_format, compute, False, weights16, room,
-                                    _free_vram(profile))
+                                    hardware.free_vram(profile))
         auto = AutoFormat(False, auto.note if after.keep_16bit else after.note)
     plan = plan_layers(dm, family, keep, extra_keep)
     try:
@@ -211,11 +211,9 @@ def _build(sd, model_options, metadata, source, input_name, kwargs):
 
 def _comfy_layers_result(patcher, source, norm, keep, note, input_name, policy) -> LoadResult:
     """The result of `auto` handing an FP8 file to ComfyUI's own loader (plan.resolve_stored_format), and its report."""
-    from ..compile.quantized import is_quantized_layer
-
     dm = patcher.model.diffusion_model
     family = families.detect(patcher)
-    n = sum(1 for m in dm.modules() if is_quantized_layer(m))
+    n = sum(1 for m in dm.modules() if comfy_compat.is_quantized_layer(m))
     lines = [f"Accel FP8 loader: {source}",
              f"  model: {family.name} ({family.base_class})",
              f"  stored: {norm.describe()}, {format_bytes(norm.stored_bytes)} on disk",
@@ -380,26 +378,6 @@ def _report_16bit(source, norm, family, dm, note) -> str:
                       f"  weights in memory: {format_bytes(total)} ({', '.join(dtypes)}), as ComfyUI's own loader "
                       "loads them",
                       "  compute: ComfyUI's own layers and matmuls (no FP8)"])
-
-
-def _free_vram(profile) -> int | None:
-    """Bytes free for the model on the device ComfyUI samples on, counting the memory of the models it has loaded
-    there (it unloads them to make room). A simulated GPU profile on a CPU-only ComfyUI (tests): the profile's VRAM.
-    None: unknown."""
-    import comfy.model_management as mm
-
-    dev = mm.get_torch_device()
-    if getattr(dev, "type", "cpu") == "cuda":
-        try:
-            free = mm.get_free_memory(dev)
-            for lm in list(getattr(mm, "current_loaded_models", [])):
-                if getattr(lm, "device", None) == dev:
-                    free += lm.model_loaded_memory()
-            return int(free)
-        except Exception as e:  # noqa: BLE001 - a ComfyUI without these functions: unknown
-            log.warn_once(("fp8", "free_vram"), f"free VRAM could not be read ({type(e).__name__}: {e})")
-            return None
-    return profile.vram_bytes if profile.is_gpu else None
 
 
 def load_file(path: str, weight_format: str = FORMAT_AUTO, compute: str = COMPUTE_AUTO, keep: str = KEEP_AUTO,

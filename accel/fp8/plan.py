@@ -10,7 +10,7 @@ import torch
 
 from ...kernels import fp8_linear as kfp8
 from ..common import defaults, families, log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, quoted
 from ..common.policy import Policy
 from .options import (ACT_BLOCK, ACT_CHOICES, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
                       COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES,
@@ -168,8 +168,11 @@ class Plan:
     unmatched: list = field(default_factory=list)  # extra_keep patterns that match no Linear
 
 
-def unmatched_text(patterns: list, example: str) -> str:
-    return (f"extra_keep pattern(s) {', '.join(repr(p) for p in patterns)} match no linear layer, so nothing more is "
+def unmatched_text(patterns: list, example: str, show: int = 5) -> str:
+    listed = ", ".join(quoted(p) for p in patterns[:show])
+    if len(patterns) > show:
+        listed += f" and {len(patterns) - show} more"
+    return (f"extra_keep pattern(s) {listed} match no linear layer, so nothing more is "
             f"kept in high precision; patterns match layer names such as '{example}' (use * as a wildcard)")
 
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import torch
 
 from ...kernels import fp8_linear as kfp8
+from .. import comfy_compat
 from ..common import families, log
-from ..common.errors import AccelError
+from ..common.errors import AccelError, quoted
 from . import formats
 from .load import format_bytes, load_file
 from .ops import is_accel_linear, saturation_text
@@ -17,14 +18,37 @@ from .options import COMPUTE_DEQUANT, KEEP_AUTO
 from .plan import plan_layers, unmatched_text
 
 
+def _scaled_weight(m):
+    """How a layer keeps a weight whose stored values are not its values (see `comfy_compat.stored_weight`): this pack's
+    FP8 layers (`weight_scale`) first, then every layer kind ComfyUI builds; None for a weight that is its values."""
+    if is_accel_linear(m) and m.weight_scale is not None:
+        return "fp8", m.weight.detach(), m.weight_scale.detach()
+    return comfy_compat.stored_weight(m)
+
+
+def _portable_fp8(kind, w, scale=None):
+    """(e4m3fn values, fp32 scalar scale, requantized?) of a scaled weight: as stored when it is e4m3fn with one scale,
+    else requantized per tensor from its values."""
+    if kind == "fp8":
+        if w.dtype == kfp8.E4M3 and scale.numel() == 1:
+            return w, scale.reshape(()), False
+        s = kfp8.canonical_scale(scale.float(), w.shape[0])
+        if s is not None:
+            w8, s8 = kfp8.requantize(w, s, kfp8.E4M3, per_channel=False)
+            return w8, s8, True
+        w = w.float() * scale.float()  # a scale of another shape that broadcasts (the layer multiplies by it)
+    w8, s8 = kfp8.quantize_weight(w.float(), kfp8.E4M3, per_channel=False)
+    return w8, s8, True
+
+
 def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, extra_keep: str = ""):
     """(tensors, quant_layers, notes) of a MODEL in the portable form: every quantized Linear as fp8
-    e4m3fn + fp32 scalar weight_scale (per-channel / e5m2 layers are requantized per tensor; a model
+    e4m3fn + fp32 scalar weight_scale (per-channel / e5m2 / other formats requantized per tensor; a model
     not loaded by our loader is quantized with the same layer plan), all else in `hp_dtype`.
-    LoRA and other weight patches on the MODEL are baked in."""
+    Scaled weights are read from every layer kind that keeps one: this pack's FP8 layers, ComfyUI 0.3.x's
+    scaled-fp8 layers and ComfyUI's quantized-tensor layers (0.3.75's mixed-precision Linear; 0.33's Linear and
+    Embedding). LoRA and other weight patches on the MODEL are baked in."""
     import comfy.model_management as mm
-
-    from ..compile.quantized import is_quantized_layer
 
     mm.load_models_gpu([patcher], force_patch_weights=True)
     dm = patcher.model.diffusion_model
@@ -32,45 +56,38 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
     notes, quant_layers, tensors = [], [], {}
     requant = 0
     with torch.no_grad():
-        linears = {name: m for name, m in dm.named_modules() if isinstance(m, torch.nn.Linear) or is_quantized_layer(m)}
-        # ComfyUI's own quantized layers (0.33+: its Load Diffusion Model on an FP8 file, or this pack's FP8 loader
-        # handing such a file to it): their state dict holds the stored values, a `weight_scale` and a `comfy_quant`
-        # description; the values are only right with their scale
-        comfy_q = {name for name, m in linears.items() if is_quantized_layer(m)}
+        modules = dict(dm.named_modules())
+        linears = {name: m for name, m in modules.items()
+                   if isinstance(m, torch.nn.Linear) or comfy_compat.is_quantized_layer(m)}
+        # a scaled weight's stored values are only right with its scale: 0.3.x's scaled-fp8 layers (Load Diffusion
+        # Model on a file with the `scaled_fp8` marker) store them beside `scale_weight`, ComfyUI's quantized layers
+        # inside their QuantizedTensor, this pack's layers beside `weight_scale`
+        scaled = {name: sw for name, m in modules.items() if (sw := _scaled_weight(m)) is not None}
         if not any(is_accel_linear(m) and m.weight_scale is not None for m in linears.values()):
             plan = plan_layers(dm, families.detect(patcher), keep, extra_keep)
         state = dm.state_dict()
         for key, t in state.items():
             layer, _, leaf = key.rpartition(".")
             m = linears.get(layer)
-            if leaf == "weight_scale" or (layer in comfy_q and leaf != "weight" and leaf != "bias"):
-                continue  # a scale goes with its weight; comfy_quant / input_scale: the portable form's metadata says it
-            if layer in comfy_q and leaf == "weight":
-                scale = state.get(layer + ".weight_scale")
-                if (getattr(m, "quant_format", None) == "float8_e4m3fn" and t.dtype == kfp8.E4M3 and scale is not None
-                        and scale.numel() == 1):
-                    w8, s8 = t, scale.reshape(())
-                else:  # another format (e5m2, int8, mxfp8, nvfp4, ...): its values through comfy-kitchen, per tensor
-                    w8, s8 = kfp8.quantize_weight(m.weight.dequantize().float(), kfp8.E4M3, per_channel=False)
-                    requant += 1
-                tensors[key] = w8.cpu()
-                tensors[layer + ".weight_scale"] = s8.to(torch.float32).reshape(()).cpu()
-                quant_layers.append(layer)
+            sw = scaled.get(layer)
+            if sw is not None:
+                if leaf == "weight" and m is not None and sw[1].ndim == 2:
+                    w8, s8, again = _portable_fp8(*sw)
+                    requant += again
+                    tensors[key] = w8.cpu()
+                    tensors[layer + ".weight_scale"] = s8.to(torch.float32).reshape(()).cpu()
+                    quant_layers.append(layer)
+                elif leaf == "weight":  # a quantized embedding table (0.33): its values, in high precision
+                    values = sw[1].float() * sw[2].float() if sw[0] == "fp8" else sw[1]
+                    tensors[key] = values.to(hp_dtype).cpu()
+                elif leaf == "bias":  # (0.3.x's scaled-fp8 layers store it in fp8: exact in 16 bits)
+                    tensors[key] = t.to(hp_dtype).cpu()
+                # its other tensors (scale_weight / weight_scale, scale_input / input_scale, comfy_quant, second-level
+                # scales) are carried by the portable weight_scale and metadata, or not needed by the values
                 continue
-            if m is not None and leaf == "weight":
-                scale = getattr(m, "weight_scale", None)
-                if scale is not None:
-                    if t.dtype == kfp8.E4M3 and scale.numel() == 1:
-                        w8, s8 = t, scale.reshape(())
-                    else:
-                        w8, s8 = kfp8.requantize(t, scale, kfp8.E4M3, per_channel=False)
-                        requant += 1
-                elif plan is not None and plan.quantize.get(layer, False):
-                    # (a stock fp8 model's unscaled weights are their values: upcast before scaling)
-                    w8, s8 = kfp8.quantize_weight(t.float() if kfp8.is_fp8(t) else t, kfp8.E4M3, per_channel=False)
-                else:
-                    tensors[key] = t.to(hp_dtype) if t.is_floating_point() else t
-                    continue
+            if m is not None and leaf == "weight" and plan is not None and plan.quantize.get(layer, False):
+                # (a stock fp8 model's unscaled weights are their values: upcast before scaling)
+                w8, s8 = kfp8.quantize_weight(t.float() if kfp8.is_fp8(t) else t, kfp8.E4M3, per_channel=False)
                 tensors[key] = w8.cpu()
                 tensors[layer + ".weight_scale"] = s8.to(torch.float32).reshape(()).cpu()
                 quant_layers.append(layer)
@@ -119,14 +136,18 @@ def _limit(folder: str, name: str, default: int) -> int:
         return default
 
 
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # another drive (Windows)
+        return False
+
+
 def _check_prefix(filename_prefix) -> tuple[str, str, str]:
-    """(base, folder, stem) of a save, checked without touching the disk: inside models/diffusion_models,
-    a real file name (not '.', './', 'sub/..'), no NUL/control characters, every name within the
-    filesystem's length limit, no existing file where a folder is needed, the folder writable."""
-    raw = str(filename_prefix)
-    shown = repr(raw) if any(ord(c) < 32 for c in raw) else f"'{raw}'"
-    if len(shown) > 80:
-        shown = f"{shown[:60]}...' ({len(raw)} characters)"
+    """(base, folder, stem) of a save, checked without writing anything: inside models/diffusion_models (also after
+    following the folder links on the way), a real file name (not '.', './', 'sub/..'), no NUL/control characters,
+    every name within the filesystem's length limit, no existing file where a folder is needed, the folder writable."""
+    shown = quoted(filename_prefix)
     prefix = str(filename_prefix if filename_prefix is not None else "").strip() or _DEFAULT_PREFIX
     if "\x00" in prefix:
         raise _save_error(f"{shown} contains a NUL byte, which no file name may contain", "Remove it")
@@ -137,10 +158,14 @@ def _check_prefix(filename_prefix) -> tuple[str, str, str]:
         prefix = prefix[: -len(".safetensors")]
     base = _save_base()
     full = os.path.abspath(os.path.join(base, prefix))
-    if os.path.commonpath([full, base]) != base:
+    if not _inside(full, base):
         raise _save_error(f"{shown} points outside models/diffusion_models")
     if full == base:
         raise _save_error(f"{shown} does not name a file inside models/diffusion_models (it is the folder itself)")
+    real = os.path.realpath(os.path.dirname(full))
+    if not _inside(real, os.path.realpath(base)):  # a folder link inside it that leads elsewhere
+        raise _save_error(f"{shown} points outside models/diffusion_models: a folder link on the way leads to "
+                          f"'{real}'", "Use a plain name or a sub-folder that is not a link")
     parts = os.path.relpath(full, base).split(os.sep)
     name_max = _limit(base, "PC_NAME_MAX", 255)
     for i, part in enumerate(parts):

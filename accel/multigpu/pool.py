@@ -26,6 +26,12 @@ from ..common import log
 from . import transport
 
 
+# A worker keeps the models it holds while this share of its memory stays available with the next one loaded too:
+# room for the activations of a 720p video forward (the largest Wan 14B ones: a few GB per GPU at 4 GPUs; the whole
+# sequence on one GPU at 1).
+KEEP_FREE = 0.3
+
+
 class WorkerError(RuntimeError):
     """A worker failed (its traceback is in the message) or did not start."""
 
@@ -51,11 +57,14 @@ class WorkerPool:
         self.interrupt_grace_s = interrupt_grace_s
         self.procs: list = []
         self.conns: list = []
-        self.model_key = None
+        self.model_key = None  # the model of the latest forward
+        self.models: dict = {}  # key -> {"bytes", "inner", "compile_cfg"} of the models every worker holds, oldest first
+        self.memory = None  # the workers' smallest {"available", "total"} bytes after the latest load
         self.inner = None
         self.compile_cfg = None
         self.worker_inner = None  # repr of the attention override the workers run
         self.busy = False  # a forward is in flight (tests wait on it)
+        self.stats = {"start_s": None, "loads": []}  # seconds to start; per model sent: (key, bytes, seconds)
         self.lock = threading.Lock()
 
     # ------------------------------------------------------------------ lifecycle
@@ -67,6 +76,7 @@ class WorkerPool:
         return bool(self.procs) and all(p.poll() is None for p in self.procs)
 
     def start(self) -> "WorkerPool":
+        t0 = time.monotonic()
         authkey = secrets.token_bytes(16)
         listener = Listener(("127.0.0.1", 0), authkey=authkey)
         name, root = _pack_identity()
@@ -105,6 +115,7 @@ class WorkerPool:
             msg = transport.get(c)
             by_rank[msg[1]] = c
         self.conns = [by_rank[r] for r in range(self.world)]
+        self.stats["start_s"] = round(time.monotonic() - t0, 1)
         log.info("multigpu: %d %s workers ready (pids %s)", self.world, self.device, self.pids)
         return self
 
@@ -129,7 +140,7 @@ class WorkerPool:
                 c.close()
             except Exception:
                 pass
-        self.procs, self.conns, self.model_key = [], [], None
+        self.procs, self.conns, self.model_key, self.models, self.memory = [], [], None, {}, None
 
     # ------------------------------------------------------------------ work
     def _collect(self, expect: str, check_interrupt=None) -> list:
@@ -182,9 +193,11 @@ class WorkerPool:
         return "; ".join(f"worker {r} (pid {p.pid}) {exit_text(p.returncode)}" for r, p in dead)
 
     def load(self, key, module, inner=None, compile_cfg=None, compute_dtype=None) -> None:
-        """Make the workers hold `module`'s weights (sent when `key` changes) and run `inner` (the user's
+        """Make the workers hold `module`'s weights (sent when `key` is not held) and run `inner` (the user's
         attention override, sent when it changes) inside their Ulysses attention; `compile_cfg` (Accel
-        Compile's CompileConfig, part of `key`) makes them compile their copy the same way."""
+        Compile's CompileConfig, part of `key`) makes them compile their copy the same way. The models held
+        before stay while every worker keeps KEEP_FREE of its memory free with the new one loaded too (the two
+        experts of Wan 2.2 A14B, sampled one after the other in every run); the oldest go first."""
         with self.lock:
             inner = transport.AttentionRecipe.of(inner)
             try:
@@ -194,24 +207,67 @@ class WorkerPool:
                               "multigpu: the attention override %r cannot be sent to the workers; they use ComfyUI's attention",
                               inner)
                 inner = None
-            if self.model_key == key:
-                if repr(inner) != repr(self.inner):
+            held = self.models.get(key)
+            if held is not None:
+                self.models[key] = self.models.pop(key)  # the newest now
+                if repr(inner) != repr(held["inner"]):
                     for c in self.conns:
-                        transport.put(c, ("inner", inner))
-                    self._collect("inner")
-                    self.inner = inner
+                        transport.put(c, ("inner", key, inner))
+                    self.worker_inner = self._collect("inner")[0][1]
+                    held["inner"] = inner
+                self.model_key, self.inner, self.compile_cfg = key, inner, held["compile_cfg"]
                 return
+            t0 = time.monotonic()
             skeleton, tensors = transport.snapshot(module)
+            need = transport.nbytes(tensors)
+            keep = self._keep(need)
             for c in self.conns:
-                transport.put(c, ("load", key, inner, compile_cfg, str(compute_dtype) if compute_dtype else None))
-            threads = [threading.Thread(target=transport.send_model, args=(c, skeleton, tensors)) for c in self.conns]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+                transport.put(c, ("load", key, inner, compile_cfg, str(compute_dtype) if compute_dtype else None, keep))
+            self.models = {k: v for k, v in self.models.items() if k in keep}
+            failed = []
+
+            def send():
+                try:
+                    transport.send_model(self.conns, skeleton, tensors)
+                except OSError as e:  # a worker failed or died: _collect says which, and stops them all
+                    failed.append(e)
+
+            sender = threading.Thread(target=send, daemon=True)
+            sender.start()
             replies = self._collect("load")
-            self.worker_inner = replies[0][2] if replies and len(replies[0]) > 2 else None
+            sender.join()
+            if failed:
+                raise WorkerError(f"sending the model to the workers failed: {failed[0]}")
+            self.worker_inner = replies[0][2]
+            self.memory = min((r[3] for r in replies), key=lambda m: m["available"])
+            self.models[key] = {"bytes": need, "inner": inner, "compile_cfg": compile_cfg}
+            self.stats["loads"].append((key, need, round(time.monotonic() - t0, 1)))
             self.model_key, self.inner, self.compile_cfg = key, inner, compile_cfg
+            if len(self.models) > 1:
+                log.info("multigpu: the workers hold %d models (%.1f GB each GPU); %.1f GB of %.1f GB left",
+                         len(self.models), sum(m["bytes"] for m in self.models.values()) / 1e9,
+                         self.memory["available"] / 1e9, self.memory["total"] / 1e9)
+
+    def _keep(self, need: int) -> list:
+        """The held models that stay when one of `need` bytes comes: newest first, while every worker keeps
+        KEEP_FREE of its memory available with the new one loaded."""
+        if self.memory is None:
+            return []
+        available, floor = self.memory["available"] - need, KEEP_FREE * self.memory["total"]
+        dropped = []
+        for k in self.models:  # oldest first
+            if available >= floor:
+                break
+            available += self.models[k]["bytes"]
+            dropped.append(k)
+        return [k for k in self.models if k not in dropped] if available >= floor else []
+
+    def info(self) -> list:
+        """Per worker: device, memory (peak included), the models held with their attention and compile status."""
+        with self.lock:
+            for c in self.conns:
+                transport.put(c, ("info",))
+            return [r[2] for r in self._collect("info")]
 
     def run(self, parts: list, check_interrupt=None, method: str = "forward"):
         """`method`: the diffusion model's method to call with keyword arguments (the one ComfyUI's

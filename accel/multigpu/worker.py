@@ -1,9 +1,11 @@
 """The worker loop: one process per GPU (rank r of N), started and owned by `pool.WorkerPool`.
 
-Messages from ComfyUI's process (one Connection each): ("load", key, inner, compile_cfg, compute dtype) followed by the model
-(transport.send_model), ("inner", override), ("run", key, kwargs, split, method), ("stop",). Replies: ("ready", rank),
-("loaded", key, repr of the attention override), ("out", tensor) from the first rank of each of the `split` groups / ("done",) from the
-others, ("error", rank, text).
+Messages from ComfyUI's process (one Connection each): ("load", key, inner, compile_cfg, compute dtype, keep) followed
+by the model (transport.send_model; the models not in `keep` are dropped first), ("inner", key, override),
+("run", key, kwargs, split, method), ("info",), ("stop",). Replies: ("ready", rank), ("loaded", key, repr of the
+attention override, memory), ("ok", repr of the override), ("out", tensor) from the first rank of each of the `split`
+groups / ("done",) from the others, ("info", rank, dict), ("error", rank, text). A worker holds several models
+(the two experts of Wan 2.2 A14B) while ComfyUI's process keeps them (see pool.WorkerPool.load).
 CFG parallel: `split` = 2 divides the ranks into two halves (ranks 0..N/2-1 and N/2..N-1), each with its
 own process group (created at start, when N is even); each half runs the batch slice it was sent with
 sequence parallelism over its N/2 ranks. `split` = 1: all N ranks share one sequence. A worker exits when
@@ -81,6 +83,50 @@ def cast_like_comfy(dm, compute_dtype) -> int:
     return n
 
 
+class _Loaded:
+    """One model a worker holds: its copy, the transformer_options that make a forward sequence parallel, the
+    sequence-parallel state, Accel Compile's wrapper (or None)."""
+
+    def __init__(self, dm, options, state, compiler):
+        self.dm, self.options, self.state, self.compiler = dm, options, state, compiler
+
+
+def memory(device) -> dict:
+    """Bytes this worker's device can still give to torch (free on the device plus what torch caches unused) and
+    its total."""
+    import torch
+
+    if device.type == "cuda":
+        free, total = torch.cuda.mem_get_info(device)
+        return {"available": free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device),
+                "total": total}
+    pages, size = os.sysconf("SC_AVPHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    return {"available": pages * size, "total": os.sysconf("SC_PHYS_PAGES") * size}
+
+
+def info(device, models: dict) -> dict:
+    """What runs in this worker (benchmarks, tests): its device and memory, the models it holds, each one's attention
+    override and compile status."""
+    import torch
+
+    out = {"pid": os.getpid(), "device": str(device), "models": {}}
+    if device.type == "cuda":
+        gib = 2 ** 30
+        out.update(name=torch.cuda.get_device_name(device),
+                   peak_allocated_gib=round(torch.cuda.max_memory_allocated(device) / gib, 2),
+                   peak_reserved_gib=round(torch.cuda.max_memory_reserved(device) / gib, 2),
+                   allocated_gib=round(torch.cuda.memory_allocated(device) / gib, 2))
+    out.update(memory(device))
+    for key, held in models.items():
+        m = {"attention": repr(held.state.inner), "compile": None}
+        if held.compiler is not None:
+            st = held.compiler.status(held.compiler.base)
+            m["compile"] = {k: getattr(st, k) for k in ("backend", "scope", "graphs", "compiles", "calls", "fell_back",
+                                                         "reason", "compile_seconds")}
+        out["models"][key] = m
+    return out
+
+
 def main(cfg: dict) -> None:
     from multiprocessing.connection import Client
 
@@ -106,7 +152,7 @@ def main(cfg: dict) -> None:
             half = world // 2
             groups[2] = [dist.new_group(list(range(g * half, (g + 1) * half))) for g in range(2)]
         transport.put(conn, ("ready", rank))
-        loaded = None  # (key, diffusion model, transformer_options, state)
+        models: dict = {}  # key -> _Loaded, in load order
         while True:
             try:
                 msg = transport.get(conn)
@@ -116,34 +162,40 @@ def main(cfg: dict) -> None:
                 if msg[0] == "stop":
                     break
                 if msg[0] == "load":
-                    _, key, inner, compile_cfg, compute_dtype = msg
-                    loaded = None
+                    _, key, inner, compile_cfg, compute_dtype, keep = msg
+                    for k in [k for k in models if k not in keep or k == key]:
+                        del models[k]
                     if device.type == "cuda":
                         torch.cuda.empty_cache()
-                    dm = transport.recv_model(conn, device).eval()
+                    dm = transport.recv_model(conn, device, rank, world).eval()
                     cast_like_comfy(dm, compute_dtype)
                     state = sp.SPState(rank, world)
                     state.inner = _inner(inner)
-                    loaded = (key, dm, sp.install(dm, state), state, _compiler(dm, compile_cfg))
-                    transport.put(conn, ("loaded", key, repr(state.inner)))
+                    models[key] = _Loaded(dm, sp.install(dm, state), state, _compiler(dm, compile_cfg))
+                    transport.put(conn, ("loaded", key, repr(state.inner), memory(device)))
                 elif msg[0] == "inner":
-                    if loaded is not None:
-                        loaded[3].inner = _inner(msg[1])
-                    transport.put(conn, ("ok",))
+                    held = models.get(msg[1])
+                    if held is not None:
+                        held.state.inner = _inner(msg[2])
+                    transport.put(conn, ("ok", repr(held.state.inner) if held is not None else None))
+                elif msg[0] == "info":
+                    transport.put(conn, ("info", rank, info(device, models)))
                 elif msg[0] == "run":
                     _, key, kwargs, split, method = msg
-                    if loaded is None or loaded[0] != key:
-                        raise RuntimeError(f"run for model {key} but {loaded and loaded[0]} is loaded")
+                    held = models.get(key)
+                    if held is None:
+                        raise RuntimeError(f"run for model {key} but the worker holds {list(models)}")
                     size = world // split
-                    state = loaded[3]
+                    state = held.state
                     state.rank, state.world, state.group = rank % size, size, groups[split][rank // size]
                     kwargs = transport.to_device(kwargs, device)
                     with torch.no_grad():
-                        fn = getattr(loaded[1], method)
-                        if loaded[4] is None:
-                            out = fn(transformer_options=dict(loaded[2]), **kwargs)
+                        fn = getattr(held.dm, method)
+                        if held.compiler is None:
+                            out = fn(transformer_options=dict(held.options), **kwargs)
                         else:
-                            out = loaded[4](_Executor(fn, loaded[4].base), transformer_options=dict(loaded[2]), **kwargs)
+                            out = held.compiler(_Executor(fn, held.compiler.base), transformer_options=dict(held.options),
+                                                **kwargs)
                     if state.rank == 0:
                         transport.put(conn, ("out", out.to("cpu")))
                     else:

@@ -1,9 +1,9 @@
-"""Accel VAE: a faster decode for the Wan 2.1/2.2 VAE (also Qwen-Image's) and the KL VAEs (Flux, SDXL, SD3).
+"""What an Accel VAE decode runs: the VAE copy, and the scope each decode call runs in.
 
-The user's VAE object is never modified: `accelerate(vae, options)` returns a shallow copy (same weights,
+The user's VAE object is never modified: `accelerated_copy(vae, options, kind)` returns a shallow copy (same weights,
 same ModelPatcher, so ComfyUI loads and offloads it exactly as before) whose class is a subclass of the
 input's class with `decode` / `decode_tiled` wrapped. The wrapper runs ComfyUI's own decode (0.3.75 and
-0.33 alike: `VAE.decode` / `VAE.decode_tiled` call `first_stage_model.decode`) inside `decode_scope`,
+0.33 alike: `VAE.decode` / `VAE.decode_tiled` call `first_stage_model.decode`) inside `AccelState.scope`,
 which for the length of that one call:
 
 - sets the torch flags (cudnn.benchmark, TF32) through accel.cuda_settings.flags.scoped and restores them after;
@@ -12,91 +12,28 @@ which for the length of that one call:
 - optionally points the Wan decoder's `RMS_norm -> SiLU` pairs at the fused Triton kernel
   (kernels/vae_norm.py), and the decoder's residual blocks at torch.compile'd versions of themselves
   (one compiled callable per block call, never the chunk loop around them), through instance attributes
-  removed after the call.
+  removed after the call;
+- optionally (`temporal_chunk`) runs the Wan VAE's decode with that many latent frames per decoder call
+  (`decode_chunked`: ComfyUI's decoder and its causal cache, called over longer runs of frames).
 
 ComfyUI runs one prompt at a time, so the shared modules carry these hooks only while this VAE decodes;
 the input VAE decodes exactly as before at any other time. `tiled` routes `decode` to ComfyUI's own
-`decode_tiled` (the VAE Decode (Tiled) node's arguments), which bounds peak memory by the tile size.
+`decode_tiled` (the VAE Decode (Tiled) node's arguments), which bounds peak memory by the tile size; tile_size 0
+sizes the tiles to the device's free memory by ComfyUI's own estimate of a decode (`fit_tiles`).
 
-Exactness: channels_last and cudnn.benchmark only change which cuDNN algorithm runs (float reassociation);
-TF32, compile, the fused norm and tiling change the numbers more and are opt-in (`Option.exact`).
+Exactness (accel.vae.options.OPTION_NOTES): channels_last, cudnn.benchmark and temporal_chunk only change which
+cuDNN algorithm runs and over how many frames (float reassociation); TF32, compile, the fused norm and tiling
+change the numbers more and are opt-in.
 """
 from __future__ import annotations
 
 import contextlib
 import copy
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 from ..common import log
 from ..common.errors import AccelError, current_title
-from ..common.figures import num as _num, span as _span, text as _text
 from ..common.policy import Policy
-
-
-
-# --- the options ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class VaeOptions:
-    channels_last: bool = True
-    cudnn_benchmark: bool = False  # its first decode at a new size searches (~11 s, Wan 81f 480p) for 1.05x: opt-in
-    tf32: bool = False
-    fused_norm: bool = False
-    compile: bool = False
-    tiled: bool = False
-    tile_size: int = 512        # pixels, like VAE Decode (Tiled)
-    overlap: int = 64
-    temporal_size: int = 64     # frames
-    temporal_overlap: int = 8
-    compile_backend: str = "inductor"  # tests use "eager" (the plumbing without a compiler)
-
-
-# option -> (exact up to float reassociation?, what it does, deviation measured vs stock decode)
-# CPU: the bounds tests/vae/test_vae.py asserts (tiny random-weight VAEs, fp32). GPU: bench/bench_vae.py on an
-# H200, ComfyUI 0.33, bf16, Wan 2.1 VAE (true config, RANDOM weights) decoding 81 frames 480p; each option
-# on top of channels_last + cudnn_benchmark (bench/results/h200/vae_033/vae.md). Random weights show speed
-# and deviation from stock, not visual quality; max|diff| is on the [-1, 1] output scale.
-OPTION_NOTES = {
-    "channels_last": (True, "channels_last(_3d) activations for the decoder's convolutions",
-                      "other cuDNN algorithms, float reassociation only (CPU fp32: max|diff| <= 1e-5; H100 bf16 "
-                      f"Wan VAE: {_span('vae.h100.default.run2', 'vae.h100.default.vae033')} stock, first decode no "
-                      f"slower, max|diff| {_text('vae.h100.default.vae033.maxdiff')}; inside the Wan 2.2 A14B LightX2V "
-                      f"workflow on an H100, experts resident: slower, {_text('e2e_wf.h100.save.level1_vae.q2.vae_decode')} "
-                      f"vs stock's {_text('e2e_wf.h100.save.level1.q2.vae_decode')})"),
-    "cudnn_benchmark": (True, "cudnn.benchmark during the decode (restored after)",
-                        "another cuDNN algorithm, float reassociation only; with channels_last the first decode "
-                        "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 "
-                        f"{_num('vae.h200.cl_bench.first.fp32ref')}-{_text('vae.h200.cl_bench.first.vae033')} vs "
-                        f"{_num('vae.h200.stock.first.fp32ref')}-{_text('vae.h200.stock.first.vae033')} stock, H100 "
-                        f"{_text('vae.h100.cl_bench.cold.first')} vs {_text('vae.h100.cl_bench.cold.stock_first')}; then "
-                        f"{_span('vae.h100.cl_bench.cold.speedup', 'vae.h200.cl_bench.run2.speedup')})"),
-    "tf32": (False, "TF32 for float32 convolutions/matmuls during the decode (restored after)",
-             "fp32 VAEs only (~1e-3 relative per conv); no effect on bf16/fp16 VAEs; GPU: not measured"),
-    "fused_norm": (False, "fused RMSNorm+SiLU (one Triton pass, fp32 math, one rounding)",
-                   "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| "
-                   f"{_num('vae.h200.fused_norm_bench.vae033.maxdiff')}-{_text('vae.h200.fused_norm_nobench.run3.maxdiff')} "
-                   f"vs stock, {_text('vae.h200.fused_norm.fp32ref.vs_fp32')} vs a float32 decode where stock is "
-                   f"{_text('vae.h200.stock.fp32ref.vs_fp32')}; with channels_last: H200 "
-                   f"{_text('vae.h200.fused_norm_nobench.run3')}, "
-                   f"{_span('vae.h200.fused_norm_bench.vae033', 'vae.h200.fused_norm_bench.run2')} adding "
-                   f"cudnn_benchmark; H100 {_span('vae.h100.fused_norm_nobench.run3', 'vae.h100.fused_norm_nobench.vae033')}, "
-                   f"{_span('vae.h100.fused_norm_bench.vae033', 'vae.h100.fused_norm_bench.run2')} adding cudnn_benchmark)"),
-    "compile": (False, "torch.compile of each decoder residual block call",
-                "fused fp32 intermediates (bf16 Wan VAE with fused_norm + channels_last + cudnn_benchmark: H200 "
-                f"{_span('vae.h200.compile.fp32ref', 'vae.h200.compile.run2')} stock, H100 "
-                f"{_span('vae.h100.compile.run3', 'vae.h100.compile.vae033')}; without cudnn_benchmark H200 "
-                f"{_text('vae.h200.compile_nobench.run3')}, H100 {_text('vae.h100.compile_nobench.run3')}; max|diff| "
-                f"{_num('vae.h200.fused_norm_bench.vae033.maxdiff')}-{_text('vae.h200.compile.fp32ref.maxdiff')}, first "
-                f"decode {_num('vae.h100.compile.first.run2')}-{_text('vae.h100.compile.first.vae033')})"),
-    "tiled": (False, "ComfyUI's tiled decode (bounds peak VRAM by the tile size)",
-              f"blended seams differ from a full decode (H200 Wan VAE, 512 px tiles: peak {_num('vae.h200.tiled.peak')} "
-              f"vs {_text('vae.h200.stock.peak')}, {_text('vae.h200.tiled.speedup')} speed, large max|diff| near seams "
-              "with random weights)"),
-}
-# Flux's KL VAE at 1024^2 on an H200 (bf16, ComfyUI 0.33): channels_last + cudnn_benchmark decoded at 0.64x
-# stock speed (bench/results/h200/vae_033/vae.md), so the node does not apply them to KL VAEs.
-KL_LAYOUT_MEASURED = f"measured {_text('vae.h200.kl.cl_bench.speedup')} stock speed on Flux's VAE at 1024^2 on an H200"
-BOOL_OPTIONS = tuple(OPTION_NOTES)
 
 
 # --- which VAE is this ---------------------------------------------------------------------------------
@@ -214,14 +151,15 @@ def _identity(x, *args, **kwargs):
 class AccelState:
     """The options of one Accel VAE node output, and what it compiled (kept across decodes)."""
 
-    def __init__(self, options: VaeOptions, kind: VaeKind, policy: Policy):
-        self.options = options
+    def __init__(self, options, kind: VaeKind):
+        self.options = options  # accel.vae.options.VAEOptions
         self.family = kind.family
-        self.policy = Policy(policy)
+        self.policy = Policy(options.policy)
         self.title = current_title()  # a compile failure while decoding (later, in another node) names this node
         self.compiled: dict = {}       # residual block -> compiled callable
         self.compile_failed: str | None = None
         self.decodes = 0
+        self.last_tiles: dict | None = None  # decode_tiled arguments of the last tiled decode (None: a full decode)
 
     def __deepcopy__(self, memo):
         return self
@@ -262,7 +200,7 @@ class AccelState:
         from ..compile import dynamo_compat
 
         kind, why = identify(vae)
-        if kind is None:  # cannot happen for a VAE accelerate() accepted; stay safe
+        if kind is None:  # cannot happen for a VAE apply() accepted; stay safe
             yield
             return
         o = self.options
@@ -294,6 +232,15 @@ class AccelState:
                     limits = dynamo_compat.raised_recompile_limits(16 * max(1, len(blocks)))
                     if limits:
                         stack.enter_context(torch._dynamo.config.patch(**limits))
+                if o.temporal_chunk and kind.family in ("wan2.1", "wan2.2"):
+                    fsm = vae.first_stage_model
+                    eager_decode = fsm.decode
+
+                    def chunked(z, *args, **kwargs):
+                        if args or kwargs or z.ndim != 5 or z.shape[2] < 2:
+                            return eager_decode(z, *args, **kwargs)
+                        return decode_chunked(fsm, z, o.temporal_chunk, kind.family)
+                    set_attr(fsm, "decode", chunked)
                 self.decodes += 1
                 yield
         finally:
@@ -305,13 +252,11 @@ class AccelState:
                 else:
                     mod.__dict__[name] = prev
 
-    def tile_args(self, vae) -> dict:
-        """decode_tiled arguments from the pixel/frame tile sizes, as VAE Decode (Tiled) computes them."""
+    def tile_args(self, vae, samples) -> dict | None:
+        """decode_tiled arguments from the pixel/frame tile sizes, as VAE Decode (Tiled) computes them; tile_size 0:
+        the spatial tile `fit_tiles` sizes to the free memory (None: the whole decode fits, decode untiled)."""
         o = self.options
-        tile, overlap = o.tile_size, o.overlap
         t_size, t_overlap = o.temporal_size, o.temporal_overlap
-        if tile < overlap * 4:
-            overlap = tile // 4
         if t_size < t_overlap * 2:
             t_overlap = t_overlap // 2
         tc = vae.temporal_compression_decode()
@@ -321,7 +266,62 @@ class AccelState:
         else:
             t_size = t_overlap = None
         comp = vae.spacial_compression_decode()
-        return dict(tile_x=tile // comp, tile_y=tile // comp, overlap=overlap // comp, tile_t=t_size, overlap_t=t_overlap)
+        if o.tile_size == 0:
+            tile = fit_tiles(vae, samples, t_size)
+            if tile is None:
+                return None
+            overlap = tile // 4
+        else:
+            tile, overlap = o.tile_size // comp, o.overlap
+            if o.tile_size < overlap * 4:
+                overlap = o.tile_size // 4
+            overlap //= comp
+        return dict(tile_x=tile, tile_y=tile, overlap=overlap, tile_t=t_size, overlap_t=t_overlap)
+
+
+def fit_tiles(vae, samples, tile_t) -> int | None:
+    """The spatial tile (latent pixels) for a tiled decode sized to the device's free memory: None where ComfyUI's
+    own estimate of the whole decode (`vae.memory_used_decode`) fits, else the largest of the latent's side halved
+    until a tile's estimate fits (at least 256 pixels, ComfyUI's own fallback tile)."""
+    from .. import comfy_compat
+
+    free = comfy_compat.vae_free_memory(vae)
+    shape = tuple(samples.shape)
+    if vae.memory_used_decode(shape, vae.vae_dtype) <= free:
+        return None
+    smallest = max(1, 256 // vae.spacial_compression_decode())
+    tile = max(shape[-2:])
+    frames = (min(tile_t, shape[2]) if tile_t else shape[2],) if len(shape) == 5 else ()
+    while tile > smallest:
+        tile = max(smallest, tile // 2)
+        if vae.memory_used_decode(shape[:2] + frames + (tile, tile), vae.vae_dtype) <= free:
+            break
+    return tile
+
+
+def decode_chunked(fsm, z, chunk: int, family: str):
+    """`WanVAE.decode(z)` with `chunk` latent frames per decoder call after the first frame (ComfyUI 0.33's Wan 2.1
+    decode: 2; 0.3.75's, and the Wan 2.2 VAE's: 1). ComfyUI's own decoder and causal cache: the first latent frame
+    alone (it is not upsampled in time), then runs of `chunk`, each call continuing the cache of the last."""
+    import torch
+
+    from .. import comfy_compat
+
+    feat_map = [None] * comfy_compat.wan_vae_cache_size(fsm.decoder)
+    x = fsm.conv2(z)
+    out = []
+    starts = [0] + list(range(1, x.shape[2], chunk))
+    for i, a in enumerate(starts):
+        b = 1 if i == 0 else a + chunk
+        extra = {"first_chunk": True} if i == 0 and family == "wan2.2" else {}
+        got = fsm.decoder(x[:, :, a:b], feat_cache=feat_map, feat_idx=[0], **extra)
+        out += got if isinstance(got, list) else [got]
+    out = torch.cat(out, 2)
+    if family == "wan2.2":
+        import comfy.ldm.wan.vae2_2 as wan22
+
+        out = wan22.unpatchify(out, patch_size=2)
+    return out
 
 
 _MISSING = object()
@@ -340,8 +340,10 @@ def _accel_class(base):
     def decode(self, samples_in, *args, **kwargs):
         st = self._accel_vae
         with st.scope(self):
-            if st.options.tiled:
-                out = base.decode_tiled(self, samples_in, **st.tile_args(self))
+            tiles = st.tile_args(self, samples_in) if st.options.tiled else None
+            st.last_tiles = tiles
+            if tiles is not None:
+                out = base.decode_tiled(self, samples_in, **tiles)
             else:
                 out = base.decode(self, samples_in, *args, **kwargs)
         return out.contiguous()
@@ -360,83 +362,9 @@ def state_of(vae) -> AccelState | None:
     return vae.__dict__.get("_accel_vae") if hasattr(vae, "__dict__") else None
 
 
-# --- the node's entry point ------------------------------------------------------------------------
-
-def check_options(options: VaeOptions) -> None:
-    """AccelError for tile settings the tiled decode cannot use (before any work)."""
-    for name, lo in (("tile_size", 64), ("overlap", 0), ("temporal_size", 8), ("temporal_overlap", 4)):
-        v = getattr(options, name)
-        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise AccelError(name, f"{v!r} is not an integer >= {lo}", f"Set {name} to {lo} or more")
-
-
-def accelerate(vae, options: VaeOptions, policy: Policy = Policy.FALL_BACK):
-    """(vae to use, report text). The input VAE is not modified. Unknown VAE types: the input VAE unchanged
-    with a report line (policy FALL_BACK) or an AccelError naming the input (ERROR). The report's first line is
-    the title of the node running (none outside a node)."""
-    import torch
-
-    policy = Policy(policy)
-    check_options(options)
-    if vae is None or not hasattr(vae, "decode"):
-        raise AccelError("vae", f"expected a VAE, got {type(vae).__name__}", "Connect a VAE loader's output")
-    kind, why = identify(vae)
-    lines = [current_title()] if current_title() else []
-    if kind is None:
-        if policy is Policy.ERROR:
-            raise AccelError("vae", why, "Use the VAE as it is (remove Accel VAE), or set on_failure to 'fall back'")
-        lines.append(f"not accelerated (fall back): {why}; the input VAE is passed through unchanged")
-        log.warn_once(("vae-unknown", type(vae.first_stage_model).__name__ if getattr(vae, "first_stage_model", None) is not None else None),
-                      "Accel VAE: %s; passing the VAE through", why)
-        return vae, "\n".join(lines)
-    lines.append(f"VAE: {kind.label}, dtype {str(getattr(vae, 'vae_dtype', '?')).replace('torch.', '')}, "
-                 f"device {getattr(vae, 'device', '?')}")
-    skipped = []
-    if options.fused_norm and kind.family == "kl":
-        msg = "fused_norm: the KL decoder's GroupNorm + functional SiLU have no fused kernel here"
-        if policy is Policy.ERROR:
-            raise AccelError("fused_norm", msg, "Set fused_norm to false for this VAE")
-        skipped.append(msg + ": skipped")
-        options = replace(options, fused_norm=False)
-    if kind.family == "kl" and (options.channels_last or options.cudnn_benchmark):
-        # measured, not assumed: see KL_LAYOUT_MEASURED
-        skipped.append("channels_last, cudnn_benchmark: not applied to KL VAEs (" + KL_LAYOUT_MEASURED + ")")
-        options = replace(options, channels_last=False, cudnn_benchmark=False)
-    prev = state_of(vae)
+def accelerated_copy(vae, options, kind: VaeKind):
+    """A shallow copy of `vae` whose decode runs with `options` (accel.vae.options.VAEOptions); `vae` is unchanged."""
     clone = copy.copy(vae)
     clone.__class__ = _accel_class(type(vae))
-    state = AccelState(options, kind, policy)
-    clone._accel_vae = state
-    if prev is not None:
-        lines.append("replaces the Accel VAE settings already on the input VAE")
-    applied, exact = [], True
-    for name in BOOL_OPTIONS:
-        on = getattr(options, name)
-        is_exact, what, deviation = OPTION_NOTES[name]
-        if on:
-            applied.append(name)
-            exact = exact and is_exact
-            tag = "exact up to float reassociation" if is_exact else "changes numbers"
-            lines.append(f"on: {name}: {what} [{tag}; {deviation}]")
-    lines.append("off: " + (", ".join(n for n in BOOL_OPTIONS if not getattr(options, n)) or "none"))
-    if options.tiled:
-        lines.append("tiles: {tile_size} px, overlap {overlap} px, {temporal_size} frames, overlap {temporal_overlap} "
-                     "frames (VAE Decode (Tiled)'s meaning)".format(**{f.name: getattr(options, f.name) for f in fields(options)}))
-    if options.fused_norm:
-        from ...kernels import vae_norm
-
-        pairs = len(norm_silu_pairs(kind.decoder))
-        k = vae_norm.kernel() if torch.cuda.is_available() else None
-        lines.append(f"fused_norm: {pairs} RMSNorm+SiLU pairs" + (
-            "" if k is not None else " (no Triton here: PyTorch's ops run instead, same numbers as stock)"))
-    if options.tf32 and getattr(vae, "vae_dtype", None) in (torch.float16, torch.bfloat16):
-        lines.append("note: tf32 has no effect on this VAE (it runs in " + str(vae.vae_dtype).replace("torch.", "") + ")")
-    device = getattr(vae, "device", None)
-    if options.cudnn_benchmark and getattr(device, "type", None) != "cuda":
-        lines.append(f"note: cudnn.benchmark has no effect on {device}")
-    lines += skipped
-    lines.append("result: " + ("exact up to float reassociation (all options on are exact)" if exact
-                                else "not bit-exact vs stock (opt-in options on): see the deviations above"))
-    text = "\n".join(lines)
-    log.info("Accel VAE: %s, %s", kind.family, ", ".join(applied) or "nothing")
-    return clone, text
+    clone._accel_vae = AccelState(options, kind)
+    return clone

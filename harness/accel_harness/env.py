@@ -114,11 +114,12 @@ def pack_nodes() -> dict:
     return load_pack().nodes.NODE_CLASS_MAPPINGS
 
 
-def call_node(node, *args, unique_id: str | None = None, **kwargs) -> dict:
+def call_node(node, *args, unique_id: str | None = None, hidden: dict | None = None, **kwargs) -> dict:
     """Run one V3 node of the pack the way ComfyUI's executor does (a class clone carrying the hidden inputs,
     then EXECUTE_NORMALIZED), outside a prompt. `node` is a node id or class; positional `args` fill the
-    schema's inputs in declared order. Returns {"ui": the ui payload as the frontend gets it (JSON), "result":
-    the output tuple}, the shape the pack's V1 nodes returned."""
+    schema's inputs in declared order; `hidden`: other hidden inputs by name ({"prompt": ..., "extra_pnginfo": ...}).
+    Returns {"ui": the ui payload as the frontend gets it (JSON), "result": the output tuple}, the shape the pack's
+    V1 nodes returned."""
     import json
 
     from comfy_api.latest import io
@@ -131,7 +132,7 @@ def call_node(node, *args, unique_id: str | None = None, **kwargs) -> dict:
         if name in kwargs:
             raise TypeError(f"{cls.__name__}: input {name!r} given twice")
         kwargs[name] = value
-    hidden = {io.Hidden.unique_id: unique_id}
+    hidden = {io.Hidden.unique_id: unique_id, **{getattr(io.Hidden, k): v for k, v in (hidden or {}).items()}}
     # 0.3.75 takes the hidden inputs, 0.33 a V3Data dict holding them
     v3 = hasattr(io, "V3Data") or hasattr(io.HiddenHolder, "from_v3_data")
     clone = cls.PREPARE_CLASS_CLONE({"hidden_inputs": hidden} if v3 else hidden)

@@ -29,8 +29,9 @@ def validate(prompt: dict):
     return asyncio.run(execution.validate_prompt(str(uuid.uuid4()), prompt, None))
 
 
-def run_prompt(prompt: dict, executor=None):
-    """Validate and execute; returns (executor, history_result). Raises with ComfyUI's own error text."""
+def run_prompt(prompt: dict, executor=None, extra_data: dict | None = None):
+    """Validate and execute; returns (executor, history_result). Raises with ComfyUI's own error text. `extra_data`:
+    what a client sends beside the prompt (e.g. {"extra_pnginfo": {"workflow": ...}}, which Save nodes embed)."""
     import execution
 
     ok, error, outputs, node_errors = validate(prompt)
@@ -44,7 +45,7 @@ def run_prompt(prompt: dict, executor=None):
     else:
         executor.server = server
     pid = str(uuid.uuid4())
-    executor.execute(prompt, pid, {}, outputs)
+    executor.execute(prompt, pid, dict(extra_data or {}), outputs)
     if not executor.success:
         errs = [d for e, d in executor.status_messages if e == "execution_error"]
         raise RuntimeError(f"prompt failed: {errs}")

@@ -142,6 +142,27 @@ def comfy_quant_int8(sd: dict) -> dict:
     return sd
 
 
+def comfy_quant_layers(sd: dict, fmt: str, pre_quant_scale: bool = False, seed: int = 0) -> dict:
+    """`sd` (a Wan state dict) as a ComfyUI 0.33+ mixed-precision checkpoint in format `fmt` (a `comfy.quant_ops.QUANT_ALGOS`
+    name: float8_e5m2, mxfp8, nvfp4, ...), written by ComfyUI's own quantizer (comfy-kitchen's `QuantizedTensor.from_float`
+    and its state-dict keys) for every 2-D block weight, with its `comfy_quant` entry; `pre_quant_scale`: also an AWQ
+    input scale per layer (random, in [0.5, 1.5)), which 0.33 multiplies into the layer's input. In place."""
+    import json
+
+    from comfy.quant_ops import QUANT_ALGOS, QuantizedTensor
+
+    layout = QUANT_ALGOS[fmt]["comfy_tensor_layout"]
+    conf = torch.tensor(list(json.dumps({"format": fmt}).encode()), dtype=torch.uint8)
+    gen = torch.Generator().manual_seed(seed)
+    for k in [k for k, v in sd.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2]:
+        layer, in_features = k[: -len(".weight")], sd[k].shape[1]
+        sd.update(QuantizedTensor.from_float(sd[k].to(torch.bfloat16), layout).state_dict(k))
+        sd[layer + ".comfy_quant"] = conf.clone()
+        if pre_quant_scale:
+            sd[layer + ".pre_quant_scale"] = torch.rand(in_features, generator=gen) + 0.5
+    return sd
+
+
 def comfy_scaled_fp8(sd: dict) -> dict:
     """`sd` (a Wan state dict) in ComfyUI's own scaled-fp8 layout, the one of the `*_fp8_scaled.safetensors` files
     Comfy-Org publishes and the shipped workflows load with Load Diffusion Model: every 2-D block weight as
@@ -222,6 +243,20 @@ def wan_lora(size: str = "tiny", rank: int = 4, seed: int = 3, layout: str = "li
     return {k: v.to(dtype) for k, v in sd.items()}
 
 
+def lora_for(model, modules, rank: int = 4, seed: int = 3, scale: float = 0.3, dtype=torch.float32) -> dict:
+    """A random LoRA in the diffusers-style key layout (`diffusion_model.<module>.lora_A.weight` / `.lora_B.weight`,
+    which ComfyUI's comfy/lora.py maps through its generic `diffusion_model.<module>` keys) for the Linear layers
+    `modules` (paths under the diffusion model) of `model` (a ModelPatcher), shaped from the layers themselves."""
+    dm = model.model.diffusion_model
+    g = torch.Generator().manual_seed(seed)
+    sd = {}
+    for name in modules:
+        out_f, in_f = dm.get_submodule(name).weight.shape
+        sd[f"diffusion_model.{name}.lora_A.weight"] = (torch.randn(rank, in_f, generator=g) * scale).to(dtype)
+        sd[f"diffusion_model.{name}.lora_B.weight"] = (torch.randn(out_f, rank, generator=g) * scale).to(dtype)
+    return sd
+
+
 def linear_teacache_set(coefficients_module, name: str, slope: float = 0.1, family: str = "wan21",
                         variant: str = "t2v", rel_l1_thresh: float = 0.3) -> Path:
     """Write a user TeaCache coefficient set (`name`, e.g. "user:tiny_wan_linear") in the pack's user-file format
@@ -267,14 +302,20 @@ FLUX_TINY = {
 }
 
 
-def tiny_model_from_config(unet_config: dict, seed: int = 0, dtype=torch.float32):
+def tiny_model_from_config(unet_config: dict, seed: int = 0, dtype=torch.float32, config_class: str | None = None):
     """A random-weight ModelPatcher for any family ComfyUI's `model_config_from_unet_config` matches
-    (Flux's detection fixes hidden size 3072, so tiny Flux must be built from a config)."""
+    (Flux's detection fixes hidden size 3072, so tiny Flux must be built from a config). `config_class`: the name of
+    ComfyUI's model config class (`comfy.supported_models`) to build instead of the one matched, for families whose
+    config is matched by a true width (Z-Image: dim 3840; SDXL: 320 channels, context 2048)."""
     import comfy.model_detection
     import comfy.model_management
     import comfy.model_patcher
+    import comfy.supported_models
 
-    cfg = comfy.model_detection.model_config_from_unet_config(dict(unet_config))
+    if config_class is not None:
+        cfg = getattr(comfy.supported_models, config_class)(dict(unet_config))
+    else:
+        cfg = comfy.model_detection.model_config_from_unet_config(dict(unet_config))
     if cfg is None:
         raise RuntimeError(f"no ComfyUI model config matches {unet_config}")
     cfg.set_inference_dtype(dtype, None)
@@ -300,6 +341,48 @@ def tiny_flux(seed: int = 0, dtype=torch.float32):
     # 0.33 detection sets txt_ids_dims=[] for Flux.1 (model_detection.py)
     cfg = _with_required_fields(FLUX_TINY, comfy.ldm.flux.model.FluxParams, {"txt_ids_dims": []})
     return tiny_model_from_config(cfg, seed, dtype)
+
+
+# Z-Image (Turbo) as ComfyUI builds it: its Lumina 2 NextDiT (comfy/ldm/lumina/model.py) with the config
+# `comfy.supported_models.ZImage` detects from a dim-3840 file (z_image_modulation, time scale 1000, rope theta 256,
+# pad tokens to a multiple of 32); small widths, so built with the ZImage config class itself (detection needs dim
+# 3840; its modulation needs dim >= 256). Context: Qwen3-4B text states, here 32 wide (true 2560). Latent
+# (B, 16, H/8, W/8) as Flux's.
+Z_IMAGE_TINY = {
+    "image_model": "lumina2", "patch_size": 2, "in_channels": 16, "dim": 256, "cap_feat_dim": 32, "n_layers": 2,
+    "n_refiner_layers": 1, "qk_norm": True, "n_heads": 2, "n_kv_heads": 2, "axes_dims": [32, 48, 48],
+    "axes_lens": [1536, 512, 512], "rope_theta": 256.0, "ffn_dim_multiplier": 8.0 / 3.0, "z_image_modulation": True,
+    "time_scale": 1000.0, "pad_tokens_multiple": 32,
+}
+
+
+def tiny_z_image(seed: int = 0, dtype=torch.float32):
+    """Z-Image at a tiny config (ComfyUI's ZImage config class, Lumina2 model): context (B, tokens, 32)."""
+    return tiny_model_from_config(Z_IMAGE_TINY, seed, dtype, config_class="ZImage")
+
+
+# SDXL's UNet as ComfyUI builds it (comfy/ldm/modules/diffusionmodules/openaimodel.py), tiny widths: 32 base
+# channels, two levels, one transformer block at the second; context 64 wide (true 2048 = CLIP-L + CLIP-G), the ADM
+# vector SDXL's encode_adm builds (pooled CLIP-G 1280 + six 256-wide size embeddings = 2816) as in the true model.
+SDXL_TINY = {
+    "use_checkpoint": False, "image_size": 32, "out_channels": 4, "use_spatial_transformer": True, "legacy": False,
+    "num_classes": "sequential", "adm_in_channels": 2816, "in_channels": 4, "model_channels": 32,
+    "num_res_blocks": [1, 1], "transformer_depth": [0, 1], "channel_mult": [1, 2], "transformer_depth_middle": 1,
+    "use_linear_in_transformer": True, "context_dim": 64, "num_head_channels": 16, "transformer_depth_output": [0, 0, 1, 1],
+    "use_temporal_attention": False, "use_temporal_resblock": False,
+}
+
+
+def tiny_sdxl(seed: int = 0, dtype=torch.float32):
+    """SDXL (base) at a tiny config (ComfyUI's SDXL config class and model): context (B, 77, 64) with
+    `pooled_output` (B, 1280) in the conditioning, latent (B, 4, H/8, W/8)."""
+    return tiny_model_from_config(SDXL_TINY, seed, dtype, config_class="SDXL")
+
+
+def tiny_flux2(seed: int = 0, dtype=torch.float32):
+    """Flux.2 at its tiny config (TINY_CONFIGS, the fields this ComfyUI's FluxParams has), built in memory with
+    ComfyUI's Flux2 config and model (0.3.75's detection reads no tiny Flux.2 file back: family_model needs 0.33)."""
+    return tiny_model_from_config(family_config("flux2", "tiny"), seed, dtype)
 
 
 def conditioning(tokens: int = 16, dim: int = 4096, seed: int = 0, **extra):
@@ -408,22 +491,50 @@ PUBLISHED_KEYS = {
     # only these (the files' metadata "config" names the same transformer as LTXVModel's defaults: T5 4096 caption)
     "ltxv": {"adaln_single.emb.timestep_embedder.linear_1.bias": (2048,),
              **{f"transformer_blocks.{i}.attn2.to_k.weight": (2048, 2048) for i in range(28)}},
+    # z_image_turbo_bf16.safetensors: Lumina 2's NextDiT at dim 3840 (ComfyUI's Z-Image config: 30 heads of 128),
+    # 30 layers, Qwen3-4B text 2560 wide through the caption embedder, pad tokens (multiple of 32)
+    "z_image": {"cap_embedder.1.weight": (3840, 2560), "noise_refiner.0.attention.k_norm.weight": (128,),
+                "cap_pad_token": (1, 3840), **{f"layers.{i}.ffn_norm1.weight": (3840,) for i in range(30)}},
+}
+# families whose published file ComfyUI's detection gives another image_model (Z-Image is built as Lumina 2)
+_DETECTED_AS = {"z_image": "lumina2"}
+
+# UNets, whose config ComfyUI's detection reads from the whole key layout: the published config (the one of
+# ComfyUI's own table for the diffusers layout, comfy/model_detection.py), its layout built on the meta device.
+# sd_xl_base_1.0: 320 base channels, three levels (transformer depth 0 / 2 / 10), context 2048 (CLIP-L + CLIP-G),
+# ADM 2816 (pooled CLIP-G + size embeddings).
+PUBLISHED_CONFIGS = {
+    "sdxl": {"use_checkpoint": False, "image_size": 32, "out_channels": 4, "use_spatial_transformer": True,
+             "legacy": False, "num_classes": "sequential", "adm_in_channels": 2816, "in_channels": 4,
+             "model_channels": 320, "num_res_blocks": [2, 2, 2], "transformer_depth": [0, 0, 2, 2, 10, 10],
+             "channel_mult": [1, 2, 4], "transformer_depth_middle": 10, "use_linear_in_transformer": True,
+             "context_dim": 2048, "num_head_channels": 64, "transformer_depth_output": [0, 0, 0, 2, 2, 2, 10, 10, 10],
+             "use_temporal_attention": False, "use_temporal_resblock": False},
 }
 
 
 def true_unet_config(family: str) -> dict:
-    """ComfyUI's detected config for a published checkpoint of `family` ("flux" = Flux.1-dev, "qwen_image", ...),
-    from its key skeleton (meta tensors: nothing is allocated): PUBLISHED_KEYS, or the keys of the model built from
+    """ComfyUI's detected config for a published checkpoint of `family` ("flux" = Flux.1-dev, "qwen_image",
+    "z_image" = Z-Image Turbo, "sdxl" = SDXL 1.0 base, ...), from its key skeleton (meta tensors: nothing is
+    allocated): PUBLISHED_KEYS, the layout of PUBLISHED_CONFIGS (UNets), or the keys of the model built from
     TRUE_CONFIGS (ComfyUI 0.33's newer families), which must detect back as that config."""
     import comfy.model_detection
 
-    if family in PUBLISHED_KEYS:
+    if family in PUBLISHED_CONFIGS:
+        skeleton = meta_diffusion_model(PUBLISHED_CONFIGS[family]).state_dict()
+    elif family in PUBLISHED_KEYS:
         skeleton = {k: torch.empty(shape, device="meta") for k, shape in PUBLISHED_KEYS[family].items()}
     else:
         skeleton = meta_diffusion_model(family_config(family, "true")).state_dict()
     cfg = comfy.model_detection.detect_unet_config(skeleton, "")
-    want = family_config(family, "true") if family in TRUE_CONFIGS else {"image_model": family}
-    if not cfg or any(not _same(cfg.get(k), v) for k, v in want.items()):
+    if family in PUBLISHED_CONFIGS:
+        mc = comfy.model_detection.model_config_from_unet_config(dict(cfg or {}))
+        ok = mc is not None and type(mc).__name__ == family.upper()
+    elif family in TRUE_CONFIGS:
+        ok = bool(cfg) and all(_same(cfg.get(k), v) for k, v in family_config(family, "true").items())
+    else:
+        ok = bool(cfg) and cfg.get("image_model") == _DETECTED_AS.get(family, family)
+    if not ok:
         raise RuntimeError(f"ComfyUI's detection did not read the {family} key skeleton as {family}: {cfg}")
     return cfg
 
@@ -546,6 +657,30 @@ def wan21_vae_state_dict(size: str = "tiny", seed: int = 0, dtype=torch.float32)
         m = wv.WanVAE(dim=WAN21_VAE_DIMS[size], z_dim=16, dim_mult=[1, 2, 4, 4], num_res_blocks=2, attn_scales=[],
                       temperal_downsample=[False, True, True], dropout=0.0)
     return _random_like_state(m, seed, dtype)
+
+
+def _wan22_vae(dim: int, dec_dim: int):
+    import comfy.ldm.wan.vae2_2 as w
+
+    return w.WanVAE(dim=dim, dec_dim=dec_dim, z_dim=48, dim_mult=[1, 2, 4, 4], num_res_blocks=2, attn_scales=[],
+                    temperal_downsample=[False, True, True], dropout=0.0)
+
+
+def wan22_vae_state_dict(seed: int = 0, dtype=torch.float32) -> dict:
+    """A random Wan 2.2 VAE (TI2V-5B's) state dict at its true config, which ComfyUI fixes (dim 160, decoder dim 256,
+    48 latent channels, 16x spatial compression)."""
+    with torch.device("meta"), _plain_parameters():
+        m = _wan22_vae(160, 256)
+    return _random_like_state(m, seed, dtype)
+
+
+def tiny_wan22_vae_module(seed: int = 0) -> torch.nn.Module:
+    """ComfyUI's Wan 2.2 VAE class at a tiny width with random weights (fp32): the module alone, for tests of what
+    runs inside its decode (ComfyUI detects the Wan 2.2 VAE at its true width only)."""
+    with _plain_parameters():
+        m = _wan22_vae(16, 16)
+    m.load_state_dict(_random_like_state(m, seed, torch.float32))
+    return m.eval()
 
 
 def kl_vae_state_dict(kind: str = "flux", seed: int = 0, dtype=torch.float32) -> dict:

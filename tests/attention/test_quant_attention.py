@@ -401,7 +401,12 @@ def test_hybrid_step_and_block_selection(mod):
     assert A.Hybrid(1, 0).wants_exact({A.EXACT_FLAG: True}) and not A.Hybrid(1, 0).wants_exact({"block_index": 0})
     d = mod("accel.common.defaults").HYBRID
     assert A.Hybrid.default() == A.Hybrid(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks,
-                                          d.exact_last_blocks)
+                                          d.exact_last_blocks, d.at_most_a_quarter)
+    # the defaults' cap: at most a quarter of the schedule's steps (rounded up) exact at each end
+    capped = A.Hybrid(2, 2, short_cap=True)
+    assert [capped.exact_step(i, 4) for i in range(4)] == [True, False, False, True]
+    assert [capped.exact_step(i, 8) for i in range(8)] == [True, True] + [False] * 4 + [True, True]
+    assert [A.Hybrid(2, 2).exact_step(i, 4) for i in range(4)] == [True] * 4  # an explicit setting is kept
 
 
 def test_step_wrapper_finds_the_step_from_sample_sigmas(mod):
@@ -488,6 +493,50 @@ def test_hybrid_block_rule_where_comfyui_passes_the_block(A, M, mod, fp8_lib):
         f(x, 0.7, ctx)
     passes_block = "block_index" in inspect.getsource(wan_model)
     assert calls == (["bf16", "bf16", "fp8", "fp8"] if passes_block else ["fp8"] * 4), calls
+
+
+def test_level1_fast_counts_exact_steps_over_both_experts(pack, mod, M, fp8_lib):
+    """quality fast on the shipped 4-step LightX2V split: two experts, shift 5, euler / simple, CFG 1, steps 0-2 on
+    the first KSamplerAdvanced and 2-4 on the second. The exact steps count over the whole schedule (each expert's
+    slice placed by its sigmas), at most a quarter at each end: the first expert's first step and the second's last
+    step run exact attention, the two middle steps FP8, so the latent differs from `exact`. Before, each expert
+    counted its own 2 steps, all of them exact: `fast` gave `exact`'s latent (fails on the old code)."""
+    import comfy_extras.nodes_model_advanced as adv
+    import nodes
+
+    prof, calls, _ = fp8_lib
+    L = mod("accel.wan_level1.preset")
+    cfg = {"image_model": "wan2.1", "model_type": "t2v", "patch_size": (1, 2, 2), "in_dim": 16, "dim": 256,
+           "ffn_dim": 256, "freq_dim": 256, "out_dim": 16, "num_heads": 2, "num_layers": 2, "window_size": (-1, -1),
+           "qk_norm": True, "cross_attn_norm": True, "eps": 1e-6}
+
+    def expert(seed, quality):
+        m = M.tiny_model_from_config(cfg, seed=seed, dtype=torch.bfloat16)
+        m.model.diffusion_model.patch_embedding.float()
+        m = adv.ModelSamplingSD3().patch(m, 5.0)[0]
+        return L.apply_level1(m, compile=False, tf32=False, cudnn_benchmark=False, quality=quality, profile=prof,
+                              tensor_device_types=("cpu",))[0]
+
+    pos, neg = M.conditioning(8), M.conditioning(8, seed=1)
+    lat = M.wan_latent(1, 16, 16, channels=16)
+    ks = nodes.KSamplerAdvanced()
+
+    def run(quality):
+        high, low = expert(1, quality), expert(2, quality)
+        calls.clear()
+        with torch.inference_mode():
+            mid = ks.sample(high, "enable", 42, 4, 1.0, "euler", "simple", pos, neg, lat, 0, 2, "enable")[0]
+            per_high = list(calls)
+            out = ks.sample(low, "disable", 0, 4, 1.0, "euler", "simple", pos, neg, mid, 2, 10000, "disable")[0]
+        return out["samples"], per_high, calls[len(per_high):]
+
+    fast, high_calls, low_calls = run("fast")
+    n = len(high_calls) // 2
+    assert n > 0 and high_calls == ["bf16"] * n + ["fp8"] * n, high_calls  # step 0 exact, step 1 FP8
+    assert low_calls == ["fp8"] * n + ["bf16"] * n, low_calls            # step 2 FP8, step 3 exact
+    exact, high_exact, low_exact = run("exact")
+    assert set(high_exact + low_exact) == {"bf16"}
+    assert not torch.equal(fast, exact) and torch.isfinite(fast).all()
 
 
 def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch):

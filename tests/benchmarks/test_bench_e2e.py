@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import accel_harness as H
+from accel_harness.gguf_files import SKIP_REASON as GGUF_SKIP
 
 
 def _bench():
@@ -37,6 +38,16 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
     fused = B.variant_prompt("level1+vae_fused", B.parse(["--smoke"]), "unet.safetensors")
     inp = next(v["inputs"] for v in fused.values() if v["class_type"] == "AccelVAE")
     assert inp["fused_norm"] is True and inp["channels_last"] is True
+    fast = B.variant_prompt("level1_fast", B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v"]), None)
+    assert [v["inputs"].get("quality") for v in fast.values() if v["class_type"] == "AccelWanLevel1"] == ["fast"] * 2
+    # the change Queues: every LoRA's strength, then the size; nothing to change gives None
+    a14b = B.load_workflow("wan22_t2v_lightx2v")
+    lora = B.changed(a14b, "lora")
+    assert sorted(v["inputs"]["strength_model"] for v in lora.values() if v["class_type"] == "LoraLoaderModelOnly") \
+        == [0.7, 0.7]
+    size = next(v["inputs"] for v in B.changed(a14b, "resolution").values()
+                if v["class_type"] == "EmptyHunyuanLatentVideo")
+    assert (size["width"], size["height"]) == (480, 832) and B.changed(shipped, "lora") is None
     # a later Queue changes only the sampler's seed
     again = B.reseeded(shipped, 1)
     changed = {k for k in shipped if shipped[k] != again[k]}
@@ -47,7 +58,8 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
 def test_bench_e2e_smoke(tmp_path):
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--out", str(out),
-                        "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=600)
+                        "--base", str(tmp_path / "base"), "--changes", "none"], capture_output=True, text=True,
+                       timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "e2e.json").read_text())
     assert not data["errors"], data["errors"]
@@ -183,8 +195,7 @@ def test_gguf_variants_load_each_expert_from_its_gguf_file(comfy):
         B.parse(["--variants", "gguf"])  # the 1.3B workflow has no GGUF twin here
 
 
-@pytest.mark.skipif(not __import__("os").environ.get("GGUF_NODES_PATH"), reason="ComfyUI-GGUF is on no package "
-                    "registry: set GGUF_NODES_PATH to a checkout of city96/ComfyUI-GGUF to run this")
+@pytest.mark.skipif(not __import__("os").environ.get("GGUF_NODES_PATH"), reason=GGUF_SKIP)
 def test_bench_e2e_smoke_gguf(tmp_path):
     """The users' workflow on Q8_0 GGUF experts through ComfyUI-GGUF on a live server, stock and with Level-1."""
     out, base = tmp_path / "out", tmp_path / "base"
@@ -203,24 +214,36 @@ def test_bench_e2e_smoke_gguf(tmp_path):
 
 def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
     """The users' workflow end to end on a live server: one tiny expert file in ComfyUI's scaled-fp8 layout behind
-    both expert names, a LightX2V-layout LoRA per expert, and both experts' samplers reported in both Queues."""
+    both expert names, a LightX2V-layout LoRA per expert, both experts' samplers reported in every Queue; after the
+    two seed Queues a LoRA-strength change and a resolution change, each its own measured Queue; and the variant
+    with Accel VAE and Accel Save Video (its decode + save one stage)."""
     out, base = tmp_path / "out", tmp_path / "base"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
-                        "wan22_t2v_lightx2v", "--out", str(out), "--base", str(base)],
-                       capture_output=True, text=True, timeout=600)
+                        "wan22_t2v_lightx2v", "--variants", "stock,level1,level1+vae+save", "--out", str(out),
+                        "--base", str(base)], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "e2e_wan22_t2v_lightx2v.json").read_text())
     assert not data["errors"], data["errors"]
     rows = {x["variant"]: x for x in data["rows"]}
-    assert set(rows) == {"stock", "level1", "level1+vae"}
+    assert set(rows) == {"stock", "level1", "level1+vae+save"}
     for name, row in rows.items():
-        q1, q2 = row["queues"]
-        assert {"model load", "LoRA load", "text encode", "sampler high-noise", "sampler low-noise", "VAE decode",
-                "save"} <= set(q1["stages_s"]), (name, q1)
-        assert {"sampler high-noise", "sampler low-noise", "VAE decode", "save"} <= set(q2["stages_s"]), (name, q2)
+        out_stages = {"decode + save"} if name.endswith("+save") else {"VAE decode", "save"}
+        q1, q2, lora, res = row["queues"]
+        assert {"model load", "LoRA load", "text encode", "sampler high-noise", "sampler low-noise"} | out_stages \
+            <= set(q1["stages_s"]), (name, q1)
+        assert {"sampler high-noise", "sampler low-noise"} | out_stages <= set(q2["stages_s"]), (name, q2)
         assert "model load" not in q2["stages_s"] and "LoRA load" not in q2["stages_s"], (name, q2)
         assert q2["outputs"] and q2["outputs"] != q1["outputs"], (name, q1["outputs"], q2["outputs"])
+        # the LoRA change re-patches the LoRAs (not the loaders); the resolution change re-runs only the sampling on
+        assert lora["change"] == "LoRA strength 1.0 -> 0.7" and "LoRA load" in lora["stages_s"], (name, lora)
+        assert "model load" not in lora["stages_s"] and {"sampler high-noise", "sampler low-noise"} <= set(
+            lora["stages_s"])
+        assert res["change"] == "resolution swapped (portrait)" and "LoRA load" not in res["stages_s"], (name, res)
+        assert (lora["queue"], res["queue"]) == (3, 4) and all(q["outputs"] for q in (lora, res))
     assert list(rows["level1"]["nodes"].values()).count("AccelWanLevel1") == 2
+    saves = list(rows["level1+vae+save"]["nodes"].values())
+    assert {"AccelSaveVideo", "AccelVAE"} <= set(saves) and not {"VAEDecode", "CreateVideo", "SaveVideo"} & set(saves)
+    assert all(p.endswith(".mp4") for p in rows["level1+vae+save"]["queues"][1]["outputs"])
     assert list(rows["stock"]["nodes"].values()).count("UNETLoader") == 2
     # the files: one random scaled-fp8 expert behind both names, a different LoRA per expert
     import safetensors.torch
@@ -240,7 +263,8 @@ def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
     m = data["meta"]
     assert m["experts_note"] == "both experts load one random file" and "speed, not quality" in m["weights"]
     md = (out / "e2e_wan22_t2v_lightx2v.md").read_text()
-    assert "sampler high-noise | sampler low-noise" in md and "| level1+vae | 2 |" in md
+    assert "sampler high-noise | sampler low-noise" in md and "| level1+vae+save | 2 |" in md
+    assert "| stock | 3 (LoRA strength 1.0 -> 0.7) |" in md and "| level1 | 4 (resolution swapped (portrait)) |" in md
 
 
 def test_bench_e2e_smoke_a14b_lightx2v_i2v(tmp_path):
@@ -248,18 +272,20 @@ def test_bench_e2e_smoke_a14b_lightx2v_i2v(tmp_path):
     WanImageToVideo, the i2v expert and LoRA names of the shipped file, both experts' samplers in both Queues."""
     out, base = tmp_path / "out", tmp_path / "base"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
-                        "wan22_i2v_lightx2v", "--variants", "stock,level1", "--out", str(out), "--base", str(base)],
-                       capture_output=True, text=True, timeout=600)
+                        "wan22_i2v_lightx2v", "--variants", "stock,level1", "--changes", "resolution", "--out",
+                        str(out), "--base", str(base)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "e2e_wan22_i2v_lightx2v.json").read_text())
     assert not data["errors"], data["errors"]
     rows = {x["variant"]: x for x in data["rows"]}
     assert set(rows) == {"stock", "level1"}
     for name, row in rows.items():
-        q1, q2 = row["queues"]
+        q1, q2, res = row["queues"]
         assert {"image load", "image encode", "sampler high-noise", "sampler low-noise", "VAE decode",
                 "save"} <= set(q1["stages_s"]), (name, q1)
         assert {"sampler high-noise", "sampler low-noise"} <= set(q2["stages_s"]), (name, q2)
+        # the resolution change re-encodes the start image at the new size (WanImageToVideo) and samples again
+        assert res["change"] == "resolution swapped (portrait)" and "image encode" in res["stages_s"], (name, res)
         assert "WanImageToVideo" in row["nodes"].values() and "LoadImage" in row["nodes"].values()
     assert list(rows["level1"]["nodes"].values()).count("AccelWanLevel1") == 2
     dm = base / "models" / "diffusion_models"

@@ -19,10 +19,12 @@ def test_bench_reliability_smoke(comfy, tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "reliability.json").read_text())
     cases = {c["case"]: c for c in data["cases"]}
-    assert set(cases) == {"compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill"}
+    assert set(cases) == {"compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill",
+                          "multigpu_oom"}
+    assert cases["multigpu_oom"]["skipped"].startswith("a real out-of-memory needs GPUs"), cases["multigpu_oom"]
     for name, c in cases.items():
         if c.get("skipped"):
-            assert name == "multigpu_kill", c
+            assert name.startswith("multigpu_"), c
             continue
         assert c["ok"] is True and c["next_prompt_ran"] is True, (name, json.dumps(c, indent=1)[:4000])
     base = tmp_path / "base"

@@ -177,15 +177,33 @@ def _smoke(tmp_path, script, *extra):
 
 def test_bench_save_smoke(tmp_path):
     """bench_save writes ComfyUI's own MP4 (VideoFromComponents.save_to, as SaveVideo) for both clips: real h264
-    files that PyAV reads back with the frame count and size asked for, the noise clip larger than the smooth one
-    (h264 cannot predict noise: the reason the script exists)."""
+    files, the noise clip larger than the smooth one (h264 cannot predict noise: the reason the script exists); takes
+    the save apart (the CPU parts here), runs Accel Save Video's writer per encoder setting (NVENC: unavailable with
+    its reason on this machine) with PSNR against the frames, and decode + save stock vs the node on the tiny VAE."""
     pytest.importorskip("av")
     out = _smoke(tmp_path, "bench_save")
     res = json.loads((out / "save_video.json").read_text())
+    assert not res["errors"], res["errors"]
     noise, smooth = res["clips"]["noise"], res["clips"]["smooth"]
     assert noise["seconds"][0] > 0 and smooth["seconds"][0] > 0
     assert noise["bytes"][0] > 2 * smooth["bytes"][0], res["clips"]
-    assert "| noise |" in (out / "save_video.md").read_text()
+    for kind in ("noise", "smooth"):
+        parts = res["breakdown"][kind]
+        assert {"uint8_cpu_per_frame_s", "rgb_to_yuv420_s", "encoder_only_s"} <= set(parts)
+        rows = {r["setting"]: r for r in res["encoders"][kind]}
+        assert rows["cpu (as Save Video), medium"]["encoder"] == "libx264" and rows["cpu, veryfast"]["psnr_db"] > 0
+        assert "unavailable" in rows["gpu"] or rows["gpu"]["on_gpu"]
+    # smooth content keeps far more of its detail than noise at the same CRF (chroma subsampling alone costs noise)
+    assert rows["cpu, medium"]["psnr_db"] > 25
+    ds = res["decode_save"]
+    assert [r["variant"].split(",")[0] for r in ds["rows"]] == [
+        "stock: VAE Decode", "Accel Save Video (samples + vae)", "Accel Save Video (samples + vae)",
+        "Accel Save Video (samples + vae)"]
+    stock_psnr = ds["rows"][0]["psnr_db"]
+    assert all(abs(r["psnr_db"] - stock_psnr) < 0.5 for r in ds["rows"]), ds["rows"]
+    assert "encoded while it decoded" in ds["rows"][1]["report"]
+    md = (out / "save_video.md").read_text()
+    assert "| noise |" in md and "## Where Save Video's time goes" in md and "## Decode + save" in md
 
 
 def test_bench_save_clips_are_what_they_say():
@@ -351,6 +369,8 @@ def test_bench_matrix_smoke(tmp_path):
     ("flux", "stock,attention,fp8_shipped,level1", {"stock", "attention"}),
     # tiny Wan 2.2 TI2V-5B goes through the file: ComfyUI's loader, its fp8_e4m3fn_fast option and the pack's FP8 loader
     ("wan_ti2v_5b", "stock,attention,core_fp8_fast,fp8", {"stock", "attention", "core_fp8_fast", "fp8"}),
+    # tiny SDXL (built in memory: detection needs SDXL's true widths): its latent, pooled CLIP and size conditioning
+    ("sdxl", "stock,attention,fp8_shipped", {"stock", "attention"}),
 ])
 def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     """bench_matrix --family on the family's tiny model (CPU): its latent and conditioning, sampler settings, every
@@ -380,6 +400,8 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
         assert meta["cfg"] == 1.0 and "built in memory" in ch["fp8_shipped"]["skipped"]
         assert "Wan models only" in ch["level1"]["skipped"]
         assert md.startswith("# Matrix: Flux.1-dev") and "guidance 3.5" in md.splitlines()[0]
+    elif family == "sdxl":
+        assert meta["cfg"] == 7.0 and meta["sampler"] == "euler/normal" and md.startswith("# Matrix: SDXL 1.0 base")
     else:
         assert 0.9 < ch["fp8"]["cosine"] < 1.0 and 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 deviates, measurably
         assert meta["frames"] == 5 and meta["sampler"] == "uni_pc/simple"
@@ -427,6 +449,48 @@ def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
         assert set(spec.chains.split(",")) == {"stock", "shipped", "core_compile", "fp8_auto_shipped"}
     assert fam.not_applicable(family, "level1_h3") == (None if family == "minimax_h3" else
                                                        "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only")
+
+
+def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
+    """bench_matrix --family z_image --sequential with the CUDA-graph chain and --resolution-change (CPU, inductor):
+    tiny Z-Image with its template's sampler and shift; the graph path cannot run on a CPU, and the compile summary
+    and matrix.md say which path ran and why; the size change and back, twice, with times and recompiles after each
+    pair (the second pair compiles nothing more)."""
+    out = tmp_path / "z"
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", "z_image",
+                        "--sequential", "--chains", "stock,shipped_graphs", "--resolution-change", "48x48",
+                        "--out", str(out), "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert list(ch) == ["stock", "shipped_graphs", "stock_again"]
+    assert ch["shipped_graphs"]["cosine"] > 0.999 and ch["shipped_graphs"]["times_s"]
+    [c] = ch["shipped_graphs"]["compile"]
+    assert "CUDA graphs need a CUDA device" in c["graph_reason"] and c["graph_last_run"]["replays"] == 0
+    assert c["regions"] == 4  # Z-Image's caption refiner, image refiner and two layers
+    rc = ch["shipped_graphs"]["resolution_change"]
+    assert (rc["size"], rc["back_to"], len(rc["pairs"])) == ("48x48", "64x64", 2)
+    assert rc["pairs"][1]["recompiles"] == rc["pairs"][0]["recompiles"] <= rc["before"]["recompiles"] + 1
+    assert ch["stock"]["resolution_change"]["pairs"][0]["times_s"]
+    meta = res["meta"]
+    assert meta["sampler"] == "res_multistep/simple" and meta["cfg"] == 1.0
+    md = (out / "matrix.md").read_text()
+    assert md.startswith("# Matrix: Z-Image Turbo 6B tiny") and "ModelSamplingAuraFlow 3" in md.splitlines()[0]
+    assert "## Which path ran" in md and "48x48 then back to 64x64, twice" in md
+    assert "not replayed: CUDA graphs need a CUDA device" in md
+
+
+def test_graph_check_smoke(tmp_path):
+    """bench/graph_check.py --smoke: the replay and LoRA cases on tiny Z-Image through ComfyUI's sampler, with the
+    CPU stand-in for torch.cuda.CUDAGraph: each run replays and matches the compiled blocks."""
+    out = _smoke(tmp_path / "gc", "graph_check")
+    res = json.loads((out / "graph_check.json").read_text())
+    assert not res["errors"], res["errors"]
+    assert set(res["cases"]) == {"replay", "lora"} and all(c["ok"] for c in res["cases"].values()), res["cases"]
+    runs = res["cases"]["replay"]["rows"]["z_image"]
+    assert [r["last_run"]["replays"] for r in runs] == [2, 3] and all(r["cosine"] == 1.0 for r in runs)
+    assert "| replay | z_image run 2 | True |" in (out / "graph_check.md").read_text()
 
 
 def test_bench_matrix_users_workflow_smoke(tmp_path):
@@ -585,6 +649,26 @@ def test_true_ltxv_config_is_comfys_detection(M):
     assert type(mc).__name__ == "LTXV" and all(mc.unet_config.get(k) == v for k, v in cfg.items())
 
 
+def test_true_z_image_and_sdxl_configs_are_comfys_detection(M):
+    """bench_matrix --family z_image / sdxl: ComfyUI's detection reads the Z-Image Turbo key skeleton as its ZImage
+    config (dim 3840, 30 layers, pad tokens) and SDXL base's layout as SDXL; the models built from them have the
+    published sizes (6.15 B and 2.57 B parameters, on the meta device) and their random key layouts detect back to
+    the same configs."""
+    import comfy.model_detection
+
+    z = M.true_unet_config("z_image")
+    assert (z["image_model"], z["dim"], z["n_layers"], z["cap_feat_dim"], z["pad_tokens_multiple"]) == \
+        ("lumina2", 3840, 30, 2560, 32)
+    sdxl = M.true_unet_config("sdxl")
+    assert (sdxl["model_channels"], sdxl["context_dim"], sdxl["adm_in_channels"]) == (320, 2048, 2816)
+    for cfg, config_class, cls, billions in ((z, "ZImage", "NextDiT", 6.15), (sdxl, "SDXL", "UNetModel", 2.57)):
+        dm = M.meta_diffusion_model(cfg)
+        sd = dm.state_dict()
+        assert type(dm).__name__ == cls and round(sum(t.numel() for t in sd.values()) / 1e9, 2) == billions
+        mc = comfy.model_detection.model_config_from_unet(sd, "")
+        assert type(mc).__name__ == config_class and all(mc.unet_config.get(k) == v for k, v in cfg.items())
+
+
 def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):
     """bench_multigpu --smoke --family flux / qwen_image: tiny model, 1 process vs 2 CPU workers (gloo), CFG
     parallel on and off; every row measured, the N-worker output equal to the one-process output."""
@@ -603,3 +687,31 @@ def test_bench_multigpu_smoke_flux_and_qwen_image(tmp_path):
         label = "Flux.1-dev" if family == "flux" else "Qwen-Image"
         assert md.startswith(f"# Accel Multi-GPU: {label} (tiny config) per-step forward"), md
         assert shapes in md and "| 2gpu_cfg_on | 2 | on |" in md and "| 2gpu_cfg_off | 2 | off |" in md
+
+
+@pytest.mark.parametrize("workload", ["wan14b_720p", "a14b_720p"])
+def test_bench_multigpu_run_smoke(tmp_path, workload):
+    """bench_multigpu_run --smoke: whole sampling runs through ComfyUI's KSampler (A14B: two KSamplerAdvanced, two
+    experts with their LoRAs, shift 5) on a tiny Wan file, 1 process vs 2 CPU workers (gloo), CFG parallel on and
+    off; the workers' output equals one process's, each worker runs Accel Attention, and the two experts both stay in
+    the workers (a timed run sends no weights)."""
+    pytest.importorskip("yunchang", reason="yunchang not installed (scripts/setup_testbed.sh installs it)")
+    out = _smoke(tmp_path, "bench_multigpu_run", "--workload", workload, "--weights", str(tmp_path / "w"))
+    res = json.loads((out / f"multigpu_run_{workload}.json").read_text())
+    assert not res["errors"], res["errors"]
+    runs = res["runs"]
+    assert set(runs) == {"1gpu", "2gpu_cfg_on", "2gpu_cfg_off"}
+    experts = 2 if workload == "a14b_720p" else 1
+    assert runs["1gpu"]["run_s_median"] > 0 and res["meta"]["steps"] == (4 if experts == 2 else 3)
+    for key in ("2gpu_cfg_on", "2gpu_cfg_off"):
+        r = runs[key]
+        assert r["cosine"] > 0.9999 and r["max_abs_diff"] < 1e-3, r
+        assert r["weights_sent_in_timed_runs"] == 0 and len(r["workers"]) == 2
+        for w in r["workers"]:
+            assert len(w["models"]) == experts, w
+            assert all(m["attention"] == "<accel attention override sdpa>" for m in w["models"].values()), w
+    # CFG 5 batches cond and uncond: one half each; CFG 1 (A14B) runs sequence parallel over both workers
+    assert runs["2gpu_cfg_on"]["split"] == ([[2, ""]] if experts == 1 else [[1, runs["2gpu_cfg_on"]["split"][0][1]]] * 2)
+    assert runs["2gpu_cfg_on"]["workers_start_s"] > 0 and runs["2gpu_cfg_off"]["weights_s"] == 0
+    md = (out / f"multigpu_run_{workload}.md").read_text()
+    assert md.startswith("# Accel Multi-GPU, whole sampling runs: ") and "| 2gpu_cfg_off | 2 | off |" in md

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from accel_harness.gguf_files import SKIP_REASON
 
 gguf = pytest.importorskip("gguf")
 
@@ -66,8 +67,7 @@ def test_wan_q8_0_file_as_comfyui_gguf_reads_it(comfy, tmp_path):
     assert any(r.get_field(f"comfy.gguf.orig_shape.{k}") is not None for k in sd)  # Wan's 5-D patch embedding
 
 
-@pytest.mark.skipif(not os.environ.get("GGUF_NODES_PATH"), reason="ComfyUI-GGUF is on no package registry: set "
-                    "GGUF_NODES_PATH to a checkout of city96/ComfyUI-GGUF to run this")
+@pytest.mark.skipif(not os.environ.get("GGUF_NODES_PATH"), reason=SKIP_REASON)
 def test_bench_matrix_gguf_smoke(comfy, tmp_path):
     """The users' workflow on a Q8_0 GGUF file through ComfyUI-GGUF, stock and with Level-1 (also through its Advanced
     loader with patch_on_device): all run, Level-1 compiles (one graph for both experts, with the LoRA) and stays at the

@@ -85,18 +85,33 @@ def test_magcache_skips_and_cpu_cache(sc, M, wan, conds, ref):
     assert "floor table entry" in report
 
 
-def test_mag_ratio_one_entry_per_step(sc, M, wan, conds, mod):
-    """At a step count other than the table's, each step uses one table entry (ComfyUI-MagCache's floor lookup;
-    the old code compounded ratios log-linearly). The recorded pattern is the schedule module's."""
+def test_mag_ratio_one_entry_per_step_self_consistency(sc, M, wan, conds, mod):
+    """Self-consistency (the expectation is the pack's own rule, accel/cache/schedule.py, which the runtime uses):
+    at a step count other than the table's, each step uses one table entry (the old code compounded ratios
+    log-linearly), and the recorded pattern is the schedule module's. The reference comparison is the next test."""
     sched = mod("accel.cache.schedule")
     m, _ = sc.configure_magcache(wan, 0.1, 2, 0.0, 1.0, "wan2.1_t2v_1.3B", "GPU")
     entry = m.model_options["transformer_options"][sc.KEY]["entry"]
     _sample(M, m, conds)
     assert sched.mag_table_index(3, STEPS, 50, "floor") == int(3 * 49 / 9)
     want = "".join("." if all(p[j] == "." for p in ps) else "#" for ps in
-                   [[sched.simulate_mag(entry, STEPS, 0.1, 2, 0.0, branch=b) for b in ("cond", "uncond")]]
+                   [[sched.simulate_mag(entry, STEPS, (0.1, 2, 0.0), branch=b) for b in ("cond", "uncond")]]
                    for j in range(STEPS))
     assert sc.last_stats(m).pattern == want
+
+
+def test_mag_ratio_one_entry_per_step_matches_comfyui_magcache(sc, M, wan, conds, cc):
+    """The same 10-step run of the 50-entry Wan table against ComfyUI-MagCache's Wan path (tests/cache/
+    cache_oracles.py: floor lookup of its interleaved table, err <= thresh), at its minimum retention 0.1: each
+    branch's decisions are the reference's, and the batched call is skipped where both branches' rules skip."""
+    import cache_oracles as O
+
+    e = cc.published("magcache")["wan2.1_t2v_1.3B"]
+    m, _ = sc.configure_magcache(wan, 0.1, 2, 0.1, 1.0, "wan2.1_t2v_1.3B", "GPU")
+    _sample(M, m, conds)
+    wants, _ = O.comfy_magcache_wan(O.interleave(e["ratios"]["cond"], e["ratios"]["uncond"]), STEPS, 0.1, 2, 0.1)
+    want = O.joint_all(wants[0], wants[1])
+    assert "." in want and sc.last_stats(m).pattern == want
 
 
 def _permute_wrapper(executor, *args, **kwargs):
@@ -406,7 +421,7 @@ def test_hunyuan_video15_caches_run(sc, M):
     ComfyUI's sampler: T2V sets without a CLIP-vision input, I2V sets with one; steps are skipped and the output
     stays near the uncached run; threshold 0 reproduces it exactly. ComfyUI versions with HunyuanVideo 1.5."""
     if not M.has_hunyuan_video15():
-        pytest.skip("this ComfyUI has no HunyuanVideo 1.5 (0.33+ has)")
+        pytest.skip("this ComfyUI has no HunyuanVideo 1.5 (0.33+ has): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
 
     class _Vision:  # ComfyUI's CLIP-vision output: the model reads last_hidden_state
         def __init__(self, t):

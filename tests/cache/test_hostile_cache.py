@@ -11,6 +11,7 @@ Classes guarded (each with several members, as the same hostile run is repeated 
 import copy
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -531,3 +532,146 @@ def test_start_equal_to_end_is_not_reported_as_nothing_skipped(base_file, cc, sc
     assert st.skipped >= 1, st.notes  # step 3 of 6 (50%) was skipped
     assert not any("nothing will be skipped" in n for n in st.notes)
     assert any("only step(s) 3 of this run" in n for n in st.notes), st.notes
+
+
+# ============================================================================ 6. the calibration folder, on a live server
+# Files another tool (or a user) put into user/accel/cache_coefficients: the set lists are built inside ComfyUI's HTTP
+# server (/object_info runs the nodes' define_schema in its event loop), so what is there must never take a node off
+# the list, stop a prompt that names another set, or freeze the API.
+
+@pytest.fixture(scope="module")
+def server(comfy, M, cc, tmp_path_factory):
+    from accel_harness.server import tiny_wan_server
+
+    base = tmp_path_factory.mktemp("calibration-folder-server")
+    folder = base / "user" / "accel" / "cache_coefficients"
+    folder.mkdir(parents=True)
+    (folder / "hc_good.json").write_text(json.dumps({
+        "format": cc.USER_FORMAT, "name": "hc_good", "family": "wan21", "variant": "t2v", "size": "",
+        "teacache": {"signal": "e0", "coefficients": [0.1, 0.0], "recommended": {"rel_l1_thresh": 0.3}}}))
+    with tiny_wan_server(base, UNET) as srv:
+        srv.folder = folder
+        yield srv
+
+
+def _choices(info, node, input_name) -> list:
+    spec = info[node]["input"]["required"][input_name]
+    return spec[1]["options"] if len(spec) > 1 and "options" in spec[1] else spec[0]
+
+
+def _server_refusal(server, prompt) -> str:
+    from accel_harness.server import ServerError
+
+    with pytest.raises(ServerError) as e:
+        server.submit(prompt)
+    return str(e.value).replace("\\'", "'").replace('\\"', '"')
+
+
+def _deep(n=100000) -> str:
+    return "[" * n + "]" * n
+
+
+def test_deeply_nested_files_keep_the_nodes_and_name_the_file(server, cc):
+    """A file nested too deep for Python's json (100,000 lists), and a valid calibration file whose teacache value
+    nests that deep: the reader caught JSONDecodeError only, so "maximum recursion depth exceeded" escaped from the
+    set list. /object_info lost Accel TeaCache and Accel MagCache, and every TeaCache prompt (also one naming another
+    set) was refused without naming the file. Now both files are listed as damaged with a warning naming them, the
+    nodes stay, a prompt naming another set runs, and one naming a deep file is refused naming the input and file."""
+    (server.folder / "hc_deep.json").write_text(_deep())
+    head = json.dumps({"format": cc.USER_FORMAT, "family": "wan21", "variant": "t2v", "size": "", "teacache": 0})
+    (server.folder / "hc_deepset.json").write_text(head.replace('"teacache": 0', '"teacache": ' + _deep()))
+    try:
+        info = server.object_info()
+        assert "AccelTeaCache" in info and "AccelMagCache" in info, sorted(k for k in info if k.startswith("Accel"))
+        tea = _choices(info, "AccelTeaCache", "coefficients")
+        assert {"user:hc_good", "user:hc_deep", "user:hc_deepset"} <= set(tea), tea
+        entry = server.run(_tea("user:hc_good", steps=2), timeout=300)
+        assert entry["status"]["status_str"] == "success"
+        for name in ("hc_deep", "hc_deepset"):
+            msg = _server_refusal(server, _tea(f"user:{name}"))
+            assert "input 'coefficients'" in msg and f"{name}.json" in msg and "deeper than" in msg, msg[-1500:]
+            log = server.log_tail(400)
+            assert any(f"{name}.json" in ln and "deeper than" in ln for ln in log.splitlines()), log[-3000:]
+        assert server.alive()
+    finally:
+        for name in ("hc_deep.json", "hc_deepset.json"):
+            (server.folder / name).unlink()
+
+
+def test_fifo_device_and_folder_named_json_never_freeze_the_server(server):
+    """A FIFO named *.json in the folder froze the whole HTTP API: the set list read every file in full inside the
+    server's event loop, and reading a FIFO waits for a writer (/object_info and /queue never answered). Also a link to
+    a device and a folder named *.json. Now none is opened: each is skipped with a warning naming it, the API answers,
+    and a prompt naming one is refused naming the input and the file."""
+    os.mkfifo(server.folder / "hc_fifo.json")
+    (server.folder / "hc_zero.json").symlink_to("/dev/zero")
+    (server.folder / "hc_dir.json").mkdir()
+    try:
+        info = server.object_info()  # 60 s timeout: it used to never answer
+        assert server.get("/queue", timeout=30) is not None
+        tea = _choices(info, "AccelTeaCache", "coefficients")
+        assert "user:hc_good" in tea and not {"user:hc_fifo", "user:hc_zero", "user:hc_dir"} & set(tea), tea
+        for name, what in (("hc_fifo", "named pipe"), ("hc_zero", "character device"), ("hc_dir", "folder")):
+            msg = _server_refusal(server, _tea(f"user:{name}"))
+            assert "input 'coefficients'" in msg and f"{name}.json" in msg and what in msg, msg[-1500:]
+            assert any(f"{name}.json" in ln and what in ln and "not listed" in ln
+                       for ln in server.log_tail(400).splitlines()), server.log_tail(60)
+    finally:
+        try:  # a server stuck reading the FIFO (the code before the fix) gets an end of file and goes on
+            os.close(os.open(server.folder / "hc_fifo.json", os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass  # no reader: nothing waits on it
+        for name in ("hc_fifo.json", "hc_zero.json"):
+            (server.folder / name).unlink()
+        (server.folder / "hc_dir.json").rmdir()
+
+
+def test_oversized_file_is_not_read(server):
+    """A 100 MB file (valid JSON or not) was read in full inside the event loop on every /object_info (21 s for a valid
+    one, the API frozen meanwhile). Now a file over the size bound is not read at all: listed as damaged, and a prompt
+    naming it is refused naming the input, the file and the bound."""
+    with open(server.folder / "hc_huge.json", "wb") as f:
+        f.truncate(100 * 2**20)  # sparse: 100 MB on paper, nothing on the disk
+    try:
+        assert "user:hc_huge" in _choices(server.object_info(), "AccelTeaCache", "coefficients")
+        msg = _server_refusal(server, _tea("user:hc_huge"))
+        assert "input 'coefficients'" in msg and "hc_huge.json" in msg and "100.0 MiB" in msg and "at most" in msg, msg
+    finally:
+        (server.folder / "hc_huge.json").unlink()
+
+
+def test_calibration_files_are_parsed_once_and_large_ones_off_the_request(cc, monkeypatch):
+    """The set lists (built inside ComfyUI's HTTP server) parse a file once after each change, not on every request;
+    a changed file larger than INLINE_BYTES is parsed in a background thread, listed for every kind meanwhile, and
+    listed for its own kinds once parsed. (Before, every /object_info and every prompt check read every file in full.)"""
+    import time
+
+    d = cc.user_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    rec = {"p": 0.5, "chunks": [{"branch": "cond", "signal": {"e0": 0.25}}]}
+    n = cc.INLINE_BYTES // len(json.dumps(rec)) + 1000
+    data = {"format": cc.USER_FORMAT, "name": "hc_large", "family": "wan21", "variant": "t2v", "size": "",
+            "teacache": {"signal": "e0", "coefficients": [0.1, 0.0]}, "samples": [{"records": [rec] * n}]}
+    path = d / "hc_large.json"
+    parsed = []
+    real = cc._parse
+    monkeypatch.setattr(cc, "_parse", lambda p, where: parsed.append(str(p)) or real(p, where))
+    try:
+        path.write_text(json.dumps(data))
+        assert path.stat().st_size > cc.INLINE_BYTES
+        assert "user:hc_large" in cc.user_sets("magcache")  # not parsed on the request: listed meanwhile
+        deadline = time.monotonic() + 60
+        while "user:hc_large" in cc.user_sets("magcache") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "user:hc_large" not in cc.user_sets("magcache") and "user:hc_large" in cc.user_sets("teacache")
+        assert cc.load_user("user:hc_large", "teacache")["teacache"]["coefficients"] == [0.1, 0.0]
+        assert parsed.count(str(path)) == 1  # the lists and the prompt check share one parse
+        data["magcache"] = {"ratios": {"cond": [1.0, 0.9, 0.8]}}
+        path.write_text(json.dumps(data))  # changed: parsed again
+        deadline = time.monotonic() + 60
+        while "user:hc_large" not in cc.user_sets("magcache") or str(path) in cc._IN_BACKGROUND:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert parsed.count(str(path)) == 2
+    finally:
+        path.unlink()

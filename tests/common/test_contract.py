@@ -31,6 +31,10 @@ def test_report_renders_titled_sections(mod):
     ("accel.wan_level1.preset", "WanLevel1Options", {"quality": "fastest"}, "quality"),
     ("accel.wan_level1.preset", "WanLevel1Options", {"compile_mode": "bogus"}, "compile_mode"),
     ("accel.wan_level1.preset", "WanLevel1Options", {"policy": "eager"}, "policy"),
+    ("accel.vae.options", "VAEOptions", {"temporal_chunk": 1}, "temporal_chunk"),
+    ("accel.vae.options", "VAEOptions", {"tile_size": 16}, "tile_size"),
+    ("accel.vae.options", "VAEOptions", {"overlap": -1}, "overlap"),
+    ("accel.vae.options", "VAEOptions", {"policy": "maybe"}, "policy"),
 ])
 def test_options_are_checked_when_built_naming_the_input(mod, AccelError, module, cls, kw, name):
     with pytest.raises(AccelError) as e:
@@ -53,6 +57,29 @@ def test_each_apply_returns_the_report_the_old_function_renders(mod, M):
     assert _titles(rep) == ["Accel CUDA Settings", N.NUMERICS] and N.settings_of(m) == settings
     prof = mod("accel.common.hardware").profile()
     assert rep.render().splitlines()[1:] == N.apply_cuda_settings(wan, settings, profile=prof)[1]
+
+
+def test_vae_apply_returns_a_report_and_a_copy(mod, M):
+    import torch
+
+    O = mod("accel.vae.options")
+    vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
+    out, rep = O.apply(vae, O.VAEOptions(fused_norm=True))
+    assert out is not vae and rep.deviation is not None and "on: fused_norm" in rep.render()
+    out, rep = O.apply(vae, O.VAEOptions())
+    assert rep.deviation is None and rep.render().startswith("VAE: Wan 2.1 VAE")  # no title outside a node
+
+
+def test_no_function_in_accel_vae_takes_more_than_8_parameters():
+    import ast
+    from pathlib import Path
+
+    for path in (Path(__file__).resolve().parents[2] / "accel" / "vae").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                n = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
+                assert n <= 8, f"{path.name}:{node.lineno} {node.name} takes {n} parameters"
 
 
 def test_wan_level1_composes_the_features_reports(mod, M):

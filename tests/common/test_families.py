@@ -20,6 +20,39 @@ def test_flux_family(mod, M):
     assert fam.block_keys == ["diffusion_model.double_blocks.0", "diffusion_model.single_blocks.0"]
 
 
+@pytest.mark.parametrize("builder,family,name,lists", [
+    ("tiny_z_image", "z_image", "Z-Image", ["context_refiner.0", "noise_refiner.0", "layers.0", "layers.1"]),
+    ("tiny_flux2", "flux2", "Flux.2", ["double_blocks.0", "single_blocks.0"]),
+    ("tiny_qwen_image", "qwen_image", "Qwen-Image", ["transformer_blocks.0", "transformer_blocks.1"]),
+    ("tiny_sdxl", "sdxl", "SDXL", []),
+])
+def test_image_families(mod, M, builder, family, name, lists):
+    """Z-Image is its own family (ComfyUI builds it as a Lumina 2 model): its blocks are the caption and image
+    refiners, then the main layers, in forward order. SDXL's UNet has no block list (compiled whole)."""
+    families = mod("accel.common.families")
+    fam = families.detect(getattr(M, builder)())
+    assert (fam.family, fam.name) == (family, name)
+    assert fam.block_keys == [f"diffusion_model.{k}" for k in lists]
+    assert (family in families.WHOLE_MODEL) == (not lists)
+
+
+def test_z_image_from_its_config_before_the_build(mod, M):
+    """The FP8 loader's `auto` decides before the model is built: ComfyUI's ZImage config says Z-Image, a Lumina 2
+    config (dim 2304) says Lumina 2."""
+    import comfy.supported_models as sm
+
+    families = mod("accel.common.families")
+    assert families.family_of_config(sm.ZImage(dict(M.Z_IMAGE_TINY))) == "z_image"
+    assert families.family_of_config(sm.Lumina2({"image_model": "lumina2", "dim": 2304})) == "lumina2"
+    assert families.family_name("z_image") == "Z-Image"
+
+
+def test_sdxl_compiles_as_one_region(mod, M):
+    m, report = mod("accel.compile").apply_compile(M.tiny_sdxl(), backend="eager")
+    assert "whole diffusion model (SDXL is a UNet" in report
+    assert "no transformer block list" not in report
+
+
 def test_forward_helper_matches_sampling_path(M):
     import torch
     from accel_harness.forward import Forward

@@ -87,3 +87,19 @@ def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
     assert len(_errors(key, name, other)) == 1
     with pytest.raises(mod("accel.common.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
         H.call_node(key, **dict(_defaults(key), model=object(), **{name: "maybe"}))
+
+
+def test_shipped_api_workflows_use_the_current_words(mod):
+    """The files users copy (workflows/api/*.json, the demo's graph included) send "fall back" / "error", not the
+    legacy words: these still validate, but a user reading the file should see the words the node shows."""
+    import json
+    from pathlib import Path
+
+    words = mod("accel.common.vocabulary").ON_FAILURE_CHOICES
+    stale = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "workflows" / "api").glob("*.json")):
+        for nid, node in json.loads(path.read_text()).items():
+            name = FAILURE_INPUTS.get(node.get("class_type"))
+            if name in node.get("inputs", {}) and node["inputs"][name] not in words:
+                stale.append(f"{path.name} node {nid} ({node['class_type']}): {name}={node['inputs'][name]!r}")
+    assert not stale, "legacy failure words in shipped API workflows:\n" + "\n".join(stale)

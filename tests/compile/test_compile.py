@@ -542,6 +542,57 @@ def test_model_errors_are_not_hidden_by_fallback(wan, C):
     assert not C.compile_status(m)["fell_back"]
 
 
+class _ModelFault(RuntimeError):
+    """A model's own transient error (a test model that raises once)."""
+
+
+_FAULT = {"now": False}  # a module global: dynamo guards it (what transformer_options holds is not guarded)
+
+
+def _fault():
+    if _FAULT["now"]:
+        _FAULT["now"] = False
+        raise _ModelFault("forced failure at call 2")
+
+
+@pytest.mark.parametrize("where", ["in a compiled block", "outside the blocks"])
+def test_a_models_own_error_under_compile_is_raised_not_a_fallback(wan, C, where, caplog):
+    """A model that raises once (its own transient error, on its second call), inside a compiled block (its attention)
+    or outside the compiled blocks (a DIFFUSION_MODEL wrapper). The compile wrapper took the error for a compile
+    failure: it ran the call again eagerly (which passed), so the error was lost, and kept the model eager until ComfyUI
+    restarts. Now the error is the model's: raised as the model raised it, no eager re-run, compile stays on and the
+    next call runs compiled. (Only failures of dynamo, a backend, inductor or compiled code fall back.)"""
+    import comfy.patcher_extension as pe
+
+    if where == "in a compiled block":
+        def override(func, *args, **kwargs):
+            _fault()
+            return sdpa_override(func, *args, **kwargs)
+
+        model = with_override(wan, override)
+    else:
+        def wrapper(executor, *args, **kwargs):
+            _fault()
+            return executor(*args, **kwargs)
+
+        model = wan.clone()
+        model.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, "test.fault", wrapper)
+    caplog.set_level(logging.WARNING, logger="comfyui-accel")
+    x, ctx = inputs()
+    ref = forward(model, x, ctx)
+    m, _ = C.apply_compile(model, backend="eager")
+    assert _close(forward(m, x, ctx), ref)
+    _FAULT["now"] = True
+    with pytest.raises(_ModelFault, match="forced failure at call 2"):
+        forward(m, x, ctx)
+    st = C.compile_status(m)
+    assert not st["fell_back"] and st["mode"] == "default" and not st["failures"], st
+    assert _close(forward(m, x, ctx), ref)  # the next call: compiled, right
+    st = C.compile_status(m)
+    assert st["calls"] == 2 and st["graphs"] >= 1 and not st["fell_back"], st
+    assert not [r for r in caplog.records if "compile" in r.getMessage() and "eager" in r.getMessage()]
+
+
 def test_preflight_missing_compiler_is_reported_without_compiling(wan, C, mod, monkeypatch):
     hw = mod("accel.common.hardware")
     real = hw.profile()
@@ -652,14 +703,25 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
     import inspect
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
-        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
     compat = mod("accel.comfy_compat")
     dyn = wan.clone()
     dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
     dyn.cached_patcher_init = None
     if compat.block_fetch_support() is None:
-        _, report = C.apply_compile(dyn, backend="eager")
+        # kept: the clone is a plain one (a disable_dynamic clone of this patcher would raise, see below), and the
+        # compiled model computes what the uncompiled one does, with its blocks compiled
+        clones = []
+        plain_clone = dyn.clone
+        monkeypatch.setattr(dyn, "clone", lambda *a, **kw: clones.append(kw) or plain_clone(*a, **kw), raising=False)
+        m, report = C.apply_compile(dyn, backend="eager")
+        assert clones and not any(kw.get("disable_dynamic") for kw in clones), clones
         assert "DynamicVRAM kept" in report
+        x, ctx = inputs()
+        assert _close(forward(m, x, ctx), forward(wan, x, ctx))
+        st = C.compile_status(m)
+        assert st["regions"] > 1 and st["graphs"] >= 1 and not st["fell_back"], st
+        monkeypatch.undo()
     monkeypatch.setattr(compat, "block_fetch_support", lambda: "no block-fetch API (test)")
     with pytest.raises(RuntimeError) as core:  # the core behaviour this guards against
         dyn.clone(disable_dynamic=True)

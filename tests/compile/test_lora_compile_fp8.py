@@ -165,7 +165,8 @@ def _load(mod, M, kind, path):
     if kind == "comfy_fp8_scaled_fp8mm":
         p = M.load_diffusion_model(_scaled_fp8(path))
         if not _fp8_compute(p):
-            pytest.skip("this ComfyUI keeps no quantized-tensor layers (0.3.x: scaled-fp8 layers cast per call)")
+            pytest.skip("this ComfyUI keeps no quantized-tensor layers (0.3.x: scaled-fp8 layers cast per call): "
+                        "runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
         return p
     if kind == "comfy_int8":
         from accel_harness import models
@@ -174,7 +175,7 @@ def _load(mod, M, kind, path):
         models.save_safetensors(models.comfy_quant_int8(load_file(str(path))), path)
         p = M.load_diffusion_model(path)
         if type(p.model.diffusion_model.blocks[0].self_attn.q.weight).__name__ != "QuantizedTensor":
-            pytest.skip("this ComfyUI does not load int8_tensorwise checkpoints (ComfyUI 0.33+ does)")
+            pytest.skip("this ComfyUI does not load int8_tensorwise checkpoints (ComfyUI 0.33+ does): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
         return p
     if kind == "weight_dtype_fp8":
         # Load Diffusion Model with weight_dtype fp8_e4m3fn (what UNETLoader passes; fp8_e4m3fn_fast loads the same

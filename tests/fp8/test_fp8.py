@@ -577,10 +577,11 @@ def _save_comfy_layers(F, M, mod, ddir, cond, sd, name):
     """Write `sd` (a file ComfyUI 0.33+ loads as its quantized layers), load it with the stock loader, sample it, and
     save that MODEL with Accel Save FP8 Model: (source path, the model's output, the save's report, the saved path)."""
     if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
-        pytest.skip("this ComfyUI reads quantized files without quantized-tensor layers (those are 0.33+)")
+        pytest.skip("this ComfyUI reads quantized files without quantized-tensor layers (those are 0.33+): "
+                    "runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
     src = M.save_safetensors(sd, ddir / f"save_{name}_src.safetensors")
     stock = _load_stock(os.path.relpath(src, ddir))
-    assert mod("accel.compile.quantized").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
+    assert mod("accel.comfy_compat").is_quantized_layer(stock.model.diffusion_model.blocks[0].self_attn.q)
     ref = run(M, stock, cond)
     text = F.save_portable(stock, f"saved/{name}")
     return src, ref, text, text.splitlines()[0].split(": ", 1)[1]
@@ -613,6 +614,25 @@ def test_save_requantizes_comfyuis_int8_layers_from_their_values(F, M, mod, bf16
     _, ref, text, path = _save_comfy_layers(F, M, mod, ddir, cond, M.comfy_quant_int8(dict(bf16_sd)), "comfy_int8")
     assert f"{len(block_linears(bf16_sd))} per-channel/e5m2 (or other quantized) layers requantized" in text
     assert rel(run(M, _load_stock(os.path.relpath(path, ddir)), cond), ref) <= 0.045  # one per-tensor FP8 rounding
+
+
+@pytest.mark.parametrize("fmt,awq", [("float8_e5m2", False), ("mxfp8", False), ("nvfp4", False), ("nvfp4", True)])
+def test_save_requantizes_every_other_comfyui_format_from_its_values(F, M, mod, bf16_sd, ddir, cond, fmt, awq):
+    """ComfyUI 0.33's other quantized layers (files written by its own quantizer): e5m2, MXFP8 (block scales), NVFP4
+    (two-level scales) and NVFP4 with an AWQ pre_quant_scale, which 0.33 multiplies into each layer's input: each saved
+    as per-tensor e4m3fn from the values the layer computes with (its pre_quant_scale folded into the weight's
+    columns), no stray scale or tag tensors, and the file stays close to the model (one per-tensor FP8 rounding;
+    measured 0.013-0.031, an unfolded pre_quant_scale gives several times that)."""
+    from safetensors import safe_open
+
+    if fmt not in getattr(__import__("comfy.quant_ops").quant_ops, "QUANT_ALGOS", {}):
+        pytest.skip(f"this ComfyUI has no {fmt} layers")
+    sd = M.comfy_quant_layers(dict(bf16_sd), fmt, pre_quant_scale=awq)
+    _, ref, text, path = _save_comfy_layers(F, M, mod, ddir, cond, sd, f"comfy_{fmt}{'_awq' if awq else ''}")
+    assert f"{len(block_linears(bf16_sd))} per-channel/e5m2 (or other quantized) layers requantized" in text
+    with safe_open(path, "pt") as f:
+        assert not [k for k in f.keys() if k.endswith(("comfy_quant", "input_scale", "weight_scale_2", "pre_quant_scale"))]
+    assert rel(run(M, _load_stock(os.path.relpath(path, ddir)), cond), ref) <= 0.045
 
 
 def test_nodes_in_a_prompt(pack, ddir, M, bf16_sd):

@@ -196,6 +196,14 @@ def test_not_measured_family_or_gpu_quantizes_and_says_so(F, mod, flux_file):
     assert "whether FP8 or 16-bit is faster is not measured for Flux.1 on Ada" in res.report
 
 
+def test_z_image_is_named_and_not_measured_yet(F, mod):
+    """Z-Image (its own family since ComfyUI builds it as a Lumina 2 model): nothing measured on Hopper yet, so `auto`
+    quantizes as before and says so by its name."""
+    plan = mod("accel.fp8.plan")
+    auto = plan.resolve_auto_format("z_image", _profile(mod), F.FORMAT_AUTO, F.COMPUTE_AUTO, False, GIB, GIB, 80 * GIB)
+    assert not auto.keep_16bit and "not measured for Z-Image on Hopper (sm90)" in auto.note
+
+
 def test_a_file_stored_in_fp8_is_left_as_stored(F, M, mod, flux_file, ddir):
     from safetensors.torch import load_file
 
@@ -244,7 +252,8 @@ def _n_fp8(path):
 
 def _needs_comfy_layers(mod):
     if not mod("accel.comfy_compat").loads_fp8_files_as_quantized_layers():
-        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: 0.33+)")
+        pytest.skip("this ComfyUI reads scaled-fp8 files with its scaled-fp8 operations (quantized-tensor layers: "
+                    "0.33+): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
 
 
 def test_scaled_wan_on_hopper_loads_as_comfyui_does(F, M, mod, wan_scaled_file):
@@ -254,7 +263,7 @@ def test_scaled_wan_on_hopper_loads_as_comfyui_does(F, M, mod, wan_scaled_file):
     _needs_comfy_layers(mod)
     import comfy.sd
 
-    Q, figures = mod("accel.compile.quantized"), mod("accel.common.figures")
+    Q, figures = mod("accel.comfy_compat"), mod("accel.common.figures")
     res = F.load_file(str(wan_scaled_file), profile=_profile(mod))
     dm = res.patcher.model.diffusion_model
     assert res.comfy_layers and res.compute == "comfy" and res.stats.formats == {}

@@ -398,3 +398,101 @@ def test_corrupt_autotune_cache_is_ignored(mod, tmp_path, case, caplog):
     tuner3 = AT.Tuner(primary, [other], path, "dev", warmup=0, reps=1)
     assert tuner3.pick(key, q, q, q, "bhld", None, None, 16, True) is kern2
     assert tuner3.last[key]["source"] == "disk"
+
+
+# --- saver: every scaled layer ComfyUI builds ---------------------------------------------------------------------
+
+def _marker_scaled_fp8(mod, M, sd, form):
+    """`sd` in ComfyUI's scaled-fp8 layout (the *_fp8_scaled files Load Diffusion Model reads): the harness's writer, the
+    same with a scale_input per layer, or with the two-element marker (ComfyUI then runs the matmuls in 16 bits)."""
+    if form == "scale_input":
+        return _scaled_fp8(mod, sd)
+    out = M.comfy_scaled_fp8(dict(sd))
+    if form == "full_precision_marker":
+        out["scaled_fp8"] = torch.zeros(2, dtype=torch.float8_e4m3fn)
+    return out
+
+
+def _sample(M, model, seed=0):
+    return M.sample(model, M.conditioning(8, seed=1), M.conditioning(8, seed=2), M.wan_latent(5, 64, 64), steps=2,
+                    cfg=2.0, seed=seed)
+
+
+def _rel(a, b):
+    return ((a.float() - b.float()).norm() / b.float().norm()).item()
+
+
+@pytest.mark.parametrize("form", ["harness", "scale_input", "full_precision_marker"])
+def test_save_from_stock_scaled_fp8_layers_reloads_to_the_source(pack, mod, M, ddir, bf16_sd, form):
+    """A tiny Wan in ComfyUI's scaled-fp8 layout -> stock Load Diffusion Model -> Accel Save FP8 Model (a prompt) ->
+    stock Load Diffusion Model again; both sampled. ComfyUI 0.3.x builds its scaled-fp8 layers for such a file
+    (comfy.ops.scaled_fp8_ops: fp8 weight, scale_weight, scale_input), 0.33 its quantized-tensor layers. On 0.3.x the
+    saver wrote the stored fp8 values with a weight_scale of 1.0 (about 1000x too large) and the scale tensors as stray
+    bf16 tensors: the reloaded model's latent was far from the source's (cosine 0.70). Now every block layer is saved
+    with its stored values and its scale, nothing else of the layer is written, and the reloaded model's latent is
+    within 1e-3 (rel. L2) of the source's, where the source's own FP8 deviation from the bf16 model is 0.02-0.06."""
+    import nodes
+    from safetensors import safe_open
+
+    name = f"hostile_scaled_{form}.safetensors"
+    src_sd = _marker_scaled_fp8(mod, M, bf16_sd, form)
+    write(M, ddir, name, src_sd)
+    source = nodes.UNETLoader().load_unet(name, "default")[0]
+    q = source.model.diffusion_model.blocks[0].self_attn.q  # 0.3.x: scale_weight beside it; 0.33: a QuantizedTensor
+    assert isinstance(getattr(q, "scale_weight", None), torch.Tensor) or type(q.weight).__name__ == "QuantizedTensor"
+    _, hist = run_prompt({
+        "1": {"class_type": "UNETLoader", "inputs": {"unet_name": name, "weight_dtype": "default"}},
+        "2": {"class_type": "AccelSaveFP8Model", "inputs": {"filename_prefix": f"hostile_scaled/{form}",
+                                                            "model": ["1", 0]}}})
+    path = hist["outputs"]["2"]["text"][0].splitlines()[0].split(": ", 1)[1]
+    with safe_open(path, "pt") as f:
+        keys = set(f.keys())
+        assert not [k for k in keys if k.endswith((".scale_weight", ".scale_input", ".input_scale", ".comfy_quant"))]
+        for k in [k for k in src_sd if k.endswith(".scale_weight")]:
+            layer = k[: -len(".scale_weight")]
+            assert torch.equal(f.get_tensor(layer + ".weight_scale"), src_sd[k].float().reshape(())), layer
+            assert torch.equal(f.get_tensor(layer + ".weight").float(), src_sd[layer + ".weight"].float()), layer
+    reloaded = nodes.UNETLoader().load_unet(os.path.relpath(path, ddir), "default")[0]
+    ref, out = _sample(M, source), _sample(M, reloaded)
+    bf16 = _sample(M, M.load_diffusion_model(write(M, ddir, "hostile_scaled_bf16.safetensors", dict(bf16_sd))))
+    deviation = _rel(ref, bf16)  # the source's own FP8 deviation: measured 0.055 (0.3.75), 0.026 (0.33)
+    assert 0.01 < deviation < 0.1, deviation
+    assert _rel(out, ref) <= 1e-3, (_rel(out, ref), deviation)  # measured 4e-7 (0.3.75: other rounding order), 0 (0.33)
+
+
+def test_save_through_a_folder_link_leading_outside_is_refused(pack, F, ddir, src, no_long_work, tmp_path):
+    """A folder link inside models/diffusion_models that leads outside it: the saver followed it (its check compared
+    the path as written, not where the links lead), while every textual escape ('..', an absolute path) was refused.
+    Now the folder is resolved first: refused before any work, nothing written there. A link that stays inside the
+    folder still saves."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ddir / "hostile_link_out").symlink_to(outside, target_is_directory=True)
+    (ddir / "hostile_real_sub").mkdir(exist_ok=True)
+    (ddir / "hostile_link_in").symlink_to(ddir / "hostile_real_sub", target_is_directory=True)
+    try:
+        for prefix in ("hostile_link_out/m", "hostile_link_out/deeper/m"):
+            msg = prompt_error(save_prompt(prefix))
+            assert "AccelError" in msg and SAVE_NODE in msg and "outside" in msg and "folder link" in msg, msg
+            assert str(outside) in msg and "long work started" not in msg, msg
+        assert not list(outside.iterdir())
+    finally:
+        (ddir / "hostile_link_out").unlink()
+    try:
+        assert F.output_path("hostile_link_in/m") == str(ddir / "hostile_link_in" / "m_00001.safetensors")
+    finally:
+        (ddir / "hostile_link_in").unlink()
+
+
+def test_a_huge_extra_keep_pattern_is_not_echoed_whole(pack, M, ddir, bf16_sd, caplog):
+    """A 10,000-character extra_keep pattern that matches nothing was echoed whole in one warning line (report and
+    log), and so were thousands of patterns. Now each pattern is cut with its length given, at most five are named."""
+    write(M, ddir, "hostile_keep_long.safetensors", dict(bf16_sd))
+    caplog.set_level(logging.WARNING)
+    for extra, needles in (("x" * 10000, ["(10000 characters)"]),
+                           (",".join(f"p{i}" for i in range(3000)), ["'p0'", "'p4'", "and 2995 more"])):
+        _, hist = run_prompt(load_prompt("hostile_keep_long.safetensors", extra_keep=extra))
+        warned = [ln for ln in hist["outputs"]["2"]["text"][0].splitlines() if "match no linear layer" in ln]
+        assert len(warned) == 1 and len(warned[0]) < 400, warned
+        assert all(n in warned[0] for n in needles), warned
+    assert all(len(r.getMessage()) < 2000 for r in caplog.records if "match no linear layer" in r.getMessage())

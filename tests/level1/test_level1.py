@@ -148,7 +148,7 @@ def test_compile_chain_and_mode_choice(mod):
                               torch_version="2.11.0")
     mode, why = L.resolve_compile_mode("auto", h100)
     assert mode == mod("accel.common.defaults").choose(h100).compile_mode == "default", why  # max-autotune did not pay
-    assert "max-autotune measured within 1%" in why
+    assert "max-autotune measured about as fast" in why
     assert L.resolve_compile_mode("max-autotune-no-cudagraphs", h100)[0] == "max-autotune-no-cudagraphs"
 
 

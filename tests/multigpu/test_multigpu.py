@@ -311,6 +311,14 @@ def failing_attention(func, *args, **kwargs):
     return func(*args, **kwargs)
 
 
+def oom_on_rank_1(func, *args, **kwargs):
+    import torch.distributed as dist
+
+    if dist.is_initialized() and dist.get_rank() == 1:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB (raised by the test on rank 1)")
+    return func(*args, **kwargs)
+
+
 def with_override(model, fn):
     m = model.clone()
     m.model_options["transformer_options"]["optimized_attention_override"] = fn
@@ -486,3 +494,63 @@ def test_bench_multigpu_smoke(tmp_path):
     assert res["runs"]["2gpu_cfg_on"]["split"] == [2, ""] and res["runs"]["2gpu_cfg_off"]["split"][0] == 1
     assert all(res["runs"][k]["cosine"] > 0.9999 for k in ("2gpu_cfg_on", "2gpu_cfg_off"))
     assert "| 2gpu_cfg_on | 2 | on |" in (out / "multigpu.md").read_text()
+
+
+def two_experts(M, high, low, steps=2):
+    """The Wan 2.2 A14B split: KSamplerAdvanced high-noise 0 -> half keeping its leftover noise, low-noise half -> end."""
+    import nodes
+
+    pos, neg, lat = M.conditioning(seed=1), M.conditioning(seed=2), M.wan_latent(1, 32, 32)
+    x = nodes.common_ksampler(high, 7, steps, 1.0, "euler", "simple", pos, neg, lat, start_step=0, last_step=steps // 2,
+                              force_full_denoise=False)[0]
+    return nodes.common_ksampler(low, 7, steps, 1.0, "euler", "simple", pos, neg, x, disable_noise=True,
+                                 start_step=steps // 2, last_step=steps, force_full_denoise=True)[0]["samples"]
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_two_experts_stay_in_the_workers(M, MG, P, monkeypatch):
+    """Wan 2.2 A14B samples two experts one after the other in every run. While a worker keeps KEEP_FREE of its memory
+    available with both loaded, both stay: a second run sends no weights. Without the room, the older goes and every
+    expert switch sends the weights again (what every switch did before). Each expert computes with its own weights."""
+    P.shutdown_all()
+    high, low = wan(M, heads=2, seed=21), wan(M, heads=2, seed=22)
+    ref = two_experts(M, high, low)
+    mh, ml = seq_only(MG, high), seq_only(MG, low)
+    monkeypatch.setattr(P, "KEEP_FREE", 1.0)  # no room: one model at a time
+    ok, err = _close(two_experts(M, mh, ml), ref)
+    assert ok, err
+    pool = P.current_pool()
+    assert len(pool.models) == 1 and len(pool.stats["loads"]) == 2
+    two_experts(M, mh, ml)
+    assert len(pool.stats["loads"]) == 4 and all(len(w["models"]) == 1 for w in pool.info())
+    monkeypatch.setattr(P, "KEEP_FREE", 0.0)  # room for both
+    ok, err = _close(two_experts(M, mh, ml), ref)
+    assert ok, err
+    assert len(pool.stats["loads"]) == 5 and len(pool.models) == 2  # the high-noise expert again, the low one kept
+    ok, err = _close(two_experts(M, mh, ml), ref)
+    assert ok, err
+    assert len(pool.stats["loads"]) == 5, "a run with both experts held sent weights"
+    info = pool.info()
+    assert [len(w["models"]) for w in info] == [2, 2] and all(w["available"] > 0 and w["total"] > 0 for w in info)
+    assert pool.stats["start_s"] > 0 and all(b > 0 for _, b, _ in pool.stats["loads"])
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_worker_out_of_memory_is_an_error_with_the_remedy(M, MG, P, mod):
+    """A worker running out of memory inside a step: the prompt fails naming the node, the worker, torch's error and
+    what to lower; no worker is left running."""
+    model = wan(M, heads=2, seed=4)
+    run(M, seq_only(MG, model), steps=1)
+    pids = P.current_pool().pids
+    with mod("accel.common.errors").titled("Accel Multi-GPU"):
+        m = seq_only(MG, with_override(model, oom_on_rank_1))
+    with pytest.raises(MG.AccelError) as e:
+        run(M, m, steps=1)
+    msg = str(e.value)
+    assert msg.startswith("[Accel Multi-GPU] input 'model': a worker failed while sampling: worker 1 failed (forward): "
+                          "torch.OutOfMemoryError: CUDA out of memory"), msg
+    assert "lower the resolution, the frame count or the batch" in msg, msg
+    gone = time.monotonic() + 15
+    while any(_alive(p) for p in pids) and time.monotonic() < gone:
+        time.sleep(0.1)
+    assert pids and not any(_alive(p) for p in pids), "a worker of the failed pool is still running"

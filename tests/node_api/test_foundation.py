@@ -40,7 +40,7 @@ def test_every_node_is_a_v3_node_registered_through_comfy_entrypoint(pack):
         "AccelAttention", "AccelCompile", "AccelTeaCache", "AccelMagCache", "AccelCacheCalibrate",
         "AccelCacheAnyModel", "AccelCUDASettings", "AccelLoadDiffusionModelFP8", "AccelSaveFP8Model",
         "AccelHardwareReport", "AccelMultiGPU", "AccelRandomConditioning", "AccelLatentDiff", "AccelWanLevel1",
-        "AccelMiniMaxH3Level1", "AccelVAE"}
+        "AccelMiniMaxH3Level1", "AccelVAE", "AccelSaveVideo"}
     for cls in listed:
         schema = cls.GET_SCHEMA()
         # execute: a classmethod of the node or of a shared node base (TeaCache/MagCache), never ComfyNode's own
@@ -146,7 +146,7 @@ def test_pyproject_registry_metadata():
 
     data = tomllib.loads((H.REPO_ROOT / "pyproject.toml").read_text())
     proj = data["project"]
-    assert proj["name"] == "comfyui-accel"
+    assert proj["name"] == "diffusion-accel"  # the Registry name (no "comfyui" in it: its guidance)
     deps = " ".join(proj.get("dependencies", [])).lower()
     for hard in ("torch", "flash-attn", "flash_attn", "sageattention", "xformers"):
         assert hard not in deps, f"{hard} must not be a hard requirement"
@@ -182,7 +182,7 @@ def test_outputs_have_names_and_tooltips(pack):
 def test_display_names_categories_and_flags(pack):
     import nodes as comfy_nodes
 
-    cats = {"accel/patch", "accel/loaders", "accel/cache", "accel/info", "accel/testing"}
+    cats = {"accel/patch", "accel/loaders", "accel/cache", "accel/info", "accel/testing", "accel/video"}
     for name, cls in pack.nodes.NODE_CLASS_MAPPINGS.items():
         display = pack.nodes.NODE_DISPLAY_NAME_MAPPINGS[name]
         assert display.startswith("Accel ") and comfy_nodes.NODE_DISPLAY_NAME_MAPPINGS[name] == display, (name, display)

@@ -21,6 +21,11 @@ pytestmark = pytest.mark.skipif(find_comfy_cli() is None or shutil.which("git") 
                                 reason="comfy-cli (scripts/setup_testbed.sh --test-tools) or git missing")
 
 
+def _registry_name() -> str:
+    import tomllib
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["name"]
+
+
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     """This checkout's files as git would commit them, in a scratch git repository."""
@@ -42,7 +47,8 @@ def archive(staged, tmp_path_factory):
     home = tmp_path_factory.mktemp("cli-home")
     v = comfy_cli(["node", "validate"], cwd=staged, home=home, timeout=120)
     assert v.returncode == 0, f"comfy node validate failed:\n{v.stdout}\n{v.stderr}"
-    assert "Security warnings" not in v.stdout, v.stdout  # exec/eval/multi-statement lines the registry flags
+    # exec/eval/multi-statement lines the registry flags; comfy-cli 1.23 prints them on stderr, older ones on stdout
+    assert "Security warnings" not in v.stdout + v.stderr, f"{v.stdout}\n{v.stderr}"
     p = comfy_cli(["node", "pack"], cwd=staged, home=home, timeout=120)
     assert p.returncode == 0, f"comfy node pack failed:\n{p.stdout}\n{p.stderr}"
     z = staged / "node.zip"
@@ -67,7 +73,7 @@ def test_archive_has_the_pack_and_nothing_for_development(archive):
 
 def test_archive_loads_in_comfyui(archive, tmp_path):
     base = tmp_path / "base"
-    dest = base / "custom_nodes" / "comfyui-accel"  # the folder name the registry installs under
+    dest = base / "custom_nodes" / _registry_name()  # the folder the registry installs into: the node id
     dest.mkdir(parents=True)
     zipfile.ZipFile(archive).extractall(dest)
     r = subprocess.run([sys.executable, "main.py", "--quick-test-for-ci", "--cpu", "--base-directory", str(base),

@@ -1,6 +1,8 @@
 """Workflows in the REAL ComfyUI frontend (comfyui-frontend-package) in headless Debian Chromium via Playwright.
 
-Runs on the frontend of the test bed's ComfyUI (1.32.9 with 0.3.75, 1.49.x with 0.33).
+Runs on the frontend of the test bed's ComfyUI (1.32.9 with 0.3.75, 1.49.x with 0.33), or on the frontend folder
+that ACCEL_FRONTEND_ROOT names (`main.py --front-end-root`; scripts/test.sh runs these tests once more with the
+newest comfyui-frontend-package on the registry).
 For every UI workflow in workflows/*.json: it loads the way opening the file does (app.loadGraphData) with
 no "missing nodes" notice (the dialog of 1.32, the error overlay of 1.49; a workflow with an unknown node type
 proves the check can fail), every node type is registered, our nodes show the widgets /object_info declares,
@@ -12,6 +14,7 @@ test-artifacts/browser/<name>.png (look at it). One server and one browser for t
 """
 import importlib.util
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -23,10 +26,18 @@ from accel_harness.uiformat import (DYNAMIC_COMBO, VIRTUAL_NODES, WIDGET_TYPES, 
                                    input_rows, ordered_inputs, prompt_diff, ui_to_api, widget_slots)
 
 REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts" / "browser"
 UI_WORKFLOWS = sorted((REPO / "workflows").glob("*.json"))
+# another frontend than the installed package's: a folder with its index.html (scripts/test.sh: the newest one)
+FRONTEND_ROOT = os.environ.get("ACCEL_FRONTEND_ROOT") or None
+# the version a `pip install --target` folder records beside the package (its static/ is the frontend root)
+FRONTEND = next((p.name.removeprefix("comfyui_frontend_package-").removesuffix(".dist-info") for p in
+                 Path(FRONTEND_ROOT).parents[1].glob("comfyui_frontend_package-*.dist-info")), "other") \
+    if FRONTEND_ROOT else None
+ARTIFACTS = REPO / "test-artifacts" / (f"browser-frontend-{FRONTEND}" if FRONTEND else "browser")
 OK, WHY = available()
-if OK and importlib.util.find_spec("comfyui_frontend_package") is None:
+if OK and FRONTEND_ROOT and not (Path(FRONTEND_ROOT) / "index.html").is_file():
+    pytest.exit(f"ACCEL_FRONTEND_ROOT={FRONTEND_ROOT} holds no index.html", returncode=4)
+if OK and not FRONTEND_ROOT and importlib.util.find_spec("comfyui_frontend_package") is None:
     OK, WHY = False, "comfyui-frontend-package is not installed in this Python (the server would have no UI)"
 pytestmark = pytest.mark.skipif(not OK, reason=WHY)
 
@@ -35,7 +46,8 @@ pytestmark = pytest.mark.skipif(not OK, reason=WHY)
 def server(tmp_path_factory):
     # CXX=/bin/false: inductor cannot build CPU kernels in this server (test_compile_fallback_updates_the_report);
     # no other test here compiles
-    srv = ComfyServer(tmp_path_factory.mktemp("browser-server"), settings=FRONTEND_SETTINGS, env={"CXX": "/bin/false"})
+    srv = ComfyServer(tmp_path_factory.mktemp("browser-server"), settings=FRONTEND_SETTINGS, env={"CXX": "/bin/false"},
+                      extra_args=["--front-end-root", FRONTEND_ROOT] if FRONTEND_ROOT else ())
     try:
         srv.start(timeout=180)
         yield srv
@@ -53,6 +65,19 @@ def app(server):
     with Browser() as b:
         b.open_app(server.url)
         yield b
+
+
+def test_the_server_serves_the_frontend_named(server):
+    """The page comes from ACCEL_FRONTEND_ROOT when it is set (scripts/test.sh: the newest frontend), else from the
+    installed comfyui-frontend-package: its index.html's scripts (content-hashed names) are what the server sends."""
+    import re
+    import urllib.request
+
+    root = Path(FRONTEND_ROOT) if FRONTEND_ROOT else (
+        Path(importlib.util.find_spec("comfyui_frontend_package").submodule_search_locations[0]) / "static")
+    scripts = re.findall(r'src="([^"]+\.js)"', (root / "index.html").read_text())
+    served = urllib.request.urlopen(server.url + "/", timeout=60).read().decode()
+    assert scripts and all(x in served for x in scripts), (scripts, served[:500])
 
 
 def test_there_are_ui_workflows():
@@ -140,7 +165,7 @@ def test_converter_matches_the_frontend_on_dynamic_combos(app, info):
     real frontend: uiformat.ui_to_api of the node as the frontend saves it gives what the frontend queues."""
     dynamic = sorted(t for t, spec in info.items() if any(x[0] == DYNAMIC_COMBO for _, x, _ in ordered_inputs(spec)))
     if not dynamic:
-        pytest.skip("this ComfyUI has no DynamicCombo inputs (0.33 has them)")
+        pytest.skip("this ComfyUI has no DynamicCombo inputs (0.33 has them): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
     # Widgets of other kinds the frontend draws (COLORS, CURVE, ...) are not modelled: leave out their nodes.
     other = set(app.page.evaluate("() => Object.keys(app.widgets)")) - {*WIDGET_TYPES, DYNAMIC_COMBO}
     types = [t for t in dynamic if not _input_types(ordered_inputs(info[t])) & other]

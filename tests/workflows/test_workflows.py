@@ -37,7 +37,7 @@ def _load_script():
 
 
 W = _load_script()
-NAMES = list(W.WORKFLOWS)
+NAMES = [n for n in W.WORKFLOWS if n not in W.TOOLS]  # the model workflows (W.TOOLS load no model: the report)
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +58,10 @@ def _api(name):
 def test_the_issue_workflows_are_defined():
     """Wan 2.1 1.3B/14B/I2V, Wan 2.2 A14B, Flux-dev, Qwen-Image, a before/after workflow, the few-step ones
     (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B; and HunyuanVideo and
-    LTX-Video T2V (issue 30); the 4-step T2V at 720p with Level-1's opt-in sparse attention (issue 32); MiniMax-H3's
-    standard and 4-step turbo templates, HunyuanVideo 1.5, LTX-2, Flux.2 and Kandinsky 5 (issue 54)."""
-    assert len(NAMES) == 19 and set(NAMES) == set(EXPECTED_NODES)
+    LTX-Video T2V (issue 30); the 4-step T2V at 720p with Level-1's opt-in sparse attention (issue 32); Z-Image Turbo
+    and SDXL base + refiner (issue 52); MiniMax-H3's standard and 4-step turbo templates, HunyuanVideo 1.5, LTX-2,
+    Flux.2 and Kandinsky 5 (issue 54)."""
+    assert len(NAMES) == 21 and set(NAMES) == set(EXPECTED_NODES)
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
@@ -71,7 +72,7 @@ def skip_missing(info, name):
         pytest.skip(f"this ComfyUI lacks the node(s) {sorted(missing)} (a newer ComfyUI's model)")
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", list(W.WORKFLOWS))
 def test_files_are_current_and_twins_match(info, name):
     skip_missing(info, name)
     notes = []
@@ -131,13 +132,19 @@ EXPECTED_NODES = {
                                     "BasicGuider", "Flux2Scheduler", "SamplerCustomAdvanced", "SaveImage", *W_SHIPPED},
     "kandinsky5_t2v_attention_compile": {"UNETLoader", "DualCLIPLoader", "VAELoader", "Kandinsky5ImageToVideo",
                                          "ModelSamplingSD3", "KSampler", "SaveVideo", *W_SHIPPED},
+    "z_image_turbo_attention_compile": {"UNETLoader", "CLIPLoader", "VAELoader", "ConditioningZeroOut",
+                                        "EmptySD3LatentImage", "ModelSamplingAuraFlow", "KSampler", "SaveImage",
+                                        *W_SHIPPED},
+    "sdxl_base_refiner_attention_compile": {"CheckpointLoaderSimple", "EmptyLatentImage", "KSamplerAdvanced",
+                                            "SaveImage", *W_SHIPPED},
 }
 # The family workflows of issue 30 (workflow -> bench/families.py family): their sampler's model comes through
 # exactly the chain bench_matrix.py measures as that family's `shipped` one.
 FAMILY_WORKFLOWS = {"hunyuan_video_t2v_attention_compile": "hunyuan_video", "ltxv_t2v_attention_compile": "ltxv",
                     "minimax_h3_t2va_level1": "minimax_h3", "minimax_h3_t2va_turbo_4step_level1": "minimax_h3_turbo",
                     "hunyuan_video15_t2v_attention_compile": "hunyuan_video15", "ltx2_t2v_attention_compile": "ltxav",
-                    "flux2_dev_attention_compile": "flux2", "kandinsky5_t2v_attention_compile": "kandinsky5"}
+                    "flux2_dev_attention_compile": "flux2", "kandinsky5_t2v_attention_compile": "kandinsky5",
+                    "z_image_turbo_attention_compile": "z_image", "sdxl_base_refiner_attention_compile": "sdxl"}
 SHIPPED_CHAINS = {"cuda_attn_compile": ["AccelCUDASettings", "AccelAttention", "AccelCompile"], "level1": ["AccelWanLevel1"],
                   "level1_h3": ["AccelMiniMaxH3Level1"]}
 
@@ -166,24 +173,30 @@ def _fewstep_checks(api, types, note):
 
 
 def _family_checks(api, family, note):
-    """The one sampler's model input: loader (-> shift where the example has one) -> the family's shipped chain, in
-    bench_matrix.py's order (Accel Attention on backend auto); the note says the speed is not measured yet."""
+    """Each sampler's model input (one sampler; SDXL: base and refiner): loader (-> shift where the example has one)
+    -> the family's shipped chain, in bench_matrix.py's order (Accel Attention on backend auto, Accel Compile with
+    its defaults); the note says the speed is not measured yet."""
     spec = importlib.util.spec_from_file_location("accel_bench_families", REPO / "bench" / "families.py")
     families = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = families  # dataclasses look their module up there
     spec.loader.exec_module(families)
     chain = SHIPPED_CHAINS[families.FAMILIES[family].shipped]
-    [sampler] = [v for v in api.values() if v["class_type"] in ("SamplerCustom", "BasicGuider", "CFGGuider", "KSampler")]
-    seen, nid = [], sampler["inputs"]["model"][0]
-    while api[nid]["class_type"] in chain:
-        seen.append(api[nid]["class_type"])
-        nid = api[nid]["inputs"]["model"][0]
-    assert seen[::-1] == chain, seen
-    assert api[nid]["class_type"] in ("UNETLoader", "CheckpointLoaderSimple", "ModelSamplingSD3", "LoraLoaderModelOnly"), \
-        api[nid]
-    assert sum(v["class_type"] in chain for v in api.values()) == len(chain)  # no second, unused chain
+    samplers = [v for v in api.values() if v["class_type"] in ("SamplerCustom", "BasicGuider", "CFGGuider", "KSampler",
+                                                                "KSamplerAdvanced")]
+    for sampler in samplers:
+        seen, nid = [], sampler["inputs"]["model"][0]
+        while api[nid]["class_type"] in chain:
+            seen.append(api[nid]["class_type"])
+            nid = api[nid]["inputs"]["model"][0]
+        assert seen[::-1] == chain, seen
+        assert api[nid]["class_type"] in ("UNETLoader", "CheckpointLoaderSimple", "ModelSamplingSD3",
+                                          "ModelSamplingAuraFlow", "LoraLoaderModelOnly"), api[nid]
+    assert sum(v["class_type"] in chain for v in api.values()) == len(chain) * len(samplers)  # no unused chain
     assert all(v["inputs"].get("backend", "auto") == "auto" for v in api.values() if v["class_type"] == "AccelAttention")
-    assert "not measured yet" in note and "family_033_README.md" in note
+    assert all(v["inputs"]["cuda_graphs"] == "off" and v["inputs"]["backend"] == "inductor"
+               for v in api.values() if v["class_type"] == "AccelCompile")
+    assert "not measured yet" in note
+    assert "family_033_README.md" in note or family in families.IMAGE_FAMILIES
     f = families.FAMILIES[family]
     if family.startswith("minimax_h3"):  # the bench measures the shipped graph's size, length and steps
         [cond] = [v["inputs"] for v in api.values() if v["class_type"] == "MiniMaxH3ImageToVideo"]
@@ -413,6 +426,52 @@ def test_api_prompt_passes_comfyui_validation(model_files, info, name):
     assert saves and saves <= set(outputs)
 
 
+def test_every_ui_workflow_has_its_api_twin():
+    """Each shipped UI file (workflows/*.json) is defined once and written with its API twin."""
+    ui = {p.stem for p in (REPO / "workflows").glob("*.json")}
+    assert ui == set(W.WORKFLOWS), ui ^ set(W.WORKFLOWS)
+    assert all((REPO / "workflows" / "api" / f"{n}.json").exists() for n in ui)
+
+
+@pytest.mark.parametrize("name", W.TOOLS)
+def test_tool_workflow_passes_comfyui_validation(pack, name):
+    """The hardware report: ComfyUI's validate_prompt takes it, with the report node as its output."""
+    from accel_harness import executor
+
+    prompt = _api(name)
+    ok, err, outputs, node_errors = executor.validate(prompt)
+    assert ok is True and not node_errors, (err, node_errors)
+    assert {k for k, v in prompt.items() if v["class_type"] == "AccelHardwareReport"} <= set(outputs)
+
+
+def _bench_e2e():
+    spec = importlib.util.spec_from_file_location("bench_e2e_for_workflows", REPO / "bench" / "bench_e2e.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+@pytest.mark.parametrize("name", ["wan2.2_t2v_A14B_lightx2v_4step_level1", "wan2.2_i2v_A14B_lightx2v_4step_level1"])
+def test_accel_save_variants_are_what_the_benchmark_measures(info, model_files, name):
+    """The A14B LightX2V workflows with Accel Save Video (built, written to workflows/ only once FEWSTEP_SAVE says
+    so): ComfyUI validates them, the shipped files are the `core` ones, and bench_e2e.py's level1+save prompt is the
+    variant exactly (the shipped prompt with VAE Decode -> Create Video -> Save Video replaced)."""
+    import workflow_defs
+    from accel_harness import executor
+
+    variant = workflow_defs.ACCEL_SAVE_VARIANTS[name](info).api()
+    ok, err, outputs, node_errors = executor.validate(variant)
+    assert ok is True and not node_errors, (err, node_errors)
+    assert [v["class_type"] for v in variant.values()].count("AccelSaveVideo") == 1
+    shipped = _api(name)
+    assert workflow_defs.FEWSTEP_SAVE == "core" and "SaveVideo" in {v["class_type"] for v in shipped.values()}
+
+    def plain(p):
+        return {k: (v["class_type"], v["inputs"]) for k, v in p.items()}
+
+    assert plain(_bench_e2e().with_accel_save(shipped)) == plain(variant)
+
+
 def test_validation_catches_a_wrong_model_name(model_files):
     from accel_harness import executor
 
@@ -570,6 +629,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     M.write_wan21_vae(vae_file, "tiny")
     avae = add("AccelVAE", vae=[add("VAELoader", vae_name=vae_file.name), 0])
     add("PreviewImage", images=[add("VAEDecode", samples=[ks4, 0], vae=[avae, 0]), 0])
+    video = add("AccelSaveVideo", samples=[ks4, 0], vae=[avae, 0], filename_prefix="e2e_every_node/video",
+                encoder="cpu")
     ours = {k for k, v in live_info.items() if v.get("python_module", "").endswith("comfyui_accel")}  # every node
     latents = 4
     if "EmptyMiniMaxH3LatentAV" in live_info:  # a tiny MiniMax-H3 file -> Accel MiniMax-H3 Level-1 (compile off)
@@ -592,6 +653,8 @@ def test_wan21_prompt_with_every_accel_node_runs_on_the_live_server(server, live
     assert len(_latents(server, entry)) == latents
     assert "comfyui-accel hardware report" in ui_text(entry, rep)
     assert "Wan 2.1 VAE" in ui_text(entry, avae)
+    assert "encoded while it decoded" in ui_text(entry, video)
+    assert list((server.base / "output" / "e2e_every_node").glob("video_00001_.mp4"))
     assert ui_text(entry, diff).startswith("fp8 level1 vs accel")
     fp8_files = list((server.base / "models" / "diffusion_models" / "e2e").glob("tiny_fp8*.safetensors"))
     assert fp8_files and fp8_files[0].stat().st_size > 0, ui_text(entry, save8)
