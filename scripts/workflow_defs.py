@@ -573,12 +573,12 @@ H3_TURBO_LORA = "minimax_h3_fl2v_turbo_4step_v1.0_768p_comfyui_bf16.safetensors"
 H3_PROMPT = (
     "A red fox trots through fresh snow in a birch forest at sunrise, soft golden light, its breath visible in the cold "
     "air; the camera tracks alongside at low height, then the fox stops and looks up as a raven calls.\n\n"
-    "Audio: crunching footsteps in the snow, a light wind in the branches, a raven's call at 3s, a calm piano "
+    "Audio: crunching footsteps in the snow, a light wind in the branches, a raven's call midway, a calm piano "
     "melody underneath, fading out over the last second.")
 _H3_BODY = """
 **Accel MiniMax-H3 Level-1** = the fastest attention kernel for this GPU + torch.compile of every block (video and
 audio run through the same blocks) + TF32, for this model only; not bit-identical to stock (other kernels round
-differently; the report states what is measured). The graph is ComfyUI's MiniMax-H3 template: 1344x768, 5 s (124
+differently; the report states what is measured). The graph is ComfyUI's MiniMax-H3 template: 1344x768, five seconds (124
 frames) at 24 fps with stereo audio, res_multistep, no CFG. The first run compiles twice (the first step, then the
 others). Speed on this model: not measured yet (bench/results/h100/family_033_README.md lists the families measured
 so far). ComfyUI 0.33 or newer (MiniMax-H3's nodes). Its template loads the INT8 (convrot) file: Level-1 compiles its
@@ -594,7 +594,7 @@ def _h3(f: Flow, steps: int, lora: bool) -> None:
     clip = f.add("CLIPLoader", "Load Qwen3-VL text encoder", clip_name=H3_FILES[1], type="minimax")
     vae = f.add("VAELoader", "Load MiniMax-H3 video VAE", vae_name=H3_FILES[2])
     avae = f.add("VAELoader", "Load MiniMax-H3 audio VAE", vae_name=H3_FILES[3])
-    cond = f.add("MiniMaxH3ImageToVideo", "Prompt, size, length (1344x768, 5 s = 124 frames)", clip=f.out(clip),
+    cond = f.add("MiniMaxH3ImageToVideo", "Prompt, size, length (1344x768, 124 frames: five seconds)", clip=f.out(clip),
                  vae=f.out(vae), prompt=H3_PROMPT, width=1344, height=768, length=124)
     f.colors[cond] = POS_COLOR
     [l1] = _chain(f, f.out(model[-1]), ["AccelMiniMaxH3Level1"])
@@ -705,8 +705,8 @@ def ltx2_t2v(info) -> Flow:
     n = _about(f, "LTX-2 T2V with audio + CUDA settings, attention, compile", _FAMILY_BODY.format(model="LTX-2") + """
 
 The graph is the first stage of ComfyUI's LTX-2 T2V template at its output size: 1280x720 (704: the latent node's
-multiple of 32), 121 frames at 24 fps with audio, LTXVScheduler 20 steps, euler_ancestral, CFG 4 (the template then upscales a half-size result 2x with
-its distilled LoRA). ComfyUI 0.33 or newer (LTX-2's nodes).""",
+multiple of 32), 121 frames at 24 fps with audio, LTXVScheduler 20 steps, euler_ancestral, CFG 4 (the template
+then upscales a half-size result to full size with its distilled LoRA). ComfyUI 0.33 or newer (LTX-2's nodes).""",
                [ckpt_name, "gemma_3_12B_it_fp4_mixed.safetensors"], size=(480, 340))
     _layout(f, n, [ckpt, avae, clip], [pos, neg, cond], [vlat, alat, lat], chain, [sigmas, guider, *sample],
             [sep, dec, adec, vid, save])
