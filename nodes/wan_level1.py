@@ -64,10 +64,9 @@ def level1_inputs(model_tooltip: str) -> list:
             "once). error: stop with a message instead (to make sure you get the fast path).")),
         # last and optional: saved workflows and API prompts without it keep loading (as 'exact')
         io.Combo.Input("quality", options=list(QUALITIES), default="exact", optional=True, tooltip=(
-            "exact: exact attention kernels. fast: FP8 attention (H100/H200) except on the first and last "
-            "steps of the whole schedule (Wan 2.2 A14B: both experts); not exact. sparse (radial, opt-in): radial "
-            "sparse attention for long videos (CUDA), dense on the first steps and blocks. The report says what "
-            "ran.")),
+            "exact: exact attention kernels. fast: FP8 attention (H100/H200) except on the schedule's first and "
+            "last steps (A14B: over both experts); not exact. sparse (radial, opt-in): radial sparse attention for "
+            "long videos (CUDA), dense on the first steps and blocks. The report says what ran.")),
     ]
 
 
