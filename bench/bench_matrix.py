@@ -34,9 +34,11 @@ Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
       (one half of it alone: add --switch prefetch_room=off or --switch prefetch_ahead=off, one process each)
 CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny model)
 
-`--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b (bench/families.py): that family's true config with
-random weights in the published key layout, written once and loaded with ComfyUI's loader; its workflow's latent,
-conditioning shapes, sampler, shift and resolution; chains `shipped` (the pack's chain for it) and `fp8_shipped`.
+`--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b, and ComfyUI 0.33's minimax_h3 | minimax_h3_turbo |
+hunyuan_video15 | ltxav | flux2 | kandinsky5 (bench/families.py): that family's true config with random weights in the
+published key layout, written once and loaded with ComfyUI's loader; its workflow's latent, conditioning shapes,
+sampler, shift and resolution; chains `shipped` (the pack's chain for it: MiniMax-H3's is its Level-1 node),
+`fp8_shipped` and `fp8_auto_shipped` (the FP8 loader's `auto`).
 """
 from __future__ import annotations
 
@@ -103,6 +105,9 @@ CHAINS = {
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped chain",
     "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
                           "with cuda_graphs on",
+    "fp8_auto_shipped": "Accel Load Diffusion Model (FP8), defaults (weight_format auto: what a user gets) -> the shipped chain",
+    "level1_h3": "Accel MiniMax-H3 Level-1 (defaults)",
+    "level1_h3_sparse": "Accel MiniMax-H3 Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
     "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls even "
                   "where `auto` keeps a 16-bit file 16-bit)",
 }
@@ -166,7 +171,9 @@ def parse(argv=None):
                     "(torch.cuda.set_per_process_memory_fraction), so an allocation past it fails as on a real card; "
                     "memory that comfy-aimdo maps itself is not under this cap")
     ap.add_argument("--chains", default=None, help="comma-separated CHAINS names; default for wan: stock,attention,compile,"
-                    "cuda_attn_compile,level1,core_compile; for the other families: " + families.DEFAULT_CHAINS)
+                    "cuda_attn_compile,level1,core_compile; for the other families: " + families.DEFAULT_CHAINS +
+                    " (the image families add shipped_graphs, fp8_shipped_graphs; ComfyUI 0.33's newer families, "
+                    "minimax_h3 ...: their own; bench/families.py default_chains)")
     ap.add_argument("--steps", type=int, default=None, help="default: the family's (wan 2, the others 20)")
     ap.add_argument("--cfg", type=float, default=None, help="default: the family's (wan 5; flux and hunyuan_video 1 "
                     "with their guidance input; qwen_image 2.5; ltxv 3; wan_ti2v_5b 5)")
@@ -223,8 +230,8 @@ def parse(argv=None):
         ap.error("--workflow and --hygiene run Wan models: use them with --family wan")
     families.defaults(a)  # the family's values for what was not given (wan: the values above)
     if a.chains is None:
-        a.chains = ("stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan" else
-                    families.IMAGE_CHAINS if a.family in families.IMAGE_FAMILIES else families.DEFAULT_CHAINS)
+        a.chains = ("stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan"
+                    else families.default_chains(a.family))
     return a
 
 
@@ -461,6 +468,8 @@ class Matrix:
             out = self._sample(model, pos, neg, lat)
         if self.cuda:
             self.torch.cuda.synchronize()
+        if getattr(out, "is_nested", False):  # video + audio (MiniMax-H3, LTX-2): one flat latent to compare
+            out = self.torch.cat([t.float().flatten() for t in out.unbind()])
         return time.perf_counter() - t0, out.float().cpu()
 
     def _sample(self, model, pos, neg, lat):
@@ -494,13 +503,15 @@ class Matrix:
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
-        if name in ("fp8_shipped", "fp8_shipped_graphs", "fp8_forced"):
+        if name in ("fp8_shipped", "fp8_shipped_graphs", "fp8_forced", "fp8_auto_shipped"):
             # the weight format `auto` quantizes to, named: `auto` keeps a family 16-bit where FP8 measured slower
-            # (accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on
-            res = self.H.pack_module("accel.fp8").load_file(str(path), weight_format=_FP8_FORMAT)
+            # (accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on;
+            # fp8_auto_shipped: `auto` itself (a family it has no measurement for: quantized, and the report says so)
+            fmt = {} if name == "fp8_auto_shipped" else {"weight_format": _FP8_FORMAT}
+            res = self.H.pack_module("accel.fp8").load_file(str(path), **fmt)
             if name == "fp8_forced":
                 return self._shift(res.patcher), res.report
-            m, rep = self.patch(name[len("fp8_"):], self._shift(res.patcher))
+            m, rep = self.patch(name.removeprefix("fp8_").removeprefix("auto_"), self._shift(res.patcher))
             return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1
             F = self.H.pack_module("accel.fp8")
@@ -584,6 +595,11 @@ class Matrix:
             return call_node("AccelCompile", model=m, cuda_graphs="on" if name.endswith("_graphs") else "off")[:2]
         if name == "level1":
             return call_node("AccelWanLevel1", model=base)[:2]
+        if name == "level1_h3":
+            return call_node("AccelMiniMaxH3Level1", model=base)[:2]
+        if name == "level1_h3_sparse":  # fails instead of running dense where radial_sparse cannot run
+            return call_node("AccelMiniMaxH3Level1", model=base, quality="sparse (radial, opt-in)",
+                             on_failure="error")[:2]
         if name == "level1_default":
             return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
         if name == "level1_prefetch":  # on_failure error: a prefetch that fails stops the chain instead of falling back

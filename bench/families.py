@@ -15,6 +15,19 @@ the model (shapes only: random text states, no text encoder); its sampler settin
                    res_multistep / simple, ModelSamplingAuraFlow shift 3 (ComfyUI's template), Qwen3-4B 2560, 128 tokens
     sdxl           SDXL 1.0 base UNet 2.6B, 1024x1024, 20 steps CFG 7, euler / normal, CLIP-L + CLIP-G 2048 x 77 tokens,
                    pooled CLIP-G 1280 and the size conditioning (1024)
+ComfyUI 0.33's newer families (true configs: harness models.TRUE_CONFIGS; sampler settings as ComfyUI's own templates
+in Comfy-Org/workflow_templates give them; 16-bit weights, where the templates load quantized files):
+    minimax_h3         MiniMax-H3 33B, 1344x768 124 frames + stereo audio (Empty MiniMax H3 AV Latent), 20 steps
+                       res_multistep / simple, BasicGuider (no CFG), Qwen3-VL 5120 text: video_minimax_h3_t2v.json
+    minimax_h3_turbo   the same template's turbo mode: 4 steps (its 4-step LoRA changes the weights, not the cost)
+    hunyuan_video15    HunyuanVideo 1.5 8.3B, 848x480 121 frames, 20 steps euler / simple, CFG 6, shift 7:
+                       video_hunyuan_video_1.5_720p_t2v.json
+    ltxav              LTX-2 19B, 1280x704 121 frames + audio at 24 fps, 20 steps euler_ancestral (LTXVScheduler:
+                       here simple), CFG 4: video_ltx2_t2v.json's first stage at its output size
+    flux2              Flux.2-dev 32B, 1248x832, 20 steps euler / simple (Flux2Scheduler: here simple), guidance 4,
+                       Mistral-3 15360 text: image_flux2.json without its reference image
+    kandinsky5         Kandinsky 5 Video Lite 2B, 768x512 121 frames, 50 steps euler_ancestral / beta, CFG 5, shift 5:
+                       video_kandinsky5_t2v.json
 
 Imports no torch at module level (bench_matrix starts ComfyUI the way main.py does before torch is imported).
 """
@@ -22,6 +35,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+
+
+# MiniMax-H3: stock, the exact chain (its Level-1 node), the opt-in sparse quality, the FP8 loader's auto -> Level-1,
+# ComfyUI's TorchCompileModel, KJNodes' Sage -> TorchCompileModelAdvanced; the other newer families: the exact chain
+# against stock and TorchCompileModel, and the FP8 loader's auto (not measured on them yet)
+_H3_CHAINS = "stock,shipped,level1_h3_sparse,fp8_auto_shipped,core_compile,kj_sage_compile"
+_NEW_CHAINS = "stock,shipped,core_compile,fp8_auto_shipped"
 
 
 @dataclass(frozen=True)
@@ -40,6 +60,7 @@ class Family:
     shift: tuple | None = None  # (node, kwargs) the shipped workflow puts after the loader, e.g. ModelSamplingSD3
     shipped: str = "cuda_attn_compile"  # the bench_matrix chain the pack ships for this family
     extra: dict = field(default_factory=dict)
+    chains: str | None = None  # --chains default (None: default_chains's rule)
 
 
 FAMILIES = {
@@ -54,17 +75,42 @@ FAMILIES = {
     "z_image": Family("Z-Image Turbo 6B", 1024, 1024, 1, 9, 1.0, 128, "bf16", sampler="res_multistep",
                       shift=("ModelSamplingAuraFlow", {"shift": 3.0})),
     "sdxl": Family("SDXL 1.0 base", 1024, 1024, 1, 20, 7.0, 77, "fp16", scheduler="normal"),
+    # issue #54: MiniMax-H3 (the exact chain is its Level-1 node), then the exact chain vs stock and ComfyUI's
+    # TorchCompileModel, and the FP8 loader's `auto`, on the other newer families
+    "minimax_h3": Family("MiniMax-H3 33B", 1344, 768, 124, 20, 1.0, 256, "bf16", sampler="res_multistep",
+                         shipped="level1_h3", chains=_H3_CHAINS),
+    "minimax_h3_turbo": Family("MiniMax-H3 33B turbo", 1344, 768, 124, 4, 1.0, 256, "bf16", sampler="res_multistep",
+                               shipped="level1_h3", chains="stock,shipped,level1_h3_sparse,core_compile"),
+    "hunyuan_video15": Family("HunyuanVideo 1.5 8.3B", 848, 480, 121, 20, 6.0, 256, "bf16",
+                              shift=("ModelSamplingSD3", {"shift": 7.0}), chains=_NEW_CHAINS),
+    "ltxav": Family("LTX-2 19B", 1280, 704, 121, 20, 4.0, 256, "bf16", sampler="euler_ancestral",
+                    extra={"frame_rate": 24.0}, chains=_NEW_CHAINS),
+    "flux2": Family("Flux.2-dev 32B", 1248, 832, 1, 20, 1.0, 512, "bf16", guidance=4.0, chains=_NEW_CHAINS),
+    "kandinsky5": Family("Kandinsky 5 Video Lite 2B", 768, 512, 121, 50, 5.0, 256, "bf16", sampler="euler_ancestral",
+                         scheduler="beta", shift=("ModelSamplingSD3", {"shift": 5.0}), chains=_NEW_CHAINS),
 }
 # --chains default for every family but wan (issue #30's matrix); the image families add the CUDA-graph chains
 DEFAULT_CHAINS = "stock,attention,shipped,fp8_shipped,core_compile,core_fp8_fast,kj_sage_compile"
 IMAGE_FAMILIES = ("flux", "qwen_image", "z_image", "sdxl")
 IMAGE_CHAINS = "stock,attention,shipped,shipped_graphs,fp8_shipped,fp8_shipped_graphs,core_compile,kj_sage_compile"
-SMOKE = {"frames": {"hunyuan_video": 5, "ltxv": 9, "wan_ti2v_5b": 5}, "side": 64, "tokens": 16}
-# tiny configs' text widths (harness models.py *_TINY; tiny Wan keeps umt5's 4096)
+SMOKE = {"frames": {"hunyuan_video": 5, "ltxv": 9, "wan_ti2v_5b": 5, "minimax_h3": 22, "minimax_h3_turbo": 22,
+                    "hunyuan_video15": 5, "ltxav": 9, "kandinsky5": 5}, "side": 64, "tokens": 16}
+# tiny configs' text widths (harness models.py *_TINY / TINY_CONFIGS; tiny Wan keeps umt5's 4096, Kandinsky 5's
+# detection fixes Qwen2.5-VL's 3584 and CLIP-L's 768; HunyuanVideo 1.5's pooled vector is unused: it has no vector
+# input, but ComfyUI's conditioning carries one; tiny LTX-2 takes its text as its connectors give it, video + audio,
+# twice its caption width: the connectors keep their own width, 30 heads x 128 = Gemma's 3840, unless a file's config
+# sets theirs; the true config runs them on Gemma's 3840)
 _TINY_CTX = {"flux": (64, 32), "hunyuan_video": (64, 32), "qwen_image": (64, None), "ltxv": (64, None),
-             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (32, None), "sdxl": (64, 1280)}
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (32, None), "sdxl": (64, 1280),
+             "minimax_h3": (64, None), "hunyuan_video15": (64, 768), "ltxav": (128, None), "flux2": (64, None),
+             "kandinsky5": (3584, 768)}
 _TRUE_CTX = {"flux": (4096, 768), "hunyuan_video": (4096, 768), "qwen_image": (3584, None), "ltxv": (4096, None),
-             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (2560, None), "sdxl": (2048, 1280)}
+             "wan_ti2v_5b": (4096, None), "wan": (4096, None), "z_image": (2560, None), "sdxl": (2048, 1280),
+             "minimax_h3": (5120, None), "hunyuan_video15": (3584, 768), "ltxav": (3840, None), "flux2": (15360, None),
+             "kandinsky5": (3584, 768)}
+# families of harness models.TRUE_CONFIGS (ComfyUI 0.33's newer ones) -> that table's key
+NEW_FAMILIES = {"minimax_h3": "minimax_h3", "minimax_h3_turbo": "minimax_h3", "hunyuan_video15": "hunyuan_video15",
+                "ltxav": "ltxav", "flux2": "flux2", "kandinsky5": "kandinsky5"}
 # tiny models whose config ComfyUI's detection cannot give back from a file (Flux and Qwen-Image fix hidden size
 # 3072 and 24 heads; HunyuanVideo fixes 128-wide heads and rope axes; Z-Image needs dim 3840, SDXL 320 channels and
 # context 2048): the smoke builds them in memory
@@ -75,7 +121,8 @@ IN_MEMORY_SMOKE = {"flux": "tiny_flux", "qwen_image": "tiny_qwen_image", "hunyua
 DEPTH_KEYS = {"flux": ("depth", "depth_single_blocks"), "hunyuan_video": ("depth", "depth_single_blocks"),
               "qwen_image": ("num_layers",)}
 # chains that only apply to some families: chain prefix -> (families, why not elsewhere)
-_ONLY = {"level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
+_ONLY = {"level1_h3": (("minimax_h3", "minimax_h3_turbo"), "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only"),
+         "level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
          "fp8_level1": (("wan", "wan_ti2v_5b"), "Accel Wan Level-1 patches Wan models only"),
          "fp8_keepxattn": (("wan",), "its extra_keep pattern names Wan 2.1 layers"),
          "attention_fp8": (("wan",), "measured on Wan only so far (hybrid schedule defaults are Wan's)")}
@@ -85,6 +132,12 @@ def spec(family: str) -> Family:
     if family not in FAMILIES:
         raise SystemExit(f"unknown --family {family!r}; known: {', '.join(FAMILIES)}")
     return FAMILIES[family]
+
+
+def default_chains(family: str) -> str:
+    """--chains default of a family other than wan: its own (Family.chains), else the image families' (with the
+    CUDA-graph chains), else DEFAULT_CHAINS."""
+    return spec(family).chains or (IMAGE_CHAINS if family in IMAGE_FAMILIES else DEFAULT_CHAINS)
 
 
 def defaults(a) -> None:
@@ -102,13 +155,15 @@ def defaults(a) -> None:
 
 
 def not_applicable(family: str, chain: str) -> str | None:
-    """Why `chain` is not measured on `family` (None: it is)."""
+    """Why `chain` is not measured on `family` (None: it is). The longest rule that names the chain decides
+    (level1_h3 is MiniMax-H3's, not a Wan level1 chain)."""
     if chain.endswith("shipped_graphs") and spec(family).shipped != "cuda_attn_compile":
-        return "the family's shipped chain (Accel Wan Level-1) has no cuda_graphs option"
-    for prefix, (fams, why) in _ONLY.items():
-        if (chain == prefix or chain.startswith(prefix + "_")) and family not in fams:
-            return why
-    return None
+        return f"the family's shipped chain ({spec(family).shipped}) has no cuda_graphs option"
+    rules = [p for p in _ONLY if chain == p or chain.startswith(p + "_")]
+    if not rules:
+        return None
+    fams, why = _ONLY[max(rules, key=len)]
+    return None if family in fams else why
 
 
 def smoke_in_memory(family: str, smoke: bool) -> bool:
@@ -120,7 +175,8 @@ def weights_name(a, depth: dict | None = None) -> str:
     size = "tiny" if a.smoke else "true"
     if depth:
         size += "_" + "x".join(str(v) for v in depth.values())
-    return f"{a.family}_{size}_{a.dtype}_seed{{seed}}.safetensors"
+    # one file per model: minimax_h3 and minimax_h3_turbo load the same weights
+    return f"{NEW_FAMILIES.get(a.family, a.family)}_{size}_{a.dtype}_seed{{seed}}.safetensors"
 
 
 def reduced_depth(family: str, layers: int, single_layers: int | None = None) -> dict:
@@ -153,6 +209,8 @@ def state_dict(family: str, smoke: bool, seed: int, dtype, device, depth: dict |
 
     if family == "wan_ti2v_5b":
         return M.wan_state_dict("ti2v5b", "tiny" if smoke else "5B", seed=seed, dtype=dtype, device=device), None
+    if family in NEW_FAMILIES:  # MiniMax-H3 keeps the published file's float32 layers float32
+        return M.family_state_dict(NEW_FAMILIES[family], "tiny" if smoke else "true", seed, dtype, device)
     if family in IN_MEMORY_SMOKE and smoke:
         raise RuntimeError(f"tiny {family} cannot be loaded from a file ({IN_MEMORY_SMOKE[family]} is built in memory)")
     if family == "ltxv" and smoke:
@@ -183,7 +241,19 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
         return {"samples": torch.zeros(1, 128, (frames - 1) // 8 + 1, height // 32, width // 32)}
     if family == "wan_ti2v_5b":  # Wan22ImageToVideoLatent without a start image
         return {"samples": torch.zeros(1, 48, (frames - 1) // 4 + 1, height // 16, width // 16)}
-    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's)
+    if family in ("minimax_h3", "minimax_h3_turbo"):  # Empty MiniMax H3 AV Latent (ComfyUI's own node)
+        from accel_harness import models as M
+
+        return M.minimax_h3_latent(width, height, frames)
+    if family == "ltxav":  # EmptyLTXVLatentVideo + LTXVEmptyLatentAudio -> LTXVConcatAVLatent
+        from accel_harness import models as M
+
+        return M.ltxav_latent(width, height, frames, FAMILIES["ltxav"].extra["frame_rate"])
+    if family == "hunyuan_video15":  # EmptyHunyuanVideo15Latent
+        return {"samples": torch.zeros(1, 32, (frames - 1) // 4 + 1, height // 16, width // 16)}
+    if family == "flux2":  # EmptyFlux2LatentImage
+        return {"samples": torch.zeros(1, 128, height // 16, width // 16)}
+    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's), kandinsky5 (Kandinsky5ImageToVideo)
     return {"samples": torch.zeros(1, 16, (frames - 1) // 4 + 1, height // 8, width // 8)}
 
 
@@ -193,7 +263,7 @@ def conditioning(family: str, tokens: int, gen, tiny: bool, guidance: float | No
     guidance; LTX-Video: the T5 attention mask and `frame_rate` (extra); SDXL: the size conditioning (extra)."""
     import torch
 
-    ctx, vec = (_TINY_CTX if tiny else _TRUE_CTX)[family]
+    ctx, vec = (_TINY_CTX if tiny else _TRUE_CTX)[NEW_FAMILIES.get(family, family)]
     opts = {}
     states = torch.randn(1, tokens, ctx, generator=gen)
     if vec:

@@ -745,7 +745,6 @@ rows(S_H200_140, "h200/matrix_033_wan14B_fp16_140GB.json",
      ("matrix.h200.140.fp8_level1_block.speedup", "json:chains/fp8_level1_block/speedup", 1.531, "{:.2f}x",
       "FP8 loader with 1x128 blocks -> Level-1"),
      ("matrix.h200.140.attention.speedup", "json:chains/attention/speedup", 1.459, "{:.2f}x"),
-     ("matrix.h200.140.level1.speedup", "json:chains/level1/speedup", 1.503, "{:.2f}x"),
      ("matrix.h200.140.level1.first_run", "json:chains/level1/first_run_s", 21.34, "{:.0f} s",
       "first run on a cold compile cache"),
      ("matrix.h200.140.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.82, "{:.2f}x"),
@@ -980,7 +979,6 @@ rows(S_E2E, "h100/e2e_033_wan1.3B.md",
 
 # current Level-1 node on the H100 (issue #28), ComfyUI 0.33 ----------------------------------------------------
 rows(S_H100_80_NOW, "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json",
-     ("matrix.h100.80.level1.speedup", "json:chains/level1/speedup", 1.469, "{:.2f}x"),
      ("matrix.h100.80.level1.fast_run", "json:chains/level1/times_s/1", 10.6, "{:.2f} s",
       "the faster of the two timed runs"),
      ("matrix.h100.80.stock.time", "json:chains/stock/times_s/0", 16.221, "{:.2f} s"),
@@ -1058,8 +1056,6 @@ rows(S_FAMILY_LTXV, "h100/family_033_ltxv/matrix.json",
      ("family.h100.ltxv.stock.time", "json:chains/stock/times_s/1", 3.22, "{:.2f} s",
       "the median (of two: the slower)"),
      ("family.h100.ltxv.attention.speedup", "json:chains/attention/speedup", 1.163, "{:.2f}x"),
-     ("family.h100.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.128, "{:.2f}x",
-      "Accel CUDA Settings -> Attention -> Compile"),
      ("family.h100.ltxv.shipped.cosine", "json:chains/shipped/cosine", 0.999873, "{:.5f}", "final latent vs stock"),
      ("family.h100.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.276, "{:.2f}x",
       "FP8 loader -> the exact chain"),
@@ -1942,7 +1938,6 @@ rows(S_WF_FP8_AUTO_H100, "h100/wf_lightx2v_033/fp8_auto_comfy_layers/matrix.json
 # issue #27 I2V and issue #30 families on two H200s of one host (stop 47) ----------------------------------
 rows(S_E2E_I2V_H200, "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json",
      ("e2e_i2v.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 38.692, "{:.1f} s", "stock, Queue 1, total"),
-     ("e2e_i2v.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 19.205, "{:.1f} s", "stock, Queue 2, total"),
      ("e2e_i2v.h200.stock.q2.high_noise", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.022, "{:.1f} s",
       "stock, Queue 2, sampler high-noise stage"),
      ("e2e_i2v.h200.stock.q2.low_noise", "json:rows/0/queues/1/stages_s/sampler low-noise", 6.941, "{:.1f} s",
@@ -1952,7 +1947,6 @@ rows(S_E2E_I2V_H200, "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i
      ("e2e_i2v.h200.stock.q2.save", "json:rows/0/queues/1/stages_s/save", 2.672, "{:.1f} s",
       "stock, Queue 2, save stage"),
      ("e2e_i2v.h200.level1.q1.total", "json:rows/1/queues/0/total_s", 49.834, "{:.1f} s", "level1, Queue 1, total"),
-     ("e2e_i2v.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 14.466, "{:.1f} s", "level1, Queue 2, total"),
      ("e2e_i2v.h200.level1.q2.high_noise", "json:rows/1/queues/1/stages_s/sampler high-noise", 4.398, "{:.1f} s",
       "level1, Queue 2, sampler high-noise stage"),
      ("e2e_i2v.h200.level1.q2.low_noise", "json:rows/1/queues/1/stages_s/sampler low-noise", 4.364, "{:.1f} s",
@@ -1998,7 +1992,6 @@ rows(S_FAMILY_H200_TI2V, "h200/family_033_wan_ti2v_5b/matrix.json",
      ("family.h200.ti2v.stock.time", "json:chains/stock/times_s/0", 10.868, "{:.2f} s", "stock"),
      ("family.h200.ti2v.attention.speedup", "json:chains/attention/speedup", 1.482, "{:.2f}x",
       "Accel Attention vs stock"),
-     ("family.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.567, "{:.2f}x", "the exact chain vs stock"),
      ("family.h200.ti2v.shipped.cosine", "json:chains/shipped/cosine", 0.999959, "{:.5f}",
       "the exact chain, final latent vs stock"),
      ("family.h200.ti2v.shipped.first_run", "json:chains/shipped/first_run_s", 17.86, "{:.0f} s",
@@ -2061,7 +2054,6 @@ rows(S_FAMILY_H200_QWEN, "h200/family_033_qwen_image_8steps/matrix.json",
      ("family.h200.qwen.stock.time", "json:chains/stock/times_s/0", 5.22, "{:.2f} s", "stock"),
      ("family.h200.qwen.attention.speedup", "json:chains/attention/speedup", 1.199, "{:.2f}x",
       "Accel Attention vs stock"),
-     ("family.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.39, "{:.2f}x", "the exact chain vs stock"),
      ("family.h200.qwen.shipped.cosine", "json:chains/shipped/cosine", 0.999876, "{:.5f}",
       "the exact chain, final latent vs stock"),
      ("family.h200.qwen.shipped.first_run", "json:chains/shipped/first_run_s", 22.58, "{:.0f} s",
@@ -2135,7 +2127,6 @@ rows(S_SPARSE_H200, "h200/sparse_attention/sparse_attention.json",
       "720p 81 frames, decay 0.2, output vs the dense masked fp32 reference"))
 rows(S_E2E_I2V_H100, "h100/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json",
      ("e2e_i2v.h100.stock.q1.total", "json:rows/0/queues/0/total_s", 35.66, "{:.1f} s", "stock, Queue 1, total"),
-     ("e2e_i2v.h100.stock.q2.total", "json:rows/0/queues/1/total_s", 20.541, "{:.1f} s", "stock, Queue 2, total"),
      ("e2e_i2v.h100.stock.q2.high_noise", "json:rows/0/queues/1/stages_s/sampler high-noise", 7.282, "{:.1f} s",
       "stock, Queue 2, sampler high-noise stage"),
      ("e2e_i2v.h100.stock.q2.low_noise", "json:rows/0/queues/1/stages_s/sampler low-noise", 7.234, "{:.1f} s",
@@ -2145,7 +2136,6 @@ rows(S_E2E_I2V_H100, "h100/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i
      ("e2e_i2v.h100.stock.q2.save", "json:rows/0/queues/1/stages_s/save", 3.479, "{:.1f} s",
       "stock, Queue 2, save stage"),
      ("e2e_i2v.h100.level1.q1.total", "json:rows/1/queues/0/total_s", 47.468, "{:.1f} s", "level1, Queue 1, total"),
-     ("e2e_i2v.h100.level1.q2.total", "json:rows/1/queues/1/total_s", 14.293, "{:.1f} s", "level1, Queue 2, total"),
      ("e2e_i2v.h100.level1.q2.high_noise", "json:rows/1/queues/1/stages_s/sampler high-noise", 4.367, "{:.1f} s",
       "level1, Queue 2, sampler high-noise stage"),
      ("e2e_i2v.h100.level1.q2.low_noise", "json:rows/1/queues/1/stages_s/sampler low-noise", 4.258, "{:.1f} s",
@@ -2275,6 +2265,7 @@ rows(S_E2E_WF_H200_24_SAVE, "h200/e2e_lightx2v_033/card24_occupied_savevideo_pee
 
 # --- where the pack's rows sit in their files, and how they were measured -------------------------------------------
 about(S_H200_140,
+      "matrix.h200.140.level1.speedup",
       ("matrix.h200.140.fp8_level1.cosine", "final latent vs stock"),
       ("fp8.h200.block.cosine", "FP8 loader with 1x128 blocks -> Level-1, final latent vs stock"))
 about(S_ATTN_H100,
@@ -2380,8 +2371,25 @@ about(S_FAMILY_H200_HV_24,
       ("family.h200.24.hv.shipped.speedup", "the exact chain vs stock"),
       ("family.h200.24.hv.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
 
+about(S_H100_80_NOW,
+      "matrix.h100.80.level1.speedup")
+about(S_E2E_I2V_H100,
+      ("e2e_i2v.h100.stock.q2.total", "stock, Queue 2, total"),
+      ("e2e_i2v.h100.level1.q2.total", "level1, Queue 2, total"))
+about(S_E2E_I2V_H200,
+      ("e2e_i2v.h200.stock.q2.total", "stock, Queue 2, total"),
+      ("e2e_i2v.h200.level1.q2.total", "level1, Queue 2, total"))
+about(S_FAMILY_H200_TI2V,
+      ("family.h200.ti2v.shipped.speedup", "the exact chain vs stock"))
+about(S_FAMILY_H200_QWEN,
+      ("family.h200.qwen.shipped.speedup", "the exact chain vs stock"))
+about(S_FAMILY_LTXV,
+      ("family.h100.ltxv.shipped.speedup", "Accel CUDA Settings -> Attention -> Compile"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
+_H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
+           "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
     "vae.defaults.h200": "Accel VAE's candidates and combinations on the Wan 2.1 / 2.2 VAEs, on a GPU whose host runs "
                          "nothing else (bench_vae.py --variants combos; bench/results/h200x4/vae_candidates_wan21 ran "
@@ -2390,4 +2398,19 @@ AWAITING_GPU: dict[str, str] = {
                                 "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
                                 "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "
                                 "--variants stock,level1,level1+prefetch)",
+    "family.h200.minimax_h3.shipped.speedup": _H3_RUN + ": Accel MiniMax-H3 Level-1 vs stock sampling (--family minimax_h3)",
+    "family.h200.minimax_h3.shipped.first_run": _H3_RUN + ": Accel MiniMax-H3 Level-1, first run (compiles)",
+    "family.h200.minimax_h3.sparse.speedup": _H3_RUN + ": Level-1 quality sparse (radial) vs stock sampling",
+    "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
+    "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
+    "family.h200.minimax_h3_turbo.shipped.speedup": ("MiniMax-H3 33B bf16, the template's turbo mode (4 steps), 1344x768 "
+                                                    "124 frames, H200, ComfyUI 0.33: Level-1 vs stock sampling"),
+    "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 (the "
+                                                    "template), H200: the exact chain vs stock sampling"),
+    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x704 121 frames with audio, 20 steps CFG 4 (the template's "
+                                          "first stage), H200: the exact chain vs stock sampling"),
+    "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
+                                          "the exact chain vs stock sampling"),
+    "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 (the "
+                                               "template), H200: the exact chain vs stock sampling"),
 }

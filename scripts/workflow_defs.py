@@ -540,6 +540,231 @@ Image to video: connect a Load Image node to the `start_image` input of the vide
     return f
 
 
+# ComfyUI 0.33's newer families (issue 54). Each graph is ComfyUI's own template for the model (loaders, file names,
+# sizes, sampler nodes and settings as there, subgraphs flattened), with the pack's chain on the sampler's model:
+# - MiniMax-H3: Comfy-Org/workflow_templates video_minimax_h3_t2v.json ("Image to Video (MiniMax H3)"): UNETLoader
+#   minimax_h3_fl2va_pruned_int8_convrot, CLIPLoader qwen3vl_32b_minimax_h3_nvfp4_awq (minimax), VAELoader video and
+#   audio VAEs, MiniMaxH3ImageToVideo 1344x768 (its duration 5 s -> length 124 on the 17k+5 grid at 24 fps, a Math
+#   Expression there: the value here), BasicGuider (no CFG), KSamplerSelect res_multistep, BasicScheduler simple 20
+#   (turbo mode off; on: LoraLoaderModelOnly with the turbo LoRA, 4 steps with the 4-step LoRA the template's model
+#   links name), RandomNoise, SamplerCustomAdvanced, LTXVSeparateAVLatent, VAEDecode + VAEDecodeAudio, CreateVideo 24
+#   fps with the audio, SaveVideo. The pack's chain: Accel MiniMax-H3 Level-1.
+# - HunyuanVideo 1.5: video_hunyuan_video_1.5_720p_t2v.json: UNETLoader hunyuanvideo1.5_720p_t2v_fp16, DualCLIPLoader
+#   qwen_2.5_vl_7b_fp8_scaled + byt5_small_glyphxl_fp16 (hunyuan_video_15), VAELoader hunyuanvideo15_vae_fp16,
+#   EmptyHunyuanVideo15Latent 848x480 121 frames, ModelSamplingSD3 7, CFGGuider 6, euler, BasicScheduler simple 20,
+#   SamplerCustomAdvanced, VAEDecode, CreateVideo 24, SaveVideo (its EasyCache node is bypassed there: left out).
+# - LTX-2: video_ltx2_t2v.json's first stage at its output size (its second stage, the x2 latent upscaler with the
+#   distilled LoRA, is left out): CheckpointLoaderSimple ltx-2-19b-dev-fp8 (model + video VAE), LTXVAudioVAELoader and
+#   LTXAVTextEncoderLoader (gemma_3_12B_it_fp4_mixed) on the same checkpoint, LTXVConditioning 24 fps, 1280x704 (its
+#   720 on the latent node's multiple of 32) 121 frames (EmptyLTXVLatentVideo + LTXVEmptyLatentAudio -> LTXVConcatAVLatent), CFGGuider 4, euler_ancestral,
+#   LTXVScheduler 20 (2.05 / 0.95, stretch, terminal 0.1), SamplerCustomAdvanced, LTXVSeparateAVLatent,
+#   VAEDecodeTiled 512 / 64 / 4096 / 8, LTXVAudioVAEDecode, CreateVideo 24 fps with the audio, SaveVideo.
+# - Flux.2-dev: image_flux2.json without its reference image (an edit template there; here text to image): UNETLoader
+#   flux2_dev_fp8mixed, CLIPLoader mistral_3_small_flux2_bf16 (flux2), VAELoader flux2-vae, FluxGuidance 4,
+#   BasicGuider, euler, Flux2Scheduler 20 at 1248x832, EmptyFlux2LatentImage 1248x832, SamplerCustomAdvanced,
+#   VAEDecode, SaveImage (turbo mode off).
+# - Kandinsky 5: video_kandinsky5_t2v.json: UNETLoader kandinsky5lite_t2v_sft_5s, DualCLIPLoader
+#   qwen_2.5_vl_7b_fp8_scaled + clip_l (kandinsky5), VAELoader hunyuan_video_vae_bf16, ModelSamplingSD3 5,
+#   Kandinsky5ImageToVideo 768x512 121 frames, KSampler 50 steps CFG 5 euler_ancestral / beta, VAEDecode,
+#   CreateVideo 24, SaveVideo.
+H3_FILES = ["minimax_h3_fl2va_pruned_int8_convrot.safetensors", "qwen3vl_32b_minimax_h3_nvfp4_awq.safetensors",
+            "minimax_h3_video_vae_fp16.safetensors", "minimax_h3_audio_vae_fp32.safetensors"]
+H3_TURBO_LORA = "minimax_h3_fl2v_turbo_4step_v1.0_768p_comfyui_bf16.safetensors"
+H3_PROMPT = (
+    "A red fox trots through fresh snow in a birch forest at sunrise, soft golden light, its breath visible in the cold "
+    "air; the camera tracks alongside at low height, then the fox stops and looks up as a raven calls.\n\n"
+    "Audio: crunching footsteps in the snow, a light wind in the branches, a raven's call midway, a calm piano "
+    "melody underneath, fading out over the last second.")
+_H3_BODY = """
+**Accel MiniMax-H3 Level-1** = the fastest attention kernel for this GPU + torch.compile of every block (video and
+audio run through the same blocks) + TF32, for this model only; not bit-identical to stock (other kernels round
+differently; the report states what is measured). The graph is ComfyUI's MiniMax-H3 template: 1344x768, five seconds (124
+frames) at 24 fps with stereo audio, res_multistep, no CFG. The first run compiles twice (the first step, then the
+others). Speed on this model: not measured yet (bench/results/h100/family_033_README.md lists the families measured
+so far). ComfyUI 0.33 or newer (MiniMax-H3's nodes). Its template loads the INT8 (convrot) file: Level-1 compiles its
+blocks with the file's quantized layers (on such layers the report says how they run)."""
+
+
+def _h3(f: Flow, steps: int, lora: bool) -> None:
+    unet = _unet(f, "Load MiniMax-H3", H3_FILES[0])
+    model = [unet]
+    if lora:
+        model.append(f.add("LoraLoaderModelOnly", "MiniMax-H3 turbo LoRA (4 steps)", model=f.out(unet),
+                           lora_name=H3_TURBO_LORA, strength_model=1.0))
+    clip = f.add("CLIPLoader", "Load Qwen3-VL text encoder", clip_name=H3_FILES[1], type="minimax")
+    vae = f.add("VAELoader", "Load MiniMax-H3 video VAE", vae_name=H3_FILES[2])
+    avae = f.add("VAELoader", "Load MiniMax-H3 audio VAE", vae_name=H3_FILES[3])
+    cond = f.add("MiniMaxH3ImageToVideo", "Prompt, size, length (1344x768, 124 frames: five seconds)", clip=f.out(clip),
+                 vae=f.out(vae), prompt=H3_PROMPT, width=1344, height=768, length=124)
+    f.colors[cond] = POS_COLOR
+    [l1] = _chain(f, f.out(model[-1]), ["AccelMiniMaxH3Level1"])
+    noise = f.add("RandomNoise", "Random Noise", noise_seed=42)
+    guider = f.add("BasicGuider", "Guider (no CFG)", model=f.out(l1), conditioning=f.out(cond, 0))
+    sampler = f.add("KSamplerSelect", "Sampler (res_multistep)", sampler_name="res_multistep")
+    sigmas = f.add("BasicScheduler", f"Scheduler (simple, {steps} steps)", model=f.out(model[-1]), scheduler="simple",
+                   steps=steps, denoise=1.0)
+    sca = f.add("SamplerCustomAdvanced", "Sampler Custom Advanced", noise=f.out(noise), guider=f.out(guider),
+                sampler=f.out(sampler), sigmas=f.out(sigmas), latent_image=f.out(cond, 1))
+    sep = f.add("LTXVSeparateAVLatent", "Split video and audio", av_latent=f.out(sca))
+    dec = f.add("VAEDecode", "VAE Decode (video)", samples=f.out(sep, 0), vae=f.out(vae))
+    adec = f.add("VAEDecodeAudio", "VAE Decode (audio)", samples=f.out(sep, 1), vae=f.out(avae))
+    vid = f.add("CreateVideo", "Create Video (24 fps, with audio)", images=f.out(dec), audio=f.out(adec), fps=24)
+    save = f.add("SaveVideo", "Save Video", video=f.out(vid), filename_prefix=f"video/{f.name}", format="auto",
+                 codec="auto")
+    f.outputs = {"sampler": sca, "save": save}
+    turbo = ("\n\n**Turbo (4 steps):** the template's turbo mode with its 4-step LoRA (LoraLoaderModelOnly, strength "
+             "1) and 4 steps; Level-1 compiles the blocks with the LoRA applied (a strength change recompiles "
+             "nothing).") if lora else ""
+    title = "MiniMax-H3, 4-step turbo LoRA + Level-1" if lora else "MiniMax-H3 text to video with audio + Level-1"
+    n = _about(f, title, _H3_BODY + turbo, H3_FILES + ([H3_TURBO_LORA] if lora else []), size=(500, 420))
+    f.column(("Read me", [n]))
+    f.column(("1 · Models", [unet, clip, vae, avae]))
+    f.column(("2 · Prompt, size and length", [cond]))
+    f.column(("3 · Accelerate (comfyui-accel)", model[1:] + [l1]))
+    f.column(("4 · Sample", [noise, sampler, sigmas, guider, sca]))
+    f.column(("5 · Decode and save", [sep, dec, adec, vid, save]))
+    f.group_colors["3 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
+
+
+def minimax_h3_t2va(info) -> Flow:
+    f = Flow("minimax_h3_t2va_level1", info)
+    _h3(f, 20, lora=False)
+    return f
+
+
+def minimax_h3_t2va_turbo(info) -> Flow:
+    f = Flow("minimax_h3_t2va_turbo_4step_level1", info)
+    _h3(f, 4, lora=True)
+    return f
+
+
+def _custom_sampler(f: Flow, guider: str, sigmas: str, latent: list, sampler: str) -> list[str]:
+    """RandomNoise, KSamplerSelect and SamplerCustomAdvanced around a guider and sigmas: [noise, select, sampler]."""
+    noise = f.add("RandomNoise", "Random Noise", noise_seed=42)
+    select = f.add("KSamplerSelect", f"Sampler ({sampler})", sampler_name=sampler)
+    sca = f.add("SamplerCustomAdvanced", "Sampler Custom Advanced", noise=f.out(noise), guider=f.out(guider),
+                sampler=f.out(select), sigmas=f.out(sigmas), latent_image=latent)
+    return [noise, select, sca]
+
+
+def hunyuan_video15_t2v(info) -> Flow:
+    f = Flow("hunyuan_video15_t2v_attention_compile", info)
+    unet = _unet(f, "Load HunyuanVideo 1.5 T2V 720p", "hunyuanvideo1.5_720p_t2v_fp16.safetensors")
+    clip = f.add("DualCLIPLoader", "Load Qwen2.5-VL + byT5", clip_name1="qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                 clip_name2="byt5_small_glyphxl_fp16.safetensors", type="hunyuan_video_15")
+    vae = f.add("VAELoader", "Load HunyuanVideo 1.5 VAE", vae_name="hunyuanvideo15_vae_fp16.safetensors")
+    pos, neg = _prompts(f, f.out(clip), WAN_POSITIVE, "")
+    lat = f.add("EmptyHunyuanVideo15Latent", "Video size (848x480, 121 frames)", width=848, height=480, length=121,
+                batch_size=1)
+    shift = f.add("ModelSamplingSD3", "Shift 7", model=f.out(unet), shift=7.0)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
+    guider = f.add("CFGGuider", "Guider (CFG 6)", model=f.out(chain[-1]), positive=f.out(pos), negative=f.out(neg), cfg=6.0)
+    sigmas = f.add("BasicScheduler", "Scheduler (simple, 20 steps)", model=f.out(unet), scheduler="simple", steps=20,
+                   denoise=1.0)
+    sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler")
+    outs = _video_out(f, f.out(sample[-1]), f.out(vae), "video/hunyuan_video15_accel", fps=24)
+    f.outputs = {"sampler": sample[-1], "save": outs[-1]}
+    n = _about(f, "HunyuanVideo 1.5 T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(
+        model="HunyuanVideo 1.5") + """
+
+The graph is ComfyUI's HunyuanVideo 1.5 720p T2V template: 848x480, 121 frames, CFG 6, shift 7, 20 steps euler.""",
+               ["hunyuanvideo1.5_720p_t2v_fp16.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                "byt5_small_glyphxl_fp16.safetensors", "hunyuanvideo15_vae_fp16.safetensors"], size=(480, 320))
+    _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, *chain], [sigmas, guider, *sample], outs)
+    return f
+
+
+def ltx2_t2v(info) -> Flow:
+    f = Flow("ltx2_t2v_attention_compile", info)
+    ckpt_name = "ltx-2-19b-dev-fp8.safetensors"
+    ckpt = f.add("CheckpointLoaderSimple", "Load LTX-2 19B (model + video VAE)", ckpt_name=ckpt_name)
+    avae = f.add("LTXVAudioVAELoader", "Load LTX-2 audio VAE", ckpt_name=ckpt_name)
+    clip = f.add("LTXAVTextEncoderLoader", "Load Gemma 3 text encoder", text_encoder="gemma_3_12B_it_fp4_mixed.safetensors",
+                 ckpt_name=ckpt_name)
+    pos, neg = _prompts(f, f.out(clip), LTXV_POSITIVE, LTXV_NEGATIVE)
+    cond = f.add("LTXVConditioning", "LTXV Conditioning (24 fps)", positive=f.out(pos), negative=f.out(neg), frame_rate=24.0)
+    vlat = f.add("EmptyLTXVLatentVideo", "Video size (1280x704, 121 frames)", width=1280, height=704, length=121,
+                 batch_size=1)
+    alat = f.add("LTXVEmptyLatentAudio", "Audio length (121 frames at 24 fps)", frames_number=121, frame_rate=24.0,
+                 batch_size=1, audio_vae=f.out(avae))
+    lat = f.add("LTXVConcatAVLatent", "Video + audio latent", video_latent=f.out(vlat), audio_latent=f.out(alat))
+    chain = _chain(f, f.out(ckpt), SHIPPED_CHAIN)
+    guider = f.add("CFGGuider", "Guider (CFG 4)", model=f.out(chain[-1]), positive=f.out(cond, 0), negative=f.out(cond, 1),
+                   cfg=4.0)
+    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (20 steps)", steps=20, max_shift=2.05, base_shift=0.95, stretch=True,
+                   terminal=0.1, latent=f.out(lat))
+    sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler_ancestral")
+    sep = f.add("LTXVSeparateAVLatent", "Split video and audio", av_latent=f.out(sample[-1]))
+    dec = f.add("VAEDecodeTiled", "VAE Decode (tiled)", samples=f.out(sep, 0), vae=f.out(ckpt, 2), tile_size=512,
+                overlap=64, temporal_size=4096, temporal_overlap=8)
+    adec = f.add("LTXVAudioVAEDecode", "Audio VAE Decode", samples=f.out(sep, 1), audio_vae=f.out(avae))
+    vid = f.add("CreateVideo", "Create Video (24 fps, with audio)", images=f.out(dec), audio=f.out(adec), fps=24)
+    save = f.add("SaveVideo", "Save Video", video=f.out(vid), filename_prefix="video/ltx2_accel", format="auto",
+                 codec="auto")
+    f.outputs = {"sampler": sample[-1], "save": save}
+    n = _about(f, "LTX-2 T2V with audio + CUDA settings, attention, compile", _FAMILY_BODY.format(model="LTX-2") + """
+
+The graph is the first stage of ComfyUI's LTX-2 T2V template at its output size: 1280x720 (704: the latent node's
+multiple of 32), 121 frames at 24 fps with audio, LTXVScheduler 20 steps, euler_ancestral, CFG 4 (the template
+then upscales a half-size result to full size with its distilled LoRA). ComfyUI 0.33 or newer (LTX-2's nodes).""",
+               [ckpt_name, "gemma_3_12B_it_fp4_mixed.safetensors"], size=(480, 340))
+    _layout(f, n, [ckpt, avae, clip], [pos, neg, cond], [vlat, alat, lat], chain, [sigmas, guider, *sample],
+            [sep, dec, adec, vid, save])
+    return f
+
+
+def flux2_dev(info) -> Flow:
+    f = Flow("flux2_dev_attention_compile", info)
+    unet = _unet(f, "Load Flux.2-dev", "flux2_dev_fp8mixed.safetensors")
+    clip = f.add("CLIPLoader", "Load Mistral 3 text encoder", clip_name="mistral_3_small_flux2_bf16.safetensors", type="flux2")
+    vae = f.add("VAELoader", "Load Flux.2 VAE", vae_name="flux2-vae.safetensors")
+    pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
+    guid = f.add("FluxGuidance", "Guidance 4", conditioning=f.out(pos), guidance=4.0)
+    f.colors[pos] = POS_COLOR
+    lat = f.add("EmptyFlux2LatentImage", "Image size (1248x832)", width=1248, height=832, batch_size=1)
+    chain = _chain(f, f.out(unet), SHIPPED_CHAIN)
+    guider = f.add("BasicGuider", "Guider", model=f.out(chain[-1]), conditioning=f.out(guid))
+    sigmas = f.add("Flux2Scheduler", "Flux.2 Scheduler (20 steps)", steps=20, width=1248, height=832)
+    sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler")
+    outs = _image_out(f, f.out(sample[-1]), f.out(vae), "flux2_accel")
+    f.outputs = {"sampler": sample[-1], "save": outs[-1]}
+    n = _about(f, "Flux.2-dev + CUDA settings, attention, compile", _FAMILY_BODY.format(model="Flux.2").replace(
+        "the video differs", "the image differs") + """
+
+The graph is ComfyUI's Flux.2 template without its reference image (text to image): 1248x832, guidance 4, 20 steps
+euler, Flux2Scheduler.""",
+               ["flux2_dev_fp8mixed.safetensors", "mistral_3_small_flux2_bf16.safetensors", "flux2-vae.safetensors"],
+               size=(480, 300))
+    _layout(f, n, [unet, clip, vae], [pos, guid], [lat], chain, [sigmas, guider, *sample], outs)
+    return f
+
+
+def kandinsky5_t2v(info) -> Flow:
+    f = Flow("kandinsky5_t2v_attention_compile", info)
+    unet = _unet(f, "Load Kandinsky 5 Video Lite", "kandinsky5lite_t2v_sft_5s.safetensors")
+    clip = f.add("DualCLIPLoader", "Load Qwen2.5-VL + CLIP-L", clip_name1="qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                 clip_name2="clip_l.safetensors", type="kandinsky5")
+    vae = f.add("VAELoader", "Load HunyuanVideo VAE", vae_name="hunyuan_video_vae_bf16.safetensors")
+    pos, neg = _prompts(f, f.out(clip), WAN_POSITIVE, "")
+    i2v = f.add("Kandinsky5ImageToVideo", "Video size (768x512, 121 frames)", positive=f.out(pos), negative=f.out(neg),
+                vae=f.out(vae), width=768, height=512, length=121, batch_size=1)
+    shift = f.add("ModelSamplingSD3", "Shift 5", model=f.out(unet), shift=5.0)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
+    ks = f.add("KSampler", None, model=f.out(chain[-1]), seed=42, steps=50, cfg=5.0, sampler_name="euler_ancestral",
+               scheduler="beta", positive=f.out(i2v, 0), negative=f.out(i2v, 1), latent_image=f.out(i2v, 2), denoise=1.0)
+    outs = _video_out(f, f.out(ks), f.out(vae), "video/kandinsky5_accel", fps=24)
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Kandinsky 5 Video Lite T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(
+        model="Kandinsky 5") + """
+
+The graph is ComfyUI's Kandinsky 5 T2V template: 768x512, 121 frames, 50 steps euler_ancestral / beta, CFG 5,
+shift 5. ComfyUI 0.33 or newer (Kandinsky 5's nodes).""",
+               ["kandinsky5lite_t2v_sft_5s.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "clip_l.safetensors",
+                "hunyuan_video_vae_bf16.safetensors"], size=(480, 320))
+    _layout(f, n, [unet, clip, vae], [pos, neg], [i2v], [shift, *chain], [ks], outs)
+    return f
+
+
 def hardware_report(info) -> Flow:
     """What the pack detected and what `auto` picks here; no model. Beside it the test-only random conditioning that
     the demo and the tests sample with, so that the frontend tests see every kind of widget the pack's nodes have."""
@@ -571,6 +796,12 @@ WORKFLOWS = {
     "wan2.2_ti2v_5B_level1": wan22_ti2v_5b,
     "hunyuan_video_t2v_attention_compile": hunyuan_video_t2v,
     "ltxv_t2v_attention_compile": ltxv_t2v,
+    "minimax_h3_t2va_level1": minimax_h3_t2va,
+    "minimax_h3_t2va_turbo_4step_level1": minimax_h3_t2va_turbo,
+    "hunyuan_video15_t2v_attention_compile": hunyuan_video15_t2v,
+    "ltx2_t2v_attention_compile": ltx2_t2v,
+    "flux2_dev_attention_compile": flux2_dev,
+    "kandinsky5_t2v_attention_compile": kandinsky5_t2v,
     "z_image_turbo_attention_compile": z_image_turbo,
     "sdxl_base_refiner_attention_compile": sdxl_base_refiner,
 }

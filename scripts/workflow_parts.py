@@ -19,6 +19,9 @@ _QWEN = f"{_HF}/Comfy-Org/Qwen-Image_ComfyUI/resolve/main/split_files"
 _HUNYUAN = f"{_HF}/Comfy-Org/HunyuanVideo_repackaged/resolve/main/split_files"
 _ZIMAGE = f"{_HF}/Comfy-Org/z_image_turbo/resolve/main/split_files"
 _SDXL = f"{_HF}/stabilityai"
+_H3 = f"{_HF}/Comfy-Org/MiniMax-H3/resolve/main"
+_HV15 = f"{_HF}/Comfy-Org/HunyuanVideo_1.5_repackaged/resolve/main/split_files"
+_FLUX2 = f"{_HF}/Comfy-Org/flux2-dev/resolve/main/split_files"
 # file name -> (models/ folder, download link), as in ComfyUI's own templates.
 MODELS = {
     "wan2.1_t2v_1.3B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors"),
@@ -65,11 +68,38 @@ MODELS = {
         "checkpoints", f"{_SDXL}/stable-diffusion-xl-base-1.0/resolve/main/sd_xl_base_1.0.safetensors"),
     "sd_xl_refiner_1.0.safetensors": (
         "checkpoints", f"{_SDXL}/stable-diffusion-xl-refiner-1.0/resolve/main/sd_xl_refiner_1.0.safetensors"),
+    # ComfyUI 0.33's newer families, as their templates (Comfy-Org/workflow_templates) name and link them:
+    # MiniMax-H3 (video_minimax_h3_t2v.json: Comfy-Org/MiniMax-H3; the turbo LoRAs there and at lightx2v)
+    "minimax_h3_fl2va_pruned_int8_convrot.safetensors": (
+        "diffusion_models", f"{_H3}/diffusion_models/minimax_h3_fl2va_pruned_int8_convrot.safetensors"),
+    "qwen3vl_32b_minimax_h3_nvfp4_awq.safetensors": (
+        "text_encoders", f"{_H3}/text_encoders/qwen3vl_32b_minimax_h3_nvfp4_awq.safetensors"),
+    "minimax_h3_video_vae_fp16.safetensors": ("vae", f"{_H3}/vae/minimax_h3_video_vae_fp16.safetensors"),
+    "minimax_h3_audio_vae_fp32.safetensors": ("vae", f"{_H3}/vae/minimax_h3_audio_vae_fp32.safetensors"),
+    "minimax_h3_fl2v_turbo_4step_v1.0_768p_comfyui_bf16.safetensors": (
+        "loras", f"{_H3}/loras/minimax_h3_fl2v_turbo_4step_v1.0_768p_comfyui_bf16.safetensors"),
+    # HunyuanVideo 1.5 (video_hunyuan_video_1.5_720p_t2v.json; its Qwen2.5-VL text encoder: the file above)
+    "hunyuanvideo1.5_720p_t2v_fp16.safetensors": (
+        "diffusion_models", f"{_HV15}/diffusion_models/hunyuanvideo1.5_720p_t2v_fp16.safetensors"),
+    "byt5_small_glyphxl_fp16.safetensors": ("text_encoders", f"{_HV15}/text_encoders/byt5_small_glyphxl_fp16.safetensors"),
+    "hunyuanvideo15_vae_fp16.safetensors": ("vae", f"{_HV15}/vae/hunyuanvideo15_vae_fp16.safetensors"),
+    # LTX-2 (video_ltx2_t2v.json: Lightricks' checkpoint with its video and audio VAEs, Comfy-Org's Gemma 3)
+    "ltx-2-19b-dev-fp8.safetensors": ("checkpoints", f"{_HF}/Lightricks/LTX-2/resolve/main/ltx-2-19b-dev-fp8.safetensors"),
+    "gemma_3_12B_it_fp4_mixed.safetensors": (
+        "text_encoders", f"{_HF}/Comfy-Org/ltx-2/resolve/main/split_files/text_encoders/gemma_3_12B_it_fp4_mixed.safetensors"),
+    # Flux.2-dev (image_flux2.json)
+    "flux2_dev_fp8mixed.safetensors": ("diffusion_models", f"{_FLUX2}/diffusion_models/flux2_dev_fp8mixed.safetensors"),
+    "mistral_3_small_flux2_bf16.safetensors": ("text_encoders", f"{_FLUX2}/text_encoders/mistral_3_small_flux2_bf16.safetensors"),
+    "flux2-vae.safetensors": ("vae", f"{_FLUX2}/vae/flux2-vae.safetensors"),
+    # Kandinsky 5 Video Lite (video_kandinsky5_t2v.json; its text encoders and VAE: the files above)
+    "kandinsky5lite_t2v_sft_5s.safetensors": (
+        "diffusion_models", f"{_HF}/kandinskylab/Kandinsky-5.0-T2V-Lite-sft-5s/resolve/main/model/kandinsky5lite_t2v_sft_5s.safetensors"),
 }
 # The loader inputs that name model files.
 MODEL_INPUTS = {"UNETLoader": ("unet_name",), "CheckpointLoaderSimple": ("ckpt_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
                 "DualCLIPLoader": ("clip_name1", "clip_name2"), "VAELoader": ("vae_name",),
-                "CLIPVisionLoader": ("clip_name",), "LoraLoaderModelOnly": ("lora_name",)}
+                "CLIPVisionLoader": ("clip_name",), "LoraLoaderModelOnly": ("lora_name",),
+                "LTXAVTextEncoderLoader": ("text_encoder", "ckpt_name"), "LTXVAudioVAELoader": ("ckpt_name",)}
 INPUT_IMAGE = "example.png"  # ships in ComfyUI/input/
 
 WAN_POSITIVE = ("A red fox trotting through fresh snow in a birch forest at sunrise, soft golden light, breath "
@@ -86,6 +116,15 @@ POS_COLOR, NEG_COLOR = ("#232", "#353"), ("#322", "#533")
 ACCEL_GROUP = "#8A8"  # the groups with comfyui-accel nodes
 
 
+class MissingNode(Exception):
+    """A workflow names a node this ComfyUI does not have (e.g. MiniMax-H3's, ComfyUI 0.33+): it cannot be built or
+    checked here."""
+
+    def __init__(self, node: str):
+        super().__init__(node)
+        self.node = node
+
+
 @dataclass
 class Flow:
     """One workflow: the API prompt (ApiGraph) plus what only the UI file has (layout, notes, colors)."""
@@ -100,7 +139,10 @@ class Flow:
     outputs: dict = field(default_factory=dict)   # role -> node id (for tests: samplers, saves)
 
     def add(self, class_type: str, title: str | None = None, **inputs) -> str:
-        """Add a node with every widget filled (given value, else the node's default) and the given links."""
+        """Add a node with every widget filled (given value, else the node's default) and the given links.
+        MissingNode where this ComfyUI lacks the node (a workflow for a newer ComfyUI's model)."""
+        if class_type not in self.info:
+            raise MissingNode(class_type)
         return self.g.add(class_type, title, **U.full_inputs(self.info, class_type, **inputs))
 
     out = staticmethod(ApiGraph.out)

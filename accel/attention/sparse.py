@@ -33,12 +33,15 @@ from ..common.policy import Policy
 from .hybrid import StepClock, apply_model_wrappers
 
 CORE_SPARSE = "core's BlockSparseAttention is on the hook (one sparse pattern at a time: core's)"
-NOT_VIDEO = ("not a video model the radial pattern knows (Wan, HunyuanVideo, LTX-Video: frame-major token grids), or "
-             "not a video latent")
+NOT_VIDEO = ("not a video model the radial pattern knows (Wan, HunyuanVideo, LTX-Video, MiniMax-H3: frame-major token "
+             "grids), or not a video latent")
 REF_LATENT = ("reference-latent tokens sit before the video in this ComfyUI's HunyuanVideo sequence, the text after "
               "it: the pattern's layout does not hold")
 LTXV_NOTE = ("LTX-Video has no published radial setting: the published rule without an attention sink (as for "
              "HunyuanVideo) is applied to its frame-major grid, our extension")
+H3_NOTE = ("MiniMax-H3 has no published radial setting: the published rule without an attention sink (as for HunyuanVideo) "
+           "is applied to its video's frame-major grid, our extension; its text, audio and condition tokens pack before "
+           "the video and stay dense rows and columns, so the audio path is exact")
 PAPER = ("Radial Attention, Li et al., arXiv:2506.19852 (NeurIPS 2025); pattern restated from "
          "github.com/mit-han-lab/radial-attention radial_attn/attn_mask.py @72788d4f")
 PUBLISHED_PRACTICE = ("the authors' scripts keep 12 of 50 steps (Wan 2.1 14B), 11 of 40 (Wan 2.2 A14B) and 1 of 4 "
@@ -84,12 +87,13 @@ def settings_from_inputs(dense_steps=None, dense_blocks=None, decay_factor=None)
 
 
 # accel.common.families' family ids -> the pattern's video families
-_VIDEO_FAMILIES = {"wan21": "wan", "wan22": "wan", "hunyuan_video": "hunyuan_video", "ltxv": "ltxv"}
+_VIDEO_FAMILIES = {"wan21": "wan", "wan22": "wan", "hunyuan_video": "hunyuan_video", "ltxv": "ltxv",
+                   "minimax_h3": "minimax_h3"}
 
 
 def family(model) -> str | None:
-    """"wan", "hunyuan_video" or "ltxv" for the video models the pattern knows (accel.common.families.detect: a
-    ModelPatcher or a BaseModel), else None."""
+    """"wan", "hunyuan_video", "ltxv" or "minimax_h3" for the video models the pattern knows
+    (accel.common.families.detect: a ModelPatcher or a BaseModel), else None."""
     return _VIDEO_FAMILIES.get(families.detect(model).family) if model is not None else None
 
 
@@ -110,15 +114,32 @@ def hunyuan_text_first(diffusion_model) -> bool:
 
 def video_grid(x, diffusion_model, fam):
     """The token grid of a video latent x (B, C, T, H, W) for a model of video family `fam` (`family`): each of T,
-    H, W divided by the patch size, rounded up (Wan and HunyuanVideo pad the latent to the patch); None for other
-    models or inputs."""
+    H, W divided by the patch size, rounded up (Wan, HunyuanVideo and MiniMax-H3 pad the latent to the patch); None
+    for other models or inputs. MiniMax-H3's x is its video latent's shape (the model call's `latent_shapes[0]`:
+    the sampler carries video and audio packed in one tensor)."""
     from ...kernels.attention.sparse.pattern import VideoGrid
 
     patch = _patch(diffusion_model, fam) if fam else None
-    if getattr(x, "ndim", 0) != 5 or not isinstance(patch, (tuple, list)) or len(patch) != 3:
+    shape = tuple(x) if isinstance(x, (tuple, list)) else tuple(getattr(x, "shape", ()))
+    if len(shape) != 5 or not isinstance(patch, (tuple, list)) or len(patch) != 3:
         return None
-    t, h, w = x.shape[2:]
+    t, h, w = shape[2:]
     return VideoGrid(-(-t // patch[0]), -(-h // patch[1]), -(-w // patch[2]))
+
+
+def h3_call(kwargs, grid_tokens: int):
+    """(video latent shape, tokens packed before the video) of a MiniMax-H3 model call: the video's shape from the
+    call's `latent_shapes`, the rest of its packed sequence (text, condition rows, audio) from the layout ComfyUI
+    builds once per sampling run (`minimax_payload`), else the text plus the audio's two stereo rows per latent
+    frame; (None, 0) when the call is not one (no packed latent)."""
+    shapes = kwargs.get("latent_shapes")
+    if not shapes or len(shapes) < 2:
+        return None, 0
+    layout = (kwargs.get("minimax_payload") or {}).get("layout")
+    if layout is not None and grid_tokens:
+        return tuple(shapes[0]), max(0, int(layout.seq_len) - grid_tokens)
+    ctx = kwargs.get("c_crossattn")
+    return tuple(shapes[0]), (int(ctx.shape[1]) if getattr(ctx, "ndim", 0) == 3 else 0) + 2 * int(shapes[1][-1])
 
 
 def video_layout(diffusion_model, fam):
@@ -132,6 +153,8 @@ def video_layout(diffusion_model, fam):
         return rt.Layout("hunyuan", "first" if hunyuan_text_first(diffusion_model) else "last"), n
     if fam == "ltxv":
         return rt.Layout("hunyuan", None), len(diffusion_model.transformer_blocks)
+    if fam == "minimax_h3":  # [text | condition rows | audio | video]: everything before the video as "text"
+        return rt.Layout("hunyuan", "first"), len(diffusion_model.blocks)
     return None, 0
 
 
@@ -185,13 +208,19 @@ class SparseWrapper(StepClock):
         fam, layout, blocks = self.video_model(base)
         if comfy_compat.core_sparse_attention_active(to) is not None:
             why = CORE_SPARSE
+        elif fam == "minimax_h3":
+            shape, _ = h3_call(kwargs, 0)
+            grid = video_grid(shape, base.diffusion_model, fam) if shape else None
         elif layout is not None:
             grid = video_grid(x, base.diffusion_model, fam)
             if grid is not None and layout.text == "last" and kwargs.get("ref_latent") is not None:
                 grid, why = None, REF_LATENT
         if grid is not None:
-            ctx = args[3] if len(args) > 3 else kwargs.get("c_crossattn")
-            text = int(ctx.shape[1]) if layout.text is not None and getattr(ctx, "ndim", 0) == 3 else 0
+            if fam == "minimax_h3":
+                text = h3_call(kwargs, grid.tokens)[1]
+            else:
+                ctx = args[3] if len(args) > 3 else kwargs.get("c_crossattn")
+                text = int(ctx.shape[1]) if layout.text is not None and getattr(ctx, "ndim", 0) == 3 else 0
             with comfy_compat.pause_malloc_graph():
                 self.run.prepare(grid, x.device, layout, layout.text_tokens(grid.tokens + text, grid) or 0)
         prev = self.run.enter(grid, step, n, blocks, why, continues=step is not None and self.continues(executor),
@@ -324,7 +353,8 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
     where = {"wan": "Wan's video self-attention (key frame 0 kept whole: the published attention sink)",
              "hunyuan_video": (f"HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text {side} "
                                "the video in this ComfyUI's model), no attention sink (the published HunyuanVideo rule)"),
-             "ltxv": f"LTX-Video's video self-attention ({LTXV_NOTE})"}.get(fam, "video self-attention")
+             "ltxv": f"LTX-Video's video self-attention ({LTXV_NOTE})",
+             "minimax_h3": f"MiniMax-H3's joint self-attention ({H3_NOTE})"}.get(fam, "video self-attention")
     lines = [f"sparse pattern: radial attention ({PAPER}), decay_factor {settings.decay_factor:g}, "
              f"{settings.block_size}x{settings.block_size} tiles, on {where}, in calls whose token count equals the "
              "latent's frames x height x width / patch"]

@@ -66,10 +66,6 @@ def adapter_for_model(model):
     name = ADAPTER_OF_FAMILY.get(fam.family)
     if name is None:
         return None, fam, f"{fam.name} is not supported by the coefficient-free step cache (it supports {FAMILIES_TEXT})"
-    dm = model.get_model_object("diffusion_model")
-    if name == "ltxv" and type(dm).__name__ != "LTXVModel":
-        return None, fam, (f"{fam.name} ({type(dm).__name__}: LTX-2 audio-video) passes video and audio streams "
-                           "through its blocks together; only LTX-Video (LTXVModel) can be step-cached")
     if name == "wan":
         return wan_adapter(model)
     return ADAPTERS[name], fam, ""

@@ -1,11 +1,18 @@
 """Model-family detection for a ComfyUI MODEL (ModelPatcher): one place that says what a model is.
 
-Used by the Level-1 preset (Wan only), TeaCache (coefficient choice), compile (block lists) and
+Used by the Level-1 presets (Wan, MiniMax-H3), TeaCache (coefficient choice), compile (block lists) and
 reports. Reads ComfyUI objects but imports nothing from ComfyUI.
+
+A model of a family with no entry here still gets the generic path: its transformer blocks are found in the
+module lists ComfyUI builds them in (`BLOCK_LISTS`; a family's own: `FAMILY_BLOCK_LISTS`), and `measured_text` says
+truthfully that the pack's exact chain was not measured on it. `MEASURED` is the family table: where the exact chain was measured, per family (and Wan
+variant), with the figure of each run (accel.common.figures).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .figures import fig, text as _fig
 
 # BaseModel class name -> family id
 _BASE_FAMILIES = {
@@ -13,20 +20,27 @@ _BASE_FAMILIES = {
     "WAN22_S2V": "wan22", "WAN21_HuMo": "wan21", "WAN22_Animate": "wan22",
     "Flux": "flux", "Flux2": "flux2", "Chroma": "chroma", "ChromaRadiance": "chroma", "FluxInpaint": "flux",
     "QwenImage": "qwen_image", "HunyuanVideo": "hunyuan_video", "HunyuanVideoI2V": "hunyuan_video",
-    "HunyuanVideoSkyreelsI2V": "hunyuan_video", "HunyuanVideo15": "hunyuan_video15", "LTXV": "ltxv", "LTXAV": "ltxv",
+    "HunyuanVideoSkyreelsI2V": "hunyuan_video", "HunyuanVideo15": "hunyuan_video15", "LTXV": "ltxv", "LTXAV": "ltxav",
     "SD3": "sd3", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "BaseModel": "sd1", "Lumina2": "lumina2",  # Z-Image: below
     "HiDream": "hidream", "CosmosVideo": "cosmos", "CosmosPredict2": "cosmos",
+    # ComfyUI 0.33's newer families and Wan classes
+    "MiniMaxH3": "minimax_h3", "Kandinsky5": "kandinsky5", "Kandinsky5Image": "kandinsky5",
+    "HunyuanVideo15_SR_Distilled": "hunyuan_video15", "WAN21_CausalAR": "wan21", "WAN_Animate2": "wan22",
+    "WAN21_FlowRVS": "wan21", "WAN21_SCAIL": "wan21", "WAN21_SCAIL2": "wan21", "WAN22_WanDancer": "wan22",
 }
 
 _NAMES = {
     "wan21": "Wan 2.1", "wan22": "Wan 2.2", "flux": "Flux.1", "flux2": "Flux.2", "chroma": "Chroma",
     "qwen_image": "Qwen-Image", "hunyuan_video": "HunyuanVideo", "hunyuan_video15": "HunyuanVideo 1.5",
     "ltxv": "LTX-Video", "sd3": "SD3", "sdxl": "SDXL", "sd1": "SD1.x/2.x", "lumina2": "Lumina 2", "z_image": "Z-Image",
-    "hidream": "HiDream", "cosmos": "Cosmos", "unknown": "unknown model",
+    "hidream": "HiDream", "cosmos": "Cosmos", "minimax_h3": "MiniMax-H3", "ltxav": "LTX-2 (audio-video)",
+    "kandinsky5": "Kandinsky 5", "unknown": "unknown model",
 }
 
-# Attribute names of per-block ModuleLists inside the diffusion model, in forward order.
-BLOCK_LISTS = ("blocks", "double_blocks", "single_blocks", "transformer_blocks", "joint_blocks", "layers")
+# Attribute names of per-block ModuleLists inside the diffusion model, in forward order: the lists ComfyUI builds its
+# transformer blocks in (Kandinsky 5: its visual blocks; its two text blocks run once per step on the text only).
+BLOCK_LISTS = ("blocks", "double_blocks", "single_blocks", "transformer_blocks", "joint_blocks", "layers",
+               "visual_transformer_blocks")
 # Families whose blocks are other lists, in forward order: Lumina 2's NextDiT (Z-Image): the caption refiner (and
 # Z-Image Omni's SigLIP refiner), the image refiner, then the main layers; every one a JointTransformerBlock called
 # as a module.
@@ -36,6 +50,16 @@ FAMILY_BLOCK_LISTS = {"z_image": ("context_refiner", "siglip_refiner", "noise_re
 # layer called with arguments chosen by its type), so they cannot be swapped for a compiled stand-in.
 WHOLE_MODEL = {"sdxl": "SDXL is a UNet (its blocks are containers ComfyUI walks layer by layer)",
                "sd1": "SD1.x/2.x is a UNet (its blocks are containers ComfyUI walks layer by layer)"}
+
+# Wan variants told apart by ComfyUI's BaseModel class (the diffusion model class alone does not: FlowRVS runs the
+# plain WanModel) -> (variant id, display name)
+_WAN_CLASS_VARIANTS = {
+    "WAN21_CausalAR": ("causal_ar", "causal AR"), "WAN21_Vace": ("vace", "VACE"), "WAN21_Camera": ("camera", "Camera"),
+    "WAN21_HuMo": ("humo", "HuMo"), "WAN22_S2V": ("s2v", "S2V"), "WAN22_Animate": ("animate", "Animate"),
+    "WAN_Animate2": ("animate2", "Animate 2"), "WAN21_FlowRVS": ("flowrvs", "FlowRVS"), "WAN21_SCAIL": ("scail", "SCAIL"),
+    "WAN21_SCAIL2": ("scail2", "SCAIL 2"), "WAN22_WanDancer": ("wandancer", "WanDancer"),
+}
+_WAN_VARIANT_NAMES = {v: n for v, n in _WAN_CLASS_VARIANTS.values()}
 
 _WAN_SIZES = {1536: "1.3B", 5120: "14B", 3072: "5B"}
 
@@ -59,7 +83,7 @@ class Family:
         if self.is_wan:
             if self.family == "wan21" and self.size == "14B" and self.variant in ("t2v", "i2v"):
                 text = "Wan 2.1 / 2.2 A14B"
-            text += f" {self.variant.upper()}" if self.variant else ""
+            text += f" {_WAN_VARIANT_NAMES.get(self.variant, self.variant.upper())}" if self.variant else ""
             text += f" {self.size}" if self.size else ""
         elif self.family == "unknown":
             text += f" ({self.base_class})"
@@ -70,7 +94,8 @@ class Family:
 # loader's measured `auto`). Only ids that name one family; "wan2.1" covers Wan 2.1 and 2.2, told apart after the
 # build (`detect`).
 _IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "chroma_radiance": "chroma",
-                         "qwen_image": "qwen_image", "ltxv": "ltxv", "lumina2": "lumina2", "hidream": "hidream"}
+                         "qwen_image": "qwen_image", "ltxv": "ltxv", "lumina2": "lumina2", "hidream": "hidream",
+                         "minimax_h3": "minimax_h3", "ltxav": "ltxav", "kandinsky5": "kandinsky5"}
 
 
 # ComfyUI's detected model config classes (`comfy.supported_models`) whose class tells the family before the build
@@ -80,6 +105,7 @@ _IMAGE_MODEL_FAMILIES = {"flux": "flux", "flux2": "flux2", "chroma": "chroma", "
 # classes subclass it: the exact class name tells them apart).
 _CONFIG_FAMILIES = {"WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan_video",
                     "HunyuanVideoI2V": "hunyuan_video", "HunyuanVideoSkyreelsI2V": "hunyuan_video",
+                    "HunyuanVideo15": "hunyuan_video15", "HunyuanVideo15_SR_Distilled": "hunyuan_video15",
                     "ZImage": "z_image"}  # Z-Image: image_model "lumina2" with Z-Image's config (dim 3840)
 
 
@@ -90,6 +116,76 @@ def family_of_config(model_config) -> str | None:
     unet = getattr(model_config, "unet_config", None) or {}
     return (_CONFIG_FAMILIES.get(type(model_config).__name__ if model_config is not None else None)
             or _IMAGE_MODEL_FAMILIES.get(unet.get("image_model")))
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Where the pack's exact chain was measured against stock sampling on one family (Wan: one variant)."""
+    gpus: tuple  # GPU names, e.g. ("H100", "H200")
+    chain: str  # what ran
+    evidence: str  # the runs, figures from accel.common.figures
+    figures: tuple = ()  # their figure ids (tests check each is a row)
+
+    def text(self) -> str:
+        return f"{self.chain} measured on {' and '.join(self.gpus)}: {self.evidence}"
+
+
+def _runs(*pairs) -> str:
+    """"1.47x (H100), 1.50x (H200)" from (GPU, figure id) pairs."""
+    return ", ".join(f"{_fig(fid)} ({gpu})" for gpu, fid in pairs)
+
+
+def _measured(chain: str, what: str, *pairs) -> Measured:
+    gpus = tuple(dict.fromkeys(gpu for gpu, _ in pairs))
+    files = sorted({f"bench/results/{fig(fid).file.split('/')[0]}/{fig(fid).file.split('/')[1]}" for _, fid in pairs})
+    return Measured(gpus, chain, f"{what} {_runs(*pairs)} stock sampling ({', '.join(files)})",
+                    tuple(fid for _, fid in pairs))
+
+
+_EXACT = "the exact chain (Accel CUDA Settings -> Attention -> Compile)"
+_LEVEL1 = "Accel Wan Level-1"
+# The family table: (family id, Wan variant or "") -> where the exact chain was measured. A family or variant not
+# here runs the same generic path, "not measured here" (measured_text).
+MEASURED = {
+    ("wan21", "t2v"): _measured(_LEVEL1, "Wan 2.1 T2V 14B 480p 81 frames:", ("H100", "matrix.h100.80.level1.speedup"),
+                                ("H200", "matrix.h200.140.level1.speedup")),
+    ("wan21", "i2v"): Measured(("H100", "H200"), _LEVEL1, (
+        f"the Wan 2.2 I2V A14B 4-step workflow, a whole Queue {_fig('e2e_i2v.h100.stock.q2.total')} -> "
+        f"{_fig('e2e_i2v.h100.level1.q2.total')} (H100), {_fig('e2e_i2v.h200.stock.q2.total')} -> "
+        f"{_fig('e2e_i2v.h200.level1.q2.total')} (H200) (bench/results/h100/e2e_lightx2v_033, "
+        "bench/results/h200/e2e_lightx2v_033)"),
+        ("e2e_i2v.h100.stock.q2.total", "e2e_i2v.h100.level1.q2.total", "e2e_i2v.h200.stock.q2.total",
+         "e2e_i2v.h200.level1.q2.total")),
+    ("wan22", "ti2v"): _measured(_LEVEL1, "Wan 2.2 TI2V-5B 1280x704 121 frames:", ("H100", "family.h100.ti2v.shipped.speedup"),
+                                 ("H200", "family.h200.ti2v.shipped.speedup")),
+    ("flux", ""): _measured(_EXACT, "Flux.1-dev 1024px 20 steps:", ("H100", "family.h100.flux.run2.shipped.speedup"),
+                            ("H200", "family.h200.flux.trims.shipped.speedup")),
+    ("qwen_image", ""): _measured(_EXACT, "Qwen-Image 1328px:", ("H100", "family.h100.qwen.fix.shipped.speedup"),
+                                  ("H200", "family.h200.qwen.shipped.speedup")),
+    ("hunyuan_video", ""): _measured(_EXACT, "HunyuanVideo 13B 960x544 33 frames:", ("H100", "family.h100.hv.shipped.speedup"),
+                                     ("H200", "family.h200.hv.shipped.speedup")),
+    ("ltxv", ""): _measured(_EXACT, "LTX-Video 2B 768x512 121 frames:", ("H100", "family.h100.ltxv.shipped.speedup"),
+                            ("H200", "family.h200.ltxv.shipped.speedup")),
+}
+
+
+def measured(fam: "Family") -> Measured | None:
+    """The family table's entry for a detected model (Wan: its variant), None where it is not measured."""
+    return MEASURED.get((fam.family, fam.variant if fam.is_wan else ""))
+
+
+def measured_text(fam: "Family") -> str:
+    """One report line: where the exact chain was measured on this model's family, or that it was not (the generic
+    path: the blocks found in BLOCK_LISTS or the family's FAMILY_BLOCK_LISTS, else the whole model; attention through
+    ComfyUI's hook)."""
+    m = measured(fam)
+    if m is not None:
+        return f"family: {fam.name}: {m.text()}"
+    lists = sorted({k.rsplit(".", 1)[0].split(".", 1)[-1] for k in fam.block_keys})
+    where = (f"its {len(fam.block_keys)} blocks ({', '.join(lists)})" if lists and fam.family not in WHOLE_MODEL
+             else "the whole diffusion model" + ("" if fam.family in WHOLE_MODEL else " (no block list)"))
+    return (f"family: {fam.name}: not measured here (no GPU run of this family or variant yet); the generic path: "
+            f"{where} compiled, attention through ComfyUI's hook")
 
 
 def family_name(family: str) -> str:
@@ -128,7 +224,11 @@ def detect(model) -> Family:
         info.size = _WAN_SIZES.get(dim, f"dim{dim}")
         mt = getattr(dm, "model_type", "t2v")
         dm_cls = type(dm).__name__
-        if dm_cls != "WanModel":
+        by_class = next((_WAN_CLASS_VARIANTS[k.__name__][0] for k in type(base).__mro__
+                         if k.__name__ in _WAN_CLASS_VARIANTS), None)
+        if by_class:
+            info.variant = by_class
+        elif dm_cls != "WanModel":
             info.variant = dm_cls.replace("WanModel", "").strip("_").lower() or mt
         elif info.dims["out_dim"] == 48:
             info.variant = "ti2v"

@@ -43,6 +43,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("attn.h100.wan14B_480p.cudnn", "md:wan14B_480p_81f/sdpa_cudnn|ms", 38.68, "{:.1f} ms"),
         ("attn.h100.wan14B_480p.fa2", "md:wan14B_480p_81f/sdpa_flash|ms", 59.14, "{:.1f} ms"),
         ("attn.h100.wan14B_480p.fa3", "md:wan14B_480p_81f/flash_attn_3|ms", 31.50, "{:.1f} ms")],
+    "h100/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json": [
+        ("e2e_i2v.h100.stock.q2.total", "json:rows/0/queues/1/total_s", 20.541, "{:.1f} s"),
+        ("e2e_i2v.h100.level1.q2.total", "json:rows/1/queues/1/total_s", 14.293, "{:.1f} s")],
     "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json": [
         ("e2e_wf.h100.save.level1.q2.vae_decode", "json:rows/0/queues/1/stages_s/VAE decode", 2.464, "{:.2f} s"),
         ("e2e_wf.h100.save.level1_vae.q2.vae_decode", "json:rows/1/queues/1/stages_s/VAE decode", 2.84, "{:.2f} s")],
@@ -72,6 +75,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h100/level1_14B.md": [
         ("level1.h100.14B.forward.cosine", "md:14B/Level-1|cosine to stock", 0.999998, "{:.6f}"),
         ("level1.h100.14B.forward.maxdiff", "md:14B/Level-1|max abs diff", 1.32e-2, "{:.3f}")],
+    "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json": [
+        ("matrix.h100.80.level1.speedup", "json:chains/level1/speedup", 1.469, "{:.2f}x")],
     "h100/matrix_033_wan14B_fp16_current_node/80GB_run2/matrix.json": [
         ("matrix.h100.80.run2.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.835, "{:.2f}x"),
         ("matrix.h100.80.run2.level1.speedup", "json:chains/level1/speedup", 1.509, "{:.2f}x")],
@@ -97,6 +102,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json": [
         ("wf.h100.80.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.51, "{:.2f}x"),
         ("wf.h100.80.fix.level1.speedup", "json:chains/level1/speedup", 1.657, "{:.2f}x")],
+    "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json": [
+        ("e2e_i2v.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 19.205, "{:.1f} s"),
+        ("e2e_i2v.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 14.466, "{:.1f} s")],
     "h200/family_033_flux_1024_host_trims/new/matrix.json": [
         ("family.h200.flux.trims.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.603, "{:.2f}x"),
         ("family.h200.flux.trims.shipped.speedup", "json:chains/shipped/speedup", 1.327, "{:.2f}x")],

@@ -29,7 +29,7 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     if CORE_WRAPPER_KEY in removed:
         log.info("compile: replaced ComfyUI core's TorchCompileModel wrapper on this model (one compile wrapper at a time)")
 
-    keys, region_note = _region_keys(m, cfg.scope)
+    keys, region_note, family_line = _region_keys(m, cfg.scope)
     cfg.keys = tuple(keys)
     if len(keys) > 1 and not shares_block_graphs():
         # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
@@ -54,7 +54,7 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
-    report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note)
+    report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note, family_line)
     log.info("%s", report.details().splitlines()[0])
     return m, replace(report, summary=_first_screen(m, report, status))
 
@@ -157,16 +157,19 @@ def _clone(model, cfg: CompileConfig):
 
 
 def _region_keys(model, scope):
+    """(module keys to compile, the report's scope text, the report's family line: accel.common.families'
+    measured_text)."""
     from ..common import families
 
     fam = families.detect(model)
+    line = families.measured_text(fam)
     if scope == "blocks":
         if fam.family in families.WHOLE_MODEL:
-            return ["diffusion_model"], f"whole diffusion model ({families.WHOLE_MODEL[fam.family]})"
+            return ["diffusion_model"], f"whole diffusion model ({families.WHOLE_MODEL[fam.family]})", line
         if fam.block_keys:
             lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
-            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})"
+            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", line
         log.warn_once(("compile", "noblocks", fam.base_class),
                       "compile: no transformer block list found in %s; compiling the whole diffusion model", fam.name)
-        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)"
-    return ["diffusion_model"], f"whole diffusion model ({fam.name})"
+        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)", line
+    return ["diffusion_model"], f"whole diffusion model ({fam.name})", line

@@ -11,7 +11,7 @@ from .dynamo_compat import guard_filter_supported, inductor_has
 
 
 def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info,
-                   memory_note=None) -> Report:
+                   memory_note=None, family_line=None) -> Report:
     chain = " -> ".join(cfg.chain) + " -> eager"
     head = (f"mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
             f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")
@@ -43,6 +43,8 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         lines.append("  weights: prefetch on: while a block runs, the next block's streamed weights are fetched (ComfyUI's "
                      "own cast functions, same results; ComfyUI keeps deciding what stays in VRAM). After a run this "
                      "report says which path ran: streaming with prefetch, fully resident, or ComfyUI's own")
+    if family_line:
+        lines.append("  " + family_line)
     if cache_info is not None:
         lines.append("  cache: " + compile_cache.describe())
     if st.fell_back:

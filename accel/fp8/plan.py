@@ -20,7 +20,7 @@ from .options import check_activation_scaling
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
 # precision even inside a block (modulation / adaLN, norms, embedders, heads).
-_BLOCK_RE = re.compile(r"(?:^|\.)(?:blocks|double_blocks|single_blocks|transformer_blocks|joint_blocks|layers|vace_blocks)\.\d+(?:\.|$)")
+_BLOCK_RE = re.compile(r"(?:^|\.)(?:" + "|".join(families.BLOCK_LISTS + ("vace_blocks",)) + r")\.\d+(?:\.|$)")
 _KEEP_TOKEN_RE = re.compile(r"^(?:modulation|adaln.*|.*_mod|mod|norm.*|.*_norm|.*embed.*|time_.*|head|final_layer)$", re.I)
 
 

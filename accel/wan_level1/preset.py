@@ -1,4 +1,6 @@
-"""Wan Level-1: one call that applies the exact-math speedups to a ComfyUI Wan 2.1 / 2.2 MODEL.
+"""Level-1: one call that applies the exact-math speedups to a ComfyUI Wan 2.1 / 2.2 MODEL (Accel Wan Level-1) or a
+MiniMax-H3 MODEL (Accel MiniMax-H3 Level-1: the same chain, `apply(..., target=MINIMAX_H3)`; its family check, compile
+notes and measured fidelity are its own, `Target`).
 
     clone, report = apply(model, WanLevel1Options())    # report.render(): the node's text
     clone, text = apply_level1(model)                     # the same, with keyword arguments and text
@@ -68,17 +70,28 @@ FIDELITY = {
 }
 
 
-def fidelity_statement(attention: bool = True, compile: bool = True) -> str:
+# MiniMax-H3's: measured on the CPU only (random weights, tiny config); no GPU run yet
+H3_FIDELITY = {
+    "cpu_tiny_fp32": ("cosine >= 0.99999 and max |diff| <= 1e-4 of the final video and audio latents, the bounds "
+                      "tests/common/test_new_families.py asserts for the same attention kernel and compiled blocks "
+                      "(tiny MiniMax-H3 from a file through ComfyUI's loader, fp32, 3 steps)"),
+    "gpu": None,
+}
+
+
+def fidelity_statement(attention: bool = True, compile: bool = True, fidelity: dict = FIDELITY) -> str:
     if not attention and not compile:
         return ("fidelity: attention and compile off, so the same kernels as stock run; TF32 (if on) rounds "
                 "fp32 matmuls/convolutions to TF32 on NVIDIA GPUs.")
     text = ("fidelity: not bit-identical to stock ComfyUI (a different attention kernel and fused compiled kernels "
             "round differently; CFG and the sampler are untouched). Measured against stock, same seed: "
-            + FIDELITY["cpu_tiny_fp32"] + " on CPU")
-    if FIDELITY.get("gpu"):
-        text += "; " + FIDELITY["gpu"]
-    else:
+            + fidelity["cpu_tiny_fp32"] + " on CPU")
+    if fidelity.get("gpu"):
+        text += "; " + fidelity["gpu"]
+    elif fidelity is FIDELITY:
         text += "; GPU figures: README 'Accel Wan Level-1' and bench/results/"
+    else:
+        text += "; on a GPU: not measured yet"
     return text + "."
 
 
@@ -93,7 +106,58 @@ def check_wan(model):
             f"this node is for Wan 2.1 / Wan 2.2 models, but the model connected is {fam.name}",
             "For other models use the generic nodes: Accel Attention (fast attention), Accel Compile "
             "(torch.compile) and Accel CUDA Settings (TF32, cudnn.benchmark)")
+    if fam.variant == "causal_ar":
+        # measured on a tiny one (tests/level1/test_wan_classes.py): SamplerARVideo calls forward_block, whose blocks
+        # get no transformer_options (the attention hook never sees them) and a KV cache whose fill level changes on
+        # every call (a new compiled graph per call)
+        raise AccelError(
+            "model", f"{fam.name} is the causal autoregressive Wan (Causal Forcing): ComfyUI's Sampler AR Video runs "
+            "its blocks frame by frame with a KV cache, outside ComfyUI's attention hook, so Level-1's attention kernel "
+            "would never run and its compiled blocks would compile again on every call",
+            "Sample this model without Level-1 (and without Accel Compile); Accel CUDA Settings still applies (TF32 for "
+            "its float32 layers)")
     return fam
+
+
+def check_minimax_h3(model):
+    """The model's Family if it is MiniMax-H3; else an AccelError naming what to use for it."""
+    from ..common import families
+
+    fam = families.detect(model)
+    if fam.family != "minimax_h3":
+        use = ("Accel Wan Level-1" if fam.is_wan else "the generic nodes: Accel Attention (fast attention), Accel "
+               "Compile (torch.compile) and Accel CUDA Settings (TF32, cudnn.benchmark)")
+        raise AccelError("model", f"this node is for MiniMax-H3, but the model connected is {fam.name}",
+                         f"For this model use {use}")
+    return fam
+
+
+def _wan_notes(fam) -> list:
+    if fam.size == "14B":
+        return ["  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's compiled blocks (same "
+                "structure, weights are graph inputs): no second compile"]
+    return []
+
+
+def _h3_notes(fam) -> list:
+    return ["  MiniMax-H3: the blocks compile twice on the first run (the first step from pure noise gives video and "
+            "audio one shared time embedding, the later steps two), then never again for this size; its token refiner "
+            "runs once per prompt, before sampling, as in stock ComfyUI"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a Level-1 node is for: the family check (AccelError naming the input otherwise), the compile notes for it,
+    its measured fidelity bounds and the title its log lines fall back to."""
+
+    check: object  # model -> accel.common.families.Family
+    notes: object  # Family -> report lines
+    fidelity: dict
+    title: str
+
+
+WAN = Target(check_wan, _wan_notes, FIDELITY, "Wan Level-1")
+MINIMAX_H3 = Target(check_minimax_h3, _h3_notes, H3_FIDELITY, "MiniMax-H3 Level-1")
 
 
 def compile_chain(mode: str) -> list:
@@ -169,16 +233,17 @@ class WanLevel1Options:
                                    sdpa_order="unchanged")
 
 
-def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types=()):
-    """Apply Level-1 to a clone of a Wan MODEL. Returns (patched clone, Report). `profile`: a simulated
-    HardwareProfile (tests and tools; default: this machine's); `tensor_device_types`: extra tensor device types the
-    attention backend may serve (tests: ("cpu",) with a simulated CUDA profile; accel.attention.options.apply)."""
+def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types=(), target: Target = WAN):
+    """Apply Level-1 to a clone of a MODEL of `target`'s family (WAN: Wan 2.1 / 2.2; MINIMAX_H3). Returns (patched
+    clone, Report). `profile`: a simulated HardwareProfile (tests and tools; default: this machine's);
+    `tensor_device_types`: extra tensor device types the attention backend may serve (tests: ("cpu",) with a simulated
+    CUDA profile; accel.attention.options.apply)."""
     from ..attention import options as attention
     from ..common import hardware
     from ..compile import options as compile_
     from ..cuda_settings import options as cuda_settings
 
-    fam = check_wan(model)
+    fam = target.check(model)
     prof = profile if profile is not None else hardware.profile()
     sections = [Section(current_title(), f"{fam.name}, {len(fam.block_keys)} blocks, on {_device_text(prof)}")]
     m = model
@@ -219,9 +284,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
             notes = [f"  mode {chain[0]} ({why}); fallback chain: {' -> '.join(chain + ([] if strict else ['eager']))}",
                      "  first run: seconds to compile with 'default', minutes with max-autotune on a cold "
                      "cache; a compile summary (mode used, seconds, recompiles) is logged after it"]
-            if fam.size == "14B":
-                notes.append("  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's "
-                             "compiled blocks (same structure, weights are graph inputs): no second compile")
+            notes += target.notes(fam)
             sections += report.plus(*notes).under("compile")
     else:
         sections.append(Section("compile", "off", _no_prefetch(options)))
@@ -238,7 +301,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
 
     sections.append(Section("not touched", "CFG (cond and uncond both run at every step), sampler, scheduler, steps, "
                                            "weights."))
-    deviation = [fidelity_statement(options.attention, options.compile)]
+    deviation = [fidelity_statement(options.attention, options.compile, target.fidelity)]
     if sparse_deviation:  # the exact path's bounds above do not hold for a sparse pattern: claim none of them
         deviation = [f"fidelity: quality {SPARSE} is not the exact path: none of the exact path's measured bounds "
                      "is claimed. " + sparse_deviation + ". The calls kept dense differ from stock as on the exact path (another "
@@ -248,10 +311,10 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
                          "more than the figures above; " + fast_deviation + ".")
     sections += [Section(None, line) for line in deviation]
     if options.compile:
-        _attach_run_summary(m, current_title() or "Wan Level-1")
+        _attach_run_summary(m, current_title() or target.title)
     ran.append("TF32 on" if options.tf32 else "TF32 off")
     summary = _first_screen(fam, prof, options, ran, hints, exact=not (fast_deviation or sparse_deviation))
-    log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or "Wan Level-1", fam.name,
+    log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or target.title, fam.name,
              ("fast" if fast_deviation else "sparse" if sparse_deviation else "on") if options.attention else "off", "on" if options.compile else "off",
              "on" if options.tf32 else "off")
     return m, Report(sections, deviation=" ".join(deviation), summary=summary)

@@ -171,12 +171,13 @@ class Browser:
         return self.page.evaluate("() => JSON.parse(JSON.stringify(app.graph.serialize()))")
 
     def add_note(self, text: str, title: str | None = None, size=(420, 260), node_type: str = "MarkdownNote") -> int:
-        """Add a frontend note node (MarkdownNote by default) to the current graph; returns its id."""
-        return self.page.evaluate(
+        """Add a frontend note node (MarkdownNote by default) to the current graph; returns its id (a number: newer
+        frontends, 1.49, give new nodes' ids as strings until the graph is serialized)."""
+        return int(self.page.evaluate(
             "([text, title, size, type]) => { const n = LiteGraph.createNode(type); if (!n) throw new Error("
             "'no node type ' + type); if (title) n.title = title; app.graph.add(n); "
             "const w = (n.widgets || [])[0]; if (w) w.value = text; else n.widgets_values = [text]; "
-            "n.size = [size[0], size[1]]; return n.id; }", [text, title, list(size), node_type])
+            "n.size = [size[0], size[1]]; return n.id; }", [text, title, list(size), node_type]))
 
     def api_to_ui(self, api_prompt: dict, name: str = "workflow.json", fixed_seeds: bool = True) -> dict:
         """Convert an API-format prompt to a UI workflow with the frontend's own loader, then serialize it.

@@ -379,25 +379,10 @@ def tiny_sdxl(seed: int = 0, dtype=torch.float32):
     return tiny_model_from_config(SDXL_TINY, seed, dtype, config_class="SDXL")
 
 
-# Flux.2 as ComfyUI 0.33's detection configures it (double_stream_modulation_img: image_model "flux2", 128-wide
-# heads, global modulation, SiLU-gated MLPs, no biases, packed 128-channel latents in 1x1 patches), tiny widths.
-FLUX2_TINY = {
-    "image_model": "flux2", "axes_dim": [32, 32, 32, 32], "num_heads": 2, "mlp_ratio": 3.0, "theta": 2000,
-    "out_channels": 128, "in_channels": 128, "global_modulation": True, "mlp_silu_act": True, "qkv_bias": False,
-    "ops_bias": False, "default_ref_method": "index", "ref_index_scale": 10.0, "txt_ids_dims": [3], "patch_size": 1,
-    "hidden_size": 256, "context_in_dim": 64, "vec_in_dim": None, "depth": 1, "depth_single_blocks": 1,
-    "guidance_embed": True,
-}
-
-
 def tiny_flux2(seed: int = 0, dtype=torch.float32):
-    """Flux.2 at a tiny config (ComfyUI's Flux2 config and model; the fields this ComfyUI's FluxParams has)."""
-    import dataclasses
-
-    import comfy.ldm.flux.model
-
-    names = {f.name for f in dataclasses.fields(comfy.ldm.flux.model.FluxParams)} | {"image_model"}
-    return tiny_model_from_config({k: v for k, v in FLUX2_TINY.items() if k in names}, seed, dtype)
+    """Flux.2 at its tiny config (TINY_CONFIGS, the fields this ComfyUI's FluxParams has), built in memory with
+    ComfyUI's Flux2 config and model (0.3.75's detection reads no tiny Flux.2 file back: family_model needs 0.33)."""
+    return tiny_model_from_config(family_config("flux2", "tiny"), seed, dtype)
 
 
 def conditioning(tokens: int = 16, dim: int = 4096, seed: int = 0, **extra):
@@ -531,22 +516,34 @@ PUBLISHED_CONFIGS = {
 def true_unet_config(family: str) -> dict:
     """ComfyUI's detected config for a published checkpoint of `family` ("flux" = Flux.1-dev, "qwen_image",
     "z_image" = Z-Image Turbo, "sdxl" = SDXL 1.0 base, ...), from its key skeleton (meta tensors: nothing is
-    allocated)."""
+    allocated): PUBLISHED_KEYS, the layout of PUBLISHED_CONFIGS (UNets), or the keys of the model built from
+    TRUE_CONFIGS (ComfyUI 0.33's newer families), which must detect back as that config."""
     import comfy.model_detection
 
     if family in PUBLISHED_CONFIGS:
         skeleton = meta_diffusion_model(PUBLISHED_CONFIGS[family]).state_dict()
-    else:
+    elif family in PUBLISHED_KEYS:
         skeleton = {k: torch.empty(shape, device="meta") for k, shape in PUBLISHED_KEYS[family].items()}
+    else:
+        skeleton = meta_diffusion_model(family_config(family, "true")).state_dict()
     cfg = comfy.model_detection.detect_unet_config(skeleton, "")
     if family in PUBLISHED_CONFIGS:
         mc = comfy.model_detection.model_config_from_unet_config(dict(cfg or {}))
         ok = mc is not None and type(mc).__name__ == family.upper()
+    elif family in TRUE_CONFIGS:
+        ok = bool(cfg) and all(_same(cfg.get(k), v) for k, v in family_config(family, "true").items())
     else:
         ok = bool(cfg) and cfg.get("image_model") == _DETECTED_AS.get(family, family)
     if not ok:
         raise RuntimeError(f"ComfyUI's detection did not read the {family} key skeleton as {family}: {cfg}")
     return cfg
+
+
+def _same(a, b) -> bool:
+    """Config values alike (a tuple and a list of the same items are)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(a) == list(b)
+    return a == b
 
 
 def meta_diffusion_model(unet_config: dict) -> torch.nn.Module:
@@ -576,7 +573,7 @@ def _detected_model(family: str, seed, dtype, device, model_options):
     if m is None:
         raise RuntimeError(f"ComfyUI did not detect the random {family} state dict")
     got = m.model.model_config.unet_config
-    if any(got.get(k) != v for k, v in expect.items()):
+    if any(not _same(got.get(k), v) for k, v in expect.items()):
         raise RuntimeError(f"ComfyUI detected the random {family} state dict as {got}, not {expect}")
     return m
 
@@ -717,3 +714,214 @@ def vae_from_state_dict(sd: dict, device=None, dtype=None):
 
 def write_wan21_vae(path, size: str = "true", seed: int = 0, dtype=torch.bfloat16) -> Path:
     return save_safetensors(wan21_vae_state_dict(size, seed, dtype), path)
+
+
+# --- ComfyUI 0.33's newer families: MiniMax-H3, LTX-2 (audio-video), Kandinsky 5, Flux.2, HunyuanVideo 1.5 -----------
+
+# The true configs: what ComfyUI 0.33's detection gives for each published checkpoint. true_unet_config checks that
+# the key skeleton of the model built from each is detected back as itself (the detection reads every size from the
+# keys; LTX-2's files carry their transformer config in metadata, and its defaults are what LTXAVModel builds):
+# MiniMax-H3 33B (minimax_h3_fl2va: 50 blocks of 5376, 56 heads x 128, ffn 14336, Qwen3-VL text 5120, a 2-block token
+# refiner; ldm/minimax/model.py's defaults), LTX-2 19B (ltx-2-19b-dev: 48 blocks, video 32 x 128 heads, audio 32 x 64,
+# Gemma 3840 caption), Kandinsky 5 Video Lite (kandinsky5lite_t2v_sft_5s: 32 visual blocks of 1792, 2 text blocks),
+# Flux.2-dev 32B (flux2_dev: 8 double + 48 single blocks of 6144, Mistral-3 15360 context), HunyuanVideo 1.5 8.3B
+# (hunyuanvideo1.5_720p_t2v: 54 double blocks of 2048, Qwen2.5-VL 3584 context, byT5, SigLIP 1152 vision input).
+TRUE_CONFIGS = {
+    "minimax_h3": {"image_model": "minimax_h3"},
+    "ltxav": {"image_model": "ltxav"},
+    "kandinsky5": {"image_model": "kandinsky5", "model_dim": 1792, "axes_dims": (16, 24, 24), "time_dim": 512,
+                   "ff_dim": 7168, "visual_embed_dim": 132, "num_text_blocks": 2, "num_visual_blocks": 32},
+    "flux2": {"image_model": "flux2", "axes_dim": [32, 32, 32, 32], "num_heads": 48, "mlp_ratio": 3.0, "theta": 2000,
+              "out_channels": 128, "global_modulation": True, "mlp_silu_act": True, "qkv_bias": False, "ops_bias": False,
+              "default_ref_method": "index", "ref_index_scale": 10.0, "txt_ids_dims": [3], "patch_size": 1,
+              "in_channels": 128, "hidden_size": 6144, "context_in_dim": 15360, "vec_in_dim": None, "depth": 8,
+              "depth_single_blocks": 48, "guidance_embed": True},
+    "hunyuan_video15": {**HUNYUAN_VIDEO15_TINY, "context_in_dim": 3584, "hidden_size": 2048, "num_heads": 16,
+                        "mlp_ratio": 4.0, "depth": 54, "axes_dim": [16, 56, 56], "byt5": True, "meanflow": False,
+                        "meanflow_sum": True},
+}
+# Tiny configs of the same classes, detected from a file by ComfyUI's loader as their family: detection reads every
+# width from the keys (MiniMax-H3, Kandinsky 5 but its text widths, Flux.2's heads of 128, HunyuanVideo's heads of 128)
+# or from the file's metadata config (LTX-2's head counts: TINY_METADATA).
+TINY_CONFIGS = {
+    "minimax_h3": {"image_model": "minimax_h3", "hidden_size": 256, "num_layers": 2, "token_refiner_num_layers": 1,
+                   "num_attention_heads": 2, "attention_head_dim": 128, "ffn_hidden_size": 256, "text_dim": 64,
+                   "timestep_input_dim": 32, "time_embed_hidden_size": 64, "time_embed_dim": 32},
+    "ltxav": {"image_model": "ltxav", "num_attention_heads": 2, "attention_head_dim": 32, "audio_num_attention_heads": 2,
+              "audio_attention_head_dim": 32, "cross_attention_dim": 64, "audio_cross_attention_dim": 64,
+              "caption_channels": 64, "num_layers": 2},
+    # Kandinsky 5's text widths are fixed by its detection (Qwen2.5-VL 3584, CLIP-L pooled 768)
+    "kandinsky5": {"image_model": "kandinsky5", "model_dim": 128, "time_dim": 64, "ff_dim": 256, "visual_embed_dim": 132,
+                   "num_text_blocks": 1, "num_visual_blocks": 2},
+    "flux2": {**TRUE_CONFIGS["flux2"], "num_heads": 2, "hidden_size": 256, "context_in_dim": 64, "depth": 1,
+              "depth_single_blocks": 1},
+    "hunyuan_video15": {**HUNYUAN_VIDEO15_TINY, "axes_dim": [16, 56, 56], "hidden_size": 256, "num_heads": 2, "mlp_ratio": 4.0,
+                        "meanflow_sum": True},
+}
+TINY_METADATA = {"ltxav": {k: v for k, v in TINY_CONFIGS["ltxav"].items() if k != "image_model"}}
+# ComfyUI's BaseModel class each family builds (a ComfyUI without it cannot load the family: 0.3.75 lacks MiniMaxH3,
+# LTXAV and Kandinsky5)
+MODEL_CLASSES = {"minimax_h3": "MiniMaxH3", "ltxav": "LTXAV", "kandinsky5": "Kandinsky5", "flux2": "Flux2",
+                 "hunyuan_video15": "HunyuanVideo15"}
+
+
+def lacks_family(family: str, size: str = "tiny") -> str | None:
+    """Why this ComfyUI cannot load `family` at `size` from a file: its BaseModel class is missing, or its detection
+    does not read the config back from the keys (0.3.75 fixes Flux.2's 48 heads, so a tiny Flux.2 needs 0.33's
+    detection); None when it can."""
+    import comfy.model_base
+    import comfy.model_detection
+
+    cls = MODEL_CLASSES[family]
+    if not hasattr(comfy.model_base, cls):
+        return (f"this ComfyUI ({_version()}) lacks the model class {cls} (comfy.model_base.{cls}): added in a newer "
+                "ComfyUI")
+    cfg = family_config(family, size)
+    if TINY_METADATA.get(family) and size == "tiny":
+        return None  # read from the file's metadata config
+    got = comfy.model_detection.detect_unet_config(meta_diffusion_model(cfg).state_dict(), "") or {}
+    wrong = {k: got.get(k) for k, v in cfg.items() if k in got and not _same(got.get(k), v)}
+    if wrong:
+        return (f"this ComfyUI's ({_version()}) detection does not read a {size} {family} file back as its config "
+                f"(it gives {wrong}): a newer ComfyUI's detection reads these from the keys")
+    return None
+
+
+def _version() -> str:
+    from .env import comfy_version
+
+    return comfy_version()
+
+
+def _h3_module(cfg: dict, dtype):
+    """MiniMax-H3's diffusion model on the meta device, built as its loader builds it in `dtype`: the checkpoint's fp32
+    islands (patch projections, output heads, time embedder, rope buffer) stay fp32, as in the published file."""
+    import comfy.ops
+    from comfy.ldm.minimax.model import MiniMaxH3Model
+
+    with torch.device("meta"), _plain_parameters():
+        return MiniMaxH3Model(**{k: v for k, v in cfg.items() if k != "image_model"}, dtype=dtype,
+                              operations=comfy.ops.disable_weight_init)
+
+
+def family_config(family: str, size: str = "tiny") -> dict:
+    """TRUE_CONFIGS / TINY_CONFIGS of `family` with only the fields this ComfyUI's model class takes (Flux.2 and
+    HunyuanVideo 1.5 pass their config to a params dataclass that gained fields in 0.33: txt_ids_dims, meanflow_sum)."""
+    cfg = dict((TRUE_CONFIGS if size == "true" else TINY_CONFIGS)[family])
+    if family in ("flux2", "hunyuan_video15"):
+        import dataclasses
+
+        import comfy.ldm.flux.model
+        import comfy.ldm.hunyuan_video.model
+
+        params = (comfy.ldm.flux.model.FluxParams if family == "flux2"
+                  else comfy.ldm.hunyuan_video.model.HunyuanVideoParams)
+        names = {f.name for f in dataclasses.fields(params)} | {"image_model"}
+        cfg = {k: v for k, v in cfg.items() if k in names}
+    return cfg
+
+
+def family_state_dict(family: str, size: str = "tiny", seed: int = 0, dtype=torch.bfloat16, device="cpu"):
+    """(state dict, file metadata or None) of `family` (family_config) in its published key layout."""
+    cfg = family_config(family, size)
+    meta = TINY_METADATA.get(family) if size == "tiny" else None
+    metadata = {"config": __import__("json").dumps({"transformer": meta})} if meta else None
+    if family == "minimax_h3":
+        m = _h3_module(cfg, dtype)
+        gen = torch.Generator(device=device).manual_seed(seed)
+        sd = {}
+        for name, t in sorted(m.state_dict().items()):
+            out = torch.empty(t.shape, dtype=torch.float32, device=device)
+            _fill_(name, out, gen)
+            sd[name] = out.to(t.dtype)
+        return sd, metadata
+    return _random_state(meta_diffusion_model(cfg), seed, dtype, device), metadata
+
+
+def family_model(family: str, size: str = "tiny", seed: int = 0, dtype=torch.bfloat16, device="cpu",
+                 model_options: dict | None = None):
+    """`family`'s random weights through ComfyUI's own loader (load_diffusion_model_state_dict, what UNETLoader calls
+    on a file's tensors and metadata); checks ComfyUI detected the family's class."""
+    import comfy.sd
+
+    why = lacks_family(family, size)
+    if why:
+        raise RuntimeError(why)
+    sd, metadata = family_state_dict(family, size, seed, dtype, device)
+    m = comfy.sd.load_diffusion_model_state_dict(sd, model_options=model_options or {}, metadata=metadata)
+    if m is None or type(m.model).__name__ != MODEL_CLASSES[family]:
+        raise RuntimeError(f"ComfyUI detected the random {family} state dict as "
+                           f"{type(m.model).__name__ if m is not None else 'nothing'}")
+    return m
+
+
+def write_family(path, family: str, size: str = "tiny", seed: int = 0, dtype=torch.bfloat16) -> Path:
+    sd, metadata = family_state_dict(family, size, seed, dtype)
+    return save_safetensors(sd, path, metadata=metadata)
+
+
+def minimax_h3_latent(width: int = 64, height: int = 64, length: int = 22) -> dict:
+    """The joint video + audio latent of ComfyUI's own Empty MiniMax H3 AV Latent node (a NestedTensor: video
+    (1, 24, T, H/16, W/16), audio (1, 32, 2, T40)); length snaps to the model's 17k+5 frame grid."""
+    from comfy_extras.nodes_minimax_h3 import EmptyMiniMaxH3LatentAV
+
+    return EmptyMiniMaxH3LatentAV.execute(width, height, length).args[0]
+
+
+def ltxav_latent(width: int = 64, height: int = 64, frames: int = 9, frame_rate: float = 24.0) -> dict:
+    """LTX-2's joint latent as LTXVConcatAVLatent gives it: EmptyLTXVLatentVideo's (1, 128, (frames-1)/8+1, H/32,
+    W/32) and LTXVEmptyLatentAudio's (1, 8, audio latents, 16): 25 audio latents a second (the audio VAE's 16 kHz
+    mel frames, hop 160, downsampled 4x)."""
+    import comfy.nested_tensor
+
+    video = torch.zeros(1, 128, (frames - 1) // 8 + 1, height // 32, width // 32)
+    audio = torch.zeros(1, 8, max(1, round(frames / frame_rate * 25)), 16)
+    return {"samples": comfy.nested_tensor.NestedTensor((video, audio))}
+
+
+# Every Wan class ComfyUI 0.33 builds (supported_models.WAN*): the config its detection gives for a file of that
+# variant (tiny widths) and, where the keys alone do not tell the variant, the file's metadata config ComfyUI reads
+# (Animate 2, FlowRVS, the causal autoregressive model). Each builds its own BaseModel class (variant -> class).
+_WAN_TINY = {"image_model": "wan2.1", "patch_size": (1, 2, 2), "dim": 128, "ffn_dim": 256, "freq_dim": 256,
+             "num_heads": 1, "num_layers": 2, "window_size": (-1, -1), "qk_norm": True, "cross_attn_norm": True,
+             "eps": 1e-6, "out_dim": 16}
+WAN_CLASSES = {
+    "t2v": ("WAN21", {"model_type": "t2v", "in_dim": 16}, None),
+    "i2v": ("WAN21", {"model_type": "i2v", "in_dim": 36}, None),
+    "fun_control": ("WAN21", {"model_type": "i2v", "in_dim": 48}, None),
+    "camera": ("WAN21_Camera", {"model_type": "camera", "in_dim": 32}, None),
+    "camera_2.2": ("WAN21_Camera", {"model_type": "camera_2.2", "in_dim": 36}, None),
+    "vace": ("WAN21_Vace", {"model_type": "vace", "in_dim": 16, "vace_in_dim": 96, "vace_layers": 1}, None),
+    "humo": ("WAN21_HuMo", {"model_type": "humo", "in_dim": 16}, None),
+    "s2v": ("WAN22_S2V", {"model_type": "s2v", "in_dim": 16}, None),
+    # its face adapter fuses every 5th block: 5 blocks are the fewest whose keys detection reads as Animate
+    "animate": ("WAN22_Animate", {"model_type": "animate", "in_dim": 36, "num_layers": 5}, None),
+    "animate2": ("WAN_Animate2", {"model_type": "animate2", "in_dim": 36}, {"model_type": "animate2"}),
+    "ti2v": ("WAN22", {"model_type": "t2v", "in_dim": 48, "out_dim": 48}, None),
+    "flowrvs": ("WAN21_FlowRVS", {"model_type": "flow_rvs", "in_dim": 16}, {"model_type": "flow_rvs"}),
+    "scail": ("WAN21_SCAIL", {"model_type": "scail", "in_dim": 20}, None),
+    "scail2": ("WAN21_SCAIL2", {"model_type": "scail2", "in_dim": 20}, None),
+    "wandancer": ("WAN22_WanDancer", {"model_type": "wandancer", "in_dim": 36}, None),
+    "causal_ar": ("WAN21_CausalAR", {"model_type": "t2v", "in_dim": 16, "causal_ar": True},
+                  {"model_type": "t2v", "causal_ar": True}),
+}
+
+
+def wan_class_model(variant: str, seed: int = 0, dtype=torch.bfloat16):
+    """A tiny random Wan of one ComfyUI 0.33 class (WAN_CLASSES) through ComfyUI's loader, checked to build that
+    class."""
+    import json
+
+    import comfy.model_base
+    import comfy.sd
+
+    cls, extra, meta = WAN_CLASSES[variant]
+    if not hasattr(comfy.model_base, cls):
+        raise RuntimeError(f"this ComfyUI ({_version()}) lacks the Wan class {cls}")
+    sd = _random_state(meta_diffusion_model({**_WAN_TINY, **extra}), seed, dtype)
+    m = comfy.sd.load_diffusion_model_state_dict(
+        sd, metadata={"config": json.dumps({"transformer": meta})} if meta else None)
+    if m is None or type(m.model).__name__ != cls:
+        raise RuntimeError(f"ComfyUI built {type(m.model).__name__ if m is not None else 'nothing'} for the random Wan "
+                           f"{variant}, not {cls}")
+    return m

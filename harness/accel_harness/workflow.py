@@ -22,13 +22,16 @@ class Unsatisfiable(ValueError):
 
 
 def _spec_parts(spec):
-    """(type, options-or-None, extra dict) of one /object_info input spec."""
+    """(type, options-or-None, extra dict) of one /object_info input spec. A multi-type input (ComfyUI 0.33's
+    io.MultiType: "FLOAT,INT" with a `widgetType`) is the widget it shows."""
     typ = spec[0]
     extra = spec[1] if len(spec) > 1 and isinstance(spec[1], dict) else {}
     if isinstance(typ, list):
         return "COMBO", list(typ), extra
     if typ == "COMBO":
         return "COMBO", list(extra.get("options", [])), extra
+    if isinstance(typ, str) and "," in typ and extra.get("widgetType"):
+        return extra["widgetType"], None, extra
     return typ, None, extra
 
 

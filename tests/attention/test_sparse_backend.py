@@ -467,6 +467,55 @@ def test_radial_sparse_on_ltx_video(A, SP, RT, P, M, mod, stats, strict):
     assert not close(unmasked, forward(patched, x, ctx, 0.7, **extra), 1e-3)[0], "the text mask changed nothing"
 
 
+def test_radial_sparse_on_minimax_h3_packed_attention(A, SP, RT, P, M, mod, stats):
+    """MiniMax-H3 (tiny: 2 blocks, 2 heads of 128; ComfyUI 0.33+) packs one self-attention sequence [text 8 | audio 2 x
+    20 rows | video 6 x 8 x 16 = 768 tokens]: the grid comes from the call's video latent shape (the sampler carries
+    video and audio packed), everything before the video stays dense rows and columns (the audio path exact), the
+    video runs the published rule without an attention sink (our extension: no published setting, the report says
+    so). Through ComfyUI's sampler, 3 steps (dense_steps -1: the first dense), dense_blocks 0: the final video and
+    audio latents equal the model's with a reference override computing exactly that (the dense masked float32
+    reference on the two later steps, SDPA on the first), 4 sparse calls, and the run's report names the layout."""
+    import comfy.nested_tensor
+
+    why = M.lacks_family("minimax_h3")
+    if why:
+        pytest.skip(why)
+    model = M.family_model("minimax_h3")
+    text, audio_t = 8, 20
+    lat = {"samples": comfy.nested_tensor.NestedTensor((torch.zeros(1, 24, GRID[0], 2 * GRID[1], 2 * GRID[2]),
+                                                        torch.zeros(1, 32, 2, audio_t)))}
+    cond = M.conditioning(text, 64)
+    pat = P.RadialPattern(P.VideoGrid(*GRID), 0.2, model_type="hunyuan", text_tokens=text + 2 * audio_t,
+                          text_first=True)
+    assert 0 < pat.sparsity < 1 and pat.block_mask()[: (text + 2 * audio_t) // 128 + 1].all()
+    count = {"sparse": 0}
+
+    def reference(func, q, k, v, heads, mask=None, attn_precision=None, skip_reshape=False, transformer_options=None,
+                  **kw):
+        sparse_step = float(transformer_options["sigmas"].max()) < 0.999
+        if q.shape[2] == pat.tokens and sparse_step:
+            count["sparse"] += 1
+            out = _ref(q, k, v, pat)
+        else:
+            out = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        b, h, n, d = out.shape
+        return out.transpose(1, 2).reshape(b, n, h * d)
+
+    patched, report = radial(A, SP, model, mod, dense_blocks=0)
+    assert "MiniMax-H3's joint self-attention" in report and "the audio path is exact" in report, report
+    with torch.inference_mode():
+        got = M.sample(patched, cond, cond, lat, steps=3, cfg=1.0, seed=2).unbind()
+        want = M.sample(with_override(model, reference), cond, cond, lat, steps=3, cfg=1.0, seed=2).unbind()
+    assert count["sparse"] == 4
+    for a, b in zip(got, want):
+        ok, msg = close(a, b)
+        assert ok, msg
+    run = sparse_wrapper(SP, patched).run
+    assert run.sparse_calls == 4 and RT.STEP in run.reasons, run.reasons
+    lines = SP.report_lines(patched)
+    assert f"6x8x16 tokens + {text + 2 * audio_t} text tokens before the video" in lines[1], lines
+
+
 def test_masked_self_attention_runs_exact_sdpa_with_its_mask(RT, P):
     """A self-attention call with a mask (e.g. HunyuanVideo with padded text) cannot run the pattern: exact SDPA with
     the mask, counted as masked in the report; a masked cross-attention call is counted as cross-attention."""

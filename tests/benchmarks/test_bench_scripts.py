@@ -409,6 +409,48 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
         assert (tmp_path / "w" / "wan_ti2v_5b_tiny_fp16_seed0.safetensors").exists()
 
 
+@pytest.mark.parametrize("family", ["minimax_h3", "hunyuan_video15", "ltxav", "flux2", "kandinsky5"])
+def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
+    """bench_matrix --family for ComfyUI 0.33's newer families on their tiny models (CPU), from a file in the published
+    key layout through ComfyUI's loader: the family's latent (MiniMax-H3 and LTX-2: video + audio, compared as one
+    flat latent), conditioning and sampler settings; stock, Accel Attention and the FP8 loader measured; MiniMax-H3
+    also through its Level-1 node (its shipped chain: inductor on the CPU, compiled). The chain defaults name the
+    issue's matrix (MiniMax-H3: sparse, FP8 auto, TorchCompileModel, KJNodes; the others: the exact chain vs stock
+    and TorchCompileModel, FP8 auto). A ComfyUI without the family skips it."""
+    sys.path.insert(0, str(H.REPO_ROOT / "bench"))
+    import families as fam
+
+    why = M.lacks_family(fam.NEW_FAMILIES[family])
+    if why:
+        pytest.skip(why)
+    chains = "stock,attention,fp8" + (",level1_h3" if family == "minimax_h3" else "")
+    out = tmp_path / family
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", family,
+                        "--out", str(out), "--chains", chains, "--weights", str(tmp_path / "w")],
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "matrix.json").read_text())
+    assert not res["errors"], res["errors"]
+    ch = res["chains"]
+    assert set(ch) == set(chains.split(",")) and all("skipped" not in c for c in ch.values()), ch
+    for n, c in ch.items():
+        assert c["times_s"] and c["speedup"] > 0 and c["finite"], (n, c)
+    assert ch["stock"]["cosine"] == 1.0 and ch["attention"]["cosine"] > 0.9999 and 0.9 < ch["fp8"]["cosine"] <= 1.0
+    spec = fam.spec(family)
+    meta = res["meta"]
+    assert meta["family"] == family and meta["steps"] == 2 and meta["sampler"] == f"{spec.sampler}/{spec.scheduler}"
+    assert (tmp_path / "w" / f"{family}_tiny_bf16_seed0.safetensors").exists()
+    assert (out / "matrix.md").read_text().startswith(f"# Matrix: {spec.label} tiny (smoke)")
+    if family == "minimax_h3":
+        assert ch["level1_h3"]["cosine"] > 0.9999 and spec.shipped == "level1_h3"
+        assert set(spec.chains.split(",")) == {"stock", "shipped", "level1_h3_sparse", "fp8_auto_shipped",
+                                               "core_compile", "kj_sage_compile"}
+    else:
+        assert set(spec.chains.split(",")) == {"stock", "shipped", "core_compile", "fp8_auto_shipped"}
+    assert fam.not_applicable(family, "level1_h3") == (None if family == "minimax_h3" else
+                                                       "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only")
+
+
 def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
     """bench_matrix --family z_image --sequential with the CUDA-graph chain and --resolution-change (CPU, inductor):
     tiny Z-Image with its template's sampler and shift; the graph path cannot run on a CPU, and the compile summary

@@ -1,5 +1,5 @@
 """One word per concept (issue #18 item 4): the failure option. Accel Attention (`fallback`), Accel Compile and
-Accel Wan Level-1 (`on_failure`) offer the same two values, "fall back" and "error"; the values older versions
+the Level-1 nodes (`on_failure`) offer the same two values, "fall back" and "error"; the values older versions
 used (Attention's `sdpa`, Compile's `eager` / `raise`) still validate and mean the same, so old workflows and API
 prompts keep working. Input names are unchanged (API prompts name inputs: a rename would break them).
 """
@@ -8,7 +8,8 @@ import pytest
 import accel_harness as H
 from accel_harness.executor import validate
 
-FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "AccelWanLevel1": "on_failure"}
+FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "AccelWanLevel1": "on_failure",
+                  "AccelMiniMaxH3Level1": "on_failure"}
 
 # (node, value sent) -> (the feature's contract module, whose `apply(model, options)` the node calls, and the policy
 # its options carry: one Policy, whose values are the words "fall back" / "error"; the legacy words are parsed at the
@@ -23,6 +24,8 @@ CALLS = {
     ("AccelCompile", "raise"): ("accel.compile.options", "error"),  # legacy
     ("AccelWanLevel1", "fall back"): ("accel.wan_level1.preset", "fall back"),
     ("AccelWanLevel1", "error"): ("accel.wan_level1.preset", "error"),
+    ("AccelMiniMaxH3Level1", "fall back"): ("accel.wan_level1.preset", "fall back"),
+    ("AccelMiniMaxH3Level1", "error"): ("accel.wan_level1.preset", "error"),
 }
 
 
@@ -79,7 +82,8 @@ def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
     assert len(errors) == 1 and (f"input '{name}': 'maybe' is not one of its choices. Pick one of: fall back, error"
                                  in errors[0]["details"]), errors
     # another node's legacy word is not accepted here (each node keeps only its own)
-    other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise"}[key]
+    other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise",
+             "AccelMiniMaxH3Level1": "sdpa"}[key]
     assert len(_errors(key, name, other)) == 1
     with pytest.raises(mod("accel.common.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
         H.call_node(key, **dict(_defaults(key), model=object(), **{name: "maybe"}))

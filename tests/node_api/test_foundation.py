@@ -40,7 +40,7 @@ def test_every_node_is_a_v3_node_registered_through_comfy_entrypoint(pack):
         "AccelAttention", "AccelCompile", "AccelTeaCache", "AccelMagCache", "AccelCacheCalibrate",
         "AccelCacheAnyModel", "AccelCUDASettings", "AccelLoadDiffusionModelFP8", "AccelSaveFP8Model",
         "AccelHardwareReport", "AccelMultiGPU", "AccelRandomConditioning", "AccelLatentDiff", "AccelWanLevel1",
-        "AccelVAE", "AccelSaveVideo"}
+        "AccelMiniMaxH3Level1", "AccelVAE", "AccelSaveVideo"}
     for cls in listed:
         schema = cls.GET_SCHEMA()
         # execute: a classmethod of the node or of a shared node base (TeaCache/MagCache), never ComfyNode's own

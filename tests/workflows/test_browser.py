@@ -88,6 +88,9 @@ def test_there_are_ui_workflows():
 def test_ui_workflow_loads_in_the_frontend(app, info, path):
     wf = json.loads(path.read_text())
     assert "nodes" in wf and "links" in wf, f"{path.name} is not a UI-format workflow (API prompts go in workflows/api/)"
+    absent = {n["type"] for n in wf["nodes"]} - set(info) - set(VIRTUAL_NODES)
+    if absent:  # MiniMax-H3's, LTX-2's, Kandinsky 5's workflows on ComfyUI 0.3.75
+        pytest.skip(f"this ComfyUI lacks the node(s) {sorted(absent)} (a newer ComfyUI's model)")
     app.clear_alerts()
     app.load_workflow(wf, path.name)
     shot = app.screenshot(ARTIFACTS / f"{path.stem}.png")
