@@ -10,6 +10,7 @@ from accel_harness.executor import validate
 
 FAILURE_INPUTS = {"AccelAttention": "fallback", "AccelCompile": "on_failure", "AccelWanLevel1": "on_failure",
                   "AccelMiniMaxH3Level1": "on_failure"}
+LEGACY = {"AccelAttention", "AccelCompile"}  # nodes whose older versions took other words (their COMBO_RULES)
 
 # (node, value sent) -> (the feature's contract module, whose `apply(model, options)` the node calls, and the policy
 # its options carry: one Policy, whose values are the words "fall back" / "error"; the legacy words are parsed at the
@@ -79,8 +80,15 @@ def test_value_validates_and_means_the_same(pack, mod, monkeypatch, key, value):
 def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
     name = FAILURE_INPUTS[key]
     errors = _errors(key, name, "maybe")
-    assert len(errors) == 1 and (f"input '{name}': 'maybe' is not one of its choices. Pick one of: fall back, error"
-                                 in errors[0]["details"]), errors
+    if key in LEGACY and not H.pack_nodes()[key].COMBO_RULES:
+        raise AssertionError(f"{key} accepts legacy words but has no COMBO_RULES")
+    if key not in LEGACY and mod("accel.comfy_compat").checks_v3_combo_values():
+        # no words beyond its options: ComfyUI's own check refuses the value, naming the input and its choices
+        assert len(errors) == 1 and errors[0]["type"] == "value_not_in_list", errors
+        assert f"{name}: 'maybe' not in ['fall back', 'error']" in errors[0]["details"], errors
+    else:
+        assert len(errors) == 1 and (f"input '{name}': 'maybe' is not one of its choices. Pick one of: fall back, "
+                                     "error" in errors[0]["details"]), errors
     # another node's legacy word is not accepted here (each node keeps only its own)
     other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise",
              "AccelMiniMaxH3Level1": "sdpa"}[key]

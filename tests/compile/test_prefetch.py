@@ -63,8 +63,8 @@ def _compiled(C, model, prefetch=None, policy=None):
     from accel_harness import pack_module
 
     Policy = pack_module("accel.common.policy").Policy
-    cfg = pack_module("accel.compile.config").validate("default", "blocks", "auto", False, "eager", 64,
-                                                       policy or Policy.FALL_BACK, None)
+    cfg = pack_module("accel.compile.options").CompileOptions(backend="eager",
+                                                              policy=policy or Policy.FALL_BACK).config()
     cfg.prefetch = prefetch
     return C.compile_model(model, cfg)[0]
 

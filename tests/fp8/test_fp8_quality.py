@@ -190,7 +190,7 @@ def test_activation_scaling_choices_in_the_model(F, K, M, mod, tiny_file, cond):
     assert res.runtime.calls["fp8"] > 0 and res.runtime.calls["dequant"] == 0
     assert rel(out, stock) <= 0.05
     init = getattr(res.patcher, "cached_patcher_init", None)  # ComfyUI 0.33: the reload keeps the choice
-    assert init is None or F.ACT_BLOCK in init[1]
+    assert init is None or init[1][1]["activation_scaling"] == F.ACT_BLOCK, init
 
 
 def test_block_scaling_where_unsupported(F, K, mod, tiny_file, AccelError, monkeypatch, caplog):

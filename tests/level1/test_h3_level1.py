@@ -54,7 +54,9 @@ def level1(model, **kw):
 def test_h3_level1_samples_like_stock_compiled(M, mod, h3, eager_level1, stats):
     want = run(M, h3)
     patched, report = level1(h3)
-    assert report.splitlines()[0].startswith("Accel MiniMax-H3 Level-1: MiniMax-H3, 2 blocks"), report
+    # the first screen (what is set to run, the gain, what to change), then the details
+    assert report.splitlines()[0].startswith("Accel MiniMax-H3 Level-1: MiniMax-H3 on "), report
+    assert "gain: not measured for MiniMax-H3" in report and "Accel MiniMax-H3 Level-1: MiniMax-H3, 2 blocks" in report
     assert "blocks compile twice on the first run" in report and "token refiner runs once per prompt" in report
     assert "tests/common/test_new_families.py" in report and "on a GPU: not measured yet" in report
     assert "family: MiniMax-H3: not measured here" in report

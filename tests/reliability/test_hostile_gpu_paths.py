@@ -149,11 +149,14 @@ def test_out_of_memory_in_a_compiled_step(unet, fake_inductor, mod):
                    "bypass Accel Compile", "the next prompt runs compiled"):
         assert remedy in msg, (remedy, msg)
     assert not mm.current_loaded_models, "ComfyUI did not see an out-of-memory error (it unloads every model then)"
-    live = live_report(ex)
+    failed_text = live_report(ex)["text"]
+    assert failed_text.startswith("after the last run: FAILED: OutOfMemoryError"), failed_text
     # the next prompt (the loader's and Accel Compile's outputs come from ComfyUI's cache: the same model) runs
-    # compiled, with the graph compiled in the failed prompt
+    # compiled, with the graph compiled in the failed prompt; its report is its own (the failed one's stays)
+    live = live_report(ex)
     run_prompt(compile_prompt(unet), ex)
-    text = live["text"]
+    text = live_report(ex)["text"]
+    assert live["text"] == failed_text, live["text"]
     assert text.startswith("after the last run: compile: ran compiled (default)"), text
     assert "EAGER" not in text and "failed" not in text, text
     # running out of memory inside a cached kernel's code is no damage of the cache: the folder stays where it is
@@ -203,9 +206,9 @@ def test_interrupt_during_the_first_compile(unet, fake_inductor, progress_hook, 
     event, data = failed(compile_prompt(unet), ex)
     assert event == "execution_interrupted", (event, data)
     assert not mm.processing_interrupted()
-    live = live_report(ex)
-    run_prompt(compile_prompt(unet), ex)  # the same cached model
-    text = live["text"]
+    assert live_report(ex)["text"].startswith("after the last run: INTERRUPTED"), live_report(ex)
+    run_prompt(compile_prompt(unet), ex)  # the same cached model: this prompt's report is its own
+    text = live_report(ex)["text"]
     assert text.startswith("after the last run: compile: ran compiled (default)"), text
     assert "EAGER" not in text and "failed" not in text, text
 
