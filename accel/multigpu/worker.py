@@ -100,8 +100,23 @@ def memory(device) -> dict:
         free, total = torch.cuda.mem_get_info(device)
         return {"available": free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device),
                 "total": total}
-    pages, size = os.sysconf("SC_AVPHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
-    return {"available": pages * size, "total": os.sysconf("SC_PHYS_PAGES") * size}
+    size = os.sysconf("SC_PAGE_SIZE")
+    return {"available": host_available() or os.sysconf("SC_AVPHYS_PAGES") * size,
+            "total": os.sysconf("SC_PHYS_PAGES") * size}
+
+
+def host_available(meminfo: str = "/proc/meminfo") -> int | None:
+    """The kernel's estimate of the memory new allocations can have without swapping (MemAvailable: free pages plus
+    the page cache and reclaimable slabs it can drop), in bytes; None where the file does not say (not Linux). The
+    free pages alone (SC_AVPHYS_PAGES) leave out the page cache, which fills after any large file is read."""
+    try:
+        with open(meminfo) as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def info(device, models: dict) -> dict:

@@ -285,6 +285,21 @@ def test_cpu_workers_are_limited_and_their_memory_is_reported(M, MG):
     assert "CPU workers: each is a Python process importing torch and ComfyUI" in report and "about 1.2 GB" in report
 
 
+def test_cpu_worker_memory_counts_the_page_cache(mod, tmp_path):
+    """A CPU worker's available memory is the kernel's MemAvailable (free pages plus the page cache it can drop), not
+    the free pages alone: after large files were read the free pages are few, and the workers then dropped the models
+    they were meant to keep (an A14B run sent its experts again)."""
+    W = mod("accel.multigpu.worker")
+    info = tmp_path / "meminfo"
+    info.write_text("MemTotal:       24000000 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n")
+    assert W.host_available(str(info)) == 20000000 * 1024
+    info.write_text("MemTotal:       24000000 kB\nMemFree:         1000000 kB\n")
+    assert W.host_available(str(info)) is None and W.host_available(str(tmp_path / "absent")) is None
+    got = W.memory(torch.device("cpu"))
+    if W.host_available() is not None:  # Linux
+        assert got["available"] >= os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 0.9, got
+
+
 @pytest.mark.timeout(TIMEOUT)
 def test_node_in_a_prompt(M, MG, mod):
     """The node through ComfyUI's node class: report and errors name the node."""
