@@ -10,6 +10,8 @@ from ._inputs import checked
 
 
 class AccelWanLevel1(AccelNode):
+    TARGET = "WAN"  # the preset's target (accel.wan_level1.preset): the family it checks for and its notes
+
     @classmethod
     def define_schema(cls):
         return schema(
@@ -32,12 +34,12 @@ class AccelWanLevel1(AccelNode):
     @checked
     def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact",
                 prefetch_weights=False):
-        from ..accel.wan_level1 import preset as wan_level1
+        from ..accel.wan_level1 import preset as level1
 
-        options = wan_level1.WanLevel1Options(attention, compile, compile_mode, tf32, cudnn_benchmark,
-                                              failure_policy("on_failure", on_failure), quality or "exact",
-                                              bool(prefetch_weights))
-        return patched_live(wan_level1.apply(model, options), cls.DISPLAY)
+        options = level1.WanLevel1Options(attention, compile, compile_mode, tf32, cudnn_benchmark,
+                                          failure_policy("on_failure", on_failure), quality or "exact",
+                                          bool(prefetch_weights))
+        return patched_live(level1.apply(model, options, target=getattr(level1, cls.TARGET)), cls.DISPLAY)
 
 
 def level1_inputs(model_tooltip: str) -> list:
@@ -78,7 +80,11 @@ def level1_inputs(model_tooltip: str) -> list:
     ]
 
 
-class AccelMiniMaxH3Level1(AccelNode):
+class AccelMiniMaxH3Level1(AccelWanLevel1):
+    """The same preset and inputs, for MiniMax-H3."""
+
+    TARGET = "MINIMAX_H3"
+
     @classmethod
     def define_schema(cls):
         return schema(
@@ -96,17 +102,6 @@ class AccelMiniMaxH3Level1(AccelNode):
                      report_output("What was applied, what fell back and why, and the measured deviation from "
                                    "stock.")],
         )
-
-    @classmethod
-    @checked
-    def execute(cls, model, attention, compile, compile_mode, tf32, cudnn_benchmark, on_failure, quality="exact",
-                prefetch_weights=False):
-        from ..accel.wan_level1 import preset as level1
-
-        options = level1.WanLevel1Options(attention, compile, compile_mode, tf32, cudnn_benchmark,
-                                          failure_policy("on_failure", on_failure), quality or "exact",
-                                          bool(prefetch_weights))
-        return patched_live(level1.apply(model, options, target=level1.MINIMAX_H3), cls.DISPLAY)
 
 
 NODES = [AccelWanLevel1, AccelMiniMaxH3Level1]
