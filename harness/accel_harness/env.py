@@ -145,3 +145,16 @@ def pack_module(sub: str):
     """A submodule of the pack as ComfyUI loaded it (one copy of every module): pack_module('accel.common.hardware')."""
     pack = load_pack()
     return importlib.import_module(f"{pack.__name__}.{sub}")
+
+
+def lab_module(name: str, rel: str):
+    """A module of the repository that is no package (bench/*.py, scripts/*.py), loaded by path once under `name`
+    (kept in sys.modules: dataclasses look their module up there)."""
+    import importlib.util
+
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO_ROOT / rel)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]

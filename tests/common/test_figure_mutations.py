@@ -9,26 +9,15 @@ tooltip or a reason string, a row whose value differs from its file or whose set
 but no code quotes, an issue number or a work note in a user's doc, a stale docs/results.md.
 """
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+import accel_harness as H
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name, path):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-FC = _load("bench_figure_check", ROOT / "bench" / "figure_check.py")
-RESULTS_DOC = _load("bench_results_doc", ROOT / "bench" / "results_doc.py")
+FC = H.lab_module("bench_figure_check", "bench/figure_check.py")
+RESULTS_DOC = H.lab_module("bench_results_doc", "bench/results_doc.py")
 
 LEVEL1_H100 = "**1.63x**<!--fig:wf.h100.80.level1.speedup-->"  # README: the users' workflow on an H100
 APPEND = None  # the change is a new paragraph at the end of the file

@@ -14,26 +14,15 @@ tests/common/test_figure_mutations.py shows each of these failing on a deliberat
 
 No ComfyUI needed: the table and the checks import nothing from the pack and are loaded by path.
 """
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+import accel_harness as H
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name, path):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-FC = _load("bench_figure_check", ROOT / "bench" / "figure_check.py")
-RESULTS_DOC = _load("bench_results_doc", ROOT / "bench" / "results_doc.py")
+FC = H.lab_module("bench_figure_check", "bench/figure_check.py")
+RESULTS_DOC = H.lab_module("bench_results_doc", "bench/results_doc.py")
 
 # Numbers in the pack's strings that are not measurements: (file, token) -> a reason of FC.NOFIG_REASONS.
 NOT_MEASUREMENTS = {
