@@ -37,9 +37,9 @@ class AccelMultiGPU(AccelNode):
     @classmethod
     @checked
     def execute(cls, model, gpus, device, cfg_parallel="on"):
-        from ..accel.multigpu.patch import apply_multigpu
+        from ..accel.multigpu.options import MultiGPUOptions, apply
 
-        return patched(apply_multigpu(model, gpus=gpus, device=device, cfg_parallel=cfg_parallel))
+        return patched(apply(model, MultiGPUOptions(gpus, device, cfg_parallel or "on")))
 
 
 NODES = [AccelMultiGPU]

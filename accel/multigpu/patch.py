@@ -15,7 +15,7 @@ import pickle
 
 from .. import comfy_compat
 from ..common import keys, log
-from ..common.errors import AccelError, current_title, headline
+from ..common.errors import AccelError, current_title
 
 KEY = keys.MULTIGPU
 DEVICES = ("cuda", "cpu")
@@ -292,38 +292,48 @@ def _clone_off_gpu(model):
 
 
 def apply_multigpu(model, gpus: int = 2, device: str = "cuda", cfg_parallel: str = "on", **pool_opts):
-    """(patched clone, report). gpus == 1: an unpatched clone (stock sampling)."""
+    """As `apply(model, MultiGPUOptions(gpus, device, cfg_parallel, pool_opts))` (accel.multigpu.options); returns
+    (patched clone, report text). gpus == 1: an unpatched clone (stock sampling)."""
+    from .options import MultiGPUOptions, apply
+
+    m, report = apply(model, MultiGPUOptions(gpus, device, cfg_parallel, pool_opts))
+    return m, report.render()
+
+
+def patch_model(model, gpus: int, device: str, cfg_parallel: str, **pool_opts) -> tuple:
+    """(patched clone, the report's headline text, its further lines); gpus == 1: an unpatched clone."""
     import comfy.patcher_extension as pe
 
     desc = check_inputs(model, gpus, device, cfg_parallel)
     if gpus == 1:
-        return model.clone(), headline(f"gpus=1, sampling runs in ComfyUI's process as stock ({desc})")
+        return model.clone(), f"gpus=1, sampling runs in ComfyUI's process as stock ({desc})", []
     m, memory_note = _clone_off_gpu(model)
     rt = MultiGPURuntime(gpus, device, cfg_parallel, **pool_opts)
     m.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, rt.outer_sample)
     m.add_wrapper_with_key(pe.WrappersMP.DIFFUSION_MODEL, KEY, rt.diffusion_model)
-    report = headline(f"{desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker "
-                      f"processes; workers start and load the weights on the first sampling step")
-    report += "\n" + memory_note
+    text = (f"{desc}; sequence parallel (Ulysses all-to-all, yunchang) over {gpus} {device} worker processes; workers "
+            "start and load the weights on the first sampling step")
+    lines = [memory_note]
     if cfg_parallel == "off":
-        report += "\nCFG parallel: off"
+        lines.append("CFG parallel: off")
     elif gpus % 2:
-        report += f"\nCFG parallel: not used (gpus={gpus} is odd; it needs an even number): sequence parallel only"
+        lines.append(f"CFG parallel: not used (gpus={gpus} is odd; it needs an even number): sequence parallel only")
     else:
-        report += (f"\nCFG parallel: cond and uncond on separate halves ({gpus // 2} GPU(s) each, sequence parallel within a "
-                   f"half) when a step batches them; steps with CFG 1 or with cond/uncond in separate batches run "
-                   f"sequence parallel over all {gpus} GPUs (logged once)")
+        lines.append(f"CFG parallel: cond and uncond on separate halves ({gpus // 2} GPU(s) each, sequence parallel "
+                     f"within a half) when a step batches them; steps with CFG 1 or with cond/uncond in separate "
+                     f"batches run sequence parallel over all {gpus} GPUs (logged once)")
     cache = (model.model_options.get("transformer_options") or {}).get(keys.CACHE)
     if isinstance(cache, dict):
         # the step caches wrap ComfyUI's process's forward; the workers run the blocks: they would skip nothing
-        text = (f"warning: the step cache on this model ({cache.get('title') or 'step cache'}) does nothing under "
-                f"{rt.title or 'multi-GPU sampling'}: the worker processes run the transformer blocks, where the step cache does not reach (nothing "
-                "is skipped or recorded). Use the step cache without Accel Multi-GPU, or set gpus to 1")
-        log.warning("multigpu: %s", text)
-        report += "\n" + text
+        warning = (f"warning: the step cache on this model ({cache.get('title') or 'step cache'}) does nothing under "
+                   f"{rt.title or 'multi-GPU sampling'}: the worker processes run the transformer blocks, where the "
+                   "step cache does not reach (nothing is skipped or recorded). Use the step cache without Accel "
+                   "Multi-GPU, or set gpus to 1")
+        log.warning("multigpu: %s", warning)
+        lines.append(warning)
     if device == "cpu":
-        report += (f"\nCPU workers: each is a Python process importing torch and ComfyUI (about {WORKER_BASE_GB:g} GB of "
-                   f"memory each, plus its copy of the weights): {gpus} workers need about {gpus * WORKER_BASE_GB:.1f} GB "
-                   "before the model")
-    log.info("multigpu: %s", report)
-    return m, report
+        lines.append(f"CPU workers: each is a Python process importing torch and ComfyUI (about {WORKER_BASE_GB:g} GB "
+                     f"of memory each, plus its copy of the weights): {gpus} workers need about "
+                     f"{gpus * WORKER_BASE_GB:.1f} GB before the model")
+    log.info("multigpu: %s", "\n".join([text, *lines]))
+    return m, text, lines

@@ -35,6 +35,9 @@ def test_report_renders_titled_sections(mod):
     ("accel.vae.options", "VAEOptions", {"tile_size": 16}, "tile_size"),
     ("accel.vae.options", "VAEOptions", {"overlap": -1}, "overlap"),
     ("accel.vae.options", "VAEOptions", {"policy": "maybe"}, "policy"),
+    ("accel.multigpu.options", "MultiGPUOptions", {"device": "tpu"}, "device"),
+    ("accel.multigpu.options", "MultiGPUOptions", {"cfg_parallel": "maybe"}, "cfg_parallel"),
+    ("accel.multigpu.options", "MultiGPUOptions", {"gpus": "2"}, "gpus"),
 ])
 def test_options_are_checked_when_built_naming_the_input(mod, AccelError, module, cls, kw, name):
     with pytest.raises(AccelError) as e:
