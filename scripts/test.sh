@@ -41,9 +41,11 @@ FULL=(-q -m "not ($FAST_KINDS)" --durations=15)
 # (comfy_compat), the FP8 loader and saver (0.33 loads quantized files into quantized-tensor layers, 0.3.75 casts
 # scaled-fp8 per call), compile on ComfyUI's own cast and quantized layers, the V3 node schemas (fields and input
 # kinds 0.33 added, e.g. DynamicCombo), a live server (main.py, /object_info, a prompt over HTTP), the shipped
-# workflows (generated on 0.3.75) against ComfyUI's own validation, and the frontend 0.3.75 pins (1.32).
+# workflows (generated on 0.3.75) against ComfyUI's own validation, the frontend 0.3.75 pins (1.32), and the hostile
+# inputs whose handling differs (the saver on 0.3.x's scaled-fp8 layers, a live server's per-prompt reports).
 OLDEST=(compat/test_comfy_compat.py fp8/test_fp8.py fp8/test_fp8_auto.py compile/test_lora_compile_fp8.py
         compile/test_own_cast_layers.py node_api/test_foundation.py node_api/test_combos.py
+        fp8/test_hostile_fp8.py cache/test_hostile_cache.py node_api/test_live_report.py
         workflows/test_workflows.py::test_files_are_current_and_twins_match
         workflows/test_workflows.py::test_api_prompt_passes_comfyui_validation
         workflows/test_workflows.py::test_validation_catches_a_wrong_model_name
