@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import ab_forwards, ab_markdown, timed  # noqa: E402
 
@@ -96,8 +97,8 @@ def markdown(res: dict) -> str:
 
 
 def micro_bench(res, out, device, shapes, backends, warmup, reps):
-    import torch
     import comfy.ldm.modules.attention as cattn
+    import torch
 
     A = H.pack_module("accel.attention.override")
     adapters = H.pack_module("kernels.attention.adapters")
@@ -165,6 +166,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
 
 def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmup, reps, interleave=0):
     import torch
+
     from accel_harness import models as M
     from accel_harness.forward import Forward
 
@@ -267,8 +269,8 @@ def main():
     out = Path(a.out)
     H.bootstrap(cpu=None)
     H.load_pack()
-    import torch
     import comfy.model_management as mm
+    import torch
 
     device = mm.get_torch_device()
     prof = H.pack_module("accel.common.hardware").profile()

@@ -47,6 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 
 NAME = "bench_cache"
@@ -91,6 +92,7 @@ def main():
     H.bootstrap(cpu=True if a.smoke else None)
     H.load_pack()
     import torch
+
     from accel_harness import models as M
 
     sc = H.pack_module("accel.cache")
@@ -263,9 +265,8 @@ def _family_inputs(a, M, g):
     """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image / hunyuan_video / ltxv: the true
     configs ComfyUI detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels
     square; latents and conditioning as bench/families.py makes them for bench_matrix.py --family."""
-    import torch
-
     import families
+    import torch
 
     true = not a.smoke
     dev, dt = ("cuda", torch.bfloat16) if true else ("cpu", torch.float32)

@@ -130,6 +130,7 @@ def make_inputs(a):
 def run_candidate(a, patcher, x, ctx, eager_ms=None):
     """First call (compile + forward), then warm-up and timed repeats. Returns (dict, output)."""
     import torch
+
     from accel_harness.forward import Forward
     from accel_harness.timing import first_call, timed
 

@@ -123,6 +123,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files (imports no torch)
+
 NAME = "e2e"
 WORKFLOWS = {  # --workflow -> the shipped API twin
     "wan21_t2v_1.3B": "wan2.1_t2v_1.3B_level1.json",
@@ -540,9 +541,8 @@ def umt5_xxl_state_dict(device="cpu", dtype=None, seed=0, config: dict | None = 
     """Random umt5-xxl encoder weights in the checkpoint layout CLIPLoader(type wan) reads (true size; `config`
     overrides entries of ComfyUI's umt5_config_xxl.json, for small stand-ins). fmt "fp8_scaled": ComfyUI's
     scaled-fp8 text-encoder layout (accel_harness.models.comfy_scaled_fp8_text_encoder, converted on `device`)."""
-    import torch
-
     import comfy.ops
+    import torch
     from comfy.text_encoders import t5
 
     cfg = json.loads((Path(t5.__file__).parent / "umt5_config_xxl.json").read_text())

@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import timed as timed_all  # noqa: E402
 
@@ -217,9 +218,9 @@ def model_bytes(patcher):
 
 
 def whole_model(dev, smoke, repeats, errors):
+    import comfy.model_management as mm
     import torch
 
-    import comfy.model_management as mm
     from accel_harness import models as M
     from accel_harness.forward import Forward
 

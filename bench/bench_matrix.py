@@ -53,8 +53,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
-import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 import families  # noqa: E402  bench/families.py: --family's models, inputs, sampler settings (imports no torch)
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
 # chain name -> what it is (the table's second column). Node chains are built in Matrix.build().
 CHAINS = {

@@ -178,9 +178,8 @@ class Bench:
 
         H.bootstrap(cpu=self.a.smoke)
         H.load_pack()
-        import torch
-
         import comfy.model_management as mm
+        import torch
 
         self.H, self.torch, self.mm = H, torch, mm
         self.cuda = torch.cuda.is_available() and not self.a.smoke

@@ -35,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import timed  # noqa: E402
 
@@ -358,8 +359,8 @@ def main():
     out = Path(a.out)
     H.bootstrap(cpu=True if a.smoke else None)
     H.load_pack()
-    import torch
     import comfy.model_management as mm
+    import torch
 
     device = mm.get_torch_device()
     prof = H.pack_module("accel.common.hardware").profile()

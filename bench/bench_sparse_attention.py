@@ -33,9 +33,9 @@ sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import torch  # noqa: E402
 
-from kernels.attention.sparse import pattern as SP  # noqa: E402
 from kernels.attention.autotune import time_call  # noqa: E402
 from kernels.attention.sparse import ops as SO  # noqa: E402
+from kernels.attention.sparse import pattern as SP  # noqa: E402
 
 SHAPES = {  # name: (grid, heads, model_type, text tokens in the sequence, text before the video)
     "wan14B_480p_81f": (SP.WAN_480P_81F, 40, "wan", 0, False),

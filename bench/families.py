@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-
 # MiniMax-H3: stock, the exact chain (its Level-1 node), the opt-in sparse quality, the FP8 loader's auto -> Level-1,
 # ComfyUI's TorchCompileModel, KJNodes' Sage -> TorchCompileModelAdvanced; the other newer families: the exact chain
 # against stock and TorchCompileModel, and the FP8 loader's auto (not measured on them yet)

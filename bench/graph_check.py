@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import families  # noqa: E402  bench/families.py: the tiny families' inputs (imports no torch)
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 from bench_matrix import call_node  # noqa: E402  runs a node with its declared defaults
 
 CASES = ("replay", "resolution", "batch", "lora", "unload", "weights", "second_model")
@@ -145,6 +145,7 @@ class Check:
 
     def case_lora(self):
         import comfy.sd
+
         from accel_harness import models as M
 
         base = self.model("z_image")

@@ -51,9 +51,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
-import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
-import families  # noqa: E402  bench/families.py: the families' configs, inputs, sampler settings (imports no torch)
 import bench_matrix  # noqa: E402  the chains (Matrix.build), ComfyUI started like main.py (imports no torch)
+import families  # noqa: E402  bench/families.py: the families' configs, inputs, sampler settings (imports no torch)
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
 log = runner.Log("profile_family")
 

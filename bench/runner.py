@@ -126,8 +126,9 @@ def metadata(device=None) -> dict:
     """The block every result file carries (key `run_meta`): GPU name (or the CPU), torch, CUDA, cuDNN, triton,
     ComfyUI (accel_harness.comfy_version(), so call it after bootstrap), fa3 / sage / flash_attn versions, Python,
     command line, date (UTC), host and whether another benchmark shared the host (bench/run_parallel.sh)."""
-    import accel_harness as H
     import torch
+
+    import accel_harness as H
 
     dev = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
     cuda = dev.type == "cuda"

@@ -28,7 +28,6 @@ from comfy_api.latest import io
 from ..accel import comfy_compat
 from ..accel.common.errors import AccelError, titled
 
-
 # --- COMBO inputs -----------------------------------------------------------------------------------------------
 
 def shown(value) -> str:

@@ -69,6 +69,7 @@ def ensure_model(work: Path, size: str, gpu: bool) -> Path:
 
     H.bootstrap(work / "headless", cpu=not gpu)
     import torch
+
     from accel_harness import models as M
 
     t = time.perf_counter()

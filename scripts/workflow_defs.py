@@ -7,13 +7,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 from workflow_parts import (  # noqa: E402
-    ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, WAN_POSITIVE, _UMT5,
-    _WAN_VAE, _about,
-    _accel_video_out, _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out,
-    _wan_encoders, _wan_t2v,
+    _UMT5,
+    _WAN_VAE,
+    ACCEL_GROUP,
+    IMAGE_NEGATIVE,
+    IMAGE_POSITIVE,
+    INPUT_IMAGE,
+    NEG_COLOR,
+    POS_COLOR,
+    WAN_POSITIVE,
+    Flow,
+    _about,
+    _accel_video_out,
+    _chain,
+    _image_out,
+    _ksampler,
+    _layout,
+    _prompts,
+    _shift8,
+    _unet,
+    _video_latent,
+    _video_out,
+    _wan_encoders,
+    _wan_t2v,
 )
+
+from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 
 
 def wan21_t2v_1_3b_level1(info) -> Flow:

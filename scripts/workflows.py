@@ -40,9 +40,10 @@ sys.path.insert(0, str(REPO / "harness"))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from accel_harness import uiformat as U  # noqa: E402
 from workflow_defs import TOOLS, WORKFLOWS  # noqa: E402,F401 - TOOLS: for the tests
 from workflow_parts import INPUT_IMAGE, MODEL_INPUTS, MODELS, Flow, MissingNode  # noqa: E402,F401 - INPUT_IMAGE: for the tests
+
+from accel_harness import uiformat as U  # noqa: E402
 
 UI_DIR = REPO / "workflows"
 API_DIR = REPO / "workflows" / "api"

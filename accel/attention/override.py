@@ -32,14 +32,14 @@ from pathlib import Path
 
 import torch
 
+from ...kernels.attention import adapters, registry
+from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 from .. import comfy_compat
 from ..common import defaults, families, gains, hardware, keys, log, numerics
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 from ..common.report import Report, Section
 from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, apply_model_wrappers, check_hybrid
-from ...kernels.attention import adapters, registry
-from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
 OVERRIDE_KEY = "optimized_attention_override"
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from .. import comfy_compat
 from ..common import families, keys, log
-from ..common.figures import text as _fig
 from ..common.errors import AccelError
+from ..common.figures import text as _fig
 from ..common.policy import Policy
 from .hybrid import StepClock, apply_model_wrappers
 

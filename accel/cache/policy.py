@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import torch
 
+from ..common import log
+from ..common.errors import AccelError, titled
 from . import any_model_rule as agn
 from . import coefficients as cc
 from . import schedule as sched
-from ..common import log
-from ..common.errors import AccelError, titled
 from .calibrate import DEFAULT_SIGNAL, write_calibration
 from .keys import LOW_STEPS, MODES
 from .settings import effective_settings, empty_window_text

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from .keys import KEY
 
-
 _LAST: dict = {}  # config id -> RunStats of the last finished run (bounded)
 _NODE_LAST: dict = {}  # ComfyUI node id -> RunStats of the last run of a MODEL that node produced
 _RUNS: dict = {}  # config id -> number of finished runs

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .figures import fig, text as _fig
+from .figures import fig
+from .figures import text as _fig
 
 # BaseModel class name -> family id
 _BASE_FAMILIES = {

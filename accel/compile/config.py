@@ -10,7 +10,6 @@ from ..common import keys
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 
-
 WRAPPER_KEY = keys.COMPILE
 CORE_WRAPPER_KEY = "torch.compile"  # comfy_api.torch_helpers.torch_compile.COMPILE_KEY
 

@@ -16,9 +16,9 @@ from ..common.policy import Policy
 from . import cache as compile_cache
 from . import graphs as compile_graphs
 from . import stream as compile_stream
-from .prefetch import Prefetcher, PrefetchStats
 from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, dynamo_events, entry_counts, last_guard_failure, unique_graphs
+from .prefetch import Prefetcher, PrefetchStats
 from .runners import RUNNER_CODES, compiled_runner
 from .signature import options_signature
 

@@ -8,9 +8,22 @@ from __future__ import annotations
 
 from ..common import log
 from ..common.errors import AccelError, current_title
-from ..common.numerics import (CALLBACK_KEY, CudaSettings, CudaSettingsScope, apply_settings, attach,
-                               attach_auto_sdpa, auto_sdpa_order, has_fp16_accumulation, has_sdpa_priority, restore,
-                               scope_of, scoped, settings_of, snapshot)
+from ..common.numerics import (
+    CALLBACK_KEY,
+    CudaSettings,
+    CudaSettingsScope,
+    apply_settings,
+    attach,
+    attach_auto_sdpa,
+    auto_sdpa_order,
+    has_fp16_accumulation,
+    has_sdpa_priority,
+    restore,
+    scope_of,
+    scoped,
+    settings_of,
+    snapshot,
+)
 from ..common.report import Section
 
 __all__ = ["CALLBACK_KEY", "CudaSettings", "CudaSettingsScope", "apply_settings", "attach", "attach_auto_sdpa",

@@ -16,8 +16,17 @@ from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
 from .options import ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, FP8LoadOptions, measured_deviation
-from .plan import (AutoFormat, Plan, comfy_fp8_layout, plan_layers, resolve_activation,
-                   resolve_auto_format, resolve_compute, resolve_stored_format, unmatched_text)
+from .plan import (
+    AutoFormat,
+    Plan,
+    comfy_fp8_layout,
+    plan_layers,
+    resolve_activation,
+    resolve_auto_format,
+    resolve_compute,
+    resolve_stored_format,
+    unmatched_text,
+)
 
 
 @dataclass

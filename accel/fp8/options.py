@@ -10,7 +10,6 @@ from ..common.errors import AccelError
 from ..common.figures import text as _fig
 from ..common.policy import Policy, as_policy
 
-
 # --- user-facing options ---------------------------------------------------------------------------
 FORMAT_AUTO = "auto"
 FORMAT_KEEP = "keep as stored"

@@ -12,11 +12,24 @@ from ...kernels import fp8_linear as kfp8
 from ..common import defaults, families, log
 from ..common.errors import AccelError, quoted
 from ..common.policy import Policy
-from .options import (ACT_BLOCK, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
-                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES,
-                      KEEP_EDGE, KEEP_STANDARD)
-from .options import check_activation_scaling
-
+from .options import (
+    ACT_BLOCK,
+    ACT_INPUT,
+    ACT_PER_TOKEN,
+    ACT_PER_TOKEN_FP32,
+    COMPUTE_AUTO,
+    COMPUTE_CHOICES,
+    COMPUTE_DEQUANT,
+    COMPUTE_FP8,
+    FAMILY_KEEP,
+    FORMAT_AUTO,
+    FORMAT_KEEP,
+    KEEP_AUTO,
+    KEEP_CHOICES,
+    KEEP_EDGE,
+    KEEP_STANDARD,
+    check_activation_scaling,
+)
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
 # precision even inside a block (modulation / adaLN, norms, embedders, heads).

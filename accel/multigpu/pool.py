@@ -25,7 +25,6 @@ import torch
 from ..common import log
 from . import transport
 
-
 # A worker keeps the models it holds while this share of its memory stays available with the next one loaded too:
 # room for the activations of a 720p video forward (the largest Wan 14B ones: a few GB per GPU at 4 GPUs; the whole
 # sequence on one GPU at 1).

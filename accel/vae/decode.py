@@ -35,7 +35,6 @@ from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 
-
 # --- which VAE is this ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -195,9 +194,9 @@ class AccelState:
         """Everything this node changes, for one decode call."""
         import torch
 
-        from ..cuda_settings import flags as cuda_settings
         from ...kernels import vae_norm
         from ..compile import dynamo_compat
+        from ..cuda_settings import flags as cuda_settings
 
         kind, why = identify(vae)
         if kind is None:  # cannot happen for a VAE apply() accepted; stay safe

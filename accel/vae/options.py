@@ -6,7 +6,9 @@ from dataclasses import dataclass, fields, replace
 
 from ..common import log
 from ..common.errors import AccelError, current_title
-from ..common.figures import num as _num, span as _span, text as _text
+from ..common.figures import num as _num
+from ..common.figures import span as _span
+from ..common.figures import text as _text
 from ..common.policy import Policy, as_policy
 from ..common.report import Report, Section
 from . import decode, measured

@@ -63,6 +63,7 @@ def bootstrap(base_dir: str | os.PathLike | None = None, cpu: bool | None = None
     if cpu:
         args.cpu = True  # trap 1: before comfy.model_management is imported
     import utils.extra_config  # noqa: F401  trap 2: before `nodes` puts comfy/ first on sys.path
+    # isort: split
     import folder_paths
 
     for sub in ("output", "temp", "input", "user", "custom_nodes", "models/diffusion_models"):
@@ -76,6 +77,7 @@ def bootstrap(base_dir: str | os.PathLike | None = None, cpu: bool | None = None
         (base / "models" / kind).mkdir(parents=True, exist_ok=True)
         folder_paths.add_model_folder_path(kind, str(base / "models" / kind), is_default=True)
     import nodes  # noqa: F401
+    # isort: split
     import execution  # noqa: F401
 
     _state["base"] = base

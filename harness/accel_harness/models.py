@@ -6,10 +6,9 @@ norms, small modulation), so activations stay finite through sampling.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
-
-import contextlib
 
 import torch
 

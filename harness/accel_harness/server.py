@@ -14,9 +14,8 @@ Standard library only (plus aiohttp for the optional websocket listener, which C
 """
 from __future__ import annotations
 
-import contextlib
-
 import atexit
+import contextlib
 import json
 import os
 import shutil

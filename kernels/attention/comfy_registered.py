@@ -9,8 +9,8 @@ ComfyUI's @wrap_attn does not dispatch the call to an override again.
 """
 from __future__ import annotations
 
-from .base import BHLD, OP_NAMESPACE, Kernel, compile_safe, op_id, tensor_device_types, torch_dtypes
 from . import registry
+from .base import BHLD, OP_NAMESPACE, Kernel, compile_safe, op_id, tensor_device_types, torch_dtypes
 
 
 def build(name: str, spec, extra_device_types=()) -> Kernel:

@@ -26,8 +26,18 @@ from typing import NamedTuple, Optional
 import torch
 
 from ..optional import load_once
-from .base import (BHLD, BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, reference,
-                   tensor_device_types, torch_dtypes)
+from .base import (
+    BHLD,
+    BLHD,
+    OP_NAMESPACE,
+    Kernel,
+    compile_safe,
+    contiguous_last,
+    op_id,
+    reference,
+    tensor_device_types,
+    torch_dtypes,
+)
 
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0

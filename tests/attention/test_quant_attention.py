@@ -120,8 +120,9 @@ def test_fused_kernel_launch_configs_give_the_same_values(Q, config):
 def test_interpreter_fp8_cast_is_why_the_float32_path_is_compared(Q):
     """Documents the reason for the float32 comparison (if Triton fixes the cast, compare e4m3 directly)."""
     triton = pytest.importorskip("triton")
-    import triton.language as tl
     import os
+
+    import triton.language as tl
 
     if os.environ.get("TRITON_INTERPRET") != "1":
         pytest.skip("interpreter only")
@@ -479,6 +480,7 @@ def test_hybrid_block_rule_where_comfyui_passes_the_block(A, M, mod, fp8_lib):
     import inspect
 
     import comfy.ldm.wan.model as wan_model
+
     from accel_harness.forward import Forward
 
     prof, calls, _ = fp8_lib
@@ -607,8 +609,9 @@ def test_level1_fast_uses_fp8_attention_where_it_runs(pack, mod, M, fp8_lib):
 
 
 def test_old_level1_prompt_without_quality_validates_and_runs(pack, M, comfy):
-    import folder_paths
     from pathlib import Path
+
+    import folder_paths
 
     from accel_harness.executor import run_prompt, validate
 

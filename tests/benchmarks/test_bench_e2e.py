@@ -298,9 +298,9 @@ def test_umt5_scaled_fp8_file_loads_through_comfyui_text_encoder_path(comfy, mon
     ComfyUI's fp8 layers (0.3.x: scaled-fp8 ops; 0.33: quantized tensors) with its scales applied: it encodes like
     a bf16 file holding the same dequantized weights. A small stand-in (d_model 64; 24 blocks and d_ff 10240 as
     the real one); the stand-in's size is given to ComfyUI's own umt5 config hook and its detection."""
+    import comfy.sd
     import torch
 
-    import comfy.sd
     from accel_harness import models as M
 
     B = _bench()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from accel_harness.gguf_files import SKIP_REASON
 
 gguf = pytest.importorskip("gguf")
@@ -34,7 +35,8 @@ def test_q8_0_blocks_equal_the_reference_quantizer(comfy):
 
 
 def test_wan_q8_0_file_as_comfyui_gguf_reads_it(comfy, tmp_path):
-    from accel_harness import gguf_files as G, models as M
+    from accel_harness import gguf_files as G
+    from accel_harness import models as M
 
     sd = M.wan_state_dict("t2v", "tiny", seed=0, dtype=torch.bfloat16)
     path = G.wan_q8_0(dict(sd), tmp_path / "wan.gguf")

@@ -207,6 +207,7 @@ def test_api_prompt(pack, comfy, M):
     from pathlib import Path
 
     import folder_paths
+
     from accel_harness.executor import run_prompt
 
     assert pack.nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelCacheAnyModel"] == "Accel Cache (any model)"

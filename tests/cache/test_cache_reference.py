@@ -9,11 +9,11 @@ oracle; where the pack deliberately differs (docs/nodes.md, Accel TeaCache / Acc
 documented difference. Tests named `*_self_consistency` compare the runtime with the pack's own rule
 (accel/cache/schedule.py); each has a neighbour that compares with a reference.
 """
+import cache_oracles as O
 import pytest
 import torch
 
 import accel_harness as H
-import cache_oracles as O
 
 
 @pytest.fixture(scope="module")

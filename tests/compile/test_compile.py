@@ -312,8 +312,9 @@ def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
     accel.fp8.ops), so the blocks run one graph per LoRA layout, a strength change compiles nothing, and the output
     is the eager FP8 + LoRA one (rel <= 0.05, the bound tests/fp8/test_fp8.py uses for baked LoRAs; the same math
     here, so far closer in fact)."""
-    import folder_paths
     from pathlib import Path
+
+    import folder_paths
 
     d = Path(folder_paths.get_folder_paths("diffusion_models")[0])
     path = M.write_wan(d / "compile_fp8_lora.safetensors", seed=4, dtype=torch.float32)

@@ -2,10 +2,9 @@
 graph computes the same values (on CPU through the plain ops; on CUDA through cuBLASLt's tanh-GELU
 epilogue, which is what `_addmm_activation(use_gelu=True)` is there), only fusable pairs are rewritten,
 and inductor's FX-graph cache still works with the pass (warm restarts are covered in test_compile)."""
+import pytest
 import torch
 import torch.nn.functional as F
-
-import pytest
 
 
 @pytest.fixture(scope="module")

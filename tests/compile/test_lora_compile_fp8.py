@@ -140,8 +140,9 @@ def _write_loras(M, comfy):
 
 def _scaled_fp8(path):
     """Rewrite a bf16 tiny Wan file in ComfyUI's own scaled-fp8 form (accel_harness.models.comfy_scaled_fp8)."""
-    from accel_harness import models
     from safetensors.torch import load_file
+
+    from accel_harness import models
 
     models.save_safetensors(models.comfy_scaled_fp8(load_file(str(path))), path)
     return path
@@ -169,8 +170,9 @@ def _load(mod, M, kind, path):
                         "runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
         return p
     if kind == "comfy_int8":
-        from accel_harness import models
         from safetensors.torch import load_file
+
+        from accel_harness import models
 
         models.save_safetensors(models.comfy_quant_int8(load_file(str(path))), path)
         p = M.load_diffusion_model(path)

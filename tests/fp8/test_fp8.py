@@ -496,6 +496,7 @@ def test_lora_on_fp8_model_acts_as_on_bf16(F, M, bf16_sd, ddir, cond, bf16_out):
 
     # lowvram / offloaded: the LoRA arrives as a per-forward weight function on the dequantized weight
     import nodes as comfy_nodes  # noqa: F401  (ComfyUI's nodes module, for common_ksampler in run)
+
     from accel_harness.forward import Forward
 
     x = torch.randn(1, 16, 2, 8, 8)
@@ -636,9 +637,9 @@ def test_save_requantizes_every_other_comfyui_format_from_its_values(F, M, mod, 
 
 
 def test_nodes_in_a_prompt(pack, ddir, M, bf16_sd):
-    from accel_harness.executor import run_prompt
-
     import nodes
+
+    from accel_harness.executor import run_prompt
 
     assert "AccelLoadDiffusionModelFP8" in nodes.NODE_CLASS_MAPPINGS and "AccelSaveFP8Model" in nodes.NODE_CLASS_MAPPINGS
     assert nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelLoadDiffusionModelFP8"] == "Accel Load Diffusion Model (FP8)"
