@@ -368,7 +368,7 @@ def env_info(a):
             "cache_dir": a.cache_dir, "smoke": a.smoke}
     if torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
-        info["sm"] = "%d%d" % torch.cuda.get_device_capability(0)
+        info["sm"] = "{}{}".format(*torch.cuda.get_device_capability(0))
     else:
         info["gpu"] = "cpu"
     try:

@@ -480,11 +480,12 @@ def occupy(card_gib: float, total_gib: float, log=print, gpu: int | None = None)
         return None
     # Where (total - card) no longer fits once this process's own CUDA context is made (total_gib given as the free
     # memory, not the card's size), it holds what leaves card_gib free instead.
+    keep = int(card_gib * 2 ** 30)
     code = ("import torch, sys\n"
-            "try:\n    x = torch.empty(%d, dtype=torch.uint8, device='cuda')\n"
+            f"try:\n    x = torch.empty({n}, dtype=torch.uint8, device='cuda')\n"
             "except torch.OutOfMemoryError:\n"
-            "    x = torch.empty(torch.cuda.mem_get_info()[0] - %d, dtype=torch.uint8, device='cuda')\n"
-            "print('occupied', flush=True); sys.stdin.read()" % (n, int(card_gib * 2 ** 30)))
+            f"    x = torch.empty(torch.cuda.mem_get_info()[0] - {keep}, dtype=torch.uint8, device='cuda')\n"
+            "print('occupied', flush=True); sys.stdin.read()")
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)) if gpu is not None else None
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     line = p.stdout.readline().strip()

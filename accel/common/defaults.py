@@ -19,8 +19,8 @@ measured deviations of the quantized attention paths (`QUANT_ATTENTION_DEVIATION
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ...kernels.attention import registry
 from . import figures

@@ -52,7 +52,7 @@ class AccelError(RuntimeError):
             text += f" {self.remedy.rstrip('.')}."
         return text
 
-    def with_title(self, title: str | None) -> "AccelError":
+    def with_title(self, title: str | None) -> AccelError:
         """Give the error the node's title if it has none (the node boundary); returns self."""
         if self.title is None and title:
             self.title = title

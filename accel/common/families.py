@@ -170,12 +170,12 @@ MEASURED = {
 }
 
 
-def measured(fam: "Family") -> Measured | None:
+def measured(fam: Family) -> Measured | None:
     """The family table's entry for a detected model (Wan: its variant), None where it is not measured."""
     return MEASURED.get((fam.family, fam.variant if fam.is_wan else ""))
 
 
-def measured_text(fam: "Family") -> str:
+def measured_text(fam: Family) -> str:
     """One report line: where the exact chain was measured on this model's family, or that it was not (the generic
     path: the blocks found in BLOCK_LISTS or the family's FAMILY_BLOCK_LISTS, else the whole model; attention through
     ComfyUI's hook)."""

@@ -170,7 +170,7 @@ class HardwareProfile:
         name = (self.gpu_name or self.device_kind).replace(" ", "_")
         return f"{name}-sm{self.sm_int}-torch{self.torch_version}"
 
-    def replace(self, **changes) -> "HardwareProfile":
+    def replace(self, **changes) -> HardwareProfile:
         return dataclasses.replace(self, **changes)
 
 

@@ -53,7 +53,7 @@ class CudaSettings:
     sdpa_order: tuple | None = None  # e.g. ("cudnn", "flash", "efficient", "math")
     sdpa_exclusive: bool = False  # True: backends not in sdpa_order are disabled
 
-    def merged(self, later: "CudaSettings") -> "CudaSettings":
+    def merged(self, later: CudaSettings) -> CudaSettings:
         """self, overridden by every explicit (non-None) value of `later`."""
         upd = {f.name: getattr(later, f.name) for f in fields(later)
                if f.name != "sdpa_exclusive" and getattr(later, f.name) is not None}

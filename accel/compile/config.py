@@ -109,7 +109,7 @@ class CompileStatus:
 
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
-_STATUS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_STATUS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 compile_lock = threading.RLock()
 
 

@@ -43,8 +43,8 @@ class BlockFetcher:
     """Per compiled model: fetches one block's weights outside the graph (see the module docstring)."""
 
     def __init__(self):
-        self._layers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-        self._slots: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._layers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._slots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
         self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
         self.host_s = 0.0  # host seconds of the current model call spent fetching and restoring weights here
@@ -118,7 +118,7 @@ class BlockFetcher:
             pf.start_next(block, x)  # the block is queued: start fetching the next one (accel.compile.prefetch)
         return out
 
-    def fetch(self, block, layers, x, ahead=None) -> "Fetched":
+    def fetch(self, block, layers, x, ahead=None) -> Fetched:
         """Fetch `layers` of `block` for one call on x's device and dtype and hand them to the layers (see the module
         docstring); `release` puts everything back. `ahead`: the block's VBAR layers whose copies were started while
         the block before ran (accel.compile.prefetch), not fetched again unless the fetch of the others landed on
@@ -184,7 +184,7 @@ class BlockFetcher:
         self.host_s += time.perf_counter() - t0
         return f
 
-    def release(self, f: "Fetched"):
+    def release(self, f: Fetched):
         """Put back what `fetch` handed to the layers, release ComfyUI's fetch state (VBAR pages unpinned) and make
         the offload streams wait for the block's compute (their cast buffers are reused by later fetches)."""
         t0 = time.perf_counter()
@@ -223,7 +223,7 @@ def _own_cast(m):
     dequantizes the packed GGML weight and applies LoRA patches), else None. ComfyUI's function would cast such a
     layer's packed storage as if it were the weight; the layer's own method returns the weight its forward uses."""
     fn = getattr(type(m), "cast_bias_weight", None)
-    return getattr(m, "cast_bias_weight") if callable(fn) else None
+    return m.cast_bias_weight if callable(fn) else None
 
 
 def _has_functions(m) -> bool:

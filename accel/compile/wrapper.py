@@ -80,7 +80,7 @@ class CompileWrapper:
 
     def __init__(self, cfg: CompileConfig):
         self.cfg = cfg
-        self._states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def __deepcopy__(self, memo):
         return self

@@ -74,7 +74,7 @@ class WorkerPool:
     def alive(self) -> bool:
         return bool(self.procs) and all(p.poll() is None for p in self.procs)
 
-    def start(self) -> "WorkerPool":
+    def start(self) -> WorkerPool:
         t0 = time.monotonic()
         authkey = secrets.token_bytes(16)
         listener = Listener(("127.0.0.1", 0), authkey=authkey)

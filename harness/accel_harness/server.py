@@ -140,7 +140,7 @@ class ComfyServer:
             cmd += ["--front-end-root", str(empty)]
         return cmd + self.extra_args
 
-    def start(self, timeout: float = 180.0) -> "ComfyServer":
+    def start(self, timeout: float = 180.0) -> ComfyServer:
         """Start main.py and wait until /object_info answers. Raises ServerError with the log tail."""
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", "1")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import torch
 
@@ -54,7 +54,7 @@ class QuantizedQKV(NamedTuple):
     q_descale: torch.Tensor
     k_descale: torch.Tensor
     v_descale: torch.Tensor
-    k_mean: Optional[torch.Tensor]
+    k_mean: torch.Tensor | None
 
 
 def scales(absmax: torch.Tensor):
@@ -64,7 +64,7 @@ def scales(absmax: torch.Tensor):
     return scale, 1.0 / scale
 
 
-def prescale(x: torch.Tensor, inv: torch.Tensor, mean: Optional[torch.Tensor] = None) -> torch.Tensor:
+def prescale(x: torch.Tensor, inv: torch.Tensor, mean: torch.Tensor | None = None) -> torch.Tensor:
     """The float32 values stored as e4m3: ((x - mean) * inv) clamped to +-448. x: (B, L, H, D);
     inv: (B, H); mean: (B, H, D) or None. The fused kernel's pre-cast values equal these bit for bit."""
     y = x.float()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Optional
 
 import torch
 import torch.nn.functional as F
@@ -24,7 +23,7 @@ _REFERENCE_BUDGET = 1 << 28  # float32 score elements per chunk of the reference
 
 # --- layouts ---------------------------------------------------------------------------------------------
 
-def _to_bhld(x: torch.Tensor, heads: Optional[int], layout: str, name: str):
+def _to_bhld(x: torch.Tensor, heads: int | None, layout: str, name: str):
     if x.dim() == 3:
         if not heads:
             raise ValueError(f"sparse_attention: {name} is (B, L, H*D); pass heads= (the model's head count)")
@@ -72,7 +71,7 @@ def _no_tf32():
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = m, c
 
 
-def reference_attention(q, k, v, pattern=None, scale: Optional[float] = None, token_mask=None) -> torch.Tensor:
+def reference_attention(q, k, v, pattern=None, scale: float | None = None, token_mask=None) -> torch.Tensor:
     """softmax(q k^T * scale + mask) v in float32, (B, H, L, D) in and out (output in q's dtype). The mask is
     the pattern's tiles expanded to tokens (or an explicit (Lq, Lk) bool `token_mask`); no mask = dense."""
     B, H, Lq, D = q.shape
@@ -146,7 +145,7 @@ def flex_block_mask(pattern, device):
     return bm
 
 
-def _flex(q, k, v, pattern, scale, compile: Optional[bool]):
+def _flex(q, k, v, pattern, scale, compile: bool | None):
     from torch.nn.attention.flex_attention import flex_attention
 
     compile = q.is_cuda if compile is None else compile
@@ -222,8 +221,8 @@ def backend_status(device="cuda") -> dict:
     return st
 
 
-def sparse_attention(q, k, v, pattern, *, heads: Optional[int] = None, layout: str = "bhld",
-                     backend: str = "auto", scale: Optional[float] = None, compile: Optional[bool] = None):
+def sparse_attention(q, k, v, pattern, *, heads: int | None = None, layout: str = "bhld",
+                     backend: str = "auto", scale: float | None = None, compile: bool | None = None):
     """Attention of q over k/v keeping only `pattern`'s tiles (pattern=None: dense, exact SDPA).
 
     q/k/v: (B, L, H*D) with heads=, or 4-D in `layout` ("bhld" or "blhd"); self-attention (one length L, equal
