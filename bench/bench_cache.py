@@ -219,7 +219,7 @@ def main():
 
     ref = lats.get("baseline")
     base_t = statistics.median(times["baseline"]) if times.get("baseline") else None
-    for label, (m, report) in models.items():
+    for label, (_, report) in models.items():
         if not times.get(label):
             continue
         r = {"time_s_median": round(statistics.median(times[label]), 3), "time_s_all": [round(x, 3) for x in times[label]],

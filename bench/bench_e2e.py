@@ -690,7 +690,7 @@ def write_models_wan22(a, base: Path, M) -> dict:
             log(f"wrote diffusion_models/{gguf.name} in {took:.0f} s")
         info["diffusion_models"]["random GGUF file"] = {"file": gguf.name, "format": "Q8_0"}
     loras = []
-    for nid, v in sorted(wf.items(), key=lambda kv: int(kv[0])):
+    for _, v in sorted(wf.items(), key=lambda kv: int(kv[0])):
         if v["class_type"] == "UNETLoader":
             _link(models / "diffusion_models" / v["inputs"]["unet_name"], real)
             info["diffusion_models"][v["inputs"]["unet_name"]] = f"-> {real.name}"

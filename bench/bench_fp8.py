@@ -157,7 +157,9 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
         add("bf16", lin, lin)
         for fa in (True, False):
             key = "fp8_rowwise" + ("_fastaccum" if fa else "")
-            f = (lambda fa=fa: K.fp8_linear(x, w8c, swc, b, "scaled_mm_rowwise", use_fast_accum=fa))
+
+            def f(fa=fa):
+                return K.fp8_linear(x, w8c, swc, b, "scaled_mm_rowwise", use_fast_accum=fa)
             add(key, f, f, lambda: K.fp8_linear_ref(x, w8c, swc, b, act="row"))
         ft = lambda: K.fp8_linear(x, w8t, swt, b, "scaled_mm_tensorwise", use_fast_accum=True)  # noqa: E731
         add("fp8_tensorwise_fastaccum", ft, ft, lambda: K.fp8_linear_ref(x, w8t, swt, b, act="tensor"))

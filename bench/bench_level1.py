@@ -343,11 +343,11 @@ class Bench:
                   "cold compile s | batch-2 recompile s | warm-restart compile s |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for size, e in self.res["sizes"].items():
-            s, l, f1, w = (e.get(k) if isinstance(e.get(k), dict) else {} for k in
+            s, lv, f1, w = (e.get(k) if isinstance(e.get(k), dict) else {} for k in
                            ("sample_stock", "sample_level1", "forward_level1", "warm_restart"))
-            lines.append(f"| {size} | {_cell(s.get('seconds', s))} | {_cell(l.get('seconds', l))} | "
-                         f"{l.get('speedup_vs_stock', '')} | {_f(l.get('cosine'), 6)} | {_e(l.get('max_abs_diff'))} | "
-                         f"{f1.get('cold_compile_s', '')} | {l.get('recompile_batch2_s', '')} | {_cell(w.get('warm_compile_s', w)) if w else ''} |")
+            lines.append(f"| {size} | {_cell(s.get('seconds', s))} | {_cell(lv.get('seconds', lv))} | "
+                         f"{lv.get('speedup_vs_stock', '')} | {_f(lv.get('cosine'), 6)} | {_e(lv.get('max_abs_diff'))} | "
+                         f"{f1.get('cold_compile_s', '')} | {lv.get('recompile_batch2_s', '')} | {_cell(w.get('warm_compile_s', w)) if w else ''} |")
         ab = [(size, "Level-1", e["forward_interleaved"]) for size, e in self.res["sizes"].items()
               if isinstance(e.get("forward_interleaved"), dict) and "rounds" in e["forward_interleaved"]]
         if ab:

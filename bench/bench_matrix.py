@@ -825,7 +825,7 @@ class Matrix:
                                                "report": report, "times_s": [], "compile": self.compile_summary(m)}
                 if ref is None:
                     ref = lat
-                for rnd in range(self.a.rounds):
+                for _ in range(self.a.rounds):
                     t, lat = self.timed(m, r)
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)

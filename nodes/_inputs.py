@@ -310,7 +310,8 @@ def checked(execute):
                 try:
                     return await execute(cls, *args, **parsed(cls, kwargs))
                 except AccelError as e:
-                    raise e.with_title(cls.DISPLAY)
+                    e.with_title(cls.DISPLAY)
+                    raise
     else:
         @functools.wraps(execute)
         def run(cls, *args, **kwargs):
@@ -318,6 +319,7 @@ def checked(execute):
                 try:
                     return execute(cls, *args, **parsed(cls, kwargs))
                 except AccelError as e:
-                    raise e.with_title(cls.DISPLAY)
+                    e.with_title(cls.DISPLAY)
+                    raise
     run.accel_checked = True
     return run

@@ -300,8 +300,8 @@ def _strip_prefix(layer: str) -> str:
 
 def _linear_bytes(dm):
     lin = other = 0
-    for name, m in dm.named_modules():
-        for pname, p in m.named_parameters(recurse=False):
+    for m in dm.modules():
+        for p in m.parameters(recurse=False):
             n = p.numel() * p.element_size()
             if isinstance(m, torch.nn.Linear):
                 lin += n

@@ -287,11 +287,11 @@ def ui_to_api(ui: dict, info: dict, notes: list | None = None) -> dict:
     widgets, or a value that cannot be its slot's, raises ConversionError.
     """
     links = {}
-    for l in ui.get("links") or []:
-        if isinstance(l, dict):  # schema 1 links
-            links[l["id"]] = (l["origin_id"], l["origin_slot"], l["target_id"], l["target_slot"])
+    for link in ui.get("links") or []:
+        if isinstance(link, dict):  # schema 1 links
+            links[link["id"]] = (link["origin_id"], link["origin_slot"], link["target_id"], link["target_slot"])
         else:
-            links[l[0]] = (l[1], l[2], l[3], l[4])
+            links[link[0]] = (link[1], link[2], link[3], link[4])
     nodes = {n["id"]: n for n in ui.get("nodes") or []}
     out = {}
     for nid, n in nodes.items():
@@ -506,8 +506,8 @@ def geometry_problems(ui: dict) -> list[str]:
             if inside and r[1] < g[1] + GROUP_TITLE_H - 10:
                 probs.append(f"node {nid} covers the title of group {t!r}")
     by_id = {n["id"]: n for n in nodes}
-    for l in ui.get("links") or []:
-        o, t = (l["origin_id"], l["target_id"]) if isinstance(l, dict) else (l[1], l[3])
+    for link in ui.get("links") or []:
+        o, t = (link["origin_id"], link["target_id"]) if isinstance(link, dict) else (link[1], link[3])
         if o in by_id and t in by_id and by_id[t]["pos"][0] < by_id[o]["pos"][0]:
             probs.append(f"link {o} -> {t} runs right to left")
     return probs

@@ -42,10 +42,10 @@ def _stats_one(x_ptr, sb, sl, sh, L, out_ptr, b, h, c, H, NC, D, which,
     mn = tl.full([BLOCK_D], float("inf"), tl.float32)
     base = x_ptr + b.to(tl.int64) * sb + h.to(tl.int64) * sh
     for i in range(0, CHUNK, BLOCK_L):
-        l = c * CHUNK + i + tl.arange(0, BLOCK_L)
-        lm = l < L
+        rows = c * CHUNK + i + tl.arange(0, BLOCK_L)
+        lm = rows < L
         m2 = lm[:, None] & dm[None, :]
-        ptrs = base + l.to(tl.int64)[:, None] * sl + d[None, :]
+        ptrs = base + rows.to(tl.int64)[:, None] * sl + d[None, :]
         x = tl.load(ptrs, mask=m2, other=0.0).to(tl.float32)
         s += tl.sum(x, axis=0)
         mx = tl.maximum(mx, tl.max(tl.where(m2, x, float("-inf")), axis=0))
@@ -94,15 +94,15 @@ def _quant_one(x_ptr, sb, sl, sh, L, y_ptr, inv_ptr, mean_ptr, b, h, c, H, D, wh
     # output (B, L, H, D) contiguous
     obase = y_ptr + (b.to(tl.int64) * L * H + h) * D
     for i in range(0, CHUNK, BLOCK_L):
-        l = c * CHUNK + i + tl.arange(0, BLOCK_L)
-        lm = l < L
+        rows = c * CHUNK + i + tl.arange(0, BLOCK_L)
+        lm = rows < L
         m2 = lm[:, None] & dm[None, :]
-        x = tl.load(base + l.to(tl.int64)[:, None] * sl + d[None, :], mask=m2, other=0.0).to(tl.float32)
+        x = tl.load(base + rows.to(tl.int64)[:, None] * sl + d[None, :], mask=m2, other=0.0).to(tl.float32)
         if HAS_MEAN:
             x = x - mean[None, :]
         y = x * inv
         y = tl.minimum(tl.maximum(y, -448.0), 448.0)
-        optrs = obase + l.to(tl.int64)[:, None] * (H * D) + d[None, :]
+        optrs = obase + rows.to(tl.int64)[:, None] * (H * D) + d[None, :]
         if OUT_F32:
             tl.store(optrs, y, mask=m2)
         else:

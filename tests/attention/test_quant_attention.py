@@ -545,15 +545,15 @@ def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch)
     import accel_harness as H
 
     A = mod("accel.attention.override")
-    O = mod("accel.attention.options")
+    Opts = mod("accel.attention.options")
     got = {}
-    real = O.apply
+    real = Opts.apply
 
     def spy(model, options, **kw):
         got["hybrid"] = options.hybrid
-        return real(model, O.AttentionOptions(options.backend, options.policy, options.autotune), **kw)
+        return real(model, Opts.AttentionOptions(options.backend, options.policy, options.autotune), **kw)
 
-    monkeypatch.setattr(O, "apply", spy)
+    monkeypatch.setattr(Opts, "apply", spy)
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back")
     d = mod("accel.common.defaults").HYBRID
     assert got["hybrid"] == A.Hybrid(d.exact_first_steps, d.exact_last_steps, 0, 0)  # old workflows: the defaults

@@ -203,13 +203,13 @@ def test_sync_sites_groups_the_hosts_waits_by_python_frames(monkeypatch):
     monkeypatch.setattr(torch.cuda, "set_sync_debug_mode", modes.append)
 
     def read_back():
-        warnings.warn("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", stacklevel=2)
 
     def other():
-        warnings.warn("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", stacklevel=2)
 
     def fn():
-        warnings.warn("an unrelated warning")  # not a wait: not counted
+        warnings.warn("an unrelated warning", stacklevel=2)  # not a wait: not counted
         for _ in range(5):
             read_back()
         for _ in range(2):

@@ -62,11 +62,11 @@ def test_each_apply_returns_the_report_the_old_function_renders(mod, M):
 def test_vae_apply_returns_a_report_and_a_copy(mod, M):
     import torch
 
-    O = mod("accel.vae.options")
+    Opts = mod("accel.vae.options")
     vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
-    out, rep = O.apply(vae, O.VAEOptions(fused_norm=True))
+    out, rep = Opts.apply(vae, Opts.VAEOptions(fused_norm=True))
     assert out is not vae and rep.deviation is not None and "on: fused_norm" in rep.render()
-    out, rep = O.apply(vae, O.VAEOptions())
+    out, rep = Opts.apply(vae, Opts.VAEOptions())
     assert rep.deviation is None and rep.render().startswith("VAE: Wan 2.1 VAE")  # no title outside a node
 
 

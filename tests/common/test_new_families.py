@@ -147,7 +147,7 @@ def test_measured_families_cite_their_runs(mod):
     doc = (H.REPO_ROOT / "docs" / "nodes.md").read_text()
     table = doc[doc.index("## Model families"):doc.index("## Accel Compile")]
     cited = set(re.findall(r"<!--fig:([\w.]+)-->", table))
-    for (family, variant), m in fams.MEASURED.items():
+    for (family, _variant), m in fams.MEASURED.items():
         assert m.figures and all(f in figs.FIGURES for f in m.figures), (family, m.figures)
         assert all(figs.text(f) in m.evidence for f in m.figures) and m.gpus
         assert set(m.figures) <= cited, (family, set(m.figures) - cited)

@@ -33,10 +33,10 @@ def _qkv(seed=0, b=1, lq=16, h=2, d=32):
 
 
 def _reference(q, k, v, heads):
-    b, l, hd = q.shape
+    b, n, hd = q.shape
     d = hd // heads
     q4, k4, v4 = (t.view(b, -1, heads, d).transpose(1, 2) for t in (q, k, v))
-    return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4).transpose(1, 2).reshape(b, l, hd)
+    return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4).transpose(1, 2).reshape(b, n, hd)
 
 
 def _sdpa_override(A, M):

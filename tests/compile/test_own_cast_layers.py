@@ -34,7 +34,7 @@ def _pack(model):
     """Every Linear of the blocks becomes a packed layer (its weight rounded to int8 per row: the model changes, the
     eager path of the packed model is the reference)."""
     n = 0
-    for name, m in model.model.diffusion_model.blocks.named_modules():
+    for m in model.model.diffusion_model.blocks.modules():
         if isinstance(m, torch.nn.Linear):
             w = m.weight.detach().float()
             scale = w.abs().amax(dim=1, keepdim=True).clamp(min=1e-8) / 127

@@ -95,7 +95,7 @@ def form_sd(K, sd, form):
     if form == "e5m2_scaled":
         sd["scaled_fp8"] = torch.empty((0,), dtype=E5M2)
     if form.startswith("quant_metadata"):
-        meta["_quantization_metadata"] = json.dumps({"format_version": "1.0", "layers": {l: {"format": "float8_e4m3fn"} for l in layers}})
+        meta["_quantization_metadata"] = json.dumps({"format_version": "1.0", "layers": {name: {"format": "float8_e4m3fn"} for name in layers}})
     if form == "quant_metadata_prefixed":  # a full checkpoint: keys prefixed, metadata layer names not
         sd = {"model.diffusion_model." + k: v for k, v in sd.items()}
     return sd, meta

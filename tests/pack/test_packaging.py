@@ -82,6 +82,6 @@ def test_archive_loads_in_comfyui(archive, tmp_path):
                        env={**os.environ, "OMP_NUM_THREADS": "1"})
     log = r.stdout + r.stderr
     assert r.returncode == 0, log[-3000:]
-    lines = [l for l in log.splitlines() if str(dest) in l]
-    assert any("seconds" in l and "IMPORT FAILED" not in l for l in lines), log[-3000:]
+    lines = [line for line in log.splitlines() if str(dest) in line]
+    assert any("seconds" in line and "IMPORT FAILED" not in line for line in lines), log[-3000:]
     assert "accel: node module" not in log, log[-3000:]  # nodes/__init__.py logs each module that fails

@@ -171,8 +171,8 @@ def test_tiled_decode_is_encoded_after_it(files, M, mod, tmp_path):
     """An Accel VAE that decodes in tiles hands out pieces, not frames: the stream stops, the decode's output is
     encoded instead (the same frames as VAE Decode (Tiled) gives), and the report says so."""
     vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
-    O = mod("accel.vae.options")
-    tiled, _ = O.apply(vae, O.VAEOptions(channels_last=False, tiled=True, tile_size=64, overlap=32))
+    Opts = mod("accel.vae.options")
+    tiled, _ = Opts.apply(vae, Opts.VAEOptions(channels_last=False, tiled=True, tile_size=64, overlap=32))
     lat = {"samples": torch.randn(1, 16, 3, 16, 12, generator=torch.Generator().manual_seed(3))}
     with torch.inference_mode():  # as ComfyUI's executor runs a node
         out = H.call_node("AccelSaveVideo", samples=lat, vae=tiled, fps=FPS, filename_prefix="video/tiled",

@@ -27,10 +27,10 @@ def _to_bhld(x: torch.Tensor, heads: int | None, layout: str, name: str):
     if x.dim() == 3:
         if not heads:
             raise ValueError(f"sparse_attention: {name} is (B, L, H*D); pass heads= (the model's head count)")
-        b, l, hd = x.shape
+        b, n, hd = x.shape
         if hd % heads:
             raise ValueError(f"sparse_attention: {name}'s last dim {hd} is not divisible by heads={heads}")
-        return x.view(b, l, heads, hd // heads).transpose(1, 2)
+        return x.view(b, n, heads, hd // heads).transpose(1, 2)
     if x.dim() != 4:
         raise ValueError(f"sparse_attention: {name} must be 3-D (B, L, H*D) or 4-D, got shape {tuple(x.shape)}")
     if layout == "bhld":
@@ -42,8 +42,8 @@ def _to_bhld(x: torch.Tensor, heads: int | None, layout: str, name: str):
 
 def _from_bhld(out: torch.Tensor, like: torch.Tensor, layout: str):
     if like.dim() == 3:
-        b, h, l, d = out.shape
-        return out.transpose(1, 2).reshape(b, l, h * d)
+        b, h, n, d = out.shape
+        return out.transpose(1, 2).reshape(b, n, h * d)
     return out if layout == "bhld" else out.transpose(1, 2)
 
 
