@@ -191,7 +191,7 @@ def reduced_depth(family: str, layers: int, single_layers: int | None = None) ->
     true = M.true_unet_config(family)
     keys = DEPTH_KEYS[family]
     want = [layers] + ([2 * layers if single_layers is None else single_layers] if len(keys) > 1 else [])
-    return {k: min(n, true[k]) for k, n in zip(keys, want)}
+    return {k: min(n, true[k]) for k, n in zip(keys, want, strict=True)}
 
 
 def state_dict(family: str, smoke: bool, seed: int, dtype, device, depth: dict | None = None) -> tuple[dict, dict | None]:

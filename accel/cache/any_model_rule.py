@@ -58,7 +58,7 @@ class ChunkState:
 def _apply(run, a: ChunkState, values) -> None:
     """Read-back of `store`'s pending measures (in order): measured deviation of skipped spans, new rate."""
     m = run.stats.measures
-    for (_, din, calls, skipped), dres in zip(a.pending, values):
+    for (_, din, calls, skipped), dres in zip(a.pending, values, strict=True):
         if skipped:
             m.setdefault("measured", []).append(dres)
         if din is not None and din > 0 and math.isfinite(dres) and math.isfinite(din):
@@ -97,7 +97,7 @@ def decide(run, call, img, chunks, per) -> list:
     vals = iter(_read_back(run, [st.agn for st in chunks], [d for d in dins if d is not None]))
     dins = [next(vals) if d is not None else None for d in dins]
     wants, trace = [], {}
-    for key, st, din in zip(call.keys, chunks, dins):
+    for key, st, din in zip(call.keys, chunks, dins, strict=True):
         a = st.agn
         a.calls += 1
         skip, est, _why = rule(din, a.rate, a.din_step, run.thresh)
@@ -127,7 +127,7 @@ def store(run, call, res, per):
     xs, dins, _ = call.agn
     rs = [_thin(res[i * per:(i + 1) * per]) for i in range(len(call.keys))]
     states = [run.chunk(k).agn for k in call.keys]
-    for a, x, r, din in zip(states, xs, rs, dins):
+    for a, x, r, din in zip(states, xs, rs, dins, strict=True):
         if a.r is not None and a.r.shape == r.shape:
             a.pending.append((_rel(r, a.r), din, a.calls, a.skipped))
         a.x, a.r, a.calls, a.skipped = x, r, 0, 0

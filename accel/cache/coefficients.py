@@ -151,7 +151,7 @@ def validate_set(kind: str, sec, where: str) -> dict:
         prog = sec.get("progress")
         if prog is not None:
             vals = _number_list(where, "magcache.progress", prog, lens["cond"], lens["cond"], lo=0.0, hi=1.0)
-            if any(b < a for a, b in zip(vals, vals[1:])):
+            if any(b < a for a, b in zip(vals, vals[1:], strict=False)):
                 raise SetError(where, "magcache.progress", "must not decrease")
         # schedule rules of the set's reference (accel/cache/schedule.py)
         if sec.get("lookup", "floor") not in MAG_LOOKUPS:

@@ -246,7 +246,7 @@ class Prefetcher:
     # -- order, room ------------------------------------------------------------------------------------------
     def set_order(self, blocks):
         """The compiled blocks in the order the model calls them (its module order)."""
-        self.next_of = {id(a): b for a, b in zip(blocks, blocks[1:])}
+        self.next_of = {id(a): b for a, b in zip(blocks, blocks[1:], strict=False)}
 
     def begin(self, base, x):
         """Before the model runs on `x`: mark the start of the call, and 1. of the module docstring."""

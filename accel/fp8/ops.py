@@ -192,7 +192,7 @@ def _host_factors(terms, dtype):
     scales = tuple(s for _, _, s in terms)
     key = (tuple(id(t) for t in tensors), dtype)
     hit = _HOST_FACTORS.get(key)
-    if hit is not None and hit[1] == scales and all(r() is t for r, t in zip(hit[0], tensors)):
+    if hit is not None and hit[1] == scales and all(r() is t for r, t in zip(hit[0], tensors, strict=True)):
         return hit[2]
     down, up = _concat(terms, "cpu", dtype)
     factors = (down.pin_memory(), up.pin_memory())
@@ -243,7 +243,7 @@ def lowrank_factors(layer, fns, device, dtype):
     sig = (str(device), dtype, tuple(s for _, _, s in terms))
     srcs = tuple(fns) + tuple(t for u, d, _ in terms for t in (u, d))
     c = layer.__dict__.get(_LORA_CACHE)
-    if c is not None and c[0] == sig and len(c[1]) == len(srcs) and all(r() is t for r, t in zip(c[1], srcs)):
+    if c is not None and c[0] == sig and len(c[1]) == len(srcs) and all(r() is t for r, t in zip(c[1], srcs, strict=True)):
         return c[2]
     dev = torch.device(device)
     if dev.type == "cuda" and all(t.device.type == "cpu" for t in srcs[len(fns):]) and torch.cuda.is_available():

@@ -320,7 +320,7 @@ def get_pool(world: int, device: str, **opts) -> WorkerPool:
                 setattr(p, k, v)
             return p
         if p is not None:
-            dead = {pid: proc.returncode for pid, proc in zip(p.pids, p.procs) if proc.poll() is not None}
+            dead = {pid: proc.returncode for pid, proc in zip(p.pids, p.procs, strict=True) if proc.poll() is not None}
             if dead and (p.world, p.device) == (world, device):
                 log.warning("multigpu: worker process(es) %s exited since the last step (exit codes %s: killed, out "
                             "of memory or crashed; their console output says why); stopping the pool and starting "

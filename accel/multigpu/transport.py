@@ -68,7 +68,7 @@ def snapshot(module: torch.nn.Module):
     overrides, emptied = {}, set()
     with torch.no_grad():
         for m in module.modules():
-            for attr, pname in zip(_PATCH_LISTS, ("weight", "bias")):
+            for attr, pname in zip(_PATCH_LISTS, ("weight", "bias"), strict=True):
                 fns = getattr(m, attr, None)
                 if isinstance(fns, list):
                     emptied.add(id(fns))

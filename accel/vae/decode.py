@@ -103,7 +103,7 @@ def norm_silu_pairs(decoder) -> list:
         if not isinstance(mod, torch.nn.Sequential):
             continue
         kids = list(mod)
-        for a, b in zip(kids, kids[1:]):
+        for a, b in zip(kids, kids[1:], strict=False):
             if isinstance(a, norms) and isinstance(b, torch.nn.SiLU) and getattr(a, "channel_first", False):
                 pairs.append((a, b))
     return pairs

@@ -130,7 +130,7 @@ def call_node(node, *args, unique_id: str | None = None, hidden: dict | None = N
     names = [i.id for i in cls.GET_SCHEMA().inputs]
     if len(args) > len(names):
         raise TypeError(f"{cls.__name__}: {len(args)} positional inputs for {len(names)} declared")
-    for name, value in zip(names, args):
+    for name, value in zip(names, args, strict=False):
         if name in kwargs:
             raise TypeError(f"{cls.__name__}: input {name!r} given twice")
         kwargs[name] = value

@@ -382,7 +382,7 @@ class EventListener:
         seq = [(t, d.get("node")) for t, ty, d in self.events
                if ty == "executing" and d.get("prompt_id") == prompt_id]
         out = {}
-        for (t0, node), (t1, _) in zip(seq, seq[1:]):
+        for (t0, node), (t1, _) in zip(seq, seq[1:], strict=False):
             if node is not None:
                 out[str(node)] = out.get(str(node), 0.0) + (t1 - t0)
         return out

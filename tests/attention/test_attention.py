@@ -227,7 +227,7 @@ def _original(calls):
     """Stands in for ComfyUI's original attention function: records that the override fell back."""
     def attention_original(*args, **kwargs):
         calls.append(1)
-        a = dict(zip(("q", "k", "v", "heads", "mask"), args))
+        a = dict(zip(("q", "k", "v", "heads", "mask"), args, strict=False))
         a.update({k: v for k, v in kwargs.items() if k not in ("transformer_options", "_inside_attn_wrapper")})
         return _spec_reference(**a)
     return attention_original
@@ -325,7 +325,7 @@ def test_adapter_call_conventions(A, M, mod, fakes, stats, backend, lib, sm, dro
         assert out.shape == ref.shape and out.dtype == ref.dtype, f"{label}: {out.shape} {out.dtype} vs {ref.shape}"
         ok, msg = close(out, ref, BF16_TOL)
         assert ok, f"{label}: {msg}"
-        for t, t0 in zip(args[:3], before):
+        for t, t0 in zip(args[:3], before, strict=True):
             assert torch.equal(t, t0), f"{label}: the backend modified an input tensor"
         if "scale" in kwargs:
             assert fc.CALLS[0]["scale"] == kwargs["scale"]

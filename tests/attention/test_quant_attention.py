@@ -242,7 +242,7 @@ def test_fp8_backend_error_and_call_conventions(A, M, Q, mod, fp8_lib):
             exact = base.reference(q, k, v, "blhd").float()
             assert rel_l2(out, emu) <= FAKE_VS_EMU_TOL, (layout, dtype, rel_l2(out, emu))
             assert rel_l2(out, exact) <= EMU_TOL, (layout, dtype, rel_l2(out, exact))
-            assert all(torch.equal(a, b) for a, b in zip((q, k, v), before)), "an input was modified"
+            assert all(torch.equal(a, b) for a, b in zip((q, k, v), before, strict=True)), "an input was modified"
 
 
 def test_fp8_backend_falls_back_for_what_it_cannot_serve(A, M, mod, fp8_lib, caplog):

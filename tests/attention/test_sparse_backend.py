@@ -507,7 +507,7 @@ def test_radial_sparse_on_minimax_h3_packed_attention(A, SP, RT, P, M, mod, stat
         got = M.sample(patched, cond, cond, lat, steps=3, cfg=1.0, seed=2).unbind()
         want = M.sample(with_override(model, reference), cond, cond, lat, steps=3, cfg=1.0, seed=2).unbind()
     assert count["sparse"] == 4
-    for a, b in zip(got, want):
+    for a, b in zip(got, want, strict=True):
         ok, msg = close(a, b)
         assert ok, msg
     run = sparse_wrapper(SP, patched).run

@@ -522,7 +522,7 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     funcs = prof["host_functions"]
     assert funcs and all(n > 0 for _, n, _, _ in funcs) and "| Python function (cProfile, own time)" in md
     cum = prof["host_cumulative"]  # the same run by cumulative time: the outer frames first
-    assert cum and all(a[3] >= b[3] for a, b in zip(cum, cum[1:])) and "cumulative: with what it calls" in md
+    assert cum and all(a[3] >= b[3] for a, b in zip(cum, cum[1:], strict=False)) and "cumulative: with what it calls" in md
 
 
 def test_simulated_card_args():

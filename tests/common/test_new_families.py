@@ -97,7 +97,7 @@ def test_exact_chain_samples_like_stock_fully_compiled(M, mod, stats, family):
     fam = mod("accel.common.families").detect(model)
     assert f"{len(fam.block_keys)} blocks of {fam.name}" in report and "not measured here" in report, report
     got = sample(M, patched, family)
-    for a, b in zip(want, got):
+    for a, b in zip(want, got, strict=True):
         cos = float(torch.nn.functional.cosine_similarity(a, b, dim=0))
         assert cos >= COS_MIN and float((a - b).abs().max()) <= MAX_ABS, (family, cos, float((a - b).abs().max()))
     st = C.compile_status(patched)

@@ -187,7 +187,7 @@ def test_every_rewritten_real_op_computes_what_the_op_computes(R, mod):
             ref = op(*args)
         torch._dynamo.reset()
         outs, refs = (out, ref) if isinstance(out, (tuple, list)) else ((out,), (ref,))
-        for o, r in zip(outs, refs):
+        for o, r in zip(outs, refs, strict=True):
             assert torch.allclose(o, r, atol=1e-5, rtol=1e-5), (name, (o - r).abs().max())
         checked += 1
     assert checked >= 2, sorted(str(t) for t in tm)

@@ -202,7 +202,7 @@ def test_host_factors_are_built_once_per_lora_and_freed_with_it(Ops, monkeypatch
     f2 = Ops._host_factors(terms, torch.float16)
     assert f1 is f2 and len(pinned) == 2
     ref = Ops._concat(terms, "cpu", torch.float16)
-    assert all(torch.equal(a, b) and a.dtype == torch.float16 for a, b in zip(f1, ref))
+    assert all(torch.equal(a, b) and a.dtype == torch.float16 for a, b in zip(f1, ref, strict=True))
     n = len(Ops._HOST_FACTORS)
     f3 = Ops._host_factors([(up, down, 0.3)], torch.float16)
     assert f3 is not f1 and len(pinned) == 4 and torch.allclose(f3[1].float(), (up * 0.3).half().float())
@@ -235,12 +235,12 @@ def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(Ops, mod, fp8
     terms = [(torch.randn(layer.out_features, 4, generator=g), torch.randn(4, layer.in_features, generator=g), 0.5)]
     got = Ops._device_factors(layer, terms, torch.device("cpu"), torch.float32)
     ref = Ops._concat(terms, "cpu", torch.float32)
-    assert all(torch.equal(a, b) for a, b in zip(got, ref))
+    assert all(torch.equal(a, b) for a, b in zip(got, ref, strict=True))
     assert rt.lora_unpinned.startswith("CUDA error: out of memory")
     logged = [r.getMessage() for r in caplog.records if "could not be kept in pinned memory" in r.getMessage()]
     assert logged and "ulimit -l" in logged[0]  # says what to change
     again = Ops._device_factors(layer, terms, torch.device("cpu"), torch.float32)  # the next layer: no second try
-    assert len(tries) == 1 and all(torch.equal(a, b) for a, b in zip(again, ref))
+    assert len(tries) == 1 and all(torch.equal(a, b) for a, b in zip(again, ref, strict=True))
     rt.calls["lora_lowrank"] += 1  # as a sampled LoRA layer call would
     lines = mod("accel.common.live_report").run_lines(fp8.patcher)
     assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA error") for ln in lines), lines

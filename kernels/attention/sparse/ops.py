@@ -55,7 +55,7 @@ def int32_indexable(x: torch.Tensor) -> torch.Tensor:
     (flex_attention's Triton template, FA4) index with 32-bit offsets: a view into a wider tensor overflows them.
     Seen on an H100 as "CUDA error: an illegal memory access" at HunyuanVideo 720p 129 frames, where a single block's
     v is a view into its linear1 output (119,056 tokens x 21,504 columns: offsets to 2.56e9)."""
-    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride()) if n > 0)
+    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride(), strict=True) if n > 0)
     return x if span <= INT32_MAX else x.contiguous()
 
 
