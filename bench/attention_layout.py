@@ -53,9 +53,9 @@ def main(argv=None):
         for name, qkv in (("blhd", blhd), ("bhld", bhld)):
             q, k, v = (t.transpose(1, 2) for t in qkv)  # SDPA view (B, H, L, D)
             with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.CUDNN_ATTENTION]):
-                res["times_ms"][f"cudnn {str(dt)[6:]} {name}"] = time_ms(lambda: Fn.scaled_dot_product_attention(q, k, v))
+                res["times_ms"][f"cudnn {str(dt)[6:]} {name}"] = time_ms(lambda q=q, k=k, v=v: Fn.scaled_dot_product_attention(q, k, v))
             if fa3 is not None and dt == torch.bfloat16:
-                res["times_ms"][f"fa3 bf16 {name}"] = time_ms(lambda: fa3.flash_attn_func(*qkv))
+                res["times_ms"][f"fa3 bf16 {name}"] = time_ms(lambda qkv=qkv: fa3.flash_attn_func(*qkv))
             print(res["times_ms"], flush=True)
         del base, blhd, bhld
 

@@ -116,7 +116,9 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
             overrides[name] = A.AttentionOverride(kern)
         except Exception as e:
             res["micro"].append({"shape": "-", "backend": name, "error": f"not usable: {type(e).__name__}: {e}"})
-    for shape, L, Hh in shapes:
+
+    def one(shape, L, Hh):
+        """One shape's rows."""
         D = 128
         g = torch.Generator(device=device).manual_seed(0)
         q, k, v = (torch.randn(1, L, Hh * D, generator=g, device=device, dtype=torch.bfloat16) for _ in range(3))
@@ -139,7 +141,7 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                     row["served_by"] = res["comfy_attention"]
                 else:
                     ov = overrides[name]
-                    fn = lambda: ov(comfy_attn, q, k, v, heads=Hh, transformer_options={}, _inside_attn_wrapper=True)  # noqa: E731
+                    fn = lambda ov=ov: ov(comfy_attn, q, k, v, heads=Hh, transformer_options={}, _inside_attn_wrapper=True)  # noqa: E731
                 with torch.inference_mode():
                     o = fn()
                     if name != "comfy_default":
@@ -159,7 +161,9 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                 A.STATS = None
             res["micro"].append(row)
             save(out, res)
-        q = k = v = ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+
+    for shape, L, Hh in shapes:
+        one(shape, L, Hh)  # its tensors go when it returns
         if device.type == "cuda":
             torch.cuda.empty_cache()
 

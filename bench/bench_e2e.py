@@ -702,7 +702,7 @@ def write_models_wan22(a, base: Path, M) -> dict:
     for i, name in enumerate(loras):
         seed = 31 + i  # a different LoRA per expert
         lp = models / "loras" / f"random_lightx2v_{variant}_{a.size}_r{a.lora_rank}_seed{seed}.safetensors"
-        info["loras"][name] = _written(lp, lambda: M.wan_lora(a.size, rank=a.lora_rank, seed=seed, layout="lightx2v",
+        info["loras"][name] = _written(lp, lambda seed=seed: M.wan_lora(a.size, rank=a.lora_rank, seed=seed, layout="lightx2v",
                                                               scale=0.02, dtype=torch.bfloat16), M)
         _link(models / "loras" / name, lp)
     for v in wf.values():

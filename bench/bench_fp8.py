@@ -122,8 +122,9 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
     F = H.pack_module("accel.fp8")
     shapes = shapes or (SMOKE_SHAPES if smoke else WAN14B_SHAPES)
     reps = 3 if smoke else 10
-    rows = []
-    for m, k, n in shapes:
+
+    def row(m, k, n):
+        """One shape's row; its tensors and closures go when it returns."""
         name = f"{m}x{k}->{n}"
         log(f"micro {name}")
         r = {"shape": name, "M": m, "K": k, "N": n, "flop": 2 * m * k * n}
@@ -203,9 +204,12 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
         for key in ("fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum", "accel_module", "comfy_fp8_fast"):
             if f"{key}_ms" in r and "bf16_ms" in r:
                 r[f"{key}_speedup"] = round(r["bf16_ms"] / r[f"{key}_ms"], 3)
-        rows.append(r)
         log("  " + ", ".join(f"{k2}={v}" for k2, v in r.items() if k2.endswith(("_ms", "_speedup", "_cos_vs_fp32"))))
-        x = w = b = exact = w8c = w8t = mod = cf = lin = f = ft = x8 = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+        return r
+
+    rows = []
+    for m, k, n in shapes:
+        rows.append(row(m, k, n))
         gc.collect()
         if dev.type == "cuda":
             torch.cuda.empty_cache()
@@ -284,7 +288,7 @@ def whole_model(dev, smoke, repeats, errors):
                     torch.cuda.reset_peak_memory_stats()
                 log(f"model {name}: loaded ({v['weight_bytes'] / 2**30:.2f} GiB weights); forward warm-up")
                 y = f(x, sigma, ctx)
-                med, ts, y = timed_all(lambda: f(x, sigma, ctx), dev, warmup=0, reps=repeats)
+                med, ts, y = timed_all(lambda f=f: f(x, sigma, ctx), dev, warmup=0, reps=repeats)
                 v["forward_ms"] = round(med, 2)
                 v["forward_ms_all"] = [round(t2, 2) for t2 in ts]
                 if dev.type == "cuda":
@@ -372,7 +376,7 @@ def micro_markdown(micro_rows, title):
               "accel module ms | x | ComfyUI fp8_fast ms | x | quantize ms | scaled_mm ms |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in micro_rows:
-            g = lambda k: r.get(k, "-")  # noqa: E731
+            g = lambda k, r=r: r.get(k, "-")  # noqa: E731
             L.append(f"| {r['shape']} | {g('bf16_ms')} | {g('fp8_rowwise_fastaccum_ms')} | {g('fp8_rowwise_fastaccum_speedup')} | "
                      f"{g('fp8_rowwise_ms')} | {g('fp8_rowwise_speedup')} | {g('fp8_tensorwise_fastaccum_ms')} | "
                      f"{g('fp8_tensorwise_fastaccum_speedup')} | {g('accel_module_ms')} | {g('accel_module_speedup')} | "
@@ -381,7 +385,7 @@ def micro_markdown(micro_rows, title):
                   "GPU vs reference (rel) rowwise / tensorwise | quantizer: scale max rel, fp8 mismatch |",
               "|---|---|---|---|---|---|---|---|"]
         for r in micro_rows:
-            g = lambda k: r.get(k, "-")  # noqa: E731
+            g = lambda k, r=r: r.get(k, "-")  # noqa: E731
             L.append(f"| {r['shape']} | {g('bf16_cos_vs_fp32')} | {g('fp8_rowwise_fastaccum_cos_vs_fp32')} | "
                      f"{g('fp8_rowwise_cos_vs_fp32')} | {g('fp8_tensorwise_fastaccum_cos_vs_fp32')} | "
                      f"{g('comfy_fp8_fast_cos_vs_fp32')} | {g('fp8_rowwise_rel_vs_reference')} / "

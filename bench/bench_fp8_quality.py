@@ -127,7 +127,7 @@ class Bench:
                 for k in [k.strip() for k in self.a.keep.split(",") if k.strip()]:
                     key = f"keep:{k}"
                     self.res["sensitivity"][key] = self.attempt(
-                        f"sensitivity {k}", lambda k=k: self.one_chain(key, path, keep=KEEP[k])) or {"failed": True}
+                        f"sensitivity {k}", lambda k=k, key=key: self.one_chain(key, path, keep=KEEP[k])) or {"failed": True}
                     self.save()
         self.save()
         print("\n".join(self.markdown()))
@@ -165,7 +165,7 @@ class Bench:
         return x.to(dtype)
 
     def micro(self):
-        torch, K = self.torch, self.K
+        torch = self.torch
         dev = "cuda" if self.m.cuda else "cpu"
         dtype = torch.float16 if self.m.a.dtype == "fp16" else torch.bfloat16  # ComfyUI runs Wan in fp16
         for size in [s.strip() for s in self.a.micro_sizes.split(",") if s.strip()]:
@@ -176,53 +176,58 @@ class Bench:
                     ("ffn.0", mv, dim, ffn, "modulated norm"),
                     ("ffn.2", mv, ffn, dim, "gelu hidden")]
             for name, m, k, n, kind in rows:
-                log(f"micro {size} {name} {m}x{k}->{n}")
-                g = torch.Generator(device=dev).manual_seed(0)
-                x = self.activations(kind, m, k, g, dev, dtype)
-                w = torch.randn(n, k, generator=g, device=dev) / k ** 0.5
-                b = (torch.randn(n, generator=g, device=dev) * 0.02).to(dtype)
-                exact = torch.addmm(b.float(), x.float(), w.t())
-                w16 = w.to(dtype)
-                w8, sw = K.quantize_weight(w, K.E4M3, per_channel=True)
-                variants = {
-                    "16-bit": (lambda: torch.nn.functional.linear(x, w16, b), None),
-                    "dequantize": (lambda: torch.nn.functional.linear(x, K.dequantize(w8, sw, dtype), b), None),
-                    "per-token": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", True),
-                                  lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
-                    "per-token, fp32 accumulation": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", False),
-                                                     lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
-                    "1x128 blocks": (lambda: K.fp8_linear(x, w8, sw, b, K.BLOCK_MODE),
-                                     lambda: K.fp8_linear_ref(x, w8, sw, b, act="block")),
-                }
-                for opt, (fn, ref) in variants.items():
-                    r = {"size": size, "layer": name, "M": m, "K": k, "N": n, "activations": kind, "option": opt}
-                    out = self.attempt(f"micro {size} {name} {opt}", fn)
-                    if out is not None:
-                        c = runner.compare(out, exact)
-                        r["cos_vs_fp32"], r["rel_vs_fp32"] = round(c["cosine"], 6), round(c["rel_l2"], 5)
-                        t = self.attempt(f"micro {size} {name} {opt} timing", lambda fn=fn: self.timed(fn))
-                        if t is not None:
-                            r["ms"] = round(t, 4)
-                            r["tflops"] = round(2 * m * k * n / t / 1e9, 1)
-                        if ref is not None:
-                            rr = self.attempt(f"micro {size} {name} {opt} reference", ref)
-                            if rr is not None:
-                                r["rel_vs_reference"] = round(_rel(out, rr), 6)  # the kernel vs its own math
-                        del out
-                    self.res["micro"].append(r)
-                if self.m.cuda:
-                    def qcheck():
-                        q8, qs = K.quantize_blocks(x.reshape(-1, k))
-                        r8, rs = K.quantize_blocks_ref(x.reshape(-1, k))
-                        return {"size": size, "layer": name, "option": "quantize_blocks check",
-                                "scale_maxrel": float(((qs - rs).abs() / rs).max()),
-                                "fp8_mismatch_frac": float((q8.float() != r8.float()).float().mean()),
-                                "ms_blocks": round(self.timed(lambda: K.quantize_blocks(x)), 4),
-                                "ms_rows": round(self.timed(lambda: K.quantize_rows(x)), 4)}
-                    qc = self.attempt(f"micro {size} {name} quantizer check", qcheck)
-                    if qc:
-                        self.res["micro"].append(qc)
-                self.save()
+                self._micro_layer(size, name, m, k, n, kind, dev, dtype)
+
+    def _micro_layer(self, size, name, m, k, n, kind, dev, dtype):
+        """micro(): one layer shape's rows (each option's accuracy and time, the quantizer check)."""
+        torch, K = self.torch, self.K
+        log(f"micro {size} {name} {m}x{k}->{n}")
+        g = torch.Generator(device=dev).manual_seed(0)
+        x = self.activations(kind, m, k, g, dev, dtype)
+        w = torch.randn(n, k, generator=g, device=dev) / k ** 0.5
+        b = (torch.randn(n, generator=g, device=dev) * 0.02).to(dtype)
+        exact = torch.addmm(b.float(), x.float(), w.t())
+        w16 = w.to(dtype)
+        w8, sw = K.quantize_weight(w, K.E4M3, per_channel=True)
+        variants = {
+            "16-bit": (lambda: torch.nn.functional.linear(x, w16, b), None),
+            "dequantize": (lambda: torch.nn.functional.linear(x, K.dequantize(w8, sw, dtype), b), None),
+            "per-token": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", True),
+                          lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
+            "per-token, fp32 accumulation": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", False),
+                                             lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
+            "1x128 blocks": (lambda: K.fp8_linear(x, w8, sw, b, K.BLOCK_MODE),
+                             lambda: K.fp8_linear_ref(x, w8, sw, b, act="block")),
+        }
+        for opt, (fn, ref) in variants.items():
+            r = {"size": size, "layer": name, "M": m, "K": k, "N": n, "activations": kind, "option": opt}
+            out = self.attempt(f"micro {size} {name} {opt}", fn)
+            if out is not None:
+                c = runner.compare(out, exact)
+                r["cos_vs_fp32"], r["rel_vs_fp32"] = round(c["cosine"], 6), round(c["rel_l2"], 5)
+                t = self.attempt(f"micro {size} {name} {opt} timing", lambda fn=fn: self.timed(fn))
+                if t is not None:
+                    r["ms"] = round(t, 4)
+                    r["tflops"] = round(2 * m * k * n / t / 1e9, 1)
+                if ref is not None:
+                    rr = self.attempt(f"micro {size} {name} {opt} reference", ref)
+                    if rr is not None:
+                        r["rel_vs_reference"] = round(_rel(out, rr), 6)  # the kernel vs its own math
+                del out
+            self.res["micro"].append(r)
+        if self.m.cuda:
+            def qcheck():
+                q8, qs = K.quantize_blocks(x.reshape(-1, k))
+                r8, rs = K.quantize_blocks_ref(x.reshape(-1, k))
+                return {"size": size, "layer": name, "option": "quantize_blocks check",
+                        "scale_maxrel": float(((qs - rs).abs() / rs).max()),
+                        "fp8_mismatch_frac": float((q8.float() != r8.float()).float().mean()),
+                        "ms_blocks": round(self.timed(lambda: K.quantize_blocks(x)), 4),
+                        "ms_rows": round(self.timed(lambda: K.quantize_rows(x)), 4)}
+            qc = self.attempt(f"micro {size} {name} quantizer check", qcheck)
+            if qc:
+                self.res["micro"].append(qc)
+        self.save()
 
     # --- end to end ----------------------------------------------------------------------------------------
     def stock_latent(self, path):

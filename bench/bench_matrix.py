@@ -830,11 +830,11 @@ class Matrix:
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)
                 if self.a.profile:
-                    r["profile"], _ = runner.profile_kernels(lambda: self.sample(m))
+                    r["profile"], _ = runner.profile_kernels(lambda m=m: self.sample(m))
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
-                        r["profile"]["sync_sites"], _ = runner.sync_sites(lambda: self.sample(m))
+                        r["profile"]["sync_sites"], _ = runner.sync_sites(lambda m=m: self.sample(m))
                     if self.a.host_profile:
-                        tables, _ = runner.host_profile_tables(lambda: self.sample(m), top=40)
+                        tables, _ = runner.host_profile_tables(lambda m=m: self.sample(m), top=40)
                         r["profile"]["host_functions"] = tables["own"]
                         r["profile"]["host_cumulative"] = tables["cumulative"]
                 r["fp8_calls"] = self.fp8_calls(m)

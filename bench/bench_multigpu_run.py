@@ -369,7 +369,7 @@ class Bench:
             models: list = []
             for mode in modes:
                 self.free_gpu0()
-                self.record(f"{n}gpu_cfg_{mode}", lambda n=n, mode=mode: self.multi(bases, n, mode, models))
+                self.record(f"{n}gpu_cfg_{mode}", lambda n=n, mode=mode, models=models: self.multi(bases, n, mode, models))
             models.clear()
         self.pool.shutdown_all()
 

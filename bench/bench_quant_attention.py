@@ -184,8 +184,8 @@ def variants(torch, device, smoke):
             r = r[0] if isinstance(r, (tuple, list)) else r
             return r.to(q.dtype)
         out["fp8 fused quantize {}/{}/w{}, K smoothed".format(*cfg)] = fp8_cfg
-        out["quantize only: fused {}/{}/w{}".format(*cfg)] = (lambda cfg: lambda q, k, v: fp8.quantize_fused(
-            q, k, v, config=cfg))(cfg)
+        out["quantize only: fused {}/{}/w{}".format(*cfg)] = (
+            lambda q, k, v, cfg=cfg: fp8.quantize_fused(q, k, v, config=cfg))
     # the same reference quantization compiled by inductor (what a compiled block could run instead of the opaque
     # Triton quantizer, fused with the ops that produce q/k/v): its cost alone and with the FP8 kernel
     qind = torch.compile(lambda q, k, v: tuple(fp8.quantize_reference(q, k, v)))
@@ -244,7 +244,7 @@ def per_call(res, out_dir, device, shapes, dtypes, reps, smoke):
                         pass
                 if fa3 is not None:
                     qq = fp8.quantize(q, k, v)
-                    kernel_only = lambda: fa3(qq.q, qq.k, qq.v, causal=False, q_descale=qq.q_descale,  # noqa: E731
+                    kernel_only = lambda fa3=fa3, qq=qq: fa3(qq.q, qq.k, qq.v, causal=False, q_descale=qq.q_descale,  # noqa: E731
                                               k_descale=qq.k_descale, v_descale=qq.v_descale)
             items = list(fns.items()) + ([("fp8 kernel only (pre-quantized)", None)] if kernel_only else [])
             for name, fn in items:

@@ -214,7 +214,7 @@ def decode_save(a, timer: Timer, tmp: str) -> dict:
         for want in DECODE_SAVE_ENCODERS:
             got = {}
 
-            def accel():
+            def accel(got=got, want=want):
                 got["out"] = H.call_node("AccelSaveVideo", samples={"samples": z}, vae=vae, fps=a.fps,
                                          filename_prefix="bench/decode_save", format="auto", codec="auto",
                                          encoder=want)

@@ -163,7 +163,8 @@ def main(argv=None):
         if status.get(b):
             res["skipped"][b] = status[b]
 
-    for shape, (grid, heads, model_type, text, text_first) in shapes.items():
+    def one(shape, grid, heads, model_type, text, text_first):
+        """One shape's rows."""
         L = grid.tokens + text
         g = torch.Generator(device=device).manual_seed(0)
         q, k, v = (torch.randn(1, L, heads, 128, generator=g, device=device, dtype=dtype) for _ in range(3))
@@ -210,7 +211,7 @@ def main(argv=None):
                 row = dict(base, variant=f"radial/{b}", decay=decay, sparsity=stats["sparsity"],
                            block_sparsity=stats["block_sparsity"], mask_build_s=mask_s)
                 try:
-                    fn = lambda: SO.sparse_attention(qh, kh, vh, pat, backend=b)  # noqa: E731
+                    fn = lambda pat=pat, b=b: SO.sparse_attention(qh, kh, vh, pat, backend=b)  # noqa: E731
                     first, ms = timer(fn, device, warmup, reps)
                     o = fn()
                     row.update(ms=ms, first_call_s=first, speedup_vs_fa3=fa3_ms / ms if fa3_ms else None,
@@ -221,7 +222,9 @@ def main(argv=None):
                 log(f"  {row['variant']}: {row.get('ms', row.get('error'))}")
                 save()
             ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
-        q = k = v = qh = kh = vh = dense_ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+
+    for shape, (grid, heads, model_type, text, text_first) in shapes.items():
+        one(shape, grid, heads, model_type, text, text_first)  # its tensors go when it returns
         if device.type == "cuda":
             torch.cuda.empty_cache()
     save()
