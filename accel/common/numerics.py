@@ -236,8 +236,8 @@ def restore(saved: dict) -> None:
                               ("cudnn.rnn.fp32_precision", getattr(cd, "rnn", None), "fp32_precision"),
                               ("mkldnn.matmul.fp32_precision", getattr(getattr(torch.backends, "mkldnn", None), "matmul", None),
                                "fp32_precision")):
-        if key in saved and holder is not None and _get(lambda: getattr(holder, attr)) != saved[key]:
-            attempt(key, lambda holder=holder, key=key: setattr(holder, attr, saved[key]))
+        if key in saved and holder is not None and _get(lambda holder=holder, attr=attr: getattr(holder, attr)) != saved[key]:
+            attempt(key, lambda holder=holder, attr=attr, key=key: setattr(holder, attr, saved[key]))
     if "cudnn.benchmark" in saved:
         attempt("cudnn.benchmark", lambda: setattr(cd, "benchmark", saved["cudnn.benchmark"]))
     if "matmul.allow_fp16_accumulation" in saved:

@@ -306,13 +306,13 @@ def ui_to_api(ui: dict, info: dict, notes: list | None = None) -> dict:
         vals = n.get("widgets_values")
         filled = []
         if isinstance(vals, dict):  # some custom nodes save {name: value}: only those values are sent
-            layout = [x for x in widget_layout(spec, lambda name, kind, s: vals.get(name, _MISSING))
+            layout = [x for x in widget_layout(spec, lambda name, kind, s, vals=vals: vals.get(name, _MISSING))
                       if x[2] is not _MISSING]
         else:
             vals = list(vals or [])
             pos = 0
 
-            def value_for(name, kind, s):
+            def value_for(name, kind, s, vals=vals, nid=nid, typ=typ, filled=filled):
                 nonlocal pos
                 if pos < len(vals):
                     v = vals[pos]
@@ -373,7 +373,7 @@ def fill_new_inputs(api: dict, ui: dict, info: dict, notes: list | None = None) 
             continue
         inputs, filled = node["inputs"], []
 
-        def value_for(name, kind, s):
+        def value_for(name, kind, s, inputs=inputs, saved=saved, filled=filled):
             if name is None:
                 return None
             if name in inputs:

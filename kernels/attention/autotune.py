@@ -178,7 +178,7 @@ class Tuner:
                         rejected[cand.name] = f"result differs from {usable[0].name} (relative error {err:.3g})"
                         continue
                 del out
-                ms = time_call(lambda: invoke(cand, q, k, v, layout, mask if cand.supports_mask else None, scale),
+                ms = time_call(lambda cand=cand: invoke(cand, q, k, v, layout, mask if cand.supports_mask else None, scale),
                                device, self.warmup, self.reps)
                 times[cand.name] = round(ms, 4)
             except Exception as e:

@@ -267,7 +267,7 @@ def test_fp8_backend_falls_back_for_what_it_cannot_serve(A, M, mod, fp8_lib, cap
         with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
             for _ in range(2):
                 fell, calls[:] = [], []
-                ov(lambda *a, **kw: fell.append(1) or a[0], *args, **kwargs)
+                ov(lambda *a, fell=fell, **kw: fell.append(1) or a[0], *args, **kwargs)
                 if code == "kv-heads":  # served: K/V repeated for the FP8 kernel (no native GQA descales)
                     assert not fell and calls == ["fp8"], code
                 else:

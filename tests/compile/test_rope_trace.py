@@ -183,7 +183,7 @@ def test_every_rewritten_real_op_computes_what_the_op_computes(R, mod):
             continue
         torch._dynamo.reset()
         with torch.inference_mode():
-            out = torch.compile(lambda *a: op(*a), options={"pre_grad_custom_pass": p}, fullgraph=True)(*args)
+            out = torch.compile(lambda *a, op=op: op(*a), options={"pre_grad_custom_pass": p}, fullgraph=True)(*args)
             ref = op(*args)
         torch._dynamo.reset()
         outs, refs = (out, ref) if isinstance(out, (tuple, list)) else ((out,), (ref,))
@@ -214,12 +214,12 @@ def test_real_adaln_ops_are_traced_and_compute_the_published_modulation(R, mod):
     p = mod("accel.compile.passes").PreGradPasses(False, True)
     for name, ref in published.items():
         op = getattr(ck, name)
-        gm = _capture(lambda a, s, b: op(a, s, b, 1e-6) * 2, x, scale, shift)
+        gm = _capture(lambda a, s, b, op=op: op(a, s, b, 1e-6) * 2, x, scale, shift)
         assert R.rewrite(gm.graph) == 1
         assert not any(str(n.target).startswith("comfy_kitchen.") for n in gm.graph.nodes if n.op == "call_function")
         torch._dynamo.reset()
         with torch.inference_mode():
-            out = torch.compile(lambda a, s, b: op(a, s, b, 1e-6), options={"pre_grad_custom_pass": p},
+            out = torch.compile(lambda a, s, b, op=op: op(a, s, b, 1e-6), options={"pre_grad_custom_pass": p},
                                 fullgraph=True)(x, scale, shift)
             direct = op(x, scale, shift, 1e-6)
         torch._dynamo.reset()
