@@ -43,7 +43,8 @@ def listed(options, most: int = 20) -> str:
 
 
 def not_a_choice(node: str, input_name: str, value, options) -> AccelError:
-    return AccelError(input_name, f"{shown(value)} is not one of its choices", "Pick one of: " + listed(options), title=node)
+    return AccelError(input_name, f"{shown(value)} is not one of its choices", "Pick one of: " + listed(options),
+                      title=node)
 
 
 def in_list(node: str, input_name: str, value, options, also: tuple = ()) -> AccelError | None:

@@ -166,7 +166,8 @@ class StepWrapper(StepClock):
         if step is None or not callable(getattr(model_sampling, "percent_to_sigma", None)):
             return step, n
         if self._placed_for is not self._sigmas_obj:
-            first, last = (sigma_percent(s, model_sampling.percent_to_sigma) for s in (self._sigmas[0], self._sigmas[-1]))
+            first, last = (sigma_percent(s, model_sampling.percent_to_sigma)
+                           for s in (self._sigmas[0], self._sigmas[-1]))
             self._placed_for, self._place = self._sigmas_obj, run_position(n, first, last)
         offset, total = self._place
         return offset + step, total

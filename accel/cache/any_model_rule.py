@@ -14,7 +14,8 @@ MAX_SAMPLE = 1 << 18  # elements per chunk kept for the change measures (tokens 
 
 
 # ============================================================================ the rule (pure, testable)
-def rule(din: float | None, rate: float | None, din_step: float | None, thresh: float) -> tuple[bool, float | None, str]:
+def rule(din: float | None, rate: float | None, din_step: float | None,
+         thresh: float) -> tuple[bool, float | None, str]:
     """(skip, estimate, why) for one chunk. din: relative input change since the last computed step; rate: the
     residual/input change rate of the last computed interval; din_step: the per-step input change it was measured
     on; thresh: the largest estimated relative residual change a skipped step may have."""
@@ -144,6 +145,6 @@ def summary(run) -> list:
                      f"sum {m.get('est_sum', 0.0):.3f} (threshold {run.thresh:g})")
     if meas:
         lines.append(f"measured change of the residual after each span of skipped steps (at the next computed step): "
-                     f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} skipped span(s) (counted per "
-                     "cond/uncond) - the relative error the reused residual had by then")
+                     f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} skipped span(s) "
+                     "(counted per cond/uncond) - the relative error the reused residual had by then")
     return lines

@@ -264,8 +264,8 @@ class Prefetcher:
             short = need + _working_memory(base, x) - _device_free(device)
             if short <= 0:
                 return
-            others = [(p, comfy_compat.dynamic_vbar(p.model, device)) for p in comfy_compat.loaded_dynamic_patchers(device)
-                      if p.model is not base]
+            others = [(p, comfy_compat.dynamic_vbar(p.model, device))
+                      for p in comfy_compat.loaded_dynamic_patchers(device) if p.model is not base]
             held = [(p, v.loaded_size()) for p, v in others if v is not None]
             freed = 0
             for p, amount in room_plan(short, held):

@@ -18,7 +18,8 @@ not vbar-backed but still cast per call (legacy partial loads, small force-loade
 functions) are fetched with `comfy.ops.cast_bias_weight`, or with the layer's own `cast_bias_weight` method where
 its class has one (ComfyUI-GGUF's layers: packed GGML weights dequantized and LoRA-patched by the layer). The
 compiled graph therefore only ever sees resident tensors: one graph for every block, no guard on LoRA objects, no
-graph break per layer, and ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA are fetched as stored
+graph break per layer, and ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA
+are fetched as stored
 (fp8) and get the LoRA factors as `accel_lora` for the call: the graph runs the FP8 matmul plus the low-rank term
 (accel.fp8.ops); other weight patches on them are applied to the dequantized weight and requantized here.
 
@@ -148,7 +149,8 @@ class BlockFetcher:
                     mp.cleanup_prefetched_modules(block, done)
                     f.streams.append(ops.cast_modules_with_vbar(done, dtype, device, dtype, nb))
             f.copied = any(not getattr(m, "_prefetch", {}).get("resident", True) for m in f.vbar) or any(
-                getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m)) for m in layers)
+                getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m))
+                for m in layers)
             for stream in f.streams:
                 mm.sync_stream(device, stream)
             vset = set(map(id, f.vbar))
@@ -162,7 +164,8 @@ class BlockFetcher:
                 if _is_pack_fp8(m) and _has_functions(m):
                     stored, lr = _pack_fp8_lowrank(m, x)
                     if stored:  # plain LoRA (or bias patches only): the stored fp8 weight, the LoRA beside it
-                        saved.append((_restore_lowrank, _swap_in_lowrank(m, lr, *_fetch_stored_fp8(m, x, id(m) in vset))))
+                        saved.append((_restore_lowrank,
+                                      _swap_in_lowrank(m, lr, *_fetch_stored_fp8(m, x, id(m) in vset))))
                         continue
                     saved.append((_restore_fp8, _swap_in_fp8(m, *_fetch_patched_fp8(m, x, id(m) in vset))))
                     continue
@@ -218,7 +221,8 @@ class Fetched:
 
 
 def _own_cast(m):
-    """The layer's own `cast_bias_weight(input, dtype, device, bias_dtype)` method where its class defines one (ComfyUI's
+    """The layer's own `cast_bias_weight(input, dtype, device, bias_dtype)` method where its class defines one
+    (ComfyUI's
     layers use the module-level `comfy.ops.cast_bias_weight`; ComfyUI-GGUF's `GGMLLayer` defines its own, which
     dequantizes the packed GGML weight and applies LoRA patches), else None. ComfyUI's function would cast such a
     layer's packed storage as if it were the weight; the layer's own method returns the weight its forward uses."""

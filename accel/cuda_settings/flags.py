@@ -67,7 +67,8 @@ def explain(settings: CudaSettings, profile=None) -> Section:
                          "bf16/fp32 matmuls are unaffected")
     if settings.sdpa_order:
         if not has_sdpa_priority():
-            lines.append(f"  note: torch {torch.__version__} cannot reorder SDPA backends; only their on/off flags are set")
+            lines.append(f"  note: torch {torch.__version__} cannot reorder SDPA backends; only their on/off flags are "
+                         "set")
         if not on_cuda and profile is not None:
             lines.append(f"  note: the SDPA order only matters on CUDA GPUs (device: {kind})")
         lines.append("  note: the SDPA order applies where ComfyUI's own attention (or an 'sdpa' backend) calls "

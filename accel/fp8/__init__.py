@@ -73,9 +73,12 @@ from .save import (
 __all__ = ["ACT_BLOCK", "ACT_CHOICES", "ACT_DEFAULT", "ACT_INPUT", "ACT_PER_TOKEN", "ACT_PER_TOKEN_FP32", "AUTO_TARGET",
            "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
            "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD",
-           "WEIGHT_FORMATS", "FP8LoadOptions", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
+           "WEIGHT_FORMATS", "FP8LoadOptions", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats",
+           "activation_dtype",
            "check_activation_scaling", "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear",
-           "load", "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE", "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
-           "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute", "save_portable"]
+           "load", "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE",
+           "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
+           "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute",
+           "save_portable"]
 
 live_report.register_after_run(after_run_lines, order=20)

@@ -57,7 +57,8 @@ class WorkerPool:
         self.procs: list = []
         self.conns: list = []
         self.model_key = None  # the model of the latest forward
-        self.models: dict = {}  # key -> {"bytes", "inner", "compile_cfg"} of the models every worker holds, oldest first
+        self.models: dict = {}  # key -> {"bytes", "inner", "compile_cfg"} of the models every worker holds, oldest
+                                # first
         self.memory = None  # the workers' smallest {"available", "total"} bytes after the latest load
         self.inner = None
         self.compile_cfg = None
@@ -203,7 +204,8 @@ class WorkerPool:
                 pickle.dumps(inner)
             except Exception:
                 log.warn_once(("multigpu", "inner", type(inner).__name__),
-                              "multigpu: the attention override %r cannot be sent to the workers; they use ComfyUI's attention",
+                              "multigpu: the attention override %r cannot be sent to the workers; they use ComfyUI's "
+                              "attention",
                               inner)
                 inner = None
             held = self.models.get(key)
@@ -279,7 +281,8 @@ class WorkerPool:
             raise ValueError(f"{split} parts for {self.world} workers")
         size = self.world // split
         with self.lock:
-            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split, method), protocol=4) for p in parts]
+            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split, method),
+                                     protocol=4) for p in parts]
             for r, c in enumerate(self.conns):
                 c.send_bytes(payloads[r // size])
             self.busy = True

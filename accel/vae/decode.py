@@ -179,7 +179,8 @@ class AccelState:
                     return compiled(*args, **kwargs)
                 except Exception as e:  # noqa: BLE001 - compile errors come in many types
                     if state.policy is Policy.ERROR:
-                        raise AccelError("compile", f"torch.compile failed on the VAE decoder ({type(e).__name__}: {e})",
+                        raise AccelError("compile",
+                                         f"torch.compile failed on the VAE decoder ({type(e).__name__}: {e})",
                                          "Set compile to false, or on_failure to 'fall back'", title=state.title) from e
                     state.compile_failed = f"{type(e).__name__}: {e}"
                     log.warn_once(("vae-compile", type(e).__name__), "Accel VAE: torch.compile of the decoder blocks "

@@ -208,7 +208,8 @@ def build(name: str, spec, library: str, version, extra_device_types=()) -> Kern
     return Kernel(
         name=name, library=library, version=version, layouts=(BLHD,),
         call=compile_safe(op_id(name, library), call_impl), op_name=f"{OP_NAMESPACE}::{op_id(name, library)}",
-        dtypes=torch_dtypes(spec.dtypes), device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
+        dtypes=torch_dtypes(spec.dtypes),
+        device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
         head_dims=frozenset(spec.head_dims) if spec.head_dims else None, max_head_dim=spec.max_head_dim,
         supports_mask=False, gqa=False, supports_scale=True, low_precision=True, autograd=False,
         note=("q/k/v quantized to FP8 e4m3 with one scale per batch and head, K smoothed (mean over tokens "

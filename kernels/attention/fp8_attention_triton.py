@@ -22,7 +22,8 @@ import triton
 import triton.language as tl
 
 CHUNK = 256  # tokens per program
-BLOCK_L = 128  # tokens per inner step (256/128/4 warps: the fastest quantize of CONFIGS on H200 and H100, bench_quant_attention)
+BLOCK_L = 128  # tokens per inner step (256/128/4 warps: the fastest quantize of CONFIGS on H200 and H100,
+               # bench_quant_attention)
 NUM_WARPS = 4
 # (chunk, block_l, num_warps) the GPU benchmark sweeps (bench_quant_attention.py "quantize only: fused <config>")
 CONFIGS = tuple((c, b, w) for c in (128, 256, 512) for b in (32, 64, 128) for w in (4, 8) if b <= c)

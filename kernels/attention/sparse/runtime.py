@@ -112,8 +112,8 @@ class RadialSettings:
 
     def describe_steps(self) -> str:
         if self.dense_steps == AUTO:
-            return ("the first quarter of each sampler run's steps from pure noise, rounded up (dense_steps -1: 1 of 4, "
-                    "5 of 20); none in a run that continues a partly denoised latent (Wan 2.2's second expert)")
+            return ("the first quarter of each sampler run's steps from pure noise, rounded up (dense_steps -1: 1 of "
+                    "4, 5 of 20); none in a run that continues a partly denoised latent (Wan 2.2's second expert)")
         return f"the first {self.dense_steps} step(s) of each sampler run"
 
 
@@ -301,7 +301,8 @@ class RadialRun:
                     f"{s['sparsity']:.1%} (tiles {s['block_sparsity']:.1%}), {e['calls']} sparse call(s)")
             if km is not None:
                 text += (f"; kept attention mass {km['mean']:.1%} (worst row {km['worst_row']:.1%}), measured on the "
-                         f"first sparse call: {km['rows']} query rows x {km['heads']} heads of its own q/k, full softmax")
+                         f"first sparse call: {km['rows']} query rows x {km['heads']} heads of its own q/k, full "
+                         "softmax")
             lines.append(text)
         return lines
 
