@@ -201,7 +201,8 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
         if cf is not None:
             f = lambda: cf(x.clone())  # noqa: E731  (fp8_linear clamps its input in place)
             add("comfy_fp8_fast", f, f)
-        for key in ("fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum", "accel_module", "comfy_fp8_fast"):
+        for key in ("fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum", "accel_module",
+                    "comfy_fp8_fast"):
             if f"{key}_ms" in r and "bf16_ms" in r:
                 r[f"{key}_speedup"] = round(r["bf16_ms"] / r[f"{key}_ms"], 3)
         log("  " + ", ".join(f"{k2}={v}" for k2, v in r.items() if k2.endswith(("_ms", "_speedup", "_cos_vs_fp32"))))
@@ -332,11 +333,13 @@ def targets(res):
             continue
         t[v["name"]] = {
             "weight_ratio<=0.55": v.get("weight_ratio_vs_bf16") is not None and v["weight_ratio_vs_bf16"] <= 0.55,
-            "forward_speedup>=1.15": v.get("forward_speedup_vs_bf16") is not None and v["forward_speedup_vs_bf16"] >= 1.15,
+            "forward_speedup>=1.15": (v.get("forward_speedup_vs_bf16") is not None
+                                      and v["forward_speedup_vs_bf16"] >= 1.15),
             "cosine>=0.995": v.get("cosine_vs_bf16") is not None and v["cosine_vs_bf16"] >= 0.995,
         }
     for r in res.get("micro") or []:
-        t[f"linear {r['shape']}"] = {"speedup>=1.4 (rowwise fast-accum)": r.get("fp8_rowwise_fastaccum_speedup", 0) >= 1.4,
+        t[f"linear {r['shape']}"] = {"speedup>=1.4 (rowwise fast-accum)":
+                                      r.get("fp8_rowwise_fastaccum_speedup", 0) >= 1.4,
                                       "speedup>=1.4 (accel module)": r.get("accel_module_speedup", 0) >= 1.4}
     return t
 
@@ -350,14 +353,17 @@ def markdown(res):
     L += micro_markdown(res.get("micro") or [], "Linear layers (Wan 14B shapes, bf16 activations)")
     model = res.get("model")
     if model:
-        L += ["", f"## Whole model: Wan {model['size']} T2V, latent {tuple(model['latent'])}, context {tuple(model['context'])}", "",
-              "| variant | weights GiB | x bf16 | forward ms | speedup | cosine vs bf16 | rel err | build s | compute |",
+        L += ["", f"## Whole model: Wan {model['size']} T2V, latent {tuple(model['latent'])}, context "
+                  f"{tuple(model['context'])}", "",
+              "| variant | weights GiB | x bf16 | forward ms | speedup | cosine vs bf16 | rel err | build s | compute "
+              "|",
               "|---|---|---|---|---|---|---|---|---|"]
         for v in model["variants"]:
             wb = v.get("weight_bytes")
-            L.append(f"| {v['name']} | {wb / 2**30:.2f} | {v.get('weight_ratio_vs_bf16', '-')} | {v.get('forward_ms', '-')} | "
-                     f"{v.get('forward_speedup_vs_bf16', '-')} | {v.get('cosine_vs_bf16', '-')} | {v.get('rel_err_vs_bf16', '-')} | "
-                     f"{v.get('build_s', '-')} | {v.get('accel_compute', '-')} |" if wb else f"| {v['name']} | failed | | | | | | | |")
+            L.append(f"| {v['name']} | {wb / 2**30:.2f} | {v.get('weight_ratio_vs_bf16', '-')} | "
+                     f"{v.get('forward_ms', '-')} | {v.get('forward_speedup_vs_bf16', '-')} | "
+                     f"{v.get('cosine_vs_bf16', '-')} | {v.get('rel_err_vs_bf16', '-')} | {v.get('build_s', '-')} | "
+                     f"{v.get('accel_compute', '-')} |" if wb else f"| {v['name']} | failed | | | | | | | |")
     if res.get("targets"):
         L += ["", "## Targets", ""]
         for k, d in res["targets"].items():
@@ -372,17 +378,18 @@ def micro_markdown(micro_rows, title):
     L = []
     if micro_rows:
         L += [f"## {title}", "",
-              "| shape | bf16 ms | fp8 rowwise ms (fast acc) | x | fp8 rowwise ms (fp32 acc) | x | fp8 tensorwise ms | x | "
-              "accel module ms | x | ComfyUI fp8_fast ms | x | quantize ms | scaled_mm ms |",
+              "| shape | bf16 ms | fp8 rowwise ms (fast acc) | x | fp8 rowwise ms (fp32 acc) | x | fp8 tensorwise ms | "
+              "x | accel module ms | x | ComfyUI fp8_fast ms | x | quantize ms | scaled_mm ms |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in micro_rows:
             g = lambda k, r=r: r.get(k, "-")  # noqa: E731
-            L.append(f"| {r['shape']} | {g('bf16_ms')} | {g('fp8_rowwise_fastaccum_ms')} | {g('fp8_rowwise_fastaccum_speedup')} | "
-                     f"{g('fp8_rowwise_ms')} | {g('fp8_rowwise_speedup')} | {g('fp8_tensorwise_fastaccum_ms')} | "
-                     f"{g('fp8_tensorwise_fastaccum_speedup')} | {g('accel_module_ms')} | {g('accel_module_speedup')} | "
-                     f"{g('comfy_fp8_fast_ms')} | {g('comfy_fp8_fast_speedup')} | {g('quantize_rows_ms')} | {g('scaled_mm_rowwise_only_ms')} |")
-        L += ["", "| shape | cos vs fp32: bf16 | fp8 rowwise (fast acc) | fp8 rowwise | fp8 tensorwise | ComfyUI fp8_fast | "
-                  "GPU vs reference (rel) rowwise / tensorwise | quantizer: scale max rel, fp8 mismatch |",
+            L.append(f"| {r['shape']} | {g('bf16_ms')} | {g('fp8_rowwise_fastaccum_ms')} | "
+                     f"{g('fp8_rowwise_fastaccum_speedup')} | {g('fp8_rowwise_ms')} | {g('fp8_rowwise_speedup')} | "
+                     f"{g('fp8_tensorwise_fastaccum_ms')} | {g('fp8_tensorwise_fastaccum_speedup')} | "
+                     f"{g('accel_module_ms')} | {g('accel_module_speedup')} | {g('comfy_fp8_fast_ms')} | "
+                     f"{g('comfy_fp8_fast_speedup')} | {g('quantize_rows_ms')} | {g('scaled_mm_rowwise_only_ms')} |")
+        L += ["", "| shape | cos vs fp32: bf16 | fp8 rowwise (fast acc) | fp8 rowwise | fp8 tensorwise | ComfyUI "
+                  "fp8_fast | GPU vs reference (rel) rowwise / tensorwise | quantizer: scale max rel, fp8 mismatch |",
               "|---|---|---|---|---|---|---|---|"]
         for r in micro_rows:
             g = lambda k, r=r: r.get(k, "-")  # noqa: E731

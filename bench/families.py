@@ -194,7 +194,8 @@ def reduced_depth(family: str, layers: int, single_layers: int | None = None) ->
     return {k: min(n, true[k]) for k, n in zip(keys, want, strict=True)}
 
 
-def state_dict(family: str, smoke: bool, seed: int, dtype, device, depth: dict | None = None) -> tuple[dict, dict | None]:
+def state_dict(family: str, smoke: bool, seed: int, dtype, device,
+               depth: dict | None = None) -> tuple[dict, dict | None]:
     """(state dict, file metadata) of `family`'s random weights in the published key layout: the true config, or in
     the smoke the tiny one (ltxv: its config in the file's metadata, as LTX-Video files carry it). `depth`
     (reduced_depth's): the true config with fewer blocks (ComfyUI's detection counts the blocks in the file)."""
@@ -252,7 +253,8 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
         return {"samples": torch.zeros(1, 32, (frames - 1) // 4 + 1, height // 16, width // 16)}
     if family == "flux2":  # EmptyFlux2LatentImage
         return {"samples": torch.zeros(1, 128, height // 16, width // 16)}
-    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's), kandinsky5 (Kandinsky5ImageToVideo)
+    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's), kandinsky5
+    # (Kandinsky5ImageToVideo)
     return {"samples": torch.zeros(1, 16, (frames - 1) // 4 + 1, height // 8, width // 8)}
 
 

@@ -224,11 +224,12 @@ def _ok(case, rows) -> bool:
 def markdown(res) -> list:
     m = res["meta"]
     lines = [f"# CUDA graphs (Accel Compile cuda_graphs on): real captures, {m['gpu'] or 'CPU stand-in (smoke)'}", "",
-             f"Tiny image models ({m['dtype']}), {m['steps']} steps, dynamo backend {m['compile_backend']}; each row: the "
-             "same sampling through the compiled blocks without graphs and with them.",
+             f"Tiny image models ({m['dtype']}), {m['steps']} steps, dynamo backend {m['compile_backend']}; each row: "
+             "the same sampling through the compiled blocks without graphs and with them.",
              f"Command: `{res['command']}`", *runner.meta_markdown(res.get("run_meta")), "",
              "| case | row | ok | cosine | max abs diff | last run: calls / replays / captures | drops | recompiles | "
-             "times (s): compiled / graphs | not replayed because |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "times (s): compiled / graphs | not replayed because |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for case, c in res["cases"].items():
         for name, v in c["rows"].items():
             for i, r in enumerate(v if isinstance(v, list) else [v]):
