@@ -78,7 +78,8 @@ def has_module(python: str, name: str) -> bool:
         import importlib.util
 
         return importlib.util.find_spec(name) is not None
-    r = subprocess.run([python, "-c", f"import importlib.util,sys; sys.exit(importlib.util.find_spec({name!r}) is None)"],
+    r = subprocess.run([python, "-c",
+                        f"import importlib.util,sys; sys.exit(importlib.util.find_spec({name!r}) is None)"],
                        capture_output=True, timeout=60)
     return r.returncode == 0
 

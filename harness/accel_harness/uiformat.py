@@ -143,7 +143,8 @@ def widget_layout(node_info: dict, value_for) -> list[tuple[str | None, str, obj
     def walk(rows, prefix):
         for name, spec, _ in rows:
             typ, _, extra = _parts(spec)
-            if typ == AUTOGROW and any(is_widget(s) for _, s, _ in input_rows((extra.get("template") or {}).get("input") or {})):
+            if typ == AUTOGROW and any(is_widget(s) for _, s, _ in
+                                       input_rows((extra.get("template") or {}).get("input") or {})):
                 raise ConversionError(f"input '{prefix}{name}' grows widgets ({AUTOGROW}): not modelled here")
             if not is_widget(spec):
                 continue
@@ -386,8 +387,8 @@ def fill_new_inputs(api: dict, ui: dict, info: dict, notes: list | None = None) 
             if name is not None and name not in inputs and v is not _MISSING:
                 inputs[name] = v
         if filled and notes is not None:
-            notes.append(f"node {nid} ({node['class_type']}): inputs this ComfyUI added, in neither file, taken at their "
-                         "defaults: " + ", ".join(f"{k}={inputs[k]!r}" for k in filled))
+            notes.append(f"node {nid} ({node['class_type']}): inputs this ComfyUI added, in neither file, taken at "
+                         "their defaults: " + ", ".join(f"{k}={inputs[k]!r}" for k in filled))
     return out
 
 
