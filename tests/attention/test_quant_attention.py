@@ -255,7 +255,8 @@ def test_fp8_backend_falls_back_for_what_it_cannot_serve(A, M, mod, fp8_lib, cap
     r = lambda *s, dt=torch.bfloat16: torch.randn(*s, generator=g).to(dt)  # noqa: E731
     to = dict(transformer_options={}, _inside_attn_wrapper=True)
     cases = {
-        "mask": ((r(1, 2, 16, 64),) * 3 + (2, torch.zeros(16, 16, dtype=torch.bfloat16)), dict(skip_reshape=True, **to)),
+        "mask": ((r(1, 2, 16, 64),) * 3 + (2, torch.zeros(16, 16, dtype=torch.bfloat16)),
+                 dict(skip_reshape=True, **to)),
         "exact": ((r(1, 2, 16, 64),) * 3, dict(heads=2, skip_reshape=True, low_precision_attention=False, **to)),
         "dtype:float32": ((r(1, 2, 16, 64, dt=torch.float32),) * 3, dict(heads=2, skip_reshape=True, **to)),
         "head_dim:72": ((r(1, 2, 16, 72),) * 3, dict(heads=2, skip_reshape=True, **to)),  # FP8 needs multiples of 16
@@ -332,7 +333,8 @@ def test_comfy_kitchen_int8_absent_here_is_reported(A, M, mod, fp8_lib):
     assert not ok and "has not registered" in why, why
     patched, report = A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", profile=prof)
     assert override_of(A, patched) is None and "comfy_kitchen_int8 cannot be used here" in report
-    with pytest.raises(mod("accel.common.errors").AccelError) as e, mod("accel.common.errors").titled("Accel Attention"):
+    errors = mod("accel.common.errors")
+    with pytest.raises(errors.AccelError) as e, errors.titled("Accel Attention"):
         A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", policy="error", profile=prof)
     assert "[Accel Attention] input 'backend'" in str(e.value) and "comfy_kitchen_int8" in str(e.value)
 
@@ -605,7 +607,8 @@ def test_level1_fast_uses_fp8_attention_where_it_runs(pack, mod, M, fp8_lib):
                                                    cudnn_benchmark=False, quality="fast", profile=prof)
     ov = override_of(A, m)
     assert ov.backend == "flash_attn_3_fp8" and ov.hybrid == A.Hybrid.default(), text
-    assert "hybrid schedule" in text and "measured deviation of flash_attn_3_fp8 on NVIDIA H200" in text and "quality fast:" in text
+    assert "hybrid schedule" in text and ("measured deviation of flash_attn_3_fp8 on NVIDIA "
+                                          "H200") in text and "quality fast:" in text
 
 
 def test_old_level1_prompt_without_quality_validates_and_runs(pack, M, comfy):

@@ -377,6 +377,7 @@ def test_bench_sparse_attention_smoke(tmp_path):
     assert flex["ms"] > 0 and 0 < flex["sparsity"] < 1
     assert flex["vs_masked_reference"]["rel_l2"] < BF16_REL_L2  # the kernel matches the masked reference
     assert flex["vs_dense"]["rel_l2"] > 0.05  # and the mask does drop something
-    assert "fa4" in res["skipped"] and "| smoke_5x15x26 | radial/flex |" in (tmp_path / "sparse_attention.md").read_text()
+    assert "fa4" in res["skipped"] and ("| smoke_5x15x26 | radial/flex |"
+                                        in (tmp_path / "sparse_attention.md").read_text())
     hv = [x for x in res["rows"] if x["shape"] == "smoke_hunyuan_5x15x26_text40" and x["variant"] == "radial/flex"]
     assert hv and hv[0]["tokens"] == 1950 + 40 and hv[0]["vs_masked_reference"]["rel_l2"] < BF16_REL_L2, hv

@@ -97,7 +97,8 @@ def test_metadata_names_versions_command_and_host_sharing(comfy, monkeypatch):
 
 def test_every_bench_script_uses_the_shared_runner():
     """Each bench/*.py imports runner and builds its CLI with runner.parser: --help shows the shared epilog, --out and
-    (but for the GPU-only NO_SMOKE scripts, which say why) --smoke with the shared text; none computes its own cosine."""
+    (but for the GPU-only NO_SMOKE scripts, which say why) --smoke with the shared text; none computes its own
+    cosine."""
     R = _runner()
     scripts = _scripts()
     assert len(scripts) >= 14, [p.name for p in scripts]

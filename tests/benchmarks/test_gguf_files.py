@@ -81,7 +81,8 @@ def test_bench_matrix_gguf_smoke(comfy, tmp_path):
     out = tmp_path / "m"
     r = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--workflow",
                         "lightx2v", "--chains", "gguf,gguf_level1,gguf_pod_level1", "--rounds", "1",
-                        "--weights", str(tmp_path / "w"), "--out", str(out)], capture_output=True, text=True, timeout=900)
+                        "--weights", str(tmp_path / "w"), "--out", str(out)], capture_output=True, text=True,
+                       timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
     assert not res["errors"], res["errors"]

@@ -50,8 +50,10 @@ def test_each_apply_returns_the_report_the_old_function_renders(mod, M):
     assert m is not flux and rep.render() == A.apply_attention(flux, "sdpa_math", "error")[1]
     assert rep.deviation is None and _titles(rep) == [None]  # exact; a node's title heads it inside a node
     m, rep = CO.apply(wan, CO.CompileOptions(backend="eager", mode_chain=("max-autotune-no-cudagraphs", "default")))
-    assert rep.render() == C.apply_compile(wan, backend="eager", mode_chain=["max-autotune-no-cudagraphs", "default"])[1]
-    assert _titles(rep) == ["compile"] and "fallback chain: max-autotune-no-cudagraphs -> default -> eager" in rep.render()
+    assert rep.render() == C.apply_compile(wan, backend="eager",
+                                           mode_chain=["max-autotune-no-cudagraphs", "default"])[1]
+    assert _titles(rep) == ["compile"] and ("fallback chain: max-autotune-no-cudagraphs -> default -> "
+                                            "eager") in rep.render()
     m, rep = NO.apply(wan, NO.CudaSettingsOptions("on", "unchanged", "off", "unchanged", "unchanged"))
     settings = N.CudaSettings(tf32_matmul=True, cudnn_benchmark=False)
     assert _titles(rep) == ["Accel CUDA Settings", N.NUMERICS] and N.settings_of(m) == settings

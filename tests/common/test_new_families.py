@@ -1,7 +1,9 @@
-"""ComfyUI 0.33's newer families through the pack (MiniMax-H3, LTX-2 audio-video, Kandinsky 5, Flux.2, HunyuanVideo 1.5):
+"""ComfyUI 0.33's newer families through the pack (MiniMax-H3, LTX-2 audio-video, Kandinsky 5, Flux.2, HunyuanVideo
+1.5):
 tiny random models in each family's published key layout, loaded by ComfyUI's own loader (harness models.family_model,
 checked to build the family's class), are detected as their own family with their transformer blocks, the family table
-says the exact chain is not measured on them, and the exact chain (Accel Attention auto, the node as a prompt runs it -> Accel Compile) samples each within the exact path's bounds of stock with every block compiled and attention served
+says the exact chain is not measured on them, and the exact chain (Accel Attention auto, the node as a prompt runs it ->
+Accel Compile) samples each within the exact path's bounds of stock with every block compiled and attention served
 by the pack's kernel (MiniMax-H3 hands it q/k/v in AttentionTensorContainers).
 
 Also: the family of a model config before the build (the FP8 loader's measured `auto` names it), and a family without

@@ -59,7 +59,8 @@ def test_only_fusable_pairs_are_rewritten(E):
 
 
 def test_fused_function_falls_back_off_cuda(E):
-    x, w, b = torch.randn(4, 8, dtype=torch.bfloat16), torch.randn(6, 8, dtype=torch.bfloat16), torch.randn(6, dtype=torch.bfloat16)
+    x, w, b = (torch.randn(4, 8, dtype=torch.bfloat16), torch.randn(6, 8, dtype=torch.bfloat16),
+               torch.randn(6, dtype=torch.bfloat16))
     assert torch.equal(E.linear_gelu_tanh(x, w, b), F.gelu(F.linear(x, w, b), approximate="tanh"))
 
 
@@ -115,7 +116,8 @@ def test_inductor_compiles_a_tiny_wan_ffn_with_the_pass(E, mod):
     x = torch.randn(2, 5, 32)
     torch._dynamo.reset()
     with torch.inference_mode():
-        out = torch.compile(ffn, options={"pre_grad_custom_pass": mod("accel.compile.passes").PreGradPasses(True, False)})(x)
+        passes = mod("accel.compile.passes").PreGradPasses(True, False)
+        out = torch.compile(ffn, options={"pre_grad_custom_pass": passes})(x)
         ref = ffn(x)
     torch._dynamo.reset()
     assert torch.allclose(out, ref, atol=1e-5)

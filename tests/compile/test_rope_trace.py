@@ -91,7 +91,8 @@ def test_inductor_runs_the_traced_rope_not_the_op(R, mod, standin):
     op = standin
     P = mod("accel.compile.passes")
     p = P.PreGradPasses(False, True)
-    for dtype, tol, dynamic in ((torch.float32, 1e-6, False), (torch.bfloat16, 1e-2, False), (torch.float32, 1e-6, True)):
+    for dtype, tol, dynamic in ((torch.float32, 1e-6, False), (torch.bfloat16, 1e-2, False),
+                                (torch.float32, 1e-6, True)):
         x, freqs = _inputs(dtype)
         torch._dynamo.reset()
         _COUNT["n"] = 0
@@ -101,7 +102,8 @@ def test_inductor_runs_the_traced_rope_not_the_op(R, mod, standin):
         torch._dynamo.reset()
         assert _COUNT["n"] == 0, "the op ran: the rewrite did not reach inductor"
         ref = _reference(x, freqs) + 1
-        assert out.dtype == dtype and torch.allclose(out.float(), ref.float(), atol=tol, rtol=tol), (out - ref).abs().max()
+        assert out.dtype == dtype and torch.allclose(out.float(), ref.float(), atol=tol,
+                                                     rtol=tol), (out - ref).abs().max()
 
 
 def test_without_the_pass_the_op_stays_one_call(standin):

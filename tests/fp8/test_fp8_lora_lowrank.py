@@ -92,7 +92,8 @@ def layer_check(Ops, p, name, x, want_path):
 
     layer = comfy.utils.get_attr(p.model, name)
     assert Ops.is_accel_linear(layer) and layer.weight_scale is not None
-    assert layer.weight_function or getattr(layer, "weight_lowvram_function", None), "the case under test: a weight function"
+    assert layer.weight_function or getattr(layer, "weight_lowvram_function",
+                                            None), "the case under test: a weight function"
     rt = layer.accel_fp8_runtime
     before = dict(rt.calls)
     with torch.inference_mode():
@@ -243,7 +244,8 @@ def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(Ops, mod, fp8
     assert len(tries) == 1 and all(torch.equal(a, b) for a, b in zip(again, ref, strict=True))
     rt.calls["lora_lowrank"] += 1  # as a sampled LoRA layer call would
     lines = mod("accel.common.live_report").run_lines(fp8.patcher)
-    assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA error") for ln in lines), lines
+    assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA "
+                             "error") for ln in lines), lines
 
 
 @pytest.mark.parametrize("kind", ["dora", "diff"])

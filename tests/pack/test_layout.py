@@ -36,7 +36,8 @@ def _imports(mods: dict, name: str):
     tree = ast.parse(path.read_text(), str(path))
     top_level = set()
     for node in tree.body:
-        for sub in ast.walk(node) if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        for sub in ast.walk(node) if not isinstance(node, defs) else ():
             top_level.add(id(sub))
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
@@ -130,8 +131,8 @@ def _package_imports(mods: dict):
         src = m.split(".")[1] if m.count(".") >= 1 else None
         for target, name, line, _ in _imports(mods, m):
             full = f"{target}.{name}"
-            dst = next((p for p in ({t.split(".")[1] for t in (target, full) if t.startswith("accel.") and t.count(".") >= 1})
-                        if (ROOT / "accel" / p).is_dir()), None)
+            subs = {t.split(".")[1] for t in (target, full) if t.startswith("accel.") and t.count(".") >= 1}
+            dst = next((p for p in subs if (ROOT / "accel" / p).is_dir()), None)
             if src and dst and dst != src:
                 yield src, dst, f"{mods[m][0].relative_to(ROOT)}:{line}: {full}"
 

@@ -60,7 +60,8 @@ def test_archive_has_the_pack_and_nothing_for_development(archive):
     names = zipfile.ZipFile(archive).namelist()
     for must in ("__init__.py", "pyproject.toml", "README.md", "nodes/__init__.py", "nodes/hardware_report.py",
                  "nodes/testing.py", "accel/__init__.py", "accel/common/hardware.py", "accel/cache/coefficients.json",
-                 "kernels/__init__.py", "kernels/attention/registry.py", "workflows/hardware_report.json", "web/accel_report.js"):
+                 "kernels/__init__.py", "kernels/attention/registry.py", "workflows/hardware_report.json",
+                 "web/accel_report.js"):
         assert must in names, f"{must} missing from the registry archive"
     # the nodes' help pages (the frontend fetches /extensions/<pack>/docs/<node id>.md from the web directory)
     pages = sorted(str(p.relative_to(REPO)) for p in (REPO / "web" / "docs").glob("*.md"))

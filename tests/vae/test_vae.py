@@ -187,7 +187,8 @@ def test_compile_failure_follows_on_failure(wan_vae, Opts, AccelError):
     acc, _ = Opts.apply(wan_vae, opts)
     assert torch.equal(acc.decode(z), ref) and "no compiler here" in acc._accel_vae.compile_failed
     torch._dynamo.reset()
-    acc, _ = Opts.apply(wan_vae, Opts.VAEOptions(channels_last=False, compile=True, compile_backend=broken, policy="error"))
+    acc, _ = Opts.apply(wan_vae, Opts.VAEOptions(channels_last=False, compile=True, compile_backend=broken,
+                                                 policy="error"))
     with pytest.raises(AccelError, match="compile"):
         acc.decode(z)
     assert hooks_and_attrs(wan_vae) == (0, 0)  # restored after a failed decode too
@@ -372,7 +373,8 @@ def test_triton_rms_norm_silu_matches_the_reference_in_the_interpreter():
 
 
 # every candidate once (alone or combined), legacy names too, not every combination the GPU run compares
-SMOKE_VARIANTS = "stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,fused_norm+compile,tiled,cl+fn+tc3,tilefit"
+SMOKE_VARIANTS = ("stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,fused_norm+compile,tiled,cl+fn+tc3,"
+                  "tilefit")
 
 
 def test_bench_vae_smoke(tmp_path):

@@ -84,7 +84,8 @@ def read(path: Path) -> dict:
         s = c.streams.video[0]
         frames = [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
         return {"format": c.format.name, "codec": s.codec_context.name, "size": (s.height, s.width),
-                "rate": s.average_rate, "metadata": dict(c.metadata), "frames": torch.from_numpy(np.stack(frames)).float()}
+                "rate": s.average_rate, "metadata": dict(c.metadata),
+                "frames": torch.from_numpy(np.stack(frames)).float()}
 
 
 def psnr(a, b) -> float:
@@ -151,7 +152,8 @@ def test_never_overwrites_and_counts_on(files, pack, mod, monkeypatch):
     first = saved(h, "10").with_name("count_accel_00001_.mp4")
     before = first.read_bytes()
     real = folder_paths.get_save_image_path
-    monkeypatch.setattr(folder_paths, "get_save_image_path", lambda *a, **k: (*real(*a, **k)[:2], 1, *real(*a, **k)[3:]))
+    monkeypatch.setattr(folder_paths, "get_save_image_path",
+                        lambda *a, **k: (*real(*a, **k)[:2], 1, *real(*a, **k)[3:]))
     p["5"]["inputs"]["seed"] = 5
     h = run(p)
     assert saved(h, "10").name == "count_accel_00003_.mp4" and first.read_bytes() == before
