@@ -43,7 +43,8 @@ What each probe is for, and the public source it follows (docs/compat.md has the
   comfy-kitchen's `_layout_cls` + `_params`), fp8 layouts read as stored, other formats dequantized.
 - Weight streaming (accel/compile/prefetch.py, whose docstring says how ComfyUI moves the weights):
   `vbar_watermark(vbar)` / `vbar_pages(vbar)` read a comfy-aimdo VBAR's watermark, used pages and page residency
-  (its `get_watermark`, `get_residency`, `offset`; comfy-aimdo 0.4.x), `vbar_page_end(alloc)` where a layer's VBAR slice ends, in pages,
+  (its `get_watermark`, `get_residency`, `offset`; comfy-aimdo 0.4.x), `vbar_page_end(alloc)` where a layer's VBAR slice
+  ends, in pages,
   `dynamic_vbar(base, device)` a model's VBAR (`BaseModel.dynamic_vbars`, set by ModelPatcherDynamic),
   `offload_streams()` how many offload streams `get_offload_stream` rotates (`NUM_STREAMS`), and
   `loaded_dynamic_patchers(device)` ComfyUI's loaded DynamicVRAM models, least recently loaded first.
@@ -57,7 +58,8 @@ import sys
 import threading
 
 OVERRIDE_KEY = "optimized_attention_override"
-BSA_CALLBACK_KEY = "block_sparse_attention"  # core's add_callback_with_key(ON_PREPARE_STATE, "block_sparse_attention", ...)
+BSA_CALLBACK_KEY = "block_sparse_attention"  # core's add_callback_with_key(ON_PREPARE_STATE, "block_sparse_attention",
+                                             # ...)
 _BSA_MARK = "_block_sparse_attention_patch"
 _BSA_PREVIOUS = "_block_sparse_attention_previous"
 COMPILER_WRAPPER_KEY = "accel_comfy_compiler_off"
@@ -188,7 +190,8 @@ def core_sparse_attention_lines(model, ours_low_precision: bool) -> list:
              "calls it keeps dense (masked calls, outside its start/end, dense_blocks, short sequences, ineligible "
              "tensors). One sparse pattern applies: core's."]
     if ours_low_precision:
-        lines.append("  note: this backend is low-precision; its deviation adds to the sparse pattern's on the dense calls")
+        lines.append("  note: this backend is low-precision; its deviation adds to the sparse pattern's on the dense "
+                     "calls")
     return lines
 
 
@@ -254,7 +257,8 @@ def _compiler_args():
 
 
 def comfy_compiler_available() -> bool:
-    """This ComfyUI has the Comfy Compiler (the --disable-comfy-compiler switch and model_prefetch.malloc_graph_enabled)."""
+    """This ComfyUI has the Comfy Compiler (the --disable-comfy-compiler switch and
+    model_prefetch.malloc_graph_enabled)."""
     if _compiler_args() is None:
         return False
     try:
@@ -376,7 +380,8 @@ def loader_can_disable_dynamic() -> bool:
 def loads_fp8_files_as_quantized_layers() -> bool:
     """Whether this ComfyUI's own diffusion-model loader turns a file stored in its FP8 layouts (the legacy
     `scaled_fp8` marker + `scale_weight`, `comfy_quant`, `_quantization_metadata`) into quantized-tensor layers:
-    `comfy.quant_ops.QuantizedTensor` and `comfy.utils.convert_old_quants` (0.33, which `load_diffusion_model_state_dict`
+    `comfy.quant_ops.QuantizedTensor` and `comfy.utils.convert_old_quants` (0.33, which
+    `load_diffusion_model_state_dict`
     calls when no custom operations are given). ComfyUI 0.3.x reads such files with its scaled-fp8 operations. Where
     comfy-kitchen failed to import, comfy.quant_ops defines `QuantizedTensor` as an empty stand-in class ("fp8 and fp4
     support will not be available"): only comfy-kitchen's tensor subclass counts."""

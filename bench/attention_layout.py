@@ -53,9 +53,10 @@ def main(argv=None):
         for name, qkv in (("blhd", blhd), ("bhld", bhld)):
             q, k, v = (t.transpose(1, 2) for t in qkv)  # SDPA view (B, H, L, D)
             with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.CUDNN_ATTENTION]):
-                res["times_ms"][f"cudnn {str(dt)[6:]} {name}"] = time_ms(lambda: Fn.scaled_dot_product_attention(q, k, v))
+                res["times_ms"][f"cudnn {str(dt)[6:]} "
+                                f"{name}"] = time_ms(lambda q=q, k=k, v=v: Fn.scaled_dot_product_attention(q, k, v))
             if fa3 is not None and dt == torch.bfloat16:
-                res["times_ms"][f"fa3 bf16 {name}"] = time_ms(lambda: fa3.flash_attn_func(*qkv))
+                res["times_ms"][f"fa3 bf16 {name}"] = time_ms(lambda qkv=qkv: fa3.flash_attn_func(*qkv))
             print(res["times_ms"], flush=True)
         del base, blhd, bhld
 
@@ -69,8 +70,10 @@ def main(argv=None):
     m, _ = L1.apply_level1(model, compile_mode="default")
     for opname, impl in list(base_mod._impls.items()):
         def rec(q, k, v, mask, scale, layout, _impl=impl, _name=opname):
-            res["compiled_strides"].append({"op": _name, "q": list(q.stride()), "k": list(k.stride()), "v": list(v.stride()),
-                                            "shape": list(q.shape), "dtype": str(q.dtype), "contiguous": q.is_contiguous()})
+            res["compiled_strides"].append({"op": _name, "q": list(q.stride()), "k": list(k.stride()),
+                                            "v": list(v.stride()),
+                                            "shape": list(q.shape), "dtype": str(q.dtype),
+                                            "contiguous": q.is_contiguous()})
             return _impl(q, k, v, mask, scale, layout)
         base_mod._impls[opname] = rec
     x = torch.randn(1, 16, 21, 60, 104, device="cuda")

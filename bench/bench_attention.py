@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import ab_forwards, ab_markdown, timed  # noqa: E402
 
@@ -51,7 +52,8 @@ def save(out: Path, res: dict):
 
 def markdown(res: dict) -> str:
     lines = [f"# Attention backends - {res.get('gpu')}", "",
-             f"- torch {res.get('torch')}, CUDA {res.get('cuda')}, cuDNN {res.get('cudnn')}, triton {res.get('triton')}",
+             f"- torch {res.get('torch')}, CUDA {res.get('cuda')}, cuDNN {res.get('cudnn')}, triton "
+             f"{res.get('triton')}",
              f"- libraries: {res.get('libraries')}",
              f"- ComfyUI default attention (the stock baseline): `{res.get('comfy_attention')}`",
              f"- command: `{res.get('command')}`", f"- wall time: {res.get('elapsed_s')} s",
@@ -73,7 +75,8 @@ def markdown(res: dict) -> str:
     model = res.get("model", [])
     if model:
         lines += ["## Whole WanModel forward (bf16, 480p 81 frames, random weights)", "",
-                  "| model | backend | ms / forward | speed-up vs stock | cosine vs stock | peak GiB | attention calls served / to ComfyUI |",
+                  "| model | backend | ms / forward | speed-up vs stock | cosine vs stock | peak GiB | attention calls "
+                  "served / to ComfyUI |",
                   "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
         for r in model:
             if "error" in r:
@@ -96,8 +99,8 @@ def markdown(res: dict) -> str:
 
 
 def micro_bench(res, out, device, shapes, backends, warmup, reps):
-    import torch
     import comfy.ldm.modules.attention as cattn
+    import torch
 
     A = H.pack_module("accel.attention.override")
     adapters = H.pack_module("kernels.attention.adapters")
@@ -115,7 +118,9 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
             overrides[name] = A.AttentionOverride(kern)
         except Exception as e:
             res["micro"].append({"shape": "-", "backend": name, "error": f"not usable: {type(e).__name__}: {e}"})
-    for shape, L, Hh in shapes:
+
+    def one(shape, L, Hh):
+        """One shape's rows."""
         D = 128
         g = torch.Generator(device=device).manual_seed(0)
         q, k, v = (torch.randn(1, L, Hh * D, generator=g, device=device, dtype=torch.bfloat16) for _ in range(3))
@@ -138,7 +143,8 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                     row["served_by"] = res["comfy_attention"]
                 else:
                     ov = overrides[name]
-                    fn = lambda: ov(comfy_attn, q, k, v, heads=Hh, transformer_options={}, _inside_attn_wrapper=True)  # noqa: E731
+                    fn = lambda ov=ov: ov(comfy_attn, q, k, v, heads=Hh, transformer_options={},  # noqa: E731
+                                          _inside_attn_wrapper=True)
                 with torch.inference_mode():
                     o = fn()
                     if name != "comfy_default":
@@ -146,7 +152,8 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                         row["served_by"] = served[0] if served else "ComfyUI (fallback)"
                     c = runner.compare(sub(o)[:, :, :nq], ref)
                     row["rel_err"], row["cosine"] = c["rel_l2"], c["cosine"]
-                    o = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+                    o = None  # frees the memory before the next step (a `del` would leave names the closures above
+                              # read)
                     ms, all_ms, _ = timed(fn, device, warmup, reps)
                 row.update(ms=ms, all_ms=[round(x, 3) for x in all_ms], tflops=flops / (ms * 1e-3) / 1e12)
                 log(f"kernel {shape:18s} {name:32s} {ms:9.3f} ms {row['tflops']:6.0f} TFLOP/s err {row['rel_err']:.2e}")
@@ -158,13 +165,16 @@ def micro_bench(res, out, device, shapes, backends, warmup, reps):
                 A.STATS = None
             res["micro"].append(row)
             save(out, res)
-        q = k = v = ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+
+    for shape, L, Hh in shapes:
+        one(shape, L, Hh)  # its tensors go when it returns
         if device.type == "cuda":
             torch.cuda.empty_cache()
 
 
 def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmup, reps, interleave=0):
     import torch
+
     from accel_harness import models as M
     from accel_harness.forward import Forward
 
@@ -236,14 +246,16 @@ def model_bench(res, out, device, size, latent_shape, ctx_shape, backends, warmu
                                                  rounds=interleave, reps=max(1, reps // 2 + 1))
                 log(f"model {size} auto interleaved x{interleave}: {row['interleaved']['median_ms']} -> "
                     f"{row['interleaved']['speedup']['auto']}x")
-            o = patched = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+            o = patched = None  # frees the memory before the next step (a `del` would leave names the closures above
+                                # read)
         except Exception as e:
             row["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             res["errors"].append(f"model {size} {name}: {traceback.format_exc(limit=3)}")
             log(f"model {size} {name} FAILED: {row['error']}")
         res["model"].append(row)
         save(out, res)
-    m = x = ctx = stock = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+    m = x = ctx = stock = None  # frees the memory before the next step (a `del` would leave names the closures above
+                                # read)
     gc.collect()
     try:
         import comfy.model_management as mm
@@ -267,8 +279,8 @@ def main():
     out = Path(a.out)
     H.bootstrap(cpu=None)
     H.load_pack()
-    import torch
     import comfy.model_management as mm
+    import torch
 
     device = mm.get_torch_device()
     prof = H.pack_module("accel.common.hardware").profile()
@@ -292,7 +304,8 @@ def main():
     usable = [n for n in usable if n not in sparse]
     res["usable_backends"] = usable
     if sparse:
-        res["not_timed"] = f"{', '.join(sparse)}: sparse, decided per model call in a sampling run (bench_sparse_attention.py)"
+        res["not_timed"] = (f"{', '.join(sparse)}: sparse, decided per model call in a sampling run "
+                            "(bench_sparse_attention.py)")
     log(f"device {res['gpu']}; usable backends: {', '.join(usable)}")
     if a.smoke:
         shapes = [("smoke_256x2", 256, 2)]
@@ -324,8 +337,8 @@ def main():
     ok14 = [r for r in res["model"] if r.get("model") == "14B" and r.get("backend") == "auto" and "ms" in r]
     if ok14:
         r = ok14[0]
-        log(f"Wan 14B 480p 81f auto ({r.get('resolved')}): {r.get('speedup', 0):.3f}x stock, cosine {r.get('cosine', 0):.6f} "
-            f"(target >= 1.10x, >= 0.9999)")
+        log(f"Wan 14B 480p 81f auto ({r.get('resolved')}): {r.get('speedup', 0):.3f}x stock, cosine "
+            f"{r.get('cosine', 0):.6f} (target >= 1.10x, >= 0.9999)")
 
 
 if __name__ == "__main__":

@@ -47,13 +47,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 
 NAME = "bench_cache"
 
 # (label, node, kwargs). Thresholds/start of -1 mean "recommended for the chosen set" (what a user gets by default).
 VARIANTS = [
-    ("TeaCache auto (recommended)", "tea", dict(rel_l1_thresh=-1, start_percent=-1, end_percent=1.0, coefficients="auto")),
+    ("TeaCache auto (recommended)", "tea",
+     dict(rel_l1_thresh=-1, start_percent=-1, end_percent=1.0, coefficients="auto")),
     ("TeaCache wan2.1_t2v_1.3B (e, recommended 0.08)", "tea",
      dict(rel_l1_thresh=-1, start_percent=-1, end_percent=1.0, coefficients="wan2.1_t2v_1.3B")),
     ("TeaCache ret_mode 0.26 (LightX2V config)", "tea",
@@ -80,7 +82,8 @@ def main():
                     help="whose published sets the sweep runs: wan (Wan 2.1 T2V 1.3B, default), flux (Flux.1-dev 12B), "
                          "qwen_image (Qwen-Image 20B), hunyuan_video (HunyuanVideo T2V 13B) or ltxv (LTX-Video 2B); "
                          "without --sweep-only their timed variants are the auto and any-model ones")
-    ap.add_argument("--sweep-pixels", type=int, default=512, help="flux / qwen_image / hunyuan_video / ltxv: side in pixels")
+    ap.add_argument("--sweep-pixels", type=int, default=512,
+                    help="flux / qwen_image / hunyuan_video / ltxv: side in pixels")
     ap.add_argument("--sweep-frames", type=int, default=17, help="hunyuan_video / ltxv: frames")
     a = ap.parse_args()
     _shard(a.sweep_shard)  # a bad value stops here, before the model is built
@@ -91,13 +94,15 @@ def main():
     H.bootstrap(cpu=True if a.smoke else None)
     H.load_pack()
     import torch
+
     from accel_harness import models as M
 
     sc = H.pack_module("accel.cache")
     cuda = torch.cuda.is_available() and not a.smoke
     comfy_v = H.comfy_version()
     res = {"name": NAME, "command": runner.command(), "torch": torch.__version__,
-           "comfyui": comfy_v, "python": platform.python_version(), "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
+           "comfyui": comfy_v, "python": platform.python_version(),
+           "gpu": torch.cuda.get_device_name(0) if cuda else "cpu (smoke)",
            "smoke": a.smoke, "steps": a.steps, "cfg": a.cfg, "repeats": a.repeats, "sampler": "euler/simple",
            "note": "random weights: deviation figures check the mechanism, not real-model quality",
            "runs": {}, "errors": {}, "run_meta": runner.metadata("cuda" if cuda else "cpu")}
@@ -113,7 +118,8 @@ def main():
             model, latent, pos, neg, res["model"] = _family_inputs(a, M, g)
             steps = a.steps
             if a.sweep_family in ("flux", "hunyuan_video"):
-                a.cfg = 1.0  # guidance-distilled: the guidance input, no CFG (as ComfyUI's Flux / HunyuanVideo workflows)
+                a.cfg = 1.0  # guidance-distilled: the guidance input, no CFG (as ComfyUI's Flux / HunyuanVideo
+                             # workflows)
             res["cfg"] = a.cfg
         elif a.smoke:
             model = M.wan_model("t2v", "tiny", dtype=torch.float32)
@@ -124,7 +130,8 @@ def main():
             latent = {"samples": torch.zeros(1, 16, 9, 60, 104)}
             ctx_len, steps = 512, a.steps
         if a.sweep_family == "wan":
-            res["model"] = "Wan 2.1 T2V 1.3B true config (dim 1536, 30 layers), bf16" if not a.smoke else "tiny Wan, fp32"
+            res["model"] = ("Wan 2.1 T2V 1.3B true config (dim 1536, 30 layers), bf16" if not a.smoke
+                            else "tiny Wan, fp32")
             pos = [[torch.randn(1, ctx_len, 4096, generator=g), {}]]
             neg = [[torch.randn(1, ctx_len, 4096, generator=g), {}]]
         res["sweep_family"] = a.sweep_family
@@ -217,11 +224,11 @@ def main():
 
     ref = lats.get("baseline")
     base_t = statistics.median(times["baseline"]) if times.get("baseline") else None
-    for label, (m, report) in models.items():
+    for label, (_, report) in models.items():
         if not times.get(label):
             continue
-        r = {"time_s_median": round(statistics.median(times[label]), 3), "time_s_all": [round(x, 3) for x in times[label]],
-             "peak_mem_gib": round(mem.get(label, 0.0), 2)}
+        r = {"time_s_median": round(statistics.median(times[label]), 3),
+             "time_s_all": [round(x, 3) for x in times[label]], "peak_mem_gib": round(mem.get(label, 0.0), 2)}
         if base_t:
             r["speedup_vs_uncached"] = round(base_t / r["time_s_median"], 3)
         st = stats.get(label)
@@ -263,9 +270,8 @@ def _family_inputs(a, M, g):
     """(model, latent, positive, negative, label) for --sweep-family flux / qwen_image / hunyuan_video / ltxv: the true
     configs ComfyUI detects for the published checkpoints (tiny ones in the smoke), random weights, at --sweep-pixels
     square; latents and conditioning as bench/families.py makes them for bench_matrix.py --family."""
-    import torch
-
     import families
+    import torch
 
     true = not a.smoke
     dev, dt = ("cuda", torch.bfloat16) if true else ("cpu", torch.float32)
@@ -274,7 +280,8 @@ def _family_inputs(a, M, g):
     build = {"flux": M.flux_model, "hunyuan_video": M.hunyuan_video_model, "ltxv": M.ltxv_model,
              "qwen_image": M.qwen_image_model}[fam]
     model = build("true" if true else "tiny", device=dev, dtype=dt)
-    # text tokens: T5 256 (Flux), LLaVA 256 (HunyuanVideo), T5 128 with its mask (LTX-Video), Qwen2.5-VL 256; smoke fewer
+    # text tokens: T5 256 (Flux), LLaVA 256 (HunyuanVideo), T5 128 with its mask (LTX-Video), Qwen2.5-VL 256; smoke
+    # fewer
     tokens = {"ltxv": 128}.get(fam, 256) if true else {"ltxv": 8}.get(fam, 16)
     frames = a.sweep_frames if fam in ("hunyuan_video", "ltxv") else 1
     latent = families.latent(fam, frames, px, px)
@@ -285,7 +292,8 @@ def _family_inputs(a, M, g):
             "qwen_image": "tiny Qwen-Image"}[fam]
     label = (f"{name}, bf16" + (f", {a.sweep_frames} frames" if frames > 1 else "")) if true else f"{tiny}, fp32"
 
-    def cond():  # Flux / HunyuanVideo: pooled CLIP + guidance; LTX-Video: T5 mask + the frame rate LTXVConditioning adds
+    def cond():  # Flux / HunyuanVideo: pooled CLIP + guidance; LTX-Video: T5 mask + the frame rate LTXVConditioning
+                 # adds
         return families.conditioning(fam, tokens, g, tiny=not true, guidance=f.guidance, **f.extra)
 
     return model, latent, cond(), cond(), f"{label}, {px}x{px}"
@@ -359,10 +367,12 @@ def _sweep(res, sc, model, pos, neg, latent, a, steps_list, sync, out_dir):
 def _write(out_dir: Path, res: dict):
     fam = FAMILY_LABELS.get(res.get("sweep_family"), "Wan 2.1 T2V 1.3B")
     lines = [f"# Step caches on {fam} ({res.get('gpu')})", "",
-             f"- command: `{res.get('command')}`", f"- ComfyUI {res.get('comfyui', '?')}, torch {res.get('torch')}, Python {res.get('python')}",
+             f"- command: `{res.get('command')}`",
+             f"- ComfyUI {res.get('comfyui', '?')}, torch {res.get('torch')}, Python {res.get('python')}",
              *runner.meta_markdown(res.get("run_meta")),
-             f"- model: {res.get('model')}; latent {res.get('latent')}; {res.get('steps')} steps, CFG {res.get('cfg')}, "
-             f"{res.get('sampler')}; time = median of {res.get('repeats')} CUDA-synchronized sampling runs",
+             f"- model: {res.get('model')}; latent {res.get('latent')}; {res.get('steps')} steps, CFG "
+             f"{res.get('cfg')}, {res.get('sampler')}; time = median of {res.get('repeats')} CUDA-synchronized "
+             "sampling runs",
              "- **random weights**: PSNR/cosine compare with the uncached run of the same weights and check the "
              "mechanism; they are not a quality measurement of the real model's outputs", "",
              "| variant | set | computed/evals | time (s) | speed-up | PSNR (dB) | cosine | peak mem (GiB) |",
@@ -382,8 +392,8 @@ def _write(out_dir: Path, res: dict):
         ns = res.get("sweep_steps", [])
         lines += ["", f"## Per set, recommended values, at {'/'.join(map(str, ns))} steps",
                   "", "skipped/evaluations and PSNR (dB) vs the uncached run at the same step count"
-                  + (f" (shard {res['sweep_shard']} of the sets)" if res.get("sweep_shard", "0/1") != "0/1" else ""), "",
-                  "| set | " + " | ".join(f"{n} steps" for n in ns) + " |", "| --- |" + " --- |" * len(ns)]
+                  + (f" (shard {res['sweep_shard']} of the sets)" if res.get("sweep_shard", "0/1") != "0/1" else ""),
+                  "", "| set | " + " | ".join(f"{n} steps" for n in ns) + " |", "| --- |" + " --- |" * len(ns)]
         for key, per in res["sweep"].items():
             cells = []
             for n in ns:

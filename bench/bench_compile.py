@@ -130,6 +130,7 @@ def make_inputs(a):
 def run_candidate(a, patcher, x, ctx, eager_ms=None):
     """First call (compile + forward), then warm-up and timed repeats. Returns (dict, output)."""
     import torch
+
     from accel_harness.forward import Forward
     from accel_harness.timing import first_call, timed
 
@@ -269,8 +270,9 @@ def bench_model(a, H, size, modes, core, results):
             r["status"] = C.compile_status(c)
             r["report"] = report
             entry["candidates"][name] = r
-            log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s, "
-                f"cos {r['cosine_vs_eager']}, status mode={r['status']['mode']} graphs={r['status']['graphs']}")
+            log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile "
+                f"{r['compile_s']:.1f} s, cos {r['cosine_vs_eager']}, status mode={r['status']['mode']} "
+                f"graphs={r['status']['graphs']}")
             if a.interleave:
                 r["interleaved"] = ab_rounds(a, m, c, name, x, ctx)
                 log(f"  interleaved x{a.interleave}: {r['interleaved']['median_ms']} -> "
@@ -293,7 +295,8 @@ def bench_model(a, H, size, modes, core, results):
                     r, out = run_candidate(a, c, x, ctx, eager_ms)
                 r.update(compare(out, ref))
                 entry["candidates"][name] = r
-                log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile {r['compile_s']:.1f} s")
+                log(f"  forward {r['forward_ms']:.1f} ms ({r.get('speedup_vs_eager', 0):.3f}x), compile "
+                    f"{r['compile_s']:.1f} s")
                 if a.interleave:
                     r["interleaved"] = ab_rounds(a, m, c, name, x, ctx)
                     log(f"  interleaved x{a.interleave}: {r['interleaved']['speedup'][name]}x")
@@ -367,7 +370,7 @@ def env_info(a):
             "cache_dir": a.cache_dir, "smoke": a.smoke}
     if torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
-        info["sm"] = "%d%d" % torch.cuda.get_device_capability(0)
+        info["sm"] = "{}{}".format(*torch.cuda.get_device_capability(0))
     else:
         info["gpu"] = "cpu"
     try:
@@ -392,9 +395,10 @@ def write(a, results):
              ("SMOKE RUN (tiny Wan, fp32, CPU): numbers mean nothing. " if a.smoke else "")
              + f"Wan 2.1 true configs, random weights, bf16, latent {LATENT if not a.smoke else SMOKE_LATENT}, "
              f"context {CONTEXT if not a.smoke else SMOKE_CONTEXT}, batch 1; forward = median of {a.repeats} after "
-             f"{a.warmup} warm-up; compile = first call minus one forward (fresh cache folder); warm restart = the same "
-             "in a second process with the same cache folder.", "",
-             "| model | candidate | forward ms | vs eager | compile s | warm restart compile s | cosine vs eager | max abs diff | peak GiB | notes |",
+             f"{a.warmup} warm-up; compile = first call minus one forward (fresh cache folder); warm restart = the "
+             "same in a second process with the same cache folder.", "",
+             "| model | candidate | forward ms | vs eager | compile s | warm restart compile s | cosine vs eager | max "
+             "abs diff | peak GiB | notes |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for model, entry in results["models"].items():
         for name, r in entry.get("candidates", {}).items():
@@ -408,7 +412,8 @@ def write(a, results):
                 note = (note + f" graphs {st.get('graphs')}, recompiles {st.get('recompiles')}").strip()
             lines.append(f"| {model} | {name} | {r.get('forward_ms', '-')} | {r.get('speedup_vs_eager', '-')} | "
                          f"{r.get('compile_s', '-')} | {warm.get('compile_s', warm.get('skipped', '-'))} | "
-                         f"{r.get('cosine_vs_eager', '-')} | {r.get('max_abs_diff', '-')} | {r.get('peak_mem_gib', '-')} | {note} |")
+                         f"{r.get('cosine_vs_eager', '-')} | {r.get('max_abs_diff', '-')} | "
+                         f"{r.get('peak_mem_gib', '-')} | {note} |")
         if entry.get("error"):
             lines.append(f"| {model} | build | - | - | - | - | - | - | - | {entry['error']} |")
     ab = [(model, name, r["interleaved"]) for model, entry in results["models"].items()
@@ -417,7 +422,8 @@ def write(a, results):
         from accel_harness.timing import ab_markdown
 
         lines += [""] + ab_markdown(ab)
-    lines += ["", "Targets (issue #3): default mode forward >= 1.08x eager on H100/H200; warm-restart compile <= 15 s for 1.3B.",
+    lines += ["", "Targets (issue #3): default mode forward >= 1.08x eager on H100/H200; warm-restart compile <= 15 s "
+                  "for 1.3B.",
               "", f"Total bench wall time: {results.get('wall_s')} s"]
     runner.write(out, "bench_compile", results, lines)
     log(f"wrote {out / 'bench_compile.json'} and .md")

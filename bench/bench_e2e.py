@@ -104,7 +104,8 @@ the change Queues): the first command 5.3 min (35 s of it writing the files), th
         --changes none --card 16 --occupy --base /tmp/e2e-base --out bench/results/h200/e2e_prefetch_033/card16
   Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them), and each
   variant's own part of the server console in <out>/server_logs/<variant>.log (its notable lines, such as a VAE decode
-  retried tiled or a fallback, in the row's `server_log_notes` and under the table). Random weights show speed, never quality.
+  retried tiled or a fallback, in the row's `server_log_notes` and under the table). Random weights show speed, never
+  quality.
 CPU smoke of the users' workflow (tiny experts in the scaled-fp8 layout, tiny LoRAs, random conditioning
 instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t2v_lightx2v --out /tmp/e2esmoke
 """
@@ -123,6 +124,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files (imports no torch)
+
 NAME = "e2e"
 WORKFLOWS = {  # --workflow -> the shipped API twin
     "wan21_t2v_1.3B": "wan2.1_t2v_1.3B_level1.json",
@@ -445,7 +447,8 @@ def reduce(prompt: dict, a, unet_name: str | None, prefix: str) -> dict:
     if a.save == "webp":  # without PyAV: the decoded frames as an animated WEBP (Pillow), same frames and fps
         for nid, v in list(p.items()):
             if v["class_type"] == "CreateVideo":
-                saver = next(k for k, w in p.items() if w["class_type"] == "SaveVideo" and w["inputs"]["video"][0] == nid)
+                saver = next(k for k, w in p.items()
+                             if w["class_type"] == "SaveVideo" and w["inputs"]["video"][0] == nid)
                 p[saver] = {"class_type": "SaveAnimatedWEBP", "_meta": {"title": "save (animated WEBP: no PyAV)"},
                             "inputs": {"images": v["inputs"]["images"], "filename_prefix": f"e2e/{prefix}",
                                        "fps": float(v["inputs"].get("fps", 16)), "lossless": False, "quality": 80,
@@ -540,9 +543,8 @@ def umt5_xxl_state_dict(device="cpu", dtype=None, seed=0, config: dict | None = 
     """Random umt5-xxl encoder weights in the checkpoint layout CLIPLoader(type wan) reads (true size; `config`
     overrides entries of ComfyUI's umt5_config_xxl.json, for small stand-ins). fmt "fp8_scaled": ComfyUI's
     scaled-fp8 text-encoder layout (accel_harness.models.comfy_scaled_fp8_text_encoder, converted on `device`)."""
-    import torch
-
     import comfy.ops
+    import torch
     from comfy.text_encoders import t5
 
     cfg = json.loads((Path(t5.__file__).parent / "umt5_config_xxl.json").read_text())
@@ -690,7 +692,7 @@ def write_models_wan22(a, base: Path, M) -> dict:
             log(f"wrote diffusion_models/{gguf.name} in {took:.0f} s")
         info["diffusion_models"]["random GGUF file"] = {"file": gguf.name, "format": "Q8_0"}
     loras = []
-    for nid, v in sorted(wf.items(), key=lambda kv: int(kv[0])):
+    for _, v in sorted(wf.items(), key=lambda kv: int(kv[0])):
         if v["class_type"] == "UNETLoader":
             _link(models / "diffusion_models" / v["inputs"]["unet_name"], real)
             info["diffusion_models"][v["inputs"]["unet_name"]] = f"-> {real.name}"
@@ -702,8 +704,9 @@ def write_models_wan22(a, base: Path, M) -> dict:
     for i, name in enumerate(loras):
         seed = 31 + i  # a different LoRA per expert
         lp = models / "loras" / f"random_lightx2v_{variant}_{a.size}_r{a.lora_rank}_seed{seed}.safetensors"
-        info["loras"][name] = _written(lp, lambda: M.wan_lora(a.size, rank=a.lora_rank, seed=seed, layout="lightx2v",
-                                                              scale=0.02, dtype=torch.bfloat16), M)
+        info["loras"][name] = _written(lp, lambda seed=seed: M.wan_lora(a.size, rank=a.lora_rank, seed=seed,
+                                                                        layout="lightx2v", scale=0.02,
+                                                                        dtype=torch.bfloat16), M)
         _link(models / "loras" / name, lp)
     for v in wf.values():
         ct, inp = v["class_type"], v["inputs"]
@@ -897,8 +900,9 @@ def markdown(res: dict) -> str:
                   "git keeps them out); the lines worth reading (fallbacks, warnings, errors, the pack's own lines):"]
         for r in logs:
             notes = r.get("server_log_notes") or []
-            lines.append(f"- {r['variant']}: " + (f"{len(notes)} line(s); " + " / ".join(f"`{n[:160]}`" for n in notes[:6])
-                                                  if notes else "none"))
+            lines.append(f"- {r['variant']}: "
+                         + (f"{len(notes)} line(s); " + " / ".join(f"`{n[:160]}`" for n in notes[:6])
+                            if notes else "none"))
     if res.get("errors"):
         lines += ["", "Errors: " + "; ".join(res["errors"])]
     return "\n".join(lines) + "\n"

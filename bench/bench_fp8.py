@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import timed as timed_all  # noqa: E402
 
@@ -121,8 +122,9 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
     F = H.pack_module("accel.fp8")
     shapes = shapes or (SMOKE_SHAPES if smoke else WAN14B_SHAPES)
     reps = 3 if smoke else 10
-    rows = []
-    for m, k, n in shapes:
+
+    def row(m, k, n):
+        """One shape's row; its tensors and closures go when it returns."""
         name = f"{m}x{k}->{n}"
         log(f"micro {name}")
         r = {"shape": name, "M": m, "K": k, "N": n, "flop": 2 * m * k * n}
@@ -156,7 +158,9 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
         add("bf16", lin, lin)
         for fa in (True, False):
             key = "fp8_rowwise" + ("_fastaccum" if fa else "")
-            f = (lambda fa=fa: K.fp8_linear(x, w8c, swc, b, "scaled_mm_rowwise", use_fast_accum=fa))
+
+            def f(fa=fa):
+                return K.fp8_linear(x, w8c, swc, b, "scaled_mm_rowwise", use_fast_accum=fa)
             add(key, f, f, lambda: K.fp8_linear_ref(x, w8c, swc, b, act="row"))
         ft = lambda: K.fp8_linear(x, w8t, swt, b, "scaled_mm_tensorwise", use_fast_accum=True)  # noqa: E731
         add("fp8_tensorwise_fastaccum", ft, ft, lambda: K.fp8_linear_ref(x, w8t, swt, b, act="tensor"))
@@ -197,12 +201,16 @@ def micro(dev, smoke, errors, auto_mode, shapes=None):
         if cf is not None:
             f = lambda: cf(x.clone())  # noqa: E731  (fp8_linear clamps its input in place)
             add("comfy_fp8_fast", f, f)
-        for key in ("fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum", "accel_module", "comfy_fp8_fast"):
+        for key in ("fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum", "accel_module",
+                    "comfy_fp8_fast"):
             if f"{key}_ms" in r and "bf16_ms" in r:
                 r[f"{key}_speedup"] = round(r["bf16_ms"] / r[f"{key}_ms"], 3)
-        rows.append(r)
         log("  " + ", ".join(f"{k2}={v}" for k2, v in r.items() if k2.endswith(("_ms", "_speedup", "_cos_vs_fp32"))))
-        x = w = b = exact = w8c = w8t = mod = cf = lin = f = ft = x8 = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+        return r
+
+    rows = []
+    for m, k, n in shapes:
+        rows.append(row(m, k, n))
         gc.collect()
         if dev.type == "cuda":
             torch.cuda.empty_cache()
@@ -217,9 +225,9 @@ def model_bytes(patcher):
 
 
 def whole_model(dev, smoke, repeats, errors):
+    import comfy.model_management as mm
     import torch
 
-    import comfy.model_management as mm
     from accel_harness import models as M
     from accel_harness.forward import Forward
 
@@ -281,7 +289,7 @@ def whole_model(dev, smoke, repeats, errors):
                     torch.cuda.reset_peak_memory_stats()
                 log(f"model {name}: loaded ({v['weight_bytes'] / 2**30:.2f} GiB weights); forward warm-up")
                 y = f(x, sigma, ctx)
-                med, ts, y = timed_all(lambda: f(x, sigma, ctx), dev, warmup=0, reps=repeats)
+                med, ts, y = timed_all(lambda f=f: f(x, sigma, ctx), dev, warmup=0, reps=repeats)
                 v["forward_ms"] = round(med, 2)
                 v["forward_ms_all"] = [round(t2, 2) for t2 in ts]
                 if dev.type == "cuda":
@@ -325,11 +333,13 @@ def targets(res):
             continue
         t[v["name"]] = {
             "weight_ratio<=0.55": v.get("weight_ratio_vs_bf16") is not None and v["weight_ratio_vs_bf16"] <= 0.55,
-            "forward_speedup>=1.15": v.get("forward_speedup_vs_bf16") is not None and v["forward_speedup_vs_bf16"] >= 1.15,
+            "forward_speedup>=1.15": (v.get("forward_speedup_vs_bf16") is not None
+                                      and v["forward_speedup_vs_bf16"] >= 1.15),
             "cosine>=0.995": v.get("cosine_vs_bf16") is not None and v["cosine_vs_bf16"] >= 0.995,
         }
     for r in res.get("micro") or []:
-        t[f"linear {r['shape']}"] = {"speedup>=1.4 (rowwise fast-accum)": r.get("fp8_rowwise_fastaccum_speedup", 0) >= 1.4,
+        t[f"linear {r['shape']}"] = {"speedup>=1.4 (rowwise fast-accum)":
+                                      r.get("fp8_rowwise_fastaccum_speedup", 0) >= 1.4,
                                       "speedup>=1.4 (accel module)": r.get("accel_module_speedup", 0) >= 1.4}
     return t
 
@@ -343,14 +353,17 @@ def markdown(res):
     L += micro_markdown(res.get("micro") or [], "Linear layers (Wan 14B shapes, bf16 activations)")
     model = res.get("model")
     if model:
-        L += ["", f"## Whole model: Wan {model['size']} T2V, latent {tuple(model['latent'])}, context {tuple(model['context'])}", "",
-              "| variant | weights GiB | x bf16 | forward ms | speedup | cosine vs bf16 | rel err | build s | compute |",
+        L += ["", f"## Whole model: Wan {model['size']} T2V, latent {tuple(model['latent'])}, context "
+                  f"{tuple(model['context'])}", "",
+              "| variant | weights GiB | x bf16 | forward ms | speedup | cosine vs bf16 | rel err | build s | compute "
+              "|",
               "|---|---|---|---|---|---|---|---|---|"]
         for v in model["variants"]:
             wb = v.get("weight_bytes")
-            L.append(f"| {v['name']} | {wb / 2**30:.2f} | {v.get('weight_ratio_vs_bf16', '-')} | {v.get('forward_ms', '-')} | "
-                     f"{v.get('forward_speedup_vs_bf16', '-')} | {v.get('cosine_vs_bf16', '-')} | {v.get('rel_err_vs_bf16', '-')} | "
-                     f"{v.get('build_s', '-')} | {v.get('accel_compute', '-')} |" if wb else f"| {v['name']} | failed | | | | | | | |")
+            L.append(f"| {v['name']} | {wb / 2**30:.2f} | {v.get('weight_ratio_vs_bf16', '-')} | "
+                     f"{v.get('forward_ms', '-')} | {v.get('forward_speedup_vs_bf16', '-')} | "
+                     f"{v.get('cosine_vs_bf16', '-')} | {v.get('rel_err_vs_bf16', '-')} | {v.get('build_s', '-')} | "
+                     f"{v.get('accel_compute', '-')} |" if wb else f"| {v['name']} | failed | | | | | | | |")
     if res.get("targets"):
         L += ["", "## Targets", ""]
         for k, d in res["targets"].items():
@@ -365,20 +378,21 @@ def micro_markdown(micro_rows, title):
     L = []
     if micro_rows:
         L += [f"## {title}", "",
-              "| shape | bf16 ms | fp8 rowwise ms (fast acc) | x | fp8 rowwise ms (fp32 acc) | x | fp8 tensorwise ms | x | "
-              "accel module ms | x | ComfyUI fp8_fast ms | x | quantize ms | scaled_mm ms |",
+              "| shape | bf16 ms | fp8 rowwise ms (fast acc) | x | fp8 rowwise ms (fp32 acc) | x | fp8 tensorwise ms | "
+              "x | accel module ms | x | ComfyUI fp8_fast ms | x | quantize ms | scaled_mm ms |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in micro_rows:
-            g = lambda k: r.get(k, "-")  # noqa: E731
-            L.append(f"| {r['shape']} | {g('bf16_ms')} | {g('fp8_rowwise_fastaccum_ms')} | {g('fp8_rowwise_fastaccum_speedup')} | "
-                     f"{g('fp8_rowwise_ms')} | {g('fp8_rowwise_speedup')} | {g('fp8_tensorwise_fastaccum_ms')} | "
-                     f"{g('fp8_tensorwise_fastaccum_speedup')} | {g('accel_module_ms')} | {g('accel_module_speedup')} | "
-                     f"{g('comfy_fp8_fast_ms')} | {g('comfy_fp8_fast_speedup')} | {g('quantize_rows_ms')} | {g('scaled_mm_rowwise_only_ms')} |")
-        L += ["", "| shape | cos vs fp32: bf16 | fp8 rowwise (fast acc) | fp8 rowwise | fp8 tensorwise | ComfyUI fp8_fast | "
-                  "GPU vs reference (rel) rowwise / tensorwise | quantizer: scale max rel, fp8 mismatch |",
+            g = lambda k, r=r: r.get(k, "-")  # noqa: E731
+            L.append(f"| {r['shape']} | {g('bf16_ms')} | {g('fp8_rowwise_fastaccum_ms')} | "
+                     f"{g('fp8_rowwise_fastaccum_speedup')} | {g('fp8_rowwise_ms')} | {g('fp8_rowwise_speedup')} | "
+                     f"{g('fp8_tensorwise_fastaccum_ms')} | {g('fp8_tensorwise_fastaccum_speedup')} | "
+                     f"{g('accel_module_ms')} | {g('accel_module_speedup')} | {g('comfy_fp8_fast_ms')} | "
+                     f"{g('comfy_fp8_fast_speedup')} | {g('quantize_rows_ms')} | {g('scaled_mm_rowwise_only_ms')} |")
+        L += ["", "| shape | cos vs fp32: bf16 | fp8 rowwise (fast acc) | fp8 rowwise | fp8 tensorwise | ComfyUI "
+                  "fp8_fast | GPU vs reference (rel) rowwise / tensorwise | quantizer: scale max rel, fp8 mismatch |",
               "|---|---|---|---|---|---|---|---|"]
         for r in micro_rows:
-            g = lambda k: r.get(k, "-")  # noqa: E731
+            g = lambda k, r=r: r.get(k, "-")  # noqa: E731
             L.append(f"| {r['shape']} | {g('bf16_cos_vs_fp32')} | {g('fp8_rowwise_fastaccum_cos_vs_fp32')} | "
                      f"{g('fp8_rowwise_cos_vs_fp32')} | {g('fp8_tensorwise_fastaccum_cos_vs_fp32')} | "
                      f"{g('comfy_fp8_fast_cos_vs_fp32')} | {g('fp8_rowwise_rel_vs_reference')} / "

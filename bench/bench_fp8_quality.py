@@ -78,8 +78,8 @@ class Bench:
         self.out.mkdir(parents=True, exist_ok=True)
         self.res = {"name": "fp8_quality", "command": runner.command(), "micro": [], "e2e": {},
                     "sensitivity": {}, "errors": [], "notes": []}
-        margs = ["--out", str(self.out / "matrix_work"), "--size", "tiny" if a.smoke else a.size, "--steps", str(a.steps),
-                 "--cfg", str(a.cfg), "--weights", a.weights, "--rounds", str(a.rounds)]
+        margs = ["--out", str(self.out / "matrix_work"), "--size", "tiny" if a.smoke else a.size, "--steps",
+                 str(a.steps), "--cfg", str(a.cfg), "--weights", a.weights, "--rounds", str(a.rounds)]
         if a.comfy_args:
             margs += ["--comfy-args", a.comfy_args]
         if a.smoke:
@@ -112,8 +112,9 @@ class Bench:
         self.res["meta"] = dict(m.res["meta"])
         self.res["run_meta"] = runner.metadata(m.dev)
         if m.cuda:
-            self.res["meta"]["block_out_dtypes"] = [str(d) for d in self.K.block_out_dtypes(self.torch.device("cuda"))]
-            self.res["meta"]["rowwise_out_dtypes"] = [str(d) for d in self.K.rowwise_out_dtypes(self.torch.device("cuda"))]
+            cuda = self.torch.device("cuda")
+            self.res["meta"]["block_out_dtypes"] = [str(d) for d in self.K.block_out_dtypes(cuda)]
+            self.res["meta"]["rowwise_out_dtypes"] = [str(d) for d in self.K.rowwise_out_dtypes(cuda)]
         if self.a.part in ("all", "micro"):
             self.micro()
         if self.a.part in ("all", "e2e", "sensitivity"):
@@ -121,13 +122,15 @@ class Bench:
             self.stock_latent(path)
             if self.a.part in ("all", "e2e"):
                 for c in [c.strip() for c in self.a.chains.split(",") if c.strip()]:
-                    self.res["e2e"][c] = self.attempt(f"e2e {c}", lambda c=c: self.one_chain(c, path)) or {"failed": True}
+                    self.res["e2e"][c] = self.attempt(f"e2e {c}",
+                                                      lambda c=c: self.one_chain(c, path)) or {"failed": True}
                     self.save()
             if self.a.part in ("all", "sensitivity"):
                 for k in [k.strip() for k in self.a.keep.split(",") if k.strip()]:
                     key = f"keep:{k}"
                     self.res["sensitivity"][key] = self.attempt(
-                        f"sensitivity {k}", lambda k=k: self.one_chain(key, path, keep=KEEP[k])) or {"failed": True}
+                        f"sensitivity {k}",
+                        lambda k=k, key=key: self.one_chain(key, path, keep=KEEP[k])) or {"failed": True}
                     self.save()
         self.save()
         print("\n".join(self.markdown()))
@@ -165,7 +168,7 @@ class Bench:
         return x.to(dtype)
 
     def micro(self):
-        torch, K = self.torch, self.K
+        torch = self.torch
         dev = "cuda" if self.m.cuda else "cpu"
         dtype = torch.float16 if self.m.a.dtype == "fp16" else torch.bfloat16  # ComfyUI runs Wan in fp16
         for size in [s.strip() for s in self.a.micro_sizes.split(",") if s.strip()]:
@@ -176,53 +179,58 @@ class Bench:
                     ("ffn.0", mv, dim, ffn, "modulated norm"),
                     ("ffn.2", mv, ffn, dim, "gelu hidden")]
             for name, m, k, n, kind in rows:
-                log(f"micro {size} {name} {m}x{k}->{n}")
-                g = torch.Generator(device=dev).manual_seed(0)
-                x = self.activations(kind, m, k, g, dev, dtype)
-                w = torch.randn(n, k, generator=g, device=dev) / k ** 0.5
-                b = (torch.randn(n, generator=g, device=dev) * 0.02).to(dtype)
-                exact = torch.addmm(b.float(), x.float(), w.t())
-                w16 = w.to(dtype)
-                w8, sw = K.quantize_weight(w, K.E4M3, per_channel=True)
-                variants = {
-                    "16-bit": (lambda: torch.nn.functional.linear(x, w16, b), None),
-                    "dequantize": (lambda: torch.nn.functional.linear(x, K.dequantize(w8, sw, dtype), b), None),
-                    "per-token": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", True),
-                                  lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
-                    "per-token, fp32 accumulation": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", False),
-                                                     lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
-                    "1x128 blocks": (lambda: K.fp8_linear(x, w8, sw, b, K.BLOCK_MODE),
-                                     lambda: K.fp8_linear_ref(x, w8, sw, b, act="block")),
-                }
-                for opt, (fn, ref) in variants.items():
-                    r = {"size": size, "layer": name, "M": m, "K": k, "N": n, "activations": kind, "option": opt}
-                    out = self.attempt(f"micro {size} {name} {opt}", fn)
-                    if out is not None:
-                        c = runner.compare(out, exact)
-                        r["cos_vs_fp32"], r["rel_vs_fp32"] = round(c["cosine"], 6), round(c["rel_l2"], 5)
-                        t = self.attempt(f"micro {size} {name} {opt} timing", lambda fn=fn: self.timed(fn))
-                        if t is not None:
-                            r["ms"] = round(t, 4)
-                            r["tflops"] = round(2 * m * k * n / t / 1e9, 1)
-                        if ref is not None:
-                            rr = self.attempt(f"micro {size} {name} {opt} reference", ref)
-                            if rr is not None:
-                                r["rel_vs_reference"] = round(_rel(out, rr), 6)  # the kernel vs its own math
-                        del out
-                    self.res["micro"].append(r)
-                if self.m.cuda:
-                    def qcheck():
-                        q8, qs = K.quantize_blocks(x.reshape(-1, k))
-                        r8, rs = K.quantize_blocks_ref(x.reshape(-1, k))
-                        return {"size": size, "layer": name, "option": "quantize_blocks check",
-                                "scale_maxrel": float(((qs - rs).abs() / rs).max()),
-                                "fp8_mismatch_frac": float((q8.float() != r8.float()).float().mean()),
-                                "ms_blocks": round(self.timed(lambda: K.quantize_blocks(x)), 4),
-                                "ms_rows": round(self.timed(lambda: K.quantize_rows(x)), 4)}
-                    qc = self.attempt(f"micro {size} {name} quantizer check", qcheck)
-                    if qc:
-                        self.res["micro"].append(qc)
-                self.save()
+                self._micro_layer(size, name, m, k, n, kind, dev, dtype)
+
+    def _micro_layer(self, size, name, m, k, n, kind, dev, dtype):
+        """micro(): one layer shape's rows (each option's accuracy and time, the quantizer check)."""
+        torch, K = self.torch, self.K
+        log(f"micro {size} {name} {m}x{k}->{n}")
+        g = torch.Generator(device=dev).manual_seed(0)
+        x = self.activations(kind, m, k, g, dev, dtype)
+        w = torch.randn(n, k, generator=g, device=dev) / k ** 0.5
+        b = (torch.randn(n, generator=g, device=dev) * 0.02).to(dtype)
+        exact = torch.addmm(b.float(), x.float(), w.t())
+        w16 = w.to(dtype)
+        w8, sw = K.quantize_weight(w, K.E4M3, per_channel=True)
+        variants = {
+            "16-bit": (lambda: torch.nn.functional.linear(x, w16, b), None),
+            "dequantize": (lambda: torch.nn.functional.linear(x, K.dequantize(w8, sw, dtype), b), None),
+            "per-token": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", True),
+                          lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
+            "per-token, fp32 accumulation": (lambda: K.fp8_linear(x, w8, sw, b, "scaled_mm_rowwise", False),
+                                             lambda: K.fp8_linear_ref(x, w8, sw, b, act="row")),
+            "1x128 blocks": (lambda: K.fp8_linear(x, w8, sw, b, K.BLOCK_MODE),
+                             lambda: K.fp8_linear_ref(x, w8, sw, b, act="block")),
+        }
+        for opt, (fn, ref) in variants.items():
+            r = {"size": size, "layer": name, "M": m, "K": k, "N": n, "activations": kind, "option": opt}
+            out = self.attempt(f"micro {size} {name} {opt}", fn)
+            if out is not None:
+                c = runner.compare(out, exact)
+                r["cos_vs_fp32"], r["rel_vs_fp32"] = round(c["cosine"], 6), round(c["rel_l2"], 5)
+                t = self.attempt(f"micro {size} {name} {opt} timing", lambda fn=fn: self.timed(fn))
+                if t is not None:
+                    r["ms"] = round(t, 4)
+                    r["tflops"] = round(2 * m * k * n / t / 1e9, 1)
+                if ref is not None:
+                    rr = self.attempt(f"micro {size} {name} {opt} reference", ref)
+                    if rr is not None:
+                        r["rel_vs_reference"] = round(_rel(out, rr), 6)  # the kernel vs its own math
+                del out
+            self.res["micro"].append(r)
+        if self.m.cuda:
+            def qcheck():
+                q8, qs = K.quantize_blocks(x.reshape(-1, k))
+                r8, rs = K.quantize_blocks_ref(x.reshape(-1, k))
+                return {"size": size, "layer": name, "option": "quantize_blocks check",
+                        "scale_maxrel": float(((qs - rs).abs() / rs).max()),
+                        "fp8_mismatch_frac": float((q8.float() != r8.float()).float().mean()),
+                        "ms_blocks": round(self.timed(lambda: K.quantize_blocks(x)), 4),
+                        "ms_rows": round(self.timed(lambda: K.quantize_rows(x)), 4)}
+            qc = self.attempt(f"micro {size} {name} quantizer check", qcheck)
+            if qc:
+                self.res["micro"].append(qc)
+        self.save()
 
     # --- end to end ----------------------------------------------------------------------------------------
     def stock_latent(self, path):
@@ -278,12 +286,14 @@ class Bench:
     def markdown(self):
         meta = self.res.get("meta", {})
         lines = ["# FP8 linears: quality and speed per activation_scaling option", "",
-                 f"GPU {meta.get('gpu')}, ComfyUI {meta.get('comfyui')}, torch {meta.get('torch')}, blockwise _scaled_mm "
-                 f"output dtypes: {meta.get('block_out_dtypes')}. Random weights: speed and deviation, not visual quality.",
+                 f"GPU {meta.get('gpu')}, ComfyUI {meta.get('comfyui')}, torch {meta.get('torch')}, blockwise "
+                 f"_scaled_mm output dtypes: {meta.get('block_out_dtypes')}. Random weights: speed and deviation, not "
+                 "visual quality.",
                  f"Command: `{self.res['command']}`", *runner.meta_markdown(self.res.get("run_meta")), ""]
         if self.res["micro"]:
             lines += ["## Per layer type (synthetic activations, per-channel e4m3 weights)", "",
-                      "| size | layer | M x K -> N | option | ms | TFLOP/s | cos vs fp32 | rel vs fp32 | kernel vs its reference |",
+                      "| size | layer | M x K -> N | option | ms | TFLOP/s | cos vs fp32 | rel vs fp32 | kernel vs its "
+                      "reference |",
                       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
             for r in self.res["micro"]:
                 if r["option"] == "quantize_blocks check":
@@ -291,9 +301,9 @@ class Bench:
                                  f"{r['ms_rows']} ms; scale max rel {r['scale_maxrel']:.2g}, fp8 mismatch "
                                  f"{r['fp8_mismatch_frac']:.2g} | | | | | |")
                     continue
-                lines.append(f"| {r['size']} | {r['layer']} | {r['M']}x{r['K']}->{r['N']} | {r['option']} | {r.get('ms', '')} | "
-                             f"{r.get('tflops', '')} | {r.get('cos_vs_fp32', '')} | {r.get('rel_vs_fp32', '')} | "
-                             f"{r.get('rel_vs_reference', '')} |")
+                lines.append(f"| {r['size']} | {r['layer']} | {r['M']}x{r['K']}->{r['N']} | {r['option']} | "
+                             f"{r.get('ms', '')} | {r.get('tflops', '')} | {r.get('cos_vs_fp32', '')} | "
+                             f"{r.get('rel_vs_fp32', '')} | {r.get('rel_vs_reference', '')} |")
             lines.append("")
         for title, part in (("End to end", "e2e"), ("Sensitivity: one layer type kept 16-bit (FP8 per-token elsewhere)",
                                                    "sensitivity")):
@@ -307,8 +317,9 @@ class Bench:
                 if r.get("failed"):
                     lines.append(f"| {n} | failed (see errors) | | | | | |")
                     continue
-                lines.append(f"| {n} | {r.get('extra_keep', r.get('what', ''))} | {BM._median(r.get('times_s') or []) or ''} | "
-                             f"{r.get('speedup_vs_stock', '')} | {r.get('cosine')} | {r.get('max_abs_diff')} | {r.get('first_run_s')} |")
+                lines.append(f"| {n} | {r.get('extra_keep', r.get('what', ''))} | "
+                             f"{BM._median(r.get('times_s') or []) or ''} | {r.get('speedup_vs_stock', '')} | "
+                             f"{r.get('cosine')} | {r.get('max_abs_diff')} | {r.get('first_run_s')} |")
             lines.append("")
         for e in self.res["errors"]:
             lines.append(f"ERROR {e['what']}: {e['error'][:300]}")

@@ -268,7 +268,8 @@ class Bench:
                 return r
             self.record(size, "sample_level1", l1_sample)
 
-        model = l1 = st = x = ctx = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+        model = l1 = st = x = ctx = None  # frees the memory before the next step (a `del` would leave names the
+                                          # closures above read)
         self.free()
 
         if not a.no_warm_restart:
@@ -322,8 +323,10 @@ class Bench:
         meta = self.res.get("meta", {})
         lines = [f"# Wan Level-1 vs stock ComfyUI ({meta.get('gpu') or meta.get('device')})", "",
                  f"- command: `{self.res['command']}`",
-                 f"- torch {meta.get('torch')}, triton {meta.get('triton')}, python {meta.get('python')}, dtype {meta.get('dtype')}",
-                 f"- latent {meta.get('latent')}, context {meta.get('context')}, {meta.get('steps')} steps, cfg {meta.get('cfg')}",
+                 f"- torch {meta.get('torch')}, triton {meta.get('triton')}, python {meta.get('python')}, dtype "
+                 f"{meta.get('dtype')}",
+                 f"- latent {meta.get('latent')}, context {meta.get('context')}, {meta.get('steps')} steps, cfg "
+                 f"{meta.get('cfg')}",
                  f"- compile mode argument: {meta.get('compile_mode_arg')}; random weights, true configs",
                  *runner.meta_markdown(self.res.get("run_meta")), ""]
         lines += ["| size | variant | forward ms (median) | speedup | cosine to stock | max abs diff |",
@@ -337,17 +340,19 @@ class Bench:
                 if "error" in r:
                     lines.append(f"| {size} | {label} | {_cell(r)} | | | |")
                     continue
-                lines.append(f"| {size} | {label} | {r.get('median_ms')} | {r.get('speedup_vs_stock', 1.0 if key == 'forward_stock' else '')} "
-                             f"| {_f(r.get('cosine'), 6)} | {_e(r.get('max_abs_diff'))} |")
+                lines.append(f"| {size} | {label} | {r.get('median_ms')} | "
+                             f"{r.get('speedup_vs_stock', 1.0 if key == 'forward_stock' else '')} | "
+                             f"{_f(r.get('cosine'), 6)} | {_e(r.get('max_abs_diff'))} |")
         lines += ["", "| size | stock run s | Level-1 run s | speedup | cosine (final latent) | max abs diff | "
                   "cold compile s | batch-2 recompile s | warm-restart compile s |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for size, e in self.res["sizes"].items():
-            s, l, f1, w = (e.get(k) if isinstance(e.get(k), dict) else {} for k in
+            s, lv, f1, w = (e.get(k) if isinstance(e.get(k), dict) else {} for k in
                            ("sample_stock", "sample_level1", "forward_level1", "warm_restart"))
-            lines.append(f"| {size} | {_cell(s.get('seconds', s))} | {_cell(l.get('seconds', l))} | "
-                         f"{l.get('speedup_vs_stock', '')} | {_f(l.get('cosine'), 6)} | {_e(l.get('max_abs_diff'))} | "
-                         f"{f1.get('cold_compile_s', '')} | {l.get('recompile_batch2_s', '')} | {_cell(w.get('warm_compile_s', w)) if w else ''} |")
+            lines.append(f"| {size} | {_cell(s.get('seconds', s))} | {_cell(lv.get('seconds', lv))} | "
+                         f"{lv.get('speedup_vs_stock', '')} | {_f(lv.get('cosine'), 6)} | {_e(lv.get('max_abs_diff'))} "
+                         f"| {f1.get('cold_compile_s', '')} | {lv.get('recompile_batch2_s', '')} | "
+                         f"{_cell(w.get('warm_compile_s', w)) if w else ''} |")
         ab = [(size, "Level-1", e["forward_interleaved"]) for size, e in self.res["sizes"].items()
               if isinstance(e.get("forward_interleaved"), dict) and "rounds" in e["forward_interleaved"]]
         if ab:

@@ -32,7 +32,8 @@ Usage (GPU machine, repo root, after `source bench/gpu_env.sh`):
     python3 bench/bench_matrix.py --workflow lightx2v --size 14B --sequential --card 16 --occupy \\
         --chains stock,level1,level1_prefetch --rounds 2 --out $OUT/prefetch16   # prefetch_weights, sampling only
       (one half of it alone: add --switch prefetch_room=off or --switch prefetch_ahead=off, one process each)
-CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny model)
+CPU smoke (tiny Wan, CPU): python bench/bench_matrix.py --smoke --out /tmp/msmoke  (--family F: that family's tiny
+model)
 
 `--family` flux | qwen_image | hunyuan_video | ltxv | wan_ti2v_5b, and ComfyUI 0.33's minimax_h3 | minimax_h3_turbo |
 hunyuan_video15 | ltxav | flux2 | kandinsky5 (bench/families.py): that family's true config with random weights in the
@@ -53,8 +54,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
-import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 import families  # noqa: E402  bench/families.py: --family's models, inputs, sampler settings (imports no torch)
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
 # chain name -> what it is (the table's second column). Node chains are built in Matrix.build().
 CHAINS = {
@@ -86,30 +87,36 @@ CHAINS = {
     "kj_sage_compile": "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced (defaults)",
     "gguf": "ComfyUI-GGUF Unet Loader (GGUF), a Q8_0 file of the same weights (--workflow)",
     "gguf_level1": "ComfyUI-GGUF Unet Loader (GGUF), Q8_0 -> Accel Wan Level-1 (--workflow)",
-    "gguf_pod": "ComfyUI-GGUF Unet Loader (GGUF/Advanced), Q8_0, patch_on_device on (the LoRA kept on the GPU) (--workflow)",
-    "gguf_pod_level1": "ComfyUI-GGUF Unet Loader (GGUF/Advanced), Q8_0, patch_on_device on -> Accel Wan Level-1 (--workflow)",
+    "gguf_pod": "ComfyUI-GGUF Unet Loader (GGUF/Advanced), Q8_0, patch_on_device on (the LoRA kept on the GPU) "
+                "(--workflow)",
+    "gguf_pod_level1": "ComfyUI-GGUF Unet Loader (GGUF/Advanced), Q8_0, patch_on_device on -> Accel Wan Level-1 "
+                       "(--workflow)",
     "attention_fp8": "Accel Attention flash_attn_3_fp8 (hybrid schedule defaults: exact first/last steps)",
     "attention_fp8_all": "Accel Attention flash_attn_3_fp8 on every step (no hybrid schedule)",
-    "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with comfy-kitchen)",
+    "attention_ck_int8": "Accel Attention comfy_kitchen_int8 (hybrid schedule defaults; ComfyUI 0.33+ with "
+                         "comfy-kitchen)",
     "level1_fast": "Accel Wan Level-1 quality fast, compile_mode default",
     "level1_sparse": "Accel Wan Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
     "fp8_level1_fast": "Accel Load Diffusion Model (FP8) -> Accel Wan Level-1 quality fast (hybrid schedule defaults)",
-    "fp8_attnfp8_compile": "Accel Load Diffusion Model (FP8) -> Accel CUDA Settings -> Accel Attention flash_attn_3_fp8 "
-                           "on every step -> Accel Compile (the combined quantized path per forward)",
-    "fp8_keepxattn_level1": "Accel Load Diffusion Model (FP8, extra_keep cross_attn q/o in 16-bit) -> Accel Wan Level-1",
+    "fp8_attnfp8_compile": "Accel Load Diffusion Model (FP8) -> Accel CUDA Settings -> Accel Attention "
+                           "flash_attn_3_fp8 on every step -> Accel Compile (the combined quantized path per forward)",
+    "fp8_keepxattn_level1": "Accel Load Diffusion Model (FP8, extra_keep cross_attn q/o in 16-bit) -> Accel Wan "
+                            "Level-1",
     # --family (bench/families.py): the pack's chain as the family's workflow ships it, and with the FP8 loader
     "shipped": "the pack's shipped chain for the family (Accel CUDA Settings -> Accel Attention -> Accel Compile; "
                "Wan: Accel Wan Level-1)",
     "shipped_graphs": "the shipped chain with Accel Compile's cuda_graphs on (each model call replayed as one CUDA "
                       "graph where the weights are resident; the compile summary says which path ran)",
-    "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped chain",
+    "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped "
+                   "chain",
     "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
                           "with cuda_graphs on",
-    "fp8_auto_shipped": "Accel Load Diffusion Model (FP8), defaults (weight_format auto: what a user gets) -> the shipped chain",
+    "fp8_auto_shipped": "Accel Load Diffusion Model (FP8), defaults (weight_format auto: what a user gets) -> the "
+                        "shipped chain",
     "level1_h3": "Accel MiniMax-H3 Level-1 (defaults)",
     "level1_h3_sparse": "Accel MiniMax-H3 Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
-    "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls even "
-                  "where `auto` keeps a 16-bit file 16-bit)",
+    "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls "
+                  "even where `auto` keeps a 16-bit file 16-bit)",
 }
 # issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
 # (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
@@ -166,11 +173,13 @@ def parse(argv=None):
     ap.add_argument("--size", default="14B", choices=["1.3B", "14B", "tiny"], help="Wan 2.1 size (--family wan)")
     ap.add_argument("--dtype", default=None, choices=["fp16", "bf16"],
                     help="weights in the file (default: the published file's: fp16 for Wan, bf16 for the others)")
-    ap.add_argument("--card", type=float, default=0, help="simulate a card of this many GiB (--reserve-vram); 0 = the whole GPU")
+    ap.add_argument("--card", type=float, default=0,
+                    help="simulate a card of this many GiB (--reserve-vram); 0 = the whole GPU")
     ap.add_argument("--hard-cap", action="store_true", help="with --card: also cap torch's allocator at the card size "
                     "(torch.cuda.set_per_process_memory_fraction), so an allocation past it fails as on a real card; "
                     "memory that comfy-aimdo maps itself is not under this cap")
-    ap.add_argument("--chains", default=None, help="comma-separated CHAINS names; default for wan: stock,attention,compile,"
+    ap.add_argument("--chains", default=None,
+                    help="comma-separated CHAINS names; default for wan: stock,attention,compile,"
                     "cuda_attn_compile,level1,core_compile; for the other families: " + families.DEFAULT_CHAINS +
                     " (the image families add shipped_graphs, fp8_shipped_graphs; ComfyUI 0.33's newer families, "
                     "minimax_h3 ...: their own; bench/families.py default_chains)")
@@ -190,7 +199,8 @@ def parse(argv=None):
     ap.add_argument("--weights-only", action="store_true", help="write the weights file and exit (run in its own "
                     "process first, so the GPU memory used to generate it is gone before the measurement)")
     ap.add_argument("--workflow", default="", choices=["", "lightx2v"],
-                    help="lightx2v: Wan 2.2 A14B fp8_scaled experts + LightX2V LoRAs, shift 5, 4 steps CFG 1 (see above)")
+                    help="lightx2v: Wan 2.2 A14B fp8_scaled experts + LightX2V LoRAs, shift 5, 4 steps CFG 1 (see "
+                         "above)")
     ap.add_argument("--occupy", action="store_true", help="with --card: occupy the rest of the GPU in a helper "
                     "process before ComfyUI starts (every allocator then sees the card size)")
     ap.add_argument("--lora-rank", type=int, default=32)
@@ -198,19 +208,22 @@ def parse(argv=None):
                     "then its models are dropped and unloaded before the next chain (no chain's weights evict "
                     "another's; stock runs again last to show the drift over the run)")
     ap.add_argument("--profile", action="store_true", help="with --sequential: after each chain's timed runs, one more "
-                    "run under torch.profiler: GPU kernel time by category, top kernels, GPU-busy share of the wall time")
-    ap.add_argument("--sync-sites", action="store_true", help="with --profile: one more run with torch's CUDA sync debug "
+                    "run under torch.profiler: GPU kernel time by category, top kernels, GPU-busy share of the wall "
+                    "time")
+    ap.add_argument("--sync-sites", action="store_true",
+                    help="with --profile: one more run with torch's CUDA sync debug "
                     "mode on: where the host waited for the GPU, grouped by the Python frames that led there")
     ap.add_argument("--host-profile", action="store_true", help="with --profile: one more run under Python's cProfile: "
                     "the Python functions that take the host's time (for host-bound chains)")
     ap.add_argument("--switch", action="append", default=[], metavar="NAME=on|off",
-                    help=f"set one of the pack's switches for this process ({', '.join(SWITCHES)}); repeat or join with "
-                    "commas. For A/B runs of one change: one process per setting")
+                    help=f"set one of the pack's switches for this process ({', '.join(SWITCHES)}); repeat or join "
+                         "with commas. For A/B runs of one change: one process per setting")
     ap.add_argument("--resolution-change", default="", metavar="WxH",
-                    help="with --sequential: after each chain's timed runs, sample at WxH, at the run's size again, then "
-                         "both once more: the times and the compile summary's recompiles and CUDA-graph captures after "
-                         "each pair (a size change should recompile at most once, then never again)")
-    ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments, written with '=' since they start with a dash "
+                    help="with --sequential: after each chain's timed runs, sample at WxH, at the run's size again, "
+                         "then both once more: the times and the compile summary's recompiles and CUDA-graph captures "
+                         "after each pair (a size change should recompile at most once, then never again)")
+    ap.add_argument("--comfy-args", default="",
+                    help="extra ComfyUI command-line arguments, written with '=' since they start with a dash "
                     "(e.g. --comfy-args=--disable-dynamic-vram, --comfy-args='--disable-cuda-malloc --reserve-vram 2')")
     a = ap.parse_args(argv)
     a.switches = parse_switches(a.switch, ap.error)
@@ -345,7 +358,8 @@ class Matrix:
                                sys.modules["comfy.model_patcher"].ModelPatcher).__name__,
             "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
             "torch_memory_fraction": hard_cap, "occupied_rest_of_gpu": self.occupier is not None,
-            "workflow": self.a.workflow or None, "family": self.a.family, "tokens": self.a.tokens, "smoke": self.a.smoke,
+            "workflow": self.a.workflow or None, "family": self.a.family, "tokens": self.a.tokens,
+            "smoke": self.a.smoke,
             "sampler": f"{families.spec(self.a.family).sampler}/{families.spec(self.a.family).scheduler}",
             "switches": switches or None,
         }
@@ -497,8 +511,9 @@ class Matrix:
             return self.build_workflow(name, path)
         why = families.not_applicable(self.a.family, name)
         if why or (path is None and (name == "core_fp8_fast" or name.startswith("fp8"))):
-            raise Skipped(why or f"the smoke's tiny {self.a.family} is built in memory (ComfyUI's detection cannot read "
-                                 "its config from a file), so file-loader chains do not run; the GPU run loads the file")
+            raise Skipped(why or f"the smoke's tiny {self.a.family} is built in memory (ComfyUI's detection cannot "
+                                 "read its config from a file), so file-loader chains do not run; the GPU run loads "
+                                 "the file")
         torch = self.torch
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
@@ -527,7 +542,8 @@ class Matrix:
                 return m, res.report + "\n" + rep
             if "level1" not in name:
                 return res.patcher, res.report
-            opts = {"compile_mode": "default", "quality": "fast", "on_failure": "error"} if name == "fp8_level1_fast" else {}
+            opts = {"compile_mode": "default", "quality": "fast",
+                    "on_failure": "error"} if name == "fp8_level1_fast" else {}
             m, rep = call_node("AccelWanLevel1", model=res.patcher, **opts)[:2]
             return m, getattr(res, "report", "") + "\n" + rep
         return self.patch(name, self.base(path))
@@ -679,8 +695,8 @@ class Matrix:
     def run(self):
         if not self.a.smoke and not self.a.weights_only:
             # generate the weights in a child process: its GPU memory is returned to the driver when it exits
-            subprocess.run([sys.executable, __file__, "--weights-only", "--family", self.a.family, "--size", self.a.size,
-                            "--dtype", self.a.dtype,
+            subprocess.run([sys.executable, __file__, "--weights-only", "--family", self.a.family, "--size",
+                            self.a.size, "--dtype", self.a.dtype,
                             "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene),
                             "--workflow", self.a.workflow, "--lora-rank", str(self.a.lora_rank),
                             "--chains", self.a.chains], check=True)
@@ -825,16 +841,16 @@ class Matrix:
                                                "report": report, "times_s": [], "compile": self.compile_summary(m)}
                 if ref is None:
                     ref = lat
-                for rnd in range(self.a.rounds):
+                for _ in range(self.a.rounds):
                     t, lat = self.timed(m, r)
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)
                 if self.a.profile:
-                    r["profile"], _ = runner.profile_kernels(lambda: self.sample(m))
+                    r["profile"], _ = runner.profile_kernels(lambda m=m: self.sample(m))
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
-                        r["profile"]["sync_sites"], _ = runner.sync_sites(lambda: self.sample(m))
+                        r["profile"]["sync_sites"], _ = runner.sync_sites(lambda m=m: self.sample(m))
                     if self.a.host_profile:
-                        tables, _ = runner.host_profile_tables(lambda: self.sample(m), top=40)
+                        tables, _ = runner.host_profile_tables(lambda m=m: self.sample(m), top=40)
                         r["profile"]["host_functions"] = tables["own"]
                         r["profile"]["host_cumulative"] = tables["cumulative"]
                 r["fp8_calls"] = self.fp8_calls(m)
@@ -937,7 +953,8 @@ class Matrix:
     def markdown(self):
         m = self.res.get("meta", {})
         title = (f"Wan 2.2 A14B T2V users' workflow ({m.get('size')}: fp8_scaled experts + LightX2V LoRA rank "
-                 f"{self.a.lora_rank}, shift 5)" if m.get("workflow") else f"Wan 2.1 T2V {m.get('size')} {m.get('dtype')}")
+                 f"{self.a.lora_rank}, shift 5)" if m.get("workflow")
+                 else f"Wan 2.1 T2V {m.get('size')} {m.get('dtype')}")
         head = (f"# Matrix: {title}, {m.get('frames')}f {m.get('height')}x{m.get('width')}, "
                 f"{m.get('steps')} steps CFG {m.get('cfg')}")
         if m.get("family", "wan") != "wan":
@@ -945,14 +962,18 @@ class Matrix:
         lines = [head,
                  "", f"GPU {m.get('gpu')} ({m.get('gpu_total_gib') and round(m['gpu_total_gib'])} GiB"
                  + (f", simulated {m['simulated_card_gib']:g} GiB card" if m.get("simulated_card_gib") else "")
-                 + (f", torch allocator capped at {m['torch_memory_fraction']:.3f} of the GPU" if m.get("torch_memory_fraction") else "")
-                 + (", the rest of the GPU occupied by another process before ComfyUI started" if m.get("occupied_rest_of_gpu") else "")
-                 + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM {m.get('start', {}).get('dynamic_vram')}, "
-                 f"patcher {m.get('patcher')}. Random weights: speed and deviation only, not visual quality."
+                 + (f", torch allocator capped at {m['torch_memory_fraction']:.3f} of the GPU"
+                    if m.get("torch_memory_fraction") else "")
+                 + (", the rest of the GPU occupied by another process before ComfyUI started"
+                    if m.get("occupied_rest_of_gpu") else "")
+                 + f"), ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, DynamicVRAM "
+                   f"{m.get('start', {}).get('dynamic_vram')}, patcher {m.get('patcher')}. Random weights: speed and "
+                   "deviation only, not visual quality."
                  + (" Pack switches set: " + ", ".join(f"{k}={v}" for k, v in m["switches"].items()) + "."
                     if m.get("switches") else ""),
                  f"Command: `{self.res['command']}`", *runner.meta_markdown(self.res.get("run_meta")), "",
-                 "| chain | what | time (s) | speedup | cosine vs stock | max abs diff | peak alloc (GiB) | peak device (GiB) | first run (s) |",
+                 "| chain | what | time (s) | speedup | cosine vs stock | max abs diff | peak alloc (GiB) | peak "
+                 "device (GiB) | first run (s) |",
                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for n, r in self.res["chains"].items():
             if r.get("oom"):
@@ -963,19 +984,22 @@ class Matrix:
                 continue
             t = _median(r.get("times_s") or [])
             lines.append(f"| {n} | {r['what']} | {t if t is not None else ''} | {r.get('speedup', '')} | "
-                         f"{r.get('cosine', '')} | {r.get('max_abs_diff', '')} | {r.get('peak_alloc_gib', r.get('first_peak_alloc_gib', ''))} | "
-                         f"{r.get('peak_device_gib', r.get('first_peak_device_gib', ''))} | {r.get('first_run_s', '')} |")
+                         f"{r.get('cosine', '')} | {r.get('max_abs_diff', '')} | "
+                         f"{r.get('peak_alloc_gib', r.get('first_peak_alloc_gib', ''))} | "
+                         f"{r.get('peak_device_gib', r.get('first_peak_device_gib', ''))} | {r.get('first_run_s', '')} "
+                         "|")
         if "after_unload_alloc_gib" in self.res:
             lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB "
                          f"(baseline before loading: {self.res.get('baseline_alloc_gib')} GiB)")
         if "released_per_chain_gib" in self.res:
             rel = ", ".join(f"{n} {g}" for n, g in self.res["released_per_chain_gib"].items())
             lines.append(f"Then each chain's model object dropped in turn, GiB released: {rel}; allocated with every "
-                         f"model object dropped: {self.res.get('after_dropping_all_gib')} GiB, after torch._dynamo.reset(): "
-                         f"{self.res.get('after_dynamo_reset_gib')} GiB")
+                         f"model object dropped: {self.res.get('after_dropping_all_gib')} GiB, after "
+                         f"torch._dynamo.reset(): {self.res.get('after_dynamo_reset_gib')} GiB")
         h = self.res.get("hygiene")
         if h:
-            lines += ["", f"## Memory hygiene: {len(h['runs'])} two-expert runs (high -> low noise), both experts: {h['chain']}",
+            lines += ["", f"## Memory hygiene: {len(h['runs'])} two-expert runs (high -> low noise), both experts: "
+                          f"{h['chain']}",
                       "", "| run | time (s) | allocated after (GiB) | finite |", "| --- | --- | --- | --- |"]
             lines += [f"| {r['run']} | {r['s']} | {r['alloc_gib']} | {r['finite']} |" for r in h["runs"]]
             if h.get("partial"):
@@ -991,8 +1015,9 @@ class Matrix:
                 lines += ["", f"## {n}: one profiled run: wall {p['wall_ms']} ms, GPU kernels {p['kernel_ms']} ms "
                               f"({busy}busy share {p['gpu_busy']}); {cats}"]
                 if "copy_ms" in p:
-                    lines += ["", f"Copies {p['copy_ms']} ms, compute busy {p['compute_busy_ms']} ms; copies with no compute "
-                                  f"running beside them {p['copy_alone_ms']} ms (the GPU waited on those transfers)."]
+                    lines += ["", f"Copies {p['copy_ms']} ms, compute busy {p['compute_busy_ms']} ms; copies with no "
+                                  f"compute running beside them {p['copy_alone_ms']} ms (the GPU waited on those "
+                                  "transfers)."]
                 lines += ["", "| kernel | ms | category |", "| --- | ---: | --- |"]
                 lines += [f"| `{k}` | {ms} | {c} |" for k, ms, c in p["top"]]
                 if p.get("host_top"):
@@ -1003,7 +1028,8 @@ class Matrix:
                               "| --- | ---: | ---: | ---: |"]
                     lines += [f"| `{f}` | {n} | {own} | {cum} |" for f, n, own, cum in p["host_functions"]]
                 if p.get("host_cumulative"):
-                    lines += ["", "| Python function (cProfile, cumulative: with what it calls) | calls | own ms | cumulative ms |",
+                    lines += ["", "| Python function (cProfile, cumulative: with what it calls) | calls | own ms | "
+                                  "cumulative ms |",
                               "| --- | ---: | ---: | ---: |"]
                     lines += [f"| `{f}` | {n} | {own} | {cum} |" for f, n, own, cum in p["host_cumulative"]]
                 if p.get("sync_sites"):
@@ -1014,7 +1040,8 @@ class Matrix:
         lines += _path_lines(self.res["chains"])
         unstable = {n: r["unstable"] for n, r in self.res["chains"].items() if r.get("unstable")}
         if unstable:
-            lines.append("\n**Unstable, not a speed measurement**: " + "; ".join(f"{n}: {w}" for n, w in unstable.items())
+            lines.append("\n**Unstable, not a speed measurement**: "
+                         + "; ".join(f"{n}: {w}" for n, w in unstable.items())
                          + ". Something besides the chain changed between runs (weights reloaded between chains when "
                          "they do not all fit the card?): measure with --sequential.")
         for e in self.res["errors"]:
@@ -1043,8 +1070,9 @@ def _path_lines(chains) -> list:
     for n, r in chains.items():
         for c in r.get("compile") or []:
             run = c.get("graph_last_run") or {}
-            graphs = (f"CUDA graphs: {run['replays']} of {run['calls']} calls of the last run replayed, {c['graph_captures']} "
-                      f"captured in all" + (f" (not replayed: {run['reason']})" if run.get("reason") else "")
+            graphs = (f"CUDA graphs: {run['replays']} of {run['calls']} calls of the last run replayed, "
+                      f"{c['graph_captures']} captured in all" + (" (not replayed: "
+                                                                  f"{run['reason']})" if run.get("reason") else "")
                       if run.get("calls") else "")
             if c.get("memory") or graphs:
                 lines.append(f"- {n}: " + "; ".join(x for x in (c.get("memory"), graphs) if x))
@@ -1089,7 +1117,8 @@ def _median(xs):
 
 
 def _short(r):
-    return f"cos {r.get('cosine')} maxdiff {r.get('max_abs_diff')} peak dev {r.get('peak_device_gib', r.get('first_peak_device_gib'))} GiB"
+    return (f"cos {r.get('cosine')} maxdiff {r.get('max_abs_diff')} peak dev "
+            f"{r.get('peak_device_gib', r.get('first_peak_device_gib'))} GiB")
 
 
 def rerender(folder):

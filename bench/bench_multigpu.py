@@ -25,7 +25,8 @@ Run (GPU machine with 2/4/8 GPUs, repo root, after `source bench/gpu_env.sh` [03
     python3 bench/bench_multigpu.py --out $OUT --gpus 2 --size 1.3B
     python3 bench/bench_multigpu.py --family flux --gpus 2 --out $OUT/mg_flux
     python3 bench/bench_multigpu.py --family qwen_image --gpus 2 --out $OUT/mg_qwen
-CPU smoke (tiny model, 2 CPU workers over gloo): python bench/bench_multigpu.py --smoke [--family flux] --out /tmp/mgsmoke
+CPU smoke (tiny model, 2 CPU workers over gloo): python bench/bench_multigpu.py --smoke [--family flux] --out
+/tmp/mgsmoke
 Results are written after every measurement ($OUT/multigpu.json and .md for Wan, multigpu_flux.* and
 multigpu_qwen_image.* for the others), so a timeout keeps what was measured.
 Expected time (14B, 8x H200): building the model ~1 min, each N-GPU configuration ~1-2 min (sending 28 GB to
@@ -66,11 +67,15 @@ log = runner.Log(NAME)
 
 def parse(argv=None):
     ap = runner.parser(__doc__, smoke="tiny model, 2 CPU workers over gloo",
-                       out_help="folder for multigpu.json / .md (flux: multigpu_flux.*, qwen_image: multigpu_qwen_image.*)")
-    ap.add_argument("--family", default="wan", choices=FAMILIES, help="wan (Wan 2.1 T2V), flux (Flux.1-dev), qwen_image")
-    ap.add_argument("--size", default=None, help="wan: harness models.WAN_SIZES (14B, 1.3B, ...; default 14B); flux and "
+                       out_help="folder for multigpu.json / .md (flux: multigpu_flux.*, qwen_image: "
+                                "multigpu_qwen_image.*)")
+    ap.add_argument("--family", default="wan", choices=FAMILIES,
+                    help="wan (Wan 2.1 T2V), flux (Flux.1-dev), qwen_image")
+    ap.add_argument("--size", default=None,
+                    help="wan: harness models.WAN_SIZES (14B, 1.3B, ...; default 14B); flux and "
                     "qwen_image: true (the published config, default) or tiny")
-    ap.add_argument("--gpus", default="2,4,8", help="comma list of GPU counts; those above the visible count are skipped")
+    ap.add_argument("--gpus", default="2,4,8",
+                    help="comma list of GPU counts; those above the visible count are skipped")
     ap.add_argument("--cfg-parallel", default="both", choices=["on", "off", "both"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
@@ -80,8 +85,10 @@ def parse(argv=None):
     ap.add_argument("--tokens", type=int, default=None, help="text tokens of the context; default wan 512, flux 256 "
                     "(ComfyUI pads Flux's T5 prompt to 256), qwen_image 256")
     ap.add_argument("--guidance", type=float, default=3.5, help="flux only: the distilled guidance input")
-    ap.add_argument("--attention", default="", help="an Accel Attention backend (e.g. auto, flash_attn_3) applied to the "
-                    "model before both the 1-GPU and the N-GPU runs (the workers run it per rank); empty: ComfyUI's own")
+    ap.add_argument("--attention", default="",
+                    help="an Accel Attention backend (e.g. auto, flash_attn_3) applied to the "
+                    "model before both the 1-GPU and the N-GPU runs (the workers run it per rank); empty: ComfyUI's "
+                    "own")
     a = ap.parse_args(argv)
     size, height, width, tokens, _ = DEFAULTS[a.family]
     a.size = a.size or size
@@ -152,10 +159,12 @@ class Bench:
         more = "".join(f", {k} {m[k]}" for k in ("y", "guidance") if m.get(k))
         lines = [f"# Accel Multi-GPU: {title} per-step forward (batch 2 = cond + uncond)", "",
                  f"GPU: {m.get('gpu') or m.get('device')} x{m.get('visible_gpus')}, ComfyUI {m.get('comfyui')}, "
-                 f"torch {m.get('torch')}, {m.get('dtype')}, latent {m.get('latent')}, context {m.get('context')}{more}", "",
+                 f"torch {m.get('torch')}, {m.get('dtype')}, latent {m.get('latent')}, context "
+                 f"{m.get('context')}{more}", "",
                  f"Attention (1 GPU and every rank): {m.get('attention') or 'ComfyUI default'}", "",
                  *runner.meta_markdown(self.res.get("run_meta")), "",
-                 "| config | GPUs | CFG parallel | step ms | speed-up vs 1 | first call s | cosine vs 1 | max abs diff |",
+                 "| config | GPUs | CFG parallel | step ms | speed-up vs 1 | first call s | cosine vs 1 | max abs diff "
+                 "|",
                  "|---|---|---|---|---|---|---|---|"]
         base = self.res["runs"].get("1gpu", {}).get("ms")
         for key, r in self.res["runs"].items():
@@ -226,7 +235,8 @@ class Bench:
         self.res["meta"]["build_s"] = round(time.time() - t0, 1)
         log(f"built {label} in {time.time() - t0:.1f} s")
         if a.attention:
-            model, rep = self.H.pack_module("accel.attention.override").apply_attention(model, a.attention, policy="error")
+            override = self.H.pack_module("accel.attention.override")
+            model, rep = override.apply_attention(model, a.attention, policy="error")
             self.res["meta"]["attention"] = rep
             log(f"attention: {rep}")
         x, ctx, extra = self.inputs(model)

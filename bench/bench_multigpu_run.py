@@ -178,9 +178,8 @@ class Bench:
 
         H.bootstrap(cpu=self.a.smoke)
         H.load_pack()
-        import torch
-
         import comfy.model_management as mm
+        import torch
 
         self.H, self.torch, self.mm = H, torch, mm
         self.cuda = torch.cuda.is_available() and not self.a.smoke
@@ -348,7 +347,8 @@ class Bench:
         log(f"{key} ...")
         try:
             self.res["runs"][key] = fn()
-            log(f"{key} = {json.dumps({k: v for k, v in self.res['runs'][key].items() if k != 'workers'}, default=str)[:600]}")
+            shown = {k: v for k, v in self.res["runs"][key].items() if k != "workers"}
+            log(f"{key} = {json.dumps(shown, default=str)[:600]}")
         except Exception as e:  # noqa: BLE001 - keep the other configurations
             err = f"{key}: {type(e).__name__}: {e}"
             self.res["runs"][key] = {"error": err, "traceback": traceback.format_exc()[-3000:]}
@@ -370,7 +370,8 @@ class Bench:
             models: list = []
             for mode in modes:
                 self.free_gpu0()
-                self.record(f"{n}gpu_cfg_{mode}", lambda n=n, mode=mode: self.multi(bases, n, mode, models))
+                self.record(f"{n}gpu_cfg_{mode}",
+                            lambda n=n, mode=mode, models=models: self.multi(bases, n, mode, models))
             models.clear()
         self.pool.shutdown_all()
 
@@ -383,9 +384,10 @@ class Bench:
         rm = self.res.get("run_meta") or {}
         lines = [f"# Accel Multi-GPU, whole sampling runs: {m.get('title')}", "",
                  f"{rm.get('gpu')} x{m.get('visible_gpus')}, ComfyUI {rm.get('comfyui')}, torch {rm.get('torch')}, "
-                 f"yunchang {m.get('yunchang')}; Wan {m.get('size')} bf16 random weights, {m.get('width')}x{m.get('height')} "
-                 f"{m.get('frames')} frames (latent {m.get('latent')}), {m.get('steps')} steps, CFG {m.get('cfg')}, "
-                 f"Accel Attention {m.get('attention') or 'none'}, Accel Compile {'on' if m.get('compile') else 'off'}", "",
+                 f"yunchang {m.get('yunchang')}; Wan {m.get('size')} bf16 random weights, "
+                 f"{m.get('width')}x{m.get('height')} {m.get('frames')} frames (latent {m.get('latent')}), "
+                 f"{m.get('steps')} steps, CFG {m.get('cfg')}, Accel Attention {m.get('attention') or 'none'}, Accel "
+                 f"Compile {'on' if m.get('compile') else 'off'}", "",
                  *runner.meta_markdown(rm), "",
                  "| config | GPUs | CFG parallel | run s | speed-up vs 1 | first run s (workers start, weights s) | "
                  "cosine vs 1 | max abs diff | peak GiB per GPU (all processes) | ComfyUI process GPU 0 peak GiB |",
@@ -405,8 +407,8 @@ class Bench:
                 continue
             why = next((w for _, w in r["split"] if w), "")
             lines += ["", f"## {key}: the workers", "",
-                      f"- weights sent in the timed runs: {r['weights_sent_in_timed_runs']}; rank groups per forward, per "
-                      f"expert: {[s[0] for s in r['split']]}" + (f" ({why[:90]})" if why else "")]
+                      f"- weights sent in the timed runs: {r['weights_sent_in_timed_runs']}; rank groups per forward, "
+                      f"per expert: {[s[0] for s in r['split']]}" + (f" ({why[:90]})" if why else "")]
             for i, w in enumerate(r["workers"]):
                 held = "; ".join(f"attention {v['attention']}, compile {v['compile']}" for v in w["models"].values())
                 lines.append(f"- worker {i} ({w['device']}): {len(w['models'])} model(s) held, torch peak "

@@ -35,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
+
 import accel_harness as H  # noqa: E402
 from accel_harness.timing import timed  # noqa: E402
 
@@ -63,7 +64,8 @@ def _f(x, fmt):
 
 def markdown(res: dict) -> str:
     lines = [f"# Quantized attention - {res.get('gpu')}", "",
-             f"- ComfyUI {res.get('comfyui')}, torch {res.get('torch')}, CUDA {res.get('cuda')}, triton {res.get('triton')}",
+             f"- ComfyUI {res.get('comfyui')}, torch {res.get('torch')}, CUDA {res.get('cuda')}, triton "
+             f"{res.get('triton')}",
              f"- libraries: {res.get('libraries')}; comfy_kitchen_int8 registered: {res.get('ck_int8_registered')}",
              f"- command: `{res.get('command')}`", f"- wall time: {res.get('elapsed_s')} s",
              *runner.meta_markdown(res.get("run_meta")),
@@ -76,26 +78,30 @@ def markdown(res: dict) -> str:
                   "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
         for r in calls:
             if "error" in r:
-                lines.append(f"| {r['shape']} | {r.get('dtype', '')} | {r['variant']} | failed: {r['error'][:90]} | | | | |")
+                lines.append(f"| {r['shape']} | {r.get('dtype', '')} | {r['variant']} | failed: {r['error'][:90]} | | "
+                             "| | |")
                 continue
             lines.append(f"| {r['shape']} | {r['dtype']} | {r['variant']} | {_f(r.get('ms'), '.3f')} | "
-                         f"{_f(r.get('speedup'), '.3f')} | {_f(r.get('cosine'), '.6f')} | {_f(r.get('max_abs_diff'), '.4f')} | "
-                         f"{_f(r.get('rel_l2'), '.2e')} |")
+                         f"{_f(r.get('speedup'), '.3f')} | {_f(r.get('cosine'), '.6f')} | "
+                         f"{_f(r.get('max_abs_diff'), '.4f')} | {_f(r.get('rel_l2'), '.2e')} |")
         lines.append("")
     q = res.get("quantizer_match", [])
     if q:
         lines += ["## Fused vs torch quantization (same inputs)", "",
                   "On the GPU every e4m3 byte must be equal (1.000000). Under the Triton interpreter (CPU smoke) the "
                   "interpreter's own float->e4m3 cast rounds wrongly near powers of two, so fewer are equal there "
-                  "(tests/attention/test_quant_attention.py compares the float32 pre-cast values bit for bit instead).", "",
-                  "| shape | dtype | e4m3 bytes equal | max scale rel. diff | K mean max abs diff |", "| --- | --- | ---: | ---: | ---: |"]
+                  "(tests/attention/test_quant_attention.py compares the float32 pre-cast values bit for bit instead).",
+                  "",
+                  "| shape | dtype | e4m3 bytes equal | max scale rel. diff | K mean max abs diff |",
+                  "| --- | --- | ---: | ---: | ---: |"]
         for r in q:
             lines.append(f"| {r['shape']} | {r['dtype']} | {_f(r.get('bytes_equal'), '.6f')} | "
                          f"{_f(r.get('scale_rel_diff'), '.2e')} | {_f(r.get('mean_abs_diff'), '.2e')} |")
         lines.append("")
     e2e = res.get("e2e")
     if e2e:
-        lines += [f"## End to end: {e2e.get('what')}", "", "| chain | what | time (s) | speed-up | final-latent cosine vs stock | max abs diff |",
+        lines += [f"## End to end: {e2e.get('what')}", "",
+                  "| chain | what | time (s) | speed-up | final-latent cosine vs stock | max abs diff |",
                   "| --- | --- | ---: | ---: | ---: | ---: |"]
         for n, r in (e2e.get("chains") or {}).items():
             t = sorted(r.get("times_s") or ([r["first_run_s"]] if r.get("first_run_s") is not None else []))
@@ -183,8 +189,8 @@ def variants(torch, device, smoke):
             r = r[0] if isinstance(r, (tuple, list)) else r
             return r.to(q.dtype)
         out["fp8 fused quantize {}/{}/w{}, K smoothed".format(*cfg)] = fp8_cfg
-        out["quantize only: fused {}/{}/w{}".format(*cfg)] = (lambda cfg: lambda q, k, v: fp8.quantize_fused(
-            q, k, v, config=cfg))(cfg)
+        out["quantize only: fused {}/{}/w{}".format(*cfg)] = (
+            lambda q, k, v, cfg=cfg: fp8.quantize_fused(q, k, v, config=cfg))
     # the same reference quantization compiled by inductor (what a compiled block could run instead of the opaque
     # Triton quantizer, fused with the ops that produce q/k/v): its cost alone and with the FP8 kernel
     qind = torch.compile(lambda q, k, v: tuple(fp8.quantize_reference(q, k, v)))
@@ -228,7 +234,8 @@ def per_call(res, out_dir, device, shapes, dtypes, reps, smoke):
             try:
                 q, k, v = make_qkv(torch, L, heads, dt, device)
             except Exception as e:  # noqa: BLE001
-                res["calls"].append({"shape": shape, "dtype": dtype, "variant": "-", "error": f"{type(e).__name__}: {e}"})
+                res["calls"].append({"shape": shape, "dtype": dtype, "variant": "-",
+                                     "error": f"{type(e).__name__}: {e}"})
                 continue
             ref, ref_ms = None, None
             # the FP8 kernel alone on pre-quantized inputs (what the fusion can at best reach)
@@ -243,8 +250,9 @@ def per_call(res, out_dir, device, shapes, dtypes, reps, smoke):
                         pass
                 if fa3 is not None:
                     qq = fp8.quantize(q, k, v)
-                    kernel_only = lambda: fa3(qq.q, qq.k, qq.v, causal=False, q_descale=qq.q_descale,  # noqa: E731
-                                              k_descale=qq.k_descale, v_descale=qq.v_descale)
+                    kernel_only = lambda fa3=fa3, qq=qq: fa3(  # noqa: E731
+                        qq.q, qq.k, qq.v, causal=False, q_descale=qq.q_descale, k_descale=qq.k_descale,
+                        v_descale=qq.v_descale)
             items = list(fns.items()) + ([("fp8 kernel only (pre-quantized)", None)] if kernel_only else [])
             for name, fn in items:
                 row = {"shape": shape, "tokens": L, "heads": heads, "dtype": dtype, "variant": name}
@@ -316,8 +324,9 @@ def end_to_end(res, out_dir, a):
     m = json.loads(mj.read_text())
     meta = m.get("meta", {})
     res["e2e"] = {"what": (f"Wan 2.1 T2V {meta.get('size')} random weights, {meta.get('frames')}f "
-                           f"{meta.get('height')}x{meta.get('width')}, {meta.get('steps')} steps cfg {meta.get('cfg')}, "
-                           f"ComfyUI {meta.get('comfyui')} (bench/bench_matrix.py, {sub / 'matrix.md'})"),
+                           f"{meta.get('height')}x{meta.get('width')}, {meta.get('steps')} steps cfg "
+                           f"{meta.get('cfg')}, ComfyUI {meta.get('comfyui')} (bench/bench_matrix.py, "
+                           f"{sub / 'matrix.md'})"),
                   "rc": r.returncode, "chains": m.get("chains", {}), "errors": m.get("errors", [])}
     for c in res["e2e"]["chains"].values():
         if isinstance(c.get("report"), str):
@@ -358,8 +367,8 @@ def main():
     out = Path(a.out)
     H.bootstrap(cpu=True if a.smoke else None)
     H.load_pack()
-    import torch
     import comfy.model_management as mm
+    import torch
 
     device = mm.get_torch_device()
     prof = H.pack_module("accel.common.hardware").profile()

@@ -179,7 +179,8 @@ def prompt(a, patch: dict | None, width=None, height=None, frames=None, loader="
     must sample again after an identical one needs another seed: ComfyUI reuses the KSampler's cached output."""
     if loader == "fp8":
         load = {"class_type": "AccelLoadDiffusionModelFP8", "inputs": {
-            "unet_name": UNET, "weight_format": "auto", "compute": "auto", "keep_high_precision": "auto (per model family)"}}
+            "unet_name": UNET, "weight_format": "auto", "compute": "auto",
+            "keep_high_precision": "auto (per model family)"}}
     else:
         load = {"class_type": "UNETLoader", "inputs": {"unet_name": UNET, "weight_dtype": "default"}}
     p = {"1": load,
@@ -215,7 +216,8 @@ class Case:
     def __init__(self, a, name, base: Path):
         self.a, self.name, self.base = a, name, base
         self.faults = base / "faults.json"
-        # one persistent compile cache for the cases (a user's folder: later cases start warm), its own for corrupt_cache
+        # one persistent compile cache for the cases (a user's folder: later cases start warm), its own for
+        # corrupt_cache
         self.cache = (base if name == "corrupt_cache" else base.parent) / "compile-cache"
         self.rec = {"case": name, "prompts": [], "notes": []}
         self.srv = None
@@ -276,8 +278,8 @@ class Case:
                     reports[node] = live[0].get("text")
             r["reports"] = reports
         lines = self.srv.log_tail(10 ** 6).splitlines()[self.log_from:]
-        r["pack_log"] = [ln for ln in lines if any(w in ln for w in ("accel", "compile", "multigpu", "OOM", "out of memory",
-                                                                      "Interrupt", "interrupt"))][-25:]
+        r["pack_log"] = [ln for ln in lines if any(w in ln for w in ("accel", "compile", "multigpu", "OOM",
+                                                                      "out of memory", "Interrupt", "interrupt"))][-25:]
         self.rec["prompts"].append(r)
         log(f"{self.name}: {what}: {r['status']}" + (f" ({r.get('error_type')}: {str(r.get('error_text'))[:300]})"
                                                       if r.get("error_text") else ""))
@@ -458,7 +460,8 @@ def case_multigpu_kill(c: Case, a):
 
 def case_multigpu_oom(c: Case, a):
     if a.smoke:
-        c.rec.update(ok=None, skipped="a real out-of-memory needs GPUs (tests/multigpu covers a worker failing in a step)")
+        c.rec.update(ok=None, skipped="a real out-of-memory needs GPUs (tests/multigpu covers a worker failing in a "
+                                      "step)")
         return
     if _multigpu_skip(c, a):
         return
@@ -494,7 +497,8 @@ def case_multigpu_oom(c: Case, a):
 def markdown(res) -> str:
     m = res["meta"]
     lines = ["# Reliability: the GPU fault paths (issue #29 item 6)", "",
-             f"{m['device']} x{m.get('gpus', 1)}, ComfyUI {m.get('comfyui', '?')}, torch {m['torch']}, Wan 2.1 T2V {m['size']}"
+             f"{m['device']} x{m.get('gpus', 1)}, ComfyUI {m.get('comfyui', '?')}, torch {m['torch']}, Wan 2.1 T2V "
+             f"{m['size']}"
              + (f", card {m['card']} GiB ({'occupied' if m['occupy'] else '--reserve-vram'})" if m.get("card") else "")
              + (", faults injected" if m["inject"] else "") + f". Command: `{m['command']}`", "",
              "| case | ok | next prompt ran | what the user saw |", "| --- | --- | --- | --- |"]
@@ -502,7 +506,8 @@ def markdown(res) -> str:
         saw = "; ".join(f"{p['what']}: {p['status']}" + (f" ({str(p['error_type']).rsplit('.', 1)[-1]})"
                                                         if p.get("error_type") else "")
                         for p in c.get("prompts", []))
-        lines.append(f"| {c['case']} | {c.get('ok')} | {c.get('next_prompt_ran')} | {c.get('skipped') or c.get('error') or saw} |")
+        lines.append(f"| {c['case']} | {c.get('ok')} | {c.get('next_prompt_ran')} | "
+                     f"{c.get('skipped') or c.get('error') or saw} |")
     for c in res["cases"]:
         lines += ["", f"## {c['case']}", ""]
         for k in ("skipped", "error", "oom_seen", "started_from", "damaged_files", "cache_folders", "workers",
@@ -579,7 +584,8 @@ def main(argv=None) -> int:
             try:
                 globals()[f"case_{name}"](c, a)
             except Exception as e:  # keep the other cases
-                c.rec.update(ok=False, error=f"{type(e).__name__}: {e}"[:2000], traceback=traceback.format_exc()[-3000:])
+                c.rec.update(ok=False, error=f"{type(e).__name__}: {e}"[:2000],
+                             traceback=traceback.format_exc()[-3000:])
                 log(f"{name}: FAILED {e!r}"[:1000])
             finally:
                 c.stop()

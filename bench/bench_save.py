@@ -214,7 +214,7 @@ def decode_save(a, timer: Timer, tmp: str) -> dict:
         for want in DECODE_SAVE_ENCODERS:
             got = {}
 
-            def accel():
+            def accel(got=got, want=want):
                 got["out"] = H.call_node("AccelSaveVideo", samples={"samples": z}, vae=vae, fps=a.fps,
                                          filename_prefix="bench/decode_save", format="auto", codec="auto",
                                          encoder=want)
@@ -306,16 +306,19 @@ def markdown(res: dict) -> list[str]:
         keys = ["gpu_to_cpu_s", "process_output_cpu_s", "uint8_cpu_per_frame_s", "uint8_gpu_and_copy_s",
                 "rgb_to_yuv420_s", "encoder_only_s"]
         lines += ["", "## Where Save Video's time goes (median seconds per part, each alone)", "",
-                  "| clip | " + " | ".join(k[:-2].replace("_", " ") for k in keys) + " |", "|---" * (len(keys) + 1) + "|"]
+                  "| clip | " + " | ".join(k[:-2].replace("_", " ") for k in keys) + " |",
+                  "|---" * (len(keys) + 1) + "|"]
         for kind, r in res["breakdown"].items():
             lines.append(f"| {kind} | " + " | ".join(str(median(r.get(k, [])) or "") for k in keys) + " |")
     if res.get("encoders"):
         lines += ["", "## Accel Save Video's writer per encoder setting (H.264, CRF 23 on the CPU)", "",
-                  "| clip | setting | encoder | time (s) | file (MB) | PSNR vs frames (dB) |", "| --- | --- | --- | --- | --- | --- |"]
+                  "| clip | setting | encoder | time (s) | file (MB) | PSNR vs frames (dB) |",
+                  "| --- | --- | --- | --- | --- | --- |"]
         for kind, rows in res["encoders"].items():
             for r in rows:
                 if "unavailable" in r:
-                    lines.append(f"| {kind} | {r['setting']} | {r['encoder']} | unavailable: {r['unavailable'][:140]} | | |")
+                    lines.append(f"| {kind} | {r['setting']} | {r['encoder']} | unavailable: {r['unavailable'][:140]} "
+                                 "| | |")
                 else:
                     lines.append(f"| {kind} | {r['setting']} | {r['encoder']} | {median(r['seconds'])} | "
                                  f"{r['bytes'] / 1e6:.2f} | {r['psnr_db']} |")

@@ -33,9 +33,9 @@ sys.path.insert(0, str(REPO / "bench"))
 import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import torch  # noqa: E402
 
-from kernels.attention.sparse import pattern as SP  # noqa: E402
 from kernels.attention.autotune import time_call  # noqa: E402
 from kernels.attention.sparse import ops as SO  # noqa: E402
+from kernels.attention.sparse import pattern as SP  # noqa: E402
 
 SHAPES = {  # name: (grid, heads, model_type, text tokens in the sequence, text before the video)
     "wan14B_480p_81f": (SP.WAN_480P_81F, 40, "wan", 0, False),
@@ -105,13 +105,14 @@ def sol_attn():
 
 def markdown(res: dict) -> str:
     v = res["versions"]
-    lines = [f"# Block-sparse attention per call - {res['device_name']}", "", *runner.meta_markdown(res.get("run_meta")),
+    lines = [f"# Block-sparse attention per call - {res['device_name']}", "",
+             *runner.meta_markdown(res.get("run_meta")),
              f"- flash-attn-4 {v.get('flash-attn-4')}, comfy-kitchen {v.get('comfy-kitchen')}",
              f"- reps {res['reps']} (median, CUDA events), first call reported apart",
              "- random bf16 q/k/v: errors vs the dense masked fp32 reference check the kernel, not visual quality; "
              "rel. L2 vs dense shows what the mask drops on near-uniform random attention", "",
-             "| shape | variant | decay | sparsity | ms | speed-up vs FA3 dense | first call s | cosine vs masked ref | "
-             "rel. L2 vs masked ref | max abs diff | rel. L2 vs dense |",
+             "| shape | variant | decay | sparsity | ms | speed-up vs FA3 dense | first call s | cosine vs masked ref "
+             "| rel. L2 vs masked ref | max abs diff | rel. L2 vs dense |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     f = lambda x, fmt: format(x, fmt) if isinstance(x, (int, float)) else ""  # noqa: E731
     for r in res["rows"]:
@@ -121,9 +122,9 @@ def markdown(res: dict) -> str:
             continue
         e = r.get("vs_masked_reference") or {}
         lines.append(f"| {r['shape']} | {r['variant']} | {f(r.get('decay'), 'g')} | {f(r.get('sparsity'), '.4f')} | "
-                     f"{f(r.get('ms'), '.3f')} | {f(r.get('speedup_vs_fa3'), '.3f')} | {f(r.get('first_call_s'), '.2f')} | "
-                     f"{f(e.get('cosine'), '.6f')} | {f(e.get('rel_l2'), '.2e')} | {f(e.get('max_abs_diff'), '.4f')} | "
-                     f"{f((r.get('vs_dense') or {}).get('rel_l2'), '.3f')} |")
+                     f"{f(r.get('ms'), '.3f')} | {f(r.get('speedup_vs_fa3'), '.3f')} | "
+                     f"{f(r.get('first_call_s'), '.2f')} | {f(e.get('cosine'), '.6f')} | {f(e.get('rel_l2'), '.2e')} | "
+                     f"{f(e.get('max_abs_diff'), '.4f')} | {f((r.get('vs_dense') or {}).get('rel_l2'), '.3f')} |")
     if res.get("skipped"):
         lines += ["", "## Not run", ""] + [f"- {k}: {w}" for k, w in res["skipped"].items()]
     return "\n".join(lines) + "\n"
@@ -163,7 +164,8 @@ def main(argv=None):
         if status.get(b):
             res["skipped"][b] = status[b]
 
-    for shape, (grid, heads, model_type, text, text_first) in shapes.items():
+    def one(shape, grid, heads, model_type, text, text_first):
+        """One shape's rows."""
         L = grid.tokens + text
         g = torch.Generator(device=device).manual_seed(0)
         q, k, v = (torch.randn(1, L, heads, 128, generator=g, device=device, dtype=dtype) for _ in range(3))
@@ -192,7 +194,8 @@ def main(argv=None):
                 first, ms = timer(lambda: sol(q, k, v), device, warmup, reps)
                 o = sol(q, k, v).transpose(1, 2)
                 res["rows"].append(dict(base, variant="comfy-kitchen sol_attn (adaptive)", ms=ms, first_call_s=first,
-                                        speedup_vs_fa3=fa3_ms / ms if fa3_ms else None, vs_dense=error_vs(o, dense_ref)))
+                                        speedup_vs_fa3=fa3_ms / ms if fa3_ms else None,
+                                        vs_dense=error_vs(o, dense_ref)))
             except Exception as e:  # noqa: BLE001
                 res["rows"].append(dict(base, variant="comfy-kitchen sol_attn (adaptive)",
                                         error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc()))
@@ -210,7 +213,7 @@ def main(argv=None):
                 row = dict(base, variant=f"radial/{b}", decay=decay, sparsity=stats["sparsity"],
                            block_sparsity=stats["block_sparsity"], mask_build_s=mask_s)
                 try:
-                    fn = lambda: SO.sparse_attention(qh, kh, vh, pat, backend=b)  # noqa: E731
+                    fn = lambda pat=pat, b=b: SO.sparse_attention(qh, kh, vh, pat, backend=b)  # noqa: E731
                     first, ms = timer(fn, device, warmup, reps)
                     o = fn()
                     row.update(ms=ms, first_call_s=first, speedup_vs_fa3=fa3_ms / ms if fa3_ms else None,
@@ -221,7 +224,9 @@ def main(argv=None):
                 log(f"  {row['variant']}: {row.get('ms', row.get('error'))}")
                 save()
             ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
-        q = k = v = qh = kh = vh = dense_ref = None  # frees the memory before the next step (a `del` would leave names the closures above read)
+
+    for shape, (grid, heads, model_type, text, text_first) in shapes.items():
+        one(shape, grid, heads, model_type, text, text_first)  # its tensors go when it returns
         if device.type == "cuda":
             torch.cuda.empty_cache()
     save()

@@ -388,11 +388,12 @@ class Bench:
             bound = {True: "yes", False: "no"}.get(r.get("within_bound"), "")
             lines.append(f"| {r['vae']} | {r['variant']} | {r['time_s']} | {r['first_s']} | {r.get('speedup')} | "
                          f"{r['max_abs_diff']:.3g} | {'' if v32 is None else f'{v32:.3g}'} | "
-                         f"{r.get('psnr_vs_fp32', '')} | {bound} | {r.get('peak_gib')} | {r.get('peak_vs_stock', '')} |")
+                         f"{r.get('psnr_vs_fp32', '')} | {bound} | {r.get('peak_gib')} | {r.get('peak_vs_stock', '')} "
+                         "|")
         if any("max_abs_diff_vs_fp32" in r for r in self.res["rows"]):
-            lines += ["", "vs float32: against the same weights decoded by stock ComfyUI in float32 (stock's own row is "
-                      "what bf16 costs). Within bound: PSNR vs float32 at least stock's and max |diff| vs float32 at "
-                      "most stock's plus one bf16 step at 1.0 (2^-7)."]
+            lines += ["", "vs float32: against the same weights decoded by stock ComfyUI in float32 (stock's own row "
+                          "is what bf16 costs). Within bound: PSNR vs float32 at least stock's and max |diff| vs "
+                          "float32 at most stock's plus one bf16 step at 1.0 (2^-7)."]
         if self.res.get("choice"):
             lines += ["", "## Choice", "", f"Per VAE: the fastest variant within the bound whose first decode is at "
                       f"most {FIRST_DECODE_SLACK_S:g} s over stock's, tiling left out; the entry makes it the node's "
@@ -410,7 +411,8 @@ def main(argv=None):
     b = Bench(a)
     t0 = time.time()
     b.boot()
-    log(f"device {b.res['meta'].get('gpu') or 'cpu'}, torch {b.res['meta']['torch']}, ComfyUI {b.res['meta']['comfyui']}")
+    log(f"device {b.res['meta'].get('gpu') or 'cpu'}, torch {b.res['meta']['torch']}, ComfyUI "
+        f"{b.res['meta']['comfyui']}")
     for name in [s.strip() for s in a.vaes.split(",") if s.strip()]:
         try:
             b.run_vae(name)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-
 # MiniMax-H3: stock, the exact chain (its Level-1 node), the opt-in sparse quality, the FP8 loader's auto -> Level-1,
 # ComfyUI's TorchCompileModel, KJNodes' Sage -> TorchCompileModelAdvanced; the other newer families: the exact chain
 # against stock and TorchCompileModel, and the FP8 loader's auto (not measured on them yet)
@@ -192,10 +191,11 @@ def reduced_depth(family: str, layers: int, single_layers: int | None = None) ->
     true = M.true_unet_config(family)
     keys = DEPTH_KEYS[family]
     want = [layers] + ([2 * layers if single_layers is None else single_layers] if len(keys) > 1 else [])
-    return {k: min(n, true[k]) for k, n in zip(keys, want)}
+    return {k: min(n, true[k]) for k, n in zip(keys, want, strict=True)}
 
 
-def state_dict(family: str, smoke: bool, seed: int, dtype, device, depth: dict | None = None) -> tuple[dict, dict | None]:
+def state_dict(family: str, smoke: bool, seed: int, dtype, device,
+               depth: dict | None = None) -> tuple[dict, dict | None]:
     """(state dict, file metadata) of `family`'s random weights in the published key layout: the true config, or in
     the smoke the tiny one (ltxv: its config in the file's metadata, as LTX-Video files carry it). `depth`
     (reduced_depth's): the true config with fewer blocks (ComfyUI's detection counts the blocks in the file)."""
@@ -253,7 +253,8 @@ def latent(family: str, frames: int, height: int, width: int) -> dict:
         return {"samples": torch.zeros(1, 32, (frames - 1) // 4 + 1, height // 16, width // 16)}
     if family == "flux2":  # EmptyFlux2LatentImage
         return {"samples": torch.zeros(1, 128, height // 16, width // 16)}
-    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's), kandinsky5 (Kandinsky5ImageToVideo)
+    # hunyuan_video (EmptyHunyuanLatentVideo), wan (EmptyHunyuanLatentVideo / Wan's), kandinsky5
+    # (Kandinsky5ImageToVideo)
     return {"samples": torch.zeros(1, 16, (frames - 1) // 4 + 1, height // 8, width // 8)}
 
 

@@ -853,12 +853,13 @@ S_MGRUN_WAN_H200X4 = Setup("H200", "0.33.0", 141,
     "timed run per configuration against the same chain on one GPU (bench_multigpu_run.py --workload wan14b_720p)")
 S_MGRUN_A14B_H200X4 = Setup("H200", "0.33.0", 141,
     "four H200 141GB of one host (nvidia-h200-x4, NCCL), ComfyUI 0.33.0 as main.py starts it, Wan 2.2 A14B T2V "
-    "LightX2V workflow at 1280x720 81 frames: two bf16 random-weight experts with rank-32 LoRAs, shift 5, 4 steps CFG 1 "
-    "split 2 + 2, Accel Attention auto (FA3), sequence parallel, one timed run per configuration against the same chain "
-    "on one GPU (bench_multigpu_run.py --workload a14b_720p)")
+    "LightX2V workflow at 1280x720 81 frames: two bf16 random-weight experts with rank-32 LoRAs, shift 5, 4 steps CFG "
+    "1 split 2 + 2, Accel Attention auto (FA3), sequence parallel, one timed run per configuration against the same "
+    "chain on one GPU (bench_multigpu_run.py --workload a14b_720p)")
 rows(S_MGRUN_WAN_H200X4, "h200x4/multigpu_run_wan14b_720p.json",
      ("mgrun.h200x4.wan14B_720p.1gpu.s", "json:runs/1gpu/run_s_median", 62.79, "{:.1f} s"),
-     ("mgrun.h200x4.wan14B_720p.2gpu.speedup", "json:runs/2gpu_cfg_on/speedup", 1.92, "{:.2f}x", "2 GPUs, CFG parallel"),
+     ("mgrun.h200x4.wan14B_720p.2gpu.speedup", "json:runs/2gpu_cfg_on/speedup", 1.92, "{:.2f}x",
+      "2 GPUs, CFG parallel"),
      ("mgrun.h200x4.wan14B_720p.4gpu.speedup", "json:runs/4gpu_cfg_on/speedup", 3.49, "{:.2f}x",
       "4 GPUs, CFG parallel x 2-way sequence parallel"),
      ("mgrun.h200x4.wan14B_720p.4gpu.s", "json:runs/4gpu_cfg_on/run_s_median", 18.01, "{:.1f} s"),
@@ -871,12 +872,12 @@ rows(S_MGRUN_A14B_H200X4, "h200x4/multigpu_run_a14b_720p.json",
      ("mgrun.h200x4.a14b_720p.4gpu.cosine", "json:runs/4gpu_cfg_on/cosine", 0.9999975891481143, "{:.6f}"))
 # the whole Queue, the VAE candidates and the video save (one H200 each of a 4-GPU host, shared host) --------------
 S_E2EQ_H200X4 = Setup("H200", "0.33.0", 141,
-    "one H200 of a 4-GPU host (nvidia-h200-x4), the shipped workflows/api/wan2.2_t2v_A14B_lightx2v_4step_level1.json on "
-    "a live ComfyUI 0.33.0 server (main.py, DynamicVRAM on), random files in the published layouts (both experts one "
-    "fp8_scaled 14B file, LightX2V-layout rank-32 LoRAs, fp8_scaled umt5, Wan 2.1 VAE), 480p 81 frames, the workflow's "
-    "Create Video -> Save Video (PyAV 19.0.2, libx264) or Accel Save Video in their place; a fresh server and an empty "
-    "compile cache per variant, one Queue of each kind (bench_e2e.py --variants stock,level1,level1+save --save video "
-    "--compile-cache fresh)", shared=True)
+    "one H200 of a 4-GPU host (nvidia-h200-x4), the shipped workflows/api/wan2.2_t2v_A14B_lightx2v_4step_level1.json "
+    "on a live ComfyUI 0.33.0 server (main.py, DynamicVRAM on), random files in the published layouts (both experts "
+    "one fp8_scaled 14B file, LightX2V-layout rank-32 LoRAs, fp8_scaled umt5, Wan 2.1 VAE), 480p 81 frames, the "
+    "workflow's Create Video -> Save Video (PyAV 19.0.2, libx264) or Accel Save Video in their place; a fresh server "
+    "and an empty compile cache per variant, one Queue of each kind (bench_e2e.py --variants stock,level1,level1+save "
+    "--save video --compile-cache fresh)", shared=True)
 S_VAE_H200X4 = Setup("H200", "0.33.0", 141,
     "one H200 of a 4-GPU host, Wan 2.1 VAE random weights bf16, 81 frames 832x480, every candidate and combination of "
     "Accel VAE in one process on the same latents, median of 3 after a warm-up (bench_vae.py --vaes wan2.1 --variants "
@@ -907,7 +908,8 @@ rows(S_VAE_H200X4, "h200x4/vae_candidates_wan21/vae.json",
      ("vaec.h200.cl_cb_fn_co.speedup", "json:rows/18/speedup", 1.254, "{:.2f}x",
       "channels_last + cudnn_benchmark + fused_norm + compile"))
 rows(S_SAVE_H200X4, "h200x4/save_video_accel/save_video.json",
-     ("save.h200.savevideo.smooth.s", "json:clips/smooth/seconds/0", 4.1, "{:.1f} s", "Save Video, clip with video structure"),
+     ("save.h200.savevideo.smooth.s", "json:clips/smooth/seconds/0", 4.1, "{:.1f} s",
+      "Save Video, clip with video structure"),
      ("save.h200.writer.smooth.s", "json:encoders/smooth/1/seconds/1", 1.0769, "{:.1f} s",
       "Accel Save Video's writer, libx264 CRF 23 preset medium, frame + slice threads, clip with video structure"),
      ("save.h200.savevideo.noise.s", "json:clips/noise/seconds/0", 4.667, "{:.1f} s", "Save Video, noise frames"),
@@ -2398,19 +2400,21 @@ AWAITING_GPU: dict[str, str] = {
                                 "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
                                 "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "
                                 "--variants stock,level1,level1+prefetch)",
-    "family.h200.minimax_h3.shipped.speedup": _H3_RUN + ": Accel MiniMax-H3 Level-1 vs stock sampling (--family minimax_h3)",
+    "family.h200.minimax_h3.shipped.speedup": (_H3_RUN + ": Accel MiniMax-H3 Level-1 vs stock sampling "
+                                               "(--family minimax_h3)"),
     "family.h200.minimax_h3.shipped.first_run": _H3_RUN + ": Accel MiniMax-H3 Level-1, first run (compiles)",
     "family.h200.minimax_h3.sparse.speedup": _H3_RUN + ": Level-1 quality sparse (radial) vs stock sampling",
     "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
     "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
-    "family.h200.minimax_h3_turbo.shipped.speedup": ("MiniMax-H3 33B bf16, the template's turbo mode (4 steps), 1344x768 "
-                                                    "124 frames, H200, ComfyUI 0.33: Level-1 vs stock sampling"),
-    "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 (the "
-                                                    "template), H200: the exact chain vs stock sampling"),
-    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x704 121 frames with audio, 20 steps CFG 4 (the template's "
-                                          "first stage), H200: the exact chain vs stock sampling"),
+    "family.h200.minimax_h3_turbo.shipped.speedup": ("MiniMax-H3 33B bf16, the template's turbo mode (4 steps), "
+                                                     "1344x768 124 frames, H200, ComfyUI 0.33: Level-1 vs stock "
+                                                     "sampling"),
+    "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 "
+                                                    "(the template), H200: the exact chain vs stock sampling"),
+    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x704 121 frames with audio, 20 steps CFG 4 (the "
+                                          "template's first stage), H200: the exact chain vs stock sampling"),
     "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
                                           "the exact chain vs stock sampling"),
-    "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 (the "
-                                               "template), H200: the exact chain vs stock sampling"),
+    "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 "
+                                               "(the template), H200: the exact chain vs stock sampling"),
 }

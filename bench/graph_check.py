@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 import families  # noqa: E402  bench/families.py: the tiny families' inputs (imports no torch)
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare()
 from bench_matrix import call_node  # noqa: E402  runs a node with its declared defaults
 
 CASES = ("replay", "resolution", "batch", "lora", "unload", "weights", "second_model")
@@ -145,6 +145,7 @@ class Check:
 
     def case_lora(self):
         import comfy.sd
+
         from accel_harness import models as M
 
         base = self.model("z_image")
@@ -223,11 +224,12 @@ def _ok(case, rows) -> bool:
 def markdown(res) -> list:
     m = res["meta"]
     lines = [f"# CUDA graphs (Accel Compile cuda_graphs on): real captures, {m['gpu'] or 'CPU stand-in (smoke)'}", "",
-             f"Tiny image models ({m['dtype']}), {m['steps']} steps, dynamo backend {m['compile_backend']}; each row: the "
-             "same sampling through the compiled blocks without graphs and with them.",
+             f"Tiny image models ({m['dtype']}), {m['steps']} steps, dynamo backend {m['compile_backend']}; each row: "
+             "the same sampling through the compiled blocks without graphs and with them.",
              f"Command: `{res['command']}`", *runner.meta_markdown(res.get("run_meta")), "",
              "| case | row | ok | cosine | max abs diff | last run: calls / replays / captures | drops | recompiles | "
-             "times (s): compiled / graphs | not replayed because |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "times (s): compiled / graphs | not replayed because |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for case, c in res["cases"].items():
         for name, v in c["rows"].items():
             for i, r in enumerate(v if isinstance(v, list) else [v]):

@@ -51,9 +51,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
-import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
-import families  # noqa: E402  bench/families.py: the families' configs, inputs, sampler settings (imports no torch)
 import bench_matrix  # noqa: E402  the chains (Matrix.build), ComfyUI started like main.py (imports no torch)
+import families  # noqa: E402  bench/families.py: the families' configs, inputs, sampler settings (imports no torch)
+import runner  # noqa: E402  bench/runner.py: shared CLI, metadata, result files, compare() (imports no torch)
 
 log = runner.Log("profile_family")
 
@@ -83,7 +83,8 @@ def parse(argv=None):
     ap.add_argument("--height", type=int, default=None, help="default: the family's (Flux 1024, Qwen-Image 1328)")
     ap.add_argument("--width", type=int, default=None)
     ap.add_argument("--frames", type=int, default=None, help="HunyuanVideo (default 129)")
-    ap.add_argument("--cfg", type=float, default=None, help="default: the family's (CFG > 1 runs cond + uncond as batch 2)")
+    ap.add_argument("--cfg", type=float, default=None,
+                    help="default: the family's (CFG > 1 runs cond + uncond as batch 2)")
     ap.add_argument("--tokens", type=int, default=None, help="text tokens (default: the family's)")
     ap.add_argument("--dtype", default=None, choices=["fp16", "bf16"], help="weights in the file (default bf16)")
     ap.add_argument("--weights", default="/tmp/accel-bench-weights", help="folder for the random-weight file")
@@ -99,7 +100,8 @@ def parse(argv=None):
 
 
 def matrix_args(a):
-    """bench_matrix's arguments for the same family, shapes and weights folder (its parser fills the family's defaults)."""
+    """bench_matrix's arguments for the same family, shapes and weights folder (its parser fills the family's
+    defaults)."""
     argv = ["--family", a.family, "--out", a.out, "--weights", a.weights, "--chains", "stock"]
     for flag in ("height", "width", "frames", "cfg", "tokens", "dtype", "comfy_args"):
         if getattr(a, flag) not in (None, ""):
@@ -278,8 +280,8 @@ def measure(mx, a, name, chain, path, state):
 
 # --- the FP8 linears at the forward's shapes -------------------------------------------------------------------------
 
-MICRO_KEYS = ("bf16", "accel_module", "fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum", "quantize_rows",
-              "scaled_mm_rowwise_only", "comfy_fp8_fast")
+MICRO_KEYS = ("bf16", "accel_module", "fp8_rowwise_fastaccum", "fp8_rowwise", "fp8_tensorwise_fastaccum",
+              "quantize_rows", "scaled_mm_rowwise_only", "comfy_fp8_fast")
 
 
 def per_forward(shapes, micro_rows) -> dict:
@@ -366,7 +368,8 @@ def main(argv=None):
         try:
             v = res["variants"][n] = measure(mx, a, n, chain, path, state)
             log(f"{n}: {v['median_ms']} ms/forward (host {v['host_ms']} ms, GPU busy {v['gpu_busy_ms']} ms, "
-                f"first call {v['first_call_s']} s, batch {v['batch']}), cosine {v['cosine_vs_stock']}: {v['category_ms']}")
+                f"first call {v['first_call_s']} s, batch {v['batch']}), cosine {v['cosine_vs_stock']}: "
+                f"{v['category_ms']}")
         except bench_matrix.Skipped as e:
             res["variants"][n] = {"chain": chain, "skipped": str(e)}
             log(f"{n}: skipped ({e})")
@@ -407,35 +410,39 @@ def markdown(res) -> str:
     batch = next((v.get("batch") for v in res["variants"].values() if v.get("batch")), None)
     L = [f"# Forward profile: {m.get('label')}, {blocks}, {m.get('height')}x{m.get('width')}{frames}, batch {batch} "
          f"(CFG {m.get('cfg')}), {m.get('tokens')} text tokens", "",
-         f"GPU {m.get('gpu') or 'none (CPU: timings mean nothing)'}, ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, "
-         f"DynamicVRAM {m.get('dynamic_vram')}, patcher {m.get('patcher')}, {m.get('dtype')} weights. Random weights: "
-         "speed and deviation only. One sampling step per variant; the forward timed inside it (median of "
-         f"{m.get('repeats')} after the first call and {m.get('warmup')} warm-up calls).",
+         f"GPU {m.get('gpu') or 'none (CPU: timings mean nothing)'}, ComfyUI {m.get('comfyui')}, torch "
+         f"{m.get('torch')}, DynamicVRAM {m.get('dynamic_vram')}, patcher {m.get('patcher')}, {m.get('dtype')} "
+         "weights. Random weights: speed and deviation only. One sampling step per variant; the forward timed inside "
+         f"it (median of {m.get('repeats')} after the first call and {m.get('warmup')} warm-up calls).",
          f"Command: `{res['command']}`", *runner.meta_markdown(res.get("run_meta")), "",
          *([f"Fewer blocks than published ({blocks}): block time scales with the block count; the embedders and the "
             "final layer (a small part) do not.", ""] if depth else []),
          "ms: median forward (CUDA events). host: when the call returned to Python. GPU busy: union of the profiled "
-         "forward's kernel intervals; CPU gap = ms - GPU busy (the GPU waiting for the host: launch overhead, sync).", "",
+         "forward's kernel intervals; CPU gap = ms - GPU busy (the GPU waiting for the host: launch overhead, sync).",
+         "",
          "| variant | chain | ms / forward | x stock | host ms | GPU busy ms | CPU gap ms | kernels | first call s | "
          "cosine vs stock | kernel ms by category |",
          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     base = (res["variants"].get("stock") or {}).get("median_ms")
     for n, v in res["variants"].items():
         if "skipped" in v or "error" in v:
-            L.append(f"| {n} | {v['chain']} | {'skipped: ' + v['skipped'] if 'skipped' in v else 'error: ' + v['error'][:200]}"
-                     " | | | | | | | | |")
+            L.append(f"| {n} | {v['chain']} | "
+                     f"{'skipped: ' + v['skipped'] if 'skipped' in v else 'error: ' + v['error'][:200]} | | | | | | | "
+                     "| |")
             continue
         x = f"{base / v['median_ms']:.3f}" if base and v.get("median_ms") else "-"
         cats = ", ".join(f"{k} {t}" for k, t in v.get("category_ms", {}).items())
         L.append(f"| {n} | {v['chain']} | {v['median_ms']} | {x} | {_g(v, 'host_ms')} | {_g(v, 'gpu_busy_ms')} | "
-                 f"{_g(v, 'cpu_gap_ms')} | {_g(v, 'kernel_launches')} | {v['first_call_s']} | {_g(v, 'cosine_vs_stock')} | {cats} |")
+                 f"{_g(v, 'cpu_gap_ms')} | {_g(v, 'kernel_launches')} | {v['first_call_s']} | "
+                 f"{_g(v, 'cosine_vs_stock')} | {cats} |")
     for n, v in res["variants"].items():
         if v.get("compile") or v.get("fp8_calls"):
             L.append(f"\n{n}: compile {v.get('compile')}; FP8 layer calls {v.get('fp8_calls')}")
     shapes = res.get("linear_shapes")
     if shapes:
         micro = {(r["M"], r["K"], r["N"]): r for r in res.get("micro") or []}
-        L += ["", "## Linears the FP8 loader quantizes, as the stock forward calls them (bench_fp8.micro per shape)", "",
+        L += ["", "## Linears the FP8 loader quantizes, as the stock forward calls them (bench_fp8.micro per shape)",
+              "",
               f"FP8 compute `auto` here: {res.get('micro_fp8_compute_auto')}. Per call ms; the last row: each column "
               "times the calls per forward, summed.", "",
               "| M x K -> N | calls / forward | layers | bf16 | accel module | fp8 per-token | quantize alone | "
@@ -445,13 +452,13 @@ def markdown(res) -> str:
             mm = micro.get(tuple(r["shape"]), {})
             M_, K_, N_ = r["shape"]
             L.append(f"| {M_} x {K_} -> {N_} | {r['calls']} | {', '.join(r['layers'])[:120]} | {_g(mm, 'bf16_ms')} | "
-                     f"{_g(mm, 'accel_module_ms')} | {_g(mm, 'fp8_rowwise_fastaccum_ms')} | {_g(mm, 'quantize_rows_ms')} | "
-                     f"{_g(mm, 'scaled_mm_rowwise_only_ms')} | {_g(mm, 'fp8_tensorwise_fastaccum_ms')} | "
-                     f"{_g(mm, 'comfy_fp8_fast_ms')} |")
+                     f"{_g(mm, 'accel_module_ms')} | {_g(mm, 'fp8_rowwise_fastaccum_ms')} | "
+                     f"{_g(mm, 'quantize_rows_ms')} | {_g(mm, 'scaled_mm_rowwise_only_ms')} | "
+                     f"{_g(mm, 'fp8_tensorwise_fastaccum_ms')} | {_g(mm, 'comfy_fp8_fast_ms')} |")
         t = res.get("micro_per_forward_ms") or {}
-        L.append(f"| per forward (ms) | | | {_g(t, 'bf16')} | {_g(t, 'accel_module')} | {_g(t, 'fp8_rowwise_fastaccum')} | "
-                 f"{_g(t, 'quantize_rows')} | {_g(t, 'scaled_mm_rowwise_only')} | {_g(t, 'fp8_tensorwise_fastaccum')} | "
-                 f"{_g(t, 'comfy_fp8_fast')} |")
+        L.append(f"| per forward (ms) | | | {_g(t, 'bf16')} | {_g(t, 'accel_module')} | "
+                 f"{_g(t, 'fp8_rowwise_fastaccum')} | {_g(t, 'quantize_rows')} | {_g(t, 'scaled_mm_rowwise_only')} | "
+                 f"{_g(t, 'fp8_tensorwise_fastaccum')} | {_g(t, 'comfy_fp8_fast')} |")
         if res.get("micro"):
             import bench_fp8  # the same tables as fp8.md (imported here only: it imports torch)
 

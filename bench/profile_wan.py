@@ -114,7 +114,8 @@ def main(argv=None):
             fast16 = conv.convert(t16, torch.bfloat16)
             exact = bool(((fast16.view(torch.int16) == ref16.view(torch.int16)) | fast16.isnan()).all())
             back = conv.convert(ref16, torch.float16)
-            exact_back = bool(((back.view(torch.int16) == ref16.to(torch.float16).view(torch.int16)) | back.isnan()).all())
+            exact_back = bool(((back.view(torch.int16) == ref16.to(torch.float16).view(torch.int16))
+                               | back.isnan()).all())
             res["checks"]["convert_32760x5120"] = {
                 "torch_to_bf16_ms": round(time_ms(lambda: t16.to(torch.bfloat16)), 3),
                 "triton_to_bf16_ms": round(time_ms(lambda: conv.convert(t16, torch.bfloat16)), 3),
@@ -136,7 +137,8 @@ def main(argv=None):
             sep = lambda: Fn.gelu(torch.addmm(ba, xa, wa.t()), approximate="tanh")  # noqa: E731
             fused = lambda: torch.ops.aten._addmm_activation(ba, xa, wa.t(), use_gelu=True)  # noqa: E731
             d = (sep().float() - fused().float()).abs().max().item()
-            res["checks"]["gelu_epilogue_32760x5120x13824"] = {"addmm_then_gelu_ms": round(time_ms(sep), 3), "addmm_gelu_epilogue_ms": round(time_ms(fused), 3),
+            res["checks"]["gelu_epilogue_32760x5120x13824"] = {"addmm_then_gelu_ms": round(time_ms(sep), 3),
+                                                               "addmm_gelu_epilogue_ms": round(time_ms(fused), 3),
                                                              "max_abs_diff": d}
             del xa, wa, ba
         except Exception as e:
@@ -210,7 +212,8 @@ def main(argv=None):
                     f(x, 0.9, ctx)
                     sync()
             v.update(kernel_summary(kernel_times(prof, cuda), a.top))
-            log(f"{name}: {v['median_ms']} ms/forward (first call {v['first_call_s']} s), kernels {v['kernel_total_ms']} ms: {v['category_ms']}")
+            log(f"{name}: {v['median_ms']} ms/forward (first call {v['first_call_s']} s), kernels "
+                f"{v['kernel_total_ms']} ms: {v['category_ms']}")
             if patcher is not cache.get("stock"):
                 del patcher
         except Exception as e:
@@ -228,7 +231,8 @@ def main(argv=None):
 
 def markdown(res) -> str:
     L = [f"# Wan forward profile ({res['gpu']})", "",
-         f"- command: `{res['command']}`", f"- torch {res['torch']}; Wan {res['size']} block shapes, {res['layers']} blocks; "
+         f"- command: `{res['command']}`",
+         f"- torch {res['torch']}; Wan {res['size']} block shapes, {res['layers']} blocks; "
          f"latent {res['latent']}, text context 512 tokens", f"- checks: {res['checks']}",
          *runner.meta_markdown(res.get("run_meta")), "",
          "| variant | ms / forward | per block ms | first call s | cosine vs first | kernel ms by category |",
@@ -239,10 +243,12 @@ def markdown(res) -> str:
             continue
         per_block = v["median_ms"] / max(1, res["layers"])
         cats = ", ".join(f"{k} {t}" for k, t in v.get("category_ms", {}).items())
-        L.append(f"| {name} | {v['median_ms']} | {per_block:.2f} | {v['first_call_s']} | {v['cosine_vs_first']} | {cats} |")
+        L.append(f"| {name} | {v['median_ms']} | {per_block:.2f} | {v['first_call_s']} | {v['cosine_vs_first']} | "
+                 f"{cats} |")
     for name, v in res["variants"].items():
         if "top" in v:
-            L += ["", f"## {name}: top kernels (ms per forward)", "", "| kernel | ms | category |", "| --- | ---: | --- |"]
+            L += ["", f"## {name}: top kernels (ms per forward)", "", "| kernel | ms | category |",
+                  "| --- | ---: | --- |"]
             L += [f"| `{k}` | {t} | {c} |" for k, t, c in v["top"]]
     return "\n".join(L) + "\n"
 

@@ -16,7 +16,8 @@ A bench script (bench/*.py) starts with
     runner.write(out_dir, "foo", res, markdown(res))            # foo.json + foo.md, after every step
 
 Each script keeps its own flags, defaults, result file names and JSON keys (files under bench/results/ are read by
-the figure tables, bench/figures.py and accel/common/figures.py, and by the --rerender paths); the runner only adds the `run_meta` block.
+the figure tables, bench/figures.py and accel/common/figures.py, and by the --rerender paths); the runner only adds the
+`run_meta` block.
 
 The timer is not here: accel_harness.timing (`timed`, `interleaved`, `ab_forwards`) is the one timer, CUDA events on
 a GPU. ComfyUI's version comes from accel_harness.comfy_version().
@@ -126,8 +127,9 @@ def metadata(device=None) -> dict:
     """The block every result file carries (key `run_meta`): GPU name (or the CPU), torch, CUDA, cuDNN, triton,
     ComfyUI (accel_harness.comfy_version(), so call it after bootstrap), fa3 / sage / flash_attn versions, Python,
     command line, date (UTC), host and whether another benchmark shared the host (bench/run_parallel.sh)."""
-    import accel_harness as H
     import torch
+
+    import accel_harness as H
 
     dev = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
     cuda = dev.type == "cuda"
@@ -235,7 +237,8 @@ def compare(a, b, *, psnr: bool = False) -> dict:
 
 KERNEL_CATEGORIES = (
     ("attention", ("flash", "fmha", "attention", "attn", "cudnn_generated_fort_native_sdpa", "sdpa")),
-    ("matmul", ("gemm", "xmma", "cutlass", "nvjet", "sm90_", "sm80_", "ampere_", "mm_", "_mm", "matmul", "f8f8", "addmm",
+    ("matmul",
+     ("gemm", "xmma", "cutlass", "nvjet", "sm90_", "sm80_", "ampere_", "mm_", "_mm", "matmul", "f8f8", "addmm",
                 "aten::mm", "bmm")),
     # FP8 activation quantization and scaling: kernels.fp8_linear_triton's kernels, torch's float8 casts (the
     # dequantize path's weight casts included); inductor's fused kernels that take an amax (see category())
@@ -246,7 +249,8 @@ KERNEL_CATEGORIES = (
 
 
 def kernel_category(name: str) -> str:
-    """A kernel's category by its name. Inductor's kernels (`triton_...`) are named after the ops they fused, so one that
+    """A kernel's category by its name. Inductor's kernels (`triton_...`) are named after the ops they fused, so one
+    that
     feeds attention mentions it: they count as `triton`, or `fp8 quantize` where they take an amax or clamp a
     division (kernels.fp8_linear's quantization, traced under compile and fused into the op that produces the
     activation); inductor's templates (`triton_tem_...`) are matmuls, or attention for flex attention's."""
@@ -264,7 +268,8 @@ def kernel_category(name: str) -> str:
 def kernel_times(prof, cuda: bool) -> dict:
     """{kernel name: ms} of one torch.profiler run: device self time per kernel on a GPU; on the CPU (smoke) every op's
     self CPU time, so the script runs end to end (those figures mean nothing). GPU-side ranges of user annotations
-    (record_function, e.g. a compiled region's) span kernels and gaps: not kernels, left out as torch's own table does."""
+    (record_function, e.g. a compiled region's) span kernels and gaps: not kernels, left out as torch's own table
+    does."""
     kern = {}
     for e in prof.key_averages():
         if getattr(e, "is_user_annotation", False):
@@ -302,7 +307,8 @@ def kernel_summary(kern: dict, top: int) -> dict:
         cats[c] = cats.get(c, 0.0) + t_ms
     return {"category_ms": {k: round(t, 2) for k, t in sorted(cats.items(), key=lambda kv: -kv[1])},
             "kernel_total_ms": round(sum(kern.values()), 2),
-            "top": [(k[:110], round(t, 2), kernel_category(k)) for k, t in sorted(kern.items(), key=lambda kv: -kv[1])[:top]]}
+            "top": [(k[:110], round(t, 2),
+                     kernel_category(k)) for k, t in sorted(kern.items(), key=lambda kv: -kv[1])[:top]]}
 
 
 def device_intervals(prof, kind: str = "all") -> list:
@@ -336,7 +342,8 @@ def copy_overlap(copy: list, compute: list) -> dict:
 
 
 def busy_ms(intervals) -> float:
-    """Milliseconds covered by the union of [start_us, end_us) intervals (kernels of two streams overlapping count once)."""
+    """Milliseconds covered by the union of [start_us, end_us) intervals (kernels of two streams overlapping count
+    once)."""
     total, end = 0.0, None
     for s, e in sorted(intervals):
         if end is None or s > end:
@@ -396,7 +403,8 @@ def host_profile(fn, top: int = 25) -> tuple[list, object]:
     functions by own time (Python time spent in the function itself, C calls it makes included), then fn's result.
     Where a chain is host-bound (GPU-busy share well below 1, host time per forward near its GPU time) this names the
     Python functions that cost the time. cProfile slows Python code (every call is traced): compare the functions'
-    shares, not the absolute times, with unprofiled runs. `host_profile_tables` gives the same run by cumulative time too."""
+    shares, not the absolute times, with unprofiled runs. `host_profile_tables` gives the same run by cumulative time
+    too."""
     tables, out = host_profile_tables(fn, top)
     return tables["own"], out
 
@@ -479,13 +487,15 @@ def occupy(card_gib: float, total_gib: float, log=print, gpu: int | None = None)
         return None
     # Where (total - card) no longer fits once this process's own CUDA context is made (total_gib given as the free
     # memory, not the card's size), it holds what leaves card_gib free instead.
+    keep = int(card_gib * 2 ** 30)
     code = ("import torch, sys\n"
-            "try:\n    x = torch.empty(%d, dtype=torch.uint8, device='cuda')\n"
+            f"try:\n    x = torch.empty({n}, dtype=torch.uint8, device='cuda')\n"
             "except torch.OutOfMemoryError:\n"
-            "    x = torch.empty(torch.cuda.mem_get_info()[0] - %d, dtype=torch.uint8, device='cuda')\n"
-            "print('occupied', flush=True); sys.stdin.read()" % (n, int(card_gib * 2 ** 30)))
+            f"    x = torch.empty(torch.cuda.mem_get_info()[0] - {keep}, dtype=torch.uint8, device='cuda')\n"
+            "print('occupied', flush=True); sys.stdin.read()")
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)) if gpu is not None else None
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=env)
     line = p.stdout.readline().strip()
     if line != "occupied":
         p.kill()

@@ -36,7 +36,8 @@ def linear_gelu_tanh(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
     if x.is_cuda and x.dtype in (torch.float16, torch.bfloat16) and w.dtype == x.dtype and b.dtype == x.dtype \
             and x.shape[-1] > 1 and w.shape[0] > 1:
         x2 = x.reshape(-1, x.shape[-1])
-        # aten._addmm_activation (torch >= 1.13, CUDA): cuBLASLt matmul with a GELU epilogue; every torch we support has it
+        # aten._addmm_activation (torch >= 1.13, CUDA): cuBLASLt matmul with a GELU epilogue; every torch we support has
+        # it
         out = torch.ops.aten._addmm_activation(b, x2, w.t(), use_gelu=True)
         return out.reshape(*x.shape[:-1], w.shape[0])
     return F.gelu(F.linear(x, w, b), approximate="tanh")

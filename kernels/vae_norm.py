@@ -49,7 +49,7 @@ def layout(x: torch.Tensor):
     sizes, strides = x.shape[2:], x.stride()[2:]
     s_stride = strides[-1]
     expect = s_stride
-    for size, stride in zip(reversed(sizes), reversed(strides)):
+    for size, stride in zip(reversed(sizes), reversed(strides), strict=True):
         if size != 1 and stride != expect:
             return None
         expect *= size

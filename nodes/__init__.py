@@ -32,7 +32,8 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     except Exception as _e:  # one broken feature must not hide the others
         IMPORT_ERRORS[_info.name] = traceback.format_exc()
         logging.getLogger("comfyui-accel").error(
-            "accel: node module '%s' failed to import (%s: %s); its nodes are unavailable", _info.name, type(_e).__name__, _e)
+            "accel: node module '%s' failed to import (%s: %s); its nodes are unavailable", _info.name,
+            type(_e).__name__, _e)
         continue
     NODES.extend(getattr(_mod, "NODES", []))
 

@@ -28,7 +28,6 @@ from comfy_api.latest import io
 from ..accel import comfy_compat
 from ..accel.common.errors import AccelError, titled
 
-
 # --- COMBO inputs -----------------------------------------------------------------------------------------------
 
 def shown(value) -> str:
@@ -44,7 +43,8 @@ def listed(options, most: int = 20) -> str:
 
 
 def not_a_choice(node: str, input_name: str, value, options) -> AccelError:
-    return AccelError(input_name, f"{shown(value)} is not one of its choices", "Pick one of: " + listed(options), title=node)
+    return AccelError(input_name, f"{shown(value)} is not one of its choices", "Pick one of: " + listed(options),
+                      title=node)
 
 
 def in_list(node: str, input_name: str, value, options, also: tuple = ()) -> AccelError | None:
@@ -311,7 +311,8 @@ def checked(execute):
                 try:
                     return await execute(cls, *args, **parsed(cls, kwargs))
                 except AccelError as e:
-                    raise e.with_title(cls.DISPLAY)
+                    e.with_title(cls.DISPLAY)
+                    raise
     else:
         @functools.wraps(execute)
         def run(cls, *args, **kwargs):
@@ -319,6 +320,7 @@ def checked(execute):
                 try:
                     return execute(cls, *args, **parsed(cls, kwargs))
                 except AccelError as e:
-                    raise e.with_title(cls.DISPLAY)
+                    e.with_title(cls.DISPLAY)
+                    raise
     run.accel_checked = True
     return run

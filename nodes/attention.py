@@ -4,8 +4,18 @@ from __future__ import annotations
 from comfy_api.latest import io
 
 from ..accel.common.errors import AccelError
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure,
-                      model_output, patched_live, report_output, schema)
+from ._common import (
+    CATEGORY_PATCH,
+    AccelNode,
+    advanced,
+    failure_input,
+    failure_policy,
+    legacy_failure,
+    model_output,
+    patched_live,
+    report_output,
+    schema,
+)
 from ._inputs import checked, shown
 
 LEGACY_FALLBACK = ("sdpa",)  # the old word for "fall back" (still validates)
@@ -90,7 +100,8 @@ class AccelAttention(AccelNode):
             description="Runs this model's attention on one backend (FlashAttention, SageAttention, cuDNN SDPA, "
                         "xFormers, ...) or, with auto, the fastest exact one for this GPU. Use it to speed up "
                         "sampling of any model; the report says what was chosen and why.",
-            search_aliases=["flash attention", "sage attention", "sdpa", "xformers", "sparse attention", "radial attention"],
+            search_aliases=["flash attention", "sage attention", "sdpa", "xformers", "sparse attention",
+                            "radial attention"],
             inputs=[
                 io.Model.Input("model", tooltip="The diffusion model to patch (a clone is patched; the input stays "
                                                 "as is)."),
@@ -120,7 +131,8 @@ class AccelAttention(AccelNode):
 
         policy = failure_policy("fallback", fallback, LEGACY_FALLBACK)
         sparse = settings_from_inputs(**{n: schedule.pop(n) for n in SPARSE_INPUTS if n in schedule})
-        options = attention.AttentionOptions(backend, policy, bool(autotune), Hybrid.from_inputs(**schedule), sparse=sparse)
+        options = attention.AttentionOptions(backend, policy, bool(autotune), Hybrid.from_inputs(**schedule),
+                                             sparse=sparse)
         return patched_live(attention.apply(model, options), cls.DISPLAY)
 
 

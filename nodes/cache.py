@@ -63,7 +63,8 @@ class _SetCache(AccelNode):
     @classmethod
     def set_inputs(cls, start_tip: str, set_tip: str) -> list:
         return [
-            io.Float.Input("start_percent", default=-1.0, min=-1.0, max=1.0, step=0.01, **advanced(), tooltip=start_tip),
+            io.Float.Input("start_percent", default=-1.0, min=-1.0, max=1.0, step=0.01, **advanced(),
+                           tooltip=start_tip),
             io.Float.Input("end_percent", default=1.0, min=0.0, max=1.0, step=0.01, **advanced(),
                            tooltip="Schedule percent after which every step is computed."),
             io.Combo.Input(cls.SET_INPUT, options=_set_choices(cls.KIND), default="auto", tooltip=set_tip),
@@ -191,7 +192,8 @@ class AccelCacheCalibrate(AccelNode):
     def execute(cls, model, name, overwrite=False):
         from ..accel import cache as accel_cache
 
-        return patched(accel_cache.configure_calibration(model, name, node_id=cls.unique_id(), overwrite=bool(overwrite)))
+        return patched(accel_cache.configure_calibration(model, name, node_id=cls.unique_id(),
+                                                         overwrite=bool(overwrite)))
 
 
 class AccelCacheAnyModel(AccelNode):
@@ -223,9 +225,9 @@ class AccelCacheAnyModel(AccelNode):
                 _cache_device(),
             ],
             outputs=[model_output("The model with the step cache (a clone; the input MODEL is untouched)."),
-                     report_output("What was configured, and the last run's skipped steps with the estimated and measured "
-                                   "change of the reused residual (logged after each sampling run, shown here the "
-                                   "next time the node runs).")],
+                     report_output("What was configured, and the last run's skipped steps with the estimated and "
+                                   "measured change of the reused residual (logged after each sampling run, shown here "
+                                   "the next time the node runs).")],
         )
 
     @classmethod

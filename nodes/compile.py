@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import (CATEGORY_PATCH, AccelNode, advanced, failure_input, failure_policy, legacy_failure,
-                      model_output, patched_live, report_output, schema)
+from ._common import (
+    CATEGORY_PATCH,
+    AccelNode,
+    advanced,
+    failure_input,
+    failure_policy,
+    legacy_failure,
+    model_output,
+    patched_live,
+    report_output,
+    schema,
+)
 from ._inputs import checked
 
 _MODES = ["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"]

@@ -6,6 +6,7 @@ from comfy_api.latest import io
 from ._common import CATEGORY_PATCH, AccelNode, advanced, model_output, patched, report_output, schema
 from ._inputs import checked
 
+
 class AccelCUDASettings(AccelNode):
     @classmethod
     def define_schema(cls):

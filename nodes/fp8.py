@@ -5,8 +5,16 @@ import folder_paths
 from comfy_api.latest import io
 
 from ..accel import fp8 as F
-from ._common import (CATEGORY_LOAD, AccelNode, advanced, failure_policy, model_output, report_output, schema,
-                      with_report)
+from ._common import (
+    CATEGORY_LOAD,
+    AccelNode,
+    advanced,
+    failure_policy,
+    model_output,
+    report_output,
+    schema,
+    with_report,
+)
 from ._inputs import checked, files_in
 
 NONE_FILE = F.NO_SOURCE_FILE

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
-from ._common import (CATEGORY_PATCH, AccelNode, failure_input, failure_policy, model_output, patched_live,
-                      report_output, schema)
+from ._common import (
+    CATEGORY_PATCH,
+    AccelNode,
+    failure_input,
+    failure_policy,
+    model_output,
+    patched_live,
+    report_output,
+    schema,
+)
 from ._inputs import checked
 
 

@@ -69,6 +69,7 @@ def ensure_model(work: Path, size: str, gpu: bool) -> Path:
 
     H.bootstrap(work / "headless", cpu=not gpu)
     import torch
+
     from accel_harness import models as M
 
     t = time.perf_counter()
@@ -124,8 +125,8 @@ def main(argv=None) -> int:
     ap.add_argument("--preset", choices=sorted(D.PRESETS), default=None,
                     help="model size and run settings (default: 1.3B with a GPU, tiny on the CPU)")
     ap.add_argument("--chain", default=None,
-                    help=f"comma-separated accel nodes for the accelerated branch (default {','.join(D.DEFAULT_CHAIN)}; "
-                         "AccelCompile is left out on the CPU unless named here)")
+                    help="comma-separated accel nodes for the accelerated branch (default "
+                         f"{','.join(D.DEFAULT_CHAIN)}; AccelCompile is left out on the CPU unless named here)")
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--repeats", type=int, default=None, help="timed runs per branch (default 1 on CPU, 3 on GPU)")

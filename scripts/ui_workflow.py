@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO / "harness"))
 from accel_harness.browser import FRONTEND_SETTINGS, Browser, available  # noqa: E402
 from accel_harness.server import ComfyServer  # noqa: E402
 
+
 def convert(pairs, work: Path | None = None) -> None:
     ok, why = available()
     if not ok:

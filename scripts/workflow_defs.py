@@ -7,13 +7,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 from workflow_parts import (  # noqa: E402
-    ACCEL_GROUP, Flow, IMAGE_NEGATIVE, IMAGE_POSITIVE, INPUT_IMAGE, NEG_COLOR, POS_COLOR, WAN_POSITIVE, _UMT5,
-    _WAN_VAE, _about,
-    _accel_video_out, _chain, _image_out, _ksampler, _layout, _prompts, _shift8, _unet, _video_latent, _video_out,
-    _wan_encoders, _wan_t2v,
+    _UMT5,
+    _WAN_VAE,
+    ACCEL_GROUP,
+    IMAGE_NEGATIVE,
+    IMAGE_POSITIVE,
+    INPUT_IMAGE,
+    NEG_COLOR,
+    POS_COLOR,
+    WAN_POSITIVE,
+    Flow,
+    _about,
+    _accel_video_out,
+    _chain,
+    _image_out,
+    _ksampler,
+    _layout,
+    _prompts,
+    _shift8,
+    _unet,
+    _video_latent,
+    _video_out,
+    _wan_encoders,
+    _wan_t2v,
 )
+
+from accel_harness.demo import CHAIN_VALUES, DEFAULT_CHAIN  # noqa: E402
 
 
 def wan21_t2v_1_3b_level1(info) -> Flow:
@@ -113,7 +133,8 @@ its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the r
              ("5 · Accelerate the low-noise expert (comfyui-accel)", chains["low-noise"], "row"))
     f.column(("6 · Sample (two experts)", [k1, k2]))
     f.column(("7 · Decode and save", outs))
-    for t in ("4 · Accelerate the high-noise expert (comfyui-accel)", "5 · Accelerate the low-noise expert (comfyui-accel)"):
+    for t in ("4 · Accelerate the high-noise expert (comfyui-accel)",
+              "5 · Accelerate the low-noise expert (comfyui-accel)"):
         f.group_colors[t] = ACCEL_GROUP
     return f
 
@@ -121,8 +142,8 @@ its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the r
 def flux_dev_fp8(info) -> Flow:
     f = Flow("flux1_dev_fp8_teacache", info)
     unet = f.add("AccelLoadDiffusionModelFP8", "Load FLUX.1-dev as FP8 (Accel)", unet_name="flux1-dev.safetensors")
-    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors", clip_name2="t5xxl_fp16.safetensors",
-                 type="flux")
+    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors",
+                 clip_name2="t5xxl_fp16.safetensors", type="flux")
     vae = f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
     pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
     guid = f.add("FluxGuidance", None, conditioning=f.out(pos), guidance=3.5)
@@ -162,7 +183,8 @@ def qwen_image(info) -> Flow:
 **Accel Attention** (auto: the fastest exact backend for this GPU) → **Accel Compile** (per-block torch.compile).
 Same images as stock up to kernel rounding. Qwen-Image passes an attention mask for padded prompts: those calls
 use ComfyUI's attention (the report says how often).""",
-               ["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors", "qwen_image_vae.safetensors"])
+               ["qwen_image_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                "qwen_image_vae.safetensors"])
     _layout(f, n, [unet, clip, vae], [pos, neg], [lat], [shift, att, comp], [ks], outs)
     return f
 
@@ -215,16 +237,18 @@ def hunyuan_video_t2v(info) -> Flow:
     noise = f.add("RandomNoise", "Random Noise", noise_seed=42)
     guider = f.add("BasicGuider", "Guider", model=f.out(chain[-1]), conditioning=f.out(guid))
     sampler = f.add("KSamplerSelect", "Sampler (euler)", sampler_name="euler")
-    sigmas = f.add("BasicScheduler", "Scheduler (simple, 20 steps)", model=f.out(unet), scheduler="simple", steps=20, denoise=1.0)
-    sca = f.add("SamplerCustomAdvanced", "Sampler Custom Advanced", noise=f.out(noise), guider=f.out(guider), sampler=f.out(sampler),
-                sigmas=f.out(sigmas), latent_image=f.out(lat))
+    sigmas = f.add("BasicScheduler", "Scheduler (simple, 20 steps)", model=f.out(unet), scheduler="simple", steps=20,
+                   denoise=1.0)
+    sca = f.add("SamplerCustomAdvanced", "Sampler Custom Advanced", noise=f.out(noise), guider=f.out(guider),
+                sampler=f.out(sampler), sigmas=f.out(sigmas), latent_image=f.out(lat))
     dec = f.add("VAEDecodeTiled", "VAE Decode (tiled)", samples=f.out(sca), vae=f.out(vae), tile_size=256, overlap=64,
                 temporal_size=64, temporal_overlap=8)
     vid = f.add("CreateVideo", "Create Video", images=f.out(dec), fps=24)
-    save = f.add("SaveVideo", "Save Video", video=f.out(vid), filename_prefix="video/hunyuan_video_accel", format="auto",
-                 codec="auto")
+    save = f.add("SaveVideo", "Save Video", video=f.out(vid), filename_prefix="video/hunyuan_video_accel",
+                 format="auto", codec="auto")
     f.outputs = {"sampler": sca, "save": save}
-    n = _about(f, "HunyuanVideo T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(model="HunyuanVideo") + """
+    n = _about(f, "HunyuanVideo T2V + CUDA settings, attention, compile",
+               _FAMILY_BODY.format(model="HunyuanVideo") + """
 
 The graph is ComfyUI's HunyuanVideo example: guidance-distilled (FluxGuidance 6, no negative prompt), shift 7,
 848x480, 73 frames, 20 steps euler / simple, tiled VAE decode (lower tile_size if the decode runs out of memory).""",
@@ -246,15 +270,16 @@ def ltxv_t2v(info) -> Flow:
                  ckpt_name="ltx-video-2b-v0.9.5.safetensors")
     clip = f.add("CLIPLoader", "Load T5-XXL text encoder", clip_name="t5xxl_fp16.safetensors", type="ltxv")
     pos, neg = _prompts(f, f.out(clip), LTXV_POSITIVE, LTXV_NEGATIVE)
-    cond = f.add("LTXVConditioning", "LTXV Conditioning (25 fps)", positive=f.out(pos), negative=f.out(neg), frame_rate=25.0)
+    cond = f.add("LTXVConditioning", "LTXV Conditioning (25 fps)", positive=f.out(pos), negative=f.out(neg),
+                 frame_rate=25.0)
     lat = f.add("EmptyLTXVLatentVideo", "Video size (768x512, 97 frames)", width=768, height=512, length=97,
                 batch_size=1)
     chain = _chain(f, f.out(ckpt), SHIPPED_CHAIN)
     sampler = f.add("KSamplerSelect", "Sampler (res_multistep)", sampler_name="res_multistep")
-    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (30 steps)", steps=30, max_shift=2.05, base_shift=0.95, stretch=True, terminal=0.1,
-                   latent=f.out(lat))
-    sc = f.add("SamplerCustom", "Sampler Custom (CFG 3)", model=f.out(chain[-1]), add_noise=True, noise_seed=42, cfg=3.0,
-               positive=f.out(cond, 0), negative=f.out(cond, 1), sampler=f.out(sampler), sigmas=f.out(sigmas),
+    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (30 steps)", steps=30, max_shift=2.05, base_shift=0.95,
+                   stretch=True, terminal=0.1, latent=f.out(lat))
+    sc = f.add("SamplerCustom", "Sampler Custom (CFG 3)", model=f.out(chain[-1]), add_noise=True, noise_seed=42,
+               cfg=3.0, positive=f.out(cond, 0), negative=f.out(cond, 1), sampler=f.out(sampler), sigmas=f.out(sigmas),
                latent_image=f.out(lat))
     outs = _video_out(f, f.out(sc), f.out(ckpt, 2), "video/ltxv_accel", fps=24)
     f.outputs = {"sampler": sc, "save": outs[-1]}
@@ -370,8 +395,8 @@ Run it twice: the first accelerated run compiles.""",
     f.column(("2 · Prompt", [pos, neg]), ("3 · Size", [lat]))
     f.column(("4 · Shared: shift", [shift]), ("5 · Accelerate (comfyui-accel)", chain, "row"))
     f.column(("6a · Stock", [ks_stock]), ("6b · Accelerated", [ks_fast]))
-    f.column(("7a · Decode and save (stock)", out_stock, "row"), ("7b · Decode and save (accelerated)", out_fast, "row"),
-             ("8 · Compare", [diff]))
+    f.column(("7a · Decode and save (stock)", out_stock, "row"),
+             ("7b · Decode and save (accelerated)", out_fast, "row"), ("8 · Compare", [diff]))
     f.group_colors["5 · Accelerate (comfyui-accel)"] = ACCEL_GROUP
     return f
 
@@ -409,7 +434,8 @@ def _fewstep_experts(f: Flow, kind: str, lora_version: str, level1: dict | None 
     (with `level1`'s input values, e.g. its quality)."""
     out = {}
     for tag in ("high", "low"):
-        unet = _unet(f, f"Load Wan 2.2 {kind.upper()} {tag}-noise expert", f"wan2.2_{kind}_{tag}_noise_14B_fp8_scaled.safetensors")
+        unet = _unet(f, f"Load Wan 2.2 {kind.upper()} {tag}-noise expert",
+                     f"wan2.2_{kind}_{tag}_noise_14B_fp8_scaled.safetensors")
         lora = f.add("LoraLoaderModelOnly", f"LightX2V 4-step LoRA ({tag}-noise)", model=f.out(unet),
                      lora_name=f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{tag}_noise.safetensors",
                      strength_model=1.0)
@@ -439,7 +465,8 @@ def _fewstep_columns(f: Flow, note: str, models: list, inputs: list, experts: di
     titles = (f"4 · High-noise expert: 4-step LoRA, shift 5, {level1} (comfyui-accel)",
               f"5 · Low-noise expert: 4-step LoRA, shift 5, {level1} (comfyui-accel)")
     f.column((titles[0], experts["high"]["chain"], "row"), (titles[1], experts["low"]["chain"], "row"))
-    f.column((f"6 · Sample ({FEWSTEP_STEPS} steps: {FEWSTEP_SPLIT} + {FEWSTEP_STEPS - FEWSTEP_SPLIT}, CFG 1)", list(samplers)))
+    f.column((f"6 · Sample ({FEWSTEP_STEPS} steps: {FEWSTEP_SPLIT} + {FEWSTEP_STEPS - FEWSTEP_SPLIT}, CFG 1)",
+              list(samplers)))
     f.column(("7 · Decode and save", outs))
     for t in titles:
         f.group_colors[t] = ACCEL_GROUP
@@ -510,7 +537,8 @@ def wan22_a14b_i2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
-               _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision model).",
+               _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision "
+                               "model).",
                _fewstep_files("i2v", "v1") + [_UMT5, _WAN_VAE], size=(500, 500))
     _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae, img],
                      [("2 · Prompt", [pos, neg]), ("3 · Image conditioning", [i2v])], experts, (k1, k2), outs)
@@ -556,7 +584,8 @@ Image to video: connect a Load Image node to the `start_image` input of the vide
 # - LTX-2: video_ltx2_t2v.json's first stage at its output size (its second stage, the x2 latent upscaler with the
 #   distilled LoRA, is left out): CheckpointLoaderSimple ltx-2-19b-dev-fp8 (model + video VAE), LTXVAudioVAELoader and
 #   LTXAVTextEncoderLoader (gemma_3_12B_it_fp4_mixed) on the same checkpoint, LTXVConditioning 24 fps, 1280x704 (its
-#   720 on the latent node's multiple of 32) 121 frames (EmptyLTXVLatentVideo + LTXVEmptyLatentAudio -> LTXVConcatAVLatent), CFGGuider 4, euler_ancestral,
+#   720 on the latent node's multiple of 32) 121 frames (EmptyLTXVLatentVideo + LTXVEmptyLatentAudio ->
+# LTXVConcatAVLatent), CFGGuider 4, euler_ancestral,
 #   LTXVScheduler 20 (2.05 / 0.95, stretch, terminal 0.1), SamplerCustomAdvanced, LTXVSeparateAVLatent,
 #   VAEDecodeTiled 512 / 64 / 4096 / 8, LTXVAudioVAEDecode, CreateVideo 24 fps with the audio, SaveVideo.
 # - Flux.2-dev: image_flux2.json without its reference image (an edit template there; here text to image): UNETLoader
@@ -571,8 +600,8 @@ H3_FILES = ["minimax_h3_fl2va_pruned_int8_convrot.safetensors", "qwen3vl_32b_min
             "minimax_h3_video_vae_fp16.safetensors", "minimax_h3_audio_vae_fp32.safetensors"]
 H3_TURBO_LORA = "minimax_h3_fl2v_turbo_4step_v1.0_768p_comfyui_bf16.safetensors"
 H3_PROMPT = (
-    "A red fox trots through fresh snow in a birch forest at sunrise, soft golden light, its breath visible in the cold "
-    "air; the camera tracks alongside at low height, then the fox stops and looks up as a raven calls.\n\n"
+    "A red fox trots through fresh snow in a birch forest at sunrise, soft golden light, its breath visible in the "
+    "cold air; the camera tracks alongside at low height, then the fox stops and looks up as a raven calls.\n\n"
     "Audio: crunching footsteps in the snow, a light wind in the branches, a raven's call midway, a calm piano "
     "melody underneath, fading out over the last second.")
 _H3_BODY = """
@@ -582,7 +611,7 @@ differently; the report states what is measured). The graph is ComfyUI's MiniMax
 frames) at 24 fps with stereo audio, res_multistep, no CFG. The first run compiles twice (the first step, then the
 others). Speed on this model: not measured yet (bench/results/h100/family_033_README.md lists the families measured
 so far). ComfyUI 0.33 or newer (MiniMax-H3's nodes). Its template loads the INT8 (convrot) file: Level-1 compiles its
-blocks with the file's quantized layers (on such layers the report says how they run)."""
+blocks with the file's quantized layers (on such layers the report says how they run)."""  # noqa: E501
 
 
 def _h3(f: Flow, steps: int, lora: bool) -> None:
@@ -658,7 +687,8 @@ def hunyuan_video15_t2v(info) -> Flow:
                 batch_size=1)
     shift = f.add("ModelSamplingSD3", "Shift 7", model=f.out(unet), shift=7.0)
     chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
-    guider = f.add("CFGGuider", "Guider (CFG 6)", model=f.out(chain[-1]), positive=f.out(pos), negative=f.out(neg), cfg=6.0)
+    guider = f.add("CFGGuider", "Guider (CFG 6)", model=f.out(chain[-1]), positive=f.out(pos), negative=f.out(neg),
+                   cfg=6.0)
     sigmas = f.add("BasicScheduler", "Scheduler (simple, 20 steps)", model=f.out(unet), scheduler="simple", steps=20,
                    denoise=1.0)
     sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler")
@@ -679,20 +709,21 @@ def ltx2_t2v(info) -> Flow:
     ckpt_name = "ltx-2-19b-dev-fp8.safetensors"
     ckpt = f.add("CheckpointLoaderSimple", "Load LTX-2 19B (model + video VAE)", ckpt_name=ckpt_name)
     avae = f.add("LTXVAudioVAELoader", "Load LTX-2 audio VAE", ckpt_name=ckpt_name)
-    clip = f.add("LTXAVTextEncoderLoader", "Load Gemma 3 text encoder", text_encoder="gemma_3_12B_it_fp4_mixed.safetensors",
-                 ckpt_name=ckpt_name)
+    clip = f.add("LTXAVTextEncoderLoader", "Load Gemma 3 text encoder",
+                 text_encoder="gemma_3_12B_it_fp4_mixed.safetensors", ckpt_name=ckpt_name)
     pos, neg = _prompts(f, f.out(clip), LTXV_POSITIVE, LTXV_NEGATIVE)
-    cond = f.add("LTXVConditioning", "LTXV Conditioning (24 fps)", positive=f.out(pos), negative=f.out(neg), frame_rate=24.0)
+    cond = f.add("LTXVConditioning", "LTXV Conditioning (24 fps)", positive=f.out(pos), negative=f.out(neg),
+                 frame_rate=24.0)
     vlat = f.add("EmptyLTXVLatentVideo", "Video size (1280x704, 121 frames)", width=1280, height=704, length=121,
                  batch_size=1)
     alat = f.add("LTXVEmptyLatentAudio", "Audio length (121 frames at 24 fps)", frames_number=121, frame_rate=24.0,
                  batch_size=1, audio_vae=f.out(avae))
     lat = f.add("LTXVConcatAVLatent", "Video + audio latent", video_latent=f.out(vlat), audio_latent=f.out(alat))
     chain = _chain(f, f.out(ckpt), SHIPPED_CHAIN)
-    guider = f.add("CFGGuider", "Guider (CFG 4)", model=f.out(chain[-1]), positive=f.out(cond, 0), negative=f.out(cond, 1),
-                   cfg=4.0)
-    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (20 steps)", steps=20, max_shift=2.05, base_shift=0.95, stretch=True,
-                   terminal=0.1, latent=f.out(lat))
+    guider = f.add("CFGGuider", "Guider (CFG 4)", model=f.out(chain[-1]), positive=f.out(cond, 0),
+                   negative=f.out(cond, 1), cfg=4.0)
+    sigmas = f.add("LTXVScheduler", "LTXV Scheduler (20 steps)", steps=20, max_shift=2.05, base_shift=0.95,
+                   stretch=True, terminal=0.1, latent=f.out(lat))
     sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler_ancestral")
     sep = f.add("LTXVSeparateAVLatent", "Split video and audio", av_latent=f.out(sample[-1]))
     dec = f.add("VAEDecodeTiled", "VAE Decode (tiled)", samples=f.out(sep, 0), vae=f.out(ckpt, 2), tile_size=512,
@@ -716,7 +747,8 @@ then upscales a half-size result to full size with its distilled LoRA). ComfyUI 
 def flux2_dev(info) -> Flow:
     f = Flow("flux2_dev_attention_compile", info)
     unet = _unet(f, "Load Flux.2-dev", "flux2_dev_fp8mixed.safetensors")
-    clip = f.add("CLIPLoader", "Load Mistral 3 text encoder", clip_name="mistral_3_small_flux2_bf16.safetensors", type="flux2")
+    clip = f.add("CLIPLoader", "Load Mistral 3 text encoder", clip_name="mistral_3_small_flux2_bf16.safetensors",
+                 type="flux2")
     vae = f.add("VAELoader", "Load Flux.2 VAE", vae_name="flux2-vae.safetensors")
     pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
     guid = f.add("FluxGuidance", "Guidance 4", conditioning=f.out(pos), guidance=4.0)
@@ -751,7 +783,8 @@ def kandinsky5_t2v(info) -> Flow:
     shift = f.add("ModelSamplingSD3", "Shift 5", model=f.out(unet), shift=5.0)
     chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
     ks = f.add("KSampler", None, model=f.out(chain[-1]), seed=42, steps=50, cfg=5.0, sampler_name="euler_ancestral",
-               scheduler="beta", positive=f.out(i2v, 0), negative=f.out(i2v, 1), latent_image=f.out(i2v, 2), denoise=1.0)
+               scheduler="beta", positive=f.out(i2v, 0), negative=f.out(i2v, 1), latent_image=f.out(i2v, 2),
+               denoise=1.0)
     outs = _video_out(f, f.out(ks), f.out(vae), "video/kandinsky5_accel", fps=24)
     f.outputs = {"sampler": ks, "save": outs[-1]}
     n = _about(f, "Kandinsky 5 Video Lite T2V + CUDA settings, attention, compile", _FAMILY_BODY.format(

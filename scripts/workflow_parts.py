@@ -24,9 +24,12 @@ _HV15 = f"{_HF}/Comfy-Org/HunyuanVideo_1.5_repackaged/resolve/main/split_files"
 _FLUX2 = f"{_HF}/Comfy-Org/flux2-dev/resolve/main/split_files"
 # file name -> (models/ folder, download link), as in ComfyUI's own templates.
 MODELS = {
-    "wan2.1_t2v_1.3B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors"),
-    "wan2.1_t2v_14B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_t2v_14B_fp16.safetensors"),
-    "wan2.1_i2v_480p_14B_fp16.safetensors": ("diffusion_models", f"{_WAN21}/diffusion_models/wan2.1_i2v_480p_14B_fp16.safetensors"),
+    "wan2.1_t2v_1.3B_fp16.safetensors": ("diffusion_models",
+                                         f"{_WAN21}/diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors"),
+    "wan2.1_t2v_14B_fp16.safetensors": ("diffusion_models",
+                                        f"{_WAN21}/diffusion_models/wan2.1_t2v_14B_fp16.safetensors"),
+    "wan2.1_i2v_480p_14B_fp16.safetensors": ("diffusion_models",
+                                             f"{_WAN21}/diffusion_models/wan2.1_i2v_480p_14B_fp16.safetensors"),
     "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors": (
         "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors"),
     "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors": (
@@ -35,33 +38,42 @@ MODELS = {
         "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors"),
     "wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors": (
         "diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors"),
-    "wan2.2_ti2v_5B_fp16.safetensors": ("diffusion_models", f"{_WAN22}/diffusion_models/wan2.2_ti2v_5B_fp16.safetensors"),
+    "wan2.2_ti2v_5B_fp16.safetensors": ("diffusion_models",
+                                        f"{_WAN22}/diffusion_models/wan2.2_ti2v_5B_fp16.safetensors"),
     "wan2.2_vae.safetensors": ("vae", f"{_WAN22}/vae/wan2.2_vae.safetensors"),
     # LightX2V's 4-step distill LoRAs (rank 64) as Comfy-Org repackaged them for ComfyUI's Wan 2.2 templates
     # (renamed from LightX2V's Seko V1 / V1.1 files)
     **{f"wan2.2_{k}_lightx2v_4steps_lora_{v}_{e}_noise.safetensors": (
         "loras", f"{_WAN22}/loras/wan2.2_{k}_lightx2v_4steps_lora_{v}_{e}_noise.safetensors")
        for k, v in (("t2v", "v1.1"), ("i2v", "v1")) for e in ("high", "low")},
-    "umt5_xxl_fp8_e4m3fn_scaled.safetensors": ("text_encoders", f"{_WAN21}/text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors"),
+    "umt5_xxl_fp8_e4m3fn_scaled.safetensors": ("text_encoders",
+                                               f"{_WAN21}/text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors"),
     "wan_2.1_vae.safetensors": ("vae", f"{_WAN21}/vae/wan_2.1_vae.safetensors"),
     "clip_vision_h.safetensors": ("clip_vision", f"{_WAN21}/clip_vision/clip_vision_h.safetensors"),
     "flux1-dev.safetensors": ("diffusion_models", f"{_HF}/Comfy-Org/flux1-dev/resolve/main/flux1-dev.safetensors"),
     "clip_l.safetensors": ("text_encoders", f"{_HF}/comfyanonymous/flux_text_encoders/resolve/main/clip_l.safetensors"),
-    "t5xxl_fp16.safetensors": ("text_encoders", f"{_HF}/comfyanonymous/flux_text_encoders/resolve/main/t5xxl_fp16.safetensors"),
-    "ae.safetensors": ("vae", f"{_HF}/Comfy-Org/Lumina_Image_2.0_Repackaged/resolve/main/split_files/vae/ae.safetensors"),
-    "qwen_image_fp8_e4m3fn.safetensors": ("diffusion_models", f"{_QWEN}/diffusion_models/qwen_image_fp8_e4m3fn.safetensors"),
-    "qwen_2.5_vl_7b_fp8_scaled.safetensors": ("text_encoders", f"{_QWEN}/text_encoders/qwen_2.5_vl_7b_fp8_scaled.safetensors"),
+    "t5xxl_fp16.safetensors": ("text_encoders",
+                               f"{_HF}/comfyanonymous/flux_text_encoders/resolve/main/t5xxl_fp16.safetensors"),
+    "ae.safetensors": ("vae",
+                       f"{_HF}/Comfy-Org/Lumina_Image_2.0_Repackaged/resolve/main/split_files/vae/ae.safetensors"),
+    "qwen_image_fp8_e4m3fn.safetensors": ("diffusion_models",
+                                          f"{_QWEN}/diffusion_models/qwen_image_fp8_e4m3fn.safetensors"),
+    "qwen_2.5_vl_7b_fp8_scaled.safetensors": ("text_encoders",
+                                              f"{_QWEN}/text_encoders/qwen_2.5_vl_7b_fp8_scaled.safetensors"),
     "qwen_image_vae.safetensors": ("vae", f"{_QWEN}/vae/qwen_image_vae.safetensors"),
     # HunyuanVideo T2V as ComfyUI's example and docs link it (Comfy-Org/HunyuanVideo_repackaged); clip_l above
     "hunyuan_video_t2v_720p_bf16.safetensors": (
         "diffusion_models", f"{_HUNYUAN}/diffusion_models/hunyuan_video_t2v_720p_bf16.safetensors"),
-    "llava_llama3_fp8_scaled.safetensors": ("text_encoders", f"{_HUNYUAN}/text_encoders/llava_llama3_fp8_scaled.safetensors"),
+    "llava_llama3_fp8_scaled.safetensors": ("text_encoders",
+                                            f"{_HUNYUAN}/text_encoders/llava_llama3_fp8_scaled.safetensors"),
     "hunyuan_video_vae_bf16.safetensors": ("vae", f"{_HUNYUAN}/vae/hunyuan_video_vae_bf16.safetensors"),
     # LTX-Video 0.9.5: a checkpoint with its VAE, as ComfyUI's example and docs (docs.comfy.org tutorials/video/ltxv)
     # load it; Comfy-Org has no repackaged copy, they link Lightricks' own file. Its text encoder: t5xxl_fp16 above.
-    "ltx-video-2b-v0.9.5.safetensors": ("checkpoints", f"{_HF}/Lightricks/LTX-Video/resolve/main/ltx-video-2b-v0.9.5.safetensors"),
+    "ltx-video-2b-v0.9.5.safetensors": ("checkpoints",
+                                        f"{_HF}/Lightricks/LTX-Video/resolve/main/ltx-video-2b-v0.9.5.safetensors"),
     # Z-Image Turbo as ComfyUI's template (image_z_image_turbo) links it; its VAE is ae.safetensors above
-    "z_image_turbo_bf16.safetensors": ("diffusion_models", f"{_ZIMAGE}/diffusion_models/z_image_turbo_bf16.safetensors"),
+    "z_image_turbo_bf16.safetensors": ("diffusion_models",
+                                       f"{_ZIMAGE}/diffusion_models/z_image_turbo_bf16.safetensors"),
     "qwen_3_4b.safetensors": ("text_encoders", f"{_ZIMAGE}/text_encoders/qwen_3_4b.safetensors"),
     # SDXL 1.0 base and refiner checkpoints (model + CLIP + VAE), as ComfyUI's SDXL template (sdxl_simple_example)
     "sd_xl_base_1.0.safetensors": (
@@ -81,22 +93,28 @@ MODELS = {
     # HunyuanVideo 1.5 (video_hunyuan_video_1.5_720p_t2v.json; its Qwen2.5-VL text encoder: the file above)
     "hunyuanvideo1.5_720p_t2v_fp16.safetensors": (
         "diffusion_models", f"{_HV15}/diffusion_models/hunyuanvideo1.5_720p_t2v_fp16.safetensors"),
-    "byt5_small_glyphxl_fp16.safetensors": ("text_encoders", f"{_HV15}/text_encoders/byt5_small_glyphxl_fp16.safetensors"),
+    "byt5_small_glyphxl_fp16.safetensors": ("text_encoders",
+                                            f"{_HV15}/text_encoders/byt5_small_glyphxl_fp16.safetensors"),
     "hunyuanvideo15_vae_fp16.safetensors": ("vae", f"{_HV15}/vae/hunyuanvideo15_vae_fp16.safetensors"),
     # LTX-2 (video_ltx2_t2v.json: Lightricks' checkpoint with its video and audio VAEs, Comfy-Org's Gemma 3)
-    "ltx-2-19b-dev-fp8.safetensors": ("checkpoints", f"{_HF}/Lightricks/LTX-2/resolve/main/ltx-2-19b-dev-fp8.safetensors"),
+    "ltx-2-19b-dev-fp8.safetensors": ("checkpoints",
+                                      f"{_HF}/Lightricks/LTX-2/resolve/main/ltx-2-19b-dev-fp8.safetensors"),
     "gemma_3_12B_it_fp4_mixed.safetensors": (
-        "text_encoders", f"{_HF}/Comfy-Org/ltx-2/resolve/main/split_files/text_encoders/gemma_3_12B_it_fp4_mixed.safetensors"),
+        "text_encoders",
+        f"{_HF}/Comfy-Org/ltx-2/resolve/main/split_files/text_encoders/gemma_3_12B_it_fp4_mixed.safetensors"),
     # Flux.2-dev (image_flux2.json)
     "flux2_dev_fp8mixed.safetensors": ("diffusion_models", f"{_FLUX2}/diffusion_models/flux2_dev_fp8mixed.safetensors"),
-    "mistral_3_small_flux2_bf16.safetensors": ("text_encoders", f"{_FLUX2}/text_encoders/mistral_3_small_flux2_bf16.safetensors"),
+    "mistral_3_small_flux2_bf16.safetensors": ("text_encoders",
+                                               f"{_FLUX2}/text_encoders/mistral_3_small_flux2_bf16.safetensors"),
     "flux2-vae.safetensors": ("vae", f"{_FLUX2}/vae/flux2-vae.safetensors"),
     # Kandinsky 5 Video Lite (video_kandinsky5_t2v.json; its text encoders and VAE: the files above)
     "kandinsky5lite_t2v_sft_5s.safetensors": (
-        "diffusion_models", f"{_HF}/kandinskylab/Kandinsky-5.0-T2V-Lite-sft-5s/resolve/main/model/kandinsky5lite_t2v_sft_5s.safetensors"),
+        "diffusion_models",
+        f"{_HF}/kandinskylab/Kandinsky-5.0-T2V-Lite-sft-5s/resolve/main/model/kandinsky5lite_t2v_sft_5s.safetensors"),
 }
 # The loader inputs that name model files.
-MODEL_INPUTS = {"UNETLoader": ("unet_name",), "CheckpointLoaderSimple": ("ckpt_name",), "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
+MODEL_INPUTS = {"UNETLoader": ("unet_name",), "CheckpointLoaderSimple": ("ckpt_name",),
+                "AccelLoadDiffusionModelFP8": ("unet_name",), "CLIPLoader": ("clip_name",),
                 "DualCLIPLoader": ("clip_name1", "clip_name2"), "VAELoader": ("vae_name",),
                 "CLIPVisionLoader": ("clip_name",), "LoraLoaderModelOnly": ("lora_name",),
                 "LTXAVTextEncoderLoader": ("text_encoder", "ckpt_name"), "LTXVAudioVAELoader": ("ckpt_name",)}
@@ -105,9 +123,9 @@ INPUT_IMAGE = "example.png"  # ships in ComfyUI/input/
 WAN_POSITIVE = ("A red fox trotting through fresh snow in a birch forest at sunrise, soft golden light, breath "
                 "visible in the cold air, the camera tracking alongside at low height, cinematic, detailed fur.")
 # Wan's recommended negative prompt (as in ComfyUI's Wan templates).
-WAN_NEGATIVE = ("色调艳丽，过曝，静态，细节模糊不清，字幕，风格，作品，画作，画面，静止，整体发灰，最差质量，低质量，JPEG压缩残留，丑陋的，"
-                "残缺的，多余的手指，画得不好的手部，画得不好的脸部，畸形的，毁容的，形态畸形的肢体，手指融合，静止不动的画面，杂乱的背景，"
-                "三条腿，背景人很多，倒着走")
+WAN_NEGATIVE = ("色调艳丽，过曝，静态，细节模糊不清，字幕，风格，作品，画作，画面，静止，整体发灰，"
+                "最差质量，低质量，JPEG压缩残留，丑陋的，残缺的，多余的手指，画得不好的手部，画得不好的脸部，"
+                "畸形的，毁容的，形态畸形的肢体，手指融合，静止不动的画面，杂乱的背景，三条腿，背景人很多，倒着走")
 IMAGE_POSITIVE = ("A cozy bookshop café on a rainy evening, warm lamps, a cat asleep on a stack of old books, a "
                   "chalkboard sign reading \"OPEN LATE\", steam rising from a cup of tea, photorealistic.")
 IMAGE_NEGATIVE = "low quality, blurry, distorted text, extra limbs"
@@ -159,7 +177,8 @@ class Flow:
         """The API prompt as "Save (API)" writes it: inputs, class_type, _meta.title (display name by default)."""
         out = {}
         for nid, n in self.g.prompt().items():
-            title = (n.get("_meta") or {}).get("title") or self.info[n["class_type"]].get("display_name") or n["class_type"]
+            title = ((n.get("_meta") or {}).get("title") or self.info[n["class_type"]].get("display_name")
+                     or n["class_type"])
             out[nid] = {"inputs": n["inputs"], "class_type": n["class_type"], "_meta": {"title": title}}
         return out
 
@@ -231,7 +250,8 @@ def _ksampler(f: Flow, model: list, positive: list, negative: list, latent: list
 def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "", fps: int = 16) -> list[str]:
     dec = f.add("VAEDecode", f"VAE Decode{suffix}", samples=latent, vae=vae)
     vid = f.add("CreateVideo", f"Create Video{suffix}", images=f.out(dec), fps=fps)
-    save = f.add("SaveVideo", f"Save Video{suffix}", video=f.out(vid), filename_prefix=prefix, format="auto", codec="auto")
+    save = f.add("SaveVideo", f"Save Video{suffix}", video=f.out(vid), filename_prefix=prefix, format="auto",
+                 codec="auto")
     return [dec, vid, save]
 
 

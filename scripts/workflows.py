@@ -1,4 +1,5 @@
-"""The shipped workflows (each defined once, in scripts/workflow_defs.py): writes workflows/<name>.json (UI) and workflows/api/<name>.json (API).
+"""The shipped workflows (each defined once, in scripts/workflow_defs.py): writes workflows/<name>.json (UI) and
+workflows/api/<name>.json (API).
 
     .testbed/venv/bin/python scripts/workflows.py --write [NAME ...]   # regenerate (ComfyUI server + real frontend)
     .testbed/venv/bin/python scripts/workflows.py --check              # files current? (no browser; exit 1 if not)
@@ -40,9 +41,10 @@ sys.path.insert(0, str(REPO / "harness"))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from accel_harness import uiformat as U  # noqa: E402
 from workflow_defs import TOOLS, WORKFLOWS  # noqa: E402,F401 - TOOLS: for the tests
-from workflow_parts import INPUT_IMAGE, MODEL_INPUTS, MODELS, Flow, MissingNode  # noqa: E402,F401 - INPUT_IMAGE: for the tests
+from workflow_parts import INPUT_IMAGE, MODEL_INPUTS, MODELS, Flow, MissingNode  # noqa: E402,F401 - for the tests
+
+from accel_harness import uiformat as U  # noqa: E402
 
 UI_DIR = REPO / "workflows"
 API_DIR = REPO / "workflows" / "api"

@@ -40,13 +40,13 @@ class Hybrid:
     short_cap: bool = False
 
     @classmethod
-    def default(cls) -> "Hybrid":
+    def default(cls) -> Hybrid:
         d = defaults.HYBRID
         return cls(d.exact_first_steps, d.exact_last_steps, d.exact_first_blocks, d.exact_last_blocks,
                    d.at_most_a_quarter)
 
     @classmethod
-    def from_inputs(cls, **values) -> "Hybrid":
+    def from_inputs(cls, **values) -> Hybrid:
         """A node's exact_first_steps / exact_last_steps / exact_first_blocks / exact_last_blocks inputs (those not
         given at accel.common.defaults.HYBRID), checked: AccelError naming the input (check_hybrid)."""
         d = defaults.HYBRID
@@ -166,7 +166,8 @@ class StepWrapper(StepClock):
         if step is None or not callable(getattr(model_sampling, "percent_to_sigma", None)):
             return step, n
         if self._placed_for is not self._sigmas_obj:
-            first, last = (sigma_percent(s, model_sampling.percent_to_sigma) for s in (self._sigmas[0], self._sigmas[-1]))
+            first, last = (sigma_percent(s, model_sampling.percent_to_sigma)
+                           for s in (self._sigmas[0], self._sigmas[-1]))
             self._placed_for, self._place = self._sigmas_obj, run_position(n, first, last)
         offset, total = self._place
         return offset + step, total

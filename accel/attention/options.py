@@ -17,7 +17,8 @@ class AttentionOptions:
     run here follows `policy`). policy: the node's `fallback`. autotune: time the usable exact backends per shape.
     hybrid: the exact steps/blocks of a low-precision backend (the node's exact_* inputs; None: none).
     quality (Accel Wan Level-1's input): "fast" uses FP8 attention on the hybrid schedule where it runs, else stays
-    exact with `auto` (`backend` is then not read); "sparse" uses the sparse `backend` (radial_sparse) with `sparse` where it
+    exact with `auto` (`backend` is then not read); "sparse" uses the sparse `backend` (radial_sparse) with `sparse`
+    where it
     runs, else stays exact with `auto` (a report line says why; policy ERROR: AccelError naming 'quality').
     sparse: for backend radial_sparse, its settings (kernels.attention.sparse.runtime.RadialSettings from
     accel.attention.sparse.settings_from_inputs; None: the defaults)."""
@@ -37,9 +38,10 @@ class AttentionOptions:
                              "Choose 'auto' or one of: " + ", ".join(registry.BACKENDS))
         if self.quality not in QUALITIES:
             raise AccelError("quality", f"unknown quality {self.quality!r}",
-                             "Choose 'exact' (exact attention, the default), 'fast' (FP8 attention, opt-in) or 'sparse' "
-                             "(radial sparse attention, opt-in)")
-        if self.quality == "sparse" and not (self.backend in registry.BACKENDS and registry.BACKENDS[self.backend].sparse):
+                             "Choose 'exact' (exact attention, the default), 'fast' (FP8 attention, opt-in) or "
+                             "'sparse' (radial sparse attention, opt-in)")
+        if self.quality == "sparse" and not (self.backend in registry.BACKENDS
+                                             and registry.BACKENDS[self.backend].sparse):
             raise AccelError("backend", f"quality 'sparse' needs a sparse backend, not {self.backend!r}",
                              "Use backend 'radial_sparse' with quality 'sparse'")
         if self.hybrid is not None and not isinstance(self.hybrid, Hybrid):

@@ -32,14 +32,14 @@ from pathlib import Path
 
 import torch
 
+from ...kernels.attention import adapters, registry
+from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 from .. import comfy_compat
 from ..common import defaults, families, gains, hardware, keys, log, numerics
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 from ..common.report import Report, Section
 from .hybrid import EXACT_FLAG, Hybrid, StepWrapper, apply_model_wrappers, check_hybrid
-from ...kernels.attention import adapters, registry
-from ...kernels.attention.base import BHLD, BLHD, invoke, is_compiling
 
 OVERRIDE_KEY = "optimized_attention_override"
 
@@ -157,7 +157,8 @@ class AttentionOverride:
             lay = BLHD
             # torch.unflatten, not Tensor.unflatten: the method is Python code in torch._tensor that torch 2.11's dynamo
             # cannot trace on a tensor subclass (ComfyUI-GGUF's GGMLTensor reaches here through its norm weights)
-            q4, k4, v4 = torch.unflatten(q, -1, (h, d)), torch.unflatten(k, -1, (hkv, d)), torch.unflatten(v, -1, (hkv, d))
+            q4 = torch.unflatten(q, -1, (h, d))
+            k4, v4 = torch.unflatten(k, -1, (hkv, d)), torch.unflatten(v, -1, (hkv, d))
         if hkv != h and (not kwargs.get("enable_gqa", False) or h % hkv):
             return self._fallback(func, args, kwargs, "kv-heads", "K/V with a different number of heads")
         if not kern.head_dim_ok(d):
@@ -529,8 +530,8 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
         target = "raise an error (fallback: error)" if strict else \
             "use ComfyUI's attention, logged once per reason (fallback: fall back)"
         if kern.sparse and not strict:
-            target = (f"use {sparse_exact.kernel.label if sparse_exact else 'ComfyUI attention'}, logged once per reason "
-                      "(fallback: fall back)")
+            target = (f"use {sparse_exact.kernel.label if sparse_exact else 'ComfyUI attention'}, logged once per "
+                      "reason (fallback: fall back)")
         lines.append(f"  other calls: {target}")
         lines.append("  " + tune_line)
         if kern.op_name:

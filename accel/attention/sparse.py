@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from .. import comfy_compat
 from ..common import families, keys, log
-from ..common.figures import text as _fig
 from ..common.errors import AccelError
+from ..common.figures import text as _fig
 from ..common.policy import Policy
 from .hybrid import StepClock, apply_model_wrappers
 
@@ -39,9 +39,9 @@ REF_LATENT = ("reference-latent tokens sit before the video in this ComfyUI's Hu
               "it: the pattern's layout does not hold")
 LTXV_NOTE = ("LTX-Video has no published radial setting: the published rule without an attention sink (as for "
              "HunyuanVideo) is applied to its frame-major grid, our extension")
-H3_NOTE = ("MiniMax-H3 has no published radial setting: the published rule without an attention sink (as for HunyuanVideo) "
-           "is applied to its video's frame-major grid, our extension; its text, audio and condition tokens pack before "
-           "the video and stay dense rows and columns, so the audio path is exact")
+H3_NOTE = ("MiniMax-H3 has no published radial setting: the published rule without an attention sink (as for "
+           "HunyuanVideo) is applied to its video's frame-major grid, our extension; its text, audio and condition "
+           "tokens pack before the video and stay dense rows and columns, so the audio path is exact")
 PAPER = ("Radial Attention, Li et al., arXiv:2506.19852 (NeurIPS 2025); pattern restated from "
          "github.com/mit-han-lab/radial-attention radial_attn/attn_mask.py @72788d4f")
 PUBLISHED_PRACTICE = ("the authors' scripts keep 12 of 50 steps (Wan 2.1 14B), 11 of 40 (Wan 2.2 A14B) and 1 of 4 "
@@ -272,8 +272,8 @@ def probe_sparse(kernel: str, device, compile_=False) -> str | None:
 
 
 FA4_HINT = (f"  what it would give here: at Wan 14B 720p on an H100 one attention call took "
-            f"{_fig('sparse_fa4.h100.720p.decay0.2.speedup')} less time than FA3 dense with FlashAttention-4 block-sparse "
-            f"against {_fig('sparse_flex.h100.720p.decay0.2.speedup.run2')} with flex_attention "
+            f"{_fig('sparse_fa4.h100.720p.decay0.2.speedup')} less time than FA3 dense with FlashAttention-4 "
+            f"block-sparse against {_fig('sparse_flex.h100.720p.decay0.2.speedup.run2')} with flex_attention "
             "(bench/results/h100/attention_033_fa4); `pip install flash-attn-4` in ComfyUI's Python, then restart")
 
 
@@ -351,8 +351,9 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
     fam = family(model) if dm is not None else None
     side = "before" if fam == "hunyuan_video" and hunyuan_text_first(dm) else "after"
     where = {"wan": "Wan's video self-attention (key frame 0 kept whole: the published attention sink)",
-             "hunyuan_video": (f"HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text {side} "
-                               "the video in this ComfyUI's model), no attention sink (the published HunyuanVideo rule)"),
+             "hunyuan_video": ("HunyuanVideo's joint attention: the video's tokens, the text's tiles dense (text "
+                               f"{side} the video in this ComfyUI's model), no attention sink (the published "
+                               "HunyuanVideo rule)"),
              "ltxv": f"LTX-Video's video self-attention ({LTXV_NOTE})",
              "minimax_h3": f"MiniMax-H3's joint self-attention ({H3_NOTE})"}.get(fam, "video self-attention")
     lines = [f"sparse pattern: radial attention ({PAPER}), decay_factor {settings.decay_factor:g}, "

@@ -65,7 +65,8 @@ def adapter_for_model(model):
     fam = detect(model)
     name = ADAPTER_OF_FAMILY.get(fam.family)
     if name is None:
-        return None, fam, f"{fam.name} is not supported by the coefficient-free step cache (it supports {FAMILIES_TEXT})"
+        return None, fam, (f"{fam.name} is not supported by the coefficient-free step cache (it supports "
+                           f"{FAMILIES_TEXT})")
     if name == "wan":
         return wan_adapter(model)
     return ADAPTERS[name], fam, ""

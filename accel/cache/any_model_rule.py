@@ -14,7 +14,8 @@ MAX_SAMPLE = 1 << 18  # elements per chunk kept for the change measures (tokens 
 
 
 # ============================================================================ the rule (pure, testable)
-def rule(din: float | None, rate: float | None, din_step: float | None, thresh: float) -> tuple[bool, float | None, str]:
+def rule(din: float | None, rate: float | None, din_step: float | None,
+         thresh: float) -> tuple[bool, float | None, str]:
     """(skip, estimate, why) for one chunk. din: relative input change since the last computed step; rate: the
     residual/input change rate of the last computed interval; din_step: the per-step input change it was measured
     on; thresh: the largest estimated relative residual change a skipped step may have."""
@@ -58,7 +59,7 @@ class ChunkState:
 def _apply(run, a: ChunkState, values) -> None:
     """Read-back of `store`'s pending measures (in order): measured deviation of skipped spans, new rate."""
     m = run.stats.measures
-    for (_, din, calls, skipped), dres in zip(a.pending, values):
+    for (_, din, calls, skipped), dres in zip(a.pending, values, strict=True):
         if skipped:
             m.setdefault("measured", []).append(dres)
         if din is not None and din > 0 and math.isfinite(dres) and math.isfinite(din):
@@ -97,7 +98,7 @@ def decide(run, call, img, chunks, per) -> list:
     vals = iter(_read_back(run, [st.agn for st in chunks], [d for d in dins if d is not None]))
     dins = [next(vals) if d is not None else None for d in dins]
     wants, trace = [], {}
-    for key, st, din in zip(call.keys, chunks, dins):
+    for key, st, din in zip(call.keys, chunks, dins, strict=True):
         a = st.agn
         a.calls += 1
         skip, est, _why = rule(din, a.rate, a.din_step, run.thresh)
@@ -127,7 +128,7 @@ def store(run, call, res, per):
     xs, dins, _ = call.agn
     rs = [_thin(res[i * per:(i + 1) * per]) for i in range(len(call.keys))]
     states = [run.chunk(k).agn for k in call.keys]
-    for a, x, r, din in zip(states, xs, rs, dins):
+    for a, x, r, din in zip(states, xs, rs, dins, strict=True):
         if a.r is not None and a.r.shape == r.shape:
             a.pending.append((_rel(r, a.r), din, a.calls, a.skipped))
         a.x, a.r, a.calls, a.skipped = x, r, 0, 0
@@ -144,6 +145,6 @@ def summary(run) -> list:
                      f"sum {m.get('est_sum', 0.0):.3f} (threshold {run.thresh:g})")
     if meas:
         lines.append(f"measured change of the residual after each span of skipped steps (at the next computed step): "
-                     f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} skipped span(s) (counted per "
-                     "cond/uncond) - the relative error the reused residual had by then")
+                     f"largest {max(meas):.3f}, mean {sum(meas) / len(meas):.3f} over {len(meas)} skipped span(s) "
+                     "(counted per cond/uncond) - the relative error the reused residual had by then")
     return lines

@@ -10,8 +10,8 @@ import time
 
 import torch
 
-from . import coefficients as cc
 from ..common.errors import AccelError
+from . import coefficients as cc
 from . import schedule as sched
 
 # A run's records are a few KB (about 6 KB for 4 steps, more for long schedules) and every run adds to the file: it

@@ -151,7 +151,7 @@ def validate_set(kind: str, sec, where: str) -> dict:
         prog = sec.get("progress")
         if prog is not None:
             vals = _number_list(where, "magcache.progress", prog, lens["cond"], lens["cond"], lo=0.0, hi=1.0)
-            if any(b < a for a, b in zip(vals, vals[1:])):
+            if any(b < a for a, b in zip(vals, vals[1:], strict=False)):
                 raise SetError(where, "magcache.progress", "must not decrease")
         # schedule rules of the set's reference (accel/cache/schedule.py)
         if sec.get("lookup", "floor") not in MAG_LOOKUPS:
@@ -447,7 +447,8 @@ def resolve_named(kind: str, name: str) -> dict:
     if name.startswith(USER_PREFIX):
         data = load_user(name, kind)
         entry = dict(data[kind])
-        entry.update({"family": data.get("family", ""), "variant": data.get("variant", ""), "size": data.get("size", ""),
+        entry.update({"family": data.get("family", ""), "variant": data.get("variant", ""),
+                      "size": data.get("size", ""),
                       "fitted_on": data.get("fitted_on", ""), "source": {}, "user_file": str(user_file(name))})
         return entry
     entry = dict(published(kind)[name])
@@ -475,7 +476,8 @@ def auto_candidates(kind: str, fam) -> tuple[list[str], str]:
         if v == "t2v" and s == "1.3B":
             return [f"wan2.1_t2v_1.3B{suffix}"], "Wan 2.1 T2V 1.3B"
         if v == "t2v" and s == "14B":
-            return [f"wan2.1_t2v_14B{suffix}"], why14 + ("" if tea else "; pick wan2.2_t2v_14B for a Wan 2.2 A14B expert")
+            return [f"wan2.1_t2v_14B{suffix}"], why14 + (
+                "" if tea else "; pick wan2.2_t2v_14B for a Wan 2.2 A14B expert")
         if v == "i2v" and s == "14B":
             return ([f"wan2.1_i2v_480p_14B{suffix}", f"wan2.1_i2v_720p_14B{suffix}"],
                     why14 + ("" if tea else "; pick wan2.2_i2v_14B for a Wan 2.2 A14B expert")

@@ -2,10 +2,10 @@
 of the MODEL and write the node's report."""
 from __future__ import annotations
 
-from . import coefficients as cc
 from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.families import family_name
+from . import coefficients as cc
 from . import schedule as sched
 from .adapters import SIGNAL_TEXT, adapter_for_model
 from .calibrate import DEFAULT_SIGNAL, KEPT_RUNS, check_same_model, model_fingerprint, read_calibration, run_count

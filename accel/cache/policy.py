@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import torch
 
+from ..common import log
+from ..common.errors import AccelError, titled
 from . import any_model_rule as agn
 from . import coefficients as cc
 from . import schedule as sched
-from ..common import log
-from ..common.errors import AccelError, titled
 from .calibrate import DEFAULT_SIGNAL, write_calibration
 from .keys import LOW_STEPS, MODES
 from .settings import effective_settings, empty_window_text
@@ -159,7 +159,7 @@ class TeaCache(_Published):
         vals = iter(torch.stack(known).tolist() if known else [])  # one device sync per call
         enabled = self.may_skip(call.step, run.total)
         wants, trace = [], {}
-        for i, (key, st) in enumerate(zip(call.keys, chunks)):
+        for i, (key, st) in enumerate(zip(call.keys, chunks, strict=True)):
             if rels[i] is None:  # no previous input: compute (the accumulator starts at 0)
                 wants.append(False)
                 continue
@@ -208,7 +208,7 @@ class MagCache(_Published):
         """One table entry per step; accumulators only touched on enabled steps."""
         run = self.run
         wants = []
-        for key, st in zip(call.keys, chunks):
+        for key, st in zip(call.keys, chunks, strict=True):
             branch = _branch(key)
             if st.mag is None:
                 st.mag = list(self.starts[branch])
@@ -268,7 +268,7 @@ class Calibrate(Policy):
             except Exception as e:  # a signal this model variant cannot give
                 log.warn_once(("stepcache-calsig", name), "calibration: signal %s unavailable (%s)", name, e)
         call_rec = {"p": call.p, "sigma": call.sigma, "step": call.step, "chunks": []}
-        for i, (key, st) in enumerate(zip(call.keys, chunks)):
+        for i, (key, st) in enumerate(zip(call.keys, chunks, strict=True)):
             rec = {"branch": _branch(key), "signal": {}}
             for name, s in sigs.items():
                 s = s[i * per:(i + 1) * per]

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from .keys import KEY
 
-
 _LAST: dict = {}  # config id -> RunStats of the last finished run (bounded)
 _NODE_LAST: dict = {}  # ComfyUI node id -> RunStats of the last run of a MODEL that node produced
 _RUNS: dict = {}  # config id -> number of finished runs
@@ -40,9 +39,9 @@ class RunStats:
             head = (f"{self.title} run {self.run_index}: recorded {self.evaluations} model evaluations "
                     f"({self.steps} steps, nothing skipped) in {self.seconds:.1f} s")
         else:
-            head = (f"{self.title} run {self.run_index}: computed {self.computed}/{self.evaluations} model evaluations, "
-                    f"skipped {self.skipped} ({self.steps} steps, {self.seconds:.1f} s incl. model loading); "
-                    f"estimated speed-up of the transformer blocks {self.speedup:.2f}x "
+            head = (f"{self.title} run {self.run_index}: computed {self.computed}/{self.evaluations} model "
+                    f"evaluations, skipped {self.skipped} ({self.steps} steps, {self.seconds:.1f} s incl. model "
+                    f"loading); estimated speed-up of the transformer blocks {self.speedup:.2f}x "
                     f"(embeddings, head, VAE and text encoder are not skipped, so end-to-end is less)")
         lines = [head]
         if self.pattern:

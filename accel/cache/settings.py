@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-from . import coefficients as cc
 from ..common.errors import AccelError
-
+from . import coefficients as cc
 
 RECOMMENDED = -1  # the sentinel of the threshold / K / start_percent inputs: "the set's recommended value"
 

@@ -158,7 +158,7 @@ class Run:
         uuids = list(to.get("uuids") or [None] * len(cou))
         if len(uuids) != len(cou):
             uuids = [None] * len(cou)
-        call.keys = list(zip(cou, uuids))
+        call.keys = list(zip(cou, uuids, strict=True))
         sig = to.get("sigmas")
         call.sigma = float(sig.flatten()[0]) if isinstance(sig, torch.Tensor) else float(sig or 0.0)
         call.p = self.percent(call.sigma)

@@ -19,8 +19,8 @@ measured deviations of the quantized attention paths (`QUANT_ATTENTION_DEVIATION
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ...kernels.attention import registry
 from . import figures
@@ -69,7 +69,8 @@ class Defaults:
 
 def _compile_gpu(profile):
     if not profile.triton:
-        return "eager", "triton is not installed, so inductor cannot build GPU kernels; install triton (Linux) or triton-windows"
+        return "eager", ("triton is not installed, so inductor cannot build GPU kernels; install triton (Linux) or "
+                         "triton-windows")
     # Measured (H100): max-autotune-no-cudagraphs was 0.8% faster than default on Wan 1.3B blocks for a 26x
     # longer compile (226 s vs 8.6 s, bench/results/h100/compile.md), within 0.5% for Level-1 on Wan 14B
     # (matrix_033_wan14B_fp16_24GB.md: Level-1 vs CUDA Settings -> Attention -> Compile), and made the
@@ -91,10 +92,13 @@ def _compile_mps(profile):
 
 def _fp8_cuda(profile):
     if profile.fp8_rowwise:
-        return "scaled_mm_rowwise", f"sm{profile.sm_int}: FP8 tensor cores with row-wise (per-token x per-channel) torch._scaled_mm"
+        return "scaled_mm_rowwise", (f"sm{profile.sm_int}: FP8 tensor cores with row-wise (per-token x per-channel) "
+                                     "torch._scaled_mm")
     if profile.fp8_compute:
-        return "scaled_mm_tensorwise", f"sm{profile.sm_int}: FP8 tensor cores; this GPU/torch supports per-tensor scales only"
-    return "dequant", f"sm{profile.sm_int or '?'} has no FP8 tensor cores (needs SM >= 8.9): weights stay FP8 in memory, matmuls in bf16/fp16"
+        return "scaled_mm_tensorwise", (f"sm{profile.sm_int}: FP8 tensor cores; this GPU/torch supports per-tensor "
+                                        "scales only")
+    return "dequant", (f"sm{profile.sm_int or '?'} has no FP8 tensor cores (needs SM >= 8.9): weights stay FP8 in "
+                       "memory, matmuls in bf16/fp16")
 
 
 def _fp8_rocm(profile):
@@ -108,7 +112,8 @@ def _fp8_none(profile):
 
 
 def _sm(lo, hi=None):
-    return lambda p: p.device_kind == "cuda" and p.sm_int is not None and lo <= p.sm_int <= (hi if hi is not None else lo)
+    return lambda p: (p.device_kind == "cuda" and p.sm_int is not None
+                      and lo <= p.sm_int <= (hi if hi is not None else lo))
 
 
 _FA3_WHY = (f"FlashAttention-3 is the fastest kernel measured on H100 at Wan video shapes (Wan 14B 480p: "
@@ -205,7 +210,8 @@ def choose(profile) -> Defaults:
     mode, mode_why = row.compile_mode(profile)
     fp8, fp8_why = row.fp8(profile)
     if profile.tf32:
-        tf32, tf32_why = True, "TF32 tensor cores (SM >= 8.0): fp32 matmuls/convs (e.g. Wan's fp32 patch embedding) run on tensor cores"
+        tf32, tf32_why = True, ("TF32 tensor cores (SM >= 8.0): fp32 matmuls/convs (e.g. Wan's fp32 patch embedding) "
+                                "run on tensor cores")
     else:
         tf32, tf32_why = False, "no TF32 tensor cores on this device"
     return Defaults(row.name, attn, attn_why, skipped, mode, mode_why, fp8, fp8_why, tf32, tf32_why,
@@ -245,8 +251,9 @@ FP8_AUTO_MEASURED: dict = {
         True, "family.h100.flux.run2.fp8_shipped.speedup", "family.h100.flux.run2.shipped.speedup", _EXACT_CHAIN,
         "Flux.1-dev 1024px 20 steps on an H100, ComfyUI 0.33, the slower of 2 timed runs each, after the FP8 loader's "
         f"DynamicVRAM fixes and the compiled blocks' host-time trims (on an H200 the same code measured FP8 faster, "
-        f"{_fig('family.h200.flux.trims.fp8_shipped.speedup')} vs {_fig('family.h200.flux.trims.shipped.speedup')}: the "
-        "two Hopper GPUs disagree, so the class keeps the exact 16-bit path; bench/results/h200/family_033_README.md)"),
+        f"{_fig('family.h200.flux.trims.fp8_shipped.speedup')} vs {_fig('family.h200.flux.trims.shipped.speedup')}: "
+        "the two Hopper GPUs disagree, so the class keeps the exact 16-bit path; "
+        "bench/results/h200/family_033_README.md)"),
     ("wan22", "Hopper (sm90)"): FP8Measured(
         False, "family.h100.ti2v.fp8_shipped.speedup", "family.h100.ti2v.shipped.speedup", "Accel Wan Level-1",
         "Wan 2.2 TI2V-5B 1280x704 121 frames on an H100, ComfyUI 0.33"),
@@ -265,8 +272,8 @@ FP8_AUTO_MEASURED: dict = {
         "LTX-Video 2B 768x512 121 frames 20 steps on an H200, ComfyUI 0.33, the slower of 2 timed runs each (the FP8 "
         f"chain's runs {_fig('family.h200.ltxv.fp8_shipped.time0')} and {_fig('family.h200.ltxv.fp8_shipped.time1')} "
         f"against {_fig('family.h200.ltxv.shipped.time0')}; on an H100 FP8 measured faster, "
-        f"{_fig('family.h100.ltxv_cc.fp8_shipped.time2')} vs {_fig('family.h100.ltxv_cc.shipped.time2')} a run: the two "
-        "Hopper GPUs disagree, so the class keeps the exact 16-bit path; bench/results/h200/family_033_README.md)"),
+        f"{_fig('family.h100.ltxv_cc.fp8_shipped.time2')} vs {_fig('family.h100.ltxv_cc.shipped.time2')} a run: the "
+        "two Hopper GPUs disagree, so the class keeps the exact 16-bit path; bench/results/h200/family_033_README.md)"),
     ("wan21", "Hopper (sm90)"): FP8Measured(
         False, "matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup", "Accel Wan Level-1",
         "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33"),
@@ -348,10 +355,12 @@ HYBRID = HybridDefaults()
 @dataclass(frozen=True)
 class SparseDefaults:
     """The radial_sparse backend (accel/attention/sparse.py). dense_steps -1: the first quarter of each sampler run's
-    steps, rounded up, in a run from pure noise (none in a run that continues a partly denoised latent): the published radial-attention scripts (github.com/mit-han-lab/radial-attention @72788d4f,
+    steps, rounded up, in a run from pure noise (none in a run that continues a partly denoised latent): the published
+    radial-attention scripts (github.com/mit-han-lab/radial-attention @72788d4f,
     scripts/) keep 12 of 50 steps dense for Wan 2.1 14B, 11 of 40 for Wan 2.2 A14B and 1 of 4 with the LightX2V
     4-step LoRA, i.e. about a quarter. dense_blocks 1: the first block (the scripts' dense_layers=1) and, our
-    addition, the last. decay_factor 0.2: the scripts' setting for Wan 2.1 and the 4-step runs (Wan 2.2 40-step: 0.8)."""
+    addition, the last. decay_factor 0.2: the scripts' setting for Wan 2.1 and the 4-step runs (Wan 2.2 40-step:
+    0.8)."""
     dense_steps: int = -1
     dense_blocks: int = 1
     decay_factor: float = 0.2

@@ -52,7 +52,7 @@ class AccelError(RuntimeError):
             text += f" {self.remedy.rstrip('.')}."
         return text
 
-    def with_title(self, title: str | None) -> "AccelError":
+    def with_title(self, title: str | None) -> AccelError:
         """Give the error the node's title if it has none (the node boundary); returns self."""
         if self.title is None and title:
             self.title = title
@@ -107,7 +107,8 @@ def _device_text(device) -> str:
         dev = torch.device(device)
         if dev.type == "cuda" and torch.cuda.is_available():
             free, total = torch.cuda.mem_get_info(dev)
-            text += f" ({torch.cuda.get_device_name(dev)}, {total / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free after the error)"
+            text += (f" ({torch.cuda.get_device_name(dev)}, {total / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free after "
+                     "the error)")
         elif dev.type == "cpu":
             text += " (host memory, RAM)"
     except Exception:  # noqa: BLE001 - the error text must come out even if the device cannot be queried

@@ -5,14 +5,16 @@ reports. Reads ComfyUI objects but imports nothing from ComfyUI.
 
 A model of a family with no entry here still gets the generic path: its transformer blocks are found in the
 module lists ComfyUI builds them in (`BLOCK_LISTS`; a family's own: `FAMILY_BLOCK_LISTS`), and `measured_text` says
-truthfully that the pack's exact chain was not measured on it. `MEASURED` is the family table: where the exact chain was measured, per family (and Wan
+truthfully that the pack's exact chain was not measured on it. `MEASURED` is the family table: where the exact chain was
+measured, per family (and Wan
 variant), with the figure of each run (accel.common.figures).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .figures import fig, text as _fig
+from .figures import fig
+from .figures import text as _fig
 
 # BaseModel class name -> family id
 _BASE_FAMILIES = {
@@ -56,7 +58,8 @@ WHOLE_MODEL = {"sdxl": "SDXL is a UNet (its blocks are containers ComfyUI walks 
 _WAN_CLASS_VARIANTS = {
     "WAN21_CausalAR": ("causal_ar", "causal AR"), "WAN21_Vace": ("vace", "VACE"), "WAN21_Camera": ("camera", "Camera"),
     "WAN21_HuMo": ("humo", "HuMo"), "WAN22_S2V": ("s2v", "S2V"), "WAN22_Animate": ("animate", "Animate"),
-    "WAN_Animate2": ("animate2", "Animate 2"), "WAN21_FlowRVS": ("flowrvs", "FlowRVS"), "WAN21_SCAIL": ("scail", "SCAIL"),
+    "WAN_Animate2": ("animate2", "Animate 2"), "WAN21_FlowRVS": ("flowrvs", "FlowRVS"),
+    "WAN21_SCAIL": ("scail", "SCAIL"),
     "WAN21_SCAIL2": ("scail2", "SCAIL 2"), "WAN22_WanDancer": ("wandancer", "WanDancer"),
 }
 _WAN_VARIANT_NAMES = {v: n for v, n in _WAN_CLASS_VARIANTS.values()}
@@ -156,25 +159,27 @@ MEASURED = {
         "bench/results/h200/e2e_lightx2v_033)"),
         ("e2e_i2v.h100.stock.q2.total", "e2e_i2v.h100.level1.q2.total", "e2e_i2v.h200.stock.q2.total",
          "e2e_i2v.h200.level1.q2.total")),
-    ("wan22", "ti2v"): _measured(_LEVEL1, "Wan 2.2 TI2V-5B 1280x704 121 frames:", ("H100", "family.h100.ti2v.shipped.speedup"),
+    ("wan22", "ti2v"): _measured(_LEVEL1, "Wan 2.2 TI2V-5B 1280x704 121 frames:",
+                                 ("H100", "family.h100.ti2v.shipped.speedup"),
                                  ("H200", "family.h200.ti2v.shipped.speedup")),
     ("flux", ""): _measured(_EXACT, "Flux.1-dev 1024px 20 steps:", ("H100", "family.h100.flux.run2.shipped.speedup"),
                             ("H200", "family.h200.flux.trims.shipped.speedup")),
     ("qwen_image", ""): _measured(_EXACT, "Qwen-Image 1328px:", ("H100", "family.h100.qwen.fix.shipped.speedup"),
                                   ("H200", "family.h200.qwen.shipped.speedup")),
-    ("hunyuan_video", ""): _measured(_EXACT, "HunyuanVideo 13B 960x544 33 frames:", ("H100", "family.h100.hv.shipped.speedup"),
+    ("hunyuan_video",
+     ""): _measured(_EXACT, "HunyuanVideo 13B 960x544 33 frames:", ("H100", "family.h100.hv.shipped.speedup"),
                                      ("H200", "family.h200.hv.shipped.speedup")),
     ("ltxv", ""): _measured(_EXACT, "LTX-Video 2B 768x512 121 frames:", ("H100", "family.h100.ltxv.shipped.speedup"),
                             ("H200", "family.h200.ltxv.shipped.speedup")),
 }
 
 
-def measured(fam: "Family") -> Measured | None:
+def measured(fam: Family) -> Measured | None:
     """The family table's entry for a detected model (Wan: its variant), None where it is not measured."""
     return MEASURED.get((fam.family, fam.variant if fam.is_wan else ""))
 
 
-def measured_text(fam: "Family") -> str:
+def measured_text(fam: Family) -> str:
     """One report line: where the exact chain was measured on this model's family, or that it was not (the generic
     path: the blocks found in BLOCK_LISTS or the family's FAMILY_BLOCK_LISTS, else the whole model; attention through
     ComfyUI's hook)."""

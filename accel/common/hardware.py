@@ -170,7 +170,7 @@ class HardwareProfile:
         name = (self.gpu_name or self.device_kind).replace(" ", "_")
         return f"{name}-sm{self.sm_int}-torch{self.torch_version}"
 
-    def replace(self, **changes) -> "HardwareProfile":
+    def replace(self, **changes) -> HardwareProfile:
         return dataclasses.replace(self, **changes)
 
 
@@ -231,7 +231,8 @@ def probe_library(key: str, module: str, dists: tuple[str, ...]) -> LibraryInfo:
             import xformers  # noqa: F401
 
             if getattr(xformers, "_has_cpp_library", True) is False:
-                return LibraryInfo(key, False, version, error="its C++/CUDA ops did not load (built for another torch?)")
+                return LibraryInfo(key, False, version,
+                                   error="its C++/CUDA ops did not load (built for another torch?)")
         except Exception:
             pass
         kernels = ("memory_efficient_attention",)
@@ -265,7 +266,8 @@ def _device_facts(device) -> dict:
             facts["cudnn_version"] = torch.backends.cudnn.version()
         except Exception:
             facts["cudnn_version"] = None
-    elif (dev is None or dev.type == "mps") and getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+    elif (dev is None or dev.type == "mps") and getattr(torch.backends, "mps",
+                                                        None) and torch.backends.mps.is_available():
         facts["device_kind"] = "mps"
         facts["gpu_name"] = "Apple MPS"
     else:

@@ -14,7 +14,9 @@ CACHE_RUN = "accel.cache.run"        # accel/cache: one sampling run's state, on
 CUDA_SETTINGS = "accel.cuda_settings"  # accel/cuda_settings: torch flags scoped to this model's sampling
 WAN_LEVEL1 = "accel.wan_level1"      # accel/wan_level1: the preset's own callback
 MULTIGPU = "accel.multigpu"          # accel/multigpu: the worker pool wrapper
-ATTENTION = "accel.attention"        # accel/attention: hybrid-schedule APPLY_MODEL wrapper + its flag in transformer_options
-REPORT = "accel.live_report"         # accel/common/live_report: OUTER_SAMPLE wrapper that updates a node's report after a run
+ATTENTION = "accel.attention"        # accel/attention: hybrid-schedule APPLY_MODEL wrapper + its flag in
+                                     # transformer_options
+REPORT = "accel.live_report"         # accel/common/live_report: OUTER_SAMPLE wrapper that updates a node's report after
+                                     # a run
 
 ALL = (COMPILE, CACHE, CACHE_RUN, CUDA_SETTINGS, WAN_LEVEL1, MULTIGPU, ATTENTION, REPORT)

@@ -89,7 +89,8 @@ def attach(model, text: str, node_title: str):
         model.remove_wrappers_with_key(pe.WrappersMP.OUTER_SAMPLE, key)
         model.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, key, live)
     except Exception as e:  # noqa: BLE001 - a MODEL-like object without wrappers: the report stays as written
-        log.info_once(("live_report", type(model).__name__), "report: cannot follow runs of %s (%s)", type(model).__name__, e)
+        log.info_once(("live_report", type(model).__name__), "report: cannot follow runs of %s (%s)",
+                      type(model).__name__, e)
     return ui_payload(live.state)
 
 

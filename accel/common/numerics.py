@@ -25,6 +25,7 @@ are reported, never fatal.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from dataclasses import dataclass, fields, replace
 
@@ -53,7 +54,7 @@ class CudaSettings:
     sdpa_order: tuple | None = None  # e.g. ("cudnn", "flash", "efficient", "math")
     sdpa_exclusive: bool = False  # True: backends not in sdpa_order are disabled
 
-    def merged(self, later: "CudaSettings") -> "CudaSettings":
+    def merged(self, later: CudaSettings) -> CudaSettings:
         """self, overridden by every explicit (non-None) value of `later`."""
         upd = {f.name: getattr(later, f.name) for f in fields(later)
                if f.name != "sdpa_exclusive" and getattr(later, f.name) is not None}
@@ -88,7 +89,8 @@ def has_fp16_accumulation() -> bool:
     torch = _torch()
     try:
         torch.backends.cuda.matmul.allow_fp16_accumulation  # noqa: B018  (AttributeError before torch 2.7)
-        return hasattr(torch._C, "_set_cublas_allow_fp16_accumulation")  # private, 2.7+: without it ignored, with a note
+        return hasattr(torch._C,
+                       "_set_cublas_allow_fp16_accumulation")  # private, 2.7+: without it ignored, with a note
     except Exception:
         return False
 
@@ -216,7 +218,8 @@ def restore(saved: dict) -> None:
         try:
             fn()
         except Exception as e:  # pragma: no cover - depends on the torch build
-            log.warn_once(("numerics-restore", what), "could not restore torch flag %s (%s: %s)", what, type(e).__name__, e)
+            log.warn_once(("numerics-restore", what), "could not restore torch flag %s (%s: %s)", what,
+                          type(e).__name__, e)
 
     # TF32 for matmul is two pieces of state: the legacy float32_matmul_precision and the per-backend
     # string. The legacy setter writes both; the string setter only the string. Restore the legacy one
@@ -234,17 +237,19 @@ def restore(saved: dict) -> None:
     for key, holder, attr in (("matmul.fp32_precision", m, "fp32_precision"),
                               ("cudnn.conv.fp32_precision", getattr(cd, "conv", None), "fp32_precision"),
                               ("cudnn.rnn.fp32_precision", getattr(cd, "rnn", None), "fp32_precision"),
-                              ("mkldnn.matmul.fp32_precision", getattr(getattr(torch.backends, "mkldnn", None), "matmul", None),
-                               "fp32_precision")):
-        if key in saved and holder is not None and _get(lambda: getattr(holder, attr)) != saved[key]:
-            attempt(key, lambda holder=holder, key=key: setattr(holder, attr, saved[key]))
+                              ("mkldnn.matmul.fp32_precision",
+                               getattr(getattr(torch.backends, "mkldnn", None), "matmul", None), "fp32_precision")):
+        if key in saved and holder is not None and _get(functools.partial(getattr, holder, attr)) != saved[key]:
+            attempt(key, lambda holder=holder, attr=attr, key=key: setattr(holder, attr, saved[key]))
     if "cudnn.benchmark" in saved:
         attempt("cudnn.benchmark", lambda: setattr(cd, "benchmark", saved["cudnn.benchmark"]))
     if "matmul.allow_fp16_accumulation" in saved:
-        attempt("allow_fp16_accumulation", lambda: setattr(m, "allow_fp16_accumulation", saved["matmul.allow_fp16_accumulation"]))
+        attempt("allow_fp16_accumulation",
+                lambda: setattr(m, "allow_fp16_accumulation", saved["matmul.allow_fp16_accumulation"]))
     for name, (stem, _) in _SDPA.items():
         if f"sdp.{name}" in saved:
-            attempt(f"sdp.{name}", lambda stem=stem, name=name: getattr(torch.backends.cuda, f"enable_{stem}_sdp")(saved[f"sdp.{name}"]))
+            attempt(f"sdp.{name}", lambda stem=stem, name=name: getattr(torch.backends.cuda,
+                                                                        f"enable_{stem}_sdp")(saved[f"sdp.{name}"]))
     if "sdp.priority" in saved:
         attempt("sdp.priority", lambda: torch._C._set_sdp_priority_order(saved["sdp.priority"]))
     held = comfy_compat.sdpa_backend_priority()

@@ -61,7 +61,7 @@ class Section:
     def render(self) -> list[str]:
         return [": ".join(p for p in (self.title, self.text) if p), *self.lines]
 
-    def plus(self, *lines: str) -> "Section":
+    def plus(self, *lines: str) -> Section:
         """This section with `lines` added under it."""
         return replace(self, lines=self.lines + lines)
 
@@ -98,7 +98,7 @@ class Report:
         the node's title."""
         return (replace(self.sections[0], title=title), *self.sections[1:])
 
-    def plus(self, *lines: str) -> "Report":
+    def plus(self, *lines: str) -> Report:
         """This report with `lines` added under its last section."""
         return replace(self, sections=(*self.sections[:-1], self.sections[-1].plus(*lines)))
 

@@ -46,8 +46,7 @@ from __future__ import annotations
 
 from ..common import live_report
 from .apply import after_run_lines, clear_cache, compile_model, compile_status
-from .config import (BACKENDS, CORE_WRAPPER_KEY, DYNAMIC, MODES, SCOPES, WRAPPER_KEY, CompileConfig,
-                     CompileStatus)
+from .config import BACKENDS, CORE_WRAPPER_KEY, DYNAMIC, MODES, SCOPES, WRAPPER_KEY, CompileConfig, CompileStatus
 from .options import CompileOptions, apply_compile
 from .wrapper import CompileWrapper
 

@@ -27,7 +27,8 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
             m.remove_wrappers_with_key(_wrappers_mp().APPLY_MODEL, key)
             removed.append(key)
     if CORE_WRAPPER_KEY in removed:
-        log.info("compile: replaced ComfyUI core's TorchCompileModel wrapper on this model (one compile wrapper at a time)")
+        log.info("compile: replaced ComfyUI core's TorchCompileModel wrapper on this model (one compile wrapper at a "
+                 "time)")
 
     keys, region_note, family_line = _region_keys(m, cfg.scope)
     cfg.keys = tuple(keys)
@@ -36,7 +37,8 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
         need = 2 * len(keys) + 8
         if cfg.recompile_limit < need:
             log.warn_once(("compile", "noinline"), "compile: torch._dynamo.config.inline_inbuilt_nn_modules is off, so "
-                          "every block compiles separately; recompile limit raised from %d to %d", cfg.recompile_limit, need)
+                          "every block compiles separately; recompile limit raised from %d to %d", cfg.recompile_limit,
+                          need)
             cfg.recompile_limit = need
     cache_info = compile_cache.activate() if cfg.backend == "inductor" else None
     status = status_for(m.model, cfg)
@@ -130,7 +132,8 @@ def _clone(model, cfg: CompileConfig):
         return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
                                "fully loaded" if cfg.cuda_graphs else None)
     why = comfy_compat.block_fetch_support()
-    keep = "memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches its weights just before it runs)"
+    keep = ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches its weights just "
+            "before it runs)")
     if why is None and cfg.cuda_graphs:
         fits, text = _fits(model)
         if not fits:
@@ -152,7 +155,8 @@ def _clone(model, cfg: CompileConfig):
                              "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")
         log.warning("compile: DynamicVRAM turned off for this model (%s); it loads like --disable-dynamic-vram", why)
         return model.clone(disable_dynamic=True), (f"memory: DynamicVRAM OFF for this model ({why}); "
-                                                   "ComfyUI loads it the legacy way (resident, or partial on small cards)")
+                                                   "ComfyUI loads it the legacy way (resident, or partial on small "
+                                                   "cards)")
     return model.clone(), None
 
 

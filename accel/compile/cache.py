@@ -172,7 +172,8 @@ def folder() -> str:
 
 def info() -> dict:
     d = folder()
-    return {"dir": d, "source": _state.get("source", "not activated yet"), "bytes": _size(d) if _state.get("active") else None}
+    return {"dir": d, "source": _state.get("source", "not activated yet"),
+            "bytes": _size(d) if _state.get("active") else None}
 
 
 def describe() -> str:

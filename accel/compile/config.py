@@ -10,14 +10,14 @@ from ..common import keys
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 
-
 WRAPPER_KEY = keys.COMPILE
 CORE_WRAPPER_KEY = "torch.compile"  # comfy_api.torch_helpers.torch_compile.COMPILE_KEY
 
 MODES = ("default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead")
 # inductor: Linear -> GELU(tanh) runs as one cuBLASLt matmul with a GELU epilogue (kernels/epilogue.py)
 GELU_EPILOGUE = True
-# inductor: comfy-kitchen's RoPE and AdaLN ops traced into the compiled blocks as their eager math (kernels/rope_trace.py)
+# inductor: comfy-kitchen's RoPE and AdaLN ops traced into the compiled blocks as their eager math
+# (kernels/rope_trace.py)
 ROPE_TRACE = True
 SCOPES = ("blocks", "model")
 DYNAMIC = ("auto", "true", "false")
@@ -25,7 +25,8 @@ CUDA_GRAPHS = ("off", "on")  # on: each model call replayed as one CUDA graph wh
 BACKENDS = ("inductor", "cudagraphs")  # the node offers these; apply_compile accepts any registered backend
 
 _SCOPE_ALIASES = {"blocks": "blocks", "transformer blocks": "blocks", "block": "blocks",
-                  "model": "model", "whole model": "model", "whole diffusion model": "model", "diffusion_model": "model"}
+                  "model": "model", "whole model": "model", "whole diffusion model": "model",
+                  "diffusion_model": "model"}
 
 
 @dataclass
@@ -65,9 +66,11 @@ class CompileStatus:
     recompiles: int = 0
     last_recompile_reason: str = ""
     limit_hit: bool = False
-    graph_breaks: int = 0  # graph breaks dynamo recorded while compiling this model's blocks (the code between runs eager)
+    graph_breaks: int = 0  # graph breaks dynamo recorded while compiling this model's blocks (the code between runs
+                           # eager)
     break_reason: str = ""  # the latest one's reason
-    frames_at_limit: int = 0  # pieces of blocks (e.g. a graph break's resume) dynamo stopped compiling: eager from then on
+    frames_at_limit: int = 0  # pieces of blocks (e.g. a graph break's resume) dynamo stopped compiling: eager from then
+                              # on
     limit_reason: str = ""  # the last guard that failed there (dynamo's warning)
     calls: int = 0
     oom: int = 0  # calls that ran out of memory (not compile failures: compile stays on)
@@ -100,17 +103,19 @@ class CompileStatus:
                 "last_recompile_reason": self.last_recompile_reason, "recompile_limit_hit": self.limit_hit,
                 "graph_breaks": self.graph_breaks, "break_reason": self.break_reason,
                 "frames_at_recompile_limit": self.frames_at_limit, "limit_reason": self.limit_reason,
-                "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions, "streamed_regions": self.streamed_regions,
+                "calls": self.calls, "oom": self.oom, "cache_note": self.cache_note, "regions": self.regions,
+                "streamed_regions": self.streamed_regions,
                 "fetch_host_ms": self.fetch_host_ms, "call_host_ms": self.call_host_ms,
                 "quantized_plans": dict(self.quantized_plans), "memory": self.memory,
                 "graph_replays": self.graph_replays, "graph_captures": self.graph_captures,
                 "graph_drops": self.graph_drops, "graph_failures": self.graph_failures,
                 "graph_reason": self.graph_reason, "graph_last_run": dict(self.graph_last_run),
-                "prefetch": None if self.prefetch is None else {**self.prefetch.as_dict(), "line": self.prefetch.line()}}
+                "prefetch": (None if self.prefetch is None
+                             else {**self.prefetch.as_dict(), "line": self.prefetch.line()})}
 
 
 # status per BaseModel and settings: survives clones (LoRA) and node re-execution; dies with the model
-_STATUS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_STATUS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 compile_lock = threading.RLock()
 
 
@@ -157,7 +162,8 @@ def validate(options) -> CompileConfig:
             raise AccelError("mode", f"unknown compile mode '{md}'", "choose one of " + ", ".join(MODES))
     sc = _SCOPE_ALIASES.get(str(scope).strip().lower())
     if sc is None:
-        raise AccelError("scope", f"unknown scope '{scope}'", "choose 'blocks' (each transformer block) or 'model' (the whole diffusion model)")
+        raise AccelError("scope", f"unknown scope '{scope}'",
+                         "choose 'blocks' (each transformer block) or 'model' (the whole diffusion model)")
     dyn_text = str(dynamic).strip().lower() if not isinstance(dynamic, bool) else ("true" if dynamic else "false")
     if dynamic is None:
         dyn_text = "auto"
@@ -171,7 +177,8 @@ def validate(options) -> CompileConfig:
         # an unknown name made torch.compile raise InvalidBackend on the first sampling step, outside the
         # on_failure handling: a bad input, refused here whatever on_failure says
         raise AccelError("backend", f"'{backend}' is not a torch.compile backend registered in this torch "
-                         f"({torch_version()})", "choose " + " or ".join(BACKENDS) + " (a script may also name any backend "
+                         f"({torch_version()})",
+                         "choose " + " or ".join(BACKENDS) + " (a script may also name any backend "
                          "that torch._dynamo.list_backends(exclude_tags=()) lists)")
     try:
         limit = int(recompile_limit)

@@ -18,7 +18,7 @@ import warnings
 import torch
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def guard_filter_supported() -> bool:
     """torch.compile(options={"guard_filter_fn": f}) is honoured (torch >= 2.8: torch/__init__.py pops it
     from the options and hands it to `torch._dynamo.eval_frame._optimize(guard_filter_fn=)`). Detected from
@@ -38,7 +38,7 @@ def guard_filter_supported() -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compile_accepts(name: str) -> bool:
     """torch.compile takes keyword `name` (e.g. `recompile_limit`, torch >= 2.13)."""
     try:
@@ -47,7 +47,7 @@ def compile_accepts(name: str) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shares_block_graphs() -> bool:
     """Dynamo inlines nn.Modules, so parameters are graph inputs and every block of a class shares one graph
     (`torch._dynamo.config.inline_inbuilt_nn_modules`: opt-in before 2.5, default after, always on and

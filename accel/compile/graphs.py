@@ -325,7 +325,7 @@ class GraphState:
         return self.weights_why, dropped
 
     def replay(self, entry: _Entry, leaves: list):
-        for s, t in zip(entry.statics, leaves):
+        for s, t in zip(entry.statics, leaves, strict=True):
             if s is not t:
                 s.copy_(t)
         self.backend.replay(entry.graph)

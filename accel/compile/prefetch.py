@@ -246,7 +246,7 @@ class Prefetcher:
     # -- order, room ------------------------------------------------------------------------------------------
     def set_order(self, blocks):
         """The compiled blocks in the order the model calls them (its module order)."""
-        self.next_of = {id(a): b for a, b in zip(blocks, blocks[1:])}
+        self.next_of = {id(a): b for a, b in zip(blocks, blocks[1:], strict=False)}
 
     def begin(self, base, x):
         """Before the model runs on `x`: mark the start of the call, and 1. of the module docstring."""
@@ -264,8 +264,8 @@ class Prefetcher:
             short = need + _working_memory(base, x) - _device_free(device)
             if short <= 0:
                 return
-            others = [(p, comfy_compat.dynamic_vbar(p.model, device)) for p in comfy_compat.loaded_dynamic_patchers(device)
-                      if p.model is not base]
+            others = [(p, comfy_compat.dynamic_vbar(p.model, device))
+                      for p in comfy_compat.loaded_dynamic_patchers(device) if p.model is not base]
             held = [(p, v.loaded_size()) for p, v in others if v is not None]
             freed = 0
             for p, amount in room_plan(short, held):

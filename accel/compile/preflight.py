@@ -22,7 +22,8 @@ def preflight_problem(model, cfg: CompileConfig) -> str | None:
     kind = getattr(dev, "type", None) or prof.device_kind
     if cfg.backend == "inductor":
         if kind == "cuda" and not prof.triton:
-            return "triton is not installed, so inductor cannot build GPU kernels (install triton on Linux, triton-windows on Windows)"
+            return ("triton is not installed, so inductor cannot build GPU kernels (install triton on Linux, "
+                    "triton-windows on Windows)")
         if kind == "cpu" and not prof.c_compiler:
             return "no C/C++ compiler found for inductor's CPU backend (install gcc or clang)"
         if kind == "cuda" and prof.device_kind == "cuda" and prof.sm is not None and prof.sm < (8, 9):
@@ -34,7 +35,8 @@ def preflight_problem(model, cfg: CompileConfig) -> str | None:
         return f"the cudagraphs backend needs a CUDA device (this model runs on {kind})"
     if not guard_filter_supported():
         log.warn_once(("compile", "noguardfilter"),
-                      "compile: this torch (%s) has no guard_filter_fn; LoRA or attention changes may recompile", torch.__version__)
+                      "compile: this torch (%s) has no guard_filter_fn; LoRA or attention changes may recompile",
+                      torch.__version__)
     return None
 
 

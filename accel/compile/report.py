@@ -19,8 +19,8 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
     if len(cfg.chain) > 1:
         lines.append(f"  fallback chain: {chain}")
     if guard_filter_supported():
-        lines.append("  guard filter: transformer_options ignored (LoRA, cond/uncond, cache and option changes do not recompile; "
-                     "attention backends are keyed separately)")
+        lines.append("  guard filter: transformer_options ignored (LoRA, cond/uncond, cache and option changes do not "
+                     "recompile; attention backends are keyed separately)")
     else:
         lines.append(f"  guard filter: unavailable on torch {torch.__version__}; LoRA/attention changes may recompile")
     if cfg.backend == "inductor" and config.GELU_EPILOGUE and inductor_has("pre_grad_custom_pass"):
@@ -30,19 +30,21 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         from ...kernels import rope_trace
 
         if rope_trace.available():
-            lines.append("  RoPE: where the model calls comfy-kitchen's rotary-embedding ops (or its fused adaptive layer "
-                         "norms: LTX-Video, newer ComfyUI's Wan), the compiled blocks run them as comfy-kitchen's own eager "
-                         "math, fused by inductor (no Python dispatch per call; same math, rounding level)")
+            lines.append("  RoPE: where the model calls comfy-kitchen's rotary-embedding ops (or its fused adaptive "
+                         "layer norms: LTX-Video, newer ComfyUI's Wan), the compiled blocks run them as "
+                         "comfy-kitchen's own eager math, fused by inductor (no Python dispatch per call; same math, "
+                         "rounding level)")
     if cfg.cuda_graphs:
-        lines.append("  CUDA graphs: on: from the second call of a resolution and batch, each model call is replayed as "
-                     "one CUDA graph while the weights stay where they are (same kernels; captured per run, dropped after "
-                     "it); where that would not be the same computation the call runs compiled and the report says why")
+        lines.append("  CUDA graphs: on: from the second call of a resolution and batch, each model call is replayed "
+                     "as one CUDA graph while the weights stay where they are (same kernels; captured per run, dropped "
+                     "after it); where that would not be the same computation the call runs compiled and the report "
+                     "says why")
     if memory_note:
         lines.append("  " + memory_note)
     if cfg.prefetch is not None:
-        lines.append("  weights: prefetch on: while a block runs, the next block's streamed weights are fetched (ComfyUI's "
-                     "own cast functions, same results; ComfyUI keeps deciding what stays in VRAM). After a run this "
-                     "report says which path ran: streaming with prefetch, fully resident, or ComfyUI's own")
+        lines.append("  weights: prefetch on: while a block runs, the next block's streamed weights are fetched "
+                     "(ComfyUI's own cast functions, same results; ComfyUI keeps deciding what stays in VRAM). After a "
+                     "run this report says which path ran: streaming with prefetch, fully resident, or ComfyUI's own")
     if family_line:
         lines.append("  " + family_line)
     if cache_info is not None:
@@ -53,13 +55,15 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         lines.append("  status: compiles on the first sampling step (lazy)")
     else:
         lines.append(f"  status: {st.compile_seconds:.1f} s compiling so far, {st.graphs} graph(s), "
-                     f"{st.recompiles} recompile(s)" + (f" (last: {st.last_recompile_reason})" if st.last_recompile_reason else ""))
+                     f"{st.recompiles} recompile(s)"
+                     + (f" (last: {st.last_recompile_reason})" if st.last_recompile_reason else ""))
         if st.graph_breaks:
-            lines.append(f"  graph breaks: {st.graph_breaks} inside the compiled blocks (the code between the graphs runs "
-                         f"eager; latest: {st.break_reason or 'reason not recorded'})")
+            lines.append(f"  graph breaks: {st.graph_breaks} inside the compiled blocks (the code between the graphs "
+                         f"runs eager; latest: {st.break_reason or 'reason not recorded'})")
         if st.frames_at_limit:
             lines.append(f"  PARTLY EAGER: dynamo reached its recompile limit on {st.frames_at_limit} piece(s) of the "
-                         f"blocks, which run eager from then on (last guard that failed: {st.limit_reason or 'not recorded'})")
+                         "blocks, which run eager from then on (last guard that failed: "
+                         f"{st.limit_reason or 'not recorded'})")
         lines += ["  " + g for g in graph_lines(st.as_dict())]
     for md, why in st.failures:
         lines.append(f"  failed: {md}: {why}")

@@ -28,7 +28,8 @@ def options_signature(to: dict, scope: str) -> str:
             if scope == "blocks" and name == "dit":
                 continue  # block replacements run outside the compiled blocks
             if d:
-                items.append(f"{name}:" + ",".join(f"{k}={_describe_memo(v)}" for k, v in sorted(d.items(), key=lambda kv: repr(kv[0]))))
+                items.append(f"{name}:" + ",".join(f"{k}={_describe_memo(v)}"
+                                                   for k, v in sorted(d.items(), key=lambda kv: repr(kv[0]))))
         if items:
             parts.append("replace=" + ";".join(items))
     return "|".join(parts)

@@ -18,7 +18,8 @@ not vbar-backed but still cast per call (legacy partial loads, small force-loade
 functions) are fetched with `comfy.ops.cast_bias_weight`, or with the layer's own `cast_bias_weight` method where
 its class has one (ComfyUI-GGUF's layers: packed GGML weights dequantized and LoRA-patched by the layer). The
 compiled graph therefore only ever sees resident tensors: one graph for every block, no guard on LoRA objects, no
-graph break per layer, and ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA are fetched as stored
+graph break per layer, and ComfyUI keeps deciding what stays in VRAM. The pack's FP8 Linears with a plain low-rank LoRA
+are fetched as stored
 (fp8) and get the LoRA factors as `accel_lora` for the call: the graph runs the FP8 matmul plus the low-rank term
 (accel.fp8.ops); other weight patches on them are applied to the dequantized weight and requantized here.
 
@@ -43,8 +44,8 @@ class BlockFetcher:
     """Per compiled model: fetches one block's weights outside the graph (see the module docstring)."""
 
     def __init__(self):
-        self._layers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-        self._slots: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._layers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._slots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.streamed = 0  # block calls of the current model call whose weights were fetched here
         self.plans: dict = {}  # quantized layers of the current model call per plan (accel.compile.quantized)
         self.host_s = 0.0  # host seconds of the current model call spent fetching and restoring weights here
@@ -118,7 +119,7 @@ class BlockFetcher:
             pf.start_next(block, x)  # the block is queued: start fetching the next one (accel.compile.prefetch)
         return out
 
-    def fetch(self, block, layers, x, ahead=None) -> "Fetched":
+    def fetch(self, block, layers, x, ahead=None) -> Fetched:
         """Fetch `layers` of `block` for one call on x's device and dtype and hand them to the layers (see the module
         docstring); `release` puts everything back. `ahead`: the block's VBAR layers whose copies were started while
         the block before ran (accel.compile.prefetch), not fetched again unless the fetch of the others landed on
@@ -148,7 +149,8 @@ class BlockFetcher:
                     mp.cleanup_prefetched_modules(block, done)
                     f.streams.append(ops.cast_modules_with_vbar(done, dtype, device, dtype, nb))
             f.copied = any(not getattr(m, "_prefetch", {}).get("resident", True) for m in f.vbar) or any(
-                getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m)) for m in layers)
+                getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m))
+                for m in layers)
             for stream in f.streams:
                 mm.sync_stream(device, stream)
             vset = set(map(id, f.vbar))
@@ -162,7 +164,8 @@ class BlockFetcher:
                 if _is_pack_fp8(m) and _has_functions(m):
                     stored, lr = _pack_fp8_lowrank(m, x)
                     if stored:  # plain LoRA (or bias patches only): the stored fp8 weight, the LoRA beside it
-                        saved.append((_restore_lowrank, _swap_in_lowrank(m, lr, *_fetch_stored_fp8(m, x, id(m) in vset))))
+                        saved.append((_restore_lowrank,
+                                      _swap_in_lowrank(m, lr, *_fetch_stored_fp8(m, x, id(m) in vset))))
                         continue
                     saved.append((_restore_fp8, _swap_in_fp8(m, *_fetch_patched_fp8(m, x, id(m) in vset))))
                     continue
@@ -184,7 +187,7 @@ class BlockFetcher:
         self.host_s += time.perf_counter() - t0
         return f
 
-    def release(self, f: "Fetched"):
+    def release(self, f: Fetched):
         """Put back what `fetch` handed to the layers, release ComfyUI's fetch state (VBAR pages unpinned) and make
         the offload streams wait for the block's compute (their cast buffers are reused by later fetches)."""
         t0 = time.perf_counter()
@@ -218,12 +221,13 @@ class Fetched:
 
 
 def _own_cast(m):
-    """The layer's own `cast_bias_weight(input, dtype, device, bias_dtype)` method where its class defines one (ComfyUI's
+    """The layer's own `cast_bias_weight(input, dtype, device, bias_dtype)` method where its class defines one
+    (ComfyUI's
     layers use the module-level `comfy.ops.cast_bias_weight`; ComfyUI-GGUF's `GGMLLayer` defines its own, which
     dequantizes the packed GGML weight and applies LoRA patches), else None. ComfyUI's function would cast such a
     layer's packed storage as if it were the weight; the layer's own method returns the weight its forward uses."""
     fn = getattr(type(m), "cast_bias_weight", None)
-    return getattr(m, "cast_bias_weight") if callable(fn) else None
+    return m.cast_bias_weight if callable(fn) else None
 
 
 def _has_functions(m) -> bool:

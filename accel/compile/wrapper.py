@@ -16,9 +16,9 @@ from ..common.policy import Policy
 from . import cache as compile_cache
 from . import graphs as compile_graphs
 from . import stream as compile_stream
-from .prefetch import Prefetcher, PrefetchStats
 from .config import CompileConfig, CompileStatus, status_for
 from .dynamo_compat import RecompileLimit, dynamo_events, entry_counts, last_guard_failure, unique_graphs
+from .prefetch import Prefetcher, PrefetchStats
 from .runners import RUNNER_CODES, compiled_runner
 from .signature import options_signature
 
@@ -80,7 +80,7 @@ class CompileWrapper:
 
     def __init__(self, cfg: CompileConfig):
         self.cfg = cfg
-        self._states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def __deepcopy__(self, memo):
         return self
@@ -210,7 +210,8 @@ class CompileWrapper:
         hit = cs.runner_sets.get(rkey)
         if hit is None:
             try:
-                runners = {cls: compiled_runner(cls, rkey[0], mode, self.cfg) for cls in {type(t[2]) for t in cs.targets}}
+                runners = {cls: compiled_runner(cls, rkey[0], mode,
+                                                self.cfg) for cls in {type(t[2]) for t in cs.targets}}
             except Exception as e:  # noqa: BLE001 - torch.compile refused its arguments (e.g. a backend gone since)
                 if capturing:
                     raise
@@ -292,16 +293,18 @@ class CompileWrapper:
             st.graph_breaks += breaks
             st.break_reason = after[1] or st.break_reason
             if first:
-                log.warning("compile: %d graph break(s) inside the compiled blocks (%s); the code between the graphs runs "
-                            "eager (the node's report keeps the count)", breaks, st.break_reason or "reason not recorded")
+                log.warning("compile: %d graph break(s) inside the compiled blocks (%s); the code between the graphs "
+                            "runs eager (the node's report keeps the count)", breaks,
+                            st.break_reason or "reason not recorded")
         if limit > 0:
             first = st.frames_at_limit == 0
             st.frames_at_limit += limit
             st.limit_reason = after[3] or st.limit_reason
             if first:
-                log.warning("compile: dynamo reached its recompile limit on a piece of a compiled block (last guard that "
-                            "failed: %s); that piece runs eager from now on. Where the guard names a size or a setting "
-                            "that changes between prompts, raise recompile_limit on the node", st.limit_reason or
+                log.warning("compile: dynamo reached its recompile limit on a piece of a compiled block (last guard "
+                            "that failed: %s); that piece runs eager from now on. Where the guard names a size or a "
+                            "setting that changes between prompts, raise recompile_limit on the node",
+                            st.limit_reason or
                             "not recorded")
 
     def _prepare(self, base):
@@ -357,14 +360,16 @@ class CompileWrapper:
             st.recompiles += recompiled
             st.last_recompile_reason = last_guard_failure(new)
             log.info("compile: recompiled (%s) in %.1f s; %d recompile(s) so far for this model, limit %d",
-                     st.last_recompile_reason or "reason not recorded", seconds, st.recompiles, self.cfg.recompile_limit)
+                     st.last_recompile_reason or "reason not recorded", seconds, st.recompiles,
+                     self.cfg.recompile_limit)
         elif new:
             log.info("compile: compiled %d region(s) with mode %s (%s) in %.1f s",
                      st.regions, st.chain[st.mode_index], self.cfg.backend, seconds)
         if not st.limit_hit and any(n >= self.cfg.recompile_limit for n in after.values()):
             st.limit_hit = True
             log.warning("compile: the recompile limit (%d) is reached; new shapes now run eager. Raise "
-                        "recompile_limit or use dynamic=true for workflows with many resolutions.", self.cfg.recompile_limit)
+                        "recompile_limit or use dynamic=true for workflows with many resolutions.",
+                        self.cfg.recompile_limit)
 
     def _out_of_memory(self, err, args, base, st, mode):
         x = args[0] if args and isinstance(args[0], torch.Tensor) else None
@@ -375,14 +380,17 @@ class CompileWrapper:
             remedies.append("load the model with 'Accel Load Diffusion Model (FP8)' (FP8 weights take half the memory "
                             "of fp16/bf16)")
         if mode in ("reduce-overhead", "max-autotune") or self.cfg.backend == "cudagraphs":
-            remedies.append(f"use mode default (mode {mode} records CUDA graphs, which keep a memory pool of their own)")
+            remedies.append(f"use mode default (mode {mode} records CUDA graphs, which keep a memory pool of their "
+                            "own)")
         remedies.append("to rule compile out, bypass Accel Compile and queue again")
         st.oom += 1
-        log.warning("compile: out of memory during a compiled call (mode %s); compile stays on for the next prompt", mode)
+        log.warning("compile: out of memory during a compiled call (mode %s); compile stays on for the next prompt",
+                    mode)
         return out_of_memory(err, f"during a compiled sampling step (mode {mode}, {st.regions} compiled "
                              f"region(s))", x.device if x is not None else None, remedies,
-                             note="Accel Compile keeps its compiled blocks: running out of memory is not a compile failure "
-                                  "(on_failure does not apply), so the next prompt runs compiled", title=self.cfg.title)
+                             note="Accel Compile keeps its compiled blocks: running out of memory is not a compile "
+                                  "failure (on_failure does not apply), so the next prompt runs compiled",
+                             title=self.cfg.title)
 
     def _on_failure(self, executor, args, kwargs, st, mode, err):
         """The compiled call failed. Run the same call eagerly: if that fails too, the model (not the
@@ -494,7 +502,8 @@ def _short_error(e) -> str:
     first = lines[0] if lines else ""
     for ln in lines[1:6]:
         low = ln.lower()
-        if any(w in low for w in ("not supported", "cannot find", "no such file", "unsupported", "fp8e4nv", "compiler")):
+        if any(w in low for w in ("not supported", "cannot find", "no such file", "unsupported", "fp8e4nv",
+                                  "compiler")):
             first = f"{first} ... {ln}"
             break
     text = f"{type(inner).__name__}: {first}" if first else type(inner).__name__
@@ -508,7 +517,8 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 
 
 def _user_frame(e) -> str | None:
-    """Where in the model's code dynamo stopped ("wan/model.py:123 forward"): the innermost frame outside torch itself of
+    """Where in the model's code dynamo stopped ("wan/model.py:123 forward"): the innermost frame outside torch itself
+    of
     the user stack dynamo puts in its errors' message ("from user code:"), else its `innermost_user_frame_summary`; None
     when the error carries neither (e.g. an exception raised by the model itself, eager)."""
     torch_dir = os.path.dirname(torch.__file__).replace("\\", "/") + "/"

@@ -8,9 +8,22 @@ from __future__ import annotations
 
 from ..common import log
 from ..common.errors import AccelError, current_title
-from ..common.numerics import (CALLBACK_KEY, CudaSettings, CudaSettingsScope, apply_settings, attach,
-                               attach_auto_sdpa, auto_sdpa_order, has_fp16_accumulation, has_sdpa_priority, restore,
-                               scope_of, scoped, settings_of, snapshot)
+from ..common.numerics import (
+    CALLBACK_KEY,
+    CudaSettings,
+    CudaSettingsScope,
+    apply_settings,
+    attach,
+    attach_auto_sdpa,
+    auto_sdpa_order,
+    has_fp16_accumulation,
+    has_sdpa_priority,
+    restore,
+    scope_of,
+    scoped,
+    settings_of,
+    snapshot,
+)
 from ..common.report import Section
 
 __all__ = ["CALLBACK_KEY", "CudaSettings", "CudaSettingsScope", "apply_settings", "attach", "attach_auto_sdpa",
@@ -54,7 +67,8 @@ def explain(settings: CudaSettings, profile=None) -> Section:
                          "bf16/fp32 matmuls are unaffected")
     if settings.sdpa_order:
         if not has_sdpa_priority():
-            lines.append(f"  note: torch {torch.__version__} cannot reorder SDPA backends; only their on/off flags are set")
+            lines.append(f"  note: torch {torch.__version__} cannot reorder SDPA backends; only their on/off flags are "
+                         "set")
         if not on_cuda and profile is not None:
             lines.append(f"  note: the SDPA order only matters on CUDA GPUs (device: {kind})")
         lines.append("  note: the SDPA order applies where ComfyUI's own attention (or an 'sdpa' backend) calls "

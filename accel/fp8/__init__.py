@@ -33,20 +33,52 @@ from ..common import live_report
 from .finalize import Stats, check_keys, count_nonfinite, finalize, nonfinite_tensors, nonfinite_text
 from .load import LoadResult, activation_dtype, load, load_file, load_state_dict
 from .ops import FP8Runtime, after_run_lines, is_accel_linear, make_operations
-from .options import (ACT_BLOCK, ACT_CHOICES, ACT_DEFAULT, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, AUTO_TARGET,
-                      COMPUTE_AUTO, COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP,
-                      KEEP_AUTO, KEEP_CHOICES, KEEP_FIRST_LAST, KEEP_FIRST_LAST_2, KEEP_STANDARD,
-                      WEIGHT_FORMATS, FP8LoadOptions, check_activation_scaling)
+from .options import (
+    ACT_BLOCK,
+    ACT_CHOICES,
+    ACT_DEFAULT,
+    ACT_INPUT,
+    ACT_PER_TOKEN,
+    ACT_PER_TOKEN_FP32,
+    AUTO_TARGET,
+    COMPUTE_AUTO,
+    COMPUTE_CHOICES,
+    COMPUTE_DEQUANT,
+    COMPUTE_FP8,
+    FAMILY_KEEP,
+    FORMAT_AUTO,
+    FORMAT_KEEP,
+    KEEP_AUTO,
+    KEEP_CHOICES,
+    KEEP_FIRST_LAST,
+    KEEP_FIRST_LAST_2,
+    KEEP_STANDARD,
+    WEIGHT_FORMATS,
+    FP8LoadOptions,
+    check_activation_scaling,
+)
 from .plan import Plan, plan_layers, resolve_activation, resolve_compute
-from .save import (NO_SOURCE_FILE, SaveTarget, convert_file, model_path, output_path, portable_tensors,
-                   reserve_target, save_from_inputs, save_portable)
+from .save import (
+    NO_SOURCE_FILE,
+    SaveTarget,
+    convert_file,
+    model_path,
+    output_path,
+    portable_tensors,
+    reserve_target,
+    save_from_inputs,
+    save_portable,
+)
 
 __all__ = ["ACT_BLOCK", "ACT_CHOICES", "ACT_DEFAULT", "ACT_INPUT", "ACT_PER_TOKEN", "ACT_PER_TOKEN_FP32", "AUTO_TARGET",
            "COMPUTE_AUTO", "COMPUTE_CHOICES", "COMPUTE_DEQUANT", "COMPUTE_FP8", "FAMILY_KEEP", "FORMAT_AUTO",
            "FORMAT_KEEP", "KEEP_AUTO", "KEEP_CHOICES", "KEEP_FIRST_LAST", "KEEP_FIRST_LAST_2", "KEEP_STANDARD",
-           "WEIGHT_FORMATS", "FP8LoadOptions", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats", "activation_dtype",
+           "WEIGHT_FORMATS", "FP8LoadOptions", "FP8Runtime", "LoadResult", "Plan", "SaveTarget", "Stats",
+           "activation_dtype",
            "check_activation_scaling", "check_keys", "convert_file", "count_nonfinite", "finalize", "is_accel_linear",
-           "load", "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE", "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
-           "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute", "save_portable"]
+           "load", "load_file", "load_state_dict", "make_operations", "model_path", "NO_SOURCE_FILE",
+           "save_from_inputs", "nonfinite_tensors", "nonfinite_text", "output_path",
+           "plan_layers", "portable_tensors", "reserve_target", "resolve_activation", "resolve_compute",
+           "save_portable"]
 
 live_report.register_after_run(after_run_lines, order=20)

@@ -74,7 +74,8 @@ def check_keys(dm, rt: FP8Runtime, source: str, model_name: str, input_name: str
         if unexpected:
             problem += f" (and it has {len(unexpected)} tensor(s) the model does not have: {_listing(unexpected)})"
         raise AccelError(input_name, f"'{source}' does not match the model ComfyUI detected in it ({model_name}): "
-                         + problem, "The file is incomplete or damaged: download it again, or use the original checkpoint")
+                         + problem,
+                         "The file is incomplete or damaged: download it again, or use the original checkpoint")
     return unexpected
 
 
@@ -96,8 +97,8 @@ def nonfinite_tensors(dm, skip=()) -> dict:
 
 def nonfinite_text(counts: dict) -> str:
     names = sorted(counts)
-    return (f"{len(names)} tensors hold NaN/Inf values: {_listing(names, counts)} (values per tensor) - the output will "
-            f"be NaN or garbage; the file is damaged (download it again) or was saved from a diverged training run")
+    return (f"{len(names)} tensors hold NaN/Inf values: {_listing(names, counts)} (values per tensor) - the output "
+            "will be NaN or garbage; the file is damaged (download it again) or was saved from a diverged training run")
 
 
 def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bool, keep_dtype) -> Stats:
@@ -145,8 +146,10 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
                     if not bad and (count_nonfinite(w8) or not bool(torch.isfinite(s8).all())):
                         rt = m.accel_fp8_runtime
                         raise AccelError("weight_format",
-                                         f"quantizing layer '{name}' of '{rt.source}' gave NaN/Inf values from finite weights",
-                                         "Report this as a bug; weight_format 'keep as stored' loads the file unquantized",
+                                         f"quantizing layer '{name}' of '{rt.source}' gave NaN/Inf values from finite "
+                                         "weights",
+                                         "Report this as a bug; weight_format 'keep as stored' loads the file "
+                                         "unquantized",
                                          title=rt.title)
                     m.weight = torch.nn.Parameter(w8.to(w.device), requires_grad=False)
                     m.weight_scale = torch.nn.Parameter(s8.to(w.device), requires_grad=False)
@@ -171,6 +174,7 @@ def finalize(diffusion_model, plan: Plan, weight_format: str, file_quantized: bo
             # (ModelPatcherDynamic setup_param; its offload casts to it too). Left at 16 bits, every fp8 weight was
             # held twice as large and handed over as 16-bit unscaled values, requantized by the FP8 matmul per call
             m.weight_comfy_model_dtype = m.weight.dtype
-    skip = {n + leaf for n, m in diffusion_model.named_modules() if is_accel_linear(m) for leaf in (".weight", ".weight_scale")}
+    skip = {n + leaf for n, m in diffusion_model.named_modules() if is_accel_linear(m)
+            for leaf in (".weight", ".weight_scale")}
     st.nonfinite.update(nonfinite_tensors(diffusion_model, skip))
     return st

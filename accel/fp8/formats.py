@@ -116,10 +116,12 @@ def check_safetensors(path, input_name: str) -> dict:
             if head[:2] == b"PK" or head[:1] == b"\x80":
                 hint = " (it looks like a PyTorch pickle/zip checkpoint)"
             raise AccelError(input_name, f"'{name}' is not a safetensors file{hint}",
-                             "This loader reads .safetensors files only; convert the checkpoint to safetensors or use ComfyUI's own loader")
+                             "This loader reads .safetensors files only; convert the checkpoint to safetensors or use "
+                             "ComfyUI's own loader")
         if 8 + n > size:
             raise AccelError(input_name,
-                             f"'{name}' is truncated: its header needs {8 + n} bytes but the file has {size}", remedy_dl)
+                             f"'{name}' is truncated: its header needs {8 + n} bytes but the file has {size}",
+                             remedy_dl)
         raw = f.read(n)
     try:
         header = json.loads(raw.decode("utf-8"))
@@ -160,8 +162,8 @@ def read_file(path, input_name: str):
         if oom_cause(e) is not None:  # the file is fine: host memory ran out (issue #29)
             raise out_of_memory(e, f"while reading '{_name(path)}' ({os.path.getsize(path) / 2**30:.2f} GiB)", "cpu",
                                 ["close other programs or enlarge the swap / page file",
-                                 "use an FP8 file of the model (Accel Save FP8 Model, or a published *_fp8_scaled file): "
-                                 "half the bytes of a bf16 file"]) from e
+                                 "use an FP8 file of the model (Accel Save FP8 Model, or a published *_fp8_scaled "
+                                 "file): half the bytes of a bf16 file"]) from e
         raise AccelError(input_name, f"'{_name(path)}' could not be read ({type(e).__name__}: {e})",
                          "Download the file again") from None
     return sd, dict(metadata or {})
@@ -194,7 +196,8 @@ def _parse_quant_metadata(raw, src: str, input_name: str) -> dict:
         if isinstance(conf, str):  # the bare-string form of ComfyUI's QUANTIZATION.md (stock 0.3.75 crashes on it)
             conf = {"format": conf}
         if not isinstance(conf, dict):
-            raise AccelError(input_name, f"'{src}': '_quantization_metadata' entry for layer '{layer}' is not an object",
+            raise AccelError(input_name,
+                             f"'{src}': '_quantization_metadata' entry for layer '{layer}' is not an object",
                              "The file is damaged or written by an incompatible tool")
         out[layer] = conf
     return out
@@ -204,7 +207,8 @@ def _check_format(fmt, layer: str, where: str, src: str, input_name: str):
     if fmt in QUANT_FORMATS:
         return QUANT_FORMATS[fmt]
     raise AccelError(input_name,
-                     f"'{src}': layer '{layer}' uses quantization format '{fmt}' ({where}), which this loader does not read",
+                     f"'{src}': layer '{layer}' uses quantization format '{fmt}' ({where}), which this loader does not "
+                     "read",
                      "This loader reads float8_e4m3fn / float8_e5m2 layers; load this file with ComfyUI's stock "
                      "Load Diffusion Model node (ComfyUI >= 0.33 reads nvfp4/mxfp8/int8 formats)")
 
@@ -249,7 +253,8 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
             resolved_conf[matches[0]] = val
         else:
             raise AccelError(input_name,
-                             f"'{src}': layer '{layer}' is listed as quantized ({val[1]}) but the file has no tensor '{layer}.weight'",
+                             f"'{src}': layer '{layer}' is listed as quantized ({val[1]}) but the file has no tensor "
+                             f"'{layer}.weight'",
                              "The file is damaged or its quantization metadata belongs to another model")
     layer_conf = resolved_conf
 
@@ -288,7 +293,8 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
             if conf is not None:
                 _check_format(conf[0].get("format"), layer, conf[1], src, input_name)
             raise AccelError(input_name,
-                             f"'{src}': tensor '{k}' has dtype {_dtype_name(t.dtype)}, which this loader does not support",
+                             f"'{src}': tensor '{k}' has dtype {_dtype_name(t.dtype)}, which this loader does not "
+                             "support",
                              "Supported weight dtypes: float32, float16, bfloat16, float8_e4m3fn, float8_e5m2 "
                              "(int8/fp4 checkpoints need the loader they were made for)")
         scale_key = scale_keys.get(layer)
@@ -296,11 +302,13 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
             want = _check_format(conf[0].get("format"), layer, conf[1], src, input_name)
             if t.dtype != want:
                 raise AccelError(input_name,
-                                 f"'{src}': tensor '{k}' is {_dtype_name(t.dtype)} but {conf[1]} lists layer '{layer}' as {conf[0].get('format')}",
+                                 f"'{src}': tensor '{k}' is {_dtype_name(t.dtype)} but {conf[1]} lists layer '{layer}' "
+                                 f"as {conf[0].get('format')}",
                                  "The file is damaged or its quantization metadata belongs to another model")
             if scale_key is None:
                 raise AccelError(input_name,
-                                 f"'{src}': missing scale: layer '{layer}' is quantized ({conf[1]}) but the file has no '{layer}.weight_scale'",
+                                 f"'{src}': missing scale: layer '{layer}' is quantized ({conf[1]}) but the file has "
+                                 f"no '{layer}.weight_scale'",
                                  "The file is incomplete; download it again or use the bf16 original")
         if not kfp8.is_fp8(t):
             out[k] = t
@@ -309,15 +317,18 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
                 if s.numel() == 1 and float(s.float().reshape(())) == 1.0:
                     continue
                 raise AccelError(input_name,
-                                 f"'{src}': tensor '{scale_key}' scales '{k}', which is {_dtype_name(t.dtype)} and not fp8",
-                                 "The file mixes formats in a way this loader cannot interpret; use the original checkpoint")
+                                 f"'{src}': tensor '{scale_key}' scales '{k}', which is {_dtype_name(t.dtype)} and not "
+                                 "fp8",
+                                 "The file mixes formats in a way this loader cannot interpret; use the original "
+                                 "checkpoint")
             continue
         # fp8 weight
         if t.ndim != 2:
             out[k] = t  # fp8 conv/other weights: ComfyUI casts them as stored (unit scale)
             if scale_key is not None:
                 raise AccelError(input_name,
-                                 f"'{src}': tensor '{scale_key}' scales '{k}' of shape {tuple(t.shape)}; only 2-D (linear) weights can be scaled",
+                                 f"'{src}': tensor '{scale_key}' scales '{k}' of shape {tuple(t.shape)}; only 2-D "
+                                 "(linear) weights can be scaled",
                                  "Use the original checkpoint")
             continue
         if scale_key is None:
@@ -325,7 +336,8 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
                 form = conf[1] if conf is not None else ("scaled_fp8" if marker_keys else "weight_scale")
                 raise AccelError(input_name,
                                  f"'{src}': missing scale: tensor '{k}' is {_dtype_name(t.dtype)} but the file has no "
-                                 f"'{layer}.scale_weight' / '{layer}.weight_scale' although it is a scaled ({form}) checkpoint",
+                                 f"'{layer}.scale_weight' / '{layer}.weight_scale' although it is a scaled ({form}) "
+                                 "checkpoint",
                                  "The file is incomplete; download it again or use the bf16 original")
             out[k] = t  # plain fp8: unit scale (the Linear assumes 1 when no scale is given)
             fp8_layers[layer] = (t.dtype, "tensor")
@@ -334,13 +346,15 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
             s = sd[scale_key]
             if not s.is_floating_point() or kfp8.is_fp8(s):
                 raise AccelError(input_name,
-                                 f"'{src}': scale '{scale_key}' has dtype {_dtype_name(s.dtype)}; scales must be float32/16",
+                                 f"'{src}': scale '{scale_key}' has dtype {_dtype_name(s.dtype)}; scales must be "
+                                 "float32/16",
                                  "The file is damaged or written by an incompatible tool")
             scale = kfp8.canonical_scale(s, t.shape[0])
             if scale is None:
                 raise AccelError(input_name,
-                                 f"'{src}': scale of the wrong shape: '{scale_key}' has shape {tuple(s.shape)} but weight "
-                                 f"'{k}' {tuple(t.shape)} needs a scalar (per-tensor) or ({t.shape[0]}, 1) (per-channel) scale",
+                                 f"'{src}': scale of the wrong shape: '{scale_key}' has shape {tuple(s.shape)} but "
+                                 f"weight '{k}' {tuple(t.shape)} needs a scalar (per-tensor) or ({t.shape[0]}, 1) "
+                                 "(per-channel) scale",
                                  "The file is damaged or its scales belong to another model")
             if not torch.isfinite(scale).all() or (scale <= 0).any():
                 raise AccelError(input_name,
@@ -363,7 +377,8 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
     if any(fp8_layers) and marker_dtype is not None and marker_dtype not in (torch.float32,) + kfp8.FP8_DTYPES:
         notes.append(f"scaled_fp8 marker has dtype {_dtype_name(marker_dtype)}; weights read as stored")
     if dropped_inputs:
-        notes.append(f"{len(dropped_inputs)} static input scales ignored (activations are scaled per token at run time)")
+        notes.append(f"{len(dropped_inputs)} static input scales ignored (activations are scaled per token at run "
+                     "time)")
     hp_counts_nonfp8 = {k: v for k, v in hp_counts.items() if k != torch.float64}
     hp = max(hp_counts_nonfp8, key=hp_counts_nonfp8.get) if hp_counts_nonfp8 else None
     if not fp8_layers and not forms:
@@ -376,7 +391,8 @@ def normalize(sd: dict, metadata: dict | None, src: str, input_name: str) -> Nor
 def portable_metadata(quant_layers, fmt: str = "float8_e4m3fn", extra: dict | None = None) -> dict:
     """safetensors metadata both ComfyUI 0.3.75 and 0.33 read: dict values (not bare strings)."""
     meta = {"_quantization_metadata": json.dumps(
-        {"format_version": PORTABLE_FORMAT_VERSION, "layers": {layer: {"format": fmt} for layer in sorted(quant_layers)}})}
+        {"format_version": PORTABLE_FORMAT_VERSION,
+         "layers": {layer: {"format": fmt} for layer in sorted(quant_layers)}})}
     for k, v in (extra or {}).items():
         meta[str(k)] = str(v)
     return meta
@@ -405,7 +421,8 @@ def publish(tmp: str, path: str) -> None:
     os.unlink(tmp)
 
 
-def write_portable(path, tensors: dict, quant_layers, extra_metadata: dict | None = None, tmp: str | None = None) -> str:
+def write_portable(path, tensors: dict, quant_layers, extra_metadata: dict | None = None,
+                   tmp: str | None = None) -> str:
     """Write `tensors` (fp8 weights + fp32 scalar `<layer>.weight_scale` for each of `quant_layers`)
     with the portable metadata: into `tmp` (default `<path>.partial`), then renamed to `path`, which is
     never replaced (FileExistsError). Checks the invariants the stock loaders rely on first."""

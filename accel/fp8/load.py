@@ -16,8 +16,17 @@ from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
 from .ops import FP8Runtime, make_operations
 from .options import ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, FP8LoadOptions, measured_deviation
-from .plan import (AutoFormat, Plan, comfy_fp8_layout, plan_layers, resolve_activation,
-                   resolve_auto_format, resolve_compute, resolve_stored_format, unmatched_text)
+from .plan import (
+    AutoFormat,
+    Plan,
+    comfy_fp8_layout,
+    plan_layers,
+    resolve_activation,
+    resolve_auto_format,
+    resolve_compute,
+    resolve_stored_format,
+    unmatched_text,
+)
 
 
 @dataclass
@@ -94,7 +103,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     sd.clear()
     params = comfy.utils.calculate_parameters(norm.sd)
     hp = norm.hp_dtype if norm.hp_dtype in (torch.float16, torch.bfloat16, torch.float32) else torch.bfloat16
-    supported = list(cfg.supported_inference_dtypes) if cfg is not None else [torch.float16, torch.bfloat16, torch.float32]
+    supported = (list(cfg.supported_inference_dtypes) if cfg is not None
+                 else [torch.float16, torch.bfloat16, torch.float32])
     keep_dtype = mm.unet_dtype(model_params=params, supported_dtypes=supported, weight_dtype=hp)
     comfy_dtype = o.compute_dtype or keep_dtype  # what ComfyUI's own loader would store the weights in
     weights16 = params * torch.tensor([], dtype=comfy_dtype).element_size()
@@ -109,8 +119,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
             kfp8.block_out_dtypes(mm.get_torch_device())
     keep_dtype, dtype_note = activation_dtype(keep_dtype, path, supported, o.compute_dtype)
 
-    rt = FP8Runtime(source=source, input_name=input_name, mode=path, fast=path != "dequant", use_fast_accum=use_fast_accum,
-                    policy=policy)
+    rt = FP8Runtime(source=source, input_name=input_name, mode=path, fast=path != "dequant",
+                    use_fast_accum=use_fast_accum, policy=policy)
     if rt.fast and profile.is_gpu and (not profile.triton or kfp8.triton_error() is not None):
         log.warn_once(("fp8", "no_triton"), "triton is not available: FP8 activations are quantized with PyTorch ops "
                                             "(slower); install triton (Linux) or triton-windows")
@@ -129,8 +139,8 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
                     and _strip_prefix(u) + ".weight" not in ignored)
     if unused:
         raise AccelError(input_name,
-                         f"'{source}': scaled fp8 tensor '{unused[0]}.weight' belongs to a layer that is not a linear layer "
-                         f"of the detected model ({len(unused)} such layers), so its scale cannot be applied",
+                         f"'{source}': scaled fp8 tensor '{unused[0]}.weight' belongs to a layer that is not a linear "
+                         f"layer of the detected model ({len(unused)} such layers), so its scale cannot be applied",
                          "Use the original checkpoint")
     family = families.detect(patcher)
     if auto.keep_16bit:
@@ -205,11 +215,14 @@ def _build(sd, model_options, metadata, source, input_name, kwargs):
         if oom_cause(e) is not None:  # not a damaged file: memory ran out (issue #29)
             raise _out_of_memory(e, f"while ComfyUI built the model from '{source}'") from e
         raise AccelError(input_name, f"'{source}' could not be loaded as a diffusion model ({type(e).__name__}: {e})",
-                         "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not damaged") from e
+                         "Check that the file is a diffusion model (not a text encoder, VAE or LoRA) and not "
+                         "damaged") from e
     if patcher is None:
         raise AccelError(input_name,
-                         f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its tensors)",
-                         "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded here)")
+                         f"'{source}' is not a diffusion model ComfyUI recognizes (no known model layout in its "
+                         "tensors)",
+                         "Pick a diffusion model file (a text encoder, VAE, CLIP vision model or LoRA cannot be loaded "
+                         "here)")
     return patcher
 
 
@@ -239,7 +252,8 @@ def _comfy_layers_result(patcher, source, norm, keep, note, input_name, policy) 
 
 
 def _out_of_memory(err, during: str):
-    """The loader's out-of-memory error (accel.common.errors.out_of_memory): on the GPU (the layers are quantized there) an
+    """The loader's out-of-memory error (accel.common.errors.out_of_memory): on the GPU (the layers are quantized there)
+    an
     error of torch's out-of-memory class, so ComfyUI unloads its models and queueing again finds the VRAM free."""
     import comfy.model_management as mm
 
@@ -247,8 +261,8 @@ def _out_of_memory(err, during: str):
     device = mm.get_torch_device() if gpu else "cpu"
     remedies = ["queue the prompt again once other models are unloaded (ComfyUI unloads them after this error)"
                 if gpu else "close other programs or enlarge the swap / page file",
-                "save the model once as FP8 with 'Accel Save FP8 Model' (or use a published *_fp8_scaled file) and load "
-                "that file: nothing is quantized on load and it reads half the bytes of a bf16 file",
+                "save the model once as FP8 with 'Accel Save FP8 Model' (or use a published *_fp8_scaled file) and "
+                "load that file: nothing is quantized on load and it reads half the bytes of a bf16 file",
                 "or load it with ComfyUI's Load Diffusion Model, weight_dtype fp8_e4m3fn"]
     return out_of_memory(err, during, device, remedies)
 
@@ -291,8 +305,8 @@ def _strip_prefix(layer: str) -> str:
 
 def _linear_bytes(dm):
     lin = other = 0
-    for name, m in dm.named_modules():
-        for pname, p in m.named_parameters(recurse=False):
+    for m in dm.modules():
+        for p in m.parameters(recurse=False):
             n = p.numel() * p.element_size()
             if isinstance(m, torch.nn.Linear):
                 lin += n
@@ -334,9 +348,9 @@ def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, a
     lines.append(f"  kept high precision ({_dtype_name(keep_dtype)}): {stats.high_precision} linear layers [{kept}], "
                  f"and all norms, biases and modulation parameters")
     lines.append(f"  keep rule: {plan.choice} ({plan.reason})")
-    lines.append(f"  weights in memory: {format_bytes(total)} (linear {format_bytes(lin)}, other {format_bytes(other)}) vs {format_bytes(stock)} "
-                 f"all in {_dtype_name(keep_dtype)} (ComfyUI's own load on this device): saved {format_bytes(max(0, stock - total))} "
-                 f"({total / max(1, stock):.2f}x)")
+    lines.append(f"  weights in memory: {format_bytes(total)} (linear {format_bytes(lin)}, other "
+                 f"{format_bytes(other)}) vs {format_bytes(stock)} all in {_dtype_name(keep_dtype)} (ComfyUI's own "
+                 f"load on this device): saved {format_bytes(max(0, stock - total))} ({total / max(1, stock):.2f}x)")
     if not stats.formats:
         comp = "no fp8 layers: ComfyUI's usual matmuls"
     elif path == "dequant":
@@ -368,7 +382,8 @@ def _scaled_fp8_tip(norm, family) -> str:
     """For a Wan file in ComfyUI's scaled-fp8 layout (the `*_fp8_scaled` files the Wan 2.2 workflows load): ComfyUI's
     own loader runs it in FP8 too, and with the LightX2V LoRA Level-1 on that loader measured faster than this loader
     (bench/results/h100/wf_lightx2v_033/README.md). Else ""."""
-    if "scaled_fp8" not in norm.forms or not family.is_wan or any(dt != kfp8.E4M3 for dt, _ in norm.fp8_layers.values()):
+    if ("scaled_fp8" not in norm.forms or not family.is_wan
+            or any(dt != kfp8.E4M3 for dt, _ in norm.fp8_layers.values())):
         return ""  # (the measured files are e4m3fn, as Comfy-Org publishes them)
     return ("ComfyUI's own Load Diffusion Model runs this scaled-fp8 file in FP8 too (ComfyUI 0.33+); on the Wan 2.2 "
             "A14B LightX2V workflow (a LoRA on each expert) Accel Wan Level-1 on ComfyUI's loader measured faster than "

@@ -70,9 +70,10 @@ def saturation_text(saturated: dict) -> str:
     total = sum(t for _, t in saturated.values())
     worst = sorted(saturated, key=lambda k: -saturated[k][0] / max(1, saturated[k][1]))[:3]
     return (f"{clipped} of {total} weight values in {len(saturated)} patched layer(s) exceed the FP8 range of their "
-            f"scale by more than rounding and were clipped (most in {', '.join(f'{k} ({saturated[k][0]})' for k in worst)}): the LoRA or "
-            "weight patch is as large as the weights, so its effect is cut. Lower its strength, or load the model "
-            "from a bf16 file with weight_format 'keep as stored'")
+            "scale by more than rounding and were clipped (most in "
+            f"{', '.join(f'{k} ({saturated[k][0]})' for k in worst)}): the LoRA or weight patch is as large as the "
+            "weights, so its effect is cut. Lower its strength, or load the model from a bf16 file with weight_format "
+            "'keep as stored'")
 
 
 def _note_saturation(rt: FP8Runtime, layer: str, clipped: int, total: int) -> None:
@@ -139,7 +140,8 @@ def plain_lora_terms(fns, out_features: int, in_features: int):
             if strength_model != 1.0:
                 return "a patch with strength_model != 1"
             if adapter is None or type(v) is not adapter:
-                name = getattr(v, "name", None) or (v[0] if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)
+                name = getattr(v, "name",
+                               None) or (v[0] if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)
                                                      else "diff")
                 return f"a '{name}' patch (not a low-rank LoRA)"
             up, down, alpha, mid, dora_scale, reshape = v.weights
@@ -192,7 +194,7 @@ def _host_factors(terms, dtype):
     scales = tuple(s for _, _, s in terms)
     key = (tuple(id(t) for t in tensors), dtype)
     hit = _HOST_FACTORS.get(key)
-    if hit is not None and hit[1] == scales and all(r() is t for r, t in zip(hit[0], tensors)):
+    if hit is not None and hit[1] == scales and all(r() is t for r, t in zip(hit[0], tensors, strict=True)):
         return hit[2]
     down, up = _concat(terms, "cpu", dtype)
     factors = (down.pin_memory(), up.pin_memory())
@@ -243,7 +245,8 @@ def lowrank_factors(layer, fns, device, dtype):
     sig = (str(device), dtype, tuple(s for _, _, s in terms))
     srcs = tuple(fns) + tuple(t for u, d, _ in terms for t in (u, d))
     c = layer.__dict__.get(_LORA_CACHE)
-    if c is not None and c[0] == sig and len(c[1]) == len(srcs) and all(r() is t for r, t in zip(c[1], srcs)):
+    if c is not None and c[0] == sig and len(c[1]) == len(srcs) and all(
+            r() is t for r, t in zip(c[1], srcs, strict=True)):
         return c[2]
     dev = torch.device(device)
     if dev.type == "cuda" and all(t.device.type == "cpu" for t in srcs[len(fns):]) and torch.cuda.is_available():
@@ -345,11 +348,13 @@ def _linear_class():
                     raise AccelError(rt.input_name,
                                      f"'{rt.source}': tensor '{wkey}' has shape {tuple(w.shape)} but the model "
                                      f"expects ({self.out_features}, {self.in_features})",
-                                     "The file does not match the model ComfyUI detected; it is damaged or mixes two models",
+                                     "The file does not match the model ComfyUI detected; it is damaged or mixes two "
+                                     "models",
                                      title=rt.title)
                 if kfp8.is_fp8(w):
                     s = torch.ones((), dtype=torch.float32) if s is None else s
-                    self.weight_scale = torch.nn.Parameter(s.to(device=w.device, dtype=torch.float32), requires_grad=False)
+                    self.weight_scale = torch.nn.Parameter(s.to(device=w.device, dtype=torch.float32),
+                                                           requires_grad=False)
                     rt.loaded.add(layer)
                 else:
                     self.weight_scale = None
@@ -471,7 +476,8 @@ def _linear_class():
                             uncast(self, w8, bias, stream)
                 else:
                     log.warn_once(("fp8", "unsupported_layer", rt.source, why),
-                                  f"FP8 matmul skipped for some layers of {rt.source}: {why}; they dequantize per layer")
+                                  f"FP8 matmul skipped for some layers of {rt.source}: {why}; they dequantize per "
+                                  "layer")
             if not _compiling():
                 rt.calls["dequant"] += 1
             if not fns:

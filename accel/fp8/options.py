@@ -10,7 +10,6 @@ from ..common.errors import AccelError
 from ..common.figures import text as _fig
 from ..common.policy import Policy, as_policy
 
-
 # --- user-facing options ---------------------------------------------------------------------------
 FORMAT_AUTO = "auto"
 FORMAT_KEEP = "keep as stored"
@@ -70,10 +69,12 @@ _WAN_WHY = ("Wan: the block linears (self/cross attention, FFN) are quantized - 
 FAMILY_KEEP = {
     "wan21": (KEEP_STANDARD, _WAN_WHY),
     "wan22": (KEEP_STANDARD, _WAN_WHY),
-    "flux": (KEEP_STANDARD, "Flux: double/single-block attention and MLP linears quantized; img_in/txt_in, time/guidance/vector "
-                            "embedders, the *_mod modulation linears and final_layer stay high precision"),
-    "qwen_image": (KEEP_STANDARD, "Qwen-Image: block attention and MLP linears quantized; img_in/txt_in, time_text_embed, "
-                                  "img_mod/txt_mod modulation, norm_out and proj_out stay high precision"),
+    "flux": (KEEP_STANDARD,
+             "Flux: double/single-block attention and MLP linears quantized; img_in/txt_in, time/guidance/vector "
+             "embedders, the *_mod modulation linears and final_layer stay high precision"),
+    "qwen_image": (KEEP_STANDARD,
+                   "Qwen-Image: block attention and MLP linears quantized; img_in/txt_in, time_text_embed, "
+                   "img_mod/txt_mod modulation, norm_out and proj_out stay high precision"),
 }
 
 

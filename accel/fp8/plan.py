@@ -12,16 +12,30 @@ from ...kernels import fp8_linear as kfp8
 from ..common import defaults, families, log
 from ..common.errors import AccelError, quoted
 from ..common.policy import Policy
-from .options import (ACT_BLOCK, ACT_INPUT, ACT_PER_TOKEN, ACT_PER_TOKEN_FP32, COMPUTE_AUTO,
-                      COMPUTE_CHOICES, COMPUTE_DEQUANT, COMPUTE_FP8, FAMILY_KEEP, FORMAT_AUTO, FORMAT_KEEP, KEEP_AUTO, KEEP_CHOICES,
-                      KEEP_EDGE, KEEP_STANDARD)
-from .options import check_activation_scaling
-
+from .options import (
+    ACT_BLOCK,
+    ACT_INPUT,
+    ACT_PER_TOKEN,
+    ACT_PER_TOKEN_FP32,
+    COMPUTE_AUTO,
+    COMPUTE_CHOICES,
+    COMPUTE_DEQUANT,
+    COMPUTE_FP8,
+    FAMILY_KEEP,
+    FORMAT_AUTO,
+    FORMAT_KEEP,
+    KEEP_AUTO,
+    KEEP_CHOICES,
+    KEEP_EDGE,
+    KEEP_STANDARD,
+    check_activation_scaling,
+)
 
 # Module lists that hold the transformer blocks, and path components that mark layers kept in high
 # precision even inside a block (modulation / adaLN, norms, embedders, heads).
 _BLOCK_RE = re.compile(r"(?:^|\.)(?:" + "|".join(families.BLOCK_LISTS + ("vace_blocks",)) + r")\.\d+(?:\.|$)")
-_KEEP_TOKEN_RE = re.compile(r"^(?:modulation|adaln.*|.*_mod|mod|norm.*|.*_norm|.*embed.*|time_.*|head|final_layer)$", re.I)
+_KEEP_TOKEN_RE = re.compile(r"^(?:modulation|adaln.*|.*_mod|mod|norm.*|.*_norm|.*embed.*|time_.*|head|final_layer)$",
+                            re.I)
 
 
 def resolve_compute(choice: str, profile, policy: Policy = Policy.FALL_BACK) -> tuple[str, str]:
@@ -37,7 +51,8 @@ def resolve_compute(choice: str, profile, policy: Policy = Policy.FALL_BACK) -> 
         msg = f"FP8 matmul requested, but {d.fp8_reason}"
         if Policy(policy) is Policy.ERROR:
             raise AccelError("compute", msg, "Set compute to 'auto' or 'dequantize', or turn strict off")
-        log.warn_once(("fp8", "compute_unsupported", profile.gpu_name or profile.device_kind), msg + "; using dequantize")
+        log.warn_once(("fp8", "compute_unsupported", profile.gpu_name or profile.device_kind),
+                      msg + "; using dequantize")
         return "dequant", msg + "; using dequantize instead"
     raise AccelError("compute", f"unknown choice '{choice}'", f"Use one of {', '.join(COMPUTE_CHOICES)}")
 
@@ -114,7 +129,8 @@ def comfy_fp8_layout(forms, fp8_layers: dict, marker_full_precision: bool) -> bo
 
 def resolve_stored_format(family: str | None, profile, explicit: bool, comfy_layout: bool,
                           comfy_builds_layers: bool) -> StoredChoice:
-    """The measured rule of `auto` for a file stored in ComfyUI's FP8 layout (accel.common.defaults.FP8_STORED_MEASURED):
+    """The measured rule of `auto` for a file stored in ComfyUI's FP8 layout
+    (accel.common.defaults.FP8_STORED_MEASURED):
     where `chain` measured faster on ComfyUI's own FP8 layers for `family` on this GPU class, and this ComfyUI's loader
     builds them (`comfy_builds_layers`), the file is loaded as ComfyUI loads it. Any explicit choice on the node
     (`explicit`) keeps this loader's layers; so does a family or GPU class without a measurement."""
@@ -147,7 +163,8 @@ def resolve_activation(choice: str, path: str, device, policy: Policy = Policy.F
         why = ("this GPU / PyTorch has no blockwise torch._scaled_mm (it needs sm90 and PyTorch >= 2.9 built with "
                "CUDA >= 12.9)")
     if why is None:
-        return kfp8.BLOCK_MODE, True, "1x128 activation blocks x per-channel weight scales (fp32 accumulation per block)"
+        return kfp8.BLOCK_MODE, True, ("1x128 activation blocks x per-channel weight scales (fp32 accumulation per "
+                                       "block)")
     msg = f"{ACT_BLOCK} requested, but {why}"
     if Policy(policy) is Policy.ERROR:
         raise AccelError(ACT_INPUT, msg, f"Set {ACT_INPUT} to '{ACT_PER_TOKEN}' or turn strict off")

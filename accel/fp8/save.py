@@ -97,7 +97,8 @@ def portable_tensors(patcher, hp_dtype=torch.bfloat16, keep: str = KEEP_AUTO, ex
         notes.append(f"{requant} per-channel/e5m2 (or other quantized) layers requantized to per-tensor e4m3fn (stock "
                      f"ComfyUI 0.3.75 reads scalar scales only)")
     if plan is not None and plan.unmatched:
-        notes.append("warning: " + unmatched_text(plan.unmatched, next((k for k, q in plan.quantize.items() if q), "blocks.0.self_attn.q")))
+        example = next((k for k, q in plan.quantize.items() if q), "blocks.0.self_attn.q")
+        notes.append("warning: " + unmatched_text(plan.unmatched, example))
     saturated = {}
     patched = set(getattr(patcher, "patches", None) or {})
     for name, m in linears.items():
@@ -175,7 +176,8 @@ def _check_prefix(filename_prefix) -> tuple[str, str, str]:
             raise _save_error(f"{shown}: the {what} is too long ({n} bytes with the number and extension; this "
                               f"filesystem allows {name_max})", "Use a shorter name")
     if len(os.fsencode(full)) + len(_NUMBERED) >= _limit(base, "PC_PATH_MAX", 4096):
-        raise _save_error(f"{shown}: the path is too long for this filesystem", "Use a shorter name or fewer sub-folders")
+        raise _save_error(f"{shown}: the path is too long for this filesystem",
+                          "Use a shorter name or fewer sub-folders")
     folder, stem = os.path.split(full)
     existing = folder
     while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
@@ -228,10 +230,11 @@ class SaveTarget:
 
     def write_error(self, err: Exception) -> AccelError:
         if isinstance(err, FileExistsError):
-            return _save_error(f"'{self.prefix}': '{os.path.basename(self.path)}' appeared in its folder while the model was "
-                               f"being quantized; it was left as it is and nothing was saved",
+            return _save_error(f"'{self.prefix}': '{os.path.basename(self.path)}' appeared in its folder while the "
+                               "model was being quantized; it was left as it is and nothing was saved",
                                "Run the node again: it picks the next free number")
-        return _save_error(f"'{self.prefix}': could not write '{self.path}' ({type(err).__name__}: {err}); nothing was saved",
+        return _save_error(f"'{self.prefix}': could not write '{self.path}' ({type(err).__name__}: {err}); nothing was "
+                           "saved",
                            "Check free disk space and the folder's permissions, or choose another filename_prefix")
 
 
@@ -259,7 +262,8 @@ def reserve_target(filename_prefix: str) -> SaveTarget:
     except OSError as e:
         SaveTarget(str(filename_prefix), "", "", created).discard()
         raise _save_error(f"'{filename_prefix}': cannot create a file in '{folder}' ({type(e).__name__}: {e})",
-                          "Check the folder's permissions and free disk space, or choose another filename_prefix") from e
+                          "Check the folder's permissions and free disk space, or choose another "
+                          "filename_prefix") from e
 
 
 def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: str = KEEP_AUTO, extra_keep: str = "",
@@ -284,8 +288,8 @@ def save_portable(patcher, filename_prefix: str, source: str = "MODEL", keep: st
     lines = [f"Accel Save FP8 Model: {path}",
              f"  {len(layers)} linear layers fp8 e4m3fn + fp32 scalar weight_scale, metadata _quantization_metadata "
              f"(format 1.0); other tensors bf16; {format_bytes(size)}",
-             "  loads with the stock Load Diffusion Model (UNETLoader) of ComfyUI 0.3.75 and 0.33, and with the Accel FP8 "
-             "loader; per-channel scales are not portable, so this file is per-tensor"]
+             "  loads with the stock Load Diffusion Model (UNETLoader) of ComfyUI 0.3.75 and 0.33, and with the Accel "
+             "FP8 loader; per-channel scales are not portable, so this file is per-tensor"]
     lines += [f"  {n}" if n.startswith("warning:") else f"  note: {n}" for n in notes]
     text = "\n".join(lines)
     log.info(text.splitlines()[0])

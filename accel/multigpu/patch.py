@@ -72,8 +72,8 @@ def check_inputs(model, gpus: int, device: str, cfg_parallel: str = "on") -> str
         kind = type(dm).__name__ if dm is not None else type(model).__name__
         raise AccelError("model", f"sequence parallel supports Wan 2.1/2.2 (WanModel), Flux and Qwen-Image; this "
                          f"model is {kind}",
-                         "Connect a Wan 2.1/2.2 T2V/I2V/TI2V, Flux or Qwen-Image model (VACE, camera, S2V, HunyuanVideo "
-                         "and other families are not supported yet), or remove this node")
+                         "Connect a Wan 2.1/2.2 T2V/I2V/TI2V, Flux or Qwen-Image model (VACE, camera, S2V, "
+                         "HunyuanVideo and other families are not supported yet), or remove this node")
     if type(dm).__name__ == "Flux" and (not len(dm.double_blocks)
                                         or any(getattr(b, "flipped_img_txt", False) for b in dm.double_blocks)):
         raise AccelError("model", "this Flux variant has no double blocks or puts image tokens before text",
@@ -195,7 +195,8 @@ class MultiGPURuntime:
             p = pool_mod.get_pool(self.gpus, self.device, **self.pool_opts)
         except pool_mod.WorkerError as e:
             raise AccelError("gpus", f"the {self.gpus} worker processes did not start ({e})",
-                             "See the console for the workers' errors; check that the GPUs are free, or lower gpus", title=self.title) from e
+                             "See the console for the workers' errors; check that the GPUs are free, or lower gpus",
+                             title=self.title) from e
         uuid = getattr(self.patcher, "patches_uuid", None)
         ccfg = compile_config(self.patcher)
         dtype = getattr(x, "dtype", None)  # the compute dtype: ComfyUI casts the input to it before the model
@@ -208,14 +209,15 @@ class MultiGPURuntime:
                              "in fp16/bf16 for multi-GPU, or set gpus to 1", title=self.title) from e
         except pool_mod.WorkerError as e:
             raise AccelError("model", f"the workers could not load the model: {e}",
-                             "Its traceback is in the console (each GPU holds the whole model: out of memory needs a smaller "
-                             "model or free GPUs); "
+                             "Its traceback is in the console (each GPU holds the whole model: out of memory needs a "
+                             "smaller model or free GPUs); "
                              "set gpus to 1 to sample without them", title=self.title) from e
         batch = x.shape[0] if x is not None else 0
         split, why = cfg_split(self.cfg_parallel, self.gpus, to.get("cond_or_uncond"), batch)
         self.last_split = (split, why)
         if split == 1 and self.cfg_parallel == "on" and self.gpus % 2 == 0:
-            log.info_once(("multigpu", "cfg-fallback", why[:40]), "multigpu: CFG parallel not used for a forward: %s; it ran "
+            log.info_once(("multigpu", "cfg-fallback", why[:40]),
+                          "multigpu: CFG parallel not used for a forward: %s; it ran "
                           "sequence parallel over all %d GPUs", why, self.gpus)
         parts = [call] if split == 1 else [_split_batch(call, batch, split, i) for i in range(split)]
         try:
@@ -223,10 +225,10 @@ class MultiGPURuntime:
         except pool_mod.WorkerError as e:
             oom = "OutOfMemoryError" in str(e) or "out of memory" in str(e).lower()
             raise AccelError("model", f"a worker failed while sampling: {e}",
-                             ("Each GPU holds the whole model and its share of the activations: lower the resolution, the "
-                              "frame count or the batch, or load the model as FP8; " if oom else "")
-                             + "Its traceback is in the console; queue again and new workers start; set gpus to 1 to sample "
-                             "without them", title=self.title) from e
+                             ("Each GPU holds the whole model and its share of the activations: lower the resolution, "
+                              "the frame count or the batch, or load the model as FP8; " if oom else "")
+                             + "Its traceback is in the console; queue again and new workers start; set gpus to 1 to "
+                               "sample without them", title=self.title) from e
         import comfy.model_management as mm
 
         if out is None or _interrupted():

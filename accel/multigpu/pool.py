@@ -25,7 +25,6 @@ import torch
 from ..common import log
 from . import transport
 
-
 # A worker keeps the models it holds while this share of its memory stays available with the next one loaded too:
 # room for the activations of a 720p video forward (the largest Wan 14B ones: a few GB per GPU at 4 GPUs; the whole
 # sequence on one GPU at 1).
@@ -58,7 +57,8 @@ class WorkerPool:
         self.procs: list = []
         self.conns: list = []
         self.model_key = None  # the model of the latest forward
-        self.models: dict = {}  # key -> {"bytes", "inner", "compile_cfg"} of the models every worker holds, oldest first
+        self.models: dict = {}  # key -> {"bytes", "inner", "compile_cfg"} of the models every worker holds, oldest
+                                # first
         self.memory = None  # the workers' smallest {"available", "total"} bytes after the latest load
         self.inner = None
         self.compile_cfg = None
@@ -75,7 +75,7 @@ class WorkerPool:
     def alive(self) -> bool:
         return bool(self.procs) and all(p.poll() is None for p in self.procs)
 
-    def start(self) -> "WorkerPool":
+    def start(self) -> WorkerPool:
         t0 = time.monotonic()
         authkey = secrets.token_bytes(16)
         listener = Listener(("127.0.0.1", 0), authkey=authkey)
@@ -204,7 +204,8 @@ class WorkerPool:
                 pickle.dumps(inner)
             except Exception:
                 log.warn_once(("multigpu", "inner", type(inner).__name__),
-                              "multigpu: the attention override %r cannot be sent to the workers; they use ComfyUI's attention",
+                              "multigpu: the attention override %r cannot be sent to the workers; they use ComfyUI's "
+                              "attention",
                               inner)
                 inner = None
             held = self.models.get(key)
@@ -280,7 +281,8 @@ class WorkerPool:
             raise ValueError(f"{split} parts for {self.world} workers")
         size = self.world // split
         with self.lock:
-            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split, method), protocol=4) for p in parts]
+            payloads = [pickle.dumps(("run", self.model_key, transport.to_cpu(p), split, method),
+                                     protocol=4) for p in parts]
             for r, c in enumerate(self.conns):
                 c.send_bytes(payloads[r // size])
             self.busy = True
@@ -321,7 +323,7 @@ def get_pool(world: int, device: str, **opts) -> WorkerPool:
                 setattr(p, k, v)
             return p
         if p is not None:
-            dead = {pid: proc.returncode for pid, proc in zip(p.pids, p.procs) if proc.poll() is not None}
+            dead = {pid: proc.returncode for pid, proc in zip(p.pids, p.procs, strict=True) if proc.poll() is not None}
             if dead and (p.world, p.device) == (world, device):
                 log.warning("multigpu: worker process(es) %s exited since the last step (exit codes %s: killed, out "
                             "of memory or crashed; their console output says why); stopping the pool and starting "

@@ -4,7 +4,8 @@ A model travels as a small pickle of the module tree whose tensors are replaced 
 to every worker, and each tensor's raw bytes, written to worker 0 only, straight on its socket (no
 pickling, no second copy of the model in RAM, no /dev/shm); worker 0 copies them to its device and
 broadcasts each tensor to the other workers over the process group (NCCL: GPU to GPU), so ComfyUI's
-process sends the weights once whatever the number of GPUs. Weights are taken as ComfyUI runs them: LoRA patches already applied, and
+process sends the weights once whatever the number of GPUs. Weights are taken as ComfyUI runs them: LoRA patches already
+applied, and
 lowvram per-layer patches (`weight_function`/`bias_function`) evaluated once here. Compile stand-ins
 swapped into the tree (Accel Compile's regions, torch's OptimizedModule) travel as the modules they wrap.
 """
@@ -68,7 +69,7 @@ def snapshot(module: torch.nn.Module):
     overrides, emptied = {}, set()
     with torch.no_grad():
         for m in module.modules():
-            for attr, pname in zip(_PATCH_LISTS, ("weight", "bias")):
+            for attr, pname in zip(_PATCH_LISTS, ("weight", "bias"), strict=True):
                 fns = getattr(m, attr, None)
                 if isinstance(fns, list):
                     emptied.add(id(fns))

@@ -77,7 +77,8 @@ def cast_like_comfy(dm, compute_dtype) -> int:
     for m in dm.modules():
         if getattr(m, "comfy_cast_weights", True):
             continue  # not a cast layer, or its cast is on already
-        if any(isinstance(t, torch.Tensor) and t.dtype != dt for t in (getattr(m, "weight", None), getattr(m, "bias", None))):
+        if any(isinstance(t, torch.Tensor) and t.dtype != dt
+               for t in (getattr(m, "weight", None), getattr(m, "bias", None))):
             m.comfy_cast_weights = True
             n += 1
     return n
@@ -209,8 +210,8 @@ def main(cfg: dict) -> None:
                         if held.compiler is None:
                             out = fn(transformer_options=dict(held.options), **kwargs)
                         else:
-                            out = held.compiler(_Executor(fn, held.compiler.base), transformer_options=dict(held.options),
-                                                **kwargs)
+                            out = held.compiler(_Executor(fn, held.compiler.base),
+                                                transformer_options=dict(held.options), **kwargs)
                     if state.rank == 0:
                         transport.put(conn, ("out", out.to("cpu")))
                     else:

@@ -35,7 +35,6 @@ from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
 
-
 # --- which VAE is this ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ def norm_silu_pairs(decoder) -> list:
         if not isinstance(mod, torch.nn.Sequential):
             continue
         kids = list(mod)
-        for a, b in zip(kids, kids[1:]):
+        for a, b in zip(kids, kids[1:], strict=False):
             if isinstance(a, norms) and isinstance(b, torch.nn.SiLU) and getattr(a, "channel_first", False):
                 pairs.append((a, b))
     return pairs
@@ -180,7 +179,8 @@ class AccelState:
                     return compiled(*args, **kwargs)
                 except Exception as e:  # noqa: BLE001 - compile errors come in many types
                     if state.policy is Policy.ERROR:
-                        raise AccelError("compile", f"torch.compile failed on the VAE decoder ({type(e).__name__}: {e})",
+                        raise AccelError("compile",
+                                         f"torch.compile failed on the VAE decoder ({type(e).__name__}: {e})",
                                          "Set compile to false, or on_failure to 'fall back'", title=state.title) from e
                     state.compile_failed = f"{type(e).__name__}: {e}"
                     log.warn_once(("vae-compile", type(e).__name__), "Accel VAE: torch.compile of the decoder blocks "
@@ -195,9 +195,9 @@ class AccelState:
         """Everything this node changes, for one decode call."""
         import torch
 
-        from ..cuda_settings import flags as cuda_settings
         from ...kernels import vae_norm
         from ..compile import dynamo_compat
+        from ..cuda_settings import flags as cuda_settings
 
         kind, why = identify(vae)
         if kind is None:  # cannot happen for a VAE apply() accepted; stay safe

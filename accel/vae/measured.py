@@ -3,7 +3,8 @@ is no farther from a float32 decode of the same weights than stock ComfyUI's own
 the same latents), as bench/bench_vae.py finds it (its `choice` section prints the entry to paste here).
 
 The node's inputs take these as their defaults (nodes/vae.py reads `options.node_defaults()` when ComfyUI asks for
-the node list); a saved workflow keeps the values it stored. A GPU class without a measured entry keeps VAEOptions()'s own
+the node list); a saved workflow keeps the values it stored. A GPU class without a measured entry keeps VAEOptions()'s
+own
 defaults (channels_last on, the rest off).
 """
 from __future__ import annotations

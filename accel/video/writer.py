@@ -164,7 +164,8 @@ class VideoWriter:
         if self._stream is None:
             self._open(frame.shape[0], frame.shape[1])
         elif frame.shape[:2] != self.size:
-            raise ValueError(f"a frame of {frame.shape[1]}x{frame.shape[0]} in a video of {self.size[1]}x{self.size[0]}")
+            raise ValueError(f"a frame of {frame.shape[1]}x{frame.shape[0]} in a video of "
+                             f"{self.size[1]}x{self.size[0]}")
         vf = av.VideoFrame.from_ndarray(frame, format="rgb24")
         color = self.spec.color
         vf = vf.reformat(format="yuv420p", dst_colorspace=color[1] if color is not None else None)

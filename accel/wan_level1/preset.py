@@ -60,9 +60,9 @@ QUALITIES = ("exact", "fast", SPARSE)
 # Measured: CPU numbers by tests/level1/test_level1.py (tiny random Wan, fp32); GPU numbers by
 # bench/bench_level1.py (true 1.3B / 14B configs), recorded in bench/results/h100/.
 FIDELITY = {
-    "cpu_tiny_fp32": ("cosine >= 0.99999 and max |diff| <= 1e-4 of the denoised latent, the bounds tests/level1/test_level1.py "
-                      "asserts (values ~1; tiny Wan 2.1 T2V compiled, I2V and 2.2 TI2V-5B with SDPA attention, fp32, "
-                      "2 steps, cfg 2)"),
+    "cpu_tiny_fp32": ("cosine >= 0.99999 and max |diff| <= 1e-4 of the denoised latent, the bounds "
+                      "tests/level1/test_level1.py asserts (values ~1; tiny Wan 2.1 T2V compiled, I2V and 2.2 TI2V-5B "
+                      "with SDPA attention, fp32, 2 steps, cfg 2)"),
     "gpu": ("on an H100 (true Wan 1.3B / 14B configs, random weights, 480p 81 frames, ComfyUI 0.3.75): per forward "
             f"cosine {_fig('level1.h100.1.3B.forward.cosine')} / {_fig('level1.h100.14B.forward.cosine')}, max |diff| "
             f"{_fig('level1.h100.1.3B.forward.maxdiff')} / {_fig('level1.h100.14B.forward.maxdiff')} (outputs of "
@@ -112,10 +112,10 @@ def check_wan(model):
         # every call (a new compiled graph per call)
         raise AccelError(
             "model", f"{fam.name} is the causal autoregressive Wan (Causal Forcing): ComfyUI's Sampler AR Video runs "
-            "its blocks frame by frame with a KV cache, outside ComfyUI's attention hook, so Level-1's attention kernel "
-            "would never run and its compiled blocks would compile again on every call",
-            "Sample this model without Level-1 (and without Accel Compile); Accel CUDA Settings still applies (TF32 for "
-            "its float32 layers)")
+            "its blocks frame by frame with a KV cache, outside ComfyUI's attention hook, so Level-1's attention "
+            "kernel would never run and its compiled blocks would compile again on every call",
+            "Sample this model without Level-1 (and without Accel Compile); Accel CUDA Settings still applies (TF32 "
+            "for its float32 layers)")
     return fam
 
 
@@ -134,8 +134,8 @@ def check_minimax_h3(model):
 
 def _wan_notes(fam) -> list:
     if fam.size == "14B":
-        return ["  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's compiled blocks (same "
-                "structure, weights are graph inputs): no second compile"]
+        return ["  Wan 2.2 A14B: put this node on both experts; the second reuses the first one's compiled blocks "
+                "(same structure, weights are graph inputs): no second compile"]
     return []
 
 
@@ -199,8 +199,8 @@ class WanLevel1Options:
         object.__setattr__(self, "policy", as_policy(self.policy))
         if self.quality not in QUALITIES:
             raise AccelError("quality", f"unknown quality {self.quality!r}",
-                             f"Choose 'exact' (exact attention, the default), 'fast' (FP8 attention, opt-in) or '{SPARSE}' "
-                             "(radial sparse attention)")
+                             "Choose 'exact' (exact attention, the default), 'fast' (FP8 attention, opt-in) or "
+                             f"'{SPARSE}' (radial sparse attention)")
         mode = self.compile_mode or "auto"
         if mode not in COMPILE_MODES:
             raise AccelError("compile_mode", f"unknown mode {mode!r}", "use one of: " + ", ".join(COMPILE_MODES))
@@ -304,8 +304,9 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     deviation = [fidelity_statement(options.attention, options.compile, target.fidelity)]
     if sparse_deviation:  # the exact path's bounds above do not hold for a sparse pattern: claim none of them
         deviation = [f"fidelity: quality {SPARSE} is not the exact path: none of the exact path's measured bounds "
-                     "is claimed. " + sparse_deviation + ". The calls kept dense differ from stock as on the exact path (another "
-                     "attention kernel" + (", fused compiled kernels" if options.compile else "") + ")."]
+                     "is claimed. " + sparse_deviation + ". The calls kept dense differ from stock as on the "
+                     "exact path (another attention kernel"
+                     + (", fused compiled kernels" if options.compile else "") + ")."]
     if fast_deviation:
         deviation.append("quality fast: attention is quantized to FP8 outside the exact steps, so the output deviates "
                          "more than the figures above; " + fast_deviation + ".")
@@ -315,8 +316,8 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     ran.append("TF32 on" if options.tf32 else "TF32 off")
     summary = _first_screen(fam, prof, options, ran, hints, exact=not (fast_deviation or sparse_deviation))
     log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or target.title, fam.name,
-             ("fast" if fast_deviation else "sparse" if sparse_deviation else "on") if options.attention else "off", "on" if options.compile else "off",
-             "on" if options.tf32 else "off")
+             ("fast" if fast_deviation else "sparse" if sparse_deviation else "on") if options.attention else "off",
+             "on" if options.compile else "off", "on" if options.tf32 else "off")
     return m, Report(sections, deviation=" ".join(deviation), summary=summary)
 
 

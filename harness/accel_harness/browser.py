@@ -41,7 +41,8 @@ def available() -> tuple[bool, str]:
     except Exception as e:
         return False, f"playwright not importable ({e}); run scripts/setup_testbed.sh --test-tools"
     if not (os.path.exists(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        return False, f"{CHROMIUM} missing; `apt-get install chromium` (scripts/setup_testbed.sh --test-tools does it as root)"
+        return False, (f"{CHROMIUM} missing; `apt-get install chromium` (scripts/setup_testbed.sh --test-tools does it "
+                       "as root)")
     return True, ""
 
 

@@ -49,7 +49,7 @@ class DemoWorkflow:
         """The sub-prompt the given output roles need (same node ids as the whole)."""
         return subgraph(self.prompt, [self.ids[r] for r in roles if r in self.ids])
 
-    def with_seed(self, seed: int) -> "DemoWorkflow":
+    def with_seed(self, seed: int) -> DemoWorkflow:
         import copy
 
         p = copy.deepcopy(self.prompt)

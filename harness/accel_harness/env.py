@@ -63,6 +63,7 @@ def bootstrap(base_dir: str | os.PathLike | None = None, cpu: bool | None = None
     if cpu:
         args.cpu = True  # trap 1: before comfy.model_management is imported
     import utils.extra_config  # noqa: F401  trap 2: before `nodes` puts comfy/ first on sys.path
+    # isort: split
     import folder_paths
 
     for sub in ("output", "temp", "input", "user", "custom_nodes", "models/diffusion_models"):
@@ -76,6 +77,7 @@ def bootstrap(base_dir: str | os.PathLike | None = None, cpu: bool | None = None
         (base / "models" / kind).mkdir(parents=True, exist_ok=True)
         folder_paths.add_model_folder_path(kind, str(base / "models" / kind), is_default=True)
     import nodes  # noqa: F401
+    # isort: split
     import execution  # noqa: F401
 
     _state["base"] = base
@@ -128,7 +130,7 @@ def call_node(node, *args, unique_id: str | None = None, hidden: dict | None = N
     names = [i.id for i in cls.GET_SCHEMA().inputs]
     if len(args) > len(names):
         raise TypeError(f"{cls.__name__}: {len(args)} positional inputs for {len(names)} declared")
-    for name, value in zip(names, args):
+    for name, value in zip(names, args, strict=False):
         if name in kwargs:
             raise TypeError(f"{cls.__name__}: input {name!r} given twice")
         kwargs[name] = value

@@ -117,6 +117,7 @@ def check_room(folder, need_bytes: int, margin=2 << 30) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     free = shutil.disk_usage(folder).free
     if free < need_bytes + margin:
-        raise RuntimeError(f"not enough disk for a {need_bytes / 2**30:.1f} GiB GGUF file in {folder}: {free / 2**30:.1f} "
-                           f"GiB free (with {margin / 2**30:.0f} GiB kept for the run's other files). Delete files there, "
-                           "or point the benchmark's weights folder (--weights / --base) at a disk with room.")
+        raise RuntimeError(f"not enough disk for a {need_bytes / 2**30:.1f} GiB GGUF file in {folder}: "
+                           f"{free / 2**30:.1f} GiB free (with {margin / 2**30:.0f} GiB kept for the run's other "
+                           "files). Delete files there, or point the benchmark's weights folder (--weights / --base) "
+                           "at a disk with room.")

@@ -94,7 +94,7 @@ class EmulatedGraphs:
     def replay(self, graph) -> None:
         with graph.as_captured():
             fresh = graph.fn()
-        for static, new in zip(_tensors(graph.out, []), _tensors(fresh, [])):
+        for static, new in zip(_tensors(graph.out, []), _tensors(fresh, []), strict=True):
             static.copy_(new)
         self.replays += 1
 

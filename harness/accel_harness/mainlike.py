@@ -66,7 +66,8 @@ def start(argv=(), dynamic_vram: bool | None = None) -> dict:
         import comfy_aimdo.control as ctl
 
         headroom = None if args.reserve_vram is None else int(args.reserve_vram * 1024 ** 3)
-        for kw in ({"simple_vram_headroom": headroom, "nvml_pressure": not getattr(args, "disable_nvml_pressure", False)},
+        for kw in ({"simple_vram_headroom": headroom,
+                    "nvml_pressure": not getattr(args, "disable_nvml_pressure", False)},
                    {"simple_vram_headroom": headroom}, {}):
             try:
                 ctl.init(**kw)

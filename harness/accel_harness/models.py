@@ -6,10 +6,9 @@ norms, small modulation), so activations stay finite through sampling.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
-
-import contextlib
 
 import torch
 
@@ -143,8 +142,10 @@ def comfy_quant_int8(sd: dict) -> dict:
 
 
 def comfy_quant_layers(sd: dict, fmt: str, pre_quant_scale: bool = False, seed: int = 0) -> dict:
-    """`sd` (a Wan state dict) as a ComfyUI 0.33+ mixed-precision checkpoint in format `fmt` (a `comfy.quant_ops.QUANT_ALGOS`
-    name: float8_e5m2, mxfp8, nvfp4, ...), written by ComfyUI's own quantizer (comfy-kitchen's `QuantizedTensor.from_float`
+    """`sd` (a Wan state dict) as a ComfyUI 0.33+ mixed-precision checkpoint in format `fmt` (a
+    `comfy.quant_ops.QUANT_ALGOS`
+    name: float8_e5m2, mxfp8, nvfp4, ...), written by ComfyUI's own quantizer (comfy-kitchen's
+    `QuantizedTensor.from_float`
     and its state-dict keys) for every 2-D block weight, with its `comfy_quant` entry; `pre_quant_scale`: also an AWQ
     input scale per layer (random, in [0.5, 1.5)), which 0.33 multiplies into the layer's input. In place."""
     import json
@@ -323,7 +324,8 @@ def tiny_model_from_config(unet_config: dict, seed: int = 0, dtype=torch.float32
     model.diffusion_model.to(dtype)
     randomize_(model.diffusion_model, seed)
     load = comfy.model_management.get_torch_device()
-    return comfy.model_patcher.ModelPatcher(model, load_device=load, offload_device=comfy.model_management.unet_offload_device())
+    return comfy.model_patcher.ModelPatcher(model, load_device=load,
+                                            offload_device=comfy.model_management.unet_offload_device())
 
 
 def _with_required_fields(config: dict, params_cls, extra: dict) -> dict:
@@ -368,8 +370,8 @@ SDXL_TINY = {
     "use_checkpoint": False, "image_size": 32, "out_channels": 4, "use_spatial_transformer": True, "legacy": False,
     "num_classes": "sequential", "adm_in_channels": 2816, "in_channels": 4, "model_channels": 32,
     "num_res_blocks": [1, 1], "transformer_depth": [0, 1], "channel_mult": [1, 2], "transformer_depth_middle": 1,
-    "use_linear_in_transformer": True, "context_dim": 64, "num_head_channels": 16, "transformer_depth_output": [0, 0, 1, 1],
-    "use_temporal_attention": False, "use_temporal_resblock": False,
+    "use_linear_in_transformer": True, "context_dim": 64, "num_head_channels": 16,
+    "transformer_depth_output": [0, 0, 1, 1], "use_temporal_attention": False, "use_temporal_resblock": False,
 }
 
 
@@ -588,7 +590,8 @@ def _sized(family: str, tiny, size: str, seed, dtype, device, model_options):
     return _detected_model(family, seed, dtype, device, model_options)
 
 
-def flux_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu", model_options: dict | None = None):
+def flux_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu",
+               model_options: dict | None = None):
     """Flux.1-dev ModelPatcher. "true": the published 12B config through ComfyUI's loader (the state dict is
     made on `device`; about 24 GB in bf16); "tiny": `tiny_flux` (CPU tests; `device` and `model_options` unused).
     Inputs: x (B, 16, H/8, W/8), context (B, tokens, 4096), y = pooled CLIP (B, 768), guidance (B,)."""
@@ -622,7 +625,8 @@ def tiny_ltxv(seed: int = 0, dtype=torch.float32):
     return tiny_model_from_config(LTXV_TINY, seed, dtype)
 
 
-def ltxv_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu", model_options: dict | None = None):
+def ltxv_model(size: str = "true", seed: int = 0, dtype=torch.bfloat16, device="cpu",
+               model_options: dict | None = None):
     """LTX-Video ModelPatcher. "true": the published 2B config (ltx-video-2b-v0.9.x) through ComfyUI's loader
     (about 4 GB in bf16); "tiny": `tiny_ltxv`. Inputs: x (B, 128, (frames-1)/8+1, H/32, W/32), context (B, tokens,
     4096) with `attention_mask` (B, tokens) and `frame_rate` in the conditioning."""
@@ -732,7 +736,8 @@ TRUE_CONFIGS = {
     "kandinsky5": {"image_model": "kandinsky5", "model_dim": 1792, "axes_dims": (16, 24, 24), "time_dim": 512,
                    "ff_dim": 7168, "visual_embed_dim": 132, "num_text_blocks": 2, "num_visual_blocks": 32},
     "flux2": {"image_model": "flux2", "axes_dim": [32, 32, 32, 32], "num_heads": 48, "mlp_ratio": 3.0, "theta": 2000,
-              "out_channels": 128, "global_modulation": True, "mlp_silu_act": True, "qkv_bias": False, "ops_bias": False,
+              "out_channels": 128, "global_modulation": True, "mlp_silu_act": True, "qkv_bias": False,
+              "ops_bias": False,
               "default_ref_method": "index", "ref_index_scale": 10.0, "txt_ids_dims": [3], "patch_size": 1,
               "in_channels": 128, "hidden_size": 6144, "context_in_dim": 15360, "vec_in_dim": None, "depth": 8,
               "depth_single_blocks": 48, "guidance_embed": True},
@@ -747,16 +752,17 @@ TINY_CONFIGS = {
     "minimax_h3": {"image_model": "minimax_h3", "hidden_size": 256, "num_layers": 2, "token_refiner_num_layers": 1,
                    "num_attention_heads": 2, "attention_head_dim": 128, "ffn_hidden_size": 256, "text_dim": 64,
                    "timestep_input_dim": 32, "time_embed_hidden_size": 64, "time_embed_dim": 32},
-    "ltxav": {"image_model": "ltxav", "num_attention_heads": 2, "attention_head_dim": 32, "audio_num_attention_heads": 2,
+    "ltxav": {"image_model": "ltxav", "num_attention_heads": 2, "attention_head_dim": 32,
+              "audio_num_attention_heads": 2,
               "audio_attention_head_dim": 32, "cross_attention_dim": 64, "audio_cross_attention_dim": 64,
               "caption_channels": 64, "num_layers": 2},
     # Kandinsky 5's text widths are fixed by its detection (Qwen2.5-VL 3584, CLIP-L pooled 768)
-    "kandinsky5": {"image_model": "kandinsky5", "model_dim": 128, "time_dim": 64, "ff_dim": 256, "visual_embed_dim": 132,
-                   "num_text_blocks": 1, "num_visual_blocks": 2},
+    "kandinsky5": {"image_model": "kandinsky5", "model_dim": 128, "time_dim": 64, "ff_dim": 256,
+                   "visual_embed_dim": 132, "num_text_blocks": 1, "num_visual_blocks": 2},
     "flux2": {**TRUE_CONFIGS["flux2"], "num_heads": 2, "hidden_size": 256, "context_in_dim": 64, "depth": 1,
               "depth_single_blocks": 1},
-    "hunyuan_video15": {**HUNYUAN_VIDEO15_TINY, "axes_dim": [16, 56, 56], "hidden_size": 256, "num_heads": 2, "mlp_ratio": 4.0,
-                        "meanflow_sum": True},
+    "hunyuan_video15": {**HUNYUAN_VIDEO15_TINY, "axes_dim": [16, 56, 56], "hidden_size": 256, "num_heads": 2,
+                        "mlp_ratio": 4.0, "meanflow_sum": True},
 }
 TINY_METADATA = {"ltxav": {k: v for k, v in TINY_CONFIGS["ltxav"].items() if k != "image_model"}}
 # ComfyUI's BaseModel class each family builds (a ComfyUI without it cannot load the family: 0.3.75 lacks MiniMaxH3,

@@ -14,9 +14,8 @@ Standard library only (plus aiohttp for the optional websocket listener, which C
 """
 from __future__ import annotations
 
-import contextlib
-
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -79,7 +78,8 @@ def has_module(python: str, name: str) -> bool:
         import importlib.util
 
         return importlib.util.find_spec(name) is not None
-    r = subprocess.run([python, "-c", f"import importlib.util,sys; sys.exit(importlib.util.find_spec({name!r}) is None)"],
+    r = subprocess.run([python, "-c",
+                        f"import importlib.util,sys; sys.exit(importlib.util.find_spec({name!r}) is None)"],
                        capture_output=True, timeout=60)
     return r.returncode == 0
 
@@ -141,7 +141,7 @@ class ComfyServer:
             cmd += ["--front-end-root", str(empty)]
         return cmd + self.extra_args
 
-    def start(self, timeout: float = 180.0) -> "ComfyServer":
+    def start(self, timeout: float = 180.0) -> ComfyServer:
         """Start main.py and wait until /object_info answers. Raises ServerError with the log tail."""
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", "1")
@@ -383,7 +383,7 @@ class EventListener:
         seq = [(t, d.get("node")) for t, ty, d in self.events
                if ty == "executing" and d.get("prompt_id") == prompt_id]
         out = {}
-        for (t0, node), (t1, _) in zip(seq, seq[1:]):
+        for (t0, node), (t1, _) in zip(seq, seq[1:], strict=False):
             if node is not None:
                 out[str(node)] = out.get(str(node), 0.0) + (t1 - t0)
         return out

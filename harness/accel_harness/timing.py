@@ -210,7 +210,7 @@ def ab_markdown(rows: list[tuple[str, str, dict]]) -> list[str]:
         g = r.get("gpu", {})
         gb, gc = g.get(base, {}), g.get(name, {})
         ratios = [row[base] / row[name] for row in r["rounds"]]
-        pair = lambda k: f"{gb.get(k, '-')} / {gc.get(k, '-')}"  # noqa: E731
+        pair = lambda k, gb=gb, gc=gc: f"{gb.get(k, '-')} / {gc.get(k, '-')}"  # noqa: E731
         lines.append(f"| {model} | {name} (vs {base}) | {len(r['rounds'])} | {r['median_ms'][base]} | "
                      f"{r['median_ms'][name]} | {r['speedup'][name]} ({min(ratios):.3f}-{max(ratios):.3f}) | "
                      f"{pair('sm_mhz_median')} | {pair('power_w_median')} | "

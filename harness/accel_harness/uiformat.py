@@ -143,7 +143,8 @@ def widget_layout(node_info: dict, value_for) -> list[tuple[str | None, str, obj
     def walk(rows, prefix):
         for name, spec, _ in rows:
             typ, _, extra = _parts(spec)
-            if typ == AUTOGROW and any(is_widget(s) for _, s, _ in input_rows((extra.get("template") or {}).get("input") or {})):
+            if typ == AUTOGROW and any(is_widget(s) for _, s, _ in
+                                       input_rows((extra.get("template") or {}).get("input") or {})):
                 raise ConversionError(f"input '{prefix}{name}' grows widgets ({AUTOGROW}): not modelled here")
             if not is_widget(spec):
                 continue
@@ -287,11 +288,11 @@ def ui_to_api(ui: dict, info: dict, notes: list | None = None) -> dict:
     widgets, or a value that cannot be its slot's, raises ConversionError.
     """
     links = {}
-    for l in ui.get("links") or []:
-        if isinstance(l, dict):  # schema 1 links
-            links[l["id"]] = (l["origin_id"], l["origin_slot"], l["target_id"], l["target_slot"])
+    for link in ui.get("links") or []:
+        if isinstance(link, dict):  # schema 1 links
+            links[link["id"]] = (link["origin_id"], link["origin_slot"], link["target_id"], link["target_slot"])
         else:
-            links[l[0]] = (l[1], l[2], l[3], l[4])
+            links[link[0]] = (link[1], link[2], link[3], link[4])
     nodes = {n["id"]: n for n in ui.get("nodes") or []}
     out = {}
     for nid, n in nodes.items():
@@ -306,13 +307,13 @@ def ui_to_api(ui: dict, info: dict, notes: list | None = None) -> dict:
         vals = n.get("widgets_values")
         filled = []
         if isinstance(vals, dict):  # some custom nodes save {name: value}: only those values are sent
-            layout = [x for x in widget_layout(spec, lambda name, kind, s: vals.get(name, _MISSING))
+            layout = [x for x in widget_layout(spec, lambda name, kind, s, vals=vals: vals.get(name, _MISSING))
                       if x[2] is not _MISSING]
         else:
             vals = list(vals or [])
             pos = 0
 
-            def value_for(name, kind, s):
+            def value_for(name, kind, s, vals=vals, nid=nid, typ=typ, filled=filled):
                 nonlocal pos
                 if pos < len(vals):
                     v = vals[pos]
@@ -373,7 +374,7 @@ def fill_new_inputs(api: dict, ui: dict, info: dict, notes: list | None = None) 
             continue
         inputs, filled = node["inputs"], []
 
-        def value_for(name, kind, s):
+        def value_for(name, kind, s, inputs=inputs, saved=saved, filled=filled):
             if name is None:
                 return None
             if name in inputs:
@@ -386,8 +387,8 @@ def fill_new_inputs(api: dict, ui: dict, info: dict, notes: list | None = None) 
             if name is not None and name not in inputs and v is not _MISSING:
                 inputs[name] = v
         if filled and notes is not None:
-            notes.append(f"node {nid} ({node['class_type']}): inputs this ComfyUI added, in neither file, taken at their "
-                         "defaults: " + ", ".join(f"{k}={inputs[k]!r}" for k in filled))
+            notes.append(f"node {nid} ({node['class_type']}): inputs this ComfyUI added, in neither file, taken at "
+                         "their defaults: " + ", ".join(f"{k}={inputs[k]!r}" for k in filled))
     return out
 
 
@@ -506,8 +507,8 @@ def geometry_problems(ui: dict) -> list[str]:
             if inside and r[1] < g[1] + GROUP_TITLE_H - 10:
                 probs.append(f"node {nid} covers the title of group {t!r}")
     by_id = {n["id"]: n for n in nodes}
-    for l in ui.get("links") or []:
-        o, t = (l["origin_id"], l["target_id"]) if isinstance(l, dict) else (l[1], l[3])
+    for link in ui.get("links") or []:
+        o, t = (link["origin_id"], link["target_id"]) if isinstance(link, dict) else (link[1], link[3])
         if o in by_id and t in by_id and by_id[t]["pos"][0] < by_id[o]["pos"][0]:
             probs.append(f"link {o} -> {t} runs right to left")
     return probs

@@ -39,11 +39,12 @@ def valid_entry(entry, names) -> str | None:
     if winner not in names:
         return f"winner '{winner[:60]}' is not one of the backends compared here ({', '.join(sorted(names))})"
     times = entry.get("times_ms", {})
-    if not isinstance(times, dict) or not all(isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
-                                              for k, v in times.items()):
+    if not isinstance(times, dict) or not all(
+            isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in times.items()):
         return "times_ms is not an object of numbers"
     rejected = entry.get("rejected", {})
-    if not isinstance(rejected, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in rejected.items()):
+    if not isinstance(rejected,
+                      dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in rejected.items()):
         return "rejected is not an object of texts"
     return None
 
@@ -178,7 +179,8 @@ class Tuner:
                         rejected[cand.name] = f"result differs from {usable[0].name} (relative error {err:.3g})"
                         continue
                 del out
-                ms = time_call(lambda: invoke(cand, q, k, v, layout, mask if cand.supports_mask else None, scale),
+                ms = time_call(lambda cand=cand: invoke(cand, q, k, v, layout,
+                                                        mask if cand.supports_mask else None, scale),
                                device, self.warmup, self.reps)
                 times[cand.name] = round(ms, 4)
             except Exception as e:

@@ -9,8 +9,8 @@ Note: no `from __future__ import annotations` here: `torch.library.custom_op` re
 """
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 import torch
 from torch import Tensor
@@ -45,13 +45,13 @@ class Kernel:
     """
 
     name: str
-    library: Optional[str]
-    version: Optional[str]
+    library: str | None
+    version: str | None
     layouts: tuple  # accepted layouts, preferred first
     call: Callable
     dtypes: frozenset
     device_types: frozenset
-    head_dims: Optional[frozenset] = None  # exact set, else max_head_dim / multiple of 8
+    head_dims: frozenset | None = None  # exact set, else max_head_dim / multiple of 8
     max_head_dim: int = 256
     supports_mask: bool = False
     gqa: bool = False
@@ -60,7 +60,7 @@ class Kernel:
     sparse: bool = False  # skips attention by a pattern (kernels/attention/sparse): not exact
     autograd: bool = False  # False: library kernel without a backward (custom op): no grad calls
     note: str = ""
-    op_name: Optional[str] = None  # custom op used under torch.compile (library kernels)
+    op_name: str | None = None  # custom op used under torch.compile (library kernels)
 
     def head_dim_ok(self, d: int) -> bool:
         if self.head_dims is not None:
@@ -73,7 +73,7 @@ class Kernel:
             return f"{self.name} ({self.library} {self.version or ''})".replace(" )", ")")
         return self.name
 
-    def why_not(self, q: Tensor, head_dim: int, has_mask: bool, scale, exact: bool) -> Optional[str]:
+    def why_not(self, q: Tensor, head_dim: int, has_mask: bool, scale, exact: bool) -> str | None:
         """Why this kernel cannot serve a call with these properties (None: it can). For tools and
         the autotuner; the ComfyUI override inlines the same checks in its hot path."""
         if has_mask and not self.supports_mask:
@@ -161,8 +161,8 @@ def _register_op(opname: str, impl: Callable):
         if custom_op is not None:
             qualname = f"{OP_NAMESPACE}::{opname}"
             try:
-                def _impl(q: Tensor, k: Tensor, v: Tensor, mask: Optional[Tensor] = None,
-                          scale: Optional[float] = None, layout: str = BHLD) -> Tensor:
+                def _impl(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None,
+                          scale: float | None = None, layout: str = BHLD) -> Tensor:
                     return _impls[opname](q, k, v, mask, scale, layout)
 
                 op = custom_op(qualname, mutates_args=())(_impl)

@@ -9,8 +9,8 @@ ComfyUI's @wrap_attn does not dispatch the call to an override again.
 """
 from __future__ import annotations
 
-from .base import BHLD, OP_NAMESPACE, Kernel, compile_safe, op_id, tensor_device_types, torch_dtypes
 from . import registry
+from .base import BHLD, OP_NAMESPACE, Kernel, compile_safe, op_id, tensor_device_types, torch_dtypes
 
 
 def build(name: str, spec, extra_device_types=()) -> Kernel:
@@ -27,7 +27,8 @@ def build(name: str, spec, extra_device_types=()) -> Kernel:
     return Kernel(
         name=name, library=None, version=None, layouts=(BHLD,),
         call=compile_safe(op_id(name, "comfyui"), impl), op_name=f"{OP_NAMESPACE}::{op_id(name, 'comfyui')}",
-        dtypes=torch_dtypes(spec.dtypes), device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
+        dtypes=torch_dtypes(spec.dtypes),
+        device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
         head_dims=frozenset(spec.head_dims) if spec.head_dims else None, max_head_dim=spec.max_head_dim,
         supports_mask=spec.supports_mask, gqa=False, supports_scale=True, low_precision=spec.low_precision,
         autograd=False, note=f"ComfyUI's registered attention function '{spec.comfy_function}'; not exact",

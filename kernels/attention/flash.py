@@ -43,7 +43,8 @@ def _first(out):
 
 # fa3-fwd through its raw forward op where that is bit-equal to its interface (direct_fa3); False: the interface always
 DIRECT_FA3 = True
-# fa3-fwd's `_flash_attn_forward(...)`: the arguments of its raw op `fa3_fwd.fwd`, in the order its interface passes them
+# fa3-fwd's `_flash_attn_forward(...)`: the arguments of its raw op `fa3_fwd.fwd`, in the order its interface passes
+# them
 _FA3_FWD_ARGS = ("q", "k", "v", "k_new", "v_new", "qv", "out_", "cu_seqlens_q", "cu_seqlens_k", "cu_seqlens_k_new",
                  "seqused_q", "seqused_k", "max_seqlen_q", "max_seqlen_k", "page_table", "kv_batch_idx", "leftpad_k",
                  "rotary_cos", "rotary_sin", "seqlens_rotary", "q_descale", "k_descale", "v_descale", "softmax_scale",
@@ -135,8 +136,8 @@ def build(name: str, spec, library: str, version, extra_device_types=()) -> Kern
 
         note = f"{library} was built without fp16: fp16 calls run the kernel in bf16 (inputs cast, output cast back)"
     if direct is not None:
-        note = (note + "; " if note else "") + ("called through its raw forward op (checked bit-equal to flash_attn_func "
-                                                 "when built: less host time per call)")
+        note = (note + "; " if note else "") + ("called through its raw forward op (checked bit-equal to "
+                                                "flash_attn_func when built: less host time per call)")
     return Kernel(
         name=name, library=library, version=version, layouts=(BLHD,),
         call=call, op_name=f"{OP_NAMESPACE}::{op_id(name, library)}",

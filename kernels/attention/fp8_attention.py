@@ -21,13 +21,23 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import torch
 
 from ..optional import load_once
-from .base import (BHLD, BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, reference,
-                   tensor_device_types, torch_dtypes)
+from .base import (
+    BHLD,
+    BLHD,
+    OP_NAMESPACE,
+    Kernel,
+    compile_safe,
+    contiguous_last,
+    op_id,
+    reference,
+    tensor_device_types,
+    torch_dtypes,
+)
 
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0
@@ -44,7 +54,7 @@ class QuantizedQKV(NamedTuple):
     q_descale: torch.Tensor
     k_descale: torch.Tensor
     v_descale: torch.Tensor
-    k_mean: Optional[torch.Tensor]
+    k_mean: torch.Tensor | None
 
 
 def scales(absmax: torch.Tensor):
@@ -54,7 +64,7 @@ def scales(absmax: torch.Tensor):
     return scale, 1.0 / scale
 
 
-def prescale(x: torch.Tensor, inv: torch.Tensor, mean: Optional[torch.Tensor] = None) -> torch.Tensor:
+def prescale(x: torch.Tensor, inv: torch.Tensor, mean: torch.Tensor | None = None) -> torch.Tensor:
     """The float32 values stored as e4m3: ((x - mean) * inv) clamped to +-448. x: (B, L, H, D);
     inv: (B, H); mean: (B, H, D) or None. The fused kernel's pre-cast values equal these bit for bit."""
     y = x.float()
@@ -198,7 +208,8 @@ def build(name: str, spec, library: str, version, extra_device_types=()) -> Kern
     return Kernel(
         name=name, library=library, version=version, layouts=(BLHD,),
         call=compile_safe(op_id(name, library), call_impl), op_name=f"{OP_NAMESPACE}::{op_id(name, library)}",
-        dtypes=torch_dtypes(spec.dtypes), device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
+        dtypes=torch_dtypes(spec.dtypes),
+        device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
         head_dims=frozenset(spec.head_dims) if spec.head_dims else None, max_head_dim=spec.max_head_dim,
         supports_mask=False, gqa=False, supports_scale=True, low_precision=True, autograd=False,
         note=("q/k/v quantized to FP8 e4m3 with one scale per batch and head, K smoothed (mean over tokens "

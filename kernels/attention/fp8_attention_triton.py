@@ -22,7 +22,8 @@ import triton
 import triton.language as tl
 
 CHUNK = 256  # tokens per program
-BLOCK_L = 128  # tokens per inner step (256/128/4 warps: the fastest quantize of CONFIGS on H200 and H100, bench_quant_attention)
+BLOCK_L = 128  # tokens per inner step (256/128/4 warps: the fastest quantize of CONFIGS on H200 and H100,
+               # bench_quant_attention)
 NUM_WARPS = 4
 # (chunk, block_l, num_warps) the GPU benchmark sweeps (bench_quant_attention.py "quantize only: fused <config>")
 CONFIGS = tuple((c, b, w) for c in (128, 256, 512) for b in (32, 64, 128) for w in (4, 8) if b <= c)
@@ -42,10 +43,10 @@ def _stats_one(x_ptr, sb, sl, sh, L, out_ptr, b, h, c, H, NC, D, which,
     mn = tl.full([BLOCK_D], float("inf"), tl.float32)
     base = x_ptr + b.to(tl.int64) * sb + h.to(tl.int64) * sh
     for i in range(0, CHUNK, BLOCK_L):
-        l = c * CHUNK + i + tl.arange(0, BLOCK_L)
-        lm = l < L
+        rows = c * CHUNK + i + tl.arange(0, BLOCK_L)
+        lm = rows < L
         m2 = lm[:, None] & dm[None, :]
-        ptrs = base + l.to(tl.int64)[:, None] * sl + d[None, :]
+        ptrs = base + rows.to(tl.int64)[:, None] * sl + d[None, :]
         x = tl.load(ptrs, mask=m2, other=0.0).to(tl.float32)
         s += tl.sum(x, axis=0)
         mx = tl.maximum(mx, tl.max(tl.where(m2, x, float("-inf")), axis=0))
@@ -94,15 +95,15 @@ def _quant_one(x_ptr, sb, sl, sh, L, y_ptr, inv_ptr, mean_ptr, b, h, c, H, D, wh
     # output (B, L, H, D) contiguous
     obase = y_ptr + (b.to(tl.int64) * L * H + h) * D
     for i in range(0, CHUNK, BLOCK_L):
-        l = c * CHUNK + i + tl.arange(0, BLOCK_L)
-        lm = l < L
+        rows = c * CHUNK + i + tl.arange(0, BLOCK_L)
+        lm = rows < L
         m2 = lm[:, None] & dm[None, :]
-        x = tl.load(base + l.to(tl.int64)[:, None] * sl + d[None, :], mask=m2, other=0.0).to(tl.float32)
+        x = tl.load(base + rows.to(tl.int64)[:, None] * sl + d[None, :], mask=m2, other=0.0).to(tl.float32)
         if HAS_MEAN:
             x = x - mean[None, :]
         y = x * inv
         y = tl.minimum(tl.maximum(y, -448.0), 448.0)
-        optrs = obase + l.to(tl.int64)[:, None] * (H * D) + d[None, :]
+        optrs = obase + rows.to(tl.int64)[:, None] * (H * D) + d[None, :]
         if OUT_F32:
             tl.store(optrs, y, mask=m2)
         else:

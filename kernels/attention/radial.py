@@ -27,7 +27,8 @@ def build(name: str, spec, extra_device_types=()) -> Kernel:
     return Kernel(
         name=name, library=None, version=torch.__version__, layouts=(BHLD,),
         call=compile_safe(opname, _impl), op_name=f"{OP_NAMESPACE}::{opname}",
-        dtypes=torch_dtypes(spec.dtypes), device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
+        dtypes=torch_dtypes(spec.dtypes),
+        device_types=tensor_device_types(spec.devices) | frozenset(extra_device_types),
         head_dims=frozenset(spec.head_dims) if spec.head_dims else None, max_head_dim=spec.max_head_dim,
         supports_mask=True, gqa=True, supports_scale=True, low_precision=True, sparse=True, autograd=False,
         note="radial pattern on video self-attention, exact dense attention elsewhere; decided per call at run time",

@@ -66,13 +66,16 @@ BACKENDS: dict[str, BackendSpec] = {
         BackendSpec("flash_attn_2", "FlashAttention-2 (flash_attn.flash_attn_func)",
                     libraries=("flash_attn",), devices=("cuda", "rocm"), min_sm=80,
                     install="pip install flash-attn --no-build-isolation (or a prebuilt wheel for your torch/CUDA)"),
-        BackendSpec("flash_attn_3", "FlashAttention-3 for Hopper (flash_attn_interface, or the PyPI forward-only fa3-fwd)",
+        BackendSpec("flash_attn_3",
+                    "FlashAttention-3 for Hopper (flash_attn_interface, or the PyPI forward-only fa3-fwd)",
                     libraries=("flash_attn_interface", "fa3_fwd_interface"), devices=("cuda",), min_sm=90, max_sm=90,
-                    install="pip install fa3-fwd (forward-only FA3 wheel) or build flash-attention's hopper/ directory"),
+                    install="pip install fa3-fwd (forward-only FA3 wheel) or build flash-attention's hopper/ "
+                            "directory"),
         BackendSpec("flash_attn_4", "FlashAttention-4 (CuTe DSL, flash_attn.cute) for Hopper and Blackwell",
                     libraries=("flash_attn_cute",), devices=("cuda",), min_sm=90, max_sm=103, max_head_dim=128,
                     install="pip install flash-attn-4"),
-        BackendSpec("sage", "SageAttention auto dispatcher (sageattn): INT8 Q/K, kernel chosen by SageAttention per GPU",
+        BackendSpec("sage", "SageAttention auto dispatcher (sageattn): INT8 Q/K, kernel chosen by SageAttention per "
+                            "GPU",
                     libraries=("sageattention",), kernel="sageattn", devices=("cuda",), min_sm=75,
                     head_dims=(64, 96, 128), low_precision=True, install=_SAGE_INSTALL),
         BackendSpec("sageattn_qk_int8_pv_fp16_triton", "SageAttention INT8 Q/K, FP16 P/V, Triton kernel",
@@ -103,8 +106,9 @@ BACKENDS: dict[str, BackendSpec] = {
                     install="a ComfyUI with comfy-kitchen INT8 attention (0.33+, a comfy-kitchen build with attention "
                             "support: ComfyUI registers it as 'comfy_kitchen_int8')"),
         BackendSpec("radial_sparse", "radial sparse attention for long video (Wan, HunyuanVideo, LTX-Video; "
-                    "radial-attention's pattern on torch flex_attention, FlashAttention-4 block-sparse where importable); exact dense "
-                    "attention on the first steps, first/last blocks and every other call: not exact",
+                    "radial-attention's pattern on torch flex_attention, FlashAttention-4 block-sparse where "
+                    "importable); exact dense attention on the first steps, first/last blocks and every other call: "
+                    "not exact",
                     devices=("cuda",), min_sm=80, min_torch=(2, 6), dtypes=("float16", "bfloat16", "float32"),
                     low_precision=True, sparse=True, supports_mask=True,
                     install="a PyTorch >= 2.6 CUDA build (torch.nn.attention.flex_attention) on an sm80+ GPU"),

@@ -14,8 +14,17 @@ from __future__ import annotations
 
 import importlib
 
-from .base import (BHLD, BLHD, OP_NAMESPACE, Kernel, compile_safe, contiguous_last, op_id, tensor_device_types,
-                   torch_dtypes)
+from .base import (
+    BHLD,
+    BLHD,
+    OP_NAMESPACE,
+    Kernel,
+    compile_safe,
+    contiguous_last,
+    op_id,
+    tensor_device_types,
+    torch_dtypes,
+)
 
 _LAYOUT = {BHLD: "HND", BLHD: "NHD"}
 

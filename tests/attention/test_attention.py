@@ -86,7 +86,8 @@ def model_case(M, name, dtype):
     if name == "wan_t2v":
         return wan(M, "t2v", dtype), (r(1, 16, 2, 4, 4), r(1, 8, 4096)), {}
     if name == "wan_i2v":  # self-attention, text cross-attention and image (CLIP) cross-attention
-        return wan(M, "i2v", dtype), (r(1, 16, 2, 4, 4), r(1, 8, 4096)), {"c_concat": r(1, 20, 2, 4, 4), "clip_fea": r(1, 4, 1280)}
+        return wan(M, "i2v", dtype), (r(1, 16, 2, 4, 4),
+                                      r(1, 8, 4096)), {"c_concat": r(1, 20, 2, 4, 4), "clip_fea": r(1, 4, 1280)}
     if name == "flux":
         return M.tiny_flux(dtype=dtype), (r(1, 16, 8, 8), r(1, 8, 64)), {"y": r(1, 32), "guidance": torch.tensor([3.5])}
     if name == "qwen":  # mask passed positionally, (B, H, L, D) with skip_reshape
@@ -209,7 +210,8 @@ def _conventions(d, dtype=torch.bfloat16):
         ("wan_cross Lq!=Lk", (r(2, 24, h * d), r(2, 10, h * d), r(2, 10, h * d)), dict(heads=h, **to)),
         ("flux (B,H,L,D) skip_reshape mask=None", (r(2, h, 24, d), r(2, h, 24, d), r(2, h, 24, d), h),
          dict(skip_reshape=True, mask=None, **to)),
-        ("qwen mask positional", (r(2, h, 24, d), r(2, h, 24, d), r(2, h, 24, d), h, None), dict(skip_reshape=True, **to)),
+        ("qwen mask positional", (r(2, h, 24, d), r(2, h, 24, d), r(2, h, 24, d), h, None),
+         dict(skip_reshape=True, **to)),
         ("gather skip_output_reshape", (r(2, h, 24, d), r(2, h, 10, d), r(2, h, 10, d)),
          dict(heads=h, skip_reshape=True, skip_output_reshape=True, **to)),
         ("(B,L,H*D) in, (B,H,L,D) out", (r(2, 24, h * d), r(2, 24, h * d), r(2, 24, h * d)),
@@ -227,7 +229,7 @@ def _original(calls):
     """Stands in for ComfyUI's original attention function: records that the override fell back."""
     def attention_original(*args, **kwargs):
         calls.append(1)
-        a = dict(zip(("q", "k", "v", "heads", "mask"), args))
+        a = dict(zip(("q", "k", "v", "heads", "mask"), args, strict=False))
         a.update({k: v for k, v in kwargs.items() if k not in ("transformer_options", "_inside_attn_wrapper")})
         return _spec_reference(**a)
     return attention_original
@@ -240,7 +242,8 @@ def test_spec_reference_matches_comfyui_attention():
 
     for label, args, kwargs in _conventions(64, torch.float32)[:6]:
         kw = dict(kwargs)
-        ref = _spec_reference(*args, **{k: v for k, v in kw.items() if k not in ("transformer_options", "_inside_attn_wrapper")})
+        ref = _spec_reference(*args, **{k: v for k, v in kw.items()
+                                        if k not in ("transformer_options", "_inside_attn_wrapper")})
         for fn in (cattn.attention_basic, cattn.attention_sub_quad):
             out = fn(*args, **kw)
             ok, msg = close(out, ref, FP32_TOL)
@@ -319,13 +322,14 @@ def test_adapter_call_conventions(A, M, mod, fakes, stats, backend, lib, sm, dro
         fc.CALLS.clear()
         fell_back = []
         out = ov(_original(fell_back), *args, **kwargs)
-        ref = _spec_reference(*args, **{k: v for k, v in kwargs.items() if k not in ("transformer_options", "_inside_attn_wrapper")})
+        ref = _spec_reference(*args, **{k: v for k, v in kwargs.items()
+                                        if k not in ("transformer_options", "_inside_attn_wrapper")})
         assert not fell_back, f"{label}: fell back to ComfyUI's attention"
         assert [c["lib"] for c in fc.CALLS] == [lib], f"{label}: {fc.CALLS}"
         assert out.shape == ref.shape and out.dtype == ref.dtype, f"{label}: {out.shape} {out.dtype} vs {ref.shape}"
         ok, msg = close(out, ref, BF16_TOL)
         assert ok, f"{label}: {msg}"
-        for t, t0 in zip(args[:3], before):
+        for t, t0 in zip(args[:3], before, strict=True):
             assert torch.equal(t, t0), f"{label}: the backend modified an input tensor"
         if "scale" in kwargs:
             assert fc.CALLS[0]["scale"] == kwargs["scale"]
@@ -349,7 +353,8 @@ def test_mask_capable_backends_serve_masks(A, M, mod, fakes, stats, backend, sm)
     boolean[:, 0] = True
     for mask in (additive.to(torch.bfloat16), boolean):
         fell_back = []
-        out = ov(_original(fell_back), q, k, v, 2, mask, skip_reshape=True, transformer_options={}, _inside_attn_wrapper=True)
+        out = ov(_original(fell_back), q, k, v, 2, mask, skip_reshape=True, transformer_options={},
+                 _inside_attn_wrapper=True)
         ref = _spec_reference(q, k, v, 2, mask, skip_reshape=True)
         assert not fell_back
         ok, msg = close(out, ref, BF16_TOL)
@@ -406,7 +411,8 @@ def test_per_call_fallbacks_warn_once(A, M, mod, fakes, stats, caplog, backend, 
                 if not should_fall_back:
                     # the fake enforces its build's dtypes (fa3-fwd: bf16 only); output keeps the caller's dtype
                     assert out.dtype == args[0].dtype, code
-                ref = _spec_reference(*args, **{k: v for k, v in kwargs.items() if k in ("heads", "skip_reshape", "mask")})
+                ref = _spec_reference(*args, **{k: v for k, v in kwargs.items()
+                                                if k in ("heads", "skip_reshape", "mask")})
                 assert close(out, ref, BF16_TOL)[0], code
         warnings = [r for r in caplog.records if "cannot serve" in r.getMessage()]
         assert len(warnings) == (1 if should_fall_back else 0), (code, [r.getMessage() for r in warnings])
@@ -534,7 +540,8 @@ def test_auto_skips_a_backend_whose_probe_fails(A, M, mod, fakes, stats):
     mod("kernels.attention.adapters").forget()
     fc.WRONG["flash_attn_interface"] = True
     try:
-        patched, report = A.apply_attention(M.tiny_flux(), "auto", profile=sim_profile(mod, libs, drop=("fa3_fwd_interface",)),
+        patched, report = A.apply_attention(M.tiny_flux(), "auto",
+                                            profile=sim_profile(mod, libs, drop=("fa3_fwd_interface",)),
                                             tensor_device_types=("cpu",))
     finally:
         fc.WRONG.clear()
@@ -616,8 +623,10 @@ def test_node_in_a_prompt(A, M, pack, comfy, stats):
 
     M.write_wan(Path(folder_paths.get_folder_paths("diffusion_models")[0]) / "attn_tiny_wan.safetensors")
     prompt = {
-        "1": {"class_type": "UNETLoader", "inputs": {"unet_name": "attn_tiny_wan.safetensors", "weight_dtype": "default"}},
-        "2": {"class_type": "AccelAttention", "inputs": {"model": ["1", 0], "backend": "flash_attn_3", "fallback": "sdpa",
+        "1": {"class_type": "UNETLoader",
+              "inputs": {"unet_name": "attn_tiny_wan.safetensors", "weight_dtype": "default"}},
+        "2": {"class_type": "AccelAttention",
+              "inputs": {"model": ["1", 0], "backend": "flash_attn_3", "fallback": "sdpa",
                                                          "autotune": False}},
         "3": {"class_type": "PreviewAny", "inputs": {"source": ["2", 1]}},
     }
@@ -669,7 +678,8 @@ def test_fp16_cast_of_a_bf16_only_build_is_traced_outside_the_custom_op(A, M, mo
     """fa3-fwd is bf16-only: fp16 calls are cast. The casts must be graph ops around the custom op
     (so inductor fuses them into RoPE / the next op), not hidden inside it."""
     libs, fc = fakes
-    patched, _ = A.apply_attention(M.tiny_flux(), "flash_attn_3", profile=sim_profile(mod, libs, drop=("flash_attn_interface",)),
+    patched, _ = A.apply_attention(M.tiny_flux(), "flash_attn_3",
+                                   profile=sim_profile(mod, libs, drop=("flash_attn_interface",)),
                                    tensor_device_types=("cpu",))
     ov = override_of(A, patched)
     q, k, v = (torch.randn(1, 2, 16, 128, dtype=torch.float16) for _ in range(3))
@@ -681,7 +691,8 @@ def test_fp16_cast_of_a_bf16_only_build_is_traced_outside_the_custom_op(A, M, mo
         return gm.forward
 
     def block(q, k, v):
-        return ov(_original([]), q * 2, k, v, 2, skip_reshape=True, transformer_options={}, _inside_attn_wrapper=True) * 3
+        return ov(_original([]), q * 2, k, v, 2, skip_reshape=True, transformer_options={},
+                  _inside_attn_wrapper=True) * 3
 
     torch._dynamo.reset()
     out = torch.compile(block, backend=capture, fullgraph=True)(q, k, v)
@@ -706,7 +717,8 @@ def test_whole_wan_forward_traces_in_one_graph(A, M, mod, fakes, stats, backend)
     patched, _ = A.apply_attention(model, backend, profile=prof, tensor_device_types=("cpu",))
     to = patched.model_options["transformer_options"]
     dm = patched.model.diffusion_model
-    x, t, ctx = torch.randn(1, 16, 2, 4, 4, dtype=torch.bfloat16), torch.tensor([500.0]), torch.randn(1, 8, 4096, dtype=torch.bfloat16)
+    x, t, ctx = torch.randn(1, 16, 2, 4, 4,
+                            dtype=torch.bfloat16), torch.tensor([500.0]), torch.randn(1, 8, 4096, dtype=torch.bfloat16)
     torch._dynamo.reset()
     with torch.inference_mode():
         explained = torch._dynamo.explain(lambda x, t, c: dm(x, t, c, transformer_options=dict(to)))(x, t, ctx)
@@ -732,7 +744,10 @@ def test_nothing_is_imported_or_registered_at_startup(comfy):
         H.bootstrap()
         pack = H.load_pack()
         import torch
-        mods = sorted(m for m in sys.modules if (m.startswith(pack.__name__ + '.kernels.attention.') or m.startswith(pack.__name__ + '.accel.attention')) and not m.endswith('.kernels.attention.registry'))
+        mods = sorted(m for m in sys.modules
+                      if (m.startswith(pack.__name__ + '.kernels.attention.')
+                          or m.startswith(pack.__name__ + '.accel.attention'))
+                      and not m.endswith('.kernels.attention.registry'))
         print("MODS=" + json.dumps(mods))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,

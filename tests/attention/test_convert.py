@@ -12,7 +12,8 @@ def test_triton_conversion_is_bit_exact_in_the_interpreter():
     ok, err = run_interpreted("""
         import accel_kernels.convert as C
         g = torch.Generator().manual_seed(0)
-        special = torch.tensor([0.0, -0.0, 65504.0, -65504.0, 6e-8, -6e-8, 1e-5, float("inf"), float("-inf"), float("nan")])
+        special = torch.tensor([0.0, -0.0, 65504.0, -65504.0, 6e-8, -6e-8, 1e-5,
+                                float("inf"), float("-inf"), float("nan")])
         for src, dst in [(torch.float16, torch.bfloat16), (torch.bfloat16, torch.float16)]:
             for n in (1, 4095, 4097, 3 * 4096 + 5):
                 x = (torch.randn(n, generator=g) * torch.logspace(-9, 6, n)).to(src)

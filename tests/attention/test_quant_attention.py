@@ -120,8 +120,9 @@ def test_fused_kernel_launch_configs_give_the_same_values(Q, config):
 def test_interpreter_fp8_cast_is_why_the_float32_path_is_compared(Q):
     """Documents the reason for the float32 comparison (if Triton fixes the cast, compare e4m3 directly)."""
     triton = pytest.importorskip("triton")
-    import triton.language as tl
     import os
+
+    import triton.language as tl
 
     if os.environ.get("TRITON_INTERPRET") != "1":
         pytest.skip("interpreter only")
@@ -241,7 +242,7 @@ def test_fp8_backend_error_and_call_conventions(A, M, Q, mod, fp8_lib):
             exact = base.reference(q, k, v, "blhd").float()
             assert rel_l2(out, emu) <= FAKE_VS_EMU_TOL, (layout, dtype, rel_l2(out, emu))
             assert rel_l2(out, exact) <= EMU_TOL, (layout, dtype, rel_l2(out, exact))
-            assert all(torch.equal(a, b) for a, b in zip((q, k, v), before)), "an input was modified"
+            assert all(torch.equal(a, b) for a, b in zip((q, k, v), before, strict=True)), "an input was modified"
 
 
 def test_fp8_backend_falls_back_for_what_it_cannot_serve(A, M, mod, fp8_lib, caplog):
@@ -254,7 +255,8 @@ def test_fp8_backend_falls_back_for_what_it_cannot_serve(A, M, mod, fp8_lib, cap
     r = lambda *s, dt=torch.bfloat16: torch.randn(*s, generator=g).to(dt)  # noqa: E731
     to = dict(transformer_options={}, _inside_attn_wrapper=True)
     cases = {
-        "mask": ((r(1, 2, 16, 64),) * 3 + (2, torch.zeros(16, 16, dtype=torch.bfloat16)), dict(skip_reshape=True, **to)),
+        "mask": ((r(1, 2, 16, 64),) * 3 + (2, torch.zeros(16, 16, dtype=torch.bfloat16)),
+                 dict(skip_reshape=True, **to)),
         "exact": ((r(1, 2, 16, 64),) * 3, dict(heads=2, skip_reshape=True, low_precision_attention=False, **to)),
         "dtype:float32": ((r(1, 2, 16, 64, dt=torch.float32),) * 3, dict(heads=2, skip_reshape=True, **to)),
         "head_dim:72": ((r(1, 2, 16, 72),) * 3, dict(heads=2, skip_reshape=True, **to)),  # FP8 needs multiples of 16
@@ -266,7 +268,7 @@ def test_fp8_backend_falls_back_for_what_it_cannot_serve(A, M, mod, fp8_lib, cap
         with caplog.at_level(logging.WARNING, logger="comfyui-accel"):
             for _ in range(2):
                 fell, calls[:] = [], []
-                ov(lambda *a, **kw: fell.append(1) or a[0], *args, **kwargs)
+                ov(lambda *a, fell=fell, **kw: fell.append(1) or a[0], *args, **kwargs)
                 if code == "kv-heads":  # served: K/V repeated for the FP8 kernel (no native GQA descales)
                     assert not fell and calls == ["fp8"], code
                 else:
@@ -331,7 +333,8 @@ def test_comfy_kitchen_int8_absent_here_is_reported(A, M, mod, fp8_lib):
     assert not ok and "has not registered" in why, why
     patched, report = A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", profile=prof)
     assert override_of(A, patched) is None and "comfy_kitchen_int8 cannot be used here" in report
-    with pytest.raises(mod("accel.common.errors").AccelError) as e, mod("accel.common.errors").titled("Accel Attention"):
+    errors = mod("accel.common.errors")
+    with pytest.raises(errors.AccelError) as e, errors.titled("Accel Attention"):
         A.apply_attention(M.tiny_flux(), "comfy_kitchen_int8", policy="error", profile=prof)
     assert "[Accel Attention] input 'backend'" in str(e.value) and "comfy_kitchen_int8" in str(e.value)
 
@@ -479,6 +482,7 @@ def test_hybrid_block_rule_where_comfyui_passes_the_block(A, M, mod, fp8_lib):
     import inspect
 
     import comfy.ldm.wan.model as wan_model
+
     from accel_harness.forward import Forward
 
     prof, calls, _ = fp8_lib
@@ -543,15 +547,15 @@ def test_node_hybrid_inputs_and_their_errors(pack, mod, M, fp8_lib, monkeypatch)
     import accel_harness as H
 
     A = mod("accel.attention.override")
-    O = mod("accel.attention.options")
+    Opts = mod("accel.attention.options")
     got = {}
-    real = O.apply
+    real = Opts.apply
 
     def spy(model, options, **kw):
         got["hybrid"] = options.hybrid
-        return real(model, O.AttentionOptions(options.backend, options.policy, options.autotune), **kw)
+        return real(model, Opts.AttentionOptions(options.backend, options.policy, options.autotune), **kw)
 
-    monkeypatch.setattr(O, "apply", spy)
+    monkeypatch.setattr(Opts, "apply", spy)
     H.call_node("AccelAttention", M.tiny_flux(), backend="sdpa", fallback="fall back")
     d = mod("accel.common.defaults").HYBRID
     assert got["hybrid"] == A.Hybrid(d.exact_first_steps, d.exact_last_steps, 0, 0)  # old workflows: the defaults
@@ -603,12 +607,14 @@ def test_level1_fast_uses_fp8_attention_where_it_runs(pack, mod, M, fp8_lib):
                                                    cudnn_benchmark=False, quality="fast", profile=prof)
     ov = override_of(A, m)
     assert ov.backend == "flash_attn_3_fp8" and ov.hybrid == A.Hybrid.default(), text
-    assert "hybrid schedule" in text and "measured deviation of flash_attn_3_fp8 on NVIDIA H200" in text and "quality fast:" in text
+    assert "hybrid schedule" in text and ("measured deviation of flash_attn_3_fp8 on NVIDIA "
+                                          "H200") in text and "quality fast:" in text
 
 
 def test_old_level1_prompt_without_quality_validates_and_runs(pack, M, comfy):
-    import folder_paths
     from pathlib import Path
+
+    import folder_paths
 
     from accel_harness.executor import run_prompt, validate
 

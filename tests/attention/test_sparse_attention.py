@@ -195,7 +195,7 @@ def test_pattern_stats_cache_and_wan_shapes(P):
     assert s["blocks"] == 256 and s["kept_blocks"] == int(p.block_mask().sum())
     assert abs(s["block_sparsity"] - (1 - s["kept_blocks"] / 256 ** 2)) < 1e-12
     sp = [P.RadialPattern(g, d).sparsity for d in (0.2, 0.5, 1.0, 2.0)]
-    assert all(a >= b for a, b in zip(sp, sp[1:])) and 0.3 < sp[-1] < sp[0] < 0.9, sp
+    assert all(a >= b for a, b in zip(sp, sp[1:], strict=False)) and 0.3 < sp[-1] < sp[0] < 0.9, sp
     print("\nwan 480p 81f radial sparsity by decay 0.2/0.5/1/2:", [round(x, 4) for x in sp])
     # aligned grid: token sparsity == tile sparsity; ragged tail: they differ slightly
     a = P.RadialPattern(P.VideoGrid(6, 16, 32), 1.0).stats()
@@ -261,7 +261,7 @@ def test_views_past_int32_offsets_reach_the_kernels_contiguous(S):
     passed as they are (no copy). Meta tensors: the strides are real, no memory is allocated."""
     ops = S.ops
     wide = torch.empty(1, 119056, 21504, device="meta")[..., 6144:9216].view(1, 119056, 24, 128).transpose(1, 2)
-    assert sum((n - 1) * st for n, st in zip(wide.shape, wide.stride())) > ops.INT32_MAX
+    assert sum((n - 1) * st for n, st in zip(wide.shape, wide.stride(), strict=True)) > ops.INT32_MAX
     got = ops.int32_indexable(wide)
     assert got.is_contiguous() and got.shape == wide.shape
     narrow = torch.empty(1, 61456, 21504, device="meta")[..., 6144:9216].view(1, 61456, 24, 128).transpose(1, 2)
@@ -377,6 +377,7 @@ def test_bench_sparse_attention_smoke(tmp_path):
     assert flex["ms"] > 0 and 0 < flex["sparsity"] < 1
     assert flex["vs_masked_reference"]["rel_l2"] < BF16_REL_L2  # the kernel matches the masked reference
     assert flex["vs_dense"]["rel_l2"] > 0.05  # and the mask does drop something
-    assert "fa4" in res["skipped"] and "| smoke_5x15x26 | radial/flex |" in (tmp_path / "sparse_attention.md").read_text()
+    assert "fa4" in res["skipped"] and ("| smoke_5x15x26 | radial/flex |"
+                                        in (tmp_path / "sparse_attention.md").read_text())
     hv = [x for x in res["rows"] if x["shape"] == "smoke_hunyuan_5x15x26_text40" and x["variant"] == "radial/flex"]
     assert hv and hv[0]["tokens"] == 1950 + 40 and hv[0]["vs_masked_reference"]["rel_l2"] < BF16_REL_L2, hv

@@ -220,7 +220,8 @@ def test_composes_with_a_step_cache(A, SP, RT, M, mod, stats):
     """Accel Attention radial_sparse -> Accel TeaCache on one model, sampled by ComfyUI's KSampler (12 steps: the
     cache computes every step at 8 or fewer; CFG 3; dense_steps -1 -> ceil(12 / 4) = 3 dense steps). A step the
     cache skips runs no block: it must not shift the block count of the next model call (the first / last dense
-    block), and the sparse calls must be exactly the computed sparse steps' middle blocks. With threshold 0 (every step computed) the cache
+    block), and the sparse calls must be exactly the computed sparse steps' middle blocks. With threshold 0 (every step
+    computed) the cache
     wrapper changes nothing: bit-equal to radial_sparse alone. A linear 'calibrated' set (estimate 0.1 x change,
     as tests/cache/test_cache.py) drives the skips on random weights."""
     sc = mod("accel.cache")
@@ -347,7 +348,8 @@ def test_settings_inputs_and_errors(SP, RT, AccelError):
     s = SP.settings_from_inputs(dense_steps=-1, dense_blocks=2, decay_factor=0.5)
     assert (s.steps_for(4), s.steps_for(50), s.steps_for(20), s.dense_blocks) == (1, 13, 5, 2)
     assert SP.settings_from_inputs(dense_steps=3).steps_for(50) == 3
-    assert (s.steps_for(2, continues=True), SP.settings_from_inputs(dense_steps=3).steps_for(50, continues=True)) == (0, 3)
+    assert (s.steps_for(2, continues=True),
+            SP.settings_from_inputs(dense_steps=3).steps_for(50, continues=True)) == (0, 3)
     for name, bad in (("dense_steps", -2), ("dense_blocks", -1), ("decay_factor", 0.0)):
         with pytest.raises(AccelError) as ei:
             SP.settings_from_inputs(**{name: bad})
@@ -507,7 +509,7 @@ def test_radial_sparse_on_minimax_h3_packed_attention(A, SP, RT, P, M, mod, stat
         got = M.sample(patched, cond, cond, lat, steps=3, cfg=1.0, seed=2).unbind()
         want = M.sample(with_override(model, reference), cond, cond, lat, steps=3, cfg=1.0, seed=2).unbind()
     assert count["sparse"] == 4
-    for a, b in zip(got, want):
+    for a, b in zip(got, want, strict=True):
         ok, msg = close(a, b)
         assert ok, msg
     run = sparse_wrapper(SP, patched).run
@@ -589,8 +591,8 @@ def test_kept_mass_on_video_structure(RT, P):
     km = e["kept_mass"]
     full = torch.softmax((q[0, 0] @ k[0, 0].T) / math.sqrt(q.shape[-1]), -1)
     full_kept = float((full * pat.token_mask()).sum(-1).mean())
-    print(f"\nkept mass: backend (64 rows) {km['mean']:.4f}, worst row {km['worst_row']:.4f}; all rows {full_kept:.4f}; "
-          f"sparsity {pat.sparsity:.4f}")
+    print(f"\nkept mass: backend (64 rows) {km['mean']:.4f}, worst row {km['worst_row']:.4f}; all rows "
+          f"{full_kept:.4f}; sparsity {pat.sparsity:.4f}")
     assert km["rows"] == 64 and km["mean"] > 0.9 and abs(km["mean"] - full_kept) < 0.05
     # without the locality bias (RoPE only) the same inputs keep clearly less: the bound is not vacuous
     q0, k0 = _video_qk(P, grid, beta=0.0)

@@ -27,7 +27,8 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
     assert stock[ks["inputs"]["model"][0]]["class_type"] == "ModelSamplingSD3"
     vae = B.with_accel_vae(shipped)
     acc = [k for k, v in vae.items() if v["class_type"] == "AccelVAE"]
-    assert len(acc) == 1 and next(v for v in vae.values() if v["class_type"] == "VAEDecode")["inputs"]["vae"] == [acc[0], 0]
+    assert len(acc) == 1
+    assert next(v for v in vae.values() if v["class_type"] == "VAEDecode")["inputs"]["vae"] == [acc[0], 0]
     assert B.stage_times(vae, {acc[0]: 0.5, "9": 2.0}) == {"accel patch": 0.5, "sampler": 2.0}
     # the node's own defaults (its schema), options on top; every input the node declares is given
     node = H.pack_module("nodes.vae").AccelVAE
@@ -52,7 +53,8 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
     again = B.reseeded(shipped, 1)
     changed = {k for k in shipped if shipped[k] != again[k]}
     assert changed == {k for k, v in shipped.items() if v["class_type"] == "KSampler"}
-    assert next(v for v in again.values() if v["class_type"] == "KSampler")["inputs"]["seed"] == ks["inputs"]["seed"] + 1
+    ks_again = next(v for v in again.values() if v["class_type"] == "KSampler")
+    assert ks_again["inputs"]["seed"] == ks["inputs"]["seed"] + 1
 
 
 def test_bench_e2e_smoke(tmp_path):
@@ -98,9 +100,10 @@ def test_bench_e2e_keeps_a_variants_server_console(tmp_path):
     spec.loader.exec_module(mod)
     log = tmp_path / "server.log"
     earlier = b"Starting server\nWARNING: an earlier variant's warning\n"
-    mine = (b"Starting server\nWARNING: torchaudio missing (start-up noise)\n[INFO] got prompt\n 50%|#####     | 2/4 [00:01<00:00, 1.9it/s]\r100%|##########| 4/4 [00:02, 1.9it/s]\n"
-            b"Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.\n"
-            b"[comfyui-accel] Accel Wan Level-1: compile fell back to eager\nPrompt executed in 3.2 seconds\n")
+    mine = (b"Starting server\nWARNING: torchaudio missing (start-up noise)\n[INFO] got prompt\n 50%|#####     | 2/4 "
+            b"[00:01<00:00, 1.9it/s]\r100%|##########| 4/4 [00:02, 1.9it/s]\nWarning: Ran out of memory when regular "
+            b"VAE decoding, retrying with tiled VAE decoding.\n[comfyui-accel] Accel Wan Level-1: compile fell back to "
+            b"eager\nPrompt executed in 3.2 seconds\n")
     log.write_bytes(earlier + mine)
     got = mod.keep_server_log(log, len(earlier), tmp_path / "out", "level1+vae")
     assert got["server_log"] == "server_logs/level1_vae.log"
@@ -159,9 +162,11 @@ def test_a14b_lightx2v_prompts_split_the_experts_and_swap_level1_for_peer_chains
             assert walk[::-1] == ["LoraLoaderModelOnly", "ModelSamplingSD3", *chain], (variant, k, walk)
     kj = B.variant_prompt("kj_sage_compile", a, None)
     info = {"PathchSageAttentionKJ": {"input": {"required": {"model": ["MODEL"], "sage_attention": [
-                ["disabled", "auto"], {"default": False}]}, "optional": {"allow_compile": ["BOOLEAN", {"default": False}]}}},
+                ["disabled", "auto"],
+                {"default": False}]}, "optional": {"allow_compile": ["BOOLEAN", {"default": False}]}}},
             "TorchCompileModelAdvanced": {"input": {"required": {"model": ["MODEL"], "backend": [
-                ["inductor", "cudagraphs"], {"default": "inductor"}], "dynamic": ["COMBO", {"options": ["auto", "false"],
+                ["inductor", "cudagraphs"],
+                {"default": "inductor"}], "dynamic": ["COMBO", {"options": ["auto", "false"],
                 "default": "false"}], "dynamo_cache_size_limit": ["INT", {"default": 64}]}}}}
     filled = B.fill_defaults(kj, info)
     tc = next(v["inputs"] for v in filled.values() if v["class_type"] == "TorchCompileModelAdvanced")
@@ -250,7 +255,8 @@ def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
     import torch
 
     dm = base / "models" / "diffusion_models"
-    high, low = dm / "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors", dm / "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors"
+    high = dm / "wan2.2_t2v_high_noise_14B_fp8_scaled.safetensors"
+    low = dm / "wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors"
     assert high.is_symlink() and low.is_symlink() and high.resolve() == low.resolve()
     sd = safetensors.torch.load_file(str(high))
     assert "scaled_fp8" in sd and sd["blocks.0.self_attn.q.weight"].dtype == torch.float8_e4m3fn
@@ -298,9 +304,9 @@ def test_umt5_scaled_fp8_file_loads_through_comfyui_text_encoder_path(comfy, mon
     ComfyUI's fp8 layers (0.3.x: scaled-fp8 ops; 0.33: quantized tensors) with its scales applied: it encodes like
     a bf16 file holding the same dequantized weights. A small stand-in (d_model 64; 24 blocks and d_ff 10240 as
     the real one); the stand-in's size is given to ComfyUI's own umt5 config hook and its detection."""
+    import comfy.sd
     import torch
 
-    import comfy.sd
     from accel_harness import models as M
 
     B = _bench()
@@ -346,11 +352,12 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
     assert all(shipped[k]["inputs"]["prefetch_weights"] is False for k in nodes)  # the shipped default: off
     for k in nodes:
         pre[k]["inputs"]["prefetch_weights"] = False
-    assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace('"e2e/level1"', '"e2e/level1_prefetch"')
+    assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace(
+        '"e2e/level1"', '"e2e/level1_prefetch"')
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
-                        "wan22_t2v_lightx2v", "--variants", "stock,level1+prefetch", "--queues", "1", "--changes", "none",
-                        "--out", str(out),
+                        "wan22_t2v_lightx2v", "--variants", "stock,level1+prefetch", "--queues", "1", "--changes",
+                        "none", "--out", str(out),
                         "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "e2e_wan22_t2v_lightx2v.json").read_text())
@@ -358,6 +365,7 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
     rows = {x["variant"]: x for x in data["rows"]}
     assert set(rows) == {"stock", "level1+prefetch"}
     for row in rows.values():
-        assert row["server_peak_rss_gib"] > 0.1 and row["queues"][0]["server_peak_rss_gib"] == row["server_peak_rss_gib"]
+        assert row["server_peak_rss_gib"] > 0.1
+        assert row["queues"][0]["server_peak_rss_gib"] == row["server_peak_rss_gib"]
     md = (out / "e2e_wan22_t2v_lightx2v.md").read_text()
     assert "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): stock " in md

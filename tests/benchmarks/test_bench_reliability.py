@@ -14,13 +14,13 @@ import accel_harness as H
 @pytest.mark.timeout(1800)
 def test_bench_reliability_smoke(comfy, tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_reliability.py"), "--smoke", "--out", str(out),
-                        "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=1700)
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_reliability.py"), "--smoke", "--out",
+                        str(out), "--base", str(tmp_path / "base")], capture_output=True, text=True, timeout=1700)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "reliability.json").read_text())
     cases = {c["case"]: c for c in data["cases"]}
-    assert set(cases) == {"compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache", "multigpu_kill",
-                          "multigpu_oom"}
+    assert set(cases) == {"compile_oom", "fp8_oom", "interrupt_compile", "compile_error", "corrupt_cache",
+                          "multigpu_kill", "multigpu_oom"}
     assert cases["multigpu_oom"]["skipped"].startswith("a real out-of-memory needs GPUs"), cases["multigpu_oom"]
     for name, c in cases.items():
         if c.get("skipped"):
@@ -33,9 +33,11 @@ def test_bench_reliability_smoke(comfy, tmp_path):
     for name, c in cases.items():
         if name != "corrupt_cache":
             reports = " ".join(" ".join(p.get("reports", {}).values()) for p in c.get("prompts", []))
-            assert "damaged" not in reports and "EAGER" not in reports.replace("FELL BACK TO EAGER", ""), (name, reports)
+            assert "damaged" not in reports and "EAGER" not in reports.replace("FELL BACK TO EAGER", ""), (
+                name, reports)
     first = cases["compile_oom"]["prompts"][0]
-    assert first["error_type"].endswith("OutOfMemoryError") and first["error_text"].startswith("[Accel Compile] out of memory")
+    assert first["error_type"].endswith("OutOfMemoryError")
+    assert first["error_text"].startswith("[Accel Compile] out of memory")
     assert "--reserve-vram" in first["error_text"]
     assert cases["interrupt_compile"]["prompts"][0]["status"] == "interrupted"
     fell_back = " ".join(cases["compile_error"]["prompts"][0]["reports"].values())

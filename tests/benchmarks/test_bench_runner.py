@@ -97,7 +97,8 @@ def test_metadata_names_versions_command_and_host_sharing(comfy, monkeypatch):
 
 def test_every_bench_script_uses_the_shared_runner():
     """Each bench/*.py imports runner and builds its CLI with runner.parser: --help shows the shared epilog, --out and
-    (but for the GPU-only NO_SMOKE scripts, which say why) --smoke with the shared text; none computes its own cosine."""
+    (but for the GPU-only NO_SMOKE scripts, which say why) --smoke with the shared text; none computes its own
+    cosine."""
     R = _runner()
     scripts = _scripts()
     assert len(scripts) >= 14, [p.name for p in scripts]
@@ -203,13 +204,13 @@ def test_sync_sites_groups_the_hosts_waits_by_python_frames(monkeypatch):
     monkeypatch.setattr(torch.cuda, "set_sync_debug_mode", modes.append)
 
     def read_back():
-        warnings.warn("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", stacklevel=2)
 
     def other():
-        warnings.warn("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", stacklevel=2)
 
     def fn():
-        warnings.warn("an unrelated warning")  # not a wait: not counted
+        warnings.warn("an unrelated warning", stacklevel=2)  # not a wait: not counted
         for _ in range(5):
             read_back()
         for _ in range(2):

@@ -56,7 +56,8 @@ def test_profile_family_smoke(tmp_path, family, variants, batch):
                       (32, 128, 640): 1, (32, 384, 128): 1}, shapes  # single block: linear1, linear2
     assert {(m["M"], m["K"], m["N"]) for m in res["micro"]} == set(shapes)
     per = res["micro_per_forward_ms"]
-    assert per["bf16"] == pytest.approx(sum(shapes[(m["M"], m["K"], m["N"])] * m["bf16_ms"] for m in res["micro"]), abs=2e-3)
+    assert per["bf16"] == pytest.approx(sum(shapes[(m["M"], m["K"], m["N"])] * m["bf16_ms"] for m in res["micro"]),
+                                        abs=2e-3)
     assert "## Linears the FP8 loader quantizes" in md and "double_blocks.*.img_attn.qkv" in md
 
 
@@ -69,12 +70,14 @@ def test_profile_kernel_categories_and_gpu_busy_time():
     pf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pf)
     cat = pf.kernel_category
-    assert cat("void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::Coll") == "attention"
+    assert cat("void cutlass::device_kernel<flash::enable_sm90_or_later<"
+               "flash::FlashAttnFwdSm90<flash::Coll") == "attention"
     assert cat("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1") == "attention"
     assert cat("nvjet_sm90_hsh_256x152_64x4_1x2_h_bz_coopA_bias_TNT") == "matmul"
     assert cat("sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128") == "matmul"  # an FP8 GEMM is a matmul
     assert cat("_quant_rows_kernel") == "fp8 quantize"
-    assert cat("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+    assert cat("void at::native::unrolled_elementwise_kernel<"
+               "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
                "::{lambda(c10::Float8_e4m3fn)#1}>") == "fp8 quantize"
     # inductor names a kernel after the ops it fused: one feeding attention is still a fused elementwise kernel
     assert cat("triton_red_fused__fused_rms_norm__scaled_dot_product_cudnn_attention__to_copy_addcmul_mul") == "triton"
@@ -82,7 +85,8 @@ def test_profile_kernel_categories_and_gpu_busy_time():
     assert cat("triton_poi_fused__to_copy_clamp_div_1") == "fp8 quantize"
     assert cat("triton_tem_fused_addmm_0") == "matmul"
     assert cat("Memcpy HtoD (Pageable -> Device)") == "copy/cast"
-    assert cat("void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl") == "other elementwise"
+    assert cat("void at::native::vectorized_elementwise_kernel<8, "
+               "at::native::GeluCUDAKernelImpl") == "other elementwise"
     assert pf.busy_ms([]) == 0.0
     # [0, 10) and [5, 20) overlap: 20 us; [30, 35): 5 us; [32, 34) inside it adds nothing; [40, 41): 1 us
     assert pf.busy_ms([(30.0, 35.0), (5.0, 20.0), (0.0, 10.0), (32.0, 34.0), (40.0, 41.0)]) == pytest.approx(0.026)
@@ -169,7 +173,8 @@ def test_gpu_monitor_files_samples_under_the_running_phase():
 
 def _smoke(tmp_path, script, *extra):
     out = tmp_path / script
-    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / f"{script}.py"), "--smoke", "--out", str(out), *extra],
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / f"{script}.py"), "--smoke", "--out", str(out),
+                        *extra],
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return out
@@ -303,7 +308,8 @@ def test_bench_cache_sweep_shards_split_the_sets(tmp_path):
 
 
 def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
-    """--sweep-family flux / qwen_image / hunyuan_video / ltxv: the sweep runs exactly the published sets of that family on its model
+    """--sweep-family flux / qwen_image / hunyuan_video / ltxv: the sweep runs exactly the published sets of that family
+    on its model
     (tiny on the CPU), through ComfyUI's sampler; at 20 steps the MagCache sets skip (the mechanism runs on these
     families' blocks); without --sweep-only the timed variants are the auto and any-model ones (a set named
     explicitly in VARIANTS is Wan 1.3B's)."""
@@ -322,7 +328,8 @@ def test_bench_cache_sweep_family_runs_that_familys_sets(tmp_path):
         assert not res["errors"] and res["sweep_family"] == fam and set(res["sweep"]) == sets
         assert all(res["sweep"][k]["20"]["skipped"] > 0 for k in sets if k.startswith("magcache")), res["sweep"]
     r = subprocess.run([sys.executable, script, "--smoke", "--sweep-family", "flux", "--sweep-steps", "", "--repeats",
-                        "1", "--steps", "6", "--out", str(tmp_path / "timed")], capture_output=True, text=True, timeout=600)
+                        "1", "--steps", "6", "--out", str(tmp_path / "timed")], capture_output=True, text=True,
+                       timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((tmp_path / "timed" / "bench_cache.json").read_text())
     assert not res["errors"], res["errors"]
@@ -395,7 +402,8 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     assert meta["family"] == family and meta["steps"] == 2
     md = (out / "matrix.md").read_text()
     if family == "flux":
-        assert meta["switches"] == {"rope_trace": "off", "gelu_epilogue": "off", "fa3_direct": "on"}, meta.get("switches")
+        assert meta["switches"] == {"rope_trace": "off", "gelu_epilogue": "off",
+                                    "fa3_direct": "on"}, meta.get("switches")
         assert "Pack switches set: rope_trace=off, gelu_epilogue=off, fa3_direct=on." in md
         assert meta["cfg"] == 1.0 and "built in memory" in ch["fp8_shipped"]["skipped"]
         assert "Wan models only" in ch["level1"]["skipped"]
@@ -457,9 +465,10 @@ def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
     and matrix.md say which path ran and why; the size change and back, twice, with times and recompiles after each
     pair (the second pair compiles nothing more)."""
     out = tmp_path / "z"
-    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", "z_image",
-                        "--sequential", "--chains", "stock,shipped_graphs", "--resolution-change", "48x48",
-                        "--out", str(out), "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=900)
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family",
+                        "z_image", "--sequential", "--chains", "stock,shipped_graphs", "--resolution-change", "48x48",
+                        "--out", str(out), "--weights", str(tmp_path / "w")], capture_output=True, text=True,
+                       timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
     assert not res["errors"], res["errors"]
@@ -499,7 +508,8 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     first and last; the pack's FP8 loader reads the fp8_scaled file."""
     out = tmp_path / "wf"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(out),
-                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8", "--profile", "--host-profile",
+                        "--workflow", "lightx2v", "--sequential", "--chains", "stock,attention,fp8", "--profile",
+                        "--host-profile",
                         "--weights", str(tmp_path / "w")], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
@@ -522,7 +532,8 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     funcs = prof["host_functions"]
     assert funcs and all(n > 0 for _, n, _, _ in funcs) and "| Python function (cProfile, own time)" in md
     cum = prof["host_cumulative"]  # the same run by cumulative time: the outer frames first
-    assert cum and all(a[3] >= b[3] for a, b in zip(cum, cum[1:])) and "cumulative: with what it calls" in md
+    assert cum and all(a[3] >= b[3] for a, b in zip(cum, cum[1:],
+                                                    strict=False)) and "cumulative: with what it calls" in md
 
 
 def test_simulated_card_args():
@@ -575,7 +586,8 @@ def test_true_flux_and_qwen_image_configs_are_comfys_detection(M, mod):
 
     families = mod("accel.multigpu.sp").FAMILIES
     flux = M.true_unet_config("flux")
-    assert (flux["hidden_size"], flux["depth"], flux["depth_single_blocks"], flux["guidance_embed"]) == (3072, 19, 38, True)
+    assert (flux["hidden_size"], flux["depth"], flux["depth_single_blocks"],
+            flux["guidance_embed"]) == (3072, 19, 38, True)
     assert (flux["context_in_dim"], flux["vec_in_dim"], flux["num_heads"]) == (4096, 768, 24)
     qwen = M.true_unet_config("qwen_image")
     assert (qwen["in_channels"], qwen["num_layers"]) == (64, 60)
@@ -711,7 +723,8 @@ def test_bench_multigpu_run_smoke(tmp_path, workload):
             assert len(w["models"]) == experts, w
             assert all(m["attention"] == "<accel attention override sdpa>" for m in w["models"].values()), w
     # CFG 5 batches cond and uncond: one half each; CFG 1 (A14B) runs sequence parallel over both workers
-    assert runs["2gpu_cfg_on"]["split"] == ([[2, ""]] if experts == 1 else [[1, runs["2gpu_cfg_on"]["split"][0][1]]] * 2)
+    split = runs["2gpu_cfg_on"]["split"]
+    assert split == ([[2, ""]] if experts == 1 else [[1, split[0][1]]] * 2)
     assert runs["2gpu_cfg_on"]["workers_start_s"] > 0 and runs["2gpu_cfg_off"]["weights_s"] == 0
     md = (out / f"multigpu_run_{workload}.md").read_text()
     assert md.startswith("# Accel Multi-GPU, whole sampling runs: ") and "| 2gpu_cfg_off | 2 | off |" in md
@@ -727,7 +740,8 @@ def test_bench_matrix_level1_prefetch_chain(pack, M):
     spec = importlib.util.spec_from_file_location("bench_matrix_under_test", H.REPO_ROOT / "bench" / "bench_matrix.py")
     bm = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bm)
-    assert "level1_prefetch" in bm.CHAINS and bm.Matrix.WORKFLOW_CHAINS["level1_prefetch"] == ("core", "level1_prefetch")
+    assert "level1_prefetch" in bm.CHAINS
+    assert bm.Matrix.WORKFLOW_CHAINS["level1_prefetch"] == ("core", "level1_prefetch")
     m, report = bm.Matrix.patch(None, "level1_prefetch", M.wan_model("t2v", "tiny"))
     pf = m.get_wrappers(pe.WrappersMP.APPLY_MODEL, "accel.compile")[-1].cfg.prefetch
     assert pf is not None and pf.policy.name == "ERROR" and "weights: prefetch on" in report

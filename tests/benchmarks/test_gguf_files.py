@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from accel_harness.gguf_files import SKIP_REASON
 
 gguf = pytest.importorskip("gguf")
@@ -34,7 +35,8 @@ def test_q8_0_blocks_equal_the_reference_quantizer(comfy):
 
 
 def test_wan_q8_0_file_as_comfyui_gguf_reads_it(comfy, tmp_path):
-    from accel_harness import gguf_files as G, models as M
+    from accel_harness import gguf_files as G
+    from accel_harness import models as M
 
     sd = M.wan_state_dict("t2v", "tiny", seed=0, dtype=torch.bfloat16)
     path = G.wan_q8_0(dict(sd), tmp_path / "wan.gguf")
@@ -79,7 +81,8 @@ def test_bench_matrix_gguf_smoke(comfy, tmp_path):
     out = tmp_path / "m"
     r = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--workflow",
                         "lightx2v", "--chains", "gguf,gguf_level1,gguf_pod_level1", "--rounds", "1",
-                        "--weights", str(tmp_path / "w"), "--out", str(out)], capture_output=True, text=True, timeout=900)
+                        "--weights", str(tmp_path / "w"), "--out", str(out)], capture_output=True, text=True,
+                       timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
     assert not res["errors"], res["errors"]

@@ -175,7 +175,7 @@ def comfy_magcache_qwen(mag_ratios, steps, thresh, K, retention, calls_per_step)
 
 def interleave(cond, uncond):
     """The published interleaved table (cond, uncond per step) from the two columns coefficients.json keeps."""
-    return [v for pair in zip(cond, uncond) for v in pair]
+    return [v for pair in zip(cond, uncond, strict=True) for v in pair]
 
 
 def joint_all(*patterns):

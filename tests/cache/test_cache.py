@@ -409,11 +409,13 @@ def test_auto_choice_hunyuan_video15(mod):
     assert cc.pick_auto(tea, latent_hw=45 * 80, has_image=True) == "hunyuan_video1.5_i2v_720p"
     assert cc.pick_auto(tea, latent_hw=30 * 53, has_image=True) == "hunyuan_video1.5_i2v_480p"
     mag = cc.auto_candidates("magcache", hv15)[0]
-    assert cc.pick_auto(mag, steps=20) == "hunyuan_video1.5" and cc.pick_auto(mag, steps=40) == "hunyuan_video1.5_40steps"
+    assert cc.pick_auto(mag, steps=20) == "hunyuan_video1.5"
+    assert cc.pick_auto(mag, steps=40) == "hunyuan_video1.5_40steps"
     assert cc.pick_auto(mag, steps=50, has_image=True, latent_hw=45 * 80) == "hunyuan_video1.5_i2v_480p"
     assert "hunyuan_video1.5_i2v_480p" in cc.supported_text("magcache")
     # HunyuanVideo (1.0) runs keep their own choice
-    assert cc.pick_auto(["hunyuan_video", "hunyuan_video_544p"], latent_hw=68 * 120, has_image=True) == "hunyuan_video_544p"
+    assert cc.pick_auto(["hunyuan_video", "hunyuan_video_544p"], latent_hw=68 * 120,
+                        has_image=True) == "hunyuan_video_544p"
 
 
 def test_hunyuan_video15_caches_run(sc, M):
@@ -421,7 +423,8 @@ def test_hunyuan_video15_caches_run(sc, M):
     ComfyUI's sampler: T2V sets without a CLIP-vision input, I2V sets with one; steps are skipped and the output
     stays near the uncached run; threshold 0 reproduces it exactly. ComfyUI versions with HunyuanVideo 1.5."""
     if not M.has_hunyuan_video15():
-        pytest.skip("this ComfyUI has no HunyuanVideo 1.5 (0.33+ has): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
+        pytest.skip("this ComfyUI has no HunyuanVideo 1.5 (0.33+ has): runs in CI on the ComfyUI 0.33 main bed "
+                    "(scripts/test.sh)")
 
     class _Vision:  # ComfyUI's CLIP-vision output: the model reads last_hidden_state
         def __init__(self, t):

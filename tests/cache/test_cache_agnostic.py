@@ -120,7 +120,7 @@ def test_cfg_batched_and_separate(agn, sc, M, wan):
         n = len(cou)
         outs = []
         for i in range(n):
-            part = lambda t: t.chunk(n)[i] if torch.is_tensor(t) and t.shape[0] == n else t  # noqa: E731
+            part = lambda t, i=i: t.chunk(n)[i] if torch.is_tensor(t) and t.shape[0] == n else t  # noqa: E731
             to_i = dict(to, cond_or_uncond=[cou[i]], uuids=[to["uuids"][i]])
             calls.append(cou[i])
             outs.append(executor(*[part(a) for a in args[:-1]], to_i, **{k: part(v) for k, v in kwargs.items()}))
@@ -207,6 +207,7 @@ def test_api_prompt(pack, comfy, M):
     from pathlib import Path
 
     import folder_paths
+
     from accel_harness.executor import run_prompt
 
     assert pack.nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelCacheAnyModel"] == "Accel Cache (any model)"

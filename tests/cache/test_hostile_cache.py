@@ -515,8 +515,8 @@ def test_calibration_file_keeps_the_newest_runs_records(unets, cc, mod, monkeypa
     assert sizes[4] <= sizes[2] * 1.1, sizes  # bounded: the 5th run's file is no larger than the 3rd's
     assert data["teacache"]["points"] == samples * 2 * 3  # fitted over the kept runs: 3 runs x 2 branches x 3 steps
     st = [s for s in mod("accel.cache.report")._LAST.values() if s.set_name == f"user:{name}"][-1]
-    assert any("5 run(s) in the file, the newest 3 with their records" in n and "records dropped: the file keeps at most 3" in n
-               for n in st.notes), st.notes
+    assert any("5 run(s) in the file, the newest 3 with their records" in n
+               and "records dropped: the file keeps at most 3" in n for n in st.notes), st.notes
 
 
 def test_start_equal_to_end_is_not_reported_as_nothing_skipped(base_file, cc, sc, mod):
@@ -534,7 +534,8 @@ def test_start_equal_to_end_is_not_reported_as_nothing_skipped(base_file, cc, sc
     assert any("only step(s) 3 of this run" in n for n in st.notes), st.notes
 
 
-# ============================================================================ 6. the calibration folder, on a live server
+# ============================================================================ 6. the calibration folder, on a live
+# server
 # Files another tool (or a user) put into user/accel/cache_coefficients: the set lists are built inside ComfyUI's HTTP
 # server (/object_info runs the nodes' define_schema in its event loop), so what is there must never take a node off
 # the list, stop a prompt that names another set, or freeze the API.
@@ -643,7 +644,8 @@ def test_oversized_file_is_not_read(server):
 def test_calibration_files_are_parsed_once_and_large_ones_off_the_request(cc, monkeypatch):
     """The set lists (built inside ComfyUI's HTTP server) parse a file once after each change, not on every request;
     a changed file larger than INLINE_BYTES is parsed in a background thread, listed for every kind meanwhile, and
-    listed for its own kinds once parsed. (Before, every /object_info and every prompt check read every file in full.)"""
+    listed for its own kinds once parsed. (Before, every /object_info and every prompt check read every file in
+    full.)"""
     import time
 
     d = cc.user_dir()

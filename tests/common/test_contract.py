@@ -53,8 +53,10 @@ def test_each_apply_returns_the_report_the_old_function_renders(mod, M):
     assert m is not flux and rep.render() == A.apply_attention(flux, "sdpa_math", "error")[1]
     assert rep.deviation is None and _titles(rep) == [None]  # exact; a node's title heads it inside a node
     m, rep = CO.apply(wan, CO.CompileOptions(backend="eager", mode_chain=("max-autotune-no-cudagraphs", "default")))
-    assert rep.render() == C.apply_compile(wan, backend="eager", mode_chain=["max-autotune-no-cudagraphs", "default"])[1]
-    assert _titles(rep) == ["compile"] and "fallback chain: max-autotune-no-cudagraphs -> default -> eager" in rep.render()
+    assert rep.render() == C.apply_compile(wan, backend="eager",
+                                           mode_chain=["max-autotune-no-cudagraphs", "default"])[1]
+    assert _titles(rep) == ["compile"] and ("fallback chain: max-autotune-no-cudagraphs -> default -> "
+                                            "eager") in rep.render()
     m, rep = NO.apply(wan, NO.CudaSettingsOptions("on", "unchanged", "off", "unchanged", "unchanged"))
     settings = N.CudaSettings(tf32_matmul=True, cudnn_benchmark=False)
     assert _titles(rep) == ["Accel CUDA Settings", N.NUMERICS] and N.settings_of(m) == settings
@@ -65,11 +67,11 @@ def test_each_apply_returns_the_report_the_old_function_renders(mod, M):
 def test_vae_apply_returns_a_report_and_a_copy(mod, M):
     import torch
 
-    O = mod("accel.vae.options")
+    Opts = mod("accel.vae.options")
     vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
-    out, rep = O.apply(vae, O.VAEOptions(fused_norm=True))
+    out, rep = Opts.apply(vae, Opts.VAEOptions(fused_norm=True))
     assert out is not vae and rep.deviation is not None and "on: fused_norm" in rep.render()
-    out, rep = O.apply(vae, O.VAEOptions())
+    out, rep = Opts.apply(vae, Opts.VAEOptions())
     assert rep.deviation is None and rep.render().startswith("VAE: Wan 2.1 VAE")  # no title outside a node
 
 

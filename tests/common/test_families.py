@@ -55,6 +55,7 @@ def test_sdxl_compiles_as_one_region(mod, M):
 
 def test_forward_helper_matches_sampling_path(M):
     import torch
+
     from accel_harness.forward import Forward
 
     m = M.wan_model("t2v", "tiny")

@@ -1,7 +1,9 @@
-"""ComfyUI 0.33's newer families through the pack (MiniMax-H3, LTX-2 audio-video, Kandinsky 5, Flux.2, HunyuanVideo 1.5):
+"""ComfyUI 0.33's newer families through the pack (MiniMax-H3, LTX-2 audio-video, Kandinsky 5, Flux.2, HunyuanVideo
+1.5):
 tiny random models in each family's published key layout, loaded by ComfyUI's own loader (harness models.family_model,
 checked to build the family's class), are detected as their own family with their transformer blocks, the family table
-says the exact chain is not measured on them, and the exact chain (Accel Attention auto, the node as a prompt runs it -> Accel Compile) samples each within the exact path's bounds of stock with every block compiled and attention served
+says the exact chain is not measured on them, and the exact chain (Accel Attention auto, the node as a prompt runs it ->
+Accel Compile) samples each within the exact path's bounds of stock with every block compiled and attention served
 by the pack's kernel (MiniMax-H3 hands it q/k/v in AttentionTensorContainers).
 
 Also: the family of a model config before the build (the FP8 loader's measured `auto` names it), and a family without
@@ -97,7 +99,7 @@ def test_exact_chain_samples_like_stock_fully_compiled(M, mod, stats, family):
     fam = mod("accel.common.families").detect(model)
     assert f"{len(fam.block_keys)} blocks of {fam.name}" in report and "not measured here" in report, report
     got = sample(M, patched, family)
-    for a, b in zip(want, got):
+    for a, b in zip(want, got, strict=True):
         cos = float(torch.nn.functional.cosine_similarity(a, b, dim=0))
         assert cos >= COS_MIN and float((a - b).abs().max()) <= MAX_ABS, (family, cos, float((a - b).abs().max()))
     st = C.compile_status(patched)
@@ -147,7 +149,7 @@ def test_measured_families_cite_their_runs(mod):
     doc = (H.REPO_ROOT / "docs" / "nodes.md").read_text()
     table = doc[doc.index("## Model families"):doc.index("## Accel Compile")]
     cited = set(re.findall(r"<!--fig:([\w.]+)-->", table))
-    for (family, variant), m in fams.MEASURED.items():
+    for (family, _variant), m in fams.MEASURED.items():
         assert m.figures and all(f in figs.FIGURES for f in m.figures), (family, m.figures)
         assert all(figs.text(f) in m.evidence for f in m.figures) and m.gpus
         assert set(m.figures) <= cited, (family, set(m.figures) - cited)

@@ -93,7 +93,8 @@ def test_unknown_values_are_refused_naming_the_input(pack, mod, key):
     other = {"AccelAttention": "eager", "AccelCompile": "sdpa", "AccelWanLevel1": "raise",
              "AccelMiniMaxH3Level1": "sdpa"}[key]
     assert len(_errors(key, name, other)) == 1
-    with pytest.raises(mod("accel.common.errors").AccelError, match=rf"input '{name}': 'maybe' is not one of its choices"):
+    with pytest.raises(mod("accel.common.errors").AccelError,
+                       match=rf"input '{name}': 'maybe' is not one of its choices"):
         H.call_node(key, **dict(_defaults(key), model=object(), **{name: "maybe"}))
 
 

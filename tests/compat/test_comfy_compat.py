@@ -33,10 +33,10 @@ def _qkv(seed=0, b=1, lq=16, h=2, d=32):
 
 
 def _reference(q, k, v, heads):
-    b, l, hd = q.shape
+    b, n, hd = q.shape
     d = hd // heads
     q4, k4, v4 = (t.view(b, -1, heads, d).transpose(1, 2) for t in (q, k, v))
-    return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4).transpose(1, 2).reshape(b, l, hd)
+    return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4).transpose(1, 2).reshape(b, n, hd)
 
 
 def _sdpa_override(A, M):
@@ -355,8 +355,9 @@ def test_compiler_off_for_one_model_only(C, M, monkeypatch):
     Comfy-Org/ComfyUI comfy/model_prefetch.py at 03fb330a7f50e51fd7b3de126a288b089871c5e6 (the switch is read at
     every malloc_graph_begin). A real tiny model runs; a DIFFUSION_MODEL probe sees the switch during the call."""
     import comfy.patcher_extension as pe
-    from accel_harness.forward import Forward
     from comfy.cli_args import args
+
+    from accel_harness.forward import Forward
 
     monkeypatch.setattr(args, "disable_comfy_compiler", False, raising=False)
     mp = sys.modules.get("comfy.model_prefetch") or types.ModuleType("comfy.model_prefetch")

@@ -172,7 +172,8 @@ def test_inductor_per_block_matches_eager_and_fills_cache(wan, C, mod):
     seen, out = block_types_during_forward(m, x, ctx)
     assert _close(out, ref), float((out - ref).abs().max())
     assert seen == [["_Region", "_Region"]], "each transformer block must run through the compiled region"
-    assert [type(b).__name__ for b in wan.model.diffusion_model.blocks] == ["WanAttentionBlock"] * 2, "originals restored"
+    assert [type(b).__name__ for b in wan.model.diffusion_model.blocks] == ["WanAttentionBlock"] * 2, (
+        "originals restored")
     st = C.compile_status(m)
     # both blocks share ONE graph (same code, parameters are graph inputs, inputs made contiguous)
     assert graphs() - g0 == 1 and st["graphs"] == 1 and st["regions"] == 2 and st["compile_seconds"] > 0
@@ -312,8 +313,9 @@ def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
     accel.fp8.ops), so the blocks run one graph per LoRA layout, a strength change compiles nothing, and the output
     is the eager FP8 + LoRA one (rel <= 0.05, the bound tests/fp8/test_fp8.py uses for baked LoRAs; the same math
     here, so far closer in fact)."""
-    import folder_paths
     from pathlib import Path
+
+    import folder_paths
 
     d = Path(folder_paths.get_folder_paths("diffusion_models")[0])
     path = M.write_wan(d / "compile_fp8_lora.safetensors", seed=4, dtype=torch.float32)
@@ -661,11 +663,13 @@ def test_with_the_packs_attention_node_in_either_order(M, C, mod):
     sig = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: ov}, "blocks")
     assert "sdpa" in sig
     again, _ = A.apply_attention(base, "sdpa")  # the attention node re-executed
-    assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: again.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks") == sig
+    again_ov = again.model_options["transformer_options"][A.OVERRIDE_KEY]
+    assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: again_ov}, "blocks") == sig
     assert mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: copy.deepcopy(ov)}, "blocks") == sig
     math_m, _ = A.apply_attention(base, "sdpa_math")
     if math_m.model_options["transformer_options"].get(A.OVERRIDE_KEY) is not None:
-        other = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: math_m.model_options["transformer_options"][A.OVERRIDE_KEY]}, "blocks")
+        math_ov = math_m.model_options["transformer_options"][A.OVERRIDE_KEY]
+        other = mod("accel.compile.signature").options_signature({A.OVERRIDE_KEY: math_ov}, "blocks")
         assert other != sig, "two attention backends must never share compiled code"
 
     ref = forward(attn, x, ctx)
@@ -703,7 +707,8 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
     import inspect
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
-        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the "
+                    "ComfyUI 0.33 main bed (scripts/test.sh)")
     compat = mod("accel.comfy_compat")
     dyn = wan.clone()
     dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)

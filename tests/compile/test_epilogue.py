@@ -2,10 +2,9 @@
 graph computes the same values (on CPU through the plain ops; on CUDA through cuBLASLt's tanh-GELU
 epilogue, which is what `_addmm_activation(use_gelu=True)` is there), only fusable pairs are rewritten,
 and inductor's FX-graph cache still works with the pass (warm restarts are covered in test_compile)."""
+import pytest
 import torch
 import torch.nn.functional as F
-
-import pytest
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +59,8 @@ def test_only_fusable_pairs_are_rewritten(E):
 
 
 def test_fused_function_falls_back_off_cuda(E):
-    x, w, b = torch.randn(4, 8, dtype=torch.bfloat16), torch.randn(6, 8, dtype=torch.bfloat16), torch.randn(6, dtype=torch.bfloat16)
+    x, w, b = (torch.randn(4, 8, dtype=torch.bfloat16), torch.randn(6, 8, dtype=torch.bfloat16),
+               torch.randn(6, dtype=torch.bfloat16))
     assert torch.equal(E.linear_gelu_tanh(x, w, b), F.gelu(F.linear(x, w, b), approximate="tanh"))
 
 
@@ -116,7 +116,8 @@ def test_inductor_compiles_a_tiny_wan_ffn_with_the_pass(E, mod):
     x = torch.randn(2, 5, 32)
     torch._dynamo.reset()
     with torch.inference_mode():
-        out = torch.compile(ffn, options={"pre_grad_custom_pass": mod("accel.compile.passes").PreGradPasses(True, False)})(x)
+        passes = mod("accel.compile.passes").PreGradPasses(True, False)
+        out = torch.compile(ffn, options={"pre_grad_custom_pass": passes})(x)
         ref = ffn(x)
     torch._dynamo.reset()
     assert torch.allclose(out, ref, atol=1e-5)

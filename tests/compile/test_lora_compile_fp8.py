@@ -84,7 +84,8 @@ class Workflow:
         self.pos, self.neg = M.conditioning(8, seed=1), M.conditioning(8, seed=2)
         self.latent = M.wan_latent(1, 32, 32)
         self.last = {}
-        self.quantized = type(next(iter(experts.values())).model.diffusion_model.blocks[0].self_attn.q.weight).__name__ == "QuantizedTensor"
+        q = next(iter(experts.values())).model.diffusion_model.blocks[0].self_attn.q
+        self.quantized = type(q.weight).__name__ == "QuantizedTensor"
 
     def model(self, which, strength, level1):
         m = self.experts[which]
@@ -101,7 +102,8 @@ class Workflow:
     def run(self, strength, level1, graphs):
         """(output latent, graphs compiled during the high-noise sampler, during the low-noise one)."""
         ks = self.nodes.KSamplerAdvanced()
-        common = dict(steps=STEPS, cfg=1.0, sampler_name="euler", scheduler="simple", positive=self.pos, negative=self.neg)
+        common = dict(steps=STEPS, cfg=1.0, sampler_name="euler", scheduler="simple", positive=self.pos,
+                      negative=self.neg)
         hi, lo = self.model("high", strength, level1), self.model("low", strength, level1)
         if self.quantized:
             # ComfyUI 0.33's legacy patcher (what runs on a CPU: DynamicVRAM needs CUDA) cannot re-patch
@@ -140,8 +142,9 @@ def _write_loras(M, comfy):
 
 def _scaled_fp8(path):
     """Rewrite a bf16 tiny Wan file in ComfyUI's own scaled-fp8 form (accel_harness.models.comfy_scaled_fp8)."""
-    from accel_harness import models
     from safetensors.torch import load_file
+
+    from accel_harness import models
 
     models.save_safetensors(models.comfy_scaled_fp8(load_file(str(path))), path)
     return path
@@ -169,13 +172,15 @@ def _load(mod, M, kind, path):
                         "runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
         return p
     if kind == "comfy_int8":
-        from accel_harness import models
         from safetensors.torch import load_file
+
+        from accel_harness import models
 
         models.save_safetensors(models.comfy_quant_int8(load_file(str(path))), path)
         p = M.load_diffusion_model(path)
         if type(p.model.diffusion_model.blocks[0].self_attn.q.weight).__name__ != "QuantizedTensor":
-            pytest.skip("this ComfyUI does not load int8_tensorwise checkpoints (ComfyUI 0.33+ does): runs in CI on the ComfyUI 0.33 main bed (scripts/test.sh)")
+            pytest.skip("this ComfyUI does not load int8_tensorwise checkpoints (ComfyUI 0.33+ does): runs in CI on "
+                        "the ComfyUI 0.33 main bed (scripts/test.sh)")
         return p
     if kind == "weight_dtype_fp8":
         # Load Diffusion Model with weight_dtype fp8_e4m3fn (what UNETLoader passes; fp8_e4m3fn_fast loads the same
@@ -215,11 +220,13 @@ def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
           f"LoRA effect max|diff| {max_diff(out1, none):.3f}; graphs high {g_hi}, low {g_lo}")
     assert st_hi["compiles"] >= 1 and not st_hi["fell_back"] and g_hi >= 1, st_hi  # really compiled
     if kind == "comfy_int8":  # weight-only int8: stock dequantizes, so do the compiled blocks (accel.compile.quantized)
-        n_lin = sum(1 for m in wf.last["high"].model.diffusion_model.blocks.modules() if getattr(m, "layout_type", None))
+        n_lin = sum(1 for m in wf.last["high"].model.diffusion_model.blocks.modules()
+                    if getattr(m, "layout_type", None))
         assert n_lin and st_hi["quantized_plans"] == {"dequant": n_lin}, (st_hi["quantized_plans"], n_lin)
     if kind == "comfy_fp8_scaled_fp8mm":
         # every block Linear ran as stock's FP8 matmul inside the graph (accel.compile.quantized), none eager
-        n_lin = sum(1 for m in wf.last["high"].model.diffusion_model.blocks.modules() if getattr(m, "layout_type", None))
+        n_lin = sum(1 for m in wf.last["high"].model.diffusion_model.blocks.modules()
+                    if getattr(m, "layout_type", None))
         assert st_hi["quantized_plans"] == {"fp8": n_lin}, (st_hi["quantized_plans"], n_lin)
     # int8_tensorwise: stock runs comfy-kitchen's int8 kernel on the QuantizedTensor weight, the compiled blocks the
     # dequantized weight (accel.compile.quantized): not the same math, measured here cosine 0.999993, max|diff| 0.048

@@ -34,7 +34,7 @@ def _pack(model):
     """Every Linear of the blocks becomes a packed layer (its weight rounded to int8 per row: the model changes, the
     eager path of the packed model is the reference)."""
     n = 0
-    for name, m in model.model.diffusion_model.blocks.named_modules():
+    for m in model.model.diffusion_model.blocks.modules():
         if isinstance(m, torch.nn.Linear):
             w = m.weight.detach().float()
             scale = w.abs().amax(dim=1, keepdim=True).clamp(min=1e-8) / 127
@@ -118,7 +118,8 @@ def test_block_tensors_of_a_python_subclass_reach_the_graph_as_plain_tensors(M, 
     """ComfyUI-GGUF's unquantized tensors (a tensor subclass with Python attributes) in and before a compiled block: the
     graph gets them, and the activations computed from them, as plain tensors (on the H100 the class spread to every
     activation: torch 2.11's dynamo failed on `Tensor.unflatten` in the attention override, then guarded on the
-    class's attributes and recompiled per block until its limit) -- as many graphs as the same model without the subclass,
+    class's attributes and recompiled per block until its limit) -- as many graphs as the same model without the
+    subclass,
     the same output as the eager path, and the model keeps its own parameters afterwards."""
     from comfy.ldm.modules.attention import attention_pytorch
     from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend

@@ -91,7 +91,8 @@ def test_inductor_runs_the_traced_rope_not_the_op(R, mod, standin):
     op = standin
     P = mod("accel.compile.passes")
     p = P.PreGradPasses(False, True)
-    for dtype, tol, dynamic in ((torch.float32, 1e-6, False), (torch.bfloat16, 1e-2, False), (torch.float32, 1e-6, True)):
+    for dtype, tol, dynamic in ((torch.float32, 1e-6, False), (torch.bfloat16, 1e-2, False),
+                                (torch.float32, 1e-6, True)):
         x, freqs = _inputs(dtype)
         torch._dynamo.reset()
         _COUNT["n"] = 0
@@ -101,7 +102,8 @@ def test_inductor_runs_the_traced_rope_not_the_op(R, mod, standin):
         torch._dynamo.reset()
         assert _COUNT["n"] == 0, "the op ran: the rewrite did not reach inductor"
         ref = _reference(x, freqs) + 1
-        assert out.dtype == dtype and torch.allclose(out.float(), ref.float(), atol=tol, rtol=tol), (out - ref).abs().max()
+        assert out.dtype == dtype and torch.allclose(out.float(), ref.float(), atol=tol,
+                                                     rtol=tol), (out - ref).abs().max()
 
 
 def test_without_the_pass_the_op_stays_one_call(standin):
@@ -183,11 +185,11 @@ def test_every_rewritten_real_op_computes_what_the_op_computes(R, mod):
             continue
         torch._dynamo.reset()
         with torch.inference_mode():
-            out = torch.compile(lambda *a: op(*a), options={"pre_grad_custom_pass": p}, fullgraph=True)(*args)
+            out = torch.compile(lambda *a, op=op: op(*a), options={"pre_grad_custom_pass": p}, fullgraph=True)(*args)
             ref = op(*args)
         torch._dynamo.reset()
         outs, refs = (out, ref) if isinstance(out, (tuple, list)) else ((out,), (ref,))
-        for o, r in zip(outs, refs):
+        for o, r in zip(outs, refs, strict=True):
             assert torch.allclose(o, r, atol=1e-5, rtol=1e-5), (name, (o - r).abs().max())
         checked += 1
     assert checked >= 2, sorted(str(t) for t in tm)
@@ -214,12 +216,12 @@ def test_real_adaln_ops_are_traced_and_compute_the_published_modulation(R, mod):
     p = mod("accel.compile.passes").PreGradPasses(False, True)
     for name, ref in published.items():
         op = getattr(ck, name)
-        gm = _capture(lambda a, s, b: op(a, s, b, 1e-6) * 2, x, scale, shift)
+        gm = _capture(lambda a, s, b, op=op: op(a, s, b, 1e-6) * 2, x, scale, shift)
         assert R.rewrite(gm.graph) == 1
         assert not any(str(n.target).startswith("comfy_kitchen.") for n in gm.graph.nodes if n.op == "call_function")
         torch._dynamo.reset()
         with torch.inference_mode():
-            out = torch.compile(lambda a, s, b: op(a, s, b, 1e-6), options={"pre_grad_custom_pass": p},
+            out = torch.compile(lambda a, s, b, op=op: op(a, s, b, 1e-6), options={"pre_grad_custom_pass": p},
                                 fullgraph=True)(x, scale, shift)
             direct = op(x, scale, shift, 1e-6)
         torch._dynamo.reset()

@@ -100,7 +100,8 @@ def _sample(M, model, steps=1):
 
 # --- the flag mechanics ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("start", ["defaults", "legacy_on", "medium", "new_api_tf32", "new_api_ieee", "mixed_high_ieee"])
+@pytest.mark.parametrize("start", ["defaults", "legacy_on", "medium", "new_api_tf32", "new_api_ieee",
+                                   "mixed_high_ieee"])
 def test_apply_then_restore_is_exact_from_any_start(clean_flags, start):
     num = clean_flags
     orig = num.snapshot()  # put back at the end (the fixture then checks torch's defaults are back)

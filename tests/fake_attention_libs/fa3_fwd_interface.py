@@ -1,7 +1,6 @@
 """Fake fa3-fwd (PyPI forward-only FA3, tests only): built without fp16 (see fa3_fwd_config), and
 returns (out, softmax_lse) like some FA3 entry points."""
 import torch
-
 from _fake_common import attend, check
 
 

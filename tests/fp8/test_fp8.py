@@ -78,7 +78,8 @@ def form_sd(K, sd, form):
             w8, s = _q(K, w)
             sd[layer + ".weight"], sd[layer + ".weight_scale"] = w8, s
             if form == "comfy_quant":
-                sd[layer + ".comfy_quant"] = torch.tensor(list(json.dumps({"format": "float8_e4m3fn"}).encode()), dtype=torch.uint8)
+                sd[layer + ".comfy_quant"] = torch.tensor(
+                    list(json.dumps({"format": "float8_e4m3fn"}).encode()), dtype=torch.uint8)
         elif form == "plain_fp8":  # UNETLoader fp8 style: cast, no scale
             sd[layer + ".weight"] = w.to(E4M3)
         elif form in ("per_channel", "per_channel_flat"):  # LightX2V (N,1) / KJ-style (N,)
@@ -95,7 +96,8 @@ def form_sd(K, sd, form):
     if form == "e5m2_scaled":
         sd["scaled_fp8"] = torch.empty((0,), dtype=E5M2)
     if form.startswith("quant_metadata"):
-        meta["_quantization_metadata"] = json.dumps({"format_version": "1.0", "layers": {l: {"format": "float8_e4m3fn"} for l in layers}})
+        meta["_quantization_metadata"] = json.dumps({"format_version": "1.0",
+                                                     "layers": {name: {"format": "float8_e4m3fn"} for name in layers}})
     if form == "quant_metadata_prefixed":  # a full checkpoint: keys prefixed, metadata layer names not
         sd = {"model.diffusion_model." + k: v for k, v in sd.items()}
     return sd, meta
@@ -496,6 +498,7 @@ def test_lora_on_fp8_model_acts_as_on_bf16(F, M, bf16_sd, ddir, cond, bf16_out):
 
     # lowvram / offloaded: the LoRA arrives as a per-forward weight function on the dequantized weight
     import nodes as comfy_nodes  # noqa: F401  (ComfyUI's nodes module, for common_ksampler in run)
+
     from accel_harness.forward import Forward
 
     x = torch.randn(1, 16, 2, 8, 8)
@@ -631,16 +634,18 @@ def test_save_requantizes_every_other_comfyui_format_from_its_values(F, M, mod, 
     _, ref, text, path = _save_comfy_layers(F, M, mod, ddir, cond, sd, f"comfy_{fmt}{'_awq' if awq else ''}")
     assert f"{len(block_linears(bf16_sd))} per-channel/e5m2 (or other quantized) layers requantized" in text
     with safe_open(path, "pt") as f:
-        assert not [k for k in f.keys() if k.endswith(("comfy_quant", "input_scale", "weight_scale_2", "pre_quant_scale"))]
+        assert not [k for k in f.keys()
+                    if k.endswith(("comfy_quant", "input_scale", "weight_scale_2", "pre_quant_scale"))]
     assert rel(run(M, _load_stock(os.path.relpath(path, ddir)), cond), ref) <= 0.045
 
 
 def test_nodes_in_a_prompt(pack, ddir, M, bf16_sd):
-    from accel_harness.executor import run_prompt
-
     import nodes
 
-    assert "AccelLoadDiffusionModelFP8" in nodes.NODE_CLASS_MAPPINGS and "AccelSaveFP8Model" in nodes.NODE_CLASS_MAPPINGS
+    from accel_harness.executor import run_prompt
+
+    assert "AccelLoadDiffusionModelFP8" in nodes.NODE_CLASS_MAPPINGS
+    assert "AccelSaveFP8Model" in nodes.NODE_CLASS_MAPPINGS
     assert nodes.NODE_DISPLAY_NAME_MAPPINGS["AccelLoadDiffusionModelFP8"] == "Accel Load Diffusion Model (FP8)"
     cls = nodes.NODE_CLASS_MAPPINGS["AccelLoadDiffusionModelFP8"]
     assert cls.CATEGORY == "accel/loaders" and tuple(cls.RETURN_TYPES) == ("MODEL", "STRING")
@@ -670,10 +675,12 @@ def _bad_files(K, bf16_sd, ddir, M):
     cases["missing_scale_metadata"] = (write(M, ddir, "bad_missing.safetensors", sd, meta), ["missing scale", layer])
     sd, meta = form_sd(K, bf16_sd, "scaled_fp8")
     del sd[layer + ".scale_weight"]
-    cases["missing_scale_scaled_fp8"] = (write(M, ddir, "bad_missing2.safetensors", sd), ["missing scale", layer + ".weight"])
+    cases["missing_scale_scaled_fp8"] = (write(M, ddir, "bad_missing2.safetensors", sd),
+                                         ["missing scale", layer + ".weight"])
     sd, meta = form_sd(K, bf16_sd, "per_channel")
     sd[layer + ".weight_scale"] = torch.ones(1, 128)  # (1, in) instead of (out, 1)
-    cases["wrong_shape"] = (write(M, ddir, "bad_shape.safetensors", sd), ["wrong shape", layer + ".weight_scale", "(1, 128)"])
+    cases["wrong_shape"] = (write(M, ddir, "bad_shape.safetensors", sd),
+                            ["wrong shape", layer + ".weight_scale", "(1, 128)"])
     sd, meta = form_sd(K, bf16_sd, "per_channel")
     sd[layer + ".weight_scale"] = -sd[layer + ".weight_scale"]
     cases["negative_scale"] = (write(M, ddir, "bad_neg.safetensors", sd), ["non-positive", layer + ".weight_scale"])

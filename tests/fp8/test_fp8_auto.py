@@ -163,7 +163,8 @@ def test_hunyuan_video_on_hopper_keeps_16bit(F, mod, hv_file):
                                     {"compute": "dequantize (bf16/fp16 matmul)"}])
 def test_an_explicit_choice_quantizes(F, mod, flux_file, choice):
     res = F.load_file(str(flux_file), profile=_profile(mod), **choice)
-    assert not res.auto_16bit and res.stats.quantized > 0 and res.stats.formats == {"e4m3fn per-channel": res.stats.quantized}
+    assert not res.auto_16bit and res.stats.quantized > 0
+    assert res.stats.formats == {"e4m3fn per-channel": res.stats.quantized}
     line = next(x for x in res.report.splitlines() if "quantized as chosen" in x)
     assert next(iter(choice.values())) in line
     _names_the_figures(mod, line)
@@ -302,7 +303,8 @@ def test_scaled_wan_keeps_the_loaders_layers_where_nothing_measured_or_comfyui_c
                                                                                      bf16_sd, ddir, monkeypatch):
     for path, profile in ((wan_scaled_file, _profile(mod, sm=(8, 9))),  # Ada: not measured
                           # a marker of two elements asks ComfyUI for 16-bit matmuls: not the measured form
-                          (M.save_safetensors(dict(M.comfy_scaled_fp8(dict(bf16_sd)), scaled_fp8=torch.zeros(2, dtype=E4M3)),
+                          (M.save_safetensors(dict(M.comfy_scaled_fp8(dict(bf16_sd)),
+                                                   scaled_fp8=torch.zeros(2, dtype=E4M3)),
                                               ddir / "auto_wan_fp8_scaled_fullmm.safetensors"), _profile(mod))):
         res = F.load_file(str(path), profile=profile)
         assert not res.comfy_layers and res.stats.kept_fp8 > 0, path

@@ -22,7 +22,7 @@ def rel(a, b):
 
 
 @pytest.fixture(scope="module")
-def O(mod):
+def Ops(mod):
     return mod("accel.fp8.ops")
 
 
@@ -72,11 +72,11 @@ class Lowvram:
 
 
 @torch.no_grad()
-def reference(O, layer, key_w, key_b, patches, x):
+def reference(Ops, layer, key_w, key_b, patches, x):
     """ComfyUI's own result: calculate_weight on the dequantized fp32 weight (and bias), then linear."""
     import comfy.lora
 
-    w = O.kfp8.dequantize(layer.weight, layer.weight_scale, torch.float32)
+    w = Ops.kfp8.dequantize(layer.weight, layer.weight_scale, torch.float32)
     if key_w in patches:
         w = comfy.lora.calculate_weight(patches[key_w], w.clone(), key_w, intermediate_dtype=torch.float32)
     b = layer.bias.float().clone() if layer.bias is not None else None
@@ -85,14 +85,15 @@ def reference(O, layer, key_w, key_b, patches, x):
     return torch.nn.functional.linear(x, w, b)
 
 
-def layer_check(O, p, name, x, want_path):
+def layer_check(Ops, p, name, x, want_path):
     """Run layer `name` of `p` (loaded lowvram) on x and compare with ComfyUI's patched result; returns
     (output, reference, output without any patch)."""
     import comfy.utils
 
     layer = comfy.utils.get_attr(p.model, name)
-    assert O.is_accel_linear(layer) and layer.weight_scale is not None
-    assert layer.weight_function or getattr(layer, "weight_lowvram_function", None), "the case under test: a weight function"
+    assert Ops.is_accel_linear(layer) and layer.weight_scale is not None
+    assert layer.weight_function or getattr(layer, "weight_lowvram_function",
+                                            None), "the case under test: a weight function"
     rt = layer.accel_fp8_runtime
     before = dict(rt.calls)
     with torch.inference_mode():
@@ -100,8 +101,8 @@ def layer_check(O, p, name, x, want_path):
     after = rt.calls
     took = {k: after[k] - before[k] for k in ("lora_lowrank", "lora_dense")}
     assert took == {"lora_lowrank": int(want_path == "lowrank"), "lora_dense": int(want_path == "dense")}, took
-    ref = reference(O, layer, name + ".weight", name + ".bias", p.patches, x)
-    plain = reference(O, layer, name + ".weight", name + ".bias", {}, x)
+    ref = reference(Ops, layer, name + ".weight", name + ".bias", p.patches, x)
+    plain = reference(Ops, layer, name + ".weight", name + ".bias", {}, x)
     err = float((y - ref).abs().max() / ref.abs().max())
     print(f"\n{name} [{want_path}]: max|diff|/max|ref| {err:.2e}, LoRA effect {rel(ref, plain):.3f}")
     assert y.dtype == x.dtype and err <= LAYER_TOL, err
@@ -117,37 +118,37 @@ def x_for(M, layer_name, seed=0):
     return torch.randn(2, 6, n_in, generator=torch.Generator().manual_seed(seed))
 
 
-def test_plain_lora_with_alpha_runs_beside_the_fp8_weight(O, M, fp8):
+def test_plain_lora_with_alpha_runs_beside_the_fp8_weight(Ops, M, fp8):
     """One LoRA with alpha != rank (scale alpha/rank = 0.5) and strength 0.8, plus the LightX2V bias diff
     (`diff_b` on ffn.2): low-rank path, equal to ComfyUI's patched weight and bias."""
     p = with_lora(fp8.patcher, lora_sd(M, rank=4, seed=1, alpha=2.0, bias_diffs=True), 0.8)
     with Lowvram(p):
-        y, ref, plain = layer_check(O, p, Q, x_for(M, Q), "lowrank")
+        y, ref, plain = layer_check(Ops, p, Q, x_for(M, Q), "lowrank")
         assert rel(ref, plain) >= EFFECT_MIN
         layer = p.model.diffusion_model.blocks[0].ffn[2]
         assert layer.bias_function, "the LightX2V diff_b must arrive as a bias function"
-        y2, ref2, plain2 = layer_check(O, p, FFN2, x_for(M, FFN2), "lowrank")
+        y2, ref2, plain2 = layer_check(Ops, p, FFN2, x_for(M, FFN2), "lowrank")
         assert rel(ref2, plain2) >= EFFECT_MIN
         down, up = layer.__dict__["_accel_lora_cache"][2]
         assert down.shape == (4, layer.in_features) and up.shape == (layer.out_features, 4)
 
 
-def test_two_loras_stacked(O, M, fp8):
+def test_two_loras_stacked(Ops, M, fp8):
     """Two LoRAs on the same layers (ranks 4 and 2, other alphas and strengths): one concatenated low-rank term."""
     p = with_lora(fp8.patcher, lora_sd(M, rank=4, seed=1, alpha=8.0), 1.0)
     p = with_lora(p, lora_sd(M, rank=2, seed=2, alpha=1.0), 0.6)
     assert len(p.patches[Q + ".weight"]) == 2
     with Lowvram(p):
-        y, ref, plain = layer_check(O, p, Q, x_for(M, Q), "lowrank")
+        y, ref, plain = layer_check(Ops, p, Q, x_for(M, Q), "lowrank")
         q = p.model.diffusion_model.blocks[0].self_attn.q
         assert q.__dict__["_accel_lora_cache"][2][0].shape[0] == 6  # ranks 4 + 2
     one = with_lora(fp8.patcher, lora_sd(M, rank=4, seed=1, alpha=8.0), 1.0)
     with Lowvram(one):
-        y1, *_ = layer_check(O, one, Q, x_for(M, Q), "lowrank")
+        y1, *_ = layer_check(Ops, one, Q, x_for(M, Q), "lowrank")
     assert rel(y, y1) >= EFFECT_MIN, "the second LoRA must matter"
 
 
-def test_strength_change_rebuilds_the_cache(O, M, fp8):
+def test_strength_change_rebuilds_the_cache(Ops, M, fp8):
     """The same LoRA file at strength 1.0, then 0.3 (the LoRA loader re-executed: same LoRA tensors, new strength),
     then 1.0 again: each run equals ComfyUI's result at its own strength (a cache kept across the change fails
     by the LoRA's whole effect), and the cache entry is rebuilt, not grown."""
@@ -157,7 +158,7 @@ def test_strength_change_rebuilds_the_cache(O, M, fp8):
     for strength in (1.0, 0.3, 1.0):
         p = with_lora(fp8.patcher, sd, strength)
         with Lowvram(p):
-            y, ref, _ = layer_check(O, p, Q, x, "lowrank")
+            y, ref, _ = layer_check(Ops, p, Q, x, "lowrank")
             outs.append(y)
             q = p.model.diffusion_model.blocks[0].self_attn.q
             with torch.inference_mode():  # the next step of the same run: served by the cache, same result
@@ -165,7 +166,7 @@ def test_strength_change_rebuilds_the_cache(O, M, fp8):
     assert rel(outs[1], outs[0]) >= EFFECT_MIN and torch.allclose(outs[2], outs[0], rtol=0, atol=1e-6)
 
 
-def test_cache_is_freed_with_the_weight_functions(O, M, fp8):
+def test_cache_is_freed_with_the_weight_functions(Ops, M, fp8):
     """Unpatching (model unload) drops ComfyUI's LowVramPatch objects: the cached LoRA factors go with them."""
     import gc
 
@@ -179,7 +180,7 @@ def test_cache_is_freed_with_the_weight_functions(O, M, fp8):
     assert not q.weight_function and "_accel_lora_cache" not in q.__dict__
 
 
-def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
+def test_host_factors_are_built_once_per_lora_and_freed_with_it(Ops, monkeypatch):
     """For a CUDA device the LoRA factors are concatenated once into pinned host memory (`_host_factors`) and copied
     from there at each model load (ComfyUI 0.33 rebuilds its weight functions at every sampling run; building from
     pageable tensors waited for the GPU twice per layer). Pinning needs CUDA: on the CPU it is stood in for by a copy.
@@ -198,24 +199,24 @@ def test_host_factors_are_built_once_per_lora_and_freed_with_it(O, monkeypatch):
     g = torch.Generator().manual_seed(0)
     up, down = torch.randn(12, 4, generator=g), torch.randn(4, 10, generator=g)
     terms = [(up, down, 0.5)]
-    f1 = O._host_factors(terms, torch.float16)
-    f2 = O._host_factors(terms, torch.float16)
+    f1 = Ops._host_factors(terms, torch.float16)
+    f2 = Ops._host_factors(terms, torch.float16)
     assert f1 is f2 and len(pinned) == 2
-    ref = O._concat(terms, "cpu", torch.float16)
-    assert all(torch.equal(a, b) and a.dtype == torch.float16 for a, b in zip(f1, ref))
-    n = len(O._HOST_FACTORS)
-    f3 = O._host_factors([(up, down, 0.3)], torch.float16)
+    ref = Ops._concat(terms, "cpu", torch.float16)
+    assert all(torch.equal(a, b) and a.dtype == torch.float16 for a, b in zip(f1, ref, strict=True))
+    n = len(Ops._HOST_FACTORS)
+    f3 = Ops._host_factors([(up, down, 0.3)], torch.float16)
     assert f3 is not f1 and len(pinned) == 4 and torch.allclose(f3[1].float(), (up * 0.3).half().float())
     # a strength sweep keeps one pinned copy per set of LoRA tensors, not one per strength
     for k in range(5):
-        O._host_factors([(up, down, 0.1 * k)], torch.float16)
-    assert len(O._HOST_FACTORS) == n
+        Ops._host_factors([(up, down, 0.1 * k)], torch.float16)
+    assert len(Ops._HOST_FACTORS) == n
     del up, down, terms
     gc.collect()
-    assert len(O._HOST_FACTORS) == n - 1
+    assert len(Ops._HOST_FACTORS) == n - 1
 
 
-def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(O, mod, fp8, monkeypatch, caplog):
+def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(Ops, mod, fp8, monkeypatch, caplog):
     """Where pinned memory cannot be had (pin_memory raises: the page-locked limit), the factors are built from the
     host tensors as before: the same values, one warning in the log saying what to change, no second try for the
     model's other layers, and a line in the after-run report."""
@@ -229,25 +230,26 @@ def test_unpinnable_factors_fall_back_with_a_log_and_a_report_line(O, mod, fp8, 
 
     monkeypatch.setattr(torch.Tensor, "pin_memory", refuse)
     caplog.set_level(logging.WARNING, logger="comfyui-accel")
-    layer = next(m for m in fp8.patcher.model.diffusion_model.modules() if O.is_accel_linear(m))
+    layer = next(m for m in fp8.patcher.model.diffusion_model.modules() if Ops.is_accel_linear(m))
     rt = layer.accel_fp8_runtime
     g = torch.Generator().manual_seed(1)
     terms = [(torch.randn(layer.out_features, 4, generator=g), torch.randn(4, layer.in_features, generator=g), 0.5)]
-    got = O._device_factors(layer, terms, torch.device("cpu"), torch.float32)
-    ref = O._concat(terms, "cpu", torch.float32)
-    assert all(torch.equal(a, b) for a, b in zip(got, ref))
+    got = Ops._device_factors(layer, terms, torch.device("cpu"), torch.float32)
+    ref = Ops._concat(terms, "cpu", torch.float32)
+    assert all(torch.equal(a, b) for a, b in zip(got, ref, strict=True))
     assert rt.lora_unpinned.startswith("CUDA error: out of memory")
     logged = [r.getMessage() for r in caplog.records if "could not be kept in pinned memory" in r.getMessage()]
     assert logged and "ulimit -l" in logged[0]  # says what to change
-    again = O._device_factors(layer, terms, torch.device("cpu"), torch.float32)  # the next layer: no second try
-    assert len(tries) == 1 and all(torch.equal(a, b) for a, b in zip(again, ref))
+    again = Ops._device_factors(layer, terms, torch.device("cpu"), torch.float32)  # the next layer: no second try
+    assert len(tries) == 1 and all(torch.equal(a, b) for a, b in zip(again, ref, strict=True))
     rt.calls["lora_lowrank"] += 1  # as a sampled LoRA layer call would
     lines = mod("accel.common.live_report").run_lines(fp8.patcher)
-    assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA error") for ln in lines), lines
+    assert any(ln.startswith("FP8 LoRA: the factors could not be kept in pinned memory (CUDA "
+                             "error") for ln in lines), lines
 
 
 @pytest.mark.parametrize("kind", ["dora", "diff"])
-def test_dora_or_diff_keeps_the_dense_path(O, M, fp8, kind, caplog):
+def test_dora_or_diff_keeps_the_dense_path(Ops, M, fp8, kind, caplog):
     """A DoRA LoRA, or a full-weight `diff` stacked on a plain LoRA, on the same layer: the dense path (ComfyUI's
     calculate_weight on the dequantized weight, as before), still equal to ComfyUI's result, logged once."""
     import logging
@@ -264,7 +266,7 @@ def test_dora_or_diff_keeps_the_dense_path(O, M, fp8, kind, caplog):
     caplog.set_level(logging.INFO, logger="comfyui-accel")
     with Lowvram(p):
         x = x_for(M, Q)
-        y, ref, plain = layer_check(O, p, Q, x, "dense")
+        y, ref, plain = layer_check(Ops, p, Q, x, "dense")
         assert rel(ref, plain) >= EFFECT_MIN
         q = p.model.diffusion_model.blocks[0].self_attn.q
         with torch.inference_mode():
@@ -274,7 +276,7 @@ def test_dora_or_diff_keeps_the_dense_path(O, M, fp8, kind, caplog):
     assert len(lines) <= 1, lines  # once per model and reason (the first call may have logged it before caplog)
 
 
-def test_lowvram_function_attribute_as_dynamic_vram_sets_it(O, M, fp8):
+def test_lowvram_function_attribute_as_dynamic_vram_sets_it(Ops, M, fp8):
     """ComfyUI 0.33's DynamicVRAM hands the LoRA as `weight_lowvram_function` (not in weight_function); DynamicVRAM
     needs CUDA, so on the CPU the same LowVramPatch object is moved there: the low-rank path hides it from the cast
     path and puts it back."""
@@ -285,14 +287,14 @@ def test_lowvram_function_attribute_as_dynamic_vram_sets_it(O, M, fp8):
         q.weight_function = []
         q.weight_lowvram_function = f
         try:
-            layer_check(O, p, Q, x_for(M, Q), "lowrank")
+            layer_check(Ops, p, Q, x_for(M, Q), "lowrank")
             assert q.weight_lowvram_function is f and q.weight_function == []
         finally:
             del q.weight_lowvram_function
             q.weight_function = [f]
 
 
-def test_fp8_matmul_path_with_lora(O, K, M, fp8):
+def test_fp8_matmul_path_with_lora(Ops, K, M, fp8):
     """With the FP8 matmul on (torch._scaled_mm on the CPU), the LoRA is added beside it: the result equals the
     same FP8 matmul without the LoRA plus the low-rank term of ComfyUI's LoRA (the matmul itself quantizes the
     activations, so the reference is built from the layer's own no-LoRA output, to fp32 rounding)."""
@@ -325,7 +327,7 @@ def K(mod):
     return mod("kernels.fp8_linear")
 
 
-def test_lightx2v_lora_through_lora_loader_on_tiny_wan(O, M, fp8, mod, monkeypatch):
+def test_lightx2v_lora_through_lora_loader_on_tiny_wan(Ops, M, fp8, mod, monkeypatch):
     """The LightX2V layout (lora_down / lora_up / alpha on every block Linear, diff_b on ffn.2, diff on norm3) through
     ComfyUI's LoraLoaderModelOnly node on the FP8 loader's tiny Wan, loaded lowvram: a whole forward with the
     low-rank path equals the same forward with every layer on the dense path (ComfyUI's patched weights), and the
@@ -355,7 +357,7 @@ def test_lightx2v_lora_through_lora_loader_on_tiny_wan(O, M, fp8, mod, monkeypat
     line = [ln for ln in O_report(p) if ln.startswith("FP8 LoRA:")]  # the after-run report says which path ran
     assert line == [f"FP8 LoRA: {rt.calls['lora_lowrank']} layer call(s) added the LoRA beside the FP8 weights "
                     "(low-rank), 0 patched the whole weight per call (dense)"], line
-    monkeypatch.setattr(O, "lowrank_factors", lambda *a, **k: "the test's dense reference")
+    monkeypatch.setattr(Ops, "lowrank_factors", lambda *a, **k: "the test's dense reference")
     dense = forward(p)
     assert rt.calls["lora_dense"] == rt.calls["lora_lowrank"], rt.calls  # every patched layer, once each way
     line = [ln for ln in O_report(p) if ln.startswith("FP8 LoRA:")]  # the dense path's reason is in the report

@@ -241,7 +241,8 @@ def test_bench_fp8_quality_smoke(tmp_path):
     """bench/bench_fp8_quality.py --smoke runs end to end on the CPU and writes its json/md with every option."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("TRITON_INTERPRET", None)
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "bench_fp8_quality.py"), "--smoke", "--out", str(tmp_path)],
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "bench_fp8_quality.py"), "--smoke", "--out",
+                          str(tmp_path)],
                          capture_output=True, text=True, env=env, timeout=900, cwd=str(REPO))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     import json

@@ -46,7 +46,8 @@ def prompt_error(prompt) -> str:
 
 # --- missing / unexpected tensors ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", ["missing_linear", "missing_detect", "missing_norm", "missing_two", "missing_and_extra"])
+@pytest.mark.parametrize("case", ["missing_linear", "missing_detect", "missing_norm", "missing_two",
+                                  "missing_and_extra"])
 def test_missing_tensors_are_named(pack, F, mod, M, ddir, bf16_sd, case, monkeypatch):
     """Each case used to load (the removed layer quantized from uninitialised memory); now the error names
     the tensors, and comes before finalize (quantization) runs."""
@@ -71,7 +72,8 @@ def test_missing_tensors_are_named(pack, F, mod, M, ddir, bf16_sd, case, monkeyp
     write(M, ddir, name, sd)
     finalized = []
     real_finalize = F.finalize
-    monkeypatch.setattr(mod("accel.fp8.load"), "finalize", lambda *a, **k: finalized.append(1) or real_finalize(*a, **k))
+    monkeypatch.setattr(mod("accel.fp8.load"), "finalize",
+                        lambda *a, **k: finalized.append(1) or real_finalize(*a, **k))
     msg = prompt_error(load_prompt(name))
     assert "AccelError" in msg and LOAD_NODE in msg and name in msg, msg
     assert "missing" in msg, msg
@@ -115,7 +117,8 @@ def test_extra_tensors_load_as_comfyui_loads_them_with_a_warning(pack, F, mod, M
     for k, shape in extra.items():
         t = torch.full(shape, 0.5, dtype=torch.bfloat16)
         if layout == "scaled_fp8" and len(shape) == 2:  # an fp8 head with its scale, like the file's linears
-            t, sd[k[: -len(".weight")] + ".scale_weight"] = mod("kernels.fp8_linear").quantize_weight(t.float(), torch.float8_e4m3fn, False)
+            t, sd[k[: -len(".weight")] + ".scale_weight"] = mod("kernels.fp8_linear").quantize_weight(
+                t.float(), torch.float8_e4m3fn, False)
         sd[k] = t
     if layout.endswith("."):
         sd = {layout + k: v for k, v in sd.items()}
@@ -403,7 +406,8 @@ def test_corrupt_autotune_cache_is_ignored(mod, tmp_path, case, caplog):
 # --- saver: every scaled layer ComfyUI builds ---------------------------------------------------------------------
 
 def _marker_scaled_fp8(mod, M, sd, form):
-    """`sd` in ComfyUI's scaled-fp8 layout (the *_fp8_scaled files Load Diffusion Model reads): the harness's writer, the
+    """`sd` in ComfyUI's scaled-fp8 layout (the *_fp8_scaled files Load Diffusion Model reads): the harness's writer,
+    the
     same with a scale_input per layer, or with the two-element marker (ComfyUI then runs the matmuls in 16 bits)."""
     if form == "scale_input":
         return _scaled_fp8(mod, sd)

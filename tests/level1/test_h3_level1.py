@@ -61,7 +61,7 @@ def test_h3_level1_samples_like_stock_compiled(M, mod, h3, eager_level1, stats):
     assert "tests/common/test_new_families.py" in report and "on a GPU: not measured yet" in report
     assert "family: MiniMax-H3: not measured here" in report
     got = run(M, patched)
-    for a, b in zip(want, got):  # video, then audio
+    for a, b in zip(want, got, strict=True):  # video, then audio
         cos = float(torch.nn.functional.cosine_similarity(a, b, dim=0))
         assert cos >= COS_MIN and float((a - b).abs().max()) <= MAX_ABS, (cos, float((a - b).abs().max()))
     st = mod("accel.compile").compile_status(patched)

@@ -209,7 +209,8 @@ def test_t2v_matches_stock_scopes_flags_and_experts_share_compiled_code(pack, mo
     new_graphs = counters["stats"]["unique_graphs"] - graphs
     st_b = _compile_status(mod, l1_b)
     print("compile status expert B:", st_b, "new graphs:", new_graphs)
-    assert new_graphs == 0 and st_b["compiles"] == 0, "the second expert recompiled instead of reusing the first one's code"
+    assert new_graphs == 0 and st_b["compiles"] == 0, (
+        "the second expert recompiled instead of reusing the first one's code")
     assert st["compiles"] >= 1 and not st["fell_back"], st  # expert A really compiled
     cos_b, mad_b = fidelity(out_b, ref_b)
     assert cos_b >= COS_MIN and mad_b <= MAX_ABS

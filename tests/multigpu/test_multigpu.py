@@ -446,7 +446,8 @@ def test_worker_killed_mid_step_names_it_and_the_next_prompt_runs(M, MG, P, mod)
     import signal
 
     model = wan(M, heads=2, seed=2)
-    with mod("accel.common.errors").titled("Accel Multi-GPU"):  # the title the node boundary sets (the runtime keeps it)
+    # the title the node boundary sets (the runtime keeps it)
+    with mod("accel.common.errors").titled("Accel Multi-GPU"):
         m = seq_only(MG, with_override(model, slow_attention))
     run(M, m, steps=1)
     pids = P.current_pool().pids
@@ -512,7 +513,8 @@ def test_bench_multigpu_smoke(tmp_path):
 
 
 def two_experts(M, high, low, steps=2):
-    """The Wan 2.2 A14B split: KSamplerAdvanced high-noise 0 -> half keeping its leftover noise, low-noise half -> end."""
+    """The Wan 2.2 A14B split: KSamplerAdvanced high-noise 0 -> half keeping its leftover noise, low-noise half ->
+    end."""
     import nodes
 
     pos, neg, lat = M.conditioning(seed=1), M.conditioning(seed=2), M.wan_latent(1, 32, 32)

@@ -63,7 +63,8 @@ def _named(pack, key, name, value, text):
 
 
 def _comfyui_checks(pack, key, name) -> bool:
-    """Whether ComfyUI's own validation checks this combo (0.33 checks V3 combos; the pack keeps the ones with rules)."""
+    """Whether ComfyUI's own validation checks this combo (0.33 checks V3 combos; the pack keeps the ones with
+    rules)."""
     from accel_harness import pack_module
 
     return pack_module("accel.comfy_compat").checks_v3_combo_values() and name not in pack.nodes.NODE_CLASS_MAPPINGS[
@@ -114,7 +115,8 @@ def test_every_node_checks_its_inputs_where_comfyui_does_not(pack):
         assert getattr(cls.execute, "accel_checked", False), f"{key}.execute is not decorated with @checked"
         named = [p for p in inspect.signature(cls.validate_inputs).parameters]
         inputs = {i.id: i for i in cls.GET_SCHEMA().inputs or []}
-        assert all(isinstance(inputs.get(n), io.Combo.Input) for n in named) or key == "AccelCacheCalibrate", (key, named)
+        assert all(isinstance(inputs.get(n),
+                              io.Combo.Input) for n in named) or key == "AccelCacheCalibrate", (key, named)
         combos = [n for n, i in inputs.items() if isinstance(i, io.Combo.Input)]
         if key != "AccelCacheCalibrate":
             assert named == [n for n in combos if not own or n in cls.COMBO_RULES], (key, named, own)

@@ -53,7 +53,8 @@ def test_level1_report_first_screen_on_a_real_run(unet, R, mod, monkeypatch):
     prompt = {
         "1": {"class_type": "UNETLoader", "inputs": {"unet_name": UNET, "weight_dtype": "default"}},
         "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": 4096, "scale": 1.0}},
-        "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
+        "3": {"class_type": "EmptyHunyuanLatentVideo",
+              "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
         "5": {"class_type": "AccelWanLevel1", "inputs": {
             "model": ["1", 0], "attention": True, "compile": True, "compile_mode": "auto", "tf32": True,
             "cudnn_benchmark": False, "on_failure": "fall back"}},

@@ -160,7 +160,8 @@ def test_pyproject_registry_metadata():
         assert p in ignore
 
 
-EXPERIMENTAL_NODES = {"AccelCacheCalibrate", "AccelCacheAnyModel", "AccelMultiGPU"}  # honest flags: tested on tiny random models / CPU only
+EXPERIMENTAL_NODES = {"AccelCacheCalibrate", "AccelCacheAnyModel",
+                      "AccelMultiGPU"}  # honest flags: tested on tiny random models / CPU only
 
 
 def test_outputs_have_names_and_tooltips(pack):

@@ -46,7 +46,8 @@ def _prompt(node, on_failure, seed=0, dim=4096):
     return {
         "1": {"class_type": "UNETLoader", "inputs": {"unet_name": UNET, "weight_dtype": "default"}},
         "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": dim, "scale": 1.0}},
-        "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
+        "3": {"class_type": "EmptyHunyuanLatentVideo",
+              "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
         "5": patch,
         "6": {"class_type": "KSampler", "inputs": {"model": ["5", 0], "seed": seed, "steps": 2, "cfg": 1.0,
                                                    "sampler_name": "euler", "scheduler": "simple",

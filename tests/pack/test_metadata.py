@@ -3,8 +3,9 @@
 the classifiers it turns into supported operating systems and accelerators, `[tool.comfy] requires-comfyui` in the
 version form it accepts, the URLs it reads. `comfy node validate` itself runs in tests/pack/test_packaging.py."""
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 META = tomllib.loads((REPO / "pyproject.toml").read_text())

@@ -60,7 +60,8 @@ def test_archive_has_the_pack_and_nothing_for_development(archive):
     names = zipfile.ZipFile(archive).namelist()
     for must in ("__init__.py", "pyproject.toml", "README.md", "nodes/__init__.py", "nodes/hardware_report.py",
                  "nodes/testing.py", "accel/__init__.py", "accel/common/hardware.py", "accel/cache/coefficients.json",
-                 "kernels/__init__.py", "kernels/attention/registry.py", "workflows/hardware_report.json", "web/accel_report.js"):
+                 "kernels/__init__.py", "kernels/attention/registry.py", "workflows/hardware_report.json",
+                 "web/accel_report.js"):
         assert must in names, f"{must} missing from the registry archive"
     # the nodes' help pages (the frontend fetches /extensions/<pack>/docs/<node id>.md from the web directory)
     pages = sorted(str(p.relative_to(REPO)) for p in (REPO / "web" / "docs").glob("*.md"))
@@ -82,6 +83,6 @@ def test_archive_loads_in_comfyui(archive, tmp_path):
                        env={**os.environ, "OMP_NUM_THREADS": "1"})
     log = r.stdout + r.stderr
     assert r.returncode == 0, log[-3000:]
-    lines = [l for l in log.splitlines() if str(dest) in l]
-    assert any("seconds" in l and "IMPORT FAILED" not in l for l in lines), log[-3000:]
+    lines = [line for line in log.splitlines() if str(dest) in line]
+    assert any("seconds" in line and "IMPORT FAILED" not in line for line in lines), log[-3000:]
     assert "accel: node module" not in log, log[-3000:]  # nodes/__init__.py logs each module that fails

@@ -72,7 +72,8 @@ def compile_prompt(unet_name, mode="default"):
     return {
         "1": {"class_type": "UNETLoader", "inputs": {"unet_name": unet_name, "weight_dtype": "default"}},
         "2": {"class_type": "AccelRandomConditioning", "inputs": {"seed": 1, "tokens": 8, "dim": 4096, "scale": 1.0}},
-        "3": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
+        "3": {"class_type": "EmptyHunyuanLatentVideo",
+              "inputs": {"width": 32, "height": 32, "length": 1, "batch_size": 1}},
         "5": {"class_type": "AccelCompile", "inputs": {
             "model": ["1", 0], "mode": mode, "scope": "blocks", "dynamic": "auto", "fullgraph": False,
             "backend": "inductor", "recompile_limit": 64, "on_failure": "fall back"}},

@@ -20,7 +20,7 @@ def V(mod):
 
 
 @pytest.fixture(scope="module")
-def O(mod):
+def Opts(mod):
     return mod("accel.vae.options")
 
 
@@ -149,15 +149,15 @@ def test_tiled_is_comfyuis_tiled_decode(wan_vae):
 
 
 @torch.inference_mode()
-def test_fused_norm_and_compile_are_wired_to_every_block(wan_vae, V, O, mod, monkeypatch):
+def test_fused_norm_and_compile_are_wired_to_every_block(wan_vae, V, Opts, mod, monkeypatch):
     z = wan_latent(seed=4)
     ref = wan_vae.decode(z)
     vn = mod("kernels.vae_norm")
     calls = []
     real = vn.rms_norm_silu
     monkeypatch.setattr(vn, "rms_norm_silu", lambda x, g, b=None, **kw: calls.append(x.shape) or real(x, g, b, **kw))
-    opts = O.VAEOptions(channels_last=False, fused_norm=True, compile=True, compile_backend="eager")
-    acc, report = O.apply(wan_vae, opts)
+    opts = Opts.VAEOptions(channels_last=False, fused_norm=True, compile=True, compile_backend="eager")
+    acc, report = Opts.apply(wan_vae, opts)
     report = report.render()
     out = acc.decode(z)
     assert (out - ref).abs().max().item() <= TOL  # CPU: the reference path inside, eager backend
@@ -173,7 +173,7 @@ def test_fused_norm_and_compile_are_wired_to_every_block(wan_vae, V, O, mod, mon
 
 
 @torch.inference_mode()
-def test_compile_failure_follows_on_failure(wan_vae, O, AccelError):
+def test_compile_failure_follows_on_failure(wan_vae, Opts, AccelError):
     z = wan_latent(t=1, seed=5)
     ref = wan_vae.decode(z)
 
@@ -183,18 +183,19 @@ def test_compile_failure_follows_on_failure(wan_vae, O, AccelError):
     import torch._dynamo
 
     torch._dynamo.reset()
-    opts = O.VAEOptions(channels_last=False, compile=True, compile_backend=broken)
-    acc, _ = O.apply(wan_vae, opts)
+    opts = Opts.VAEOptions(channels_last=False, compile=True, compile_backend=broken)
+    acc, _ = Opts.apply(wan_vae, opts)
     assert torch.equal(acc.decode(z), ref) and "no compiler here" in acc._accel_vae.compile_failed
     torch._dynamo.reset()
-    acc, _ = O.apply(wan_vae, O.VAEOptions(channels_last=False, compile=True, compile_backend=broken, policy="error"))
+    acc, _ = Opts.apply(wan_vae, Opts.VAEOptions(channels_last=False, compile=True, compile_backend=broken,
+                                                 policy="error"))
     with pytest.raises(AccelError, match="compile"):
         acc.decode(z)
     assert hooks_and_attrs(wan_vae) == (0, 0)  # restored after a failed decode too
     torch._dynamo.reset()
 
 
-def test_unknown_vae_and_inapplicable_options_follow_on_failure(kl_vae, O, AccelError):
+def test_unknown_vae_and_inapplicable_options_follow_on_failure(kl_vae, Opts, AccelError):
     import copy
 
     odd = copy.copy(kl_vae)
@@ -208,9 +209,9 @@ def test_unknown_vae_and_inapplicable_options_follow_on_failure(kl_vae, O, Accel
     with pytest.raises(AccelError, match="input 'fused_norm'"):
         node(kl_vae, fused_norm=True, on_failure="error")
     with pytest.raises(AccelError, match="input 'tile_size'"):
-        O.VAEOptions(tile_size=32)
+        Opts.VAEOptions(tile_size=32)
     with pytest.raises(AccelError, match="input 'temporal_chunk'"):
-        O.VAEOptions(temporal_chunk=1)
+        Opts.VAEOptions(temporal_chunk=1)
     acc, report = node(kl_vae, temporal_chunk=4)
     assert "temporal_chunk: an image VAE" in report and acc._accel_vae.options.temporal_chunk == 0
 
@@ -372,7 +373,8 @@ def test_triton_rms_norm_silu_matches_the_reference_in_the_interpreter():
 
 
 # every candidate once (alone or combined), legacy names too, not every combination the GPU run compares
-SMOKE_VARIANTS = "stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,fused_norm+compile,tiled,cl+fn+tc3,tilefit"
+SMOKE_VARIANTS = ("stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,fused_norm+compile,tiled,cl+fn+tc3,"
+                  "tilefit")
 
 
 def test_bench_vae_smoke(tmp_path):

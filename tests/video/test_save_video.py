@@ -84,7 +84,8 @@ def read(path: Path) -> dict:
         s = c.streams.video[0]
         frames = [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
         return {"format": c.format.name, "codec": s.codec_context.name, "size": (s.height, s.width),
-                "rate": s.average_rate, "metadata": dict(c.metadata), "frames": torch.from_numpy(np.stack(frames)).float()}
+                "rate": s.average_rate, "metadata": dict(c.metadata),
+                "frames": torch.from_numpy(np.stack(frames)).float()}
 
 
 def psnr(a, b) -> float:
@@ -151,7 +152,8 @@ def test_never_overwrites_and_counts_on(files, pack, mod, monkeypatch):
     first = saved(h, "10").with_name("count_accel_00001_.mp4")
     before = first.read_bytes()
     real = folder_paths.get_save_image_path
-    monkeypatch.setattr(folder_paths, "get_save_image_path", lambda *a, **k: (*real(*a, **k)[:2], 1, *real(*a, **k)[3:]))
+    monkeypatch.setattr(folder_paths, "get_save_image_path",
+                        lambda *a, **k: (*real(*a, **k)[:2], 1, *real(*a, **k)[3:]))
     p["5"]["inputs"]["seed"] = 5
     h = run(p)
     assert saved(h, "10").name == "count_accel_00003_.mp4" and first.read_bytes() == before
@@ -171,8 +173,8 @@ def test_tiled_decode_is_encoded_after_it(files, M, mod, tmp_path):
     """An Accel VAE that decodes in tiles hands out pieces, not frames: the stream stops, the decode's output is
     encoded instead (the same frames as VAE Decode (Tiled) gives), and the report says so."""
     vae = M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
-    O = mod("accel.vae.options")
-    tiled, _ = O.apply(vae, O.VAEOptions(channels_last=False, tiled=True, tile_size=64, overlap=32))
+    Opts = mod("accel.vae.options")
+    tiled, _ = Opts.apply(vae, Opts.VAEOptions(channels_last=False, tiled=True, tile_size=64, overlap=32))
     lat = {"samples": torch.randn(1, 16, 3, 16, 12, generator=torch.Generator().manual_seed(3))}
     with torch.inference_mode():  # as ComfyUI's executor runs a node
         out = H.call_node("AccelSaveVideo", samples=lat, vae=tiled, fps=FPS, filename_prefix="video/tiled",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Optional
 
 import torch
 import torch.nn.functional as F
@@ -24,14 +23,14 @@ _REFERENCE_BUDGET = 1 << 28  # float32 score elements per chunk of the reference
 
 # --- layouts ---------------------------------------------------------------------------------------------
 
-def _to_bhld(x: torch.Tensor, heads: Optional[int], layout: str, name: str):
+def _to_bhld(x: torch.Tensor, heads: int | None, layout: str, name: str):
     if x.dim() == 3:
         if not heads:
             raise ValueError(f"sparse_attention: {name} is (B, L, H*D); pass heads= (the model's head count)")
-        b, l, hd = x.shape
+        b, n, hd = x.shape
         if hd % heads:
             raise ValueError(f"sparse_attention: {name}'s last dim {hd} is not divisible by heads={heads}")
-        return x.view(b, l, heads, hd // heads).transpose(1, 2)
+        return x.view(b, n, heads, hd // heads).transpose(1, 2)
     if x.dim() != 4:
         raise ValueError(f"sparse_attention: {name} must be 3-D (B, L, H*D) or 4-D, got shape {tuple(x.shape)}")
     if layout == "bhld":
@@ -43,8 +42,8 @@ def _to_bhld(x: torch.Tensor, heads: Optional[int], layout: str, name: str):
 
 def _from_bhld(out: torch.Tensor, like: torch.Tensor, layout: str):
     if like.dim() == 3:
-        b, h, l, d = out.shape
-        return out.transpose(1, 2).reshape(b, l, h * d)
+        b, h, n, d = out.shape
+        return out.transpose(1, 2).reshape(b, n, h * d)
     return out if layout == "bhld" else out.transpose(1, 2)
 
 
@@ -56,7 +55,7 @@ def int32_indexable(x: torch.Tensor) -> torch.Tensor:
     (flex_attention's Triton template, FA4) index with 32-bit offsets: a view into a wider tensor overflows them.
     Seen on an H100 as "CUDA error: an illegal memory access" at HunyuanVideo 720p 129 frames, where a single block's
     v is a view into its linear1 output (119,056 tokens x 21,504 columns: offsets to 2.56e9)."""
-    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride()) if n > 0)
+    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride(), strict=True) if n > 0)
     return x if span <= INT32_MAX else x.contiguous()
 
 
@@ -72,7 +71,7 @@ def _no_tf32():
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = m, c
 
 
-def reference_attention(q, k, v, pattern=None, scale: Optional[float] = None, token_mask=None) -> torch.Tensor:
+def reference_attention(q, k, v, pattern=None, scale: float | None = None, token_mask=None) -> torch.Tensor:
     """softmax(q k^T * scale + mask) v in float32, (B, H, L, D) in and out (output in q's dtype). The mask is
     the pattern's tiles expanded to tokens (or an explicit (Lq, Lk) bool `token_mask`); no mask = dense."""
     B, H, Lq, D = q.shape
@@ -146,7 +145,7 @@ def flex_block_mask(pattern, device):
     return bm
 
 
-def _flex(q, k, v, pattern, scale, compile: Optional[bool]):
+def _flex(q, k, v, pattern, scale, compile: bool | None):
     from torch.nn.attention.flex_attention import flex_attention
 
     compile = q.is_cuda if compile is None else compile
@@ -222,8 +221,8 @@ def backend_status(device="cuda") -> dict:
     return st
 
 
-def sparse_attention(q, k, v, pattern, *, heads: Optional[int] = None, layout: str = "bhld",
-                     backend: str = "auto", scale: Optional[float] = None, compile: Optional[bool] = None):
+def sparse_attention(q, k, v, pattern, *, heads: int | None = None, layout: str = "bhld",
+                     backend: str = "auto", scale: float | None = None, compile: bool | None = None):
     """Attention of q over k/v keeping only `pattern`'s tiles (pattern=None: dense, exact SDPA).
 
     q/k/v: (B, L, H*D) with heads=, or 4-D in `layout` ("bhld" or "blhd"); self-attention (one length L, equal

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Optional
 
 import torch
 
@@ -76,7 +75,7 @@ class VideoGrid:
         return self.frames * self.tokens_per_frame
 
     @classmethod
-    def from_video(cls, frames: int, height: int, width: int, vae_stride=(4, 8, 8), patch=(1, 2, 2)) -> "VideoGrid":
+    def from_video(cls, frames: int, height: int, width: int, vae_stride=(4, 8, 8), patch=(1, 2, 2)) -> VideoGrid:
         """Pixel frames/height/width -> token grid (Wan 2.1: VAE 4x8x8, patch 1x2x2, latent padded to the patch)."""
         lt, lh, lw = 1 + (frames - 1) // vae_stride[0], height // vae_stride[1], width // vae_stride[2]
         return cls(-(-lt // patch[0]), -(-lh // patch[1]), -(-lw // patch[2]))
@@ -210,7 +209,7 @@ class RadialPattern:
         return _radial_block_mask(g.frames, g.tokens_per_frame, int(self.block_size), float(self.decay_factor),
                                   self.model_type, int(self.text_tokens), bool(self.text_first and self.text_tokens))
 
-    def token_mask(self, rows: Optional[slice] = None) -> torch.Tensor:
+    def token_mask(self, rows: slice | None = None) -> torch.Tensor:
         """The token-level mask (rows of it: a slice of query tokens), expanded from the block mask."""
         bm, bs, L = self.block_mask(), self.block_size, self.tokens
         r = torch.arange(L)[rows if rows is not None else slice(None)]
@@ -262,7 +261,7 @@ class DensePolicy:
             if not isinstance(v, int) or v < 0:
                 raise ValueError(f"DensePolicy.{name} must be an integer >= 0, got {v!r}")
 
-    def dense_reason(self, step: int, block: int, num_blocks: int) -> Optional[str]:
+    def dense_reason(self, step: int, block: int, num_blocks: int) -> str | None:
         """Why (step, block) runs dense, or None when it runs the sparse pattern. step and block count from 0."""
         if step < 0 or block < 0 or num_blocks < 1 or block >= num_blocks:
             raise ValueError(f"DensePolicy: step {step}, block {block} of {num_blocks} is out of range")

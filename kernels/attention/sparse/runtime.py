@@ -29,8 +29,8 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 import torch
 import torch.nn.functional as F
@@ -58,13 +58,13 @@ class Layout:
     the video: ComfyUI 0.33's HunyuanVideo) or "last" (after it: the published code, older ComfyUI)."""
 
     model_type: str = "wan"
-    text: Optional[str] = None
+    text: str | None = None
 
     def __post_init__(self):
         if self.text not in (None, "first", "last"):
             raise ValueError(f"Layout.text must be None, 'first' or 'last', got {self.text!r}")
 
-    def text_tokens(self, tokens: int, grid: VideoGrid) -> Optional[int]:
+    def text_tokens(self, tokens: int, grid: VideoGrid) -> int | None:
         """Text tokens of a self-attention call of `tokens` on `grid` (0: video only), None when it is not one."""
         if tokens == grid.tokens:
             return 0
@@ -87,7 +87,7 @@ class RadialSettings:
     dense_blocks: int = 1
     block_size: int = 128
     kernel: str = "flex"
-    compile: Optional[bool] = None
+    compile: bool | None = None
 
     def __post_init__(self):
         if isinstance(self.dense_steps, bool) or not isinstance(self.dense_steps, int) or self.dense_steps < AUTO:
@@ -112,12 +112,12 @@ class RadialSettings:
 
     def describe_steps(self) -> str:
         if self.dense_steps == AUTO:
-            return ("the first quarter of each sampler run's steps from pure noise, rounded up (dense_steps -1: 1 of 4, "
-                    "5 of 20); none in a run that continues a partly denoised latent (Wan 2.2's second expert)")
+            return ("the first quarter of each sampler run's steps from pure noise, rounded up (dense_steps -1: 1 of "
+                    "4, 5 of 20); none in a run that continues a partly denoised latent (Wan 2.2's second expert)")
         return f"the first {self.dense_steps} step(s) of each sampler run"
 
 
-def kept_mass(q: torch.Tensor, k: torch.Tensor, pattern: RadialPattern, scale: Optional[float],
+def kept_mass(q: torch.Tensor, k: torch.Tensor, pattern: RadialPattern, scale: float | None,
               rows: int = KEPT_MASS_ROWS) -> dict:
     """Share of the softmax attention mass inside `pattern` for `rows` query rows spread evenly over the video,
     every head of batch entry 0; q/k (B, H, L, D). Full softmax over all keys in float32 (TF32 off), one head at a
@@ -209,7 +209,7 @@ class RadialRun:
         return p
 
     # --- a model call ---------------------------------------------------------------------------------------
-    def enter(self, grid: Optional[VideoGrid], step: Optional[int], n_steps: int, total_blocks: int,
+    def enter(self, grid: VideoGrid | None, step: int | None, n_steps: int, total_blocks: int,
               why: str = OUTSIDE, continues: bool = False, layout: Layout = WAN):
         """Open this thread's frame for one model call (returns what `exit` restores). grid None: every call of it
         runs dense for `why`. continues: the sampler run starts from a partly denoised latent (steps_for). layout:
@@ -301,7 +301,8 @@ class RadialRun:
                     f"{s['sparsity']:.1%} (tiles {s['block_sparsity']:.1%}), {e['calls']} sparse call(s)")
             if km is not None:
                 text += (f"; kept attention mass {km['mean']:.1%} (worst row {km['worst_row']:.1%}), measured on the "
-                         f"first sparse call: {km['rows']} query rows x {km['heads']} heads of its own q/k, full softmax")
+                         f"first sparse call: {km['rows']} query rows x {km['heads']} heads of its own q/k, full "
+                         "softmax")
             lines.append(text)
         return lines
 

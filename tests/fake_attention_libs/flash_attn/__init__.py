@@ -1,6 +1,5 @@
 """Fake FlashAttention-2 (tests only): flash_attn_func on (B, L, H, D), GQA, no mask."""
 import torch  # noqa: F401 - the real library imports torch when it is imported
-
 from _fake_common import attend, check
 
 __version__ = "2.8.3"

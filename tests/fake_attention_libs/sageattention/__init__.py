@@ -2,7 +2,6 @@
 head_dim 64/96/128. Like SageAttention 1.x, smooth_k=True subtracts the K mean IN PLACE: the
 adapter must never let it touch the caller's tensor."""
 import torch  # noqa: F401 - the real library imports torch when it is imported
-
 from _fake_common import attend, check
 
 __version__ = "2.2.0"

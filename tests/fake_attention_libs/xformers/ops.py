@@ -1,6 +1,5 @@
 """Fake xformers.ops.memory_efficient_attention (tests only): (B, L, H, D), float bias (B, H, Lq, Lk)."""
 import torch
-
 from _fake_common import attend, check
 
 
