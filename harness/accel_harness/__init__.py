@@ -5,13 +5,13 @@ Not part of the node pack (excluded from the registry archive). Import it with
 package would shadow ComfyUI's `nodes` module).
 """
 from .env import (  # noqa: F401
-                  REPO_ROOT,
-                  bootstrap,
-                  call_node,
-                  comfy_root,
-                  comfy_version,
-                  lab_module,
-                  load_pack,
-                  pack_module,
-                  pack_nodes,
+    REPO_ROOT,
+    bootstrap,
+    call_node,
+    comfy_root,
+    comfy_version,
+    lab_module,
+    load_pack,
+    pack_module,
+    pack_nodes,
 )
