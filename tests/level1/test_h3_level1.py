@@ -7,7 +7,6 @@ radial sparse attention on the video with text and audio dense; other families a
 
 Compile runs dynamo's eager backend (as tests/level1/test_wan_classes.py does), so the test takes seconds.
 """
-import dataclasses
 
 import pytest
 import torch
@@ -24,15 +23,6 @@ def h3(M):
     if why:
         pytest.skip(why)
     return M.family_model("minimax_h3")
-
-
-@pytest.fixture
-def eager_level1(mod, monkeypatch):
-    P = mod("accel.wan_level1.preset")
-    orig = P.WanLevel1Options.compile_options
-    monkeypatch.setattr(P.WanLevel1Options, "compile_options",
-                        lambda self, chain: dataclasses.replace(orig(self, chain), backend="eager"))
-    return P
 
 
 def run(M, model):

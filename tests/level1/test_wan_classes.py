@@ -11,7 +11,6 @@ Compile runs dynamo with its "eager" backend (tracing, guards and graph breaks a
 per class would take minutes on the CPU); the Level-1 plumbing is the node's own. A ComfyUI without a class (0.3.75
 has 8 of the 16) skips that variant, naming the class it lacks.
 """
-import dataclasses
 import json
 
 import pytest
@@ -24,16 +23,6 @@ NAMES = {"t2v": "T2V", "i2v": "I2V", "fun_control": "I2V", "camera": "Camera", "
          "humo": "HuMo", "s2v": "S2V", "animate": "Animate", "animate2": "Animate 2", "ti2v": "TI2V",
          "flowrvs": "FlowRVS", "scail": "SCAIL", "scail2": "SCAIL 2", "wandancer": "WanDancer",
          "causal_ar": "causal AR"}
-
-
-@pytest.fixture
-def eager_level1(mod, monkeypatch):
-    """Level-1's compile with dynamo's eager backend."""
-    P = mod("accel.wan_level1.preset")
-    orig = P.WanLevel1Options.compile_options
-    monkeypatch.setattr(P.WanLevel1Options, "compile_options",
-                        lambda self, chain: dataclasses.replace(orig(self, chain), backend="eager"))
-    return P
 
 
 def _model(M, variant):
