@@ -104,8 +104,8 @@ the change Queues): the first command 5.3 min (35 s of it writing the files), th
         --changes none --card 16 --occupy --base /tmp/e2e-base --out bench/results/h200/e2e_prefetch_033/card16
   Results: <out>/e2e_<workflow>[_card<N>].json / .md (a second run into the same --out replaces them), and each
   variant's own part of the server console in <out>/server_logs/<variant>.log (its notable lines, such as a VAE decode
-  retried tiled or a fallback, in the row's `server_log_notes` and under the table). Random weights show speed, never
-  quality.
+  retried tiled or a fallback, in the row's `server_log_notes` and under the table). Random weights show speed,
+  never quality.
 CPU smoke of the users' workflow (tiny experts in the scaled-fp8 layout, tiny LoRAs, random conditioning
 instead of umt5, tiny VAE): python bench/bench_e2e.py --smoke --workflow wan22_t2v_lightx2v --out /tmp/e2esmoke
 """

@@ -250,8 +250,7 @@ KERNEL_CATEGORIES = (
 
 def kernel_category(name: str) -> str:
     """A kernel's category by its name. Inductor's kernels (`triton_...`) are named after the ops they fused, so one
-    that
-    feeds attention mentions it: they count as `triton`, or `fp8 quantize` where they take an amax or clamp a
+    that feeds attention mentions it: they count as `triton`, or `fp8 quantize` where they take an amax or clamp a
     division (kernels.fp8_linear's quantization, traced under compile and fused into the op that produces the
     activation); inductor's templates (`triton_tem_...`) are matmuls, or attention for flex attention's."""
     low = name.lower()

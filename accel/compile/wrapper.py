@@ -518,9 +518,9 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 
 def _user_frame(e) -> str | None:
     """Where in the model's code dynamo stopped ("wan/model.py:123 forward"): the innermost frame outside torch itself
-    of
-    the user stack dynamo puts in its errors' message ("from user code:"), else its `innermost_user_frame_summary`; None
-    when the error carries neither (e.g. an exception raised by the model itself, eager)."""
+    of the user stack dynamo puts in its errors' message ("from user code:"), else its
+    `innermost_user_frame_summary`; None when the error carries neither (e.g. an exception raised by the model itself,
+    eager)."""
     torch_dir = os.path.dirname(torch.__file__).replace("\\", "/") + "/"
     seen = set()
     while e is not None and id(e) not in seen:

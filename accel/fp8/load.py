@@ -253,8 +253,7 @@ def _comfy_layers_result(patcher, source, norm, keep, note, input_name, policy) 
 
 def _out_of_memory(err, during: str):
     """The loader's out-of-memory error (accel.common.errors.out_of_memory): on the GPU (the layers are quantized there)
-    an
-    error of torch's out-of-memory class, so ComfyUI unloads its models and queueing again finds the VRAM free."""
+    an error of torch's out-of-memory class, so ComfyUI unloads its models and queueing again finds the VRAM free."""
     import comfy.model_management as mm
 
     gpu = isinstance(oom_cause(err), getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError)

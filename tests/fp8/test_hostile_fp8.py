@@ -407,8 +407,7 @@ def test_corrupt_autotune_cache_is_ignored(mod, tmp_path, case, caplog):
 
 def _marker_scaled_fp8(mod, M, sd, form):
     """`sd` in ComfyUI's scaled-fp8 layout (the *_fp8_scaled files Load Diffusion Model reads): the harness's writer,
-    the
-    same with a scale_input per layer, or with the two-element marker (ComfyUI then runs the matmuls in 16 bits)."""
+    the same with a scale_input per layer, or with the two-element marker (ComfyUI then runs the matmuls in 16 bits)."""
     if form == "scale_input":
         return _scaled_fp8(mod, sd)
     out = M.comfy_scaled_fp8(dict(sd))
