@@ -189,6 +189,9 @@ class CompileWrapper:
                 reason = "out of memory while capturing a CUDA graph (the run's graphs were dropped)"
             else:
                 reason = f"capturing the CUDA graph failed: {_short_error(e)}"
+                site = None if reason.endswith(")") and " (in " in reason else raise_site(e)
+                if site:
+                    reason += f" (in {site})"
             g.failed[call.key] = reason
             st.graph_failures += 1
             log.warning("compile: %s; this shape runs compiled from now on", reason)
@@ -537,6 +540,22 @@ def _user_frame(e) -> str | None:
             return f"{_short_path(path)}:{line} {name}"
         e = getattr(e, "inner_exception", None) or e.__cause__
     return None
+
+
+def raise_site(e) -> str | None:
+    """The line of the model's code (or ComfyUI's) that made `e` ("lumina/model.py:601 patchify_and_embed"): the
+    innermost frame of its traceback outside torch and this package, and outside torch's mode hooks
+    (`__torch_dispatch__` / `__torch_function__` interpose; they are not where the model called); None if none is."""
+    torch_dir = os.path.dirname(torch.__file__).replace("\\", "/") + "/"
+    here = os.path.dirname(os.path.abspath(__file__)).replace("\\", "/") + "/"
+    site, tb = None, e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        path = code.co_filename.replace("\\", "/")
+        if not (path.startswith((torch_dir, here)) or code.co_name in ("__torch_dispatch__", "__torch_function__")):
+            site = f"{_short_path(path)}:{tb.tb_lineno} {code.co_name}"
+        tb = tb.tb_next
+    return site
 
 
 def _short_path(path: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def _tensors(obj, out: list) -> list:
@@ -62,14 +63,29 @@ class _Graph:
                     item[1].data = item[2]
 
 
+class _Refuse(TorchDispatchMode):
+    """Raises `error` at the first call of `op` (an aten overload packet) inside the capture: the model's own line
+    that called it is where the capture failed, as when a GPU refuses a host copy inside a model's forward."""
+
+    def __init__(self, op, error):
+        super().__init__()
+        self.op, self.error = op, error
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket is self.op:
+            raise self.error
+        return func(*args, **(kwargs or {}))
+
+
 class EmulatedGraphs:
     """The backend interface of accel.compile.graphs (supports, new_pool, side_stream, capture, replay, release),
-    computing eagerly on the CPU. `fail`: an exception every capture raises (a capture a real GPU refuses)."""
+    computing eagerly on the CPU. `fail`: an exception every capture raises (a capture a real GPU refuses);
+    `refuse`: (aten op, exception): the capture raises it where the model's call first runs that op."""
 
     name = "emulated CUDA graphs (CPU tests)"
 
-    def __init__(self, fail: Exception | None = None):
-        self.fail = fail
+    def __init__(self, fail: Exception | None = None, refuse: tuple | None = None):
+        self.fail, self.refuse = fail, refuse
         self.captures = self.replays = self.releases = 0
 
     @staticmethod
@@ -87,6 +103,9 @@ class EmulatedGraphs:
     def capture(self, fn, pool, device, model):
         if self.fail is not None:
             raise self.fail
+        if self.refuse is not None:
+            with _Refuse(*self.refuse):
+                fn()
         out = fn()
         self.captures += 1
         return _Graph(fn, out, model), out

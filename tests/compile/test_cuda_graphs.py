@@ -11,6 +11,7 @@ guards are dynamo's; graphs are above the compiled blocks).
 import pytest
 import torch
 
+import accel_harness as H
 from accel_harness.graph_emulation import EmulatedGraphs
 
 
@@ -289,6 +290,28 @@ def test_a_capture_that_fails_runs_compiled_from_then_on(M, C, G, zimage):
         st = C.compile_status(on)
         assert st["graph_failures"] == 1 and st["graph_replays"] == 0 and e.captures == 0
         assert "capturing the CUDA graph failed: RuntimeError: operation not permitted" in st["graph_reason"]
+    finally:
+        G.TEST_BACKEND = None
+
+
+def test_a_refused_capture_names_the_models_line(M, C, G, zimage):
+    """A GPU refuses a host copy inside the captured call ("Cannot copy between CPU and CUDA tensors during CUDA graph
+    capture"): the reason names the line of the model's (ComfyUI's) code that ran it, not the pack's or torch's."""
+    msg = "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is pinned."
+    G.TEST_BACKEND = EmulatedGraphs(refuse=(torch.ops.aten.mul, RuntimeError(msg)))
+    try:
+        off, on = both(C, zimage)
+        inputs = z_inputs()
+        want = run(M, off, inputs)
+        for _ in range(2):
+            assert torch.equal(run(M, on, inputs), want)
+        reason = C.compile_status(on)["graph_reason"]
+        assert reason.startswith(f"capturing the CUDA graph failed: RuntimeError: {msg[:40]}"), reason
+        site = reason.rsplit(" (in ", 1)[1].rstrip(")")
+        path, line_fn = site.split(":", 1)
+        assert line_fn.split()[0].isdigit(), site
+        in_comfy = [p for p in (H.comfy_root() / "comfy").rglob(path.rsplit("/", 1)[-1]) if p.as_posix().endswith(path)]
+        assert in_comfy, (site, "is not a file of ComfyUI's")
     finally:
         G.TEST_BACKEND = None
 
