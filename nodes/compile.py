@@ -60,9 +60,9 @@ class AccelCompile(AccelNode):
                     "fall back: if compiling or a compiled call fails, log one line and run this model uncompiled "
                     "from then on. error: stop the prompt. (Older workflows' eager / raise mean the same.)")),
                 io.Combo.Input("cuda_graphs", options=["off", "on"], default="off", optional=True, tooltip=(
-                    "on: replay each sampling step as one CUDA graph (same kernels, no per-step Python) while the "
-                    "model's weights stay on the GPU; it is kept resident where it fits. The report says when it "
-                    "ran.")),
+                    "Experimental. on: replay each sampling step as one CUDA graph (same kernels, no per-step "
+                    "Python) while the model's weights stay on the GPU. The report says whether it ran and why "
+                    "not.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "
