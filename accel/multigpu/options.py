@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..common.errors import AccelError
-from ..common.report import Report, Section
+from .patch import CFG_PARALLEL, DEVICES, patch_model
 
 
 @dataclass(frozen=True)
@@ -20,8 +20,6 @@ class MultiGPUOptions:
     pool: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        from .patch import CFG_PARALLEL, DEVICES
-
         if isinstance(self.gpus, bool) or not isinstance(self.gpus, int):
             raise AccelError("gpus", f"expected a whole number, got {self.gpus!r}", "Set gpus to 1-16")
         if self.device not in DEVICES:
@@ -33,8 +31,4 @@ class MultiGPUOptions:
 def apply(model, options: MultiGPUOptions) -> tuple:
     """(patched clone, Report): the clone's sampling runs on `options.gpus` worker processes (accel.multigpu.patch);
     every check that can fail runs now, before any sampling."""
-    from ..common.errors import current_title
-    from .patch import patch_model
-
-    m, text, lines = patch_model(model, options.gpus, options.device, options.cfg_parallel, **options.pool)
-    return m, Report([Section(current_title(), text), *(Section(None, line) for line in lines)])
+    return patch_model(model, options.gpus, options.device, options.cfg_parallel, **options.pool)

@@ -16,6 +16,7 @@ import pickle
 from .. import comfy_compat
 from ..common import keys, log
 from ..common.errors import AccelError, current_title
+from ..common.report import Report, Section
 
 KEY = keys.MULTIGPU
 DEVICES = ("cuda", "cpu")
@@ -294,21 +295,19 @@ def _clone_off_gpu(model):
 
 
 def apply_multigpu(model, gpus: int = 2, device: str = "cuda", cfg_parallel: str = "on", **pool_opts):
-    """As `apply(model, MultiGPUOptions(gpus, device, cfg_parallel, pool_opts))` (accel.multigpu.options); returns
-    (patched clone, report text). gpus == 1: an unpatched clone (stock sampling)."""
-    from .options import MultiGPUOptions, apply
-
-    m, report = apply(model, MultiGPUOptions(gpus, device, cfg_parallel, pool_opts))
+    """Keyword form of the contract (accel.multigpu.options.apply): (patched clone, report text). gpus == 1: an
+    unpatched clone (stock sampling)."""
+    m, report = patch_model(model, gpus, device, cfg_parallel, **pool_opts)
     return m, report.render()
 
 
 def patch_model(model, gpus: int, device: str, cfg_parallel: str, **pool_opts) -> tuple:
-    """(patched clone, the report's headline text, its further lines); gpus == 1: an unpatched clone."""
+    """(patched clone, Report); gpus == 1: an unpatched clone. Every check that can fail runs first."""
     import comfy.patcher_extension as pe
 
     desc = check_inputs(model, gpus, device, cfg_parallel)
     if gpus == 1:
-        return model.clone(), f"gpus=1, sampling runs in ComfyUI's process as stock ({desc})", []
+        return model.clone(), _report(f"gpus=1, sampling runs in ComfyUI's process as stock ({desc})", [])
     m, memory_note = _clone_off_gpu(model)
     rt = MultiGPURuntime(gpus, device, cfg_parallel, **pool_opts)
     m.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, rt.outer_sample)
@@ -338,4 +337,8 @@ def patch_model(model, gpus: int, device: str, cfg_parallel: str, **pool_opts) -
                      f"of memory each, plus its copy of the weights): {gpus} workers need about "
                      f"{gpus * WORKER_BASE_GB:.1f} GB before the model")
     log.info("multigpu: %s", "\n".join([text, *lines]))
-    return m, text, lines
+    return m, _report(text, lines)
+
+
+def _report(text: str, lines: list) -> Report:
+    return Report([Section(current_title(), text), *(Section(None, line) for line in lines)])
