@@ -42,13 +42,10 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("attn.h100.wan14B_480p.comfy_default", "md:wan14B_480p_81f/comfy_default|ms", 37.72, "{:.1f} ms"),
         ("attn.h100.wan14B_480p.cudnn", "md:wan14B_480p_81f/sdpa_cudnn|ms", 38.68, "{:.1f} ms"),
         ("attn.h100.wan14B_480p.fa2", "md:wan14B_480p_81f/sdpa_flash|ms", 59.14, "{:.1f} ms"),
-        ("attn.h100.wan14B_480p.fa3", "md:wan14B_480p_81f/flash_attn_3|ms", 31.50, "{:.1f} ms")],
+        ("attn.h100.wan14B_480p.fa3", "md:wan14B_480p_81f/flash_attn_3|ms", 31.5, "{:.1f} ms")],
     "h100/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json": [
         ("e2e_i2v.h100.stock.q2.total", "json:rows/0/queues/1/total_s", 20.541, "{:.1f} s"),
         ("e2e_i2v.h100.level1.q2.total", "json:rows/1/queues/1/total_s", 14.293, "{:.1f} s")],
-    "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json": [
-        ("e2e_wf.h100.save.level1.q2.vae_decode", "json:rows/0/queues/1/stages_s/VAE decode", 2.464, "{:.2f} s"),
-        ("e2e_wf.h100.save.level1_vae.q2.vae_decode", "json:rows/1/queues/1/stages_s/VAE decode", 2.84, "{:.2f} s")],
     "h100/family_033_flux_1024_run2/matrix.json": [
         ("family.h100.flux.run2.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.192, "{:.2f}x"),
         ("family.h100.flux.run2.shipped.speedup", "json:chains/shipped/speedup", 1.252, "{:.2f}x")],
@@ -71,10 +68,10 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("level1.h100.1.3B.sample.speedup", "json:sizes/1.3B/sample_level1/speedup_vs_stock", 1.69, "{:.2f}x")],
     "h100/level1_1.3B.md": [
         ("level1.h100.1.3B.forward.cosine", "md:1.3B/Level-1|cosine to stock", 0.999999, "{:.6f}"),
-        ("level1.h100.1.3B.forward.maxdiff", "md:1.3B/Level-1|max abs diff", 1.23e-2, "{:.3f}")],
+        ("level1.h100.1.3B.forward.maxdiff", "md:1.3B/Level-1|max abs diff", 0.0123, "{:.3f}")],
     "h100/level1_14B.md": [
         ("level1.h100.14B.forward.cosine", "md:14B/Level-1|cosine to stock", 0.999998, "{:.6f}"),
-        ("level1.h100.14B.forward.maxdiff", "md:14B/Level-1|max abs diff", 1.32e-2, "{:.3f}")],
+        ("level1.h100.14B.forward.maxdiff", "md:14B/Level-1|max abs diff", 0.0132, "{:.3f}")],
     "h100/matrix_033_wan14B_fp16_current_node/80GB/matrix.json": [
         ("matrix.h100.80.level1.speedup", "json:chains/level1/speedup", 1.469, "{:.2f}x")],
     "h100/matrix_033_wan14B_fp16_current_node/80GB_run2/matrix.json": [
@@ -82,23 +79,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("matrix.h100.80.run2.level1.speedup", "json:chains/level1/speedup", 1.509, "{:.2f}x")],
     "h100/vae_033/vae.md": [
         ("vae.h100.compile.first.vae033", "md:wan2.1/fused_norm+compile|first (s)", 92.8778, "{:.0f} s"),
-        ("vae.h100.compile.vae033", "md:wan2.1/fused_norm+compile|speedup", 1.383, "{:.2f}x"),
-        ("vae.h100.default.vae033", "md:wan2.1/default|speedup", 1.074, "{:.2f}x"),
-        ("vae.h100.default.vae033.maxdiff", "md:wan2.1/default|max abs diff", 0.0449, "{:.3f}"),
-        ("vae.h100.fused_norm_bench.vae033", "md:wan2.1/fused_norm|speedup", 1.179, "{:.2f}x"),
-        ("vae.h100.fused_norm_nobench.vae033", "md:wan2.1/fused_norm_nobench|speedup", 1.305, "{:.2f}x")],
-    "h100/vae_033_cold_channels_last_benchmark/vae.md": [
-        ("vae.h100.cl_bench.cold.first", "md:wan2.1/channels_last+benchmark|first (s)", 12.2564, "{:.1f} s"),
-        ("vae.h100.cl_bench.cold.speedup", "md:wan2.1/channels_last+benchmark|speedup", 1.07, "{:.2f}x"),
-        ("vae.h100.cl_bench.cold.stock_first", "md:wan2.1/stock|first (s)", 2.8527, "{:.1f} s")],
+        ("vae.h100.default.vae033.maxdiff", "md:wan2.1/default|max abs diff", 0.0449, "{:.3f}")],
     "h100/vae_033_run2/vae.md": [
-        ("vae.h100.compile.first.run2", "md:wan2.1/fused_norm+compile|first (s)", 32.263, "{:.0f} s"),
-        ("vae.h100.default.run2", "md:wan2.1/default|speedup", 1.029, "{:.2f}x"),
-        ("vae.h100.fused_norm_bench.run2", "md:wan2.1/fused_norm|speedup", 1.205, "{:.2f}x")],
-    "h100/vae_033_run3/vae.md": [
-        ("vae.h100.compile.run3", "md:wan2.1/fused_norm+compile|speedup", 1.249, "{:.2f}x"),
-        ("vae.h100.compile_nobench.run3", "md:wan2.1/fused_norm_nobench+compile|speedup", 1.262, "{:.2f}x"),
-        ("vae.h100.fused_norm_nobench.run3", "md:wan2.1/fused_norm_nobench|speedup", 1.213, "{:.2f}x")],
+        ("vae.h100.compile.first.run2", "md:wan2.1/fused_norm+compile|first (s)", 32.263, "{:.0f} s")],
     "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json": [
         ("wf.h100.80.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.51, "{:.2f}x"),
         ("wf.h100.80.fix.level1.speedup", "json:chains/level1/speedup", 1.657, "{:.2f}x")],
@@ -133,28 +116,15 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("matrix.h200.140.level1.speedup", "json:chains/level1/speedup", 1.503, "{:.2f}x")],
     "h200/vae_033/vae.md": [
         ("vae.h200.cl_bench.first.vae033", "md:wan2.1/default|first (s)", 15.3239, "{:.1f} s"),
-        ("vae.h200.fused_norm_bench.vae033", "md:wan2.1/fused_norm|speedup", 1.329, "{:.2f}x"),
-        ("vae.h200.fused_norm_bench.vae033.maxdiff", "md:wan2.1/fused_norm|max abs diff", 0.0625, "{:.3f}"),
         ("vae.h200.kl.cl_bench.speedup", "md:kl_flux/default|speedup", 0.644, "{:.2f}x"),
         ("vae.h200.stock.first.vae033", "md:wan2.1/stock|first (s)", 3.2198, "{:.1f} s"),
         ("vae.h200.stock.peak", "md:wan2.1/stock|peak VRAM (GiB)", 3.13, "{:.1f} GiB"),
         ("vae.h200.tiled.peak", "md:wan2.1/tiled|peak VRAM (GiB)", 1.917, "{:.1f} GiB"),
         ("vae.h200.tiled.speedup", "md:wan2.1/tiled|speedup", 0.709, "{:.2f}x")],
     "h200/vae_033_fp32ref/vae.md": [
-        ("vae.h200.cl_bench.first.fp32ref", "md:wan2.1/default|first (s)", 13.9048, "{:.1f} s"),
-        ("vae.h200.compile.fp32ref", "md:wan2.1/fused_norm+compile|speedup", 1.294, "{:.2f}x"),
         ("vae.h200.compile.fp32ref.maxdiff", "md:wan2.1/fused_norm+compile|max abs diff", 0.0664, "{:.3f}"),
         ("vae.h200.fused_norm.fp32ref.vs_fp32", "md:wan2.1/fused_norm|max abs diff vs float32", 0.0491, "{:.3f}"),
-        ("vae.h200.stock.first.fp32ref", "md:wan2.1/stock|first (s)", 2.0863, "{:.1f} s"),
         ("vae.h200.stock.fp32ref.vs_fp32", "md:wan2.1/stock|max abs diff vs float32", 0.0599, "{:.3f}")],
-    "h200/vae_033_run2/vae.md": [
-        ("vae.h200.cl_bench.run2.speedup", "md:wan2.1/default|speedup", 1.131, "{:.2f}x"),
-        ("vae.h200.compile.run2", "md:wan2.1/fused_norm+compile|speedup", 1.484, "{:.2f}x"),
-        ("vae.h200.fused_norm_bench.run2", "md:wan2.1/fused_norm|speedup", 1.388, "{:.2f}x")],
-    "h200/vae_033_run3/vae.md": [
-        ("vae.h200.compile_nobench.run3", "md:wan2.1/fused_norm_nobench+compile|speedup", 1.367, "{:.2f}x"),
-        ("vae.h200.fused_norm_nobench.run3", "md:wan2.1/fused_norm_nobench|speedup", 1.276, "{:.2f}x"),
-        ("vae.h200.fused_norm_nobench.run3.maxdiff", "md:wan2.1/fused_norm_nobench|max abs diff", 0.0703, "{:.3f}")],
     "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json": [
         ("wf.h200.141.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.46, "{:.2f}x"),
         ("wf.h200.141.fix.level1.speedup", "json:chains/level1/speedup", 1.585, "{:.2f}x")],

@@ -8,7 +8,6 @@ from dataclasses import dataclass, fields, replace
 from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.figures import num as _num
-from ..common.figures import span as _span
 from ..common.figures import text as _text
 from ..common.policy import Policy, as_policy
 from ..common.report import Report, Section
@@ -67,39 +66,21 @@ class VAEOptions:
 OPTION_NOTES = {
     "channels_last": (True, "channels_last(_3d) activations for the decoder's convolutions",
                       "other cuDNN algorithms, float reassociation only (CPU fp32: max|diff| <= 1e-5; H100 bf16 "
-                      f"Wan VAE: {_span('vae.h100.default.run2', 'vae.h100.default.vae033')} stock, first decode no "
-                      f"slower, max|diff| {_text('vae.h100.default.vae033.maxdiff')}; inside the Wan 2.2 A14B LightX2V "
-                      "workflow on an H100, experts resident: slower, "
-                      f"{_text('e2e_wf.h100.save.level1_vae.q2.vae_decode')} vs stock's "
-                      f"{_text('e2e_wf.h100.save.level1.q2.vae_decode')})"),
+                      f"Wan VAE: max|diff| {_text('vae.h100.default.vae033.maxdiff')} vs stock)"),
     "cudnn_benchmark": (True, "cudnn.benchmark during the decode (restored after)",
-                        "another cuDNN algorithm, float reassociation only; with channels_last the first decode "
-                        "at a new size searches (Wan VAE 81f 480p, first decode once per process: H200 "
-                        f"{_num('vae.h200.cl_bench.first.fp32ref')}-{_text('vae.h200.cl_bench.first.vae033')} vs "
-                        f"{_num('vae.h200.stock.first.fp32ref')}-{_text('vae.h200.stock.first.vae033')} stock, H100 "
-                        f"{_text('vae.h100.cl_bench.cold.first')} vs {_text('vae.h100.cl_bench.cold.stock_first')}; "
-                        f"then {_span('vae.h100.cl_bench.cold.speedup', 'vae.h200.cl_bench.run2.speedup')})"),
+                        "another cuDNN algorithm, float reassociation only; the first decode at a new size searches "
+                        f"(H200 Wan VAE 81f 480p with channels_last: {_text('vae.h200.cl_bench.first.vae033')} vs "
+                        f"{_text('vae.h200.stock.first.vae033')} stock, once per process)"),
     "tf32": (False, "TF32 for float32 convolutions/matmuls during the decode (restored after)",
              "fp32 VAEs only (~1e-3 relative per conv); no effect on bf16/fp16 VAEs; GPU: not measured"),
     "fused_norm": (False, "fused RMSNorm+SiLU (one Triton pass, fp32 math, one rounding)",
-                   "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: max|diff| "
-                   f"{_num('vae.h200.fused_norm_bench.vae033.maxdiff')}-"
-                   f"{_text('vae.h200.fused_norm_nobench.run3.maxdiff')} "
-                   f"vs stock, {_text('vae.h200.fused_norm.fp32ref.vs_fp32')} vs a float32 decode where stock is "
-                   f"{_text('vae.h200.stock.fp32ref.vs_fp32')}; with channels_last: H200 "
-                   f"{_text('vae.h200.fused_norm_nobench.run3')}, "
-                   f"{_span('vae.h200.fused_norm_bench.vae033', 'vae.h200.fused_norm_bench.run2')} adding "
-                   "cudnn_benchmark; H100 "
-                   f"{_span('vae.h100.fused_norm_nobench.run3', 'vae.h100.fused_norm_nobench.vae033')}, "
-                   f"{_span('vae.h100.fused_norm_bench.vae033', 'vae.h100.fused_norm_bench.run2')} adding "
-                   "cudnn_benchmark)"),
+                   "fewer roundings than stock (CPU fp32: max|diff| <= 1e-5; H200 bf16 Wan VAE: "
+                   f"{_text('vae.h200.fused_norm.fp32ref.vs_fp32')} from a float32 decode, where stock is "
+                   f"{_text('vae.h200.stock.fp32ref.vs_fp32')})"),
     "compile": (False, "torch.compile of each decoder residual block call",
-                "fused fp32 intermediates (bf16 Wan VAE with fused_norm + channels_last + cudnn_benchmark: H200 "
-                f"{_span('vae.h200.compile.fp32ref', 'vae.h200.compile.run2')} stock, H100 "
-                f"{_span('vae.h100.compile.run3', 'vae.h100.compile.vae033')}; without cudnn_benchmark H200 "
-                f"{_text('vae.h200.compile_nobench.run3')}, H100 {_text('vae.h100.compile_nobench.run3')}; max|diff| "
-                f"{_num('vae.h200.fused_norm_bench.vae033.maxdiff')}-{_text('vae.h200.compile.fp32ref.maxdiff')}, "
-                f"first decode {_num('vae.h100.compile.first.run2')}-{_text('vae.h100.compile.first.vae033')})"),
+                "fused fp32 intermediates (H200 bf16 Wan VAE with fused_norm: max|diff| "
+                f"{_text('vae.h200.compile.fp32ref.maxdiff')} vs stock; the first decode compiles, "
+                f"{_num('vae.h100.compile.first.run2')}-{_text('vae.h100.compile.first.vae033')} on an H100)"),
     "tiled": (False, "ComfyUI's tiled decode (bounds peak VRAM by the tile size)",
               "blended seams differ from a full decode (H200 Wan VAE, 512 px tiles: peak "
               f"{_num('vae.h200.tiled.peak')} vs {_text('vae.h200.stock.peak')}, {_text('vae.h200.tiled.speedup')} "
