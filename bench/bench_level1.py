@@ -158,11 +158,8 @@ class Bench:
             val = fn()
             entry[key] = val
             log(f"{size}: {key} = {json.dumps(val, default=str)[:400]}")
-        except Exception as e:
-            err = f"{size}/{key}: {type(e).__name__}: {e}"
-            entry[key] = {"error": err, "traceback": traceback.format_exc()[-3000:]}
-            self.res["errors"].append(err)
-            log("FAILED " + err)
+        except Exception as e:  # noqa: BLE001 - keep the other measurements
+            entry[key] = runner.failed_entry(self.res, f"{size}/{key}", e, log)
         self.save()
         return entry.get(key)
 

@@ -221,11 +221,8 @@ class Bench:
         try:
             self.res["runs"][key] = fn()
             log(f"{key} = {json.dumps(self.res['runs'][key], default=str)[:300]}")
-        except Exception as e:
-            err = f"{key}: {type(e).__name__}: {e}"
-            self.res["runs"][key] = {"error": err, "traceback": traceback.format_exc()[-3000:]}
-            self.res["errors"].append(err)
-            log("FAILED " + err)
+        except Exception as e:  # noqa: BLE001 - keep the other configurations
+            self.res["runs"][key] = runner.failed_entry(self.res, key, e, log)
         self.save()
 
     def run(self):

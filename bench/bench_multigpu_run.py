@@ -350,10 +350,7 @@ class Bench:
             shown = {k: v for k, v in self.res["runs"][key].items() if k != "workers"}
             log(f"{key} = {json.dumps(shown, default=str)[:600]}")
         except Exception as e:  # noqa: BLE001 - keep the other configurations
-            err = f"{key}: {type(e).__name__}: {e}"
-            self.res["runs"][key] = {"error": err, "traceback": traceback.format_exc()[-3000:]}
-            self.res["errors"].append(err)
-            log("FAILED " + err)
+            self.res["runs"][key] = runner.failed_entry(self.res, key, e, log)
         self.save()
 
     def run(self):

@@ -196,6 +196,16 @@ def captured(res: dict, label: str, limit: int | None = None, log=None):
             log(f"{label} FAILED: {tb.strip().splitlines()[-1]}")
 
 
+def failed_entry(res: dict, label: str, e: BaseException, log=None) -> dict:
+    """The result entry of a measurement that raised (call it inside the `except`): {"error", "traceback"}; the error
+    also goes into res["errors"] and the log, and the run goes on with the next measurement."""
+    err = f"{label}: {type(e).__name__}: {e}"
+    res.setdefault("errors", []).append(err)
+    if log is not None:
+        log("FAILED " + err)
+    return {"error": err, "traceback": traceback.format_exc()[-3000:]}
+
+
 def compare(a, b, *, psnr: bool = False) -> dict:
     """a (candidate) vs b (reference), both flattened, in float64 (float32 sums overshoot 1.0 on 10^7 elements):
 

@@ -48,3 +48,24 @@ class Forward:
     def __exit__(self, *exc):
         self.patcher.cleanup()
         return False
+
+
+@torch.inference_mode()
+def lowvram_apply(p, x, ctx, check=None):
+    """One model call of `p` loaded with nothing resident (lowvram_model_memory=1: every layer casts its weights per
+    call and a LoRA stays a per-call weight function, as under ComfyUI 0.33's DynamicVRAM, which needs CUDA), at
+    sigma 0.7, then unpatched. `check(p)`: run on the loaded model first (asserts of the case under test)."""
+    import comfy.model_management as mm
+    import comfy.patcher_extension as pe
+
+    mm.unload_all_models()
+    p.patch_model(p.load_device, lowvram_model_memory=1)
+    try:
+        if check is not None:
+            check(p)
+        to = copy.copy(p.model_options.get("transformer_options", {}))
+        to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
+        to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
+        return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
+    finally:
+        p.unpatch_model(p.offload_device)

@@ -263,3 +263,17 @@ def test_bench_matrix_switches_are_checked_before_anything_starts():
     for bad in ("rope=off", "rope_trace=no", "rope_trace"):
         with pytest.raises(SystemExit):
             bm.parse(["--switch", bad])
+
+
+def test_failed_entry_keeps_the_error_and_the_run_going():
+    """runner.failed_entry, inside an `except`: the entry holds the error and its traceback, res["errors"] and the log
+    get the error, and the results keep what was measured before."""
+    R = _runner()
+    res, logged = {"runs": {"a": 1.0}}, []
+    try:
+        raise ValueError("out of luck")
+    except ValueError as e:
+        entry = R.failed_entry(res, "b", e, logged.append)
+    assert entry["error"] == "b: ValueError: out of luck" and "raise ValueError" in entry["traceback"]
+    assert res == {"runs": {"a": 1.0}, "errors": ["b: ValueError: out of luck"]}
+    assert logged == ["FAILED " + entry["error"]]

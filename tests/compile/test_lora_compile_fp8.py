@@ -47,6 +47,7 @@ import pytest
 import torch
 
 import accel_harness as H
+from accel_harness.forward import lowvram_apply
 
 STEPS, SPLIT, SHIFT = 4, 2, 5.0
 COS_MIN, MAX_ABS = 0.99999, 1e-4  # Level-1 vs eager, same weights
@@ -255,25 +256,13 @@ def test_distilled_a14b_lora_compile(pack, mod, M, comfy, kind):
 
 
 def _lowvram_apply(p, x, ctx):
-    """One model call of `p` loaded with nothing resident (lowvram_model_memory=1: the LoRA stays a per-call weight
-    function, as under ComfyUI 0.33's DynamicVRAM, which needs CUDA), then unpatched."""
-    import copy
-
-    import comfy.model_management as mm
-    import comfy.patcher_extension as pe
-
-    mm.unload_all_models()
-    p.patch_model(p.load_device, lowvram_model_memory=1)
-    try:
+    """One model call of `p` loaded with nothing resident (the LoRA stays a per-call weight function, as under
+    ComfyUI 0.33's DynamicVRAM, which needs CUDA), then unpatched."""
+    def case(p):
         q = p.model.diffusion_model.blocks[0].self_attn.q
         assert q.weight_function and q.weight_scale is not None  # the case under test
-        to = copy.copy(p.model_options.get("transformer_options", {}))
-        to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
-        to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
-        with torch.inference_mode():
-            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
-    finally:
-        p.unpatch_model(p.offload_device)
+
+    return lowvram_apply(p, x, ctx, check=case)
 
 
 def test_lowvram_lightx2v_lora_runs_beside_the_fp8_matmul_compiled(pack, mod, M, comfy):

@@ -8,11 +8,12 @@ and on: which blocks were fetched ahead and when, the VRAM budget, the output (b
 afterwards, the fallback. The DynamicVRAM decisions (which VBAR layers stream, how much room to make, from whom) are
 plain functions of comfy-aimdo's page state, tested here with stand-ins for comfy-aimdo's GPU-only VBAR objects.
 """
-import copy
 import logging
 
 import pytest
 import torch
+
+from accel_harness.forward import lowvram_apply
 
 BLOCKS = 4
 
@@ -72,9 +73,6 @@ def _compiled(C, model, prefetch=None, policy=None):
 def _lowvram_forward(p, x, ctx, trace=None):
     """One forward with nothing resident (every Linear casts per call), then unpatched. `trace`: a list that gets
     ("done", i) when block i has run (a block replacement that calls the block, outside the compiled blocks)."""
-    import comfy.model_management as mm
-    import comfy.patcher_extension as pe
-
     if trace is not None:
         p = p.clone()
         for i in range(BLOCKS):
@@ -84,16 +82,7 @@ def _lowvram_forward(p, x, ctx, trace=None):
                 return out
 
             p.set_model_patch_replace(done, "dit", "double_block", i)
-    mm.unload_all_models()
-    p.patch_model(p.load_device, lowvram_model_memory=1)
-    try:
-        to = copy.copy(p.model_options.get("transformer_options", {}))
-        to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
-        to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
-        with torch.inference_mode():
-            return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
-    finally:
-        p.unpatch_model(p.offload_device)
+    return lowvram_apply(p, x, ctx)
 
 
 def _traced(model, trace):
