@@ -189,7 +189,7 @@ class CompileWrapper:
                 reason = "out of memory while capturing a CUDA graph (the run's graphs were dropped)"
             else:
                 reason = f"capturing the CUDA graph failed: {_short_error(e)}"
-                site = None if reason.endswith(")") and " (in " in reason else raise_site(e)
+                site = None if _user_frame(e) else raise_site(e)  # dynamo's own frame is named by _short_error
                 if site:
                     reason += f" (in {site})"
             g.failed[call.key] = reason

@@ -35,7 +35,7 @@ def oracle_wan22(cond, uncond, steps, split, thresh, K, retention, mode):
     (cond even, uncond odd) over both experts (340-362: num_steps = 2*steps, split_step = 2*split, tables
     interpolated with nearest_interp per branch); rules 294-300; update 305-317. -> (cond pattern, uncond pattern)."""
     c, u = oracle_nearest(cond, steps), oracle_nearest(uncond, steps)
-    ratios = [v for pair in zip(c, u, strict=True) for v in pair]
+    ratios = O.interleave(c, u)
     num, sp = 2 * steps, 2 * split
     acc_r, acc_s, acc_e = [1.0, 1.0], [0, 0], [0.0, 0.0]
     pat = ["", ""]
@@ -348,7 +348,7 @@ def oracle_comfy_magcache_hv15(cond, uncond, steps, thresh, K, retention, calls_
     mag_ratios[2*current_step + cnt%2] and keeps its accumulators in slot cnt%2, where cnt counts model calls:
     with cond and uncond in separate calls (calls_per_step 2, cond first) slot = branch; batched (1 call per step)
     the slot alternates per step. -> pattern per call slot, one char per call ('#' computed, '.' skipped)."""
-    inter = [v for pair in zip(cond, uncond, strict=True) for v in pair]
+    inter = O.interleave(cond, uncond)
     L = len(inter) // 2
     acc_r, acc_s, acc_e, out = [1.0, 1.0], [0, 0], [0.0, 0.0], ""
     cnt = 0

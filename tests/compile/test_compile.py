@@ -21,6 +21,7 @@ import pytest
 import torch
 
 import accel_harness as H
+from accel_harness.forward import lowvram_apply
 
 # fp32 CPU: inductor's fused kernels reorder float sums; 1e-4 relative to the output scale is far above
 # that (~1e-6) and far below any real difference (a LoRA at strength 1 changes outputs by ~1e-1).
@@ -256,25 +257,6 @@ def test_lora_before_and_after_compile_take_effect(M, wan, C):
     assert C.compile_status(before05)["recompiles"] == 0 and C.compile_status(after05)["recompiles"] == 0
 
 
-def _lowvram_forward(p, x, ctx, check=None):
-    """One forward of `p` loaded with nothing resident (lowvram_model_memory=1: every Linear casts per call and a
-    LoRA stays a per-call weight function), then unpatched."""
-    import comfy.model_management as mm
-    import comfy.patcher_extension as pe
-
-    mm.unload_all_models()
-    p.patch_model(p.load_device, lowvram_model_memory=1)
-    try:
-        if check is not None:
-            check(p)
-        to = copy.copy(p.model_options.get("transformer_options", {}))
-        to["wrappers"] = pe.merge_nested_dicts({}, p.wrappers, copy_dict1=False)
-        to["cond_or_uncond"], to["sigmas"] = [0], torch.tensor([0.7])
-        return p.model.apply_model(x, torch.tensor([0.7]), c_crossattn=ctx, transformer_options=to).float()
-    finally:
-        p.unpatch_model(p.offload_device)
-
-
 def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     """Partial load (lowvram) + LoRA: ComfyUI casts those weights per call and applies the LoRA there with
     LowVramPatch objects that dynamo would guard on (a recompile per block per LoRA change). The compile
@@ -286,7 +268,7 @@ def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     compiled, _ = C.apply_compile(wan, backend="eager")
 
     def lowvram_forward(p):
-        return _lowvram_forward(p, x, ctx)
+        return lowvram_apply(p, x, ctx)
 
     g00 = graphs()
     out1 = lowvram_forward(with_lora(compiled, sd, 1.0))
@@ -330,7 +312,7 @@ def test_fp8_loader_lowvram_lora_patched_outside_the_graph(M, mod, C, comfy):
             q = p.model.diffusion_model.blocks[0].self_attn.q
             assert bool(q.weight_function) == lora and q.weight_scale is not None  # the case under test
 
-        return _lowvram_forward(p, x, ctx, check)
+        return lowvram_apply(p, x, ctx, check)
 
     def rel(a, b):
         return float((a - b).norm() / b.norm())
