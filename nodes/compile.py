@@ -61,8 +61,8 @@ class AccelCompile(AccelNode):
                     "from then on. error: stop the prompt. (Older workflows' eager / raise mean the same.)")),
                 io.Combo.Input("cuda_graphs", options=["off", "on"], default="off", optional=True, tooltip=(
                     "Experimental. on: replay each sampling step as one CUDA graph (same kernels, no per-step "
-                    "Python) while the model's weights stay on the GPU. The report says whether it ran and why "
-                    "not.")),
+                    "Python) while the model's weights stay on the GPU. Needs ComfyUI started with "
+                    "--disable-cuda-malloc. The report says whether it ran and why not.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "

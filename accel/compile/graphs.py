@@ -11,7 +11,9 @@ When a graph is recorded, replayed, dropped (the decisions, all made on the host
   argument (latent, timestep, conditioning, extra conditions, the tensors of `transformer_options` such as the
   sigmas), every other argument's value (lists, flags, ints such as Lumina's token count), the simple values of
   `transformer_options` and the attention override / patch signature (accel.compile.signature). A new resolution or
-  batch size is a new key. Tensor arguments are copied into the graph's static buffers before each replay.
+  batch size is a new key. Tensor arguments are copied into the graph's static buffers before each replay; those
+  ComfyUI copies to the GPU inside the call (the conditions, which ComfyUI 0.33 keeps on the CPU until then) have
+  their buffers on the GPU, so that copy happens before the replay and not inside the graph.
 - Record on the second call of a key (the first one compiles): that call runs normally on a side stream (its output
   is the call's output: no extra forward), then the same call is captured. If that warm-up compiled or fell back,
   capture waits for a later call. A key whose capture failed (a host sync inside the model, an unsupported op) runs
@@ -26,7 +28,8 @@ When a graph is recorded, replayed, dropped (the decisions, all made on the host
   streamed per call (DynamicVRAM, a partial load, LoRA kept as a per-call patch function, ComfyUI's quantized
   layers), a DIFFUSION_MODEL wrapper (step caches decide per step in Python), an APPLY_MODEL wrapper inside Accel
   Compile's, model patches in `transformer_options`, a compile mode that records CUDA graphs itself, a device other
-  than CUDA, more than MAX_GRAPHS_PER_RUN keys in one run.
+  than CUDA, more than MAX_GRAPHS_PER_RUN keys in one run; and not in a process whose CUDA allocator is
+  cudaMallocAsync (ComfyUI's default; `backend_problem`): a failed capture under it ended the process.
 
 Backends: torch.cuda.CUDAGraph on CUDA devices; `TEST_BACKEND` lets the CPU tests put a stand-in for it
 (accel_harness.graph_emulation: replays re-run the captured call on its static inputs with the weights as they were at
@@ -106,11 +109,28 @@ def _rebuild(obj, it):
     return obj
 
 
-class Call:
-    """One model call's arguments split as the graph sees them: `key`, the tensor `leaves` in order, and `rebuild`
-    to make the same call with other tensors in their places."""
+def _cast_by_comfy(rest: tuple, kw: dict) -> list:
+    """Per tensor leaf of (rest, kw), in `_flatten`'s order: whether ComfyUI's `BaseModel._apply_model` copies it to
+    the model's device itself (the latent, the timestep, c_concat, c_crossattn, and each extra condition that is a
+    tensor or a list of tensors: `convert_tensor`). Since ComfyUI 0.33 the conditions reach the model call on the CPU
+    and are copied to the GPU inside it, from pageable memory, which a CUDA graph cannot record; what sits deeper (the
+    `control` dict) is passed on as it is."""
+    marks: list = []
+    for v in (*rest, *kw.values()):
+        leaves: list = []
+        _flatten(v, leaves)
+        top = isinstance(v, torch.Tensor) or (isinstance(v, (list, tuple))
+                                              and all(isinstance(x, torch.Tensor) for x in v))
+        marks += [top] * len(leaves)
+    return marks
 
-    __slots__ = ("key", "leaves", "_args", "_kwargs", "_to_at")
+
+class Call:
+    """One model call's arguments split as the graph sees them: `key`, the tensor `leaves` in order, `cast` (per
+    leaf: ComfyUI copies it to the model's device inside the call; `_cast_by_comfy`) and `rebuild` to make the same
+    call with other tensors in their places."""
+
+    __slots__ = ("key", "leaves", "cast", "_args", "_kwargs", "_to_at")
 
     def __init__(self, args: tuple, kwargs: dict, signature: str):
         to_at = 5 if len(args) > 5 and isinstance(args[5], dict) else None
@@ -121,7 +141,14 @@ class Call:
         spec = (_flatten(rest, leaves), _flatten(kw, leaves),
                 tuple((k, _flatten(v, leaves)) for k, v in (to or {}).items() if k not in _TO_SKIP), signature)
         self.key, self.leaves = spec, leaves
+        cast = _cast_by_comfy(rest, kw)
+        self.cast = cast + [False] * (len(leaves) - len(cast))  # transformer_options' tensors stay where they are
         self._args, self._kwargs, self._to_at = args, kwargs, to_at
+
+    def statics(self, device) -> list:
+        """The graph's static input buffers: a copy of each leaf, on `device` where ComfyUI would copy it there inside
+        the call (the copy then happens before the replay, outside the graph; the model's cast finds it in place)."""
+        return [t.to(device, copy=True) if cast else t.clone() for t, cast in zip(self.leaves, self.cast, strict=True)]
 
     def rebuild(self, tensors) -> tuple[tuple, dict]:
         """(args, kwargs) of this call with `tensors` in place of its tensor leaves (same order)."""
@@ -160,6 +187,23 @@ def call_problem(executor, to: dict, mode: str, backend_name: str) -> str | None
     if patches:
         kinds = sorted({str(n) for k in patches for n, v in to[k].items() if v})
         return f"model patches ({', '.join(kinds) or ', '.join(patches)}) run in Python inside the model"
+    return None
+
+
+# What a failed capture did under PyTorch's cudaMallocAsync allocator (ComfyUI's default, cuda_malloc.py): the capture
+# of Z-Image 6B through the compiled blocks failed ("CUDA driver error: invalid argument" in an inductor launcher), and
+# freeing what it had allocated then ended the process ("uncaptured free of a captured allocation", std::terminate),
+# H200, ComfyUI 0.33.0 started as main.py starts it: bench/results/h200/graph_check_033/README.md. With PyTorch's
+# own allocator the same scenarios captured, replayed and matched bit for bit (tiny models, same GPU and run).
+ASYNC_ALLOCATOR = "cudaMallocAsync"
+
+
+def backend_problem(backend, device) -> str | None:
+    """Why graphs are not recorded with this backend in this process (None: they can be)."""
+    allocator = backend.allocator(device)
+    if allocator == ASYNC_ALLOCATOR:
+        return ("PyTorch's cudaMallocAsync allocator is in use (ComfyUI's default): a capture that fails under it can "
+                "end the process, so none is attempted; start ComfyUI with --disable-cuda-malloc to use CUDA graphs")
     return None
 
 
@@ -220,6 +264,11 @@ class CudaGraphs:
     @staticmethod
     def supports(device) -> bool:
         return getattr(device, "type", None) == "cuda" and torch.cuda.is_available()
+
+    @staticmethod
+    def allocator(device) -> str:
+        """PyTorch's CUDA allocator backend in this process: "native" or "cudaMallocAsync"."""
+        return torch.cuda.get_allocator_backend()
 
     @staticmethod
     def new_pool(device):
@@ -336,7 +385,7 @@ class GraphState:
         key. Raises what the capture raised (the caller records it)."""
         if self.pool is None:
             self.pool = self.backend.new_pool(device)
-        statics = [t.clone() for t in call.leaves]
+        statics = call.statics(device)
         args, kwargs = call.rebuild(statics)
         graph, out = self.backend.capture(lambda: run(args, kwargs), self.pool, device, base)
         self.entries[call.key] = _Entry(graph, statics, out)

@@ -80,17 +80,22 @@ class _Refuse(TorchDispatchMode):
 class EmulatedGraphs:
     """The backend interface of accel.compile.graphs (supports, new_pool, side_stream, capture, replay, release),
     computing eagerly on the CPU. `fail`: an exception every capture raises (a capture a real GPU refuses);
-    `refuse`: (aten op, exception): the capture raises it where the model's call first runs that op."""
+    `refuse`: (aten op, exception): the capture raises it where the model's call first runs that op; `allocator`: the
+    CUDA allocator backend the process would run with."""
 
     name = "emulated CUDA graphs (CPU tests)"
 
-    def __init__(self, fail: Exception | None = None, refuse: tuple | None = None):
-        self.fail, self.refuse = fail, refuse
+    def __init__(self, fail: Exception | None = None, refuse: tuple | None = None, allocator: str = "native"):
+        self.fail, self.refuse, self._allocator = fail, refuse, allocator
         self.captures = self.replays = self.releases = 0
 
     @staticmethod
     def supports(device) -> bool:
         return True
+
+    def allocator(self, device) -> str:
+        """The allocator backend the process runs with (`allocator=`: "native" or "cudaMallocAsync")."""
+        return self._allocator
 
     @staticmethod
     def new_pool(device):

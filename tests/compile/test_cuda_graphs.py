@@ -90,6 +90,60 @@ def last_run(C, model):
     return C.compile_status(model)["graph_last_run"]
 
 
+# ---------------------------------------------------------------------------------- what the graph's inputs are
+
+@pytest.mark.parametrize("family", ["z_image", "sdxl"])
+def test_static_inputs_are_on_the_device_where_comfyui_copies_them_inside_the_call(M, G, monkeypatch, family):
+    """Oracle: ComfyUI's own `BaseModel._apply_model`. Every tensor of a real model call that it copies to the model's
+    device (`cast_to_device`, `convert_tensor`: since ComfyUI 0.33 the conditions reach the call on the CPU) must get a
+    static buffer on the device (`Call.cast`), or the capture records a copy from pageable memory, which CUDA refuses
+    ("Cannot copy between CPU and CUDA tensors during CUDA graph capture", every family on an H200,
+    bench/results/h200/graph_check_033). The other leaves marked so are on the device already; transformer_options'
+    tensors are never moved. (On the CPU every device is the CPU: the test checks which leaves, not the copy.)"""
+    import comfy.model_base
+    import comfy.model_management
+    import comfy.patcher_extension
+
+    seen, calls = set(), []
+    cast_to_device, convert_tensor = comfy.model_management.cast_to_device, comfy.model_base.convert_tensor
+
+    def record_cast(tensor, *a, **k):
+        seen.add(id(tensor))
+        return cast_to_device(tensor, *a, **k)
+
+    def record_convert(extra, *a, **k):
+        seen.add(id(extra))
+        return convert_tensor(extra, *a, **k)
+
+    monkeypatch.setattr(comfy.model_management, "cast_to_device", record_cast)
+    monkeypatch.setattr(comfy.model_base, "convert_tensor", record_convert)
+
+    def wrapper(executor, *args, **kwargs):
+        calls.append(G.Call(args, kwargs, ""))
+        return executor(*args, **kwargs)
+
+    if family == "z_image":
+        model, inputs, cfg = M.tiny_z_image(seed=1), z_inputs(), 1.0
+    else:
+        model, inputs, cfg = M.tiny_sdxl(seed=1), sdxl_inputs(), 5.0
+    model = model.clone()
+    model.add_wrapper_with_key(comfy.patcher_extension.WrappersMP.APPLY_MODEL, "test", wrapper)
+    run(M, model, inputs, steps=2, cfg=cfg)
+    assert calls
+    device = model.load_device
+    for call in calls:
+        copied = [id(t) in seen for t in call.leaves]
+        assert any(copied), "ComfyUI copied none of the call's tensors: the oracle saw nothing"
+        missed = [i for i, (c, k) in enumerate(zip(copied, call.cast, strict=True)) if c and not k]
+        assert not missed, f"leaves {missed} are copied by ComfyUI inside the call but get a static copy in place"
+        for t, c, k in zip(call.leaves, copied, call.cast, strict=True):
+            if k and not c:
+                assert t.device == device, "a leaf ComfyUI does not copy was moved to the device"
+        statics = call.statics(torch.device("meta"))
+        assert [s.device.type == "meta" for s in statics] == call.cast
+        assert all(s is not t for s, t in zip(statics, call.leaves, strict=True))
+
+
 # ------------------------------------------------------------------------------------------- replay, lifetime
 
 @pytest.mark.parametrize("family", ["z_image", "sdxl"])
@@ -248,6 +302,8 @@ def _noise_refiner_patch(args):
     ("weight_wrapper", "apply weight patches per call"),
     ("reduce_overhead", "records CUDA graphs of its own"),
     ("no_backend", "CUDA graphs need a CUDA device (this model runs on cpu)"),
+    ("async_allocator", "cudaMallocAsync allocator is in use (ComfyUI's default): a capture that fails under it can "
+                        "end the process, so none is attempted; start ComfyUI with --disable-cuda-malloc"),
 ])
 def test_calls_that_a_replay_would_change_run_compiled(M, C, G, emu, zimage, case, reason):
     """Each case runs through the compiled blocks, the output unchanged, the reason in the status and in the report."""
@@ -265,6 +321,8 @@ def test_calls_that_a_replay_would_change_run_compiled(M, C, G, emu, zimage, cas
         kw["mode"] = "reduce-overhead"
     elif case == "no_backend":
         G.TEST_BACKEND = None
+    elif case == "async_allocator":
+        G.TEST_BACKEND = EmulatedGraphs(allocator="cudaMallocAsync")
     off, on = both(C, m, **kw)
     if case == "inner_wrapper":  # added after Accel Compile's: it runs inside it
         on.add_wrapper_with_key(pe.WrappersMP.APPLY_MODEL, "test.inner", _dm_wrapper)
