@@ -85,6 +85,30 @@ def _row(setup, file, fid, src, value, fmt, what="", scale=1.0):
 # Rows in the pack's format (accel/common/figures.py) that no pack code quotes any more, only the docs: about()
 # describes them as it does the pack's.
 _PACK_FORMAT_ROWS = {
+    "h100/family_033_ltxv_core_compile/matrix.json": [
+        ("family.h100.ltxv_cc.fp8_shipped.time2", "json:chains/fp8_shipped/times_s/1", 2.094, "{:.2f} s"),
+        ("family.h100.ltxv_cc.shipped.time2", "json:chains/shipped/times_s/1", 2.383, "{:.2f} s")],
+    "h200/family_033_flux_1024_host_trims/new/matrix.json": [
+        ("family.h200.flux.trims.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.603, "{:.2f}x"),
+        ("family.h200.flux.trims.shipped.speedup", "json:chains/shipped/speedup", 1.327, "{:.2f}x")],
+    "h200/family_033_hunyuan_video_33f/matrix.json": [
+        ("family.h200.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.453, "{:.2f}x"),
+        ("family.h200.hv.shipped.speedup", "json:chains/shipped/speedup", 1.53, "{:.2f}x")],
+    "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json": [
+        ("family.h200.24.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.897, "{:.2f}x"),
+        ("family.h200.24.hv.shipped.speedup", "json:chains/shipped/speedup", 1.586, "{:.2f}x")],
+    "h200/family_033_ltxv/matrix.json": [
+        ("family.h200.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.173, "{:.2f}x"),
+        ("family.h200.ltxv.fp8_shipped.time0", "json:chains/fp8_shipped/times_s/0", 2.573, "{:.2f} s"),
+        ("family.h200.ltxv.fp8_shipped.time1", "json:chains/fp8_shipped/times_s/1", 2.12, "{:.2f} s"),
+        ("family.h200.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.316, "{:.2f}x"),
+        ("family.h200.ltxv.shipped.time0", "json:chains/shipped/times_s/0", 2.294, "{:.2f} s")],
+    "h200/family_033_qwen_image_8steps/matrix.json": [
+        ("family.h200.qwen.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.63, "{:.2f}x"),
+        ("family.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.39, "{:.2f}x")],
+    "h200/family_033_wan_ti2v_5b/matrix.json": [
+        ("family.h200.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.847, "{:.2f}x"),
+        ("family.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.567, "{:.2f}x")],
     "h100/e2e_lightx2v_033/whole_card_savevideo_level1/e2e_wan22_t2v_lightx2v.json": [
         ("e2e_wf.h100.save.level1.q2.vae_decode", "json:rows/0/queues/1/stages_s/VAE decode", 2.464, "{:.2f} s"),
         ("e2e_wf.h100.save.level1_vae.q2.vae_decode", "json:rows/1/queues/1/stages_s/VAE decode", 2.84, "{:.2f} s")],
@@ -643,6 +667,28 @@ S_FAMILY_H200_TI2V_24 = Setup("H200", "0.33.0", 24,
     "uni_pc/simple, shift 8, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), random weights in the published key "
     "layout loaded by ComfyUI's loader, each chain on its own (--sequential) after its first run, one timed run "
     "(bench_matrix.py --family)", shared=True)
+
+# The FP8 loader's `auto` from robust runs (accel/common/defaults.py FP8_AUTO_MEASURED)
+def _fp8auto_h200(model: str, args: str) -> Setup:
+    return Setup("H200", "0.33.0", 141,
+                 f"H200 141GB on a machine that ran nothing else, whole card, {model}, ComfyUI 0.33.0 as main.py "
+                 "starts it (DynamicVRAM), random weights in the published key layout loaded by ComfyUI's loader, "
+                 "stock, the exact chain and the FP8 loader -> the exact chain in one process, 3 timed runs each "
+                 f"interleaved (order reversed every other round), medians (bench_matrix.py --family {args} "
+                 "--chains shipped,fp8_shipped --rounds 3)")
+
+
+S_FP8AUTO_H200_FLUX = _fp8auto_h200("Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple",
+                                    "flux")
+S_FP8AUTO_H200_HV = _fp8auto_h200("HunyuanVideo T2V 13B bf16, 960x544 33 frames, 4 steps CFG 1 guidance 6, "
+                                  "euler/simple", "hunyuan_video --frames 33 --steps 4")
+S_FP8AUTO_H200_LTXV = _fp8auto_h200("LTX-Video 2B bf16, 768x512 121 frames, 20 steps CFG 3, euler/simple", "ltxv")
+S_FP8AUTO_H200_QWEN = _fp8auto_h200("Qwen-Image 20B bf16, 1328x1328, 8 steps CFG 2.5, shift 3.1, euler/simple",
+                                    "qwen_image --steps 8")
+S_FP8AUTO_H200_TI2V = _fp8auto_h200("Wan 2.2 TI2V-5B fp16, 1280x704 121 frames, 4 steps CFG 5, uni_pc, shift 8 (the "
+                                    "exact chain: Accel Wan Level-1)", "wan_ti2v_5b --steps 4")
+S_FP8AUTO_H200_ZIMAGE = _fp8auto_h200("Z-Image Turbo 6B bf16, 1024x1024, 9 steps CFG 1, res_multistep/simple, "
+                                      "shift 3", "z_image")
 
 S_FAMILY_H200_LTXV = Setup("H200", "0.33.0", 141,
     "one of the two H200 141GB GPUs of one machine, another benchmark on the other GPU at the same time "
@@ -2123,6 +2169,24 @@ rows(S_FAMILY_H200_QWEN_24, "h200/family_033_qwen_image_8steps_24GB_occupied/mat
       "FP8 loader -> the exact chain, final latent vs stock"),
      ("family.h200.24.qwen.stock_again.speedup", "json:chains/stock_again/speedup", 0.976, "{:.2f}x",
       "stock again at the end vs the first stock"))
+rows(S_FP8AUTO_H200_FLUX, "h200/fp8_auto_033_interleaved/flux/matrix.json",
+     ("fp8auto.h200.flux.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.999412, "{:.4f}",
+      "FP8 loader -> the exact chain, final latent vs stock"))
+rows(S_FP8AUTO_H200_HV, "h200/fp8_auto_033_interleaved/hv/matrix.json",
+     ("fp8auto.h200.hv.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.99911, "{:.4f}",
+      "FP8 loader -> the exact chain, final latent vs stock"))
+rows(S_FP8AUTO_H200_LTXV, "h200/fp8_auto_033_interleaved/ltxv/matrix.json",
+     ("fp8auto.h200.ltxv.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998707, "{:.4f}",
+      "FP8 loader -> the exact chain, final latent vs stock"))
+rows(S_FP8AUTO_H200_QWEN, "h200/fp8_auto_033_interleaved/qwen/matrix.json",
+     ("fp8auto.h200.qwen.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.999263, "{:.4f}",
+      "FP8 loader -> the exact chain, final latent vs stock"))
+rows(S_FP8AUTO_H200_TI2V, "h200/fp8_auto_033_interleaved/ti2v/matrix.json",
+     ("fp8auto.h200.ti2v.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.994172, "{:.4f}",
+      "FP8 loader -> the exact chain, final latent vs stock"))
+rows(S_FP8AUTO_H200_ZIMAGE, "h200/fp8_auto_033_interleaved/zimage/matrix.json",
+     ("fp8auto.h200.zimage.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998838, "{:.4f}",
+      "FP8 loader -> the exact chain, final latent vs stock"))
 rows(S_FAMILY_H200_HV, "h200/family_033_hunyuan_video_33f/matrix.json",
      ("family.h200.hv.stock.time", "json:chains/stock/times_s/0", 5.186, "{:.2f} s", "stock"),
      ("family.h200.hv.attention.speedup", "json:chains/attention/speedup", 1.375, "{:.2f}x",
@@ -2407,6 +2471,24 @@ about(S_FAMILY_H200_LTXV,
       ("family.h200.ltxv.shipped.time0", "the exact chain, first timed run"),
       ("family.h200.ltxv.shipped.speedup", "the exact chain vs stock"),
       ("family.h200.ltxv.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_FP8AUTO_H200_FLUX,
+      ("fp8auto.h200.flux.shipped.speedup", "the exact chain vs stock"),
+      ("fp8auto.h200.flux.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_FP8AUTO_H200_HV,
+      ("fp8auto.h200.hv.shipped.speedup", "the exact chain vs stock"),
+      ("fp8auto.h200.hv.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_FP8AUTO_H200_LTXV,
+      ("fp8auto.h200.ltxv.shipped.speedup", "the exact chain vs stock"),
+      ("fp8auto.h200.ltxv.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_FP8AUTO_H200_QWEN,
+      ("fp8auto.h200.qwen.shipped.speedup", "the exact chain vs stock"),
+      ("fp8auto.h200.qwen.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_FP8AUTO_H200_TI2V,
+      ("fp8auto.h200.ti2v.shipped.speedup", "the exact chain vs stock"),
+      ("fp8auto.h200.ti2v.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_FP8AUTO_H200_ZIMAGE,
+      ("fp8auto.h200.zimage.shipped.speedup", "the exact chain vs stock"),
+      ("fp8auto.h200.zimage.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
 about(S_FAMILY_H200_HV,
       ("family.h200.hv.shipped.speedup", "the exact chain vs stock"),
       ("family.h200.hv.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
@@ -2434,6 +2516,22 @@ about(S_FAMILY_LTXV,
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
+    "fp8auto.h200.wan21.fp8_level1.speedup": ("Wan 2.1 T2V 14B fp16, 480p 81 frames, 4 steps, an H200 that runs "
+                                              "nothing else, ComfyUI 0.33: stock, Level-1 and FP8 loader -> Level-1, "
+                                              "3 interleaved rounds (bench_matrix.py --size 14B --steps 4 --chains "
+                                              "level1,fp8_level1 --rounds 3; about 6 minutes): the run the Wan 2.1 "
+                                              "entry of FP8_AUTO_MEASURED waits for (fp8_auto_033_interleaved/wan14 "
+                                              "was cut after one round)"),
+    "fp8stored.h200.wf.level1.speedup": ("the Wan 2.2 A14B LightX2V workflow from fp8_scaled files (--workflow "
+                                         "lightx2v), an H200 that runs nothing else: Level-1 on ComfyUI's FP8 layers "
+                                         "vs on the FP8 loader's, 3 interleaved rounds (--chains level1,fp8_level1 "
+                                         "--rounds 3, without --sequential): the run FP8_STORED_MEASURED waits for"),
+    "graphs.h200.z_image.shipped_graphs.speedup": ("Z-Image Turbo 6B bf16 1024x1024 9 steps, H200, ComfyUI 0.33 "
+                                                   "started with --disable-cuda-malloc (PyTorch's own allocator): "
+                                                   "the exact chain with and without cuda_graphs, 3 interleaved "
+                                                   "rounds (bench_matrix.py --family z_image --chains "
+                                                   "shipped,shipped_graphs --rounds 3 "
+                                                   "--comfy-args=--disable-cuda-malloc): what CUDA graphs gain"),
     "vae.defaults.h200": "Accel VAE's candidates and combinations on the Wan 2.1 / 2.2 VAEs, on a GPU whose host runs "
                          "nothing else (bench_vae.py --variants combos; bench/results/h200x4/vae_candidates_wan21 ran "
                          "on a shared host, which decides no default): the choice for accel/vae/measured.py",

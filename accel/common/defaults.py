@@ -220,17 +220,27 @@ def choose(profile) -> Defaults:
 
 # --- the FP8 loader's `auto` on a 16-bit file: FP8 or keep 16-bit, per family and GPU class, as measured --------
 
+def runs_text(runs: int, interleaved: bool) -> str:
+    """How a cited run timed its chains, as the reports say it."""
+    if runs == 1:
+        return "one timed run each"
+    return f"the median of {runs} timed runs each, " + ("interleaved" if interleaved else "each chain on its own")
+
+
 @dataclass(frozen=True)
 class FP8Measured:
     """One measurement of a whole sampling run: the FP8 loader (defaults) -> `chain` against `chain` on the same
     model's 16-bit weights, both as speed-ups over stock ComfyUI (figure ids of accel/common/figures.py, one result
-    file). `keep_16bit`: the FP8 path measured slower, so `auto` keeps the weights 16-bit where they fit the card
-    (tests/fp8/test_fp8_auto.py checks each entry against its figures)."""
+    file), from `runs` timed runs per chain, `interleaved` or each chain on its own. `keep_16bit`: the FP8 path
+    measured slower, so `auto` keeps the weights 16-bit where they fit the card (tests/fp8/test_fp8_auto.py checks
+    each entry against its file: the figures, the runs, how they were timed)."""
     keep_16bit: bool
     fp8: str  # figure id: FP8 loader -> chain, speed-up over stock
     exact: str  # figure id: chain on the 16-bit weights, speed-up over stock
     chain: str
     model: str  # what was measured (model, resolution, GPU, ComfyUI)
+    runs: int  # timed runs per chain in the file (speed-ups: medians)
+    interleaved: bool  # the chains' runs alternated in one process (bench_matrix.py without --sequential)
 
     @property
     def file(self) -> str:
@@ -238,45 +248,39 @@ class FP8Measured:
 
     def evidence(self) -> str:
         return (f"{self.model}, {self.chain}: {_fig(self.fp8)} after the FP8 loader vs {_fig(self.exact)} on the "
-                f"16-bit weights, speed-ups over stock; {self.file}")
+                f"16-bit weights, speed-ups over stock ({runs_text(self.runs, self.interleaved)}); {self.file}")
 
 
 _EXACT_CHAIN = "Accel CUDA Settings -> Attention -> Compile"
+_H200_IL = "on an H200 that ran nothing else, ComfyUI 0.33"
 # Keyed by (accel.common.families key, the name of the ROWS row the GPU falls in); the Hopper row covers the H100 and
-# the H200. Where the FP8 chain measured slower than the exact chain in a whole-card run on either of them, the entry
-# cites that run and keeps 16-bit (the class's exact path stays the default); otherwise it cites a run where FP8 was
-# faster. A family or GPU class not listed is not measured: `auto` quantizes as before and says so.
+# the H200. An entry rests on one run in which both chains ran at least three times, interleaved, on a GPU (and host)
+# the run had to itself, the medians compared (bench_matrix.py --rounds 3 without --sequential); a run with fewer
+# timed runs, each chain on its own or on a shared host decides no entry. Such runs on an H200 found FP8 faster on
+# every family below. Wan 2.1's entry still rests on one timed run each (an H100 and an H200 run agree; see its
+# `runs`) until three replace it. A family or GPU class not listed is not measured: `auto` quantizes and says so.
 FP8_AUTO_MEASURED: dict = {
     ("flux", "Hopper (sm90)"): FP8Measured(
-        True, "family.h100.flux.run2.fp8_shipped.speedup", "family.h100.flux.run2.shipped.speedup", _EXACT_CHAIN,
-        "Flux.1-dev 1024px 20 steps on an H100, ComfyUI 0.33, the slower of 2 timed runs each, after the FP8 loader's "
-        f"DynamicVRAM fixes and the compiled blocks' host-time trims (on an H200 the same code measured FP8 faster, "
-        f"{_fig('family.h200.flux.trims.fp8_shipped.speedup')} vs {_fig('family.h200.flux.trims.shipped.speedup')}: "
-        "the two Hopper GPUs disagree, so the class keeps the exact 16-bit path; "
-        "bench/results/h200/family_033_README.md)"),
+        False, "fp8auto.h200.flux.fp8_shipped.speedup", "fp8auto.h200.flux.shipped.speedup", _EXACT_CHAIN,
+        f"Flux.1-dev 1024px 20 steps {_H200_IL}", 3, True),
     ("wan22", "Hopper (sm90)"): FP8Measured(
-        False, "family.h100.ti2v.fp8_shipped.speedup", "family.h100.ti2v.shipped.speedup", "Accel Wan Level-1",
-        "Wan 2.2 TI2V-5B 1280x704 121 frames on an H100, ComfyUI 0.33"),
+        False, "fp8auto.h200.ti2v.fp8_shipped.speedup", "fp8auto.h200.ti2v.shipped.speedup", "Accel Wan Level-1",
+        f"Wan 2.2 TI2V-5B 1280x704 121 frames 4 steps {_H200_IL}", 3, True),
     ("qwen_image", "Hopper (sm90)"): FP8Measured(
-        False, "family.h100.qwen.fix.fp8_shipped.speedup", "family.h100.qwen.fix.shipped.speedup", _EXACT_CHAIN,
-        "Qwen-Image 1328px 8 steps on an H100, ComfyUI 0.33"),
+        False, "fp8auto.h200.qwen.fp8_shipped.speedup", "fp8auto.h200.qwen.shipped.speedup", _EXACT_CHAIN,
+        f"Qwen-Image 1328px 8 steps {_H200_IL}", 3, True),
     ("hunyuan_video", "Hopper (sm90)"): FP8Measured(
-        True, "family.h200.hv.fp8_shipped.speedup", "family.h200.hv.shipped.speedup", _EXACT_CHAIN,
-        "HunyuanVideo 13B 960x544 33 frames on an H200, ComfyUI 0.33, one timed run each (on an H100 the FP8 chain "
-        f"measured faster, {_fig('family.h100.hv.fp8_shipped.speedup')} vs {_fig('family.h100.hv.shipped.speedup')}, "
-        "also one run each: the two Hopper GPUs disagree, so the class keeps the exact 16-bit path where it fits; on a "
-        f"24 GB card, where it does not, FP8 measured {_fig('family.h200.24.hv.fp8_shipped.speedup')} vs "
-        f"{_fig('family.h200.24.hv.shipped.speedup')}; bench/results/h200/family_033_README.md)"),
+        False, "fp8auto.h200.hv.fp8_shipped.speedup", "fp8auto.h200.hv.shipped.speedup", _EXACT_CHAIN,
+        f"HunyuanVideo 13B 960x544 33 frames 4 steps {_H200_IL}", 3, True),
     ("ltxv", "Hopper (sm90)"): FP8Measured(
-        True, "family.h200.ltxv.fp8_shipped.speedup", "family.h200.ltxv.shipped.speedup", _EXACT_CHAIN,
-        "LTX-Video 2B 768x512 121 frames 20 steps on an H200, ComfyUI 0.33, the slower of 2 timed runs each (the FP8 "
-        f"chain's runs {_fig('family.h200.ltxv.fp8_shipped.time0')} and {_fig('family.h200.ltxv.fp8_shipped.time1')} "
-        f"against {_fig('family.h200.ltxv.shipped.time0')}; on an H100 FP8 measured faster, "
-        f"{_fig('family.h100.ltxv_cc.fp8_shipped.time2')} vs {_fig('family.h100.ltxv_cc.shipped.time2')} a run: the "
-        "two Hopper GPUs disagree, so the class keeps the exact 16-bit path; bench/results/h200/family_033_README.md)"),
+        False, "fp8auto.h200.ltxv.fp8_shipped.speedup", "fp8auto.h200.ltxv.shipped.speedup", _EXACT_CHAIN,
+        f"LTX-Video 2B 768x512 121 frames 20 steps {_H200_IL}", 3, True),
+    ("z_image", "Hopper (sm90)"): FP8Measured(
+        False, "fp8auto.h200.zimage.fp8_shipped.speedup", "fp8auto.h200.zimage.shipped.speedup", _EXACT_CHAIN,
+        f"Z-Image Turbo 6B 1024px 9 steps {_H200_IL}", 3, True),
     ("wan21", "Hopper (sm90)"): FP8Measured(
         False, "matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup", "Accel Wan Level-1",
-        "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33"),
+        "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33", 1, True),
 }
 
 
@@ -293,6 +297,8 @@ class StoredFP8Measured:
     comfy: str  # figure id: ComfyUI's loader -> chain, speed-up over stock
     chain: str
     model: str  # what was measured (model, resolution, GPU, ComfyUI)
+    runs: int  # timed runs per chain in the file (as FP8Measured)
+    interleaved: bool
 
     @property
     def file(self) -> str:
@@ -300,7 +306,8 @@ class StoredFP8Measured:
 
     def evidence(self) -> str:
         return (f"{self.chain} measured {_fig(self.comfy)} on ComfyUI's own FP8 layers vs {_fig(self.ours)} on this "
-                f"loader's, speed-ups over stock ({self.model}; {self.file})")
+                f"loader's, speed-ups over stock ({self.model}, {runs_text(self.runs, self.interleaved)}; "
+                f"{self.file})")
 
 
 # Keyed as FP8_AUTO_MEASURED. Only for files ComfyUI's loader turns into its quantized-tensor layers (ComfyUI 0.33+;
@@ -309,7 +316,8 @@ FP8_STORED_MEASURED: dict = {
     ("wan21", "Hopper (sm90)"): StoredFP8Measured(
         True, "wf.h100.80.fix.fp8_level1.speedup", "wf.h100.80.fix.level1.speedup", "LoRA -> Accel Wan Level-1",
         "Wan 2.2 A14B T2V fp8_scaled experts with a rank-32 LightX2V LoRA, 480p 81 frames 4 steps, H100, ComfyUI "
-        f"0.33; an H200: {_fig('wf.h200.141.fix.level1.speedup')} vs {_fig('wf.h200.141.fix.fp8_level1.speedup')}"),
+        f"0.33; an H200: {_fig('wf.h200.141.fix.level1.speedup')} vs {_fig('wf.h200.141.fix.fp8_level1.speedup')}",
+        2, False),
 }
 
 

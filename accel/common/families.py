@@ -161,16 +161,18 @@ MEASURED = {
          "e2e_i2v.h200.level1.q2.total")),
     ("wan22", "ti2v"): _measured(_LEVEL1, "Wan 2.2 TI2V-5B 1280x704 121 frames:",
                                  ("H100", "family.h100.ti2v.shipped.speedup"),
-                                 ("H200", "family.h200.ti2v.shipped.speedup")),
+                                 ("H200", "fp8auto.h200.ti2v.shipped.speedup")),
     ("flux", ""): _measured(_EXACT, "Flux.1-dev 1024px 20 steps:", ("H100", "family.h100.flux.run2.shipped.speedup"),
-                            ("H200", "family.h200.flux.trims.shipped.speedup")),
+                            ("H200", "fp8auto.h200.flux.shipped.speedup")),
     ("qwen_image", ""): _measured(_EXACT, "Qwen-Image 1328px:", ("H100", "family.h100.qwen.fix.shipped.speedup"),
-                                  ("H200", "family.h200.qwen.shipped.speedup")),
+                                  ("H200", "fp8auto.h200.qwen.shipped.speedup")),
     ("hunyuan_video",
      ""): _measured(_EXACT, "HunyuanVideo 13B 960x544 33 frames:", ("H100", "family.h100.hv.shipped.speedup"),
-                                     ("H200", "family.h200.hv.shipped.speedup")),
+                                     ("H200", "fp8auto.h200.hv.shipped.speedup")),
     ("ltxv", ""): _measured(_EXACT, "LTX-Video 2B 768x512 121 frames:", ("H100", "family.h100.ltxv.shipped.speedup"),
-                            ("H200", "family.h200.ltxv.shipped.speedup")),
+                            ("H200", "fp8auto.h200.ltxv.shipped.speedup")),
+    ("z_image", ""): _measured(_EXACT, "Z-Image Turbo 6B 1024px 9 steps:",
+                               ("H200", "fp8auto.h200.zimage.shipped.speedup")),
 }
 
 

@@ -55,9 +55,6 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h100/family_033_ltxv/matrix.json": [
         ("family.h100.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.276, "{:.2f}x"),
         ("family.h100.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.128, "{:.2f}x")],
-    "h100/family_033_ltxv_core_compile/matrix.json": [
-        ("family.h100.ltxv_cc.fp8_shipped.time2", "json:chains/fp8_shipped/times_s/1", 2.094, "{:.2f} s"),
-        ("family.h100.ltxv_cc.shipped.time2", "json:chains/shipped/times_s/1", 2.383, "{:.2f} s")],
     "h100/family_033_qwen_image_8steps_fp8_fix/matrix.json": [
         ("family.h100.qwen.fix.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.556, "{:.2f}x"),
         ("family.h100.qwen.fix.shipped.speedup", "json:chains/shipped/speedup", 1.376, "{:.2f}x")],
@@ -88,27 +85,24 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json": [
         ("e2e_i2v.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 19.205, "{:.1f} s"),
         ("e2e_i2v.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 14.466, "{:.1f} s")],
-    "h200/family_033_flux_1024_host_trims/new/matrix.json": [
-        ("family.h200.flux.trims.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.603, "{:.2f}x"),
-        ("family.h200.flux.trims.shipped.speedup", "json:chains/shipped/speedup", 1.327, "{:.2f}x")],
-    "h200/family_033_hunyuan_video_33f/matrix.json": [
-        ("family.h200.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.453, "{:.2f}x"),
-        ("family.h200.hv.shipped.speedup", "json:chains/shipped/speedup", 1.53, "{:.2f}x")],
-    "h200/family_033_hunyuan_video_33f_24GB_occupied/matrix.json": [
-        ("family.h200.24.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.897, "{:.2f}x"),
-        ("family.h200.24.hv.shipped.speedup", "json:chains/shipped/speedup", 1.586, "{:.2f}x")],
-    "h200/family_033_ltxv/matrix.json": [
-        ("family.h200.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.173, "{:.2f}x"),
-        ("family.h200.ltxv.fp8_shipped.time0", "json:chains/fp8_shipped/times_s/0", 2.573, "{:.2f} s"),
-        ("family.h200.ltxv.fp8_shipped.time1", "json:chains/fp8_shipped/times_s/1", 2.12, "{:.2f} s"),
-        ("family.h200.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.316, "{:.2f}x"),
-        ("family.h200.ltxv.shipped.time0", "json:chains/shipped/times_s/0", 2.294, "{:.2f} s")],
-    "h200/family_033_qwen_image_8steps/matrix.json": [
-        ("family.h200.qwen.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.63, "{:.2f}x"),
-        ("family.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.39, "{:.2f}x")],
-    "h200/family_033_wan_ti2v_5b/matrix.json": [
-        ("family.h200.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.847, "{:.2f}x"),
-        ("family.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.567, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/flux/matrix.json": [
+        ("fp8auto.h200.flux.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.696, "{:.2f}x"),
+        ("fp8auto.h200.flux.shipped.speedup", "json:chains/shipped/speedup", 1.333, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/hv/matrix.json": [
+        ("fp8auto.h200.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.859, "{:.2f}x"),
+        ("fp8auto.h200.hv.shipped.speedup", "json:chains/shipped/speedup", 1.551, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/ltxv/matrix.json": [
+        ("fp8auto.h200.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.507, "{:.2f}x"),
+        ("fp8auto.h200.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.297, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/qwen/matrix.json": [
+        ("fp8auto.h200.qwen.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.653, "{:.2f}x"),
+        ("fp8auto.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.382, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/ti2v/matrix.json": [
+        ("fp8auto.h200.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.813, "{:.2f}x"),
+        ("fp8auto.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.522, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/zimage/matrix.json": [
+        ("fp8auto.h200.zimage.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.512, "{:.2f}x"),
+        ("fp8auto.h200.zimage.shipped.speedup", "json:chains/shipped/speedup", 1.219, "{:.2f}x")],
     "h200/matrix_033_wan14B_fp16_140GB.json": [
         ("fp8.h200.block.cosine", "json:chains/fp8_level1_block/cosine", 0.994568, "{:.4f}"),
         ("matrix.h200.140.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.994069, "{:.4f}"),

@@ -17,26 +17,28 @@ GAINS = {
     EXACT: {
         "wan14B": {"H200": "matrix.h200.140.level1.speedup", "H100": "matrix.h100.80.run2.level1.speedup"},
         "wan1.3B": {"H100": "level1.h100.1.3B.sample.speedup"},
-        "wan5B": {"H200": "family.h200.ti2v.shipped.speedup", "H100": "family.h100.ti2v.shipped.speedup"},
-        "flux": {"H200": "family.h200.flux.trims.shipped.speedup", "H100": "family.h100.flux.run2.shipped.speedup"},
-        "hunyuan_video": {"H200": "family.h200.hv.shipped.speedup", "H100": "family.h100.hv.shipped.speedup"},
-        "ltxv": {"H200": "family.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
-        "qwen_image": {"H200": "family.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
+        "wan5B": {"H200": "fp8auto.h200.ti2v.shipped.speedup", "H100": "family.h100.ti2v.shipped.speedup"},
+        "flux": {"H200": "fp8auto.h200.flux.shipped.speedup", "H100": "family.h100.flux.run2.shipped.speedup"},
+        "hunyuan_video": {"H200": "fp8auto.h200.hv.shipped.speedup", "H100": "family.h100.hv.shipped.speedup"},
+        "ltxv": {"H200": "fp8auto.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
+        "qwen_image": {"H200": "fp8auto.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
+        "z_image": {"H200": "fp8auto.h200.zimage.shipped.speedup"},
     },
     FP8: {
         "wan14B": {"H200": "matrix.h200.140.fp8_level1.speedup", "H100": "matrix.h100.80.run2.fp8_level1.speedup"},
-        "wan5B": {"H200": "family.h200.ti2v.fp8_shipped.speedup", "H100": "family.h100.ti2v.fp8_shipped.speedup"},
-        "flux": {"H200": "family.h200.flux.trims.fp8_shipped.speedup",
+        "wan5B": {"H200": "fp8auto.h200.ti2v.fp8_shipped.speedup", "H100": "family.h100.ti2v.fp8_shipped.speedup"},
+        "flux": {"H200": "fp8auto.h200.flux.fp8_shipped.speedup",
                  "H100": "family.h100.flux.run2.fp8_shipped.speedup"},
-        "hunyuan_video": {"H200": "family.h200.hv.fp8_shipped.speedup", "H100": "family.h100.hv.fp8_shipped.speedup"},
-        "ltxv": {"H200": "family.h200.ltxv.fp8_shipped.speedup", "H100": "family.h100.ltxv.fp8_shipped.speedup"},
-        "qwen_image": {"H200": "family.h200.qwen.fp8_shipped.speedup",
+        "hunyuan_video": {"H200": "fp8auto.h200.hv.fp8_shipped.speedup", "H100": "family.h100.hv.fp8_shipped.speedup"},
+        "ltxv": {"H200": "fp8auto.h200.ltxv.fp8_shipped.speedup", "H100": "family.h100.ltxv.fp8_shipped.speedup"},
+        "qwen_image": {"H200": "fp8auto.h200.qwen.fp8_shipped.speedup",
                        "H100": "family.h100.qwen.fix.fp8_shipped.speedup"},
+        "z_image": {"H200": "fp8auto.h200.zimage.fp8_shipped.speedup"},
     },
 }
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
-         "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image"}
+         "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image", "z_image": "Z-Image Turbo"}
 _WAN_SIZES = {"14B": "wan14B", "1.3B": "wan1.3B", "5B": "wan5B"}
 GPUS = ("H100", "H200")
 
