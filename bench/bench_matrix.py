@@ -509,7 +509,8 @@ class Matrix:
         """(model, report text) for one chain; loads what the chain loads."""
         if self.a.workflow:
             return self.build_workflow(name, path)
-        why = families.not_applicable(self.a.family, name)
+        why = families.not_applicable(self.a.family, name) or graphs_chain_problem(
+            name, self.torch.cuda.get_allocator_backend() if self.cuda else None)
         if why or (path is None and (name == "core_fp8_fast" or name.startswith("fp8"))):
             raise Skipped(why or f"the smoke's tiny {self.a.family} is built in memory (ComfyUI's detection cannot "
                                  "read its config from a file), so file-loader chains do not run; the GPU run loads "
@@ -1047,6 +1048,16 @@ class Matrix:
         for e in self.res["errors"]:
             lines.append(f"\nERROR {e['chain']}: {e['error'][:300]}")
         return lines
+
+
+def graphs_chain_problem(name: str, allocator: str | None) -> str | None:
+    """Why a cuda_graphs chain would measure no graph in this process (None: it can): Accel Compile records none with
+    PyTorch's cudaMallocAsync allocator (accel.compile.graphs.backend_problem), ComfyUI's default as main.py starts it.
+    `allocator`: torch.cuda.get_allocator_backend() on a CUDA run, None elsewhere (the CPU smoke's stand-in records)."""
+    if name.endswith("_graphs") and allocator == "cudaMallocAsync":
+        return ("Accel Compile records no CUDA graph with the cudaMallocAsync allocator this ComfyUI started with: run "
+                "with --comfy-args=--disable-cuda-malloc to measure the graphs")
+    return None
 
 
 class Skipped(Exception):

@@ -146,6 +146,19 @@ def test_matrix_marks_a_chain_whose_timed_runs_differ_more_than_twice_as_unstabl
     assert "Unstable, not a speed measurement**: stock:" in md and "attention:" not in md.split("Unstable")[1]
 
 
+def test_matrix_skips_graph_chains_that_would_record_no_graph():
+    """Under cudaMallocAsync (ComfyUI's default) Accel Compile records no CUDA graph, so a `_graphs` chain would time
+    the compiled blocks under a graphs label: it is skipped with the flag that measures it; the native allocator and
+    the other chains run."""
+    bm = _bench_matrix()
+    why = bm.graphs_chain_problem("shipped_graphs", "cudaMallocAsync")
+    assert why and "--comfy-args=--disable-cuda-malloc" in why
+    assert bm.graphs_chain_problem("fp8_shipped_graphs", "cudaMallocAsync")
+    assert bm.graphs_chain_problem("shipped_graphs", "native") is None
+    assert bm.graphs_chain_problem("shipped", "cudaMallocAsync") is None
+    assert bm.graphs_chain_problem("shipped_graphs", None) is None
+
+
 def test_kernel_summary_sorts_kernels_into_categories():
     """Kernel names as an H100 profile of the users' workflow shows them (bench/results/h100/wf_lightx2v_033/
     sequential_80GB_profile/matrix.md): FA3, cuBLAS, comfy-kitchen's quantizer, inductor's fused kernels."""
