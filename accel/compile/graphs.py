@@ -127,23 +127,31 @@ def _cast_by_comfy(rest: tuple, kw: dict) -> list:
 
 class Call:
     """One model call's arguments split as the graph sees them: `key`, the tensor `leaves` in order, `cast` (per
-    leaf: ComfyUI copies it to the model's device inside the call; `_cast_by_comfy`) and `rebuild` to make the same
-    call with other tensors in their places."""
+    leaf: ComfyUI copies it to the model's device inside the call; `_cast_by_comfy`; worked out only when a graph is
+    captured) and `rebuild` to make the same call with other tensors in their places."""
 
-    __slots__ = ("key", "leaves", "cast", "_args", "_kwargs", "_to_at")
+    __slots__ = ("key", "leaves", "_args", "_kwargs", "_to_at")
 
     def __init__(self, args: tuple, kwargs: dict, signature: str):
-        to_at = 5 if len(args) > 5 and isinstance(args[5], dict) else None
+        self._args, self._kwargs = args, kwargs
+        self._to_at = to_at = 5 if len(args) > 5 and isinstance(args[5], dict) else None
         to = args[to_at] if to_at is not None else kwargs.get("transformer_options")
-        rest = tuple(a for i, a in enumerate(args) if i != to_at)
-        kw = {k: v for k, v in kwargs.items() if k != "transformer_options"}
+        rest, kw = self._parts()
         leaves: list = []
         spec = (_flatten(rest, leaves), _flatten(kw, leaves),
                 tuple((k, _flatten(v, leaves)) for k, v in (to or {}).items() if k not in _TO_SKIP), signature)
         self.key, self.leaves = spec, leaves
-        cast = _cast_by_comfy(rest, kw)
-        self.cast = cast + [False] * (len(leaves) - len(cast))  # transformer_options' tensors stay where they are
-        self._args, self._kwargs, self._to_at = args, kwargs, to_at
+
+    def _parts(self) -> tuple[tuple, dict]:
+        """(the positional arguments, the keyword arguments), both without transformer_options."""
+        at = self._to_at
+        return (tuple(a for i, a in enumerate(self._args) if i != at),
+                {k: v for k, v in self._kwargs.items() if k != "transformer_options"})
+
+    @property
+    def cast(self) -> list:
+        cast = _cast_by_comfy(*self._parts())
+        return cast + [False] * (len(self.leaves) - len(cast))  # transformer_options' tensors stay where they are
 
     def statics(self, device) -> list:
         """The graph's static input buffers: a copy of each leaf, on `device` where ComfyUI would copy it there inside
@@ -154,8 +162,7 @@ class Call:
         """(args, kwargs) of this call with `tensors` in place of its tensor leaves (same order)."""
         it = iter(tensors)
         args, kwargs, at = self._args, self._kwargs, self._to_at
-        rest = _rebuild(tuple(a for i, a in enumerate(args) if i != at), it)
-        kw = _rebuild({k: v for k, v in kwargs.items() if k != "transformer_options"}, it)
+        rest, kw = (_rebuild(part, it) for part in self._parts())
         to = args[at] if at is not None else kwargs.get("transformer_options")
         if to is not None:
             to = {k: (v if k in _TO_SKIP else _rebuild(v, it)) for k, v in to.items()}
@@ -198,10 +205,9 @@ def call_problem(executor, to: dict, mode: str, backend_name: str) -> str | None
 ASYNC_ALLOCATOR = "cudaMallocAsync"
 
 
-def backend_problem(backend, device) -> str | None:
+def backend_problem(backend) -> str | None:
     """Why graphs are not recorded with this backend in this process (None: they can be)."""
-    allocator = backend.allocator(device)
-    if allocator == ASYNC_ALLOCATOR:
+    if backend.allocator() == ASYNC_ALLOCATOR:
         return ("PyTorch's cudaMallocAsync allocator is in use (ComfyUI's default): a capture that fails under it can "
                 "end the process, so none is attempted; start ComfyUI with --disable-cuda-malloc to use CUDA graphs")
     return None
@@ -266,7 +272,7 @@ class CudaGraphs:
         return getattr(device, "type", None) == "cuda" and torch.cuda.is_available()
 
     @staticmethod
-    def allocator(device) -> str:
+    def allocator() -> str:
         """PyTorch's CUDA allocator backend in this process: "native" or "cudaMallocAsync"."""
         return torch.cuda.get_allocator_backend()
 

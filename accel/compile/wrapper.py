@@ -132,7 +132,7 @@ class CompileWrapper:
         if g.backend is None:
             why = f"CUDA graphs need a CUDA device (this model runs on {device})"
         else:
-            why = (compile_graphs.backend_problem(g.backend, device)
+            why = (compile_graphs.backend_problem(g.backend)
                    or compile_graphs.call_problem(executor, to, st.chain[st.mode_index], self.cfg.backend))
         if why is None:
             why, dropped = g.weights_ok(base, device)

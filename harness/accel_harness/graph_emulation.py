@@ -93,7 +93,7 @@ class EmulatedGraphs:
     def supports(device) -> bool:
         return True
 
-    def allocator(self, device) -> str:
+    def allocator(self) -> str:
         """The allocator backend the process runs with (`allocator=`: "native" or "cudaMallocAsync")."""
         return self._allocator
 

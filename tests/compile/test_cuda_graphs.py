@@ -104,7 +104,7 @@ def test_static_inputs_are_on_the_device_where_comfyui_copies_them_inside_the_ca
     import comfy.model_management
     import comfy.patcher_extension
 
-    seen, calls = set(), []
+    seen, calls = set(), []  # ids of the tensors ComfyUI cast during the call in progress; (call, those ids)
     cast_to_device, convert_tensor = comfy.model_management.cast_to_device, comfy.model_base.convert_tensor
 
     def record_cast(tensor, *a, **k):
@@ -119,8 +119,11 @@ def test_static_inputs_are_on_the_device_where_comfyui_copies_them_inside_the_ca
     monkeypatch.setattr(comfy.model_base, "convert_tensor", record_convert)
 
     def wrapper(executor, *args, **kwargs):
-        calls.append(G.Call(args, kwargs, ""))
-        return executor(*args, **kwargs)
+        seen.clear()
+        call = G.Call(args, kwargs, "")
+        out = executor(*args, **kwargs)
+        calls.append((call, set(seen)))  # the call's leaves are alive here: their ids are theirs
+        return out
 
     if family == "z_image":
         model, inputs, cfg = M.tiny_z_image(seed=1), z_inputs(), 1.0
@@ -131,8 +134,8 @@ def test_static_inputs_are_on_the_device_where_comfyui_copies_them_inside_the_ca
     run(M, model, inputs, steps=2, cfg=cfg)
     assert calls
     device = model.load_device
-    for call in calls:
-        copied = [id(t) in seen for t in call.leaves]
+    for call, cast_ids in calls:
+        copied = [id(t) in cast_ids for t in call.leaves]
         assert any(copied), "ComfyUI copied none of the call's tensors: the oracle saw nothing"
         missed = [i for i, (c, k) in enumerate(zip(copied, call.cast, strict=True)) if c and not k]
         assert not missed, f"leaves {missed} are copied by ComfyUI inside the call but get a static copy in place"
