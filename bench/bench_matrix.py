@@ -578,7 +578,7 @@ class Matrix:
             elif loader in ("gguf", "gguf_pod"):
                 m, rep = self.gguf_expert(expert, patch_on_device=loader == "gguf_pod"), []
             else:
-                m, rep = self.expert_base(expert, path), []
+                m, rep = self.expert_base(expert, path, name), []
             m = comfy.sd.load_lora_for_models(m, None, self.lora(expert), 1.0, 0.0)[0]
             m = call_node("ModelSamplingSD3", model=m, shift=5.0)[0]
             m, r = self.patch(chain, m)
@@ -586,15 +586,20 @@ class Matrix:
             reports.append("\n".join(rep + [r]).strip())
         return tuple(experts), f"high-noise expert:\n{reports[0]}\nlow-noise expert:\n{reports[1]}"
 
-    def expert_base(self, expert, path):
+    def expert_base(self, expert, path, chain):
+        """ComfyUI's loader's model for one expert. With --sequential the chains share it (one chain's models at a
+        time); interleaved, each chain loads its own: on shared experts, whose clones' LoRA patches alternated run by
+        run, Level-1 took 9.23 s against 8.55 s on experts of its own (H200, the median of 3 each:
+        bench/results/h200/fp8_stored_033_interleaved/README.md)."""
         if not hasattr(self, "_experts"):
             self._experts = {}
-        if expert not in self._experts:
+        key = expert if self.a.sequential else (chain, expert)
+        if key not in self._experts:
             t0 = time.time()
-            self._experts[expert] = self._load(path, {})
-            log(f"loaded {path.name} as the {expert}-noise expert ({type(self._experts[expert]).__name__}) in "
-                f"{time.time() - t0:.1f} s")
-        return self._experts[expert]
+            self._experts[key] = self._load(path, {})
+            log(f"loaded {path.name} as the {expert}-noise expert ({type(self._experts[key]).__name__}) in "
+                f"{time.time() - t0:.1f} s" + ("" if self.a.sequential else f" for {chain}"))
+        return self._experts[key]
 
     def patch(self, name, base):
         """(model, report) of chain `name` applied to a loaded model."""
