@@ -88,6 +88,9 @@ _PACK_FORMAT_ROWS = {
     "h100/family_033_ltxv_core_compile/matrix.json": [
         ("family.h100.ltxv_cc.fp8_shipped.time2", "json:chains/fp8_shipped/times_s/1", 2.094, "{:.2f} s"),
         ("family.h100.ltxv_cc.shipped.time2", "json:chains/shipped/times_s/1", 2.383, "{:.2f} s")],
+    "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json": [
+        ("wf.h100.80.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.51, "{:.2f}x"),
+        ("wf.h100.80.fix.level1.speedup", "json:chains/level1/speedup", 1.657, "{:.2f}x")],
     "h200/family_033_flux_1024_host_trims/new/matrix.json": [
         ("family.h200.flux.trims.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.603, "{:.2f}x"),
         ("family.h200.flux.trims.shipped.speedup", "json:chains/shipped/speedup", 1.327, "{:.2f}x")],
@@ -143,6 +146,9 @@ _PACK_FORMAT_ROWS = {
         ("vae.h200.compile_nobench.run3", "md:wan2.1/fused_norm_nobench+compile|speedup", 1.367, "{:.2f}x"),
         ("vae.h200.fused_norm_nobench.run3", "md:wan2.1/fused_norm_nobench|speedup", 1.276, "{:.2f}x"),
         ("vae.h200.fused_norm_nobench.run3.maxdiff", "md:wan2.1/fused_norm_nobench|max abs diff", 0.0703, "{:.3f}")],
+    "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json": [
+        ("wf.h200.141.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.46, "{:.2f}x"),
+        ("wf.h200.141.fix.level1.speedup", "json:chains/level1/speedup", 1.585, "{:.2f}x")],
 }
 _PACK_FORMAT = {r[0]: PACK.Figure(r[0], file, *r[1:]) for file, rs in _PACK_FORMAT_ROWS.items() for r in rs}
 
@@ -669,13 +675,13 @@ S_FAMILY_H200_TI2V_24 = Setup("H200", "0.33.0", 24,
     "(bench_matrix.py --family)", shared=True)
 
 # The FP8 loader's `auto` from robust runs (accel/common/defaults.py FP8_AUTO_MEASURED)
-def _fp8auto_h200(model: str, args: str) -> Setup:
+def _fp8auto_h200(model: str, args: str, chains: str = "shipped,fp8_shipped") -> Setup:
     return Setup("H200", "0.33.0", 141,
                  f"H200 141GB on a machine that ran nothing else, whole card, {model}, ComfyUI 0.33.0 as main.py "
                  "starts it (DynamicVRAM), random weights in the published key layout loaded by ComfyUI's loader, "
                  "stock, the exact chain and the FP8 loader -> the exact chain in one process, 3 timed runs each "
                  f"interleaved (order reversed every other round), medians (bench_matrix.py --family {args} "
-                 "--chains shipped,fp8_shipped --rounds 3)")
+                 f"--chains {chains} --rounds 3)")
 
 
 S_FP8AUTO_H200_FLUX = _fp8auto_h200("Flux.1-dev 12B bf16, 1024x1024, 20 steps CFG 1 guidance 3.5, euler/simple",
@@ -689,6 +695,24 @@ S_FP8AUTO_H200_TI2V = _fp8auto_h200("Wan 2.2 TI2V-5B fp16, 1280x704 121 frames, 
                                     "exact chain: Accel Wan Level-1)", "wan_ti2v_5b --steps 4")
 S_FP8AUTO_H200_ZIMAGE = _fp8auto_h200("Z-Image Turbo 6B bf16, 1024x1024, 9 steps CFG 1, res_multistep/simple, "
                                       "shift 3", "z_image")
+S_FP8AUTO_H200_WAN21 = _fp8auto_h200("Wan 2.1 T2V 14B fp16, 832x480 81 frames, 4 steps CFG 5, euler/simple (the exact "
+                                     "chain: Accel Wan Level-1)", "wan --size 14B --steps 4", "level1,fp8_level1")
+S_FP8STORED_H200 = Setup("H200", "0.33.0", 141,
+    "H200 141GB on a machine that ran nothing else, whole card, Wan 2.2 A14B T2V users' workflow: two experts from a "
+    "random file in ComfyUI's scaled-fp8 layout, a rank-32 LightX2V-layout LoRA on each, shift 5, 480p 81 frames, 4 "
+    "steps CFG 1 split 2+2, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM); stock, Level-1 on ComfyUI's loader and "
+    "the FP8 loader's own layers -> LoRA -> Level-1 in one process, every chain with experts of its own, 3 timed runs "
+    "each interleaved, medians (bench_matrix.py --workflow lightx2v --chains level1,fp8own_level1 --rounds 3)")
+S_GRAPHS_H200_ZIMAGE = Setup("H200", "0.33.0", 141,
+    "H200 141GB on a machine that ran nothing else, whole card, Z-Image Turbo 6B bf16 1024x1024, 9 steps CFG 1, "
+    "res_multistep/simple, ComfyUI 0.33.0 started as main.py starts it but with --disable-cuda-malloc (PyTorch's own "
+    "allocator), random weights loaded by ComfyUI's loader; stock, the exact chain (Accel CUDA Settings -> Attention "
+    "-> Compile) and the same with cuda_graphs on, 3 timed runs each interleaved, medians (bench_matrix.py --family "
+    "z_image --chains shipped,shipped_graphs --rounds 3 --comfy-args=--disable-cuda-malloc)")
+S_VAE_H200_COMBOS = Setup("H200", "0.33.0", 141,
+    "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, every candidate and "
+    "combination of Accel VAE in one process on the same latents, median of 3 after a warm-up (bench_vae.py --vaes "
+    "wan2.1 --variants combos)")
 
 S_FAMILY_H200_LTXV = Setup("H200", "0.33.0", 141,
     "one of the two H200 141GB GPUs of one machine, another benchmark on the other GPU at the same time "
@@ -2187,6 +2211,36 @@ rows(S_FP8AUTO_H200_TI2V, "h200/fp8_auto_033_interleaved/ti2v/matrix.json",
 rows(S_FP8AUTO_H200_ZIMAGE, "h200/fp8_auto_033_interleaved/zimage/matrix.json",
      ("fp8auto.h200.zimage.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998838, "{:.4f}",
       "FP8 loader -> the exact chain, final latent vs stock"))
+rows(S_FP8AUTO_H200_WAN21, "h200/fp8_auto_033_interleaved/wan14/matrix.json",
+     ("fp8auto.h200.wan21.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.995575, "{:.4f}",
+      "FP8 loader -> Level-1, final latent vs stock"))
+rows(S_FP8STORED_H200, "h200/fp8_stored_033_interleaved/own_base/matrix.json",
+     ("fp8stored.h200.wf.fp8own_level1.cosine", "json:chains/fp8own_level1/cosine", 0.999256, "{:.5f}",
+      "the FP8 loader's own layers -> LoRA -> Level-1, final latent vs stock"),
+     ("fp8stored.h200.wf.level1.cosine", "json:chains/level1/cosine", 0.999927, "{:.5f}",
+      "Level-1 on ComfyUI's loader, final latent vs stock"))
+rows(S_GRAPHS_H200_ZIMAGE, "h200/graph_check_033/z_image_6B_disable_cuda_malloc/matrix.json",
+     ("graphs.h200.z_image.shipped.speedup", "json:chains/shipped/speedup", 1.207, "{:.2f}x",
+      "the exact chain vs stock"),
+     ("graphs.h200.z_image.shipped_graphs.speedup", "json:chains/shipped_graphs/speedup", 1.293, "{:.2f}x",
+      "the exact chain with cuda_graphs on vs stock"),
+     ("graphs.h200.z_image.shipped_graphs.cosine", "json:chains/shipped_graphs/cosine", 0.999963, "{:.6f}",
+      "the exact chain with cuda_graphs on, final latent vs stock"),
+     ("graphs.h200.z_image.shipped_graphs.first_run", "json:chains/shipped_graphs/first_run_s", 6.3, "{:.1f} s",
+      "the exact chain with cuda_graphs on, first run (the exact chain's compiles already cached in the process)"))
+rows(S_VAE_H200_COMBOS, "h200/vae_033_combos/vae.md",
+     ("vae.h200.combos.cl_fn_tc4.speedup", "md:wan2.1/cl+fn+tc4|speedup", 1.253, "{:.2f}x",
+      "channels_last + fused_norm + temporal_chunk 4"),
+     ("vae.h200.combos.tc4.speedup", "md:wan2.1/tc4|speedup", 0.994, "{:.2f}x", "temporal_chunk 4 alone"),
+     ("vae.h200.combos.cl_cb_fn_co.speedup", "md:wan2.1/cl+cb+fn+co|speedup", 1.352, "{:.2f}x",
+      "channels_last + cudnn_benchmark + fused_norm + compile"),
+     ("vae.h200.combos.cl_cb_co.first", "md:wan2.1/cl+cb+co|first (s)", 57.7965, "{:.0f} s",
+      "channels_last + cudnn_benchmark + compile, first decode (the run's first compile)"),
+     ("vae.h200.combos.stock.first", "md:wan2.1/stock|first (s)", 2.1293, "{:.1f} s", "stock, first decode"),
+     ("vae.h200.combos.cl_fn.psnr", "md:wan2.1/cl+fn|PSNR vs float32 (dB)", 48.54, "{:.1f} dB",
+      "channels_last + fused_norm, PSNR vs a float32 decode"),
+     ("vae.h200.combos.stock.psnr", "md:wan2.1/stock|PSNR vs float32 (dB)", 46.794, "{:.1f} dB",
+      "stock bf16 decode, PSNR vs a float32 decode"))
 rows(S_FAMILY_H200_HV, "h200/family_033_hunyuan_video_33f/matrix.json",
      ("family.h200.hv.stock.time", "json:chains/stock/times_s/0", 5.186, "{:.2f} s", "stock"),
      ("family.h200.hv.attention.speedup", "json:chains/attention/speedup", 1.375, "{:.2f}x",
@@ -2489,6 +2543,14 @@ about(S_FP8AUTO_H200_TI2V,
 about(S_FP8AUTO_H200_ZIMAGE,
       ("fp8auto.h200.zimage.shipped.speedup", "the exact chain vs stock"),
       ("fp8auto.h200.zimage.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
+about(S_VAE_H200_COMBOS,
+      ("vae.h200.combos.cl_fn.speedup", "channels_last + fused_norm, median of 3: the Hopper default"))
+about(S_FP8AUTO_H200_WAN21,
+      ("fp8auto.h200.wan21.level1.speedup", "Accel Wan Level-1 vs stock"),
+      ("fp8auto.h200.wan21.fp8_level1.speedup", "FP8 loader -> Level-1 vs stock"))
+about(S_FP8STORED_H200,
+      ("fp8stored.h200.wf.level1.speedup", "Level-1 on ComfyUI's loader vs stock"),
+      ("fp8stored.h200.wf.fp8own_level1.speedup", "the FP8 loader's own layers -> LoRA -> Level-1 vs stock"))
 about(S_FAMILY_H200_HV,
       ("family.h200.hv.shipped.speedup", "the exact chain vs stock"),
       ("family.h200.hv.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
@@ -2516,25 +2578,6 @@ about(S_FAMILY_LTXV,
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
-    "fp8auto.h200.wan21.fp8_level1.speedup": ("Wan 2.1 T2V 14B fp16, 480p 81 frames, 4 steps, an H200 that runs "
-                                              "nothing else, ComfyUI 0.33: stock, Level-1 and FP8 loader -> Level-1, "
-                                              "3 interleaved rounds (bench_matrix.py --size 14B --steps 4 --chains "
-                                              "level1,fp8_level1 --rounds 3; about 6 minutes): the run the Wan 2.1 "
-                                              "entry of FP8_AUTO_MEASURED waits for (fp8_auto_033_interleaved/wan14 "
-                                              "was cut after one round)"),
-    "fp8stored.h200.wf.level1.speedup": ("the Wan 2.2 A14B LightX2V workflow from fp8_scaled files (--workflow "
-                                         "lightx2v), an H200 that runs nothing else: Level-1 on ComfyUI's FP8 layers "
-                                         "vs on the FP8 loader's, 3 interleaved rounds (--chains level1,fp8_level1 "
-                                         "--rounds 3, without --sequential): the run FP8_STORED_MEASURED waits for"),
-    "graphs.h200.z_image.shipped_graphs.speedup": ("Z-Image Turbo 6B bf16 1024x1024 9 steps, H200, ComfyUI 0.33 "
-                                                   "started with --disable-cuda-malloc (PyTorch's own allocator): "
-                                                   "the exact chain with and without cuda_graphs, 3 interleaved "
-                                                   "rounds (bench_matrix.py --family z_image --chains "
-                                                   "shipped,shipped_graphs --rounds 3 "
-                                                   "--comfy-args=--disable-cuda-malloc): what CUDA graphs gain"),
-    "vae.defaults.h200": "Accel VAE's candidates and combinations on the Wan 2.1 / 2.2 VAEs, on a GPU whose host runs "
-                         "nothing else (bench_vae.py --variants combos; bench/results/h200x4/vae_candidates_wan21 ran "
-                         "on a shared host, which decides no default): the choice for accel/vae/measured.py",
     "e2e.prefetch.small_cards": "Wan 2.2 A14B LightX2V whole Queue, H200, ComfyUI 0.33, simulated 8/12/16/24 GB cards "
                                 "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
                                 "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "

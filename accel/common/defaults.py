@@ -257,8 +257,7 @@ _H200_IL = "on an H200 that ran nothing else, ComfyUI 0.33"
 # the H200. An entry rests on one run in which both chains ran at least three times, interleaved, on a GPU (and host)
 # the run had to itself, the medians compared (bench_matrix.py --rounds 3 without --sequential); a run with fewer
 # timed runs, each chain on its own or on a shared host decides no entry. Such runs on an H200 found FP8 faster on
-# every family below. Wan 2.1's entry still rests on one timed run each (an H100 and an H200 run agree; see its
-# `runs`) until three replace it. A family or GPU class not listed is not measured: `auto` quantizes and says so.
+# every family below. A family or GPU class not listed is not measured: `auto` quantizes and says so.
 FP8_AUTO_MEASURED: dict = {
     ("flux", "Hopper (sm90)"): FP8Measured(
         False, "fp8auto.h200.flux.fp8_shipped.speedup", "fp8auto.h200.flux.shipped.speedup", _EXACT_CHAIN,
@@ -279,8 +278,8 @@ FP8_AUTO_MEASURED: dict = {
         False, "fp8auto.h200.zimage.fp8_shipped.speedup", "fp8auto.h200.zimage.shipped.speedup", _EXACT_CHAIN,
         f"Z-Image Turbo 6B 1024px 9 steps {_H200_IL}", 3, True),
     ("wan21", "Hopper (sm90)"): FP8Measured(
-        False, "matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup", "Accel Wan Level-1",
-        "Wan 2.1 T2V 14B 480p 81 frames on an H100, ComfyUI 0.33", 1, True),
+        False, "fp8auto.h200.wan21.fp8_level1.speedup", "fp8auto.h200.wan21.level1.speedup", "Accel Wan Level-1",
+        f"Wan 2.1 T2V 14B 480p 81 frames 4 steps {_H200_IL}", 3, True),
 }
 
 
@@ -314,10 +313,9 @@ class StoredFP8Measured:
 # accel.comfy_compat.loads_fp8_files_as_quantized_layers) in the measured form: e4m3fn, per-tensor scales.
 FP8_STORED_MEASURED: dict = {
     ("wan21", "Hopper (sm90)"): StoredFP8Measured(
-        True, "wf.h100.80.fix.fp8_level1.speedup", "wf.h100.80.fix.level1.speedup", "LoRA -> Accel Wan Level-1",
-        "Wan 2.2 A14B T2V fp8_scaled experts with a rank-32 LightX2V LoRA, 480p 81 frames 4 steps, H100, ComfyUI "
-        f"0.33; an H200: {_fig('wf.h200.141.fix.level1.speedup')} vs {_fig('wf.h200.141.fix.fp8_level1.speedup')}",
-        2, False),
+        True, "fp8stored.h200.wf.fp8own_level1.speedup", "fp8stored.h200.wf.level1.speedup",
+        "LoRA -> Accel Wan Level-1", "Wan 2.2 A14B T2V fp8_scaled experts with a rank-32 LightX2V LoRA, 480p 81 frames "
+        f"4 steps {_H200_IL}", 3, True),
 }
 
 

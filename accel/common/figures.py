@@ -79,9 +79,6 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("vae.h100.default.vae033.maxdiff", "md:wan2.1/default|max abs diff", 0.0449, "{:.3f}")],
     "h100/vae_033_run2/vae.md": [
         ("vae.h100.compile.first.run2", "md:wan2.1/fused_norm+compile|first (s)", 32.263, "{:.0f} s")],
-    "h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json": [
-        ("wf.h100.80.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.51, "{:.2f}x"),
-        ("wf.h100.80.fix.level1.speedup", "json:chains/level1/speedup", 1.657, "{:.2f}x")],
     "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json": [
         ("e2e_i2v.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 19.205, "{:.1f} s"),
         ("e2e_i2v.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 14.466, "{:.1f} s")],
@@ -100,9 +97,15 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/fp8_auto_033_interleaved/ti2v/matrix.json": [
         ("fp8auto.h200.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.813, "{:.2f}x"),
         ("fp8auto.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.522, "{:.2f}x")],
+    "h200/fp8_auto_033_interleaved/wan14/matrix.json": [
+        ("fp8auto.h200.wan21.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.868, "{:.2f}x"),
+        ("fp8auto.h200.wan21.level1.speedup", "json:chains/level1/speedup", 1.523, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/zimage/matrix.json": [
         ("fp8auto.h200.zimage.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.512, "{:.2f}x"),
         ("fp8auto.h200.zimage.shipped.speedup", "json:chains/shipped/speedup", 1.219, "{:.2f}x")],
+    "h200/fp8_stored_033_interleaved/own_base/matrix.json": [
+        ("fp8stored.h200.wf.fp8own_level1.speedup", "json:chains/fp8own_level1/speedup", 1.505, "{:.2f}x"),
+        ("fp8stored.h200.wf.level1.speedup", "json:chains/level1/speedup", 1.642, "{:.2f}x")],
     "h200/matrix_033_wan14B_fp16_140GB.json": [
         ("fp8.h200.block.cosine", "json:chains/fp8_level1_block/cosine", 0.994568, "{:.4f}"),
         ("matrix.h200.140.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.994069, "{:.4f}"),
@@ -115,13 +118,12 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("vae.h200.stock.peak", "md:wan2.1/stock|peak VRAM (GiB)", 3.13, "{:.1f} GiB"),
         ("vae.h200.tiled.peak", "md:wan2.1/tiled|peak VRAM (GiB)", 1.917, "{:.1f} GiB"),
         ("vae.h200.tiled.speedup", "md:wan2.1/tiled|speedup", 0.709, "{:.2f}x")],
+    "h200/vae_033_combos/vae.json": [
+        ("vae.h200.combos.cl_fn.speedup", "json:rows/6/speedup", 1.235, "{:.2f}x")],
     "h200/vae_033_fp32ref/vae.md": [
         ("vae.h200.compile.fp32ref.maxdiff", "md:wan2.1/fused_norm+compile|max abs diff", 0.0664, "{:.3f}"),
         ("vae.h200.fused_norm.fp32ref.vs_fp32", "md:wan2.1/fused_norm|max abs diff vs float32", 0.0491, "{:.3f}"),
         ("vae.h200.stock.fp32ref.vs_fp32", "md:wan2.1/stock|max abs diff vs float32", 0.0599, "{:.3f}")],
-    "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json": [
-        ("wf.h200.141.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.46, "{:.2f}x"),
-        ("wf.h200.141.fix.level1.speedup", "json:chains/level1/speedup", 1.585, "{:.2f}x")],
 }
 FIGURES: dict[str, Figure] = {r[0]: Figure(r[0], file, *r[1:]) for file, rows in _ROWS.items() for r in rows}
 

@@ -380,15 +380,15 @@ def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, a
 def _scaled_fp8_tip(norm, family) -> str:
     """For a Wan file in ComfyUI's scaled-fp8 layout (the `*_fp8_scaled` files the Wan 2.2 workflows load): ComfyUI's
     own loader runs it in FP8 too, and with the LightX2V LoRA Level-1 on that loader measured faster than this loader
-    (bench/results/h100/wf_lightx2v_033/README.md). Else ""."""
+    (bench/results/h200/fp8_stored_033_interleaved/README.md). Else ""."""
     if ("scaled_fp8" not in norm.forms or not family.is_wan
             or any(dt != kfp8.E4M3 for dt, _ in norm.fp8_layers.values())):
         return ""  # (the measured files are e4m3fn, as Comfy-Org publishes them)
     return ("ComfyUI's own Load Diffusion Model runs this scaled-fp8 file in FP8 too (ComfyUI 0.33+); on the Wan 2.2 "
             "A14B LightX2V workflow (a LoRA on each expert) Accel Wan Level-1 on ComfyUI's loader measured faster than "
-            f"this loader: {figures.text('wf.h100.80.fix.level1.speedup')} vs "
-            f"{figures.text('wf.h100.80.fix.fp8_level1.speedup')} stock on an H100 "
-            f"({figures.RESULTS}/{figures.fig('wf.h100.80.fix.fp8_level1.speedup').file})")
+            f"this loader: {figures.text('fp8stored.h200.wf.level1.speedup')} vs "
+            f"{figures.text('fp8stored.h200.wf.fp8own_level1.speedup')} stock on an H200 "
+            f"({figures.RESULTS}/{figures.fig('fp8stored.h200.wf.level1.speedup').file})")
 
 
 def _report_16bit(source, norm, family, dm, note) -> str:

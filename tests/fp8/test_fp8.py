@@ -262,7 +262,7 @@ def test_every_form_loads_and_samples(F, K, M, bf16_sd, ddir, cond, bf16_out, fo
     tips = [ln for ln in res.report.splitlines() if ln.strip().startswith("tip: ")]
     if form == "scaled_fp8":
         assert len(tips) == 1 and "Level-1 on ComfyUI's loader measured faster" in tips[0], res.report
-        assert "1.66x vs 1.51x stock on an H100" in tips[0] and "wf_lightx2v_033/sequential_80GB_fp8_fixes" in tips[0]
+        assert "1.64x vs 1.51x stock on an H200" in tips[0] and "fp8_stored_033_interleaved/own_base" in tips[0]
     else:
         assert not tips, res.report
     out = run(M, res.patcher, cond)

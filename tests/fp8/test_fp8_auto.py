@@ -138,7 +138,7 @@ def test_each_entry_is_what_its_result_file_shows(mod):
 
 # Entries that rest on fewer than three interleaved timed runs per chain on a GPU the run had to itself, each until a
 # run of three replaces it (the rule: accel/common/defaults.py, above FP8_AUTO_MEASURED)
-FEWER_THAN_THREE = {("FP8_AUTO_MEASURED", "wan21"), ("FP8_STORED_MEASURED", "wan21")}
+FEWER_THAN_THREE: set = set()
 
 
 def _run_of(figure):
@@ -232,9 +232,9 @@ def test_wan_on_hopper_quantizes_as_before(F, mod, wan_file, bf16_sd):
     figures = mod("accel.common.figures")
     line = next(x for x in res.report.splitlines() if x.strip().startswith("auto:"))
     assert "FP8 measured faster than 16-bit for Wan 2.1" in line
-    for fid in ("matrix.h100.80.run2.fp8_level1.speedup", "matrix.h100.80.run2.level1.speedup"):
+    for fid in ("fp8auto.h200.wan21.fp8_level1.speedup", "fp8auto.h200.wan21.level1.speedup"):
         assert figures.text(fid) in line
-    assert "bench/results/h100/matrix_033_wan14B_fp16_current_node/80GB_run2/matrix.json" in line
+    assert "bench/results/h200/fp8_auto_033_interleaved/wan14/matrix.json" in line
 
 
 def test_not_measured_family_or_gpu_quantizes_and_says_so(F, mod, flux_file):
@@ -324,7 +324,8 @@ def test_scaled_wan_on_hopper_loads_as_comfyui_does(F, M, mod, wan_scaled_file):
     entry = _stored_entry(mod)
     for fid in (entry.ours, entry.comfy):
         assert figures.text(fid) in line, (fid, line)
-    assert "bench/results/h100/wf_lightx2v_033/sequential_80GB_fp8_fixes/matrix.json" in line
+    assert "bench/results/h200/fp8_stored_033_interleaved/own_base/matrix.json" in line
+    assert "the median of 3 timed runs each, interleaved" in line
     assert "a weight_format or compute other than auto" in line
     assert "warning" not in res.report
     cond = (M.conditioning(8, seed=1), M.conditioning(8, seed=2), M.wan_latent(5, 64, 64))
