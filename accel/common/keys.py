@@ -18,5 +18,6 @@ ATTENTION = "accel.attention"        # accel/attention: hybrid-schedule APPLY_MO
                                      # transformer_options
 REPORT = "accel.live_report"         # accel/common/live_report: OUTER_SAMPLE wrapper that updates a node's report after
                                      # a run
+FP8 = "accel.fp8"                    # accel/fp8: ON_DETACH callback that frees the LoRA factors cached on the layers
 
-ALL = (COMPILE, CACHE, CACHE_RUN, CUDA_SETTINGS, WAN_LEVEL1, MULTIGPU, ATTENTION, REPORT)
+ALL = (COMPILE, CACHE, CACHE_RUN, CUDA_SETTINGS, WAN_LEVEL1, MULTIGPU, ATTENTION, REPORT, FP8)

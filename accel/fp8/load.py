@@ -9,12 +9,12 @@ import torch
 
 from ...kernels import fp8_linear as kfp8
 from .. import comfy_compat
-from ..common import defaults, families, figures, gains, log
+from ..common import defaults, families, figures, gains, keys, log
 from ..common.errors import AccelError, current_title, oom_cause, out_of_memory, titled
 from ..common.report import join_details
 from . import formats
 from .finalize import Stats, check_keys, finalize, nonfinite_text, unused_text
-from .ops import FP8Runtime, make_operations
+from .ops import FP8Runtime, drop_lora_caches, make_operations
 from .options import ACT_INPUT, COMPUTE_AUTO, FORMAT_AUTO, KEEP_AUTO, FP8LoadOptions, measured_deviation
 from .plan import (
     AutoFormat,
@@ -167,6 +167,7 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
         patcher.size = 0  # recomputed from the finalized weights
     if any(k.startswith("e5m2") for k in stats.formats) and rt.fast:
         log.info(f"{source}: e5m2 layers dequantize per layer (FP8 matmul uses e4m3fn weights)")
+    _free_lora_factors_on_unload(patcher)
     res = LoadResult(patcher, "", stats, plan, norm, path, family, rt)
     text, loaded = _report(res, keep_dtype, path_reason, weight_format, auto.note)
     if stats.nonfinite:
@@ -186,6 +187,18 @@ def load_state_dict(sd: dict, metadata: dict | None = None, source: str = "(stat
     log.info(text.splitlines()[0] + " | " + " | ".join(line.strip() for line in text.splitlines()[1:4]))
     res.report = _first_screen(text, (0,), family, profile, gains.FP8 if stats.formats else gains.EXACT, loaded)
     return res
+
+
+def _free_lora_factors_on_unload(patcher) -> None:
+    """When ComfyUI unloads this model (or a clone: LoRA loaders clone it, callbacks and all), the LoRA factors our
+    layers cached on the device go too (accel.fp8.ops.drop_lora_caches): ComfyUI does not count them, and 0.33's
+    DynamicVRAM keeps the weight functions that would otherwise release them through an unload."""
+    import comfy.patcher_extension as pe
+
+    def on_detach(p, _unpatch_all):
+        drop_lora_caches(p.model)
+
+    patcher.add_callback_with_key(pe.CallbacksMP.ON_DETACH, keys.FP8, on_detach)
 
 
 def _first_screen(text: str, picks: tuple, family, profile, chain: str, loaded: str = "") -> str:

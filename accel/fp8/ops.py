@@ -11,9 +11,12 @@ compute is off) and adds sum_i strength_i * alpha_i / rank_i * (x @ down_i^T) @ 
 once (the scales folded into `up`), cast to the compute device and dtype, and cached on the layer; the cache key is
 the patch set (each patch's strength, alpha and its up/down tensors, held by weak reference, and the weight
 functions themselves), so a strength change, another LoRA or a reload rebuilds it, and the cache is dropped as soon
-as ComfyUI lets go of the weight functions or the LoRA tensors (unpatch, unload, another LoRA): no device memory is
-held for an unloaded model. For a CUDA device the concatenated factors are also kept in pinned host memory while
-the LoRA tensors live, so the rebuild at each model load is an asynchronous copy, not a wait per layer. Numerically the
+as ComfyUI lets go of the weight functions or the LoRA tensors (unpatch, another LoRA) and when ComfyUI unloads the
+model (`drop_lora_caches`, on the patcher's ON_DETACH: ComfyUI 0.33's DynamicVRAM keeps the weight functions on the
+layers through an unload, and the factors of a 14B expert's rank-32 LoRA stayed allocated, 0.58 GiB for two experts:
+bench/results/h200/fp8_stored_033_interleaved/README.md): no device memory is held for an unloaded model. For a
+CUDA device the concatenated factors are also kept in pinned host memory while the LoRA tensors live, so the rebuild
+at each model load is an asynchronous copy, not a wait per layer. Numerically the
 LoRA term is computed in the compute dtype (16-bit on a GPU) beside the FP8 matmul instead of being added to the
 dequantized weight (ComfyUI's lowvram path) or rounded into the fp8 weight (a full load): the same sum in another
 order, with the LoRA no longer subject to fp8 rounding. Any other patch (a full `diff`, LoHa, LoKr, DoRA, hooks,
@@ -160,6 +163,16 @@ def plain_lora_terms(fns, out_features: int, in_features: int):
 
 
 _LORA_CACHE = "_accel_lora_cache"
+
+
+def drop_lora_caches(model) -> int:
+    """Drop the LoRA factors cached on every layer of `model` (the next call rebuilds them: from pinned memory on a
+    GPU); how many layers had one."""
+    n = 0
+    for m in model.modules():
+        if m.__dict__.pop(_LORA_CACHE, None) is not None:
+            n += 1
+    return n
 
 
 def _drop_cache(layer_ref, dead):

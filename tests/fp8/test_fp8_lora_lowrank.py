@@ -180,6 +180,29 @@ def test_cache_is_freed_with_the_weight_functions(Ops, M, fp8):
     assert not q.weight_function and "_accel_lora_cache" not in q.__dict__
 
 
+def test_cache_is_freed_when_comfyui_unloads_the_model(Ops, M, fp8):
+    """ComfyUI 0.33's DynamicVRAM hands the LoRA as `weight_lowvram_function` and keeps it on the layer through an
+    unpatch (only `weight_function` is wiped), so the cache that dies with it stayed allocated after an unload (on the
+    H200 0.58 GiB after unload_all_models() with two LoRA'd 14B experts). ComfyUI's unload (LoadedModel.model_unload
+    -> detach) now drops it, through the callback the LoRA loader's clone carried over; the weight function stays
+    where ComfyUI left it."""
+    p = with_lora(fp8.patcher, lora_sd(M, rank=4, seed=3), 1.0)
+    q = p.model.diffusion_model.blocks[0].self_attn.q
+    try:
+        with Lowvram(p):
+            (f,) = q.weight_function
+            q.weight_function = []
+            q.weight_lowvram_function = f  # as DynamicVRAM sets it (it needs CUDA: here by hand)
+            with torch.inference_mode():
+                q(x_for(M, Q))
+            assert "_accel_lora_cache" in q.__dict__
+        assert "_accel_lora_cache" in q.__dict__ and q.weight_lowvram_function is f  # the unpatch leaves both
+        p.detach()
+        assert "_accel_lora_cache" not in q.__dict__ and q.weight_lowvram_function is f
+    finally:
+        q.__dict__.pop("weight_lowvram_function", None)
+
+
 def test_host_factors_are_built_once_per_lora_and_freed_with_it(Ops, monkeypatch):
     """For a CUDA device the LoRA factors are concatenated once into pinned host memory (`_host_factors`) and copied
     from there at each model load (ComfyUI 0.33 rebuilds its weight functions at every sampling run; building from
