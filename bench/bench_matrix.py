@@ -222,6 +222,12 @@ def parse(argv=None):
                     help="with --sequential: after each chain's timed runs, sample at WxH, at the run's size again, "
                          "then both once more: the times and the compile summary's recompiles and CUDA-graph captures "
                          "after each pair (a size change should recompile at most once, then never again)")
+    ap.add_argument("--stored", default="", choices=["", "fp8_scaled"],
+                    help="--family: write the random weights in ComfyUI's scaled-fp8 layout (every 2-D weight of the "
+                    "family's block lists float8_e4m3fn with a per-tensor scale, the `scaled_fp8` marker: the "
+                    "*_fp8_scaled files Comfy-Org publishes), loaded by ComfyUI's loader as such a file; half the disk "
+                    "of bf16 (MiniMax-H3 33B: about 33 GB, where its 66 GB bf16 file does not fit the GPU machine's "
+                    "64 GiB disk)")
     ap.add_argument("--comfy-args", default="",
                     help="extra ComfyUI command-line arguments, written with '=' since they start with a dash "
                     "(e.g. --comfy-args=--disable-dynamic-vram, --comfy-args='--disable-cuda-malloc --reserve-vram 2')")
@@ -241,6 +247,10 @@ def parse(argv=None):
         a.steps = 4 if a.workflow else 2
     if (a.workflow or a.hygiene) and a.family != "wan":
         ap.error("--workflow and --hygiene run Wan models: use them with --family wan")
+    if a.stored and (a.family == "wan" or families.smoke_in_memory(a.family, a.smoke)):
+        ap.error("--stored takes a --family other than wan whose weights come from a file (Wan's fp8_scaled files: "
+                 "--workflow lightx2v; the smoke builds tiny flux, qwen_image, hunyuan_video, z_image and sdxl in "
+                 "memory)")
     families.defaults(a)  # the family's values for what was not given (wan: the values above)
     if a.chains is None:
         a.chains = ("stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan"
@@ -351,6 +361,7 @@ class Matrix:
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "gpu_total_gib": total,
             "simulated_card_gib": self.a.card or None,
             "dtype": "fp32" if families.smoke_in_memory(self.a.family, self.a.smoke) else self.a.dtype,
+            "stored": self.a.stored or None,
             "size": self.a.size if self.a.family == "wan" else ("tiny" if self.a.smoke else "true"),
             "steps": self.a.steps, "cfg": self.a.cfg, "frames": self.a.frames, "height": self.a.height,
             "width": self.a.width, "rounds": self.a.rounds,
@@ -399,6 +410,13 @@ class Matrix:
                                                   scale=0.02, dtype=torch.bfloat16), lp)
         return path
 
+    def block_prefixes(self) -> tuple:
+        """Key prefixes of the family's block lists, as the pack finds its blocks (accel.common.families): what a
+        `*_fp8_scaled` file stores in fp8 (--stored fp8_scaled)."""
+        fam = self.H.pack_module("accel.common.families")
+        key = families.NEW_FAMILIES.get(self.a.family, self.a.family)
+        return tuple(f"{b}." for b in fam.FAMILY_BLOCK_LISTS.get(key, fam.BLOCK_LISTS))
+
     def family_weights_file(self, seed, dt, depth=None):
         """--family: the family's random weights in the published key layout, written once (None: the smoke's tiny
         model of this family is built in memory, see families.IN_MEMORY_SMOKE). `depth` (families.reduced_depth):
@@ -411,6 +429,8 @@ class Matrix:
         if not path.exists():
             t0 = time.time()
             sd, metadata = families.state_dict(self.a.family, self.a.smoke, seed, dt, self.dev, depth)
+            if self.a.stored == "fp8_scaled":
+                sd = M.comfy_scaled_fp8(sd, self.block_prefixes())
             tmp = path.with_suffix(".partial")
             M.save_safetensors(sd, tmp, metadata=metadata)
             os.replace(tmp, path)
@@ -705,7 +725,7 @@ class Matrix:
                             self.a.size, "--dtype", self.a.dtype,
                             "--weights", self.a.weights, "--out", self.a.out, "--hygiene", str(self.a.hygiene),
                             "--workflow", self.a.workflow, "--lora-rank", str(self.a.lora_rank),
-                            "--chains", self.a.chains], check=True)
+                            "--stored", self.a.stored, "--chains", self.a.chains], check=True)
         self.boot()
         if self.cuda:
             self.res["baseline_alloc_gib"] = round(self.torch.cuda.memory_allocated() / 2 ** 30, 3)

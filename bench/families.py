@@ -175,7 +175,8 @@ def weights_name(a, depth: dict | None = None) -> str:
     if depth:
         size += "_" + "x".join(str(v) for v in depth.values())
     # one file per model: minimax_h3 and minimax_h3_turbo load the same weights
-    return f"{NEW_FAMILIES.get(a.family, a.family)}_{size}_{a.dtype}_seed{{seed}}.safetensors"
+    stored = "_fp8_scaled" if getattr(a, "stored", "") == "fp8_scaled" else ""
+    return f"{NEW_FAMILIES.get(a.family, a.family)}_{size}_{a.dtype}{stored}_seed{{seed}}.safetensors"
 
 
 def reduced_depth(family: str, layers: int, single_layers: int | None = None) -> dict:
@@ -301,6 +302,7 @@ def title(meta: dict) -> str:
     guid = f", guidance {f.guidance:g}" if f.guidance is not None else ""
     shift = f", {f.shift[0]} {next(iter(f.shift[1].values())):g}" if f.shift else ""
     size = "tiny (smoke)" if meta.get("smoke") else "true config"
-    return (f"{f.label} {size} {meta.get('dtype')}, {shape}{meta.get('height')}x{meta.get('width')}, "
+    stored = " stored fp8_scaled (ComfyUI's scaled-fp8 layout)" if meta.get("stored") == "fp8_scaled" else ""
+    return (f"{f.label} {size} {meta.get('dtype')}{stored}, {shape}{meta.get('height')}x{meta.get('width')}, "
             f"{meta.get('steps')} steps CFG {meta.get('cfg')}{guid}, {f.sampler}/{f.scheduler}{shift}, "
             f"{meta.get('tokens')} text tokens")

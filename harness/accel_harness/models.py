@@ -164,14 +164,15 @@ def comfy_quant_layers(sd: dict, fmt: str, pre_quant_scale: bool = False, seed: 
     return sd
 
 
-def comfy_scaled_fp8(sd: dict) -> dict:
-    """`sd` (a Wan state dict) in ComfyUI's own scaled-fp8 layout, the one of the `*_fp8_scaled.safetensors` files
-    Comfy-Org publishes and the shipped workflows load with Load Diffusion Model: every 2-D block weight as
-    float8_e4m3fn with a per-tensor fp32 `scale_weight` (amax / 448), the rest as it was, and the `scaled_fp8`
-    marker tensor. ComfyUI 0.3.x reads it with its scaled-fp8 ops, 0.33 converts it to quantized-tensor layers.
-    Converts in place (the file of a 14B model is written from GPU tensors without a second copy)."""
+def comfy_scaled_fp8(sd: dict, prefixes: tuple = ("blocks.",)) -> dict:
+    """`sd` (a Wan state dict; another model's with the `prefixes` of its block lists) in ComfyUI's own scaled-fp8
+    layout, the one of the `*_fp8_scaled.safetensors` files Comfy-Org publishes and the shipped workflows load with
+    Load Diffusion Model: every 2-D block weight as float8_e4m3fn with a per-tensor fp32 `scale_weight` (amax / 448),
+    the rest as it was, and the `scaled_fp8` marker tensor. ComfyUI 0.3.x reads it with its scaled-fp8 ops, 0.33
+    converts it to quantized-tensor layers. Converts in place (the file of a 14B model is written from GPU tensors
+    without a second copy)."""
     e4m3 = torch.float8_e4m3fn
-    for k in [k for k, v in sd.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2]:
+    for k in [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2]:
         w = sd[k]
         scale = (w.abs().amax().float() / torch.finfo(e4m3).max).clamp_min(1e-12)
         sd[k] = (w.float() / scale).clamp(-448, 448).to(e4m3)

@@ -459,6 +459,45 @@ def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
                                                        "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only")
 
 
+def test_bench_matrix_stored_fp8_scaled_weights(tmp_path, M, mod):
+    """--stored fp8_scaled (the way to MiniMax-H3 33B on the GPU machine's 64 GiB disk): the tiny MiniMax-H3 written in
+    ComfyUI's scaled-fp8 layout (every 2-D weight of its `blocks` in e4m3fn with a per-tensor scale, the marker, the
+    rest as written) by the weights step the GPU run starts in a child process, and ComfyUI's loader builds its FP8
+    layers from it (0.33+: quantized-tensor layers, one per fp8 weight). --stored with Wan, or with a family the
+    smoke builds in memory, is refused before anything runs. (Sampling it is left to the GPU: on the CPU, ComfyUI
+    0.33's legacy load of quantized-tensor layers fails under inference mode, in `comfy/ops.py` `_quantized_apply`.)"""
+    sys.path.insert(0, str(H.REPO_ROOT / "bench"))
+    import families as fam
+    from safetensors import safe_open
+
+    why = M.lacks_family(fam.NEW_FAMILIES["minimax_h3"])
+    if why:
+        pytest.skip(why)
+    bench = [sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(tmp_path / "o"),
+             "--weights", str(tmp_path / "w"), "--stored", "fp8_scaled"]
+    for refused in (["--family", "wan"], ["--family", "flux"]):
+        r = subprocess.run(bench + refused, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and "--stored takes a --family other than wan" in r.stderr, r.stderr[-1500:]
+    r = subprocess.run(bench + ["--family", "minimax_h3", "--weights-only"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    path = tmp_path / "w" / "minimax_h3_tiny_bf16_fp8_scaled_seed0.safetensors"
+    with safe_open(str(path), "pt") as f:
+        keys = set(f.keys())
+        fp8 = {k for k in keys if f.get_slice(k).get_dtype() == "F8_E4M3"} - {"scaled_fp8"}
+        assert "scaled_fp8" in keys and fp8 and all(k.startswith("blocks.") and k.endswith(".weight") for k in fp8)
+        assert all(k[: -len("weight")] + "scale_weight" in keys for k in fp8)
+        assert any(k.endswith(".weight") and not k.startswith("blocks.") and f.get_slice(k).get_dtype() == "BF16"
+                   for k in keys)
+    import comfy.sd
+
+    compat = mod("accel.comfy_compat")
+    dm = comfy.sd.load_diffusion_model(str(path)).model.diffusion_model
+    assert type(dm).__name__ == "MiniMaxH3Model"
+    if compat.loads_fp8_files_as_quantized_layers():
+        assert sum(1 for m in dm.modules() if compat.is_quantized_layer(m)) == len(fp8)
+
+
 def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
     """bench_matrix --family z_image --sequential with the CUDA-graph chain and --resolution-change (CPU, inductor):
     tiny Z-Image with its template's sampler and shift; the graph path cannot run on a CPU, and the compile summary
