@@ -32,11 +32,14 @@ Choice (the markdown's last section, and `choice` in the JSON; `pick`): per VAE,
 whose first decode costs at most 20 s more than stock's (the whole-Queue target: a first Queue at most 20 s over
 stock's; a compiling variant counts with the run's coldest compile), tiling left out (it trades speed for memory), the
 one changing fewest of the node's defaults among those within 3.5% of the fastest (the spread of one variant between
-runs); with the entry for accel/vae/measured.py DECODE_DEFAULTS.
+runs); with the entry for accel/vae/measured.py DECODE_DEFAULTS. A default rests on a run with --rounds 3 or more
+(every variant's timed decodes interleaved with the others', on a GPU the run has to itself), as the FP8 loader's
+`auto` table does; a run without rounds shows the candidates and decides nothing.
 
 Run (GPU machine, repo root, after `source bench/gpu_env.sh 033`), one VAE per call (each within the 10-minute limit):
-    python3 bench/bench_vae.py --vaes wan2.1 --variants combos --out bench/results/h200/vae_candidates
-    python3 bench/bench_vae.py --vaes wan2.2,kl_flux --variants combos --out bench/results/h200/vae_candidates_22
+    python3 bench/bench_vae.py --vaes wan2.1 --variants combos --rounds 3 --out bench/results/h200/vae_candidates
+    python3 bench/bench_vae.py --vaes wan2.2,kl_flux --variants combos --rounds 3 \
+        --out bench/results/h200/vae_candidates_22
 CPU smoke (tiny Wan 2.1 VAE, the Flux VAE at a 32x32 image, compile with the eager backend; `--vaes wan2.2` builds the
 true Wan 2.2 VAE, 0.7 B parameters, on the CPU):
     python bench/bench_vae.py --smoke --out /tmp/vaesmoke
@@ -114,6 +117,12 @@ def pick(rows: list, base: dict) -> tuple:
     return best, len(ok), why
 
 
+def median(values: list) -> float:
+    """The median (the upper one of an even count, as the row's own decodes take it)."""
+    s = sorted(values)
+    return s[len(s) // 2]
+
+
 def changed_options(options: dict, base: dict) -> dict:
     """The options a row sets otherwise than `base` (compile_backend follows compile)."""
     return {k: v for k, v in options.items() if k != "compile_backend" and base.get(k) != v}
@@ -173,6 +182,10 @@ def parse(argv=None):
     ap.add_argument("--image", type=int, default=1024, help="Flux VAE image side (pixels)")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="after every variant's own decodes, this many rounds of one more timed decode per variant, "
+                    "interleaved (order reversed every other round; every variant's copy stays loaded): the medians "
+                    "then include them, as a default chosen from the run needs (3 or more)")
     ap.add_argument("--no-fp32-reference", dest="fp32_reference", action="store_false",
                     help="skip the float32 reference decode (the columns vs float32, the bound and the choice)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (as main.py takes them)")
@@ -224,7 +237,7 @@ class Bench:
         meta = {"comfyui": start.get("comfyui"), "start": start, "torch": torch.__version__,
                 "python": sys.version.split()[0], "gpu": torch.cuda.get_device_name(0) if self.cuda else None,
                 "dtype": str(self.dtype), "frames": self.a.frames, "height": self.a.height, "width": self.a.width,
-                "image": self.a.image, "warmup": self.a.warmup, "repeats": self.a.repeats,
+                "image": self.a.image, "warmup": self.a.warmup, "repeats": self.a.repeats, "rounds": self.a.rounds,
                 "node_defaults": self.O.measured_defaults()[1]}
         try:
             import triton
@@ -358,6 +371,7 @@ class Bench:
         ref = None
         ref32 = self.fp32_reference(name, z)
         stock = None
+        loaded = []  # (row, the variant's VAE copy) for the interleaved rounds
         for variant in self.variants(name):
             row = {"vae": name, "variant": variant, "latent": list(z.shape)}
             try:
@@ -367,6 +381,8 @@ class Bench:
                                                             if k not in ("policy", "compile_backend")}
                 row["report"] = "" if report is None else report.render()
                 out = self.measure(use, z, row)
+                if self.a.rounds:
+                    loaded.append((row, use))
                 if variant == "stock":
                     ref, stock = out, row
                 self.compare(row, out, ref, ref32, stock)
@@ -381,12 +397,33 @@ class Bench:
             self.res["rows"].append(row)
             self.save()
             gc.collect()
+        if loaded and stock is not None:
+            self.interleaved_rounds(name, loaded, z, stock)
+        del loaded
         self.res["choice"][name] = self.choose(name)
         torch._dynamo.reset()
         del vae
         gc.collect()
         if self.cuda:
             torch.cuda.empty_cache()
+
+    def interleaved_rounds(self, name, loaded, z, stock) -> None:
+        """--rounds: one more timed decode per variant per round, the variants in turn (reversed every other round),
+        then each row's median over all its timed decodes and its speed-up against stock's."""
+        for r in range(self.a.rounds):
+            for row, use in (loaded if r % 2 == 0 else loaded[::-1]):
+                try:
+                    _, dt, _ = self.decode_timed(use, z)
+                    row["times_s"].append(round(dt, 4))
+                except Exception as e:  # noqa: BLE001 - the row keeps its own decodes
+                    row.setdefault("round_errors", []).append(f"{type(e).__name__}: {e}")
+            log(f"{name}: interleaved round {r + 1} of {self.a.rounds}")
+        for row, _ in loaded:
+            row["time_s"] = round(median(row["times_s"]), 4)
+            row["interleaved_rounds"] = self.a.rounds
+        for row, _ in loaded:
+            row["speedup"] = round(stock["time_s"] / row["time_s"], 3) if row["time_s"] else None
+        self.save()
 
     def choose(self, name) -> dict:
         """`pick` for one VAE, with the accel/vae/measured.py entry that makes it the node's default."""
@@ -398,7 +435,7 @@ class Bench:
         gpu = self.res["meta"].get("gpu") or "CPU smoke"
         entry = (f'DecodeChoice({changed!r}, "bench/results/<gpu>/<folder>/vae.json", "{name} VAE, '
                  f'{self.a.frames} frames {self.a.width}x{self.a.height}, {gpu}, ComfyUI '
-                 f'{self.res["meta"].get("comfyui")}: {best["speedup"]}x stock")')
+                 f'{self.res["meta"].get("comfyui")}", "<figure id of its {best["speedup"]}x: rows/N/speedup>")')
         return {"variant": best["variant"], "speedup": best["speedup"], "options": changed, "entry": entry,
                 "why": why}
 
@@ -408,7 +445,9 @@ class Bench:
                  f"ComfyUI {m.get('comfyui')}, torch {m.get('torch')}, triton {m.get('triton')}, {m.get('dtype')}, "
                  f"DynamicVRAM {m.get('start', {}).get('dynamic_vram')}; Wan: {m.get('frames')} frames "
                  f"{m.get('width')}x{m.get('height')}, Flux VAE: {m.get('image')}^2; median of {m.get('repeats')} "
-                 f"after {m.get('warmup')} warm-up. max|diff| on the [-1, 1] scale; PSNR vs float32 in dB. Node "
+                 f"after {m.get('warmup')} warm-up"
+                 + (f" and {m['rounds']} interleaved rounds" if m.get("rounds") else "")
+                 + ". max|diff| on the [-1, 1] scale; PSNR vs float32 in dB. Node "
                  f"defaults here: {m.get('node_defaults')}.", "",
                  f"Command: `{self.res.get('command')}`", *runner.meta_markdown(self.res.get("run_meta")), "",
                  "| vae | variant | time (s) | first (s) | speedup | max abs diff | max abs diff vs float32 | "

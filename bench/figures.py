@@ -2229,6 +2229,7 @@ rows(S_GRAPHS_H200_ZIMAGE, "h200/graph_check_033/z_image_6B_disable_cuda_malloc/
      ("graphs.h200.z_image.shipped_graphs.first_run", "json:chains/shipped_graphs/first_run_s", 6.3, "{:.1f} s",
       "the exact chain with cuda_graphs on, first run (the exact chain's compiles already cached in the process)"))
 rows(S_VAE_H200_COMBOS, "h200/vae_033_combos/vae.md",
+     ("vae.h200.combos.cl_fn.speedup", "md:wan2.1/cl+fn|speedup", 1.235, "{:.2f}x", "channels_last + fused_norm"),
      ("vae.h200.combos.cl_fn_tc4.speedup", "md:wan2.1/cl+fn+tc4|speedup", 1.253, "{:.2f}x",
       "channels_last + fused_norm + temporal_chunk 4"),
      ("vae.h200.combos.tc4.speedup", "md:wan2.1/tc4|speedup", 0.994, "{:.2f}x", "temporal_chunk 4 alone"),
@@ -2543,8 +2544,6 @@ about(S_FP8AUTO_H200_TI2V,
 about(S_FP8AUTO_H200_ZIMAGE,
       ("fp8auto.h200.zimage.shipped.speedup", "the exact chain vs stock"),
       ("fp8auto.h200.zimage.fp8_shipped.speedup", "FP8 loader -> the exact chain vs stock"))
-about(S_VAE_H200_COMBOS,
-      ("vae.h200.combos.cl_fn.speedup", "channels_last + fused_norm, median of 3: the Hopper default"))
 about(S_FP8AUTO_H200_WAN21,
       ("fp8auto.h200.wan21.level1.speedup", "Accel Wan Level-1 vs stock"),
       ("fp8auto.h200.wan21.fp8_level1.speedup", "FP8 loader -> Level-1 vs stock"))
@@ -2578,6 +2577,10 @@ about(S_FAMILY_LTXV,
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
+    "vae.defaults.h200": ("Accel VAE's every candidate and combination on the Wan 2.1 VAE, an H200 that runs nothing "
+                          "else, with interleaved rounds (bench_vae.py --vaes wan2.1 --variants combos --rounds 3): "
+                          "the run that decides the Hopper entry of accel/vae/measured.py (vae_033_combos/ timed each "
+                          "variant on its own)"),
     "e2e.prefetch.small_cards": "Wan 2.2 A14B LightX2V whole Queue, H200, ComfyUI 0.33, simulated 8/12/16/24 GB cards "
                                 "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
                                 "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "

@@ -118,8 +118,6 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("vae.h200.stock.peak", "md:wan2.1/stock|peak VRAM (GiB)", 3.13, "{:.1f} GiB"),
         ("vae.h200.tiled.peak", "md:wan2.1/tiled|peak VRAM (GiB)", 1.917, "{:.1f} GiB"),
         ("vae.h200.tiled.speedup", "md:wan2.1/tiled|speedup", 0.709, "{:.2f}x")],
-    "h200/vae_033_combos/vae.json": [
-        ("vae.h200.combos.cl_fn.speedup", "json:rows/6/speedup", 1.235, "{:.2f}x")],
     "h200/vae_033_fp32ref/vae.md": [
         ("vae.h200.compile.fp32ref.maxdiff", "md:wan2.1/fused_norm+compile|max abs diff", 0.0664, "{:.3f}"),
         ("vae.h200.fused_norm.fp32ref.vs_fp32", "md:wan2.1/fused_norm|max abs diff vs float32", 0.0491, "{:.3f}"),

@@ -337,13 +337,14 @@ def test_a_measured_default_that_a_kl_vae_cannot_use_is_skipped_not_an_error(kl_
 
 def test_shipped_table_restates_its_files(mod):
     """Every measured entry is what bench_vae.py's rule picks from the file it names: the same options changed from
-    VAEOptions()'s defaults, and the speed-up it quotes; a class without a run says `not measured`."""
+    VAEOptions()'s defaults, and the speed-up it quotes, from a run whose variants were timed in 3 or more interleaved
+    rounds; a class without such a run says `not measured`."""
     import json
 
     ms, opts, figures = mod("accel.vae.measured"), mod("accel.vae.options"), mod("accel.common.figures")
     bv = H.lab_module("bench_vae_for_tests", "bench/bench_vae.py")
+    assert all(v == ms.NOT_MEASURED or isinstance(v, ms.DecodeChoice) for v in ms.DECODE_DEFAULTS.values())
     entries = {k: v for k, v in ms.DECODE_DEFAULTS.items() if v != ms.NOT_MEASURED}
-    assert entries and all(isinstance(v, ms.DecodeChoice) for v in entries.values())
     for row, entry in entries.items():
         data = json.loads((H.REPO_ROOT / entry.file).read_text())
         rows = [r for r in data["rows"] if r["vae"] == "wan2.1" and "error" not in r]
@@ -351,6 +352,7 @@ def test_shipped_table_restates_its_files(mod):
         assert entry.options == bv.changed_options(best["options"], vars(opts.VAEOptions())), row
         speedup = figures.fig(entry.speedup)
         assert f"{figures.RESULTS}/{speedup.file}" == entry.file and speedup.value == best["speedup"], row
+        assert data["meta"].get("rounds", 0) >= 3 and best.get("interleaved_rounds", 0) >= 3, row
         assert data["meta"]["comfyui"] in entry.what and data["meta"]["gpu"] in entry.what, row
 
 
@@ -424,7 +426,7 @@ SMOKE_VARIANTS = ("stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,f
 def test_bench_vae_smoke(tmp_path):
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_vae.py"), "--smoke", "--out", str(out),
-                        "--variants", SMOKE_VARIANTS], capture_output=True, text=True, timeout=600)
+                        "--variants", SMOKE_VARIANTS, "--rounds", "2"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     import json
 
@@ -442,5 +444,12 @@ def test_bench_vae_smoke(tmp_path):
     # every row against the float32 reference (stock's own decode on the CPU), and one choice per VAE
     assert all("psnr_vs_fp32" in r and "within_bound" in r for r in rows.values())
     assert rows[("wan2.1", "stock")]["within_bound"] and set(data["choice"]) == {"wan2.1", "kl_flux"}
+    # --rounds 2: every variant decoded twice more, interleaved with the others; its median over all its decodes
+    reps = data["meta"]["repeats"]
+    for r in rows.values():
+        assert r["interleaved_rounds"] == 2 and len(r["times_s"]) == reps + 2, r["variant"]
+        assert r["time_s"] == sorted(r["times_s"])[len(r["times_s"]) // 2], r["variant"]
+    stock = rows[("wan2.1", "stock")]
+    assert all(r["speedup"] == round(stock["time_s"] / r["time_s"], 3) for (v, _), r in rows.items() if v == "wan2.1")
     md = (out / "vae.md").read_text()
     assert "| wan2.1 | default |" in md and "torch" in md and "## Choice" in md
