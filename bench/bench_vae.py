@@ -93,6 +93,7 @@ def pick(rows: list, base: dict) -> tuple:
     stock = next((r for r in rows if r["variant"] == "stock"), None)
     if stock is None or "within_bound" not in stock:
         return None, 0, "no stock row or no float32 reference: nothing to choose by"
+
     def opt(r, name):  # stock's row has no options
         return (r["options"] or {}).get(name)
 
@@ -118,7 +119,7 @@ def pick(rows: list, base: dict) -> tuple:
 
 
 def median(values: list) -> float:
-    """The median (the upper one of an even count, as the row's own decodes take it)."""
+    """The median (the upper one of an even count)."""
     s = sorted(values)
     return s[len(s) // 2]
 
@@ -346,7 +347,7 @@ class Bench:
                 peaks.append(peak)
         times.sort()
         row["first_s"] = round(first, 4)
-        row["time_s"] = round(times[len(times) // 2], 4)
+        row["time_s"] = round(median(times), 4)
         row["times_s"] = [round(t, 4) for t in times]
         row["peak_gib"] = None if peaks[0] is None else round(max(peaks), 3)
         return out.float().cpu()
@@ -428,10 +429,11 @@ class Bench:
     def choose(self, name) -> dict:
         """`pick` for one VAE, with the accel/vae/measured.py entry that makes it the node's default."""
         rows = [r for r in self.res["rows"] if r["vae"] == name and "error" not in r]
-        best, _, why = pick(rows, vars(self.O.VAEOptions()))
+        base = vars(self.O.VAEOptions())
+        best, _, why = pick(rows, base)
         if best is None or best["variant"] == "stock":
             return {"variant": best and "stock", "why": why}
-        changed = changed_options(best["options"], vars(self.O.VAEOptions()))
+        changed = changed_options(best["options"], base)
         gpu = self.res["meta"].get("gpu") or "CPU smoke"
         entry = (f'DecodeChoice({changed!r}, "bench/results/<gpu>/<folder>/vae.json", "{name} VAE, '
                  f'{self.a.frames} frames {self.a.width}x{self.a.height}, {gpu}, ComfyUI '

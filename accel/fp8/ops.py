@@ -165,14 +165,11 @@ def plain_lora_terms(fns, out_features: int, in_features: int):
 _LORA_CACHE = "_accel_lora_cache"
 
 
-def drop_lora_caches(model) -> int:
+def drop_lora_caches(model) -> None:
     """Drop the LoRA factors cached on every layer of `model` (the next call rebuilds them: from pinned memory on a
-    GPU); how many layers had one."""
-    n = 0
+    GPU)."""
     for m in model.modules():
-        if m.__dict__.pop(_LORA_CACHE, None) is not None:
-            n += 1
-    return n
+        m.__dict__.pop(_LORA_CACHE, None)
 
 
 def _drop_cache(layer_ref, dead):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..common import figures
+
 NOT_MEASURED = "not measured"
 
 
@@ -29,8 +31,6 @@ class DecodeChoice:
     def describe(self) -> str:
         if not self.speedup:
             return f"{self.what}; {self.file}"
-        from ..common import figures
-
         return f"{self.what}: {figures.text(self.speedup)} stock's decode; {self.file}"
 
 

@@ -164,41 +164,31 @@ def comfy_quant_layers(sd: dict, fmt: str, pre_quant_scale: bool = False, seed: 
     return sd
 
 
-def comfy_scaled_fp8(sd: dict, prefixes: tuple = ("blocks.",)) -> dict:
+def comfy_scaled_fp8(sd: dict, prefixes: tuple = ("blocks.",), skip: str | None = None) -> dict:
     """`sd` (a Wan state dict; another model's with the `prefixes` of its block lists) in ComfyUI's own scaled-fp8
     layout, the one of the `*_fp8_scaled.safetensors` files Comfy-Org publishes and the shipped workflows load with
-    Load Diffusion Model: every 2-D block weight as float8_e4m3fn with a per-tensor fp32 `scale_weight` (amax / 448),
-    the rest as it was, and the `scaled_fp8` marker tensor. ComfyUI 0.3.x reads it with its scaled-fp8 ops, 0.33
-    converts it to quantized-tensor layers. Converts in place (the file of a 14B model is written from GPU tensors
-    without a second copy)."""
+    Load Diffusion Model: every 2-D weight under `prefixes` (but those whose key holds `skip`) as float8_e4m3fn with a
+    per-tensor fp32 `scale_weight` (amax / 448), the rest as it was, and the `scaled_fp8` marker tensor (empty,
+    float8_e4m3fn: ComfyUI 0.3.x reads its dtype as the fp8 type). ComfyUI 0.3.x reads it with its scaled-fp8 ops,
+    0.33 converts it to quantized-tensor layers. Converts in place, on the device the tensors live on (the file of a
+    14B model is written from GPU tensors without a second copy)."""
     e4m3 = torch.float8_e4m3fn
-    for k in [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2]:
-        w = sd[k]
-        scale = (w.abs().amax().float() / torch.finfo(e4m3).max).clamp_min(1e-12)
-        sd[k] = (w.float() / scale).clamp(-448, 448).to(e4m3)
-        sd[k[: -len("weight")] + "scale_weight"] = scale.reshape(())
-    sd["scaled_fp8"] = torch.empty((0,), dtype=e4m3)
-    return sd
-
-
-
-def comfy_scaled_fp8_text_encoder(sd: dict, prefix: str = "encoder.block.") -> dict:
-    """`sd` (a T5 / umt5 encoder state dict, e.g. umt5-xxl's) in ComfyUI's scaled-fp8 layout for text encoders, the
-    one of the `*_fp8_e4m3fn_scaled.safetensors` text encoders Comfy-Org publishes (umt5_xxl_fp8_e4m3fn_scaled: 168
-    `scale_weight` = 24 blocks x 7 Linears): every 2-D Linear weight under `prefix` (q, k, v, o, wi_0, wi_1, wo) as
-    float8_e4m3fn with a per-tensor fp32 `scale_weight` (amax / 448); the embeddings (`shared`, each block's
-    `relative_attention_bias`), the norms and anything else as they were; the `scaled_fp8` marker tensor (empty,
-    float8_e4m3fn: ComfyUI 0.3.x reads its dtype as the fp8 type, 0.33 converts the file to quantized layers).
-    Converts in place, on the device the tensors live on."""
-    e4m3 = torch.float8_e4m3fn
-    for k in [k for k, v in sd.items() if k.startswith(prefix) and k.endswith(".weight") and v.ndim == 2
-              and "relative_attention_bias" not in k]:
+    for k in [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2
+              and not (skip and skip in k)]:
         w = sd[k]
         scale = (w.abs().amax().float() / torch.finfo(e4m3).max).clamp_min(1e-12)
         sd[k] = (w.float() / scale).clamp(-448, 448).to(e4m3)
         sd[k[: -len("weight")] + "scale_weight"] = scale.reshape(())
     sd["scaled_fp8"] = torch.empty((0,), dtype=e4m3, device=next(iter(sd.values())).device)
     return sd
+
+
+def comfy_scaled_fp8_text_encoder(sd: dict, prefix: str = "encoder.block.") -> dict:
+    """`sd` (a T5 / umt5 encoder state dict, e.g. umt5-xxl's) in ComfyUI's scaled-fp8 layout for text encoders, the
+    one of the `*_fp8_e4m3fn_scaled.safetensors` text encoders Comfy-Org publishes (umt5_xxl_fp8_e4m3fn_scaled: 168
+    `scale_weight` = 24 blocks x 7 Linears): every 2-D Linear weight under `prefix` (q, k, v, o, wi_0, wi_1, wo);
+    the embeddings (`shared`, each block's `relative_attention_bias`), the norms and anything else as they were."""
+    return comfy_scaled_fp8(sd, (prefix,), skip="relative_attention_bias")
 
 # The Linear layers of one Wan block: name -> (out, in) as multiples of (dim, ffn_dim).
 _WAN_BLOCK_LINEARS = {**{f"self_attn.{x}": ("d", "d") for x in "qkvo"},
