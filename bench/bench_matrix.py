@@ -115,6 +115,7 @@ CHAINS = {
                         "shipped chain",
     "level1_h3": "Accel MiniMax-H3 Level-1 (defaults)",
     "level1_h3_sparse": "Accel MiniMax-H3 Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
+    "level1_h3_prefetch": "Accel MiniMax-H3 Level-1, prefetch_weights on (on_failure error)",
     "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls "
                   "even where `auto` keeps a 16-bit file 16-bit)",
 }
@@ -642,6 +643,8 @@ class Matrix:
         if name == "level1_h3_sparse":  # fails instead of running dense where radial_sparse cannot run
             return call_node("AccelMiniMaxH3Level1", model=base, quality="sparse (radial, opt-in)",
                              on_failure="error")[:2]
+        if name == "level1_h3_prefetch":  # on_failure error, as level1_prefetch
+            return call_node("AccelMiniMaxH3Level1", model=base, prefetch_weights=True, on_failure="error")[:2]
         if name == "level1_default":
             return call_node("AccelWanLevel1", model=base, compile_mode="default")[:2]
         if name == "level1_prefetch":  # on_failure error: a prefetch that fails stops the chain instead of falling back
@@ -792,6 +795,7 @@ class Matrix:
             self.save()  # a run stopped by a time limit keeps every round measured so far, with its speed-ups
         for n in order:
             self.res["chains"][n]["fp8_calls"] = self.fp8_calls(models[n])
+            self.res["chains"][n]["after_run"] = self.after_run(models[n])
         _speedups(self.res)
         # unload, measure what stays allocated; then drop the chains' model objects one at a time and record what
         # each one held beyond ComfyUI's unload (compiled graphs, patches' buffers): attribution, in one run
@@ -834,6 +838,13 @@ class Matrix:
                       None)
             if rt is not None:
                 out.append(dict(rt.calls))
+        return out or None
+
+    def after_run(self, m):
+        """The lines the chain's nodes add to their report after a run (accel.common.live_report: compile status,
+        sparse attention's sparsity and kept attention mass per shape, FP8 call counts), or None."""
+        L = self.H.pack_module("accel.common.live_report")
+        out = [line for x in (m if isinstance(m, tuple) else (m,)) for line in L.run_lines(x)]
         return out or None
 
     def compile_summary(self, m):
@@ -880,6 +891,7 @@ class Matrix:
                         r["profile"]["host_functions"] = tables["own"]
                         r["profile"]["host_cumulative"] = tables["cumulative"]
                 r["fp8_calls"] = self.fp8_calls(m)
+                r["after_run"] = self.after_run(m)
                 r["compile"] = self.compile_summary(m)  # as of the last run (host times of its last model call)
                 r.update(_fidelity(lat, ref))
                 log(f"{key}: first {first_s:.1f} s, timed {r['times_s']} {_short(r)} compile {r['compile']}")
@@ -1101,7 +1113,8 @@ class _Null:
 
 def _path_lines(chains) -> list:
     """matrix.md: which path each compiled chain's model took (where its weights lived, how many calls replayed a CUDA
-    graph and why the others did not) and, with --resolution-change, what a size change cost."""
+    graph and why the others did not), with --resolution-change what a size change cost, and what the nodes' reports
+    added after the runs (sparse attention's sparsity and kept mass per shape, prefetch, FP8 call counts)."""
     lines = []
     for n, r in chains.items():
         for c in r.get("compile") or []:
@@ -1118,7 +1131,10 @@ def _path_lines(chains) -> list:
                               f"{p['graph_captures']} capture(s) in all after it" for p in rc["pairs"])
             lines.append(f"- {n}: {rc['size']} then back to {rc['back_to']}, twice: {pairs} (before: "
                          f"{rc['before']['recompiles']} recompile(s), {rc['before']['graph_captures']} capture(s))")
-    return ["", "## Which path ran", "", *lines] if lines else []
+    after = [f"- {n}: {line}" for n, r in chains.items() for line in r.get("after_run") or []
+             if not line.startswith("compile:")]  # the compile line restates the status above
+    return ([*(["", "## Which path ran", "", *lines] if lines else []),
+             *(["", "## What the nodes reported after the runs", "", *after] if after else [])])
 
 
 def _fidelity(lat, ref):
