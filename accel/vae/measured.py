@@ -38,9 +38,10 @@ class DecodeChoice:
 # To fill: `python3 bench/bench_vae.py --vaes wan2.1 --variants combos --rounds 3` on the GPU (bench/bench_vae.py), then
 # the entry its markdown's "choice" section prints for the Wan 2.1 VAE (the VAE of the Wan 2.2 A14B workflows).
 DECODE_DEFAULTS: dict = {
-    # bench/results/h200/vae_033_combos (every combination, 3 decodes each, one variant after another) would pick
-    # fused_norm on; a default waits for the same run with interleaved rounds
-    "Hopper (sm90)": NOT_MEASURED,
+    # every combination, 3 interleaved rounds on an H200 that ran nothing else (bench/results/h200/vae_033_rounds)
+    "Hopper (sm90)": DecodeChoice({"fused_norm": True}, "bench/results/h200/vae_033_rounds/vae.json",
+                                  "wan2.1 VAE, 81 frames 832x480, NVIDIA H200, ComfyUI 0.33.0",
+                                  "vae.h200.rounds.cl_fn.speedup"),
 }
 
 
