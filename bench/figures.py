@@ -714,6 +714,12 @@ S_VAE_H200_COMBOS = Setup("H200", "0.33.0", 141,
     "combination of Accel VAE in one process on the same latents, median of 3 after a warm-up (bench_vae.py --vaes "
     "wan2.1 --variants combos)")
 
+S_VAE_H200_ROUNDS = Setup("H200", "0.33.0", 141,
+    "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, every candidate and "
+    "combination of Accel VAE in one process on the same latents, each variant's copy kept loaded, 1 warm-up and 3 "
+    "decodes each, then 3 interleaved rounds (order reversed every other round), the median over all decodes "
+    "(bench_vae.py --vaes wan2.1 --variants combos --rounds 3)")
+
 S_FAMILY_H200_LTXV = Setup("H200", "0.33.0", 141,
     "one of the two H200 141GB GPUs of one machine, another benchmark on the other GPU at the same time "
     "(bench/run_parallel.sh: shared CPU, RAM and disk), whole card, LTX-Video 2B bf16, 768x512 121 frames, 20 steps "
@@ -728,6 +734,19 @@ S_FAMILY_H200_LTXV_24 = Setup("H200", "0.33.0", 24,
     "euler/simple, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), random weights in the published key layout "
     "loaded by ComfyUI's loader, each chain on its own (--sequential) after its first run, one timed run "
     "(bench_matrix.py --family)", shared=True)
+
+_H3_TURBO = ("MiniMax-H3 33B at its true config, random weights written in ComfyUI's scaled-fp8 layout (the blocks' "
+             "linear weights e4m3fn with per-tensor scales: what the templates load) and loaded by ComfyUI's loader, "
+             "1344x768 124 frames with audio, 4 steps res_multistep/simple, no CFG (the H3 template's turbo mode), "
+             "ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), torch 2.11.0+cu130, an H200 on a machine that ran "
+             "nothing else (bench_matrix.py --family minimax_h3_turbo --stored fp8_scaled)")
+S_FAMILY_H200_H3 = Setup("H200", "0.33.0", 141,
+    _H3_TURBO + ", whole card, the chains interleaved: first runs, then 2 timed rounds in alternating order")
+S_FAMILY_H200_H3_COLD = Setup("H200", "0.33.0", 141,
+    _H3_TURBO + ", whole card, stock and Level-1 only, a fresh machine (inductor cache empty), 1 timed round")
+S_FAMILY_H200_H3_24 = Setup("H200", "0.33.0", 24,
+    _H3_TURBO + ", as a 24 GB card (--card 24 --occupy: another process holds the rest of the GPU before ComfyUI "
+    "starts), 1 timed round")
 
 S_FAMILY_H200_QWEN = Setup("H200", "0.33.0", 141,
     "one of the two H200 141GB GPUs of one machine, another benchmark on the other GPU at the same time "
@@ -2163,6 +2182,40 @@ rows(S_FAMILY_H200_LTXV_24, "h200/family_033_ltxv_24GB_occupied/matrix.json",
       "ComfyUI TorchCompileModel vs stock"),
      ("family.h200.24.ltxv.stock_again.speedup", "json:chains/stock_again/speedup", 0.976, "{:.2f}x",
       "stock again at the end vs the first stock"))
+rows(S_FAMILY_H200_H3, "h200/family_033_minimax_h3_turbo/matrix/matrix.json",
+     ("family.h200.minimax_h3_turbo.stock.time", "json:chains/stock/times_s/0", 30.473, "{:.1f} s", "stock"),
+     ("family.h200.minimax_h3_turbo.shipped.time", "json:chains/shipped/times_s/0", 18.526, "{:.1f} s",
+      "Accel MiniMax-H3 Level-1"),
+     ("family.h200.minimax_h3_turbo.sparse.cosine", "json:chains/level1_h3_sparse/cosine", 0.995661, "{:.4f}",
+      "Level-1 quality sparse, final latent vs stock's first run"),
+     ("family.h200.minimax_h3_turbo.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.185, "{:.2f}x",
+      "KJNodes Sage -> TorchCompileModelAdvanced vs stock"),
+     ("family.h200.minimax_h3_turbo.kj.first_run", "json:chains/kj_sage_compile/first_run_s", 42.18, "{:.0f} s",
+      "KJNodes Sage -> TorchCompileModelAdvanced, first run (compiles)"))
+rows(S_FAMILY_H200_H3_COLD, "h200/family_033_minimax_h3_turbo/cold/matrix.json",
+     ("family.h200.minimax_h3_turbo.cold.shipped.first_run", "json:chains/shipped/first_run_s", 38.28, "{:.0f} s",
+      "Accel MiniMax-H3 Level-1, first run (compiles, cold)"),
+     ("family.h200.minimax_h3_turbo.cold.stock.first_run", "json:chains/stock/first_run_s", 34.54, "{:.0f} s",
+      "stock, first run"),
+     ("family.h200.minimax_h3_turbo.cold.shipped.speedup", "json:chains/shipped/speedup", 1.629, "{:.2f}x",
+      "Accel MiniMax-H3 Level-1 vs stock"))
+rows(S_FAMILY_H200_H3_24, "h200/family_033_minimax_h3_turbo/card24/matrix.json",
+     ("family.h200.24.minimax_h3_turbo.stock.time", "json:chains/stock/times_s/0", 30.429, "{:.1f} s", "stock"),
+     ("family.h200.24.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.396, "{:.2f}x",
+      "Accel MiniMax-H3 Level-1 vs stock"))
+rows(S_FAMILY_H200_H3_24, "h200/family_033_minimax_h3_turbo/card24_prefetch/matrix.json",
+     ("family.h200.24.minimax_h3_turbo.pf.shipped.speedup", "json:chains/shipped/speedup", 1.41, "{:.2f}x",
+      "Accel MiniMax-H3 Level-1 vs stock"),
+     ("family.h200.24.minimax_h3_turbo.pf.prefetch.speedup", "json:chains/level1_h3_prefetch/speedup", 1.41,
+      "{:.2f}x", "Accel MiniMax-H3 Level-1 with prefetch_weights vs stock"),
+     ("family.h200.24.minimax_h3_turbo.pf.prefetch.time", "json:chains/level1_h3_prefetch/times_s/0", 21.962,
+      "{:.2f} s", "Accel MiniMax-H3 Level-1 with prefetch_weights"),
+     ("family.h200.24.minimax_h3_turbo.pf.shipped.time", "json:chains/shipped/times_s/0", 21.965, "{:.2f} s",
+      "Accel MiniMax-H3 Level-1"),
+     ("family.h200.24.minimax_h3_turbo.pf.prefetch.maxdiff", "json:chains/level1_h3_prefetch/max_abs_diff", 0.35337,
+      "{:.3f}", "Accel MiniMax-H3 Level-1 with prefetch_weights, final latent max |diff| vs stock"),
+     ("family.h200.24.minimax_h3_turbo.pf.shipped.maxdiff", "json:chains/shipped/max_abs_diff", 0.35005, "{:.3f}",
+      "Accel MiniMax-H3 Level-1, final latent max |diff| vs stock"))
 rows(S_FAMILY_H200_QWEN, "h200/family_033_qwen_image_8steps/matrix.json",
      ("family.h200.qwen.stock.time", "json:chains/stock/times_s/0", 5.22, "{:.2f} s", "stock"),
      ("family.h200.qwen.attention.speedup", "json:chains/attention/speedup", 1.199, "{:.2f}x",
@@ -2241,6 +2294,23 @@ rows(S_VAE_H200_COMBOS, "h200/vae_033_combos/vae.md",
      ("vae.h200.combos.cl_fn.psnr", "md:wan2.1/cl+fn|PSNR vs float32 (dB)", 48.54, "{:.1f} dB",
       "channels_last + fused_norm, PSNR vs a float32 decode"),
      ("vae.h200.combos.stock.psnr", "md:wan2.1/stock|PSNR vs float32 (dB)", 46.794, "{:.1f} dB",
+      "stock bf16 decode, PSNR vs a float32 decode"))
+rows(S_VAE_H200_ROUNDS, "h200/vae_033_rounds/vae.md",
+     ("vae.h200.rounds.cl_fn_tc4.speedup", "md:wan2.1/cl+fn+tc4|speedup", 1.227, "{:.2f}x",
+      "channels_last + fused_norm + temporal_chunk 4"),
+     ("vae.h200.rounds.cl_cb_fn.speedup", "md:wan2.1/cl+cb+fn|speedup", 1.241, "{:.2f}x",
+      "channels_last + cudnn_benchmark + fused_norm"),
+     ("vae.h200.rounds.fn.speedup", "md:wan2.1/fn|speedup", 1.071, "{:.2f}x", "fused_norm without channels_last"),
+     ("vae.h200.rounds.cl_cb_fn_co.speedup", "md:wan2.1/cl+cb+fn+co|speedup", 1.304, "{:.2f}x",
+      "channels_last + cudnn_benchmark + fused_norm + compile"),
+     ("vae.h200.rounds.cl_cb_co.first", "md:wan2.1/cl+cb+co|first (s)", 69.2018, "{:.0f} s",
+      "channels_last + cudnn_benchmark + compile, first decode (the run's first compile)"),
+     ("vae.h200.rounds.stock.first", "md:wan2.1/stock|first (s)", 2.2186, "{:.1f} s", "stock, first decode"),
+     ("vae.h200.rounds.stock.time", "md:wan2.1/stock|time (s)", 1.7893, "{:.2f} s", "stock decode"),
+     ("vae.h200.rounds.cl_fn.time", "md:wan2.1/cl+fn|time (s)", 1.4291, "{:.2f} s", "channels_last + fused_norm"),
+     ("vae.h200.rounds.cl_fn.psnr", "md:wan2.1/cl+fn|PSNR vs float32 (dB)", 48.54, "{:.1f} dB",
+      "channels_last + fused_norm, PSNR vs a float32 decode"),
+     ("vae.h200.rounds.stock.psnr", "md:wan2.1/stock|PSNR vs float32 (dB)", 46.794, "{:.1f} dB",
       "stock bf16 decode, PSNR vs a float32 decode"))
 rows(S_FAMILY_H200_HV, "h200/family_033_hunyuan_video_33f/matrix.json",
      ("family.h200.hv.stock.time", "json:chains/stock/times_s/0", 5.186, "{:.2f} s", "stock"),
@@ -2567,6 +2637,13 @@ about(S_E2E_I2V_H200,
       ("e2e_i2v.h200.level1.q2.total", "level1, Queue 2, total"))
 about(S_FAMILY_H200_TI2V,
       ("family.h200.ti2v.shipped.speedup", "the exact chain vs stock"))
+about(S_VAE_H200_ROUNDS,
+      ("vae.h200.rounds.cl_fn.speedup", "channels_last + fused_norm: the Hopper default (accel/vae/measured.py)"))
+about(S_FAMILY_H200_H3,
+      ("family.h200.minimax_h3_turbo.shipped.speedup", "Accel MiniMax-H3 Level-1 vs stock"),
+      ("family.h200.minimax_h3_turbo.sparse.speedup", "Accel MiniMax-H3 Level-1 quality sparse (radial) vs stock"),
+      ("family.h200.minimax_h3_turbo.shipped.cosine", "Accel MiniMax-H3 Level-1, final latent vs stock's first run"),
+      ("family.h200.minimax_h3_turbo.stock.cosine", "stock's timed run vs its own first run"))
 about(S_FAMILY_H200_QWEN,
       ("family.h200.qwen.shipped.speedup", "the exact chain vs stock"))
 about(S_FAMILY_LTXV,
@@ -2577,10 +2654,6 @@ about(S_FAMILY_LTXV,
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
-    "vae.defaults.h200": ("Accel VAE's every candidate and combination on the Wan 2.1 VAE, an H200 that runs nothing "
-                          "else, with interleaved rounds (bench_vae.py --vaes wan2.1 --variants combos --rounds 3): "
-                          "the run that decides the Hopper entry of accel/vae/measured.py (vae_033_combos/ timed each "
-                          "variant on its own)"),
     "e2e.prefetch.small_cards": "Wan 2.2 A14B LightX2V whole Queue, H200, ComfyUI 0.33, simulated 8/12/16/24 GB cards "
                                 "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
                                 "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "
@@ -2591,9 +2664,6 @@ AWAITING_GPU: dict[str, str] = {
     "family.h200.minimax_h3.sparse.speedup": _H3_RUN + ": Level-1 quality sparse (radial) vs stock sampling",
     "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
     "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
-    "family.h200.minimax_h3_turbo.shipped.speedup": ("MiniMax-H3 33B bf16, the template's turbo mode (4 steps), "
-                                                     "1344x768 124 frames, H200, ComfyUI 0.33: Level-1 vs stock "
-                                                     "sampling"),
     "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 "
                                                     "(the template), H200: the exact chain vs stock sampling"),
     "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x704 121 frames with audio, 20 steps CFG 4 (the "

@@ -147,6 +147,7 @@ def _measured(chain: str, what: str, *pairs) -> Measured:
 
 _EXACT = "the exact chain (Accel CUDA Settings -> Attention -> Compile)"
 _LEVEL1 = "Accel Wan Level-1"
+_LEVEL1_H3 = "Accel MiniMax-H3 Level-1"
 # The family table: (family id, Wan variant or "") -> where the exact chain was measured. A family or variant not
 # here runs the same generic path, "not measured here" (measured_text).
 MEASURED = {
@@ -171,6 +172,8 @@ MEASURED = {
                                      ("H200", "fp8auto.h200.hv.shipped.speedup")),
     ("ltxv", ""): _measured(_EXACT, "LTX-Video 2B 768x512 121 frames:", ("H100", "family.h100.ltxv.shipped.speedup"),
                             ("H200", "fp8auto.h200.ltxv.shipped.speedup")),
+    ("minimax_h3", ""): _measured(_LEVEL1_H3, "MiniMax-H3 33B fp8_scaled, 1344x768 124 frames, 4 steps (the turbo "
+                                                "template):", ("H200", "family.h200.minimax_h3_turbo.shipped.speedup")),
     ("z_image", ""): _measured(_EXACT, "Z-Image Turbo 6B 1024px 9 steps:",
                                ("H200", "fp8auto.h200.zimage.shipped.speedup")),
 }

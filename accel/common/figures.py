@@ -82,6 +82,11 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/i2v_whole_card_savevideo/e2e_wan22_i2v_lightx2v.json": [
         ("e2e_i2v.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 19.205, "{:.1f} s"),
         ("e2e_i2v.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 14.466, "{:.1f} s")],
+    "h200/family_033_minimax_h3_turbo/matrix/matrix.json": [
+        ("family.h200.minimax_h3_turbo.shipped.cosine", "json:chains/shipped/cosine", 0.999083, "{:.4f}"),
+        ("family.h200.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.652, "{:.2f}x"),
+        ("family.h200.minimax_h3_turbo.sparse.speedup", "json:chains/level1_h3_sparse/speedup", 2.054, "{:.2f}x"),
+        ("family.h200.minimax_h3_turbo.stock.cosine", "json:chains/stock/cosine", 0.999275, "{:.4f}")],
     "h200/fp8_auto_033_interleaved/flux/matrix.json": [
         ("fp8auto.h200.flux.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.696, "{:.2f}x"),
         ("fp8auto.h200.flux.shipped.speedup", "json:chains/shipped/speedup", 1.333, "{:.2f}x")],
@@ -122,6 +127,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("vae.h200.compile.fp32ref.maxdiff", "md:wan2.1/fused_norm+compile|max abs diff", 0.0664, "{:.3f}"),
         ("vae.h200.fused_norm.fp32ref.vs_fp32", "md:wan2.1/fused_norm|max abs diff vs float32", 0.0491, "{:.3f}"),
         ("vae.h200.stock.fp32ref.vs_fp32", "md:wan2.1/stock|max abs diff vs float32", 0.0599, "{:.3f}")],
+    "h200/vae_033_rounds/vae.json": [
+        ("vae.h200.rounds.cl_fn.speedup", "json:rows/6/speedup", 1.252, "{:.2f}x")],
 }
 FIGURES: dict[str, Figure] = {r[0]: Figure(r[0], file, *r[1:]) for file, rows in _ROWS.items() for r in rows}
 

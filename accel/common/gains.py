@@ -10,6 +10,7 @@ from . import figures
 
 EXACT = "exact"  # the family's exact chain: Accel Wan Level-1 on Wan, Accel CUDA Settings -> Attention -> Compile else
 FP8 = "fp8"  # Accel Load Diffusion Model (FP8) before the exact chain
+SPARSE = "sparse"  # the family's Level-1 preset with quality sparse (radial, opt-in; not exact)
 
 # chain -> kind of model -> GPU class -> figure id (bench/figures.py says how each was measured). A node that is part
 # of the exact chain (Attention, Compile, CUDA Settings) quotes the chain's figure, and says so.
@@ -23,6 +24,7 @@ GAINS = {
         "ltxv": {"H200": "fp8auto.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
         "qwen_image": {"H200": "fp8auto.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.shipped.speedup"},
+        "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.shipped.speedup"},
     },
     FP8: {
         "wan14B": {"H200": "matrix.h200.140.fp8_level1.speedup", "H100": "matrix.h100.80.run2.fp8_level1.speedup"},
@@ -35,10 +37,14 @@ GAINS = {
                        "H100": "family.h100.qwen.fix.fp8_shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.fp8_shipped.speedup"},
     },
+    SPARSE: {
+        "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.sparse.speedup"},
+    },
 }
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
-         "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image", "z_image": "Z-Image Turbo"}
+         "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image", "z_image": "Z-Image Turbo",
+         "minimax_h3": "MiniMax-H3"}
 _WAN_SIZES = {"14B": "wan14B", "1.3B": "wan1.3B", "5B": "wan5B"}
 GPUS = ("H100", "H200")
 
@@ -57,7 +63,10 @@ def gpu_class(profile) -> str | None:
 
 
 def chain_name(chain: str, family) -> str:
-    exact = "Accel Wan Level-1" if family.is_wan else "CUDA Settings + Attention + Compile"
+    exact = ("Accel Wan Level-1" if family.is_wan else "Accel MiniMax-H3 Level-1" if family.family == "minimax_h3"
+             else "CUDA Settings + Attention + Compile")
+    if chain == SPARSE:
+        return exact + " quality sparse (not exact)"
     return "the FP8 loader + " + exact if chain == FP8 else exact
 
 

@@ -70,12 +70,15 @@ FIDELITY = {
 }
 
 
-# MiniMax-H3's: measured on the CPU only (random weights, tiny config); no GPU run yet
+# MiniMax-H3's: the CPU bounds (tiny config) and one H200 run (true config, random scaled-fp8 weights)
 H3_FIDELITY = {
     "cpu_tiny_fp32": ("cosine >= 0.99999 and max |diff| <= 1e-4 of the final video and audio latents, the bounds "
                       "tests/common/test_new_families.py asserts for the same attention kernel and compiled blocks "
                       "(tiny MiniMax-H3 from a file through ComfyUI's loader, fp32, 3 steps)"),
-    "gpu": None,
+    "gpu": ("on an H200 (true config, random weights in ComfyUI's scaled-fp8 layout, 1344x768 124 frames, 4 steps, "
+            f"ComfyUI 0.33): final-latent cosine {_fig('family.h200.minimax_h3_turbo.shipped.cosine')} to stock's "
+            f"first run, where stock's own next run gives {_fig('family.h200.minimax_h3_turbo.stock.cosine')} "
+            "(bench/results/h200/family_033_minimax_h3_turbo)"),
 }
 
 
@@ -329,7 +332,9 @@ def _first_screen(fam, prof, options: WanLevel1Options, ran: list, hints: list, 
     from ..common.report import FIRST_SCREEN
 
     head = Section(current_title(), f"{fam.name} on {_device_text(prof)}: {', '.join(ran)}").render()[0]
-    if not exact:
+    if not exact and options.quality == SPARSE and gains.measured(gains.SPARSE, fam, prof):
+        gain = gains.gain_line(gains.SPARSE, fam, prof)
+    elif not exact:
         gain = gains.unmeasured_line(f"quality {options.quality}")
     elif options.attention and options.compile:
         gain = gains.gain_line(gains.EXACT, fam, prof)

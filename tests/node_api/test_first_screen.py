@@ -106,6 +106,14 @@ def test_gain_lines_quote_the_figure_table(mod):
     h100 = hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H100 80GB HBM3", sm=(9, 0), torch_version="2.11")
     flux = families.Family("flux", "Flux")
     assert gains.fp8_hint(flux, h100) is None  # FP8 measured slower than the exact chain on Flux.1, H100 (run2)
+    h3 = families.Family("minimax_h3", "MiniMaxH3")  # its Level-1 node, exact and quality sparse (H200, turbo template)
+    line = gains.gain_line(gains.EXACT, h3, h200)
+    assert line.startswith(f"gain: {figures.text('family.h200.minimax_h3_turbo.shipped.speedup')} vs stock, measured "
+                           "for Accel MiniMax-H3 Level-1 on MiniMax-H3, H200"), line
+    line = gains.gain_line(gains.SPARSE, h3, h200)
+    assert (f"{figures.text('family.h200.minimax_h3_turbo.sparse.speedup')} vs stock, measured for Accel MiniMax-H3 "
+            "Level-1 quality sparse (not exact)") in line, line
+    assert gains.measured(gains.SPARSE, wan14, h200) is None
     for chain, kinds in gains.GAINS.items():  # every row exists
         for kind, per_gpu in kinds.items():
             assert kind in gains.KINDS and set(per_gpu) <= set(gains.GPUS), (chain, kind)
