@@ -334,6 +334,87 @@ res_multistep / simple at 1024x1024.""", ["z_image_turbo_bf16.safetensors", "qwe
     return f
 
 
+KONTEXT_PROMPT = ("Turn the scene into a watercolor painting with soft washes and visible paper texture, keeping the "
+                  "composition, the subject and its pose exactly as they are.")
+EDIT_PROMPT = "Replace the background with a quiet beach at sunset; keep the subject, its pose and its lighting unchanged."
+
+
+def flux_kontext_dev(info) -> Flow:
+    f = Flow("flux1_kontext_dev_attention_compile", info)
+    unet = _unet(f, "Load FLUX.1 Kontext dev", "flux1-dev-kontext_fp8_scaled.safetensors")
+    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors",
+                 clip_name2="t5xxl_fp8_e4m3fn_scaled.safetensors", type="flux")
+    vae = f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
+    img = f.add("LoadImage", "Image to edit", image=INPUT_IMAGE)
+    scale = f.add("FluxKontextImageScale", "Scale to a Kontext size", image=f.out(img))
+    enc = f.add("VAEEncode", "Encode the image", pixels=f.out(scale), vae=f.out(vae))
+    pos = f.add("CLIPTextEncode", "Edit instruction", text=KONTEXT_PROMPT, clip=f.out(clip))
+    ref = f.add("ReferenceLatent", "Reference latent (the image)", conditioning=f.out(pos), latent=f.out(enc))
+    guid = f.add("FluxGuidance", "Guidance 2.5", conditioning=f.out(ref), guidance=2.5)
+    zero = f.add("ConditioningZeroOut", "Negative (unused at CFG 1)", conditioning=f.out(pos))
+    f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
+    chain = _chain(f, f.out(unet), SHIPPED_CHAIN)
+    ks = _ksampler(f, f.out(chain[-1]), f.out(guid), f.out(zero), f.out(enc), steps=20, cfg=1.0, sampler="euler")
+    outs = _image_out(f, f.out(ks), f.out(vae), "flux1_kontext_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "FLUX.1 Kontext dev (image edit) + CUDA settings, attention, compile", _IMAGE_BODY.format(
+        model="FLUX.1 Kontext") + """
+
+The graph is ComfyUI's FLUX.1 Kontext dev template with one input image: the image is scaled to a Kontext size,
+encoded, given to the prompt as its reference latent and used as the start latent; guidance 2.5, 20 steps euler /
+simple at CFG 1. The reference image's tokens join the image tokens in every attention call (about twice the
+sequence of a text-to-image run at the same size).""",
+               ["flux1-dev-kontext_fp8_scaled.safetensors", "clip_l.safetensors",
+                "t5xxl_fp8_e4m3fn_scaled.safetensors", "ae.safetensors"], size=(480, 340))
+    _edit_layout(f, n, [unet, clip, vae], [img, scale, enc], [pos, ref, guid, zero], chain, [ks], outs)
+    return f
+
+
+def qwen_image_edit(info) -> Flow:
+    f = Flow("qwen_image_edit_attention_compile", info)
+    unet = _unet(f, "Load Qwen-Image-Edit", "qwen_image_edit_fp8_e4m3fn.safetensors")
+    clip = f.add("CLIPLoader", "Load Qwen2.5-VL text encoder", clip_name="qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                 type="qwen_image")
+    vae = f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
+    img = f.add("LoadImage", "Image to edit", image=INPUT_IMAGE)
+    pos = f.add("TextEncodeQwenImageEdit", "Edit instruction", clip=f.out(clip), prompt=EDIT_PROMPT,
+                vae=f.out(vae), image=f.out(img))
+    neg = f.add("TextEncodeQwenImageEdit", "Negative", clip=f.out(clip), prompt="", vae=f.out(vae),
+                image=f.out(img))
+    f.colors[pos], f.colors[neg] = POS_COLOR, NEG_COLOR
+    enc = f.add("VAEEncode", "Encode the image", pixels=f.out(img), vae=f.out(vae))
+    shift = f.add("ModelSamplingAuraFlow", "Shift 3", model=f.out(unet), shift=3.0)
+    norm = f.add("CFGNorm", None, model=f.out(shift), strength=1.0)
+    chain = _chain(f, f.out(norm), SHIPPED_CHAIN)
+    ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(neg), f.out(enc), steps=20, cfg=2.5, sampler="euler")
+    outs = _image_out(f, f.out(ks), f.out(vae), "qwen_image_edit_accel")
+    f.outputs = {"sampler": ks, "save": outs[-1]}
+    n = _about(f, "Qwen-Image-Edit + CUDA settings, attention, compile", _IMAGE_BODY.format(
+        model="Qwen-Image-Edit") + """
+
+The graph is ComfyUI's Qwen-Image-Edit template at its own 20-step setting (CFG 2.5, euler / simple, shift 3,
+CFGNorm), without the optional 4-step Lightning LoRA. The image is encoded at its own size: for a large photo put an
+ImageScaleToTotalPixels (about 1 megapixel) after Load Image, as the template's note advises. The image's latent
+tokens join the image tokens in every attention call.""",
+               ["qwen_image_edit_fp8_e4m3fn.safetensors", "qwen_2.5_vl_7b_fp8_scaled.safetensors",
+                "qwen_image_vae.safetensors"], size=(480, 340))
+    _edit_layout(f, n, [unet, clip, vae], [img, enc], [pos, neg], [shift, norm, *chain], [ks], outs)
+    return f
+
+
+def _edit_layout(f: Flow, note: str, models: list, image: list, prompt: list, accel: list, sample: list,
+                 save: list) -> None:
+    """The image-edit columns: read me | models | image to edit, prompt | accelerate | sample | decode and save."""
+    accel_title = "4 · Accelerate (comfyui-accel)"
+    f.column(("Read me", [note]))
+    f.column(("1 · Models", models))
+    f.column(("2 · Image to edit", image), ("3 · Prompt", prompt))
+    f.column((accel_title, accel))
+    f.column(("5 · Sample", sample))
+    f.column(("6 · Decode and save", save))
+    f.group_colors[accel_title] = ACCEL_GROUP
+
+
 def sdxl_base_refiner(info) -> Flow:
     f = Flow("sdxl_base_refiner_attention_compile", info)
     models, prompts, chains = {}, {}, {}
@@ -837,6 +918,8 @@ WORKFLOWS = {
     "kandinsky5_t2v_attention_compile": kandinsky5_t2v,
     "z_image_turbo_attention_compile": z_image_turbo,
     "sdxl_base_refiner_attention_compile": sdxl_base_refiner,
+    "flux1_kontext_dev_attention_compile": flux_kontext_dev,
+    "qwen_image_edit_attention_compile": qwen_image_edit,
 }
 # The A14B LightX2V workflows with Accel Save Video (not written to workflows/ until FEWSTEP_SAVE says so).
 ACCEL_SAVE_VARIANTS = {

@@ -71,6 +71,18 @@ MODELS = {
     # load it; Comfy-Org has no repackaged copy, they link Lightricks' own file. Its text encoder: t5xxl_fp16 above.
     "ltx-video-2b-v0.9.5.safetensors": ("checkpoints",
                                         f"{_HF}/Lightricks/LTX-Video/resolve/main/ltx-video-2b-v0.9.5.safetensors"),
+    # FLUX.1 Kontext dev as ComfyUI's template (flux_kontext_dev_basic) links it; its VAE is ae.safetensors above
+    "flux1-dev-kontext_fp8_scaled.safetensors": (
+        "diffusion_models",
+        f"{_HF}/Comfy-Org/flux1-kontext-dev_ComfyUI/resolve/main/split_files/diffusion_models/"
+        "flux1-dev-kontext_fp8_scaled.safetensors"),
+    "t5xxl_fp8_e4m3fn_scaled.safetensors": (
+        "text_encoders", f"{_HF}/comfyanonymous/flux_text_encoders/resolve/main/t5xxl_fp8_e4m3fn_scaled.safetensors"),
+    # Qwen-Image-Edit as ComfyUI's template (image_qwen_image_edit) links it; text encoder and VAE: Qwen-Image's
+    "qwen_image_edit_fp8_e4m3fn.safetensors": (
+        "diffusion_models",
+        f"{_HF}/Comfy-Org/Qwen-Image-Edit_ComfyUI/resolve/main/split_files/diffusion_models/"
+        "qwen_image_edit_fp8_e4m3fn.safetensors"),
     # Z-Image Turbo as ComfyUI's template (image_z_image_turbo) links it; its VAE is ae.safetensors above
     "z_image_turbo_bf16.safetensors": ("diffusion_models",
                                        f"{_ZIMAGE}/diffusion_models/z_image_turbo_bf16.safetensors"),

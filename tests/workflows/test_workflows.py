@@ -60,8 +60,8 @@ def test_the_issue_workflows_are_defined():
     (issue 15): Wan 2.2 A14B T2V and I2V with LightX2V's 4-step LoRAs, Wan 2.2 TI2V-5B; and HunyuanVideo and
     LTX-Video T2V (issue 30); the 4-step T2V at 720p with Level-1's opt-in sparse attention (issue 32); Z-Image Turbo
     and SDXL base + refiner (issue 52); MiniMax-H3's standard and 4-step turbo templates, HunyuanVideo 1.5, LTX-2,
-    Flux.2 and Kandinsky 5 (issue 54)."""
-    assert len(NAMES) == 21 and set(NAMES) == set(EXPECTED_NODES)
+    Flux.2 and Kandinsky 5 (issue 54); FLUX.1 Kontext dev and Qwen-Image-Edit (issue 52)."""
+    assert len(NAMES) == 23 and set(NAMES) == set(EXPECTED_NODES)
     assert any("A14B" in n for n in NAMES) and any("i2v" in n for n in NAMES) and any("before_after" in n for n in NAMES)
 
 
@@ -137,7 +137,17 @@ EXPECTED_NODES = {
                                         *W_SHIPPED},
     "sdxl_base_refiner_attention_compile": {"CheckpointLoaderSimple", "EmptyLatentImage", "KSamplerAdvanced",
                                             "SaveImage", *W_SHIPPED},
+    "flux1_kontext_dev_attention_compile": {"UNETLoader", "DualCLIPLoader", "VAELoader", "LoadImage",
+                                            "FluxKontextImageScale", "VAEEncode", "ReferenceLatent", "FluxGuidance",
+                                            "ConditioningZeroOut", "KSampler", "SaveImage", *W_SHIPPED},
+    "qwen_image_edit_attention_compile": {"UNETLoader", "CLIPLoader", "VAELoader", "LoadImage",
+                                          "TextEncodeQwenImageEdit", "VAEEncode",
+                                          "ModelSamplingAuraFlow", "CFGNorm", "KSampler", "SaveImage", *W_SHIPPED},
 }
+# the image-edit workflows (issue 52): workflow -> (the node that takes the scaled input image with the prompt,
+# the sampler's CFG), as ComfyUI's templates flux_kontext_dev_basic and image_qwen_image_edit (its 20-step setting)
+EDIT_WORKFLOWS = {"flux1_kontext_dev_attention_compile": ("VAEEncode", 1.0),
+                  "qwen_image_edit_attention_compile": ("TextEncodeQwenImageEdit", 2.5)}
 # The family workflows of issue 30 (workflow -> bench/families.py family): their sampler's model comes through
 # exactly the chain bench_matrix.py measures as that family's `shipped` one.
 FAMILY_WORKFLOWS = {"hunyuan_video_t2v_attention_compile": "hunyuan_video", "ltxv_t2v_attention_compile": "ltxv",
@@ -247,6 +257,33 @@ def test_workflow_content(name):
     assert len(ui["groups"]) >= 5 and all(g["title"] for g in ui["groups"])
     assert len(notes) == 1 and "Model files" in notes[0]["widgets_values"][0]
     assert not U.geometry_problems(ui)
+
+
+@pytest.mark.parametrize("name", list(EDIT_WORKFLOWS))
+def test_edit_workflows_sample_from_the_input_image_through_the_shipped_chain(name):
+    """The sampler's start latent is the encoded input image (Kontext: scaled to a Kontext size first), the prompt side
+    sees the same image, 20 steps euler / simple at the template's CFG, and the model comes through the shipped chain
+    (Accel CUDA Settings -> Attention -> Compile) once."""
+    api = _api(name)
+    by_type = lambda t: [k for k, v in api.items() if v["class_type"] == t]  # noqa: E731
+    [ks] = [api[k]["inputs"] for k in by_type("KSampler")]
+    [enc] = by_type("VAEEncode")
+    assert ks["latent_image"][0] == enc and (ks["steps"], ks["cfg"], ks["sampler_name"], ks["scheduler"]) == \
+        (20, EDIT_WORKFLOWS[name][1], "euler", "simple")
+    [scale] = by_type("FluxKontextImageScale") or by_type("LoadImage")  # Qwen-Image-Edit: the image as loaded
+    assert api[enc]["inputs"]["pixels"][0] == scale
+    takers = [api[k]["inputs"] for k in by_type(EDIT_WORKFLOWS[name][0])]
+    assert takers and all(t.get("image", t.get("pixels"))[0] == scale for t in takers)
+    seen, nid = [], ks["model"][0]
+    while api[nid]["class_type"] in W_SHIPPED:
+        seen.append(api[nid]["class_type"])
+        nid = api[nid]["inputs"]["model"][0]
+    assert seen[::-1] == list(W_SHIPPED) and sum(v["class_type"] in W_SHIPPED for v in api.values()) == 3
+    if name.startswith("flux1_kontext"):  # the prompt carries the image as its reference latent, guidance 2.5
+        [ref] = [api[k]["inputs"] for k in by_type("ReferenceLatent")]
+        [guid] = [api[k]["inputs"] for k in by_type("FluxGuidance")]
+        assert ref["latent"][0] == enc and guid["conditioning"][0] in by_type("ReferenceLatent")
+        assert guid["guidance"] == 2.5 and api[ks["positive"][0]]["class_type"] == "FluxGuidance"
 
 
 @pytest.mark.parametrize("name", NAMES)
