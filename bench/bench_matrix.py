@@ -39,7 +39,9 @@ model)
 hunyuan_video15 | ltxav | flux2 | kandinsky5 (bench/families.py): that family's true config with random weights in the
 published key layout, written once and loaded with ComfyUI's loader; its workflow's latent, conditioning shapes,
 sampler, shift and resolution; chains `shipped` (the pack's chain for it: MiniMax-H3's is its Level-1 node),
-`fp8_shipped` and `fp8_auto_shipped` (the FP8 loader's `auto`).
+`fp8_shipped` and `fp8_auto_shipped` (the FP8 loader's `auto`). `--edit` (flux, qwen_image, flux2): the family's
+image-edit model (FLUX.1 Kontext dev, Qwen-Image-Edit), one reference latent of the output size in the conditioning:
+    python3 bench/bench_matrix.py --family flux --edit --chains stock,shipped,core_compile --rounds 3 --out $OUT/kontext
 """
 from __future__ import annotations
 
@@ -229,6 +231,11 @@ def parse(argv=None):
                     "*_fp8_scaled files Comfy-Org publishes), loaded by ComfyUI's loader as such a file; half the disk "
                     "of bf16 (MiniMax-H3 33B: about 33 GB, where its 66 GB bf16 file does not fit the GPU machine's "
                     "64 GiB disk)")
+    ap.add_argument("--edit", action="store_true",
+                    help="--family flux / qwen_image / flux2: an image-edit run (FLUX.1 Kontext dev, Qwen-Image-Edit, "
+                    "Flux.2 with a reference): one random reference latent of the output's size in the conditioning, "
+                    "as ReferenceLatent / TextEncodeQwenImageEdit give it; the weights are the family's (the edit "
+                    "models share its layout)")
     ap.add_argument("--comfy-args", default="",
                     help="extra ComfyUI command-line arguments, written with '=' since they start with a dash "
                     "(e.g. --comfy-args=--disable-dynamic-vram, --comfy-args='--disable-cuda-malloc --reserve-vram 2')")
@@ -252,6 +259,8 @@ def parse(argv=None):
         ap.error("--stored takes a --family other than wan whose weights come from a file (Wan's fp8_scaled files: "
                  "--workflow lightx2v; the smoke builds tiny flux, qwen_image, hunyuan_video, z_image and sdxl in "
                  "memory)")
+    if a.edit and a.family not in families.EDIT_FAMILIES:
+        ap.error(f"--edit takes --family {' / '.join(families.EDIT_FAMILIES)} (their edit models), not {a.family}")
     families.defaults(a)  # the family's values for what was not given (wan: the values above)
     if a.chains is None:
         a.chains = ("stock,attention,compile,cuda_attn_compile,level1,core_compile" if a.family == "wan"
@@ -362,7 +371,7 @@ class Matrix:
             "gpu": torch.cuda.get_device_name(0) if self.cuda else None, "gpu_total_gib": total,
             "simulated_card_gib": self.a.card or None,
             "dtype": "fp32" if families.smoke_in_memory(self.a.family, self.a.smoke) else self.a.dtype,
-            "stored": self.a.stored or None,
+            "stored": self.a.stored or None, "edit": self.a.edit or None,
             "size": self.a.size if self.a.family == "wan" else ("tiny" if self.a.smoke else "true"),
             "steps": self.a.steps, "cfg": self.a.cfg, "frames": self.a.frames, "height": self.a.height,
             "width": self.a.width, "rounds": self.a.rounds,

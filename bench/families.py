@@ -278,8 +278,17 @@ def conditioning(family: str, tokens: int, gen, tiny: bool, guidance: float | No
     return [[states, opts]]
 
 
+# image-edit runs (bench_matrix.py --edit): family -> (the edit model it stands for, whether the negative carries the
+# reference too). The edit models share their family's architecture and weight layout; what changes the cost is the
+# reference image's latent tokens, which join the image tokens in every attention call (ReferenceLatent for FLUX.1
+# Kontext and Flux.2, TextEncodeQwenImageEdit for Qwen-Image-Edit, whose negative encodes the image as well)
+EDIT_FAMILIES = {"flux": ("FLUX.1 Kontext dev", False), "qwen_image": ("Qwen-Image-Edit", True),
+                 "flux2": ("Flux.2 with one reference image", False)}
+
+
 def inputs(a, seed_pos: int = 1, seed_neg: int = 2):
-    """(positive, negative, latent) of bench_matrix for a.family at a's shapes (seeded: every chain gets the same)."""
+    """(positive, negative, latent) of bench_matrix for a.family at a's shapes (seeded: every chain gets the same).
+    With a.edit: one random reference latent of the output's shape in the conditioning (EDIT_FAMILIES)."""
     import torch
 
     f = spec(a.family)
@@ -288,11 +297,17 @@ def inputs(a, seed_pos: int = 1, seed_neg: int = 2):
     extra = dict(f.extra)
     if a.family == "sdxl":  # CLIPTextEncodeSDXL's size conditioning at the sampled size
         extra.update(width=a.width, height=a.height, target_width=a.width, target_height=a.height)
+    lat = latent(a.family, a.frames, a.height, a.width)
+    ref = {}
+    if getattr(a, "edit", False):
+        ref = {"reference_latents": [torch.randn(lat["samples"].shape, generator=torch.Generator().manual_seed(3))]}
 
-    def cond(seed):
-        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance, **extra)
+    def cond(seed, with_ref):
+        return conditioning(a.family, a.tokens, torch.Generator().manual_seed(seed), tiny, f.guidance,
+                            **extra, **(ref if with_ref else {}))
 
-    return cond(seed_pos), cond(seed_neg), latent(a.family, a.frames, a.height, a.width)
+    negative_ref = bool(ref) and EDIT_FAMILIES[a.family][1]
+    return cond(seed_pos, True), cond(seed_neg, negative_ref), lat
 
 
 def title(meta: dict) -> str:
@@ -303,6 +318,7 @@ def title(meta: dict) -> str:
     shift = f", {f.shift[0]} {next(iter(f.shift[1].values())):g}" if f.shift else ""
     size = "tiny (smoke)" if meta.get("smoke") else "true config"
     stored = " stored fp8_scaled (ComfyUI's scaled-fp8 layout)" if meta.get("stored") == "fp8_scaled" else ""
-    return (f"{f.label} {size} {meta.get('dtype')}{stored}, {shape}{meta.get('height')}x{meta.get('width')}, "
+    edit = f" as {EDIT_FAMILIES[meta['family']][0]} (one reference latent)" if meta.get("edit") else ""
+    return (f"{f.label}{edit} {size} {meta.get('dtype')}{stored}, {shape}{meta.get('height')}x{meta.get('width')}, "
             f"{meta.get('steps')} steps CFG {meta.get('cfg')}{guid}, {f.sampler}/{f.scheduler}{shift}, "
             f"{meta.get('tokens')} text tokens")

@@ -2670,6 +2670,12 @@ AWAITING_GPU: dict[str, str] = {
                                           "template's first stage), H200: the exact chain vs stock sampling"),
     "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
                                           "the exact chain vs stock sampling"),
+    "family.h200.flux_kontext.shipped.speedup": ("FLUX.1 Kontext dev 12B bf16 (Flux.1's layout), 1024x1024 with one "
+                                                 "1024x1024 reference latent, 20 steps, H200: the exact chain vs stock "
+                                                 "sampling (bench_matrix.py --family flux --edit)"),
+    "family.h200.qwen_image_edit.shipped.speedup": ("Qwen-Image-Edit 20B bf16 (Qwen-Image's layout), 1328x1328 with "
+                                                    "one reference latent, CFG 2.5, H200: the exact chain vs stock "
+                                                    "sampling (bench_matrix.py --family qwen_image --edit)"),
     "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 "
                                                "(the template), H200: the exact chain vs stock sampling"),
 }

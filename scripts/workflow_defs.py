@@ -336,7 +336,8 @@ res_multistep / simple at 1024x1024.""", ["z_image_turbo_bf16.safetensors", "qwe
 
 KONTEXT_PROMPT = ("Turn the scene into a watercolor painting with soft washes and visible paper texture, keeping the "
                   "composition, the subject and its pose exactly as they are.")
-EDIT_PROMPT = "Replace the background with a quiet beach at sunset; keep the subject, its pose and its lighting unchanged."
+EDIT_PROMPT = ("Replace the background with a quiet beach at sunset; keep the subject, its pose and its lighting "
+               "unchanged.")
 
 
 def flux_kontext_dev(info) -> Flow:

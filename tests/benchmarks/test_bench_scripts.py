@@ -459,6 +459,38 @@ def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
                                                        "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only")
 
 
+@pytest.mark.parametrize("family", ["flux", "qwen_image"])
+def test_edit_runs_carry_one_reference_latent_the_model_reads(M, family):
+    """bench_matrix --edit (FLUX.1 Kontext dev, Qwen-Image-Edit): the positive conditioning carries one reference
+    latent of the output's shape (Qwen-Image-Edit's negative too, as its template encodes the image on both sides),
+    and ComfyUI's model reads it: the same tiny model samples another latent with it than without. A family without
+    an edit model is refused before anything runs."""
+    import types
+
+    import torch
+
+    sys.path.insert(0, str(H.REPO_ROOT / "bench"))
+    import families as fam
+
+    a = types.SimpleNamespace(family=family, smoke=True, edit=True, steps=2, cfg=None, frames=None, height=None,
+                              width=None, tokens=None, dtype=None)
+    fam.defaults(a)
+    pos, neg, lat = fam.inputs(a)
+    [ref] = pos[0][1]["reference_latents"]
+    assert ref.shape == lat["samples"].shape and ref.abs().sum() > 0
+    assert ("reference_latents" in neg[0][1]) == fam.EDIT_FAMILIES[family][1]
+    plain_pos, plain_neg, _ = fam.inputs(types.SimpleNamespace(**{**vars(a), "edit": False}))
+    assert "reference_latents" not in plain_pos[0][1] and torch.equal(plain_pos[0][0], pos[0][0])
+    model = fam.tiny_model(family)
+    with torch.inference_mode():
+        edit = M.sample(model, pos, neg, lat, steps=1, cfg=a.cfg, seed=0)
+        plain = M.sample(model, plain_pos, plain_neg, lat, steps=1, cfg=a.cfg, seed=0)
+    assert edit.shape == plain.shape and not torch.allclose(edit, plain)
+    r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family", "ltxv",
+                        "--edit", "--out", "/nonexistent"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--edit takes --family flux / qwen_image / flux2" in r.stderr, r.stderr[-1500:]
+
+
 def test_bench_matrix_stored_fp8_scaled_weights(tmp_path, M, mod):
     """--stored fp8_scaled (the way to MiniMax-H3 33B on the GPU machine's 64 GiB disk): the tiny MiniMax-H3 written in
     ComfyUI's scaled-fp8 layout (every 2-D weight of its `blocks` in e4m3fn with a per-tensor scale, the marker, the
