@@ -166,12 +166,17 @@ that change little (`auto` = the published FLUX set; faster, not identical; `rel
     return f
 
 
-def qwen_image(info) -> Flow:
-    f = Flow("qwen_image_attention_compile", info)
-    unet = _unet(f, "Load Qwen-Image", "qwen_image_fp8_e4m3fn.safetensors")
+def _qwen_loaders(f: Flow, title: str, unet_name: str) -> tuple[str, str, str]:
+    """The diffusion model, Qwen2.5-VL text encoder and VAE loaders of the Qwen-Image templates."""
+    unet = _unet(f, title, unet_name)
     clip = f.add("CLIPLoader", "Load Qwen2.5-VL text encoder", clip_name="qwen_2.5_vl_7b_fp8_scaled.safetensors",
                  type="qwen_image")
-    vae = f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
+    return unet, clip, f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
+
+
+def qwen_image(info) -> Flow:
+    f = Flow("qwen_image_attention_compile", info)
+    unet, clip, vae = _qwen_loaders(f, "Load Qwen-Image", "qwen_image_fp8_e4m3fn.safetensors")
     pos, neg = _prompts(f, f.out(clip), IMAGE_POSITIVE, IMAGE_NEGATIVE)
     lat = f.add("EmptySD3LatentImage", "Image size (1328x1328)", width=1328, height=1328, batch_size=1)
     shift = f.add("ModelSamplingAuraFlow", "Shift 3.5", model=f.out(unet), shift=3.5)
@@ -373,10 +378,7 @@ sequence of a text-to-image run at the same size).""",
 
 def qwen_image_edit(info) -> Flow:
     f = Flow("qwen_image_edit_attention_compile", info)
-    unet = _unet(f, "Load Qwen-Image-Edit", "qwen_image_edit_fp8_e4m3fn.safetensors")
-    clip = f.add("CLIPLoader", "Load Qwen2.5-VL text encoder", clip_name="qwen_2.5_vl_7b_fp8_scaled.safetensors",
-                 type="qwen_image")
-    vae = f.add("VAELoader", "Load Qwen-Image VAE", vae_name="qwen_image_vae.safetensors")
+    unet, clip, vae = _qwen_loaders(f, "Load Qwen-Image-Edit", "qwen_image_edit_fp8_e4m3fn.safetensors")
     img = f.add("LoadImage", "Image to edit", image=INPUT_IMAGE)
     pos = f.add("TextEncodeQwenImageEdit", "Edit instruction", clip=f.out(clip), prompt=EDIT_PROMPT,
                 vae=f.out(vae), image=f.out(img))
