@@ -83,8 +83,8 @@ def level1_inputs(model_tooltip: str) -> list:
             "long videos (CUDA), dense on the first steps and blocks. The report says what ran.")),
         io.Boolean.Input("prefetch_weights", default=False, optional=True, tooltip=(
             "Cards that cannot hold the model: fetch the next block's weights while a block runs (ComfyUI "
-            "still decides what stays in VRAM; same results). Needs compile. The report says which path "
-            "ran.")),
+            "still decides what stays in VRAM; the same computations, not always bit-identical). Needs compile. "
+            "The report says which path ran.")),
     ]
 
 
