@@ -52,8 +52,10 @@ experts take no CLIP vision). Every file name the workflow loads gets a random f
   Samplers are reported per expert ("sampler high-noise", "sampler low-noise": the UNETLoader file name at the
   head of the sampler's model chain).
 Variants with Accel Save Video in place of VAE Decode -> Create Video -> Save Video (the node decodes and encodes
-while decoding; its stage is "decode + save"): level1+save (the shipped graph with it: scripts/workflow_defs.py's
-ACCEL_SAVE_VARIANTS), level1+vae+save (and Accel VAE at its defaults), stock+save (stock ComfyUI with it only).
+while decoding; its stage is "decode + save"): level1+save (the shipped A14B graph as it is: it
+saves with Accel Save Video), level1+vae+save (and Accel VAE at its defaults),
+stock+save (stock ComfyUI with it only). `stock` and `level1` run the shipped graph with ComfyUI's own three nodes in
+its place (with_core_save).
 Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
       kj_sage_compile  KJNodes PathchSageAttentionKJ (sage_attention auto) -> TorchCompileModelAdvanced (defaults);
                        KJNodes from $KJNODES_PATH (default /tmp/carry/kjnodes), linked into the server's
@@ -265,8 +267,9 @@ def load_workflow(name: str | None = None) -> dict:
 
 
 def bypass_accel(prompt: dict) -> dict:
-    """The stock twin: every Accel* node with a `model` input is removed, links to it go to its model input."""
-    p = copy.deepcopy(prompt)
+    """The stock twin: Accel Save Video back to ComfyUI's own nodes (with_core_save), then every Accel* node with a
+    `model` input removed, links to it going to its model input."""
+    p = with_core_save(prompt)
     accel = {k: v["inputs"]["model"] for k, v in p.items()
              if v["class_type"].startswith("Accel") and isinstance(v["inputs"].get("model"), list)}
 
@@ -363,10 +366,44 @@ def node_defaults(node_id: str) -> dict:
     return {i.id: i.default for i in cls.define_schema().inputs if getattr(i, "default", None) is not None}
 
 
+def with_core_save(prompt: dict) -> dict:
+    """Every Accel Save Video replaced by ComfyUI's own VAE Decode -> Create Video -> Save Video (`samples` + `vae`;
+    with `images`, Create Video -> Save Video) with its fps, prefix, format and codec: VAE Decode (or Create Video)
+    at its node id, the others at new ids. The shipped A14B workflows save with Accel Save Video; this is their
+    graph as ComfyUI's own nodes save it (what the `stock` and `level1` variants run). with_accel_save undoes it."""
+    p = copy.deepcopy(prompt)
+    nxt = max(int(k) for k in p) + 1
+    for nid in [k for k, v in p.items() if v["class_type"] == "AccelSaveVideo"]:
+        inp = p[nid]["inputs"]
+        meta = p[nid].get("_meta", {})
+        if "samples" in inp:
+            p[nid] = {"inputs": {"samples": inp["samples"], "vae": inp["vae"]}, "class_type": "VAEDecode",
+                      "_meta": {"title": "VAE Decode"}}
+            create, images = str(nxt), [nid, 0]
+            nxt += 1
+        else:
+            if any(val == [nid, 0] for v in p.values() for val in v["inputs"].values()):
+                raise ValueError(f"Accel Save Video {nid} ({meta.get('title')}) passes its images on: no core twin")
+            create, images = nid, inp["images"]
+        p[create] = {"inputs": {"images": images, "fps": inp.get("fps", 16.0)}, "class_type": "CreateVideo",
+                     "_meta": {"title": "Create Video"}}
+        p[str(nxt)] = {"inputs": {"video": [create, 0], "filename_prefix": inp["filename_prefix"],
+                                  "format": inp.get("format", "auto"), "codec": inp.get("codec", "auto")},
+                       "class_type": "SaveVideo", "_meta": {"title": "Save Video"}}
+        nxt += 1
+    return p
+
+
+# Accel Save Video's inputs where it stands in for ComfyUI's nodes: the CPU encoder at Save Video's CRF and preset
+# (the node's `auto` would take NVENC where it opens, whose quality scale is not x264's); the shipped A14B workflows
+# set the same (scripts/workflow_parts.py _accel_video_out)
+ACCEL_SAVE_INPUTS = {"encoder": "cpu"}
+
+
 def with_accel_save(prompt: dict) -> dict:
-    """Every VAE Decode -> Create Video -> Save Video replaced by one Accel Save Video (the node's defaults, the
-    workflow's fps, prefix, format and codec) taking VAE Decode's latent and VAE, at VAE Decode's node id: what
-    scripts/workflow_defs.py builds for the shipped A14B workflows with save "accel"."""
+    """Every VAE Decode -> Create Video -> Save Video replaced by one Accel Save Video (the node's defaults with
+    ACCEL_SAVE_INPUTS, the workflow's fps, prefix, format and codec) taking VAE Decode's latent and VAE, at VAE
+    Decode's node id: what scripts/workflow_defs.py builds for the shipped A14B workflows (save "accel")."""
     p = copy.deepcopy(prompt)
     for sid, save in [(k, v) for k, v in p.items() if v["class_type"] == "SaveVideo"]:
         vid = p[save["inputs"]["video"][0]]
@@ -374,7 +411,8 @@ def with_accel_save(prompt: dict) -> dict:
         dec = p[dec_id]
         if vid["class_type"] != "CreateVideo" or not dec["class_type"].startswith("VAEDecode"):
             raise ValueError(f"SaveVideo {sid} is not fed by VAE Decode -> Create Video")
-        inputs = {**node_defaults("AccelSaveVideo"), "samples": dec["inputs"]["samples"], "vae": dec["inputs"]["vae"],
+        inputs = {**node_defaults("AccelSaveVideo"), **ACCEL_SAVE_INPUTS, "samples": dec["inputs"]["samples"],
+                  "vae": dec["inputs"]["vae"],
                   "fps": vid["inputs"]["fps"], "filename_prefix": save["inputs"]["filename_prefix"],
                   "format": save["inputs"].get("format", "auto"), "codec": save["inputs"].get("codec", "auto")}
         del p[save["inputs"]["video"][0]], p[sid]
@@ -477,7 +515,7 @@ def gguf_loaders(prompt: dict) -> dict:
 
 
 def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
-    base = load_workflow(getattr(a, "workflow", None))
+    base = with_core_save(load_workflow(getattr(a, "workflow", None)))  # level1: the shipped chain, core's save
     if variant == "stock":
         p = bypass_accel(base)
     elif variant == "level1":
@@ -827,6 +865,24 @@ def _serve_variant(a, base: Path, variant: str, prompt: dict, row: dict, extra_a
         row["listener_error"] = repr(ev.error) if ev.error else None
 
 
+def pack_reports(prompt: dict, entry: dict) -> dict:
+    """Each pack node's report after this Queue, as API clients read it in the prompt's history (the after-run
+    `accel_report` entry where the node keeps one, else its `text`): "<id> <class_type>" -> text."""
+    out = {}
+    for nid, node in prompt.items():
+        if not node["class_type"].startswith("Accel"):
+            continue
+        ui = entry.get("outputs", {}).get(str(nid), {})
+        items = ui.get("accel_report") or []
+        text = items[0].get("text") if items and isinstance(items[0], dict) else None
+        if text is None and ui.get("text") is not None:
+            t = ui["text"]
+            text = "".join(str(x) for x in t) if isinstance(t, list) else str(t)
+        if text:
+            out[f"{nid} {node['class_type']}"] = text
+    return out
+
+
 def _queue(srv, ev, base: Path, p: dict, what: tuple, timeout: float) -> dict:
     """One measured Queue (what: its label, number and change or None): total, per-stage and per-node seconds,
     outputs."""
@@ -844,7 +900,8 @@ def _queue(srv, ev, base: Path, p: dict, what: tuple, timeout: float) -> dict:
     out = {"queue": number, "total_s": total, "stages_s": stage_times(p, per_node),
            "per_node_s": {f"{k} {p.get(k, {}).get('class_type', '?')}": round(v, 3) for k, v in per_node.items()},
            "outputs": [str(f.relative_to(base)) for f in srv.output_files(entry)],
-           "server_peak_rss_gib": peak_rss_gib(srv.proc.pid)}  # the server's peak so far (this Queue included)
+           "server_peak_rss_gib": peak_rss_gib(srv.proc.pid),  # the server's peak so far (this Queue included)
+           "reports": pack_reports(p, entry)}
     if change:
         out["change"] = change
     log(f"{label}{' (' + change + ')' if change else ''}: total {total} s, " + ", ".join(
@@ -894,6 +951,15 @@ def markdown(res: dict) -> str:
     if rss:
         lines += ["", "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): "
                   + ", ".join(f"{r['variant']} {r['server_peak_rss_gib']}" for r in rss)]
+    reps = [(r["variant"], r["queues"][-1]["reports"]) for r in res["rows"]
+            if r.get("queues") and r["queues"][-1].get("reports")]
+    if reps:
+        lines += ["", "The pack's reports after each variant's last Queue (the first lines; every line in the JSON, "
+                  "`queues[].reports`):"]
+        for variant, rep in reps:
+            for node, text in rep.items():
+                first = " / ".join(x.strip() for x in text.splitlines()[:3] if x.strip())
+                lines.append(f"- {variant}, {node}: `{first[:300]}`")
     logs = [r for r in res["rows"] if r.get("server_log")]
     if logs:
         lines += ["", "Server consoles: " + ", ".join(f"`{r['server_log']}`" for r in logs) + " (beside the results; "

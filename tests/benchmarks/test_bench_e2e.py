@@ -249,6 +249,11 @@ def test_bench_e2e_smoke_a14b_lightx2v(tmp_path):
     saves = list(rows["level1+vae+save"]["nodes"].values())
     assert {"AccelSaveVideo", "AccelVAE"} <= set(saves) and not {"VAEDecode", "CreateVideo", "SaveVideo"} & set(saves)
     assert all(p.endswith(".mp4") for p in rows["level1+vae+save"]["queues"][1]["outputs"])
+    # each pack node's report after the Queue, as the history holds it: the saver names its file and encoder
+    reports = rows["level1+vae+save"]["queues"][1]["reports"]
+    [saver] = [t for k, t in reports.items() if k.endswith(" AccelSaveVideo")]
+    assert ".mp4" in saver and "libx264" in saver, saver
+    assert any(k.endswith(" AccelWanLevel1") for k in reports) and not rows["stock"]["queues"][1]["reports"]
     assert list(rows["stock"]["nodes"].values()).count("UNETLoader") == 2
     # the files: one random scaled-fp8 expert behind both names, a different LoRA per expert
     import safetensors.torch
