@@ -489,11 +489,11 @@ Run it twice: the first accelerated run compiles.""",
 # ComfyUI templates load Comfy-Org's repackaged copies): CFG 1, shift 5, 4 steps, steps 0-2 on the high-noise
 # expert and 2-4 on the low-noise one (LightX2V switches experts at step 2 of its 4-step schedule).
 FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
-# How the A14B LightX2V T2V / I2V workflows decode and save: "core" (VAE Decode -> Create Video -> Save Video) or
-# "accel" (Accel Save Video: decodes and encodes while decoding). The "accel" twins are built (ACCEL_SAVE_VARIANTS)
-# and benchmarked (bench_e2e.py's level1+save); switch here, then scripts/workflows.py --write, where the GPU run
-# measures them faster.
-FEWSTEP_SAVE = "core"
+# How the A14B LightX2V T2V / I2V workflows decode and save: "accel" (Accel Save Video: decodes and encodes while
+# decoding, the CPU encoder at Save Video's CRF and preset) or "core" (VAE Decode -> Create Video -> Save Video).
+# "accel" since one H200 to itself measured the T2V Queue 13.5 s with core's three nodes and 11.8 s with it
+# (bench/results/h200/e2e_lightx2v_033/whole_card_accel_save/). The "core" twins: CORE_SAVE_VARIANTS.
+FEWSTEP_SAVE = "accel"
 _FEWSTEP_BODY = """
 Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
 the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
@@ -507,6 +507,11 @@ Model (FP8)** as the loaders, the second expert reuses the first one's compiled 
 which needs many similar steps. With 4 steps every step changes the video a lot and each one is needed: a
 skipped step costs visible quality and saves at most 1 of 4 model calls. The caches are for the 20-50 step
 workflows.
+
+**Decode and save:** Accel Save Video decodes the latent with the VAE and encodes the MP4 while it decodes: the
+file Save Video writes (H.264 at CRF 23, the workflow embedded, a new file name each time), on more CPU cores. Its
+`encoder: auto` uses NVENC where your GPU has one (faster; NVENC's quality scale is not x264's CRF). To save with
+ComfyUI's own nodes, put VAE Decode -> Create Video -> Save Video in its place.
 
 Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
 [lightx2v/Wan2.2-Distill-Loras](https://huggingface.co/lightx2v/Wan2.2-Distill-Loras); put one into models/loras
@@ -924,8 +929,9 @@ WORKFLOWS = {
     "flux1_kontext_dev_attention_compile": flux_kontext_dev,
     "qwen_image_edit_attention_compile": qwen_image_edit,
 }
-# The A14B LightX2V workflows with Accel Save Video (not written to workflows/ until FEWSTEP_SAVE says so).
-ACCEL_SAVE_VARIANTS = {
-    "wan2.2_t2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_t2v_4step(info, save="accel"),
-    "wan2.2_i2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_i2v_4step(info, save="accel"),
+# The A14B LightX2V workflows with ComfyUI's own VAE Decode -> Create Video -> Save Video (not written to workflows/;
+# bench_e2e.py's with_core_save builds the same graph from the shipped file for its stock and level1 variants).
+CORE_SAVE_VARIANTS = {
+    "wan2.2_t2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_t2v_4step(info, save="core"),
+    "wan2.2_i2v_A14B_lightx2v_4step_level1": lambda info: wan22_a14b_i2v_4step(info, save="core"),
 }

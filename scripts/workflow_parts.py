@@ -268,9 +268,10 @@ def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "", 
 
 
 def _accel_video_out(f: Flow, latent: list, vae: list, prefix: str, fps: int = 16) -> list[str]:
-    """Accel Save Video in place of _video_out's three nodes: it decodes the latent and saves the same file."""
-    return [f.add("AccelSaveVideo", "Accel Save Video", samples=latent, vae=vae, fps=fps, filename_prefix=prefix,
-                  format="auto", codec="auto")]
+    """Accel Save Video in place of _video_out's three nodes: it decodes the latent and saves the same file (the CPU
+    encoder at Save Video's CRF and preset: `auto` would take NVENC where it opens, another quality scale)."""
+    return [f.add("AccelSaveVideo", "Decode and save (Accel Save Video)", samples=latent, vae=vae, fps=fps,
+                  filename_prefix=prefix, format="auto", codec="auto", encoder="cpu")]
 
 
 def _image_out(f: Flow, latent: list, vae: list, prefix: str) -> list[str]:

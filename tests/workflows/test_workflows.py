@@ -100,9 +100,9 @@ EXPECTED_NODES = {
     "qwen_image_attention_compile": {"AccelAttention", "AccelCompile", "EmptySD3LatentImage", "SaveImage"},
     "wan2.1_t2v_1.3B_before_after": {"AccelCUDASettings", "AccelAttention", "AccelCompile", "AccelLatentDiff"},
     "wan2.2_t2v_A14B_lightx2v_4step_level1": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
-                                              "KSamplerAdvanced", "EmptyHunyuanLatentVideo"},
+                                              "KSamplerAdvanced", "EmptyHunyuanLatentVideo", "AccelSaveVideo"},
     "wan2.2_i2v_A14B_lightx2v_4step_level1": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
-                                              "KSamplerAdvanced", "WanImageToVideo", "LoadImage"},
+                                              "KSamplerAdvanced", "WanImageToVideo", "LoadImage", "AccelSaveVideo"},
     "wan2.2_t2v_A14B_lightx2v_4step_720p_sparse": {"LoraLoaderModelOnly", "ModelSamplingSD3", "AccelWanLevel1",
                                                    "KSamplerAdvanced", "EmptyHunyuanLatentVideo", "SaveVideo"},
     "wan2.2_ti2v_5B_level1": {"Wan22ImageToVideoLatent", "ModelSamplingSD3", "AccelWanLevel1", "KSampler"},
@@ -459,7 +459,7 @@ def test_api_prompt_passes_comfyui_validation(model_files, info, name):
     prompt = _api(name)
     ok, err, outputs, node_errors = executor.validate(prompt)
     assert ok is True and not node_errors, (err, node_errors)
-    saves = {k for k, v in prompt.items() if v["class_type"] in ("SaveVideo", "SaveImage")}
+    saves = {k for k, v in prompt.items() if v["class_type"] in ("SaveVideo", "SaveImage", "AccelSaveVideo")}
     assert saves and saves <= set(outputs)
 
 
@@ -489,24 +489,43 @@ def _bench_e2e():
 
 
 @pytest.mark.parametrize("name", ["wan2.2_t2v_A14B_lightx2v_4step_level1", "wan2.2_i2v_A14B_lightx2v_4step_level1"])
-def test_accel_save_variants_are_what_the_benchmark_measures(info, model_files, name):
-    """The A14B LightX2V workflows with Accel Save Video (built, written to workflows/ only once FEWSTEP_SAVE says
-    so): ComfyUI validates them, the shipped files are the `core` ones, and bench_e2e.py's level1+save prompt is the
-    variant exactly (the shipped prompt with VAE Decode -> Create Video -> Save Video replaced)."""
+def test_core_save_twins_are_what_the_benchmark_measures(info, model_files, name):
+    """The shipped A14B LightX2V workflows decode and save with Accel Save Video (its CPU encoder, as bench_e2e.py's
+    level1+save runs it); their twins with ComfyUI's VAE Decode -> Create Video -> Save Video (CORE_SAVE_VARIANTS)
+    validate, and bench_e2e.py's with_core_save builds exactly that twin from the shipped file (its stock and
+    level1 variants), with_accel_save the shipped file back from it."""
     import workflow_defs
     from accel_harness import executor
 
-    variant = workflow_defs.ACCEL_SAVE_VARIANTS[name](info).api()
-    ok, err, outputs, node_errors = executor.validate(variant)
-    assert ok is True and not node_errors, (err, node_errors)
-    assert [v["class_type"] for v in variant.values()].count("AccelSaveVideo") == 1
     shipped = _api(name)
-    assert workflow_defs.FEWSTEP_SAVE == "core" and "SaveVideo" in {v["class_type"] for v in shipped.values()}
+    assert workflow_defs.FEWSTEP_SAVE == "accel"
+    [save] = [v for v in shipped.values() if v["class_type"] == "AccelSaveVideo"]
+    assert save["inputs"]["encoder"] == "cpu" and {"samples", "vae"} <= set(save["inputs"])
+    assert not {"VAEDecode", "CreateVideo", "SaveVideo"} & {v["class_type"] for v in shipped.values()}
+    core = workflow_defs.CORE_SAVE_VARIANTS[name](info).api()
+    ok, err, outputs, node_errors = executor.validate(core)
+    assert ok is True and not node_errors, (err, node_errors)
+    assert {"VAEDecode", "CreateVideo", "SaveVideo"} <= {v["class_type"] for v in core.values()}
 
     def plain(p):
         return {k: (v["class_type"], v["inputs"]) for k, v in p.items()}
 
-    assert plain(_bench_e2e().with_accel_save(shipped)) == plain(variant)
+    B = _bench_e2e()
+    twin = B.with_core_save(shipped)
+    ok, err, outputs, node_errors = executor.validate(twin)
+    assert ok is True and not node_errors, (err, node_errors)
+    # node for node the core twin; Create Video and Save Video as the shipped files write them (ComfyUI 0.3.75's
+    # frontend: format and codec as plain inputs), the same links, prefix and fps
+    assert {k: v["class_type"] for k, v in twin.items()} == {k: v["class_type"] for k, v in core.items()}
+    for k, (ct, inputs) in plain(core).items():
+        if ct in ("CreateVideo", "SaveVideo"):
+            for name in ("images", "video", "fps", "filename_prefix"):
+                assert twin[k]["inputs"].get(name) == inputs.get(name), (k, name)
+        else:
+            assert plain(twin)[k] == (ct, inputs), k
+    assert plain(B.with_accel_save(twin)) == plain(shipped) == plain(B.with_accel_save(core))
+    stock = B.bypass_accel(shipped)
+    assert not any(v["class_type"].startswith("Accel") for v in stock.values())
 
 
 def test_validation_catches_a_wrong_model_name(model_files):
@@ -523,7 +542,7 @@ def test_validation_catches_a_wrong_model_name(model_files):
 
 def derive_tiny(prompt: dict, info: dict, prefix: str, steps: int = 2, size=(64, 48), length: int = 5) -> dict:
     """A shipped Wan prompt made runnable on a CPU with tiny random models: CLIPTextEncode -> the test-only
-    AccelRandomConditioning (no text encoder), VAEDecode -> CreateVideo -> SaveVideo -> SaveLatent (no VAE),
+    AccelRandomConditioning (no text encoder), VAEDecode -> CreateVideo -> SaveVideo and Accel Save Video -> SaveLatent (no VAE),
     a tiny video size and few steps; everything else (loaders, file names, accel nodes and their settings,
     links, ids) stays as shipped. Nodes no output needs any more (CLIPLoader, VAELoader) are dropped."""
     p = copy.deepcopy(prompt)
@@ -537,6 +556,9 @@ def derive_tiny(prompt: dict, info: dict, prefix: str, steps: int = 2, size=(64,
             decode = p[create["inputs"]["images"][0]]
             p[nid] = {"class_type": "SaveLatent", "_meta": n["_meta"],
                       "inputs": {"samples": decode["inputs"]["samples"], "filename_prefix": f"{prefix}/{nid}"}}
+        elif ct == "AccelSaveVideo":
+            p[nid] = {"class_type": "SaveLatent", "_meta": n["_meta"],
+                      "inputs": {"samples": inp["samples"], "filename_prefix": f"{prefix}/{nid}"}}
         elif ct == "EmptyHunyuanLatentVideo":
             inp.update(width=size[0], height=size[1], length=length)
         elif ct in ("KSampler", "KSamplerAdvanced"):
