@@ -2649,15 +2649,91 @@ about(S_FAMILY_H200_QWEN,
 about(S_FAMILY_LTXV,
       ("family.h100.ltxv.shipped.speedup", "Accel CUDA Settings -> Attention -> Compile"))
 
+# The whole Queue with Accel Save Video, and prefetch_weights on small cards: one H200 to itself (2026-11-29) ------
+_E2E_ONE = ("the shipped workflows/api/wan2.2_t2v_A14B_lightx2v_4step_level1.json on a live ComfyUI 0.33.0 server "
+            "(main.py, DynamicVRAM on), one H200 to itself, random files in the published layouts (both experts one "
+            "scaled-fp8 14B file, LightX2V-layout rank-32 LoRAs, umt5-xxl in ComfyUI's scaled-fp8 layout, Wan 2.1 "
+            "VAE), 480p 81 frames 4 steps; stock and level1 save with ComfyUI's VAE Decode -> Create Video -> Save "
+            "Video (PyAV 19.0.2, libx264), level1+save with Accel Save Video (CPU encoder: NVENC does not open on an "
+            "H200); a fresh server per variant, one Queue of each kind")
+S_E2E_SAVE_ONE = Setup("H200", "0.33.0", 141, _E2E_ONE + ", an empty inductor cache per server (bench_e2e.py "
+                       "--variants stock,level1,level1+save --save video --compile-cache fresh)")
+
+
+def _s_prefetch(card):
+    return Setup("H200", "0.33.0", card, _E2E_ONE + f", as a {card} GB card (--card {card} --occupy: another process "
+                 "holds the rest of the GPU before the servers start), Queue 2 after a first Queue, the inductor "
+                 "cache shared with the whole-card run before it (bench_e2e.py --variants "
+                 "stock,level1,level1+prefetch --queues 2 --changes none)")
+
+
+rows(S_E2E_SAVE_ONE, "h200/e2e_lightx2v_033/whole_card_accel_save/e2e_wan22_t2v_lightx2v.json",
+     ("e2e1.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 18.764, "{:.1f} s", "stock, Queue 2"),
+     ("e2e1.h200.level1.q2.total", "json:rows/1/queues/1/total_s", 13.503, "{:.1f} s",
+      "Level-1, core's decode and save, Queue 2"),
+     ("e2e1.h200.level1_save.q2.total", "json:rows/2/queues/1/total_s", 11.764, "{:.1f} s",
+      "Level-1 + Accel Save Video (the shipped workflow), Queue 2"),
+     ("e2e1.h200.stock.q2.decode", "json:rows/0/queues/1/stages_s/VAE decode", 2.1, "{:.1f} s", "stock, VAE Decode"),
+     ("e2e1.h200.stock.q2.save", "json:rows/0/queues/1/stages_s/save", 2.818, "{:.1f} s",
+      "stock, Create Video -> Save Video"),
+     ("e2e1.h200.level1_save.q2.decode_save", "json:rows/2/queues/1/stages_s/decode + save", 3.288, "{:.1f} s",
+      "Accel Save Video, decode and save"),
+     ("e2e1.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 29.466, "{:.1f} s", "stock, Queue 1"),
+     ("e2e1.h200.level1_save.q1.total", "json:rows/2/queues/0/total_s", 31.425, "{:.1f} s",
+      "the shipped workflow, Queue 1 (compiles)"),
+     ("e2e1.h200.stock.lora.total", "json:rows/0/queues/2/total_s", 19.268, "{:.1f} s",
+      "stock, LoRA strength 1.0 -> 0.7"),
+     ("e2e1.h200.level1_save.lora.total", "json:rows/2/queues/2/total_s", 12.595, "{:.1f} s",
+      "the shipped workflow, LoRA strength 1.0 -> 0.7"),
+     ("e2e1.h200.stock.portrait.total", "json:rows/0/queues/3/total_s", 18.273, "{:.1f} s",
+      "stock, portrait after landscape"),
+     ("e2e1.h200.level1_save.portrait.total", "json:rows/2/queues/3/total_s", 12.0, "{:.1f} s",
+      "the shipped workflow, portrait after landscape"))
+for _card, _vals in ((8, (20.002, 15.414, 15.468)), (12, (20.569, 15.978, 15.96)), (16, (20.637, 15.892, 14.628)),
+                     (24, (20.398, 15.862, 14.451))):
+    rows(_s_prefetch(_card), f"h200/e2e_lightx2v_033/prefetch_card{_card}/e2e_wan22_t2v_lightx2v_card{_card}.json",
+         (f"e2epf.h200.{_card}.stock.q2.total", "json:rows/0/queues/1/total_s", _vals[0], "{:.1f} s",
+          f"stock, {_card} GB card, Queue 2"),
+         (f"e2epf.h200.{_card}.level1.q2.total", "json:rows/1/queues/1/total_s", _vals[1], "{:.1f} s",
+          f"Level-1, {_card} GB card, Queue 2"),
+         (f"e2epf.h200.{_card}.prefetch.q2.total", "json:rows/2/queues/1/total_s", _vals[2], "{:.1f} s",
+          f"Level-1 with prefetch_weights, {_card} GB card, Queue 2"))
+
+# The edit models (one H200 to itself, 2026-11-29) ------------------------------------------------------------------
+S_FAMILY_KONTEXT_H200 = Setup("H200", "0.33.0", 141,
+    "one H200 to itself, Flux.1-dev 12B's layout as FLUX.1 Kontext dev (random bf16 weights), 1024x1024 with one "
+    "1024x1024 reference latent, 20 steps CFG 1 guidance 3.5, euler/simple, ComfyUI 0.33.0 as main.py starts it "
+    "(DynamicVRAM), first runs then 2 interleaved timed rounds (bench_matrix.py --family flux --edit --chains "
+    "stock,shipped --rounds 2)")
+S_FAMILY_QWEN_EDIT_H200 = Setup("H200", "0.33.0", 141,
+    "one H200 to itself, Qwen-Image 20B's layout as Qwen-Image-Edit (random bf16 weights), 1328x1328 with one "
+    "reference latent, 8 steps CFG 2.5, euler/simple, shift 3.1, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), "
+    "first runs then 2 interleaved timed rounds (bench_matrix.py --family qwen_image --edit --steps 8 --chains "
+    "stock,shipped --rounds 2)")
+rows(S_FAMILY_KONTEXT_H200, "h200/family_033_flux_kontext/matrix.json",
+     ("family.h200.flux_kontext.stock.time", "json:chains/stock/times_s/1", 7.512, "{:.2f} s",
+      "stock, the slower timed run"),
+     ("family.h200.flux_kontext.shipped.speedup", "json:chains/shipped/speedup", 1.405, "{:.2f}x",
+      "Accel CUDA Settings -> Attention -> Compile vs stock"),
+     ("family.h200.flux_kontext.shipped.cosine", "json:chains/shipped/cosine", 0.999995, "{:.5f}",
+      "the exact chain, final latent vs stock"),
+     ("family.h200.flux_kontext.shipped.first_run", "json:chains/shipped/first_run_s", 16.58, "{:.0f} s",
+      "the exact chain, first run (compiles)"))
+rows(S_FAMILY_QWEN_EDIT_H200, "h200/family_033_qwen_image_edit_8steps/matrix.json",
+     ("family.h200.qwen_image_edit.stock.time", "json:chains/stock/times_s/1", 13.091, "{:.2f} s",
+      "stock, the slower timed run"),
+     ("family.h200.qwen_image_edit.shipped.speedup", "json:chains/shipped/speedup", 1.474, "{:.2f}x",
+      "Accel CUDA Settings -> Attention -> Compile vs stock"),
+     ("family.h200.qwen_image_edit.shipped.cosine", "json:chains/shipped/cosine", 0.999899, "{:.5f}",
+      "the exact chain, final latent vs stock"),
+     ("family.h200.qwen_image_edit.shipped.first_run", "json:chains/shipped/first_run_s", 18.85, "{:.0f} s",
+      "the exact chain, first run (compiles)"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
-    "e2e.prefetch.small_cards": "Wan 2.2 A14B LightX2V whole Queue, H200, ComfyUI 0.33, simulated 8/12/16/24 GB cards "
-                                "(--card N --occupy) and the whole card: stock, Level-1 and Level-1 with "
-                                "prefetch_weights, per stage, with each server's peak host RSS (bench/bench_e2e.py "
-                                "--variants stock,level1,level1+prefetch)",
     "family.h200.minimax_h3.shipped.speedup": (_H3_RUN + ": Accel MiniMax-H3 Level-1 vs stock sampling "
                                                "(--family minimax_h3)"),
     "family.h200.minimax_h3.shipped.first_run": _H3_RUN + ": Accel MiniMax-H3 Level-1, first run (compiles)",
@@ -2670,12 +2746,6 @@ AWAITING_GPU: dict[str, str] = {
                                           "template's first stage), H200: the exact chain vs stock sampling"),
     "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
                                           "the exact chain vs stock sampling"),
-    "family.h200.flux_kontext.shipped.speedup": ("FLUX.1 Kontext dev 12B bf16 (Flux.1's layout), 1024x1024 with one "
-                                                 "1024x1024 reference latent, 20 steps, H200: the exact chain vs stock "
-                                                 "sampling (bench_matrix.py --family flux --edit)"),
-    "family.h200.qwen_image_edit.shipped.speedup": ("Qwen-Image-Edit 20B bf16 (Qwen-Image's layout), 1328x1328 with "
-                                                    "one reference latent, CFG 2.5, H200: the exact chain vs stock "
-                                                    "sampling (bench_matrix.py --family qwen_image --edit)"),
     "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 "
                                                "(the template), H200: the exact chain vs stock sampling"),
 }
