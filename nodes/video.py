@@ -81,6 +81,11 @@ class AccelSaveVideo(AccelNode):
             raise AccelError("samples", "both images and a latent are connected",
                              "Connect images, or samples with a vae, not both")
         if images is not None:
+            if images.ndim < 4 or images.shape[-1] != 3 or images.numel() == 0:
+                shape = "x".join(str(n) for n in images.shape)
+                raise AccelError("images", f"frames of shape {shape}: a video takes RGB frames, (frames, height, "
+                                 "width, 3), at least one", "Give RGB images (Split Image with Alpha takes the "
+                                 "RGB part of RGBA images)")
             frames = video.Frames(int(images.shape[-3]), int(images.shape[-2]), images=images)
         elif samples is not None and vae is not None:
             latent = samples["samples"]

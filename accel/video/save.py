@@ -77,6 +77,20 @@ class SavedVideo:
     path: str
 
 
+def check_size(codec: str, frames: Frames) -> None:
+    """What the encoders refuse, named before any file exists (FFmpeg's own message is "Generic error in an external
+    library"): H.264 in 4:2:0 needs an even width and height (x264 and NVENC do not open otherwise); SVT-AV1 needs
+    4x4 at least. Save Video fails on the same frames with FFmpeg's message."""
+    h, w = frames.height, frames.width
+    name = "samples" if frames.decode is not None else "images"
+    if codec == "h264" and (h % 2 or w % 2):
+        raise AccelError(name, f"frames of {w}x{h}: H.264 needs an even width and height",
+                         f"Crop or scale the frames to an even size (e.g. {w - w % 2}x{h - h % 2}), or set codec "
+                         "to av1")
+    if codec == "av1" and (h < 4 or w < 4):
+        raise AccelError(name, f"frames of {w}x{h}: AV1 needs 4x4 at least", "Save larger frames")
+
+
 def _reserve(options: SaveVideoOptions, container: str, frames: Frames) -> SavedVideo:
     """The next file name Save Video would pick, created empty so nothing else takes it (and nothing is overwritten)."""
     import folder_paths
@@ -140,6 +154,7 @@ def save(options: SaveVideoOptions, frames: Frames, context: dict | None = None)
 
     context = context or {}
     container, codec = enc.resolve(options.format, options.codec)
+    check_size(codec, frames)
     chosen, lines = _encoder(options, codec)
     saved = _reserve(options, container, frames)
     spec = StreamSpec(container, chosen, float(options.fps), _metadata(context), comfy_compat.save_video_color())

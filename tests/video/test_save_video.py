@@ -249,6 +249,19 @@ def test_inputs_are_checked(pack, AccelError):
         H.call_node("AccelSaveVideo", images=imgs, samples={"samples": torch.zeros(1, 16, 1, 4, 4)}, **base)
     with pytest.raises(AccelError, match="input 'codec'"):
         H.call_node("AccelSaveVideo", images=imgs, **{**base, "format": "webm", "codec": "h264"})
+    # frames a video cannot hold: named before any file exists (Save Video fails on them inside FFmpeg)
+    import folder_paths
+
+    out = Path(folder_paths.get_output_directory()) / "video"
+    before = set(out.glob("bad*")) if out.exists() else set()
+    for bad in (torch.rand(3, 32, 32, 4), torch.rand(0, 32, 32, 3), torch.rand(32, 32, 3)):
+        with pytest.raises(AccelError, match="input 'images'.*RGB"):
+            H.call_node("AccelSaveVideo", images=bad, **base)
+    with pytest.raises(AccelError, match=r"input 'images'.*63x47: H.264 needs an even.*62x46"):
+        H.call_node("AccelSaveVideo", images=torch.rand(3, 47, 63, 3), **base)
+    with pytest.raises(AccelError, match="input 'images'.*AV1 needs 4x4"):
+        H.call_node("AccelSaveVideo", images=torch.rand(3, 2, 2, 3), **{**base, "codec": "av1"})
+    assert (set(out.glob("bad*")) if out.exists() else set()) == before
 
 
 def test_writer_errors_and_aborts_leave_no_file_and_no_hang(pack, mod, tmp_path):
