@@ -57,6 +57,28 @@ with Forward(m) as f:
         torch.cuda.synchronize()
         ts.append(time.perf_counter() - s)
 res["wan1.3B_480p81f_forward_ms"] = sorted(ts)[1] * 1000
+# the host link: what weight streaming on a small card can move per second (a Wan 2.2 A14B expert's fp8 file is
+# 14 GiB: on a card that cannot hold both experts, each Queue moves most of each expert at least once)
+link = {}
+for size_mib in (32, 256, 1024):
+    n = size_mib << 20
+    dev = torch.empty(n, dtype=torch.uint8, device="cuda")
+    for kind, host in (("pinned", torch.empty(n, dtype=torch.uint8).pin_memory()),
+                       ("pageable", torch.empty(n, dtype=torch.uint8))):
+        for direction in ("h2d", "d2h"):
+            ts = []
+            for _ in range(6):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                (dev.copy_(host, non_blocking=True) if direction == "h2d" else host.copy_(dev, non_blocking=True))
+                end.record()
+                end.synchronize()
+                ts.append(start.elapsed_time(end) / 1000)
+            best = sorted(ts[1:])[len(ts[1:]) // 2]  # the median after the first (warm-up) copy
+            link[f"{direction}_{kind}_{size_mib}MiB_GBps"] = round(n / best / 1e9, 2)
+    del dev
+res["host_link"] = link
+print("host link (GB/s, median of 5):", link)
 res["gpu"] = torch.cuda.get_device_name(0)
 res["torch"] = torch.__version__
 res["run_meta"] = runner.metadata("cuda")
