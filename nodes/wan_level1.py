@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from comfy_api.latest import io
 
+from ..accel.wan_level1.preset import prefetch_measured
 from ._common import (
     CATEGORY_PATCH,
     AccelNode,
@@ -82,9 +83,8 @@ def level1_inputs(model_tooltip: str) -> list:
             "last steps (A14B: over both experts); not exact. sparse (radial, opt-in): radial sparse attention for "
             "long videos (CUDA), dense on the first steps and blocks. The report says what ran.")),
         io.Boolean.Input("prefetch_weights", default=False, optional=True, tooltip=(
-            "Cards that cannot hold the model: fetch the next block's weights while a block runs (ComfyUI "
-            "still decides what stays in VRAM; the same computations, not always bit-identical). Needs compile. "
-            "The report says which path ran.")),
+            "Cards that cannot hold the model: fetch the next block's weights while a block runs (the same "
+            "computations, not always bit-identical). Needs compile. " + prefetch_measured() + ".")),
     ]
 
 

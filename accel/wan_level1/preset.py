@@ -12,8 +12,9 @@ On a clone (the input MODEL is never changed), in this order:
    picks (`default`: max-autotune measured within 1% of it for minutes more compile, see accel/common/defaults.py),
    falling back to eager; a user who picks max-autotune-no-cudagraphs gets max-autotune -> default -> eager;
 3. TF32 for matmul and cuDNN and cudnn.benchmark, set only while this model samples (accel.cuda_settings.options).
-prefetch_weights (opt-in, exact): on cards where ComfyUI streams the weights, the compiled blocks fetch the next block's
-streamed weights while a block runs (accel.compile.prefetch, whose docstring says how ComfyUI moves them).
+prefetch_weights (opt-in, the same computations): on cards where ComfyUI streams the weights, the compiled blocks fetch
+the next block's streamed weights while a block runs (accel.compile.prefetch, whose docstring says how ComfyUI moves
+them).
 Each step is given the feature's Options (`WanLevel1Options.attention_options`, ...) and its Report's sections go
 into this one's.
 CFG, the sampler, steps, weights and the schedule are never touched.
@@ -387,6 +388,12 @@ def _attach_run_summary(m, title):
 
     m.remove_callbacks_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY)
     m.add_callback_with_key(pe.CallbacksMP.ON_CLEANUP, CALLBACK_KEY, after_run)
+
+
+def prefetch_measured() -> str:
+    """What prefetch_weights measured, for its tooltip (the figures from their result file)."""
+    return (f"Wan 2.2 A14B on an H200 as a 16 GB card: a Queue {_fig('e2epf.h200.16.level1.q2.total')} -> "
+            f"{_fig('e2epf.h200.16.prefetch.q2.total')}")
 
 
 def _no_prefetch(options) -> list:
