@@ -2215,7 +2215,9 @@ rows(S_FAMILY_H200_H3_24, "h200/family_033_minimax_h3_turbo/card24_prefetch/matr
      ("family.h200.24.minimax_h3_turbo.pf.prefetch.maxdiff", "json:chains/level1_h3_prefetch/max_abs_diff", 0.35337,
       "{:.3f}", "Accel MiniMax-H3 Level-1 with prefetch_weights, final latent max |diff| vs stock"),
      ("family.h200.24.minimax_h3_turbo.pf.shipped.maxdiff", "json:chains/shipped/max_abs_diff", 0.35005, "{:.3f}",
-      "Accel MiniMax-H3 Level-1, final latent max |diff| vs stock"))
+      "Accel MiniMax-H3 Level-1, final latent max |diff| vs stock"),
+     ("family.h200.24.minimax_h3_turbo.pf.stock.maxdiff", "json:chains/stock/max_abs_diff", 0.29229, "{:.3f}",
+      "stock's timed run, final latent max |diff| vs stock's first run"))
 rows(S_FAMILY_H200_QWEN, "h200/family_033_qwen_image_8steps/matrix.json",
      ("family.h200.qwen.stock.time", "json:chains/stock/times_s/0", 5.22, "{:.2f} s", "stock"),
      ("family.h200.qwen.attention.speedup", "json:chains/attention/speedup", 1.199, "{:.2f}x",

@@ -84,7 +84,7 @@ def level1_inputs(model_tooltip: str) -> list:
             "long videos (CUDA), dense on the first steps and blocks. The report says what ran.")),
         io.Boolean.Input("prefetch_weights", default=False, optional=True, tooltip=(
             "Cards that cannot hold the model: fetch the next block's weights while a block runs (the same "
-            "computations, not always bit-identical). Needs compile. " + prefetch_measured() + ".")),
+            "computations; bit for bit in the CPU tests). Needs compile. " + prefetch_measured() + ".")),
     ]
 
 

@@ -69,8 +69,9 @@ What `prefetch_weights` does (opt-in; exact: ComfyUI's own cast functions comput
    `minimum_inference_memory()`. Layers whose host copy ComfyUI did not pin are fetched when their block runs.
 Host RAM: none of its own: the copies come from the host memory ComfyUI pinned within its own pin budget.
 Exactness: 2. and 3. fetch the same tensors with the same functions, only earlier: the same bits on the CPU tests.
-On the GPU, MiniMax-H3 from a scaled-fp8 file on a 24 GB card gave a final latent slightly off the same chain's without
-prefetch (bench/results/h200/family_033_minimax_h3_turbo/card24_prefetch; not explained yet). 1. changes only when
+On the GPU no run of that benchmark was bit-reproducible: MiniMax-H3 from a scaled-fp8 file on a 24 GB card gave final
+latents 0.353 and 0.350 (max |diff|) from stock's first run with and without prefetch, and stock's own second run
+0.292 (bench/results/h200/family_033_minimax_h3_turbo/card24_prefetch), so that run cannot tell. 1. changes only when
 the other models' pages are given back; the results depend on that only where ComfyUI's own do: a quantized layer run
 on its dequantized weight with a LoRA under DynamicVRAM computes its first call after a fault from the unrounded
 patched weight and later calls from the requantized one it stored (the FP8 matmul path and 16-bit weights do not).
