@@ -760,7 +760,7 @@ class Matrix:
         names = [c.strip() for c in self.a.chains.split(",") if c.strip()]
         if names[0] != "stock":
             names.insert(0, "stock")
-        models, ref = {}, None
+        models, ref, firsts = {}, None, {}
         torch = self.torch
         for n in names:  # first runs, in order: builds, compiles, gives the reference latent
             try:
@@ -778,6 +778,7 @@ class Matrix:
                     r["first_peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
                 if ref is None:
                     ref = lat
+                firsts[n] = lat
                 r.update(_fidelity(lat, ref))
                 r["patcher"] = type(m).__name__
                 r["compile"] = self.compile_summary(m)
@@ -799,6 +800,7 @@ class Matrix:
                 r = self.res["chains"][n]
                 t, lat = self.timed(models[n], r)
                 r.update(_fidelity(lat, ref))
+                r["self_max_abs_diff"] = _self_diff(lat, firsts[n], r)
                 log(f"round {rnd}: {n} {t:.2f} s {_short(r)}")
             _speedups(self.res)
             self.save()  # a run stopped by a time limit keeps every round measured so far, with its speed-ups
@@ -887,8 +889,10 @@ class Matrix:
                                                "report": report, "times_s": [], "compile": self.compile_summary(m)}
                 if ref is None:
                     ref = lat
+                first = lat
                 for _ in range(self.a.rounds):
                     t, lat = self.timed(m, r)
+                    r["self_max_abs_diff"] = _self_diff(lat, first, r)
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)
                 if self.a.profile:
@@ -1020,21 +1024,21 @@ class Matrix:
                     if m.get("switches") else ""),
                  f"Command: `{self.res['command']}`", *runner.meta_markdown(self.res.get("run_meta")), "",
                  "| chain | what | time (s) | speedup | cosine vs stock | max abs diff | peak alloc (GiB) | peak "
-                 "device (GiB) | first run (s) |",
-                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                 "device (GiB) | first run (s) | max abs diff vs its own first run |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for n, r in self.res["chains"].items():
             if r.get("oom"):
-                lines.append(f"| {n} | {r['what']} | OOM | | | | | | |")
+                lines.append(f"| {n} | {r['what']} | OOM | | | | | | | |")
                 continue
             if r.get("skipped"):
-                lines.append(f"| {n} | {r['what']} | skipped: {r['skipped']} | | | | | | |")
+                lines.append(f"| {n} | {r['what']} | skipped: {r['skipped']} | | | | | | | |")
                 continue
             t = _median(r.get("times_s") or [])
             lines.append(f"| {n} | {r['what']} | {t if t is not None else ''} | {r.get('speedup', '')} | "
                          f"{r.get('cosine', '')} | {r.get('max_abs_diff', '')} | "
                          f"{r.get('peak_alloc_gib', r.get('first_peak_alloc_gib', ''))} | "
                          f"{r.get('peak_device_gib', r.get('first_peak_device_gib', ''))} | {r.get('first_run_s', '')} "
-                         "|")
+                         f"| {r.get('self_max_abs_diff', '')} |")
         if "after_unload_alloc_gib" in self.res:
             lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB "
                          f"(baseline before loading: {self.res.get('baseline_alloc_gib')} GiB)")
@@ -1152,6 +1156,13 @@ def _fidelity(lat, ref):
     c = runner.compare(lat, ref)
     return {"cosine": round(c["cosine"], 6), "max_abs_diff": round(c["max_abs_diff"], 5),
             "finite": bool(torch.isfinite(lat).all())}
+
+
+def _self_diff(lat, first, r) -> float:
+    """The largest max |diff| of a chain's timed runs so far from its own first run: 0.0 where the chain's path
+    reproduces bit for bit (the only way to tell a change from run-to-run noise on the GPU)."""
+    d = round(runner.compare(lat, first)["max_abs_diff"], 5)
+    return max(d, r.get("self_max_abs_diff", 0.0))
 
 
 UNSTABLE_RATIO = 2.0  # a chain whose timed runs differ by more than this measured something else too

@@ -364,11 +364,14 @@ def test_bench_matrix_smoke(tmp_path):
     assert ch["stock"]["cosine"] == 1.0 and ch["attention"]["cosine"] > 0.9999
     assert 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 weights deviate, measurably
     assert all(c["times_s"] and c["speedup"] > 0 and c["finite"] for c in ch.values())
+    # each chain's timed run against its own first run: the CPU path reproduces bit for bit
+    assert [c["self_max_abs_diff"] for c in ch.values()] == [0.0, 0.0, 0.0]
     assert res["meta"]["start"]["dynamic_vram"] in ("off", "not in this ComfyUI")  # --cpu: ComfyUI turns it off
     h = res["hygiene"]  # two-expert runs (high -> low noise model), both patched
     assert h["chain"] == "attention" and len(h["runs"]) == 2 and all(r["finite"] for r in h["runs"])
     md = (out / "matrix.md").read_text()
     assert "| attention | Accel Attention (auto) |" in md and "## Memory hygiene: 2 two-expert runs" in md
+    assert "| max abs diff vs its own first run |" in md
 
 
 @pytest.mark.parametrize("family,chains,expect", [
@@ -595,6 +598,7 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     assert ch["stock_again"]["cosine"] == 1.0 and ch["attention"]["cosine"] > 0.9999
     assert 0.9 < ch["fp8"]["cosine"] < 1.0  # the FP8 loader's own quantization of the fp8_scaled file deviates
     assert all(c["times_s"] and c["speedup"] > 0 and c["finite"] for c in ch.values())
+    assert all(c["self_max_abs_diff"] == 0.0 for c in ch.values())  # each chain reproduces its own first run here
     assert (tmp_path / "w" / "lora_lightx2v_tiny_r32_high.safetensors").exists()
     assert "users' workflow" in (out / "matrix.md").read_text()
     # --profile: one more run of each chain under torch.profiler (on the CPU: torch ops stand in for kernels)
