@@ -509,9 +509,10 @@ skipped step costs visible quality and saves at most 1 of 4 model calls. The cac
 workflows.
 
 **Decode and save:** Accel Save Video decodes the latent with the VAE and encodes the MP4 while it decodes: the
-file Save Video writes (H.264 at CRF 23, the workflow embedded, a new file name each time), on more CPU cores. Its
-`encoder: auto` uses NVENC where your GPU has one (faster; NVENC's quality scale is not x264's CRF). To save with
-ComfyUI's own nodes, put VAE Decode -> Create Video -> Save Video in its place.
+file Save Video writes (H.264 at CRF 23, the workflow embedded, a new file name each time), on more CPU cores.
+Its `encoder` is set to `cpu` (Save Video's encoder); `auto` uses NVENC where your GPU has one (faster; NVENC's
+quality scale is not x264's CRF). To save with ComfyUI's own nodes, put VAE Decode -> Create Video -> Save Video
+in its place.
 
 Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
 [lightx2v/Wan2.2-Distill-Loras](https://huggingface.co/lightx2v/Wan2.2-Distill-Loras); put one into models/loras
