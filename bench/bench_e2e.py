@@ -183,7 +183,8 @@ def parse(argv=None):
     ap.add_argument("--frames", type=int, default=81)
     ap.add_argument("--width", type=int, default=832)
     ap.add_argument("--height", type=int, default=480)
-    ap.add_argument("--queues", type=int, default=2, help="Queues per server (seed changed each time; >= 1)")
+    ap.add_argument("--queues", type=int, default=2, help="Queues per server (seed changed each time; >= 1); from 3 "
+                    "on, each variant's median of Queue 2 to N too (`later_median`, a table of its own)")
     ap.add_argument("--changes", default="lora,resolution",
                     help="after those Queues, one Queue per change, each from the Queue before: lora (every LoRA's "
                          "strength 1.0 -> 0.7; workflows with LoRAs), resolution (width and height swapped); none")
@@ -809,7 +810,26 @@ def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=(), ro
     first = row["queues"][0]  # the first Queue's figures also at the top level (earlier results' layout)
     row.update(total_s=first["total_s"], stages_s=first["stages_s"], per_node_s=first["per_node_s"],
                outputs=first["outputs"])
+    later = later_median(row["queues"])
+    if later:
+        row["later_median"] = later
     return row
+
+
+def later_median(queues: list) -> dict | None:
+    """The median of the seed-changed Queues after the first (Queue 2 on, changes left out): total and each stage,
+    with how many Queues it took. None with fewer than two such Queues (one Queue is its own figure)."""
+    later = [q for q in queues[1:] if not q.get("change")]
+    if len(later) < 2:
+        return None
+
+    def med(xs):
+        xs = sorted(xs)
+        return round(xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2, 3)
+
+    stages = {k for q in later for k in q["stages_s"]}
+    return {"queues": len(later), "total_s": med([q["total_s"] for q in later]),
+            "stages_s": {k: med([q["stages_s"][k] for q in later if k in q["stages_s"]]) for k in sorted(stages)}}
 
 
 # server console lines worth reading beside the timings: ComfyUI's fallbacks (a VAE decode retried tiled after an
@@ -947,6 +967,14 @@ def markdown(res: dict) -> str:
             queue = f"{q['queue']} ({q['change']})" if q.get("change") else str(q["queue"])
             lines.append(f"| {r['variant']} | {queue} | " + " | ".join(str(st.get(s, "")) for s in stages)
                          + f" | {q['total_s']} |")
+    meds = [r for r in res["rows"] if r.get("later_median")]
+    if meds:
+        lines += ["", "Median of the Queues after the first (seed changed, nothing else):", "",
+                  "| variant | Queues | " + " | ".join(stages) + " | total (s) |", "|---" * (len(stages) + 3) + "|"]
+        for r in meds:
+            lm = r["later_median"]
+            lines.append(f"| {r['variant']} | {lm['queues']} | "
+                         + " | ".join(str(lm["stages_s"].get(s, "")) for s in stages) + f" | {lm['total_s']} |")
     rss = [r for r in res["rows"] if r.get("server_peak_rss_gib")]
     if rss:
         lines += ["", "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): "

@@ -374,3 +374,20 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
         assert row["queues"][0]["server_peak_rss_gib"] == row["server_peak_rss_gib"]
     md = (out / "e2e_wan22_t2v_lightx2v.md").read_text()
     assert "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): stock " in md
+
+
+def test_later_queues_median():
+    """The median of the seed-changed Queues after the first (the change Queues left out): the figure to quote when
+    a run queues more than twice; none from a single later Queue."""
+    B = _bench()
+
+    def q(n, total, change=None, **stages):
+        return {"queue": n, "total_s": total, "stages_s": stages, **({"change": change} if change else {})}
+
+    queues = [q(1, 30.0, sampler=20.0), q(2, 12.0, sampler=8.0, save=3.0), q(3, 11.0, sampler=7.5, save=3.1),
+              q(4, 12.5, sampler=8.2, save=2.9), q(5, 14.0, "LoRA strength 1.0 -> 0.7", sampler=9.0, save=3.0)]
+    assert B.later_median(queues) == {"queues": 3, "total_s": 12.0, "stages_s": {"sampler": 8.0, "save": 3.0}}
+    assert B.later_median(queues[:3])["total_s"] == 11.5 and B.later_median(queues[:2]) is None
+    md = B.markdown({"meta": {}, "rows": [{"variant": "level1", "queues": queues,
+                                           "later_median": B.later_median(queues)}]})
+    assert "Median of the Queues after the first" in md and "| level1 | 3 | 8.0 | 3.0 | 12.0 |" in md
