@@ -117,6 +117,7 @@ import copy
 import json
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -824,8 +825,7 @@ def later_median(queues: list) -> dict | None:
         return None
 
     def med(xs):
-        xs = sorted(xs)
-        return round(xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2, 3)
+        return round(statistics.median(xs), 3)
 
     stages = {k for q in later for k in q["stages_s"]}
     return {"queues": len(later), "total_s": med([q["total_s"] for q in later]),
