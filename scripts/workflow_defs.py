@@ -139,12 +139,17 @@ its part of the schedule (`auto` uses the Wan 2.1 14B set for the experts; the r
     return f
 
 
+def _flux_encoders(f: Flow, t5_name: str) -> tuple[str, str]:
+    """The CLIP-L + T5-XXL text encoders and the VAE loaders of the FLUX.1 templates."""
+    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors", clip_name2=t5_name,
+                 type="flux")
+    return clip, f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
+
+
 def flux_dev_fp8(info) -> Flow:
     f = Flow("flux1_dev_fp8_teacache", info)
     unet = f.add("AccelLoadDiffusionModelFP8", "Load FLUX.1-dev as FP8 (Accel)", unet_name="flux1-dev.safetensors")
-    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors",
-                 clip_name2="t5xxl_fp16.safetensors", type="flux")
-    vae = f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
+    clip, vae = _flux_encoders(f, "t5xxl_fp16.safetensors")
     pos = f.add("CLIPTextEncode", "Prompt", text=IMAGE_POSITIVE, clip=f.out(clip))
     guid = f.add("FluxGuidance", None, conditioning=f.out(pos), guidance=3.5)
     zero = f.add("ConditioningZeroOut", "Negative (unused by FLUX dev)", conditioning=f.out(pos))
@@ -348,9 +353,7 @@ EDIT_PROMPT = ("Replace the background with a quiet beach at sunset; keep the su
 def flux_kontext_dev(info) -> Flow:
     f = Flow("flux1_kontext_dev_attention_compile", info)
     unet = _unet(f, "Load FLUX.1 Kontext dev", "flux1-dev-kontext_fp8_scaled.safetensors")
-    clip = f.add("DualCLIPLoader", "Load CLIP-L + T5-XXL", clip_name1="clip_l.safetensors",
-                 clip_name2="t5xxl_fp8_e4m3fn_scaled.safetensors", type="flux")
-    vae = f.add("VAELoader", "Load FLUX VAE", vae_name="ae.safetensors")
+    clip, vae = _flux_encoders(f, "t5xxl_fp8_e4m3fn_scaled.safetensors")
     img = f.add("LoadImage", "Image to edit", image=INPUT_IMAGE)
     scale = f.add("FluxKontextImageScale", "Scale to a Kontext size", image=f.out(img))
     enc = f.add("VAEEncode", "Encode the image", pixels=f.out(scale), vae=f.out(vae))
