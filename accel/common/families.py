@@ -174,6 +174,15 @@ MEASURED = {
                             ("H200", "fp8auto.h200.ltxv.shipped.speedup")),
     ("minimax_h3", ""): _measured(_LEVEL1_H3, "MiniMax-H3 33B fp8_scaled, 1344x768 124 frames, 4 steps (the turbo "
                                                 "template):", ("H200", "family.h200.minimax_h3_turbo.shipped.speedup")),
+    ("hunyuan_video15", ""): _measured(_EXACT, "HunyuanVideo 1.5 8.3B 848x480 121 frames, 2 of the template's 20 "
+                                               "steps:",
+                                       ("H200", "family.h200.hunyuan_video15_2steps.shipped.speedup")),
+    ("ltxav", ""): _measured(_EXACT, "LTX-2 19B fp8_scaled 1280x704 121 frames with audio, 4 of the template's 20 "
+                                     "steps:", ("H200", "family.h200.ltx2_4steps.shipped.speedup")),
+    ("flux2", ""): _measured(_EXACT, "Flux.2-dev 32B fp8_scaled 1248x832, 8 of the template's 20 steps:",
+                             ("H200", "family.h200.flux2_8steps.shipped.speedup")),
+    ("kandinsky5", ""): _measured(_EXACT, "Kandinsky 5 Video Lite 2B 768x512 121 frames, 2 of the template's 50 steps:",
+                                  ("H200", "family.h200.kandinsky5_2steps.shipped.speedup")),
     ("z_image", ""): _measured(_EXACT, "Z-Image Turbo 6B 1024px 9 steps:",
                                ("H200", "fp8auto.h200.zimage.shipped.speedup")),
 }

@@ -85,6 +85,14 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/prefetch_card16/e2e_wan22_t2v_lightx2v_card16.json": [
         ("e2epf.h200.16.level1.q2.total", "json:rows/1/queues/1/total_s", 15.892, "{:.1f} s"),
         ("e2epf.h200.16.prefetch.q2.total", "json:rows/2/queues/1/total_s", 14.628, "{:.1f} s")],
+    "h200/family_033_flux2_8steps/matrix.json": [
+        ("family.h200.flux2_8steps.shipped.speedup", "json:chains/shipped/speedup", 1.4, "{:.2f}x")],
+    "h200/family_033_hunyuan_video15_2steps/matrix.json": [
+        ("family.h200.hunyuan_video15_2steps.shipped.speedup", "json:chains/shipped/speedup", 1.861, "{:.2f}x")],
+    "h200/family_033_kandinsky5_2steps/matrix.json": [
+        ("family.h200.kandinsky5_2steps.shipped.speedup", "json:chains/shipped/speedup", 1.624, "{:.2f}x")],
+    "h200/family_033_ltx2_4steps/matrix.json": [
+        ("family.h200.ltx2_4steps.shipped.speedup", "json:chains/shipped/speedup", 1.413, "{:.2f}x")],
     "h200/family_033_minimax_h3_turbo/matrix/matrix.json": [
         ("family.h200.minimax_h3_turbo.shipped.cosine", "json:chains/shipped/cosine", 0.999083, "{:.4f}"),
         ("family.h200.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.652, "{:.2f}x"),

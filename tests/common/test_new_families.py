@@ -26,7 +26,9 @@ FAMILIES = {  # harness family -> (accel family id, display name, block lists)
     "hunyuan_video15": ("hunyuan_video15", "HunyuanVideo 1.5", ["double_blocks"]),
 }
 # families with a GPU run in the family table (accel.common.families.MEASURED) -> the chain it names
-MEASURED_HERE = {"minimax_h3": "Accel MiniMax-H3 Level-1"}
+_EXACT = "the exact chain (Accel CUDA Settings -> Attention -> Compile)"
+MEASURED_HERE = {"minimax_h3": "Accel MiniMax-H3 Level-1", "ltxav": _EXACT, "kandinsky5": _EXACT, "flux2": _EXACT,
+                 "hunyuan_video15": _EXACT}
 
 
 def _model(M, family):
