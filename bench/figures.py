@@ -2736,6 +2736,105 @@ rows(S_FAMILY_QWEN_EDIT_H200, "h200/family_033_qwen_image_edit_8steps/matrix.jso
      ("family.h200.qwen_image_edit.shipped.first_run", "json:chains/shipped/first_run_s", 18.85, "{:.0f} s",
       "the exact chain, first run (compiles)"))
 
+# Accel Save Video's x264 presets on the 16 cores of the single-GPU H200 machine (2026-11-29) -----------------------
+S_SAVE_H200_16 = Setup("H200", "0.33.0", 141,
+    "the 16 CPU cores of the single-GPU H200 machine (nothing else running), Accel Save Video's writer per encoder "
+    "setting, H.264 CRF 23, 81 frames 832x480 at 16 fps, PyAV 19.0.2, the mean of 2 encodes (bench_save.py --parts "
+    "encoders,decode_save)")
+_SAVE16 = "h200/save_video_033_16core/save_video.md"
+rows(S_SAVE_H200_16, _SAVE16,
+     ("save16.h200.smooth.savevideo.s", "md:smooth/cpu (as Save Video), medium|time (s)", 1.343, "{:.2f} s",
+      "clip with video structure, every setting Save Video's"),
+     ("save16.h200.smooth.medium.s", "md:smooth/cpu, medium|time (s)", 1.0093, "{:.2f} s",
+      "clip with video structure, preset medium, frame + slice threads"),
+     ("save16.h200.smooth.faster.s", "md:smooth/cpu, faster|time (s)", 0.5407, "{:.2f} s",
+      "clip with video structure, preset faster"),
+     ("save16.h200.smooth.veryfast.s", "md:smooth/cpu, veryfast|time (s)", 0.51, "{:.2f} s",
+      "clip with video structure, preset veryfast"),
+     ("save16.h200.smooth.savevideo.psnr", "md:smooth/cpu (as Save Video), medium|PSNR vs frames (dB)", 34.504,
+      "{:.2f} dB", "clip with video structure, Save Video's settings: the file against the frames"),
+     ("save16.h200.smooth.faster.psnr", "md:smooth/cpu, faster|PSNR vs frames (dB)", 34.577, "{:.2f} dB",
+      "clip with video structure, preset faster: the file against the frames"),
+     ("save16.h200.smooth.veryfast.psnr", "md:smooth/cpu, veryfast|PSNR vs frames (dB)", 34.817, "{:.2f} dB",
+      "clip with video structure, preset veryfast: the file against the frames"),
+     ("save16.h200.smooth.savevideo.mb", "md:smooth/cpu (as Save Video), medium|file (MB)", 2.24, "{:.2f} MB",
+      "clip with video structure, Save Video's settings"),
+     ("save16.h200.smooth.faster.mb", "md:smooth/cpu, faster|file (MB)", 2.1, "{:.2f} MB",
+      "clip with video structure, preset faster"),
+     ("save16.h200.smooth.veryfast.mb", "md:smooth/cpu, veryfast|file (MB)", 2.45, "{:.2f} MB",
+      "clip with video structure, preset veryfast"),
+     ("save16.h200.noise.savevideo.s", "md:noise/cpu (as Save Video), medium|time (s)", 2.5724, "{:.2f} s",
+      "noise frames, every setting Save Video's"),
+     ("save16.h200.noise.faster.s", "md:noise/cpu, faster|time (s)", 0.8192, "{:.2f} s", "noise frames, preset faster"))
+S_E2E_H200_16 = Setup("H200", "0.33.0", 141,
+    "one H200 to itself (16 CPU cores), ComfyUI 0.33.0 as main.py starts it, the shipped Wan 2.2 A14B T2V LightX2V "
+    "workflow (random fp8_scaled experts, rank-32 LoRAs, random umt5-xxl fp8_scaled, 81 frames 832x480, 4 steps) on "
+    "a live server, Accel Save Video at encoder cpu and preset medium, Queues 2-4 with the seed changed, the median "
+    "(bench_e2e.py --variants level1+save,level1+vae+save --queues 4)")
+rows(S_E2E_H200_16, "h200/e2e_lightx2v_033/whole_card_accel_vae_save_16core/e2e_wan22_t2v_lightx2v.json",
+     ("e2e16.h200.level1_save.later.total", "json:rows/0/later_median/total_s", 12.135, "{:.1f} s",
+      "Level-1 + Accel Save Video, whole Queue"),
+     ("e2e16.h200.level1_vae_save.later.total", "json:rows/1/later_median/total_s", 12.197, "{:.1f} s",
+      "Level-1 + Accel VAE + Accel Save Video, whole Queue"),
+     ("e2e16.h200.level1_save.later.decode_save", "json:rows/0/later_median/stages_s/decode + save", 3.631, "{:.2f} s",
+      "Level-1 + Accel Save Video: decode + save"),
+     ("e2e16.h200.level1_vae_save.later.decode_save", "json:rows/1/later_median/stages_s/decode + save", 3.653,
+      "{:.2f} s", "Level-1 + Accel VAE + Accel Save Video: decode + save"))
+S_HOSTLINK_H200 = Setup("H200", "0.33.0", 141,
+    "the single-GPU H200 machine's host link, torch copies of 32 MiB to 1 GiB from pinned and pageable host memory "
+    "(bench/gpu_check.py)")
+rows(S_HOSTLINK_H200, "h200/gpu_check_033/gpu_check.json",
+     ("link.h200.h2d_pinned_1g", "json:host_link/h2d_pinned_1024MiB_GBps", 55.14, "{:.0f} GB/s",
+      "host to device, pinned, 1 GiB"),
+     ("link.h200.h2d_pageable_1g", "json:host_link/h2d_pageable_1024MiB_GBps", 16.44, "{:.1f} GB/s",
+      "host to device, pageable, 1 GiB"))
+
+# The newer families at fewer steps than their templates (one H200 to itself, 2026-11-29) ---------------------------
+def _s_new_family(model: str, command: str, runs: str = "first runs, then 2 interleaved timed rounds") -> Setup:
+    return Setup("H200", "0.33.0", 141,
+                 f"one H200 to itself, {model}, random weights in the published layout loaded by ComfyUI's loader, "
+                 f"ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), torch 2.11.0+cu130, {runs} (bench_matrix.py "
+                 f"{command}); fewer steps than the template: a per-step speed-up at its shapes")
+
+
+_NEW_FAMILY_RUNS = (
+    ("hunyuan_video15_2steps", "HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 2 of the template's 20 steps, CFG 6",
+     "--family hunyuan_video15 --steps 2"),
+    ("ltx2_4steps", "LTX-2 19B from a scaled-fp8 file, 1280x704 121 frames with audio, 4 of the template's 20 steps, "
+     "CFG 4", "--family ltxav --stored fp8_scaled --steps 4"),
+    ("flux2_8steps", "Flux.2-dev 32B from a scaled-fp8 file, 1248x832, 8 of the template's 20 steps, guidance 4",
+     "--family flux2 --stored fp8_scaled --steps 8"),
+    ("kandinsky5_2steps", "Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 2 of the template's 50 steps, CFG 5",
+     "--family kandinsky5 --steps 2"))
+_NEW_FAMILY_VALUES = {  # id stem: (stock's slower time, exact chain's cosine, exact chain's first run)
+    "hunyuan_video15_2steps": (15.94, 0.999941, 25.17), "ltx2_4steps": (8.003, 0.997215, 24.89),
+    "flux2_8steps": (3.378, 0.999856, 22.18), "kandinsky5_2steps": (8.548, 0.999849, 26.28)}
+for _stem, _model, _cmd in _NEW_FAMILY_RUNS:
+    _setup = _s_new_family(_model, _cmd + " --chains stock,shipped,core_compile --rounds 2")
+    _stock, _cos, _first = _NEW_FAMILY_VALUES[_stem]
+    about(_setup, (f"family.h200.{_stem}.shipped.speedup", "Accel CUDA Settings -> Attention -> Compile vs stock"))
+    rows(_setup, f"h200/family_033_{_stem}/matrix.json",
+         (f"family.h200.{_stem}.stock.time", "json:chains/stock/times_s/1", _stock, "{:.2f} s",
+          "stock, the slower timed run"),
+         (f"family.h200.{_stem}.shipped.cosine", "json:chains/shipped/cosine", _cos, "{:.5f}",
+          "the exact chain, final latent vs stock"),
+         (f"family.h200.{_stem}.shipped.first_run", "json:chains/shipped/first_run_s", _first, "{:.0f} s",
+          "the exact chain, first run (compiles)"))
+rows(_s_new_family(_NEW_FAMILY_RUNS[3][1], _NEW_FAMILY_RUNS[3][2] + " --chains stock,shipped,core_compile --rounds 2"),
+     "h200/family_033_kandinsky5_2steps/matrix.json",
+     ("family.h200.kandinsky5_2steps.core_compile.speedup", "json:chains/core_compile/speedup", 1.072, "{:.2f}x",
+      "ComfyUI's TorchCompileModel vs stock"),
+     ("family.h200.kandinsky5_2steps.core_compile.first_run", "json:chains/core_compile/first_run_s", 106.21,
+      "{:.0f} s", "ComfyUI's TorchCompileModel, first run"))
+for _stem, _sp, _cos in (("hunyuan_video15_2steps", 1.95, 0.989685), ("kandinsky5_2steps", 1.687, 0.995106)):
+    _model, _cmd = {r[0]: r[1:] for r in _NEW_FAMILY_RUNS}[_stem]
+    rows(_s_new_family(_model, _cmd + " --chains stock,fp8_auto_shipped --rounds 1", "first runs, then 1 timed round"),
+         f"h200/family_033_{_stem}/fp8_auto/matrix.json",
+         (f"family.h200.{_stem}.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", _sp, "{:.2f}x",
+          "the FP8 loader (auto) -> the exact chain vs stock"),
+         (f"family.h200.{_stem}.fp8_auto.cosine", "json:chains/fp8_auto_shipped/cosine", _cos, "{:.4f}",
+          "the FP8 loader (auto) -> the exact chain, final latent vs stock"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
@@ -2747,12 +2846,4 @@ AWAITING_GPU: dict[str, str] = {
     "family.h200.minimax_h3.sparse.speedup": _H3_RUN + ": Level-1 quality sparse (radial) vs stock sampling",
     "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
     "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
-    "family.h200.hunyuan_video15.shipped.speedup": ("HunyuanVideo 1.5 8.3B bf16, 848x480 121 frames, 20 steps CFG 6 "
-                                                    "(the template), H200: the exact chain vs stock sampling"),
-    "family.h200.ltxav.shipped.speedup": ("LTX-2 19B bf16, 1280x704 121 frames with audio, 20 steps CFG 4 (the "
-                                          "template's first stage), H200: the exact chain vs stock sampling"),
-    "family.h200.flux2.shipped.speedup": ("Flux.2-dev 32B bf16, 1248x832, 20 steps, guidance 4 (the template), H200: "
-                                          "the exact chain vs stock sampling"),
-    "family.h200.kandinsky5.shipped.speedup": ("Kandinsky 5 Video Lite 2B bf16, 768x512 121 frames, 50 steps CFG 5 "
-                                               "(the template), H200: the exact chain vs stock sampling"),
 }
