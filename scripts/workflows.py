@@ -162,7 +162,8 @@ def check(info: dict, names=None, notes: list | None = None) -> list[str]:
             probs.append(f"{name}: missing {'workflows/api/' if not api_p.exists() else 'workflows/'}{name}.json")
             continue
         try:
-            want = build(name, info).api()
+            flow = build(name, info)
+            want = flow.api()
         except MissingNode as e:
             if notes is not None:
                 notes.append(f"{name}: not checked here: this ComfyUI has no {e.node} node (a newer ComfyUI's model)")
@@ -178,11 +179,28 @@ def check(info: dict, names=None, notes: list | None = None) -> list[str]:
             continue
         probs += [f"{name}: UI and API twins differ: {d}" for d in U.prompt_diff(have, conv, ("api file", "ui file"))]
         probs += [f"{name}: layout: {p}" for p in U.geometry_problems(ui)]
+        probs += [f"{name}: workflows/{name}.json: {p}" for p in note_problems(flow, ui)]
+        # a pack node's input missing from both files: the node gained it after the file was written (only core
+        # nodes of a newer ComfyUI are taken at their defaults)
+        own = [a for a in added if "(Accel" in a]
+        probs += [f"{name}: written before the pack's node gained inputs ({a}): rewrite it (--write)" for a in own]
         if notes is not None:
-            notes += [f"{name}: {a}" for a in added]
+            notes += [f"{name}: {a}" for a in added if a not in own]
     extra = sorted({p.stem for p in API_DIR.glob("*.json")} - set(WORKFLOWS) - {"demo_before_after"})
     probs += [f"workflows/api/{x}.json is not defined in scripts/workflows.py" for x in extra]
     return probs
+
+
+def note_problems(flow: Flow, ui: dict) -> list[str]:
+    """The UI file's notes against the builder's (title and text): a note written from an older definition."""
+    have = sorted((n.get("title", ""), (n.get("widgets_values") or [""])[0]) for n in ui.get("nodes") or []
+                  if n.get("type") in ("Note", "MarkdownNote"))
+    want = sorted((title, text) for title, text, _ in flow.notes.values())
+    if have == want:
+        return []
+    stale = sorted({t for t, _ in want} ^ {t for t, _ in have}) or sorted(
+        {t for t, x in want if (t, x) not in have})
+    return [f"notes differ from scripts/workflow_defs.py (stale: {', '.join(stale)}): rewrite it (--write)"]
 
 
 def local_info() -> dict:
