@@ -53,7 +53,8 @@ experts take no CLIP vision). Every file name the workflow loads gets a random f
   head of the sampler's model chain).
 Variants with Accel Save Video in place of VAE Decode -> Create Video -> Save Video (the node decodes and encodes
 while decoding; its stage is "decode + save"): level1+save (the shipped A14B graph as it is: it
-saves with Accel Save Video), level1+vae+save (and Accel VAE at its defaults),
+saves with Accel Save Video, x264 preset faster), level1+save_medium (the same at Save Video's preset, medium),
+level1+vae+save (and Accel VAE at its defaults),
 stock+save (stock ComfyUI with it only). `stock` and `level1` run the shipped graph with ComfyUI's own three nodes in
 its place (with_core_save).
 Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
@@ -138,8 +139,9 @@ DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
 WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
 VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast", "level1_fast")
 # Accel Save Video in place of VAE Decode -> Create Video -> Save Video (it decodes and encodes while decoding): the
-# shipped graph with it (`level1+save`), with Accel VAE too (`level1+vae+save`), and stock ComfyUI with it only
-SAVE_VARIANTS = ("level1+save", "level1+vae+save", "stock+save")
+# shipped graph with it (`level1+save`; at Save Video's x264 preset `level1+save_medium`), with Accel VAE too
+# (`level1+vae+save`), and stock ComfyUI with it only
+SAVE_VARIANTS = ("level1+save", "level1+save_medium", "level1+vae+save", "stock+save")
 # what each Queue after the seed-changed ones changes (--changes), each from the Queue before it
 CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
@@ -396,16 +398,18 @@ def with_core_save(prompt: dict) -> dict:
     return p
 
 
-# Accel Save Video's inputs where it stands in for ComfyUI's nodes: the CPU encoder at Save Video's CRF and preset
-# (the node's `auto` would take NVENC where it opens, whose quality scale is not x264's); the shipped A14B workflows
-# set the same (scripts/workflow_parts.py _accel_video_out)
-ACCEL_SAVE_INPUTS = {"encoder": "cpu"}
+# Accel Save Video's inputs where it stands in for ComfyUI's nodes: the CPU encoder at Save Video's CRF (the node's
+# `auto` would take NVENC where it opens, whose quality scale is not x264's), x264's preset the shipped A14B workflows
+# set (scripts/workflow_defs.py FEWSTEP_CPU_PRESET; tests/workflows checks the two agree). `level1+save_medium`: the
+# same with Save Video's own preset.
+ACCEL_SAVE_INPUTS = {"encoder": "cpu", "cpu_preset": "faster"}
+SAVE_VIDEO_PRESET = "medium"
 
 
-def with_accel_save(prompt: dict) -> dict:
+def with_accel_save(prompt: dict, **inputs) -> dict:
     """Every VAE Decode -> Create Video -> Save Video replaced by one Accel Save Video (the node's defaults with
-    ACCEL_SAVE_INPUTS, the workflow's fps, prefix, format and codec) taking VAE Decode's latent and VAE, at VAE
-    Decode's node id: what scripts/workflow_defs.py builds for the shipped A14B workflows (save "accel")."""
+    ACCEL_SAVE_INPUTS and `inputs`, the workflow's fps, prefix, format and codec) taking VAE Decode's latent and VAE,
+    at VAE Decode's node id: what scripts/workflow_defs.py builds for the shipped A14B workflows (save "accel")."""
     p = copy.deepcopy(prompt)
     for sid, save in [(k, v) for k, v in p.items() if v["class_type"] == "SaveVideo"]:
         vid = p[save["inputs"]["video"][0]]
@@ -413,12 +417,12 @@ def with_accel_save(prompt: dict) -> dict:
         dec = p[dec_id]
         if vid["class_type"] != "CreateVideo" or not dec["class_type"].startswith("VAEDecode"):
             raise ValueError(f"SaveVideo {sid} is not fed by VAE Decode -> Create Video")
-        inputs = {**node_defaults("AccelSaveVideo"), **ACCEL_SAVE_INPUTS, "samples": dec["inputs"]["samples"],
-                  "vae": dec["inputs"]["vae"],
-                  "fps": vid["inputs"]["fps"], "filename_prefix": save["inputs"]["filename_prefix"],
-                  "format": save["inputs"].get("format", "auto"), "codec": save["inputs"].get("codec", "auto")}
+        node = {**node_defaults("AccelSaveVideo"), **ACCEL_SAVE_INPUTS, **inputs, "samples": dec["inputs"]["samples"],
+                "vae": dec["inputs"]["vae"], "fps": vid["inputs"]["fps"],
+                "filename_prefix": save["inputs"]["filename_prefix"], "format": save["inputs"].get("format", "auto"),
+                "codec": save["inputs"].get("codec", "auto")}
         del p[save["inputs"]["video"][0]], p[sid]
-        p[dec_id] = {"inputs": inputs, "class_type": "AccelSaveVideo", "_meta": {"title": "Accel Save Video"}}
+        p[dec_id] = {"inputs": node, "class_type": "AccelSaveVideo", "_meta": {"title": "Accel Save Video"}}
     return p
 
 
@@ -534,6 +538,8 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = with_accel_vae(base, fused_norm=True, cudnn_benchmark=True)
     elif variant == "level1+save":
         p = with_accel_save(base)
+    elif variant == "level1+save_medium":
+        p = with_accel_save(base, cpu_preset=SAVE_VIDEO_PRESET)
     elif variant == "level1+vae+save":
         p = with_accel_save(with_accel_vae(base))
     elif variant == "stock+save":

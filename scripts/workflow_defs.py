@@ -220,8 +220,9 @@ SHIPPED_CHAIN = ["AccelCUDASettings", "AccelAttention", "AccelCompile"]  # bench
 _FAMILY_BODY = """
 **Accel CUDA Settings** (TF32, cuDNN benchmark, the fastest SDPA order for this GPU) → **Accel Attention** (auto:
 the fastest exact backend for this GPU) → **Accel Compile** (per-block torch.compile): the chain the pack ships
-for {model}. No step cache: the video differs from stock only by kernel rounding and TF32 in fp32 layers. Speed
-on this model: not measured yet (bench/results/h100/family_033_README.md lists the families measured so far)."""
+for {model}. No step cache: the video differs from stock only by kernel rounding and TF32 in fp32 layers.
+Where this chain was measured on this model and what it gave: the `family:` line of Accel Compile's report, and
+the pack's docs/nodes.md, "Model families"."""
 LTXV_POSITIVE = (
     "A red fox trots through fresh snow in a quiet birch forest just after sunrise. Low golden light slants between "
     "the white trunks and catches the frost on the branches, and the fox's breath rises in small clouds in the cold "
@@ -318,7 +319,8 @@ _IMAGE_BODY = """
 **Accel CUDA Settings** (TF32, cuDNN benchmark, the fastest SDPA order for this GPU) → **Accel Attention** (auto:
 the fastest exact backend for this GPU) → **Accel Compile**: the chain the pack ships for {model}. No step cache:
 the image differs from stock only by kernel rounding. Accel Compile's `cuda_graphs` (off here) replays each step as
-one CUDA graph where the model stays on the GPU. Speed on this model: not measured yet."""
+one CUDA graph where the model stays on the GPU. Where this chain was measured on this model and what it gave:
+the `family:` line of Accel Compile's report, and the pack's docs/nodes.md, "Model families"."""
 
 
 def z_image_turbo(info) -> Flow:
@@ -497,6 +499,10 @@ FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
 # "accel" since one H200 to itself measured the T2V Queue 13.5 s with core's three nodes and 11.8 s with it
 # (bench/results/h200/e2e_lightx2v_033/whole_card_accel_save/). The "core" twins: CORE_SAVE_VARIANTS.
 FEWSTEP_SAVE = "accel"
+# Accel Save Video's x264 preset in them: "faster" encoded 2.5x as fast as Save Video's settings on a smooth
+# 81-frame clip at the same CRF, PSNR 34.58 vs 34.50 dB, file 2.10 vs 2.24 MB (16 cores of the H200 host;
+# bench/results/h200/save_video_033_16core/); "veryfast" was as fast there but wrote a larger file.
+FEWSTEP_CPU_PRESET = "faster"
 _FEWSTEP_BODY = """
 Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
 the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
@@ -511,16 +517,26 @@ which needs many similar steps. With 4 steps every step changes the video a lot 
 skipped step costs visible quality and saves at most 1 of 4 model calls. The caches are for the 20-50 step
 workflows.
 
-**Decode and save:** Accel Save Video decodes the latent with the VAE and encodes the MP4 while it decodes: the
-file Save Video writes (H.264 at CRF 23, the workflow embedded, a new file name each time), on more CPU cores.
-Its `encoder` is set to `cpu` (Save Video's encoder); `auto` uses NVENC where your GPU has one (faster; NVENC's
-quality scale is not x264's CRF). To save with ComfyUI's own nodes, put VAE Decode -> Create Video -> Save Video
-in its place.
-
 Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
 [lightx2v/Wan2.2-Distill-Loras](https://huggingface.co/lightx2v/Wan2.2-Distill-Loras); put one into models/loras
 and pick it in the two LoRA nodes."""
 
+
+def _fewstep_body(save: str) -> str:
+    """The A14B LightX2V note, with how this file decodes and saves (`save`: "accel" or "core")."""
+    return _FEWSTEP_BODY.replace("\n\nNewer LightX2V", "\n\n" + _FEWSTEP_SAVE_NOTE[save] + "\n\nNewer LightX2V", 1)
+
+
+_FEWSTEP_SAVE_NOTE = {
+    "accel": f"""**Decode and save:** Accel Save Video decodes the latent with the VAE and encodes the MP4 while it
+decodes: an H.264 MP4 at Save Video's CRF 23 with the workflow embedded and a new file name each time, on more CPU
+cores. Its `encoder` is `cpu` (x264, Save Video's encoder) with `cpu_preset` **{FEWSTEP_CPU_PRESET}** (Save Video's
+is medium; {FEWSTEP_CPU_PRESET} encodes about twice as fast at about the same quality: the node's help has the
+measurements). `auto` uses NVENC where your GPU has one (NVENC's quality scale is not x264's CRF). To save with
+ComfyUI's own nodes, put VAE Decode -> Create Video -> Save Video in its place.""",
+    "core": """**Decode and save:** ComfyUI's VAE Decode -> Create Video -> Save Video. **Accel Save Video** in their
+place decodes and encodes at the same time (the A14B 4-step workflows use it).""",
+}
 
 def _fewstep_experts(f: Flow, kind: str, lora_version: str, level1: dict | None = None) -> dict:
     """Both A14B experts: UNETLoader -> LoraLoaderModelOnly (LightX2V 4-step) -> shift 5 -> Accel Wan Level-1
@@ -571,7 +587,9 @@ def _fewstep_files(kind: str, lora_version: str) -> list[str]:
 
 
 def _fewstep_out(f: Flow, latent: list, vae: list, prefix: str, save: str) -> list[str]:
-    return (_accel_video_out if save == "accel" else _video_out)(f, latent, vae, prefix)
+    if save == "accel":
+        return _accel_video_out(f, latent, vae, prefix, cpu_preset=FEWSTEP_CPU_PRESET)
+    return _video_out(f, latent, vae, prefix)
 
 
 def wan22_a14b_t2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
@@ -583,7 +601,7 @@ def wan22_a14b_t2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
     outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
-    n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _FEWSTEP_BODY,
+    n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _fewstep_body(save),
                _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
     _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae],
                      [("2 · Prompt", [pos, neg]), ("3 · Size", [lat])], experts, (k1, k2), outs)
@@ -600,7 +618,7 @@ def wan22_a14b_t2v_4step_720p_sparse(info) -> Flow:
     k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
     outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_720p_sparse")
     f.outputs = {"sampler": k2, "save": outs[-1]}
-    n = _about(f, "Wan 2.2 T2V A14B at 720p, 4 steps (LightX2V LoRAs) + Level-1 sparse", _FEWSTEP_BODY + """
+    n = _about(f, "Wan 2.2 T2V A14B at 720p, 4 steps (LightX2V LoRAs) + Level-1 sparse", _fewstep_body("core") + """
 
 **720p with sparse attention (opt-in, not exact).** This is the workflow above at 1280x720: there attention is
 most of the time, so both Level-1 nodes use **quality: sparse (radial, opt-in)**: radial attention (Li et al.,
@@ -630,7 +648,7 @@ def wan22_a14b_i2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_i2v_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
-               _FEWSTEP_BODY + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision "
+               _fewstep_body(save) + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision "
                                "model).",
                _fewstep_files("i2v", "v1") + [_UMT5, _WAN_VAE], size=(500, 500))
     _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae, img],
@@ -702,8 +720,8 @@ _H3_BODY = """
 audio run through the same blocks) + TF32, for this model only; not bit-identical to stock (other kernels round
 differently; the report states what is measured). The graph is ComfyUI's MiniMax-H3 template: 1344x768, five seconds (124
 frames) at 24 fps with stereo audio, res_multistep, no CFG. The first run compiles twice (the first step, then the
-others). Speed on this model: not measured yet (bench/results/h100/family_033_README.md lists the families measured
-so far). ComfyUI 0.33 or newer (MiniMax-H3's nodes). Its template loads the INT8 (convrot) file: Level-1 compiles its
+others). Where it was measured on this model and what it gave: Level-1's report (its `family:` line) and the
+pack's docs/nodes.md, "Model families". ComfyUI 0.33 or newer (MiniMax-H3's nodes). Its template loads the INT8 (convrot) file: Level-1 compiles its
 blocks with the file's quantized layers (on such layers the report says how they run)."""  # noqa: E501
 
 

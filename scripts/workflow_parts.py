@@ -267,11 +267,13 @@ def _video_out(f: Flow, latent: list, vae: list, prefix: str, suffix: str = "", 
     return [dec, vid, save]
 
 
-def _accel_video_out(f: Flow, latent: list, vae: list, prefix: str, fps: int = 16) -> list[str]:
-    """Accel Save Video in place of _video_out's three nodes: it decodes the latent and saves the same file (the CPU
-    encoder at Save Video's CRF and preset: `auto` would take NVENC where it opens, another quality scale)."""
+def _accel_video_out(f: Flow, latent: list, vae: list, prefix: str, fps: int = 16,
+                     cpu_preset: str = "medium") -> list[str]:
+    """Accel Save Video in place of _video_out's three nodes: it decodes the latent and saves an MP4 as Save Video
+    does (the CPU encoder at Save Video's CRF, x264's `cpu_preset`: medium is Save Video's; `auto` would take NVENC
+    where it opens, another quality scale)."""
     return [f.add("AccelSaveVideo", "Decode and save (Accel Save Video)", samples=latent, vae=vae, fps=fps,
-                  filename_prefix=prefix, format="auto", codec="auto", encoder="cpu")]
+                  filename_prefix=prefix, format="auto", codec="auto", encoder="cpu", cpu_preset=cpu_preset)]
 
 
 def _image_out(f: Flow, latent: list, vae: list, prefix: str) -> list[str]:
