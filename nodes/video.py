@@ -55,7 +55,7 @@ class AccelSaveVideo(AccelNode):
                     "CRF on more threads. cpu (as Save Video): exactly its settings.")),
                 io.Combo.Input("cpu_preset", options=list(enc.CPU_PRESETS), default="medium", **advanced(), tooltip=(
                     "H.264 on the CPU: x264's preset at Save Video's CRF 23. medium is Save Video's; faster ones "
-                    "write larger files.")),
+                    "encode quicker at about the same quality (measured in the node's help).")),
                 failure_input("on_failure", (
                     "fall back: a GPU encoder that does not work here falls back to the CPU with a report line. "
                     "error: stop when encoder is 'gpu' and none works.")),

@@ -96,7 +96,8 @@ def choose(codec: str, want: str, preset: str) -> tuple:
     opts = {} if codec != "h264" or preset == "medium" else {"preset": preset}
     if codec == "h264":
         what = (f"on the CPU, CRF 23 (Save Video's), preset {preset}"
-                + (" (Save Video's)" if preset == "medium" else " (same CRF, a faster preset: larger file)"))
+                + (" (Save Video's)" if preset == "medium"
+                   else " (same CRF, a faster preset: file size and quality move a little)"))
     else:
         what = "on the CPU with the encoder's own defaults (Save Video's)"
     threads = "SLICE" if as_save_video else "AUTO"
