@@ -543,6 +543,7 @@ def test_core_save_twins_are_what_the_benchmark_measures(info, model_files, name
     assert workflow_defs.FEWSTEP_SAVE == "accel"
     [save] = [v for v in shipped.values() if v["class_type"] == "AccelSaveVideo"]
     assert save["inputs"]["encoder"] == "cpu" and {"samples", "vae"} <= set(save["inputs"])
+    assert save["inputs"]["cpu_preset"] == workflow_defs.FEWSTEP_CPU_PRESET == "faster"
     assert not {"VAEDecode", "CreateVideo", "SaveVideo"} & {v["class_type"] for v in shipped.values()}
     core = workflow_defs.CORE_SAVE_VARIANTS[name](info).api()
     ok, err, outputs, node_errors = executor.validate(core)
@@ -566,6 +567,11 @@ def test_core_save_twins_are_what_the_benchmark_measures(info, model_files, name
         else:
             assert plain(twin)[k] == (ct, inputs), k
     assert plain(B.with_accel_save(twin)) == plain(shipped) == plain(B.with_accel_save(core))
+    # level1+save_medium: the shipped graph at Save Video's own x264 preset, nothing else changed
+    medium = B.with_accel_save(twin, cpu_preset=B.SAVE_VIDEO_PRESET)
+    diff = {k for k in shipped if plain(medium)[k] != plain(shipped)[k]}
+    [sid] = [k for k, v in shipped.items() if v["class_type"] == "AccelSaveVideo"]
+    assert diff == {sid} and medium[sid]["inputs"] == {**shipped[sid]["inputs"], "cpu_preset": "medium"}
     stock = B.bypass_accel(shipped)
     assert not any(v["class_type"].startswith("Accel") for v in stock.values())
 
