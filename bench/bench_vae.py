@@ -40,6 +40,8 @@ Run (GPU machine, repo root, after `source bench/gpu_env.sh 033`), one VAE per c
     python3 bench/bench_vae.py --vaes wan2.1 --variants combos --rounds 3 --out bench/results/h200/vae_candidates
     python3 bench/bench_vae.py --vaes wan2.2,kl_flux --variants combos --rounds 3 \
         --out bench/results/h200/vae_candidates_22
+    python3 bench/bench_vae.py --vaes wan2.1 --variants stock,cl+fn,cl+cb+fn+co --profile --no-fp32-reference \
+        --out bench/results/h200/vae_profile   # where each decode's GPU time goes
 CPU smoke (tiny Wan 2.1 VAE, the Flux VAE at a 32x32 image, compile with the eager backend; `--vaes wan2.2` builds the
 true Wan 2.2 VAE, 0.7 B parameters, on the CPU):
     python bench/bench_vae.py --smoke --out /tmp/vaesmoke
@@ -187,6 +189,10 @@ def parse(argv=None):
                     help="after every variant's own decodes, this many rounds of one more timed decode per variant, "
                     "interleaved (order reversed every other round; every variant's copy stays loaded): the medians "
                     "then include them, as a default chosen from the run needs (3 or more)")
+    ap.add_argument("--profile", action="store_true",
+                    help="after each variant's timed decodes, one more under torch.profiler: GPU kernel time by "
+                    "category (convolution, norms and other elementwise, copies), the top kernels and the GPU-busy "
+                    "share of the decode's wall time: where a decode's time goes, and what a faster one must cut")
     ap.add_argument("--no-fp32-reference", dest="fp32_reference", action="store_false",
                     help="skip the float32 reference decode (the columns vs float32, the bound and the choice)")
     ap.add_argument("--comfy-args", default="", help="extra ComfyUI command-line arguments (as main.py takes them)")
@@ -207,6 +213,7 @@ def parse(argv=None):
 
 
 log = runner.Log("bench_vae")
+PROFILE_TOP = 12  # kernels kept per profiled variant
 
 
 class Bench:
@@ -352,6 +359,27 @@ class Bench:
         row["peak_gib"] = None if peaks[0] is None else round(max(peaks), 3)
         return out.float().cpu()
 
+    def profile(self, vae, z) -> dict:
+        """One decode under torch.profiler (--profile): kernel time per category and the top kernels
+        (runner.kernel_summary), the GPU-busy time (the union of the kernels' intervals) against the decode's wall
+        time. On the CPU smoke every op's CPU time stands in for the kernels (the figures mean nothing there)."""
+        torch = self.torch
+        acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if self.cuda else [])
+        with torch.profiler.profile(activities=acts) as prof:
+            self.sync()
+            t0 = time.perf_counter()  # inside: the profiler's own start and stop are not the decode's
+            with torch.inference_mode():
+                vae.decode(z)
+            self.sync()
+            wall_ms = (time.perf_counter() - t0) * 1000.0
+        out = runner.kernel_summary(runner.kernel_times(prof, self.cuda), PROFILE_TOP)
+        out["wall_ms"] = round(wall_ms, 2)
+        if self.cuda:
+            busy = runner.busy_ms(runner.device_intervals(prof))
+            out["gpu_busy_ms"] = round(busy, 2)
+            out["gpu_busy_share"] = round(busy / wall_ms, 3) if wall_ms else None
+        return out
+
     def compare(self, row, out, ref, ref32, stock) -> None:
         row["max_abs_diff"] = runner.compare(out, ref)["max_abs_diff"] * 2.0  # [0, 1] -> [-1, 1] scale
         if ref32 is not None:
@@ -382,6 +410,8 @@ class Bench:
                                                             if k not in ("policy", "compile_backend")}
                 row["report"] = "" if report is None else report.render()
                 out = self.measure(use, z, row)
+                if self.a.profile:
+                    row["profile"] = self.profile(use, z)
                 if self.a.rounds:
                     loaded.append((row, use))
                 if variant == "stock":
@@ -441,6 +471,30 @@ class Bench:
         return {"variant": best["variant"], "speedup": best["speedup"], "options": changed, "entry": entry,
                 "why": why}
 
+    def profile_markdown(self) -> list:
+        """--profile: per profiled variant, its kernel time by category, GPU-busy share and top kernels."""
+        rows = [r for r in self.res["rows"] if r.get("profile")]
+        if not rows:
+            return []
+        cats = sorted({c for r in rows for c in r["profile"]["category_ms"]},
+                      key=lambda c: -max(r["profile"]["category_ms"].get(c, 0.0) for r in rows))
+        lines = ["", "## Where the decode's time goes (one profiled decode per variant)", "",
+                 "GPU kernel time per category (ms; on the CPU smoke: every op's CPU time), the kernels' total, the "
+                 "GPU-busy time (kernels of one decode, overlaps counted once) and the decode's wall time under the "
+                 "profiler.", "",
+                 "| vae | variant | " + " | ".join(cats) + " | kernels (ms) | GPU busy (ms) | wall (ms) | busy share |",
+                 "|---|---|" + "---|" * (len(cats) + 4)]
+        for r in rows:
+            p = r["profile"]
+            lines.append(f"| {r['vae']} | {r['variant']} | "
+                         + " | ".join(str(p["category_ms"].get(c, "")) for c in cats)
+                         + f" | {p['kernel_total_ms']} | {p.get('gpu_busy_ms', '')} | {p['wall_ms']} | "
+                         f"{p.get('gpu_busy_share', '')} |")
+        for r in rows:
+            top = "; ".join(f"{name} {ms} ms ({cat})" for name, ms, cat in r["profile"]["top"][:5])
+            lines.append(f"- {r['vae']} {r['variant']}, the longest kernels: {top}")
+        return lines
+
     def markdown(self):
         m = self.res.get("meta", {})
         lines = [f"# Accel VAE decode vs stock ({m.get('gpu') or 'CPU smoke'})", "",
@@ -469,6 +523,7 @@ class Bench:
             lines += ["", "vs float32: against the same weights decoded by stock ComfyUI in float32 (stock's own row "
                           "is what bf16 costs). Within bound: PSNR vs float32 at least stock's and max |diff| vs "
                           "float32 at most stock's plus one bf16 step at 1.0 (2^-7)."]
+        lines += self.profile_markdown()
         if self.res.get("choice"):
             lines += ["", "## Choice", "", f"Per VAE: among the variants within the bound whose first decode is at "
                       f"most {FIRST_DECODE_SLACK_S:g} s over stock's (a compiling variant: the run's coldest compile), "

@@ -247,6 +247,9 @@ def compare(a, b, *, psnr: bool = False) -> dict:
 
 KERNEL_CATEGORIES = (
     ("attention", ("flash", "fmha", "attention", "attn", "cudnn_generated_fort_native_sdpa", "sdpa")),
+    # cuDNN's convolutions (implicit-GEMM forward kernels are named fprop; attention's fprop is caught above)
+    ("convolution", ("fprop", "implicit_gemm", "convolve", "convolution", "conv2d", "conv3d", "conv_depthwise",
+                     "winograd")),
     ("matmul",
      ("gemm", "xmma", "cutlass", "nvjet", "sm90_", "sm80_", "ampere_", "mm_", "_mm", "matmul", "f8f8", "addmm",
                 "aten::mm", "bmm")),

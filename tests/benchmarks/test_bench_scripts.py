@@ -85,6 +85,10 @@ def test_profile_kernel_categories_and_gpu_busy_time():
     assert cat("triton_poi_fused__to_copy_clamp_div_1") == "fp8 quantize"
     assert cat("triton_tem_fused_addmm_0") == "matmul"
     assert cat("Memcpy HtoD (Pageable -> Device)") == "copy/cast"
+    # the VAE's convolutions (cuDNN's implicit-GEMM forward kernels; the CPU smoke's op names)
+    assert cat("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_ndhwc_kernel_ndhwc_tilesize128x128x64") == \
+        "convolution"
+    assert cat("aten::mkldnn_convolution") == cat("aten::slow_conv3d_forward") == "convolution"
     assert cat("void at::native::vectorized_elementwise_kernel<8, "
                "at::native::GeluCUDAKernelImpl") == "other elementwise"
     assert pf.busy_ms([]) == 0.0

@@ -426,7 +426,8 @@ SMOKE_VARIANTS = ("stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,f
 def test_bench_vae_smoke(tmp_path):
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_vae.py"), "--smoke", "--out", str(out),
-                        "--variants", SMOKE_VARIANTS, "--rounds", "2"], capture_output=True, text=True, timeout=600)
+                        "--variants", SMOKE_VARIANTS, "--rounds", "2", "--profile"], capture_output=True, text=True,
+                       timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     import json
 
@@ -453,3 +454,11 @@ def test_bench_vae_smoke(tmp_path):
     assert all(r["speedup"] == round(stock["time_s"] / r["time_s"], 3) for (v, _), r in rows.items() if v == "wan2.1")
     md = (out / "vae.md").read_text()
     assert "| wan2.1 | default |" in md and "torch" in md and "## Choice" in md
+    # --profile: one profiled decode per variant, its time by category (the CPU's op times on the smoke), in the
+    # JSON and the Markdown's own section
+    for r in rows.values():
+        p = r["profile"]
+        assert p["kernel_total_ms"] > 0 and p["wall_ms"] > 0 and p["top"], r["variant"]
+        assert abs(sum(p["category_ms"].values()) - p["kernel_total_ms"]) < 0.05 * p["kernel_total_ms"] + 0.1
+    assert rows[("wan2.1", "stock")]["profile"]["category_ms"].get("convolution", 0) > 0
+    assert "## Where the decode's time goes" in md and "| wan2.1 | stock |" in md.split("## Where")[1]
