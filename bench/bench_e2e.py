@@ -65,7 +65,8 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       core_ck_int8     ComfyUI's ModelAttentionBackend "comfy kitchen attention" (an error row where this
                        ComfyUI / GPU does not offer it in /object_info).
       level1+prefetch  as shipped with Level-1's prefetch_weights on (the next block's streamed weights fetched
-                       while a block runs: cards where ComfyUI streams the weights, --card N --occupy);
+                       while a block runs: cards where ComfyUI streams the weights, --card N --occupy), ComfyUI's save;
+      level1+save+prefetch  the same with Accel Save Video (the shipped graph as it is, prefetch_weights on);
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -145,7 +146,9 @@ SAVE_VARIANTS = ("level1+save", "level1+save_medium", "level1+vae+save", "stock+
 # what each Queue after the seed-changed ones changes (--changes), each from the Queue before it
 CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
-PREFETCH_VARIANTS = ("level1+prefetch",)  # Level-1 with prefetch_weights on (accel/compile/prefetch.py)
+# Level-1 with prefetch_weights on (accel/compile/prefetch.py): with ComfyUI's save (`level1+prefetch`), and in the
+# shipped graph as it is, with Accel Save Video (`level1+save+prefetch`)
+PREFETCH_VARIANTS = ("level1+prefetch", "level1+save+prefetch")
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
@@ -530,6 +533,8 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = with_level1_inputs(base, quality="fast")
     elif variant == "level1+prefetch":
         p = with_level1_inputs(base, prefetch_weights=True)
+    elif variant == "level1+save+prefetch":
+        p = with_level1_inputs(with_accel_save(base), prefetch_weights=True)
     elif variant == "level1+vae":
         p = with_accel_vae(base)
     elif variant == "level1+vae_fused":

@@ -359,6 +359,14 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
         pre[k]["inputs"]["prefetch_weights"] = False
     assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace(
         '"e2e/level1"', '"e2e/level1_prefetch"')
+    # level1+save+prefetch: the shipped graph as it is (Accel Save Video) with prefetch_weights on, nothing else
+    saved, both = B.variant_prompt("level1+save", a, None), B.variant_prompt("level1+save+prefetch", a, None)
+    assert any(v["class_type"] == "AccelSaveVideo" for v in both.values())
+    assert all(both[k]["inputs"]["prefetch_weights"] is True for k in nodes)
+    for k in nodes:
+        both[k]["inputs"]["prefetch_weights"] = False
+    assert json.dumps(both, sort_keys=True) == json.dumps(saved, sort_keys=True).replace(
+        '"e2e/level1_save"', '"e2e/level1_save_prefetch"')
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
                         "wan22_t2v_lightx2v", "--variants", "stock,level1+prefetch", "--queues", "1", "--changes",
