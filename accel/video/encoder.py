@@ -93,6 +93,8 @@ def choose(codec: str, want: str, preset: str) -> tuple:
         fallback = f"GPU encoder {name}: {why}; encoding on the CPU"
     name = CPU_CODEC[codec]
     as_save_video = want == "cpu (as Save Video)"
+    if as_save_video:
+        preset = "medium"  # every setting Save Video's (save._encoder reports a cpu_preset it leaves unused)
     opts = {} if codec != "h264" or preset == "medium" else {"preset": preset}
     if codec == "h264":
         what = (f"on the CPU, CRF 23 (Save Video's), preset {preset}"

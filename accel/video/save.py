@@ -133,6 +133,11 @@ def _encoder(options: SaveVideoOptions, codec: str) -> tuple:
         lines.append(("fallback: " if options.encoder == "gpu" else "") + fallback)
     if options.cpu_preset != "medium" and codec != "h264":
         lines.append(f"cpu_preset {options.cpu_preset}: x264's presets apply to H.264 only (not used)")
+    elif options.cpu_preset != "medium" and options.encoder == "cpu (as Save Video)":
+        lines.append(f"cpu_preset {options.cpu_preset}: not used with encoder 'cpu (as Save Video)' (every setting "
+                     "Save Video's, its preset medium); encoder 'cpu' takes the preset")
+    elif options.cpu_preset != "medium" and chosen.on_gpu:
+        lines.append(f"cpu_preset {options.cpu_preset}: not used ({chosen.name} encodes on the GPU)")
     return chosen, lines
 
 

@@ -219,6 +219,24 @@ def test_streamed_frames_are_the_decode_output(M, mod):
     assert not vae.first_stage_model.decoder._forward_hooks
 
 
+def test_cpu_preset_where_it_applies(mod):
+    """cpu_preset sets x264's preset for encoder 'cpu' (H.264) only; 'cpu (as Save Video)' keeps every setting Save
+    Video's (medium), AV1 has no x264 preset: each says so in a report line instead of ignoring it silently."""
+    E, S = mod("accel.video.encoder"), mod("accel.video.save")
+    enc, _ = E.choose("h264", "cpu", "faster")
+    assert enc.options == {"preset": "faster"} and "preset faster" in enc.why and enc.threads == "AUTO"
+    enc, _ = E.choose("h264", "cpu (as Save Video)", "faster")
+    assert enc.options == {} and "preset medium (Save Video's)" in enc.why and enc.threads == "SLICE"
+    enc, _ = E.choose("av1", "cpu", "faster")
+    assert enc.options == {} and enc.name == "libsvtav1"
+
+    def lines(codec, encoder):
+        return S._encoder(S.SaveVideoOptions(encoder=encoder, cpu_preset="faster"), codec)[1]
+    assert lines("h264", "cpu") == []
+    assert any("not used with encoder 'cpu (as Save Video)'" in x for x in lines("h264", "cpu (as Save Video)"))
+    assert any("apply to H.264 only" in x for x in lines("av1", "cpu"))
+
+
 def test_gpu_encoder_falls_back_or_stops(pack, mod, AccelError):
     """On this machine no NVENC opens (no GPU, or an FFmpeg without it): `gpu` falls back to the CPU with a report
     line; with on_failure error it stops naming `encoder`; the probe says why."""
