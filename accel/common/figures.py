@@ -87,8 +87,13 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("e2epf.h200.16.prefetch.q2.total", "json:rows/2/queues/1/total_s", 14.628, "{:.1f} s")],
     "h200/family_033_flux2_8steps/matrix.json": [
         ("family.h200.flux2_8steps.shipped.speedup", "json:chains/shipped/speedup", 1.4, "{:.2f}x")],
+    "h200/family_033_hunyuan_video15_2steps/fp8_auto/matrix.json": [
+        ("family.h200.hunyuan_video15_2steps.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.95,
+         "{:.2f}x")],
     "h200/family_033_hunyuan_video15_2steps/matrix.json": [
         ("family.h200.hunyuan_video15_2steps.shipped.speedup", "json:chains/shipped/speedup", 1.861, "{:.2f}x")],
+    "h200/family_033_kandinsky5_2steps/fp8_auto/matrix.json": [
+        ("family.h200.kandinsky5_2steps.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.687, "{:.2f}x")],
     "h200/family_033_kandinsky5_2steps/matrix.json": [
         ("family.h200.kandinsky5_2steps.shipped.speedup", "json:chains/shipped/speedup", 1.624, "{:.2f}x")],
     "h200/family_033_ltx2_4steps/matrix.json": [

@@ -25,6 +25,10 @@ GAINS = {
         "qwen_image": {"H200": "fp8auto.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.shipped.speedup"},
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.shipped.speedup"},
+        "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.shipped.speedup"},
+        "ltxav": {"H200": "family.h200.ltx2_4steps.shipped.speedup"},
+        "flux2": {"H200": "family.h200.flux2_8steps.shipped.speedup"},
+        "kandinsky5": {"H200": "family.h200.kandinsky5_2steps.shipped.speedup"},
     },
     FP8: {
         "wan14B": {"H200": "matrix.h200.140.fp8_level1.speedup", "H100": "matrix.h100.80.run2.fp8_level1.speedup"},
@@ -36,6 +40,8 @@ GAINS = {
         "qwen_image": {"H200": "fp8auto.h200.qwen.fp8_shipped.speedup",
                        "H100": "family.h100.qwen.fix.fp8_shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.fp8_shipped.speedup"},
+        "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.fp8_auto.speedup"},
+        "kandinsky5": {"H200": "family.h200.kandinsky5_2steps.fp8_auto.speedup"},
     },
     SPARSE: {
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.sparse.speedup"},
@@ -44,7 +50,9 @@ GAINS = {
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
          "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image", "z_image": "Z-Image Turbo",
-         "minimax_h3": "MiniMax-H3"}
+         "minimax_h3": "MiniMax-H3", "hunyuan_video15": "HunyuanVideo 1.5 (2 of its template's 20 steps)",
+         "ltxav": "LTX-2 (4 of its template's 20 steps)", "flux2": "Flux.2-dev (8 of its template's 20 steps)",
+         "kandinsky5": "Kandinsky 5 Video Lite (2 of its template's 50 steps)"}
 _WAN_SIZES = {"14B": "wan14B", "1.3B": "wan1.3B", "5B": "wan5B"}
 GPUS = ("H100", "H200")
 

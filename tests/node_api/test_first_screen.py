@@ -114,6 +114,15 @@ def test_gain_lines_quote_the_figure_table(mod):
     assert (f"{figures.text('family.h200.minimax_h3_turbo.sparse.speedup')} vs stock, measured for Accel MiniMax-H3 "
             "Level-1 quality sparse (not exact)") in line, line
     assert gains.measured(gains.SPARSE, wan14, h200) is None
+    # the newer families, measured at fewer steps than their templates: the line says how many
+    hv15 = families.Family("hunyuan_video15", "HunyuanVideo15")
+    line = gains.gain_line(gains.EXACT, hv15, h200)
+    assert line.startswith(f"gain: {figures.text('family.h200.hunyuan_video15_2steps.shipped.speedup')} vs stock, "
+                           "measured for CUDA Settings + Attention + Compile on HunyuanVideo 1.5 (2 of its "
+                           "template's 20 steps), H200"), line
+    hint = gains.fp8_hint(hv15, h200)  # the FP8 loader's auto measured faster there (one timed run)
+    assert hint and figures.text("family.h200.hunyuan_video15_2steps.fp8_auto.speedup") in hint
+    assert gains.measured(gains.FP8, families.Family("flux2", "Flux2"), h200) is None  # not run on Flux.2
     for chain, kinds in gains.GAINS.items():  # every row exists
         for kind, per_gpu in kinds.items():
             assert kind in gains.KINDS and set(per_gpu) <= set(gains.GPUS), (chain, kind)
