@@ -74,8 +74,8 @@ for size_mib in (32, 256, 1024):
                 end.record()
                 end.synchronize()
                 ts.append(start.elapsed_time(end) / 1000)
-            best = sorted(ts[1:])[len(ts[1:]) // 2]  # the median after the first (warm-up) copy
-            link[f"{direction}_{kind}_{size_mib}MiB_GBps"] = round(n / best / 1e9, 2)
+            med = sorted(ts[1:])[len(ts[1:]) // 2]  # the median after the first (warm-up) copy
+            link[f"{direction}_{kind}_{size_mib}MiB_GBps"] = round(n / med / 1e9, 2)
     del dev
 res["host_link"] = link
 print("host link (GB/s, median of 5):", link)

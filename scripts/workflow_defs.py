@@ -499,9 +499,8 @@ FEWSTEP_STEPS, FEWSTEP_SPLIT, FEWSTEP_SHIFT = 4, 2, 5.0
 # "accel" since one H200 to itself measured the T2V Queue 13.5 s with core's three nodes and 11.8 s with it
 # (bench/results/h200/e2e_lightx2v_033/whole_card_accel_save/). The "core" twins: CORE_SAVE_VARIANTS.
 FEWSTEP_SAVE = "accel"
-# Accel Save Video's x264 preset in them: "faster" encoded 2.5x as fast as Save Video's settings on a smooth
-# 81-frame clip at the same CRF, PSNR 34.58 vs 34.50 dB, file 2.10 vs 2.24 MB (16 cores of the H200 host;
-# bench/results/h200/save_video_033_16core/); "veryfast" was as fast there but wrote a larger file.
+# Accel Save Video's x264 preset in them: the fastest that kept Save Video's quality and file size in
+# bench/results/h200/save_video_033_16core/ (its README says how it was chosen).
 FEWSTEP_CPU_PRESET = "faster"
 _FEWSTEP_BODY = """
 Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
@@ -517,6 +516,8 @@ which needs many similar steps. With 4 steps every step changes the video a lot 
 skipped step costs visible quality and saves at most 1 of 4 model calls. The caches are for the 20-50 step
 workflows.
 
+{save}
+
 Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
 [lightx2v/Wan2.2-Distill-Loras](https://huggingface.co/lightx2v/Wan2.2-Distill-Loras); put one into models/loras
 and pick it in the two LoRA nodes."""
@@ -524,7 +525,7 @@ and pick it in the two LoRA nodes."""
 
 def _fewstep_body(save: str) -> str:
     """The A14B LightX2V note, with how this file decodes and saves (`save`: "accel" or "core")."""
-    return _FEWSTEP_BODY.replace("\n\nNewer LightX2V", "\n\n" + _FEWSTEP_SAVE_NOTE[save] + "\n\nNewer LightX2V", 1)
+    return _FEWSTEP_BODY.format(save=_FEWSTEP_SAVE_NOTE[save])
 
 
 _FEWSTEP_SAVE_NOTE = {
