@@ -2780,6 +2780,63 @@ rows(S_E2E_H200_16, "h200/e2e_lightx2v_033/whole_card_accel_vae_save_16core/e2e_
       "Level-1 + Accel Save Video: decode + save"),
      ("e2e16.h200.level1_vae_save.later.decode_save", "json:rows/1/later_median/stages_s/decode + save", 3.653,
       "{:.2f} s", "Level-1 + Accel VAE + Accel Save Video: decode + save"))
+_E2E_SHIPPED = (
+    "one H200 to itself (16 CPU cores), ComfyUI 0.33.0 as main.py starts it, torch 2.11.0+cu130, the shipped Wan 2.2 "
+    "A14B {wf} LightX2V workflow (random fp8_scaled experts, rank-32 LoRAs, random umt5-xxl fp8_scaled, 81 frames "
+    "832x480, 4 steps) on a live server, Accel Save Video at encoder cpu and preset faster as shipped (stock: core's "
+    "VAE Decode -> Create Video -> Save Video), {card}the inductor cache shared by the servers, Queues 2-{q} with the "
+    "seed changed, the median (bench_e2e.py {cmd})")
+S_E2E_SHIPPED_T2V = Setup("H200", "0.33.0", 141, _E2E_SHIPPED.format(
+    wf="T2V", card="", q=4, cmd="--variants stock,level1+save,level1+save_medium --queues 4 --compile-cache shared"))
+S_E2E_SHIPPED_I2V = Setup("H200", "0.33.0", 141, _E2E_SHIPPED.format(
+    wf="I2V", card="", q=3, cmd="--workflow wan22_i2v_lightx2v --variants stock,level1+save --queues 3"))
+_E2EF = "h200/e2e_lightx2v_033/whole_card_shipped_faster/e2e_wan22_t2v_lightx2v.json"
+rows(S_E2E_SHIPPED_T2V, _E2EF,
+     ("e2ef.h200.stock.later.total", "json:rows/0/later_median/total_s", 19.362, "{:.1f} s", "stock, whole Queue"),
+     ("e2ef.h200.level1_save.later.total", "json:rows/1/later_median/total_s", 11.527, "{:.1f} s",
+      "the shipped workflow (x264 faster), whole Queue"),
+     ("e2ef.h200.level1_save_medium.later.total", "json:rows/2/later_median/total_s", 11.874, "{:.1f} s",
+      "the shipped workflow at Save Video's preset (medium), whole Queue"),
+     ("e2ef.h200.stock.later.decode", "json:rows/0/later_median/stages_s/VAE decode", 2.208, "{:.1f} s",
+      "stock, VAE Decode"),
+     ("e2ef.h200.stock.later.save", "json:rows/0/later_median/stages_s/save", 3.355, "{:.1f} s",
+      "stock, Create Video -> Save Video"),
+     ("e2ef.h200.stock.later.sampler_high", "json:rows/0/later_median/stages_s/sampler high-noise", 6.915,
+      "{:.1f} s", "stock, the high-noise expert's sampler"),
+     ("e2ef.h200.level1_save.later.sampler_high", "json:rows/1/later_median/stages_s/sampler high-noise", 4.227,
+      "{:.1f} s", "Level-1, the high-noise expert's sampler"),
+     ("e2ef.h200.level1_save.later.decode_save", "json:rows/1/later_median/stages_s/decode + save", 3.039,
+      "{:.1f} s", "Accel Save Video at faster: decode + save"),
+     ("e2ef.h200.level1_save_medium.later.decode_save", "json:rows/2/later_median/stages_s/decode + save", 3.414,
+      "{:.1f} s", "Accel Save Video at medium: decode + save"),
+     ("e2ef.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 31.642, "{:.1f} s", "stock, Queue 1"),
+     ("e2ef.h200.level1_save.q1.total", "json:rows/1/queues/0/total_s", 38.243, "{:.1f} s",
+      "the shipped workflow, Queue 1 (compiles)"))
+rows(S_E2E_SHIPPED_I2V, "h200/e2e_lightx2v_033/i2v_whole_card_shipped_faster/e2e_wan22_i2v_lightx2v.json",
+     ("e2ef_i2v.h200.stock.later.total", "json:rows/0/later_median/total_s", 19.237, "{:.1f} s", "stock, whole Queue"),
+     ("e2ef_i2v.h200.level1_save.later.total", "json:rows/1/later_median/total_s", 11.45, "{:.1f} s",
+      "the shipped workflow (x264 faster), whole Queue"))
+
+
+def _s_card_shipped(card, variants):
+    return Setup("H200", "0.33.0", card, _E2E_SHIPPED.format(
+        wf="T2V", q=3, card=f"as {'an' if card == 8 else 'a'} {card} GB card (--card {card} --occupy: another process holds the rest of the GPU "
+                            "before the servers start), ",
+        cmd=f"--card {card} --occupy --variants {variants} --queues 3 --compile-cache shared"))
+
+
+for _card, _vals in ((8, (21.395, None, 13.567)), (12, (21.391, None, 14.07)), (16, (20.017, 13.412, 12.776)),
+                     (24, (20.297, None, 12.118))):
+    _variants = "stock,level1+save,level1+save+prefetch" if _vals[1] else "stock,level1+save+prefetch"
+    _file = f"h200/e2e_lightx2v_033/card{_card}_occupied_shipped/e2e_wan22_t2v_lightx2v_card{_card}.json"
+    _entries = [(f"e2ec.h200.{_card}.stock.later.total", "json:rows/0/later_median/total_s", _vals[0], "{:.1f} s",
+                 f"stock, {_card} GB card"),
+                (f"e2ec.h200.{_card}.prefetch.later.total", f"json:rows/{2 if _vals[1] else 1}/later_median/total_s",
+                 _vals[2], "{:.1f} s", f"the shipped workflow with prefetch_weights, {_card} GB card")]
+    if _vals[1]:
+        _entries.append((f"e2ec.h200.{_card}.level1_save.later.total", "json:rows/1/later_median/total_s", _vals[1],
+                         "{:.1f} s", f"the shipped workflow, {_card} GB card"))
+    rows(_s_card_shipped(_card, _variants), _file, *_entries)
 S_HOSTLINK_H200 = Setup("H200", "0.33.0", 141,
     "the single-GPU H200 machine's host link, torch copies of 32 MiB to 1 GiB from pinned and pageable host memory "
     "(bench/gpu_check.py)")
