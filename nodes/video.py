@@ -10,17 +10,19 @@ from ._inputs import checked
 
 def _decode_streaming(vae, latent):
     """Frames.decode for the Wan VAEs: ComfyUI's decode (an Accel VAE copy's included), its frames handed to the
-    writer while it runs; other VAEs decode first (the reason comes back)."""
-    from ..accel.vae import stream
+    writer while it runs; other VAEs decode first (the reason comes back). The output converted where it was decoded
+    (accel.vae.output)."""
+    from ..accel.vae import output, stream
 
     def run(sink):
         why = stream.streamable(vae, latent)
         if why is not None:
-            return vae.decode(latent), why
+            images, kept = output.decode_to_host(vae, latent)
+            return images, why, output.report_line(kept, vae.device)
         with stream.frames_while_decoding(vae, latent, sink) as check:
-            images = vae.decode(latent)
+            images, kept = output.decode_to_host(vae, latent)
             check(images)
-        return images, None
+        return images, None, output.report_line(kept, vae.device)
     return run
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.policy import Policy
+from . import output
 
 # --- which VAE is this ---------------------------------------------------------------------------------
 
@@ -159,6 +160,7 @@ class AccelState:
         self.compile_failed: str | None = None
         self.decodes = 0
         self.last_tiles: dict | None = None  # decode_tiled arguments of the last tiled decode (None: a full decode)
+        self.last_output: str | None = None  # why the last full decode's output went ComfyUI's way (accel.vae.output)
 
     def __deepcopy__(self, memo):
         return self
@@ -345,7 +347,12 @@ def _accel_class(base):
             if tiles is not None:
                 out = base.decode_tiled(self, samples_in, **tiles)
             else:
-                out = base.decode(self, samples_in, *args, **kwargs)
+                out, why = output.decode_to_host(self, samples_in, contiguous=True,
+                                                 run=lambda v: base.decode(v, samples_in, *args, **kwargs))
+                if why is not None and getattr(self.device, "type", "") == "cuda":
+                    log.info_once(("vae-output", why), "Accel VAE: decoded images converted on the CPU as ComfyUI "
+                                  "does: %s", why)
+                st.last_output = why
         return out.contiguous()
 
     def decode_tiled(self, samples, *args, **kwargs):

@@ -11,7 +11,7 @@ from ..common.figures import num as _num
 from ..common.figures import text as _text
 from ..common.policy import Policy, as_policy
 from ..common.report import Report, Section
-from . import decode, measured
+from . import decode, measured, output
 
 # the integer inputs: name -> smallest value the decode can use (tile_size 0: tiles sized to the free memory)
 INT_MINIMUM = {"tile_size": 0, "overlap": 0, "temporal_size": 8, "temporal_overlap": 4, "temporal_chunk": 0}
@@ -153,6 +153,7 @@ def _option_lines(vae, options: VAEOptions, kind) -> list:
     device = getattr(vae, "device", None)
     if options.cudnn_benchmark and getattr(device, "type", None) != "cuda":
         lines.append(f"note: cudnn.benchmark has no effect on {device}")
+    lines.append(output.node_line(vae, options.tiled))
     return lines
 
 

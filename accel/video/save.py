@@ -60,8 +60,9 @@ class SaveVideoOptions:
 @dataclass(frozen=True)
 class Frames:
     """What to save: `images` (ComfyUI's IMAGE, (frames, H, W, 3) in [0, 1]) already there, or `decode(sink)`, a decode
-    that hands its frames to `sink.frames(pixels)` while it runs and returns (IMAGE, None), or (IMAGE, why not) where
-    it could not hand them out in order. `height` / `width`: the video's size (the file name's %width% / %height%)."""
+    that hands its frames to `sink.frames(pixels)` while it runs and returns (IMAGE, None, line), or (IMAGE, why not,
+    line) where it could not hand them out in order; `line`: the report's line on the decode's output ("" for none).
+    `height` / `width`: the video's size (the file name's %width% / %height%)."""
 
     height: int
     width: int
@@ -165,13 +166,13 @@ def save(options: SaveVideoOptions, frames: Frames, context: dict | None = None)
     spec = StreamSpec(container, chosen, float(options.fps), _metadata(context), comfy_compat.save_video_color())
     writer = VideoWriter(saved.path, spec)
     t0 = time.perf_counter()
-    why_not = None
+    why_not, output_line = None, ""
     try:
         if frames.decode is None:
             images = frames.images
             _feed(writer, _flat(images))
         else:
-            images, why_not = frames.decode(writer)
+            images, why_not, output_line = frames.decode(writer)
             why_not = writer.aborted or why_not
             if why_not is not None:  # encode the decode's output instead: a new file of the same reserved name
                 writer.abort(why_not)
@@ -185,10 +186,10 @@ def save(options: SaveVideoOptions, frames: Frames, context: dict | None = None)
         writer.abort("the save failed")
         writer.discard()
         raise
-    return _flat(images), saved, _report(options, (chosen, lines), writer, frames, (why_not, fed, waited))
+    return _flat(images), saved, _report(options, (chosen, lines), writer, frames, (why_not, fed, waited), output_line)
 
 
-def _report(options, encoding, writer: VideoWriter, frames: Frames, timing) -> Report:
+def _report(options, encoding, writer: VideoWriter, frames: Frames, timing, output_line: str = "") -> Report:
     chosen, lines = encoding
     why_not, fed, waited = timing
     h, w = writer.size or (frames.height, frames.width)
@@ -203,6 +204,8 @@ def _report(options, encoding, writer: VideoWriter, frames: Frames, timing) -> R
     else:
         body.append(f"frames: encoded after the decode, because {why_not} (decode and hand-over {fed:.2f} s; the "
                     f"encoder finished {waited:.2f} s later)")
+    if output_line:
+        body.append(output_line)
     meta = writer.spec.metadata
     body.append("metadata: " + (", ".join(sorted(meta)) + " embedded (as Save Video)" if meta else
                                 "none (ComfyUI runs with --disable-metadata, or no workflow was given)"))

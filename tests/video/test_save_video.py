@@ -121,6 +121,7 @@ def test_same_file_as_save_video(files):
     text = report(h, "10")
     assert "encoded while it decoded" in text and "libx264" in text and "every setting Save Video's" in text
     assert "metadata: prompt, workflow embedded" in text
+    assert "output: left to ComfyUI's own conversion, as in VAE Decode (the VAE decodes on cpu" in text
     assert "converted to 8 bits where they were" in report(h, "11")
 
 
