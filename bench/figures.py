@@ -2819,9 +2819,10 @@ rows(S_E2E_SHIPPED_I2V, "h200/e2e_lightx2v_033/i2v_whole_card_shipped_faster/e2e
 
 
 def _s_card_shipped(card, variants):
+    article = "an" if card == 8 else "a"
     return Setup("H200", "0.33.0", card, _E2E_SHIPPED.format(
-        wf="T2V", q=3, card=f"as {'an' if card == 8 else 'a'} {card} GB card (--card {card} --occupy: another process holds the rest of the GPU "
-                            "before the servers start), ",
+        wf="T2V", q=3, card=f"as {article} {card} GB card (--card {card} --occupy: another process holds the rest of "
+                            "the GPU before the servers start), ",
         cmd=f"--card {card} --occupy --variants {variants} --queues 3 --compile-cache shared"))
 
 
