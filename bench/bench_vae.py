@@ -23,7 +23,8 @@ joined by "+" (`cl+cb+fn`):
   tile<px>  ComfyUI's tiled decode, px tiles             tilefit  tiles sized to the free memory (tile_size 0)
 | combos: Wan: every combination of cl, cb, fn, tc4, and cl+cb+co, cl+cb+fn+co, tilefit; KL: co, tilefit (the
   node leaves cl and cb off on KL VAEs);
-| the names earlier result files used (VARIANT_OPTIONS: `fused_norm` = cl+cb+fn, ...).
+| the names earlier result files used (VARIANT_OPTIONS: `fused_norm` = cl+cb+fn, ...); `output`: every option off,
+  only what an Accel VAE copy always does (the images converted on the GPU, copied through pinned memory).
 The first decode of a variant pays what is cached per process afterwards (cuDNN's algorithm search per conv shape,
 Triton/inductor compiles); later variants in the same process reuse the searches of earlier ones. For a cold first
 decode per variant run one variant per process (`--variants X`: stock, which searches nothing, always runs first).
@@ -74,6 +75,9 @@ VARIANT_OPTIONS = {  # the names earlier result files used -> every boolean opti
     "fused_norm_nobench+compile": dict(channels_last=True, cudnn_benchmark=False, fused_norm=True, compile=True),
     "fused_norm_nocl+compile": dict(channels_last=False, cudnn_benchmark=True, fused_norm=True, compile=True),
     "tiled": dict(_CB, tiled=True),
+    # an Accel VAE copy with every option off: what its decode always does (accel/vae/output.py: the images converted
+    # on the GPU and copied through pinned memory), against stock's decode bit for bit
+    "output": {},
 }
 ATOMS = {"cl": "channels_last", "cb": "cudnn_benchmark", "fn": "fused_norm", "co": "compile"}
 WAN_ATOMS = ("fn", "tc")  # what only the Wan VAEs have (fused RMSNorm, frames)

@@ -420,7 +420,7 @@ def test_triton_rms_norm_silu_matches_the_reference_in_the_interpreter():
 
 # every candidate once (alone or combined), legacy names too, not every combination the GPU run compares
 SMOKE_VARIANTS = ("stock,default,cudnn_benchmark,channels_last,fused_norm_nocl,fused_norm+compile,tiled,cl+fn+tc3,"
-                  "tilefit")
+                  "tilefit,output")
 
 
 def test_bench_vae_smoke(tmp_path):
@@ -437,6 +437,7 @@ def test_bench_vae_smoke(tmp_path):
     assert {v for _, v in rows} == set(SMOKE_VARIANTS.split(","))
     assert ("wan2.1", "stock") in rows and ("wan2.1", "default") in rows and ("kl_flux", "default") in rows
     assert rows[("wan2.1", "default")]["max_abs_diff"] <= TOL
+    assert rows[("wan2.1", "output")]["max_abs_diff"] == 0  # every option off: stock's decode bit for bit
     assert rows[("wan2.1", "tiled")]["max_abs_diff"] > 0
     for variant in ("channels_last", "fused_norm_nocl", "cl+fn+tc3"):  # exact up to reassociation on the CPU
         assert "error" not in rows[("wan2.1", variant)] and rows[("wan2.1", variant)]["max_abs_diff"] <= TOL, variant
