@@ -11,8 +11,10 @@ operations (a bf16 -> float32 widening, an add of 1, a division by 2, a clamp), 
 ComfyUI's. The user's VAE object is not changed.
 
 Where this does not apply, ComfyUI's decode runs as it is and the reason comes back (the caller reports it): the VAE
-is not on a CUDA device, ComfyUI already keeps outputs on the GPU (--gpu-only), or the device's free memory (ComfyUI's
-own figure for a VAE decode) does not hold ComfyUI's estimate of the decode plus the float32 video.
+is not on a CUDA device, ComfyUI already keeps outputs on the GPU (--gpu-only), the VAE writes its decoded chunks
+straight into a preallocated output (ComfyUI's `comfy_has_chunked_io`: LTX-Video, MiniMax-H3; holding the whole
+float32 video on the GPU would undo what that is for), or the device's free memory (ComfyUI's own figure for a VAE
+decode) does not hold ComfyUI's estimate of the decode plus the float32 video.
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ def plan(vae, samples) -> str | None:
         return "this ComfyUI's VAE has no output device to point at the GPU"
     if torch.device(out_dev).type != "cpu":
         return "ComfyUI keeps decoded images on the GPU here (--gpu-only)"
+    if getattr(getattr(vae, "first_stage_model", None), "comfy_has_chunked_io", False):
+        return "this VAE writes each decoded chunk straight into ComfyUI's output (its chunked output)"
     shape = tuple(samples.shape)
     comp = vae.spacial_compression_decode()
     frames = shape[0]

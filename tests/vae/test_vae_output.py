@@ -75,6 +75,9 @@ def test_steps_aside_without_room_or_with_gpu_outputs(VO, CC, wan_vae, monkeypat
     v = _as_cuda(wan_vae, monkeypatch, CC, free=64 * 2**30)
     v.output_device = torch.device("cuda", 0)
     assert "--gpu-only" in VO.plan(v, z)
+    v = _as_cuda(wan_vae, monkeypatch, CC, free=64 * 2**30)
+    v.first_stage_model = type("Chunked", (), {"comfy_has_chunked_io": True})()
+    assert "chunked output" in VO.plan(v, z)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the pinned copy needs a CUDA GPU")
@@ -86,3 +89,13 @@ def test_gpu_output_is_comfyuis_bit_for_bit(VO, M):
         out, why = VO.decode_to_host(vae, z)
     assert why is None and out.is_pinned() and out.stride() == ref.stride()
     assert torch.equal(out, ref)
+
+
+def test_accel_vae_report_says_where_the_output_is_converted(mod, wan_vae):
+    Opts = mod("accel.vae.options")
+    _, report = Opts.apply(wan_vae, Opts.VAEOptions())
+    assert "output: ComfyUI's own conversion (the VAE decodes on cpu, not a CUDA GPU)" in report.render()
+    v = __import__("copy").copy(wan_vae)
+    v.device = torch.device("cuda", 0)
+    assert "copied to the CPU through pinned memory" in mod("accel.vae.output").node_line(v, tiled=False)
+    assert "tiled decodes" in mod("accel.vae.output").node_line(v, tiled=True)
