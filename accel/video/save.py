@@ -158,6 +158,7 @@ def save(options: SaveVideoOptions, frames: Frames, context: dict | None = None)
     a failed write leaves no file."""
     from .. import comfy_compat
 
+    start = time.perf_counter()
     context = context or {}
     container, codec = enc.resolve(options.format, options.codec)
     check_size(codec, frames)
@@ -186,12 +187,14 @@ def save(options: SaveVideoOptions, frames: Frames, context: dict | None = None)
         writer.abort("the save failed")
         writer.discard()
         raise
-    return _flat(images), saved, _report(options, (chosen, lines), writer, frames, (why_not, fed, waited), output_line)
+    flat = _flat(images)
+    total = time.perf_counter() - start
+    return flat, saved, _report(options, (chosen, lines), writer, frames, (why_not, fed, waited, total), output_line)
 
 
 def _report(options, encoding, writer: VideoWriter, frames: Frames, timing, output_line: str = "") -> Report:
     chosen, lines = encoding
-    why_not, fed, waited = timing
+    why_not, fed, waited, total = timing
     h, w = writer.size or (frames.height, frames.width)
     head = [Section(current_title())] if current_title() else []
     body = [f"encoder: {writer.encoder_name or chosen.name} {chosen.why}", *lines]
@@ -206,6 +209,8 @@ def _report(options, encoding, writer: VideoWriter, frames: Frames, timing, outp
                     f"encoder finished {waited:.2f} s later)")
     if output_line:
         body.append(output_line)
+    body.append(f"time: {total:.2f} s in this node from its inputs to the closed file (what ComfyUI does after it, "
+                "e.g. keeping the images output in its cache, is not in it)")
     meta = writer.spec.metadata
     body.append("metadata: " + (", ".join(sorted(meta)) + " embedded (as Save Video)" if meta else
                                 "none (ComfyUI runs with --disable-metadata, or no workflow was given)"))

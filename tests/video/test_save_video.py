@@ -6,6 +6,7 @@ workflow and prompt in the metadata, the name from ComfyUI's counter, and the pi
 frames out in order (tiled) is encoded after it, a GPU encoder that does not open falls back (or stops with
 on_failure error), names are never reused, and the inputs are checked."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,7 @@ def test_same_file_as_save_video(files):
     assert "encoded while it decoded" in text and "libx264" in text and "every setting Save Video's" in text
     assert "metadata: prompt, workflow embedded" in text
     assert "output: left to ComfyUI's own conversion, as in VAE Decode (the VAE decodes on cpu" in text
+    assert re.search(r"time: \d+\.\d\d s in this node from its inputs to the closed file", text), text
     assert "converted to 8 bits where they were" in report(h, "11")
 
 
