@@ -914,6 +914,22 @@ def pack_reports(prompt: dict, entry: dict) -> dict:
     return out
 
 
+_SAVE_SPLIT = (("decode", r"decode (\d+\.\d+) s; the encoder finished"),
+               ("encoder tail", r"the encoder finished (\d+\.\d+) s after it"),
+               ("node", r"time: (\d+\.\d+) s in this node"))
+
+
+def save_split(reports: dict) -> dict:
+    """Accel Save Video's decode + save stage taken apart by its own report: the decode (ComfyUI's, the output's way
+    to the CPU included), the encoder's tail after it, the node's own time ({} where the report does not say)."""
+    import re
+
+    for node, text in (reports or {}).items():
+        if node.endswith(" AccelSaveVideo"):
+            return {k: float(m.group(1)) for k, rx in _SAVE_SPLIT if (m := re.search(rx, text))}
+    return {}
+
+
 def _queue(srv, ev, base: Path, p: dict, what: tuple, timeout: float) -> dict:
     """One measured Queue (what: its label, number and change or None): total, per-stage and per-node seconds,
     outputs."""
@@ -990,6 +1006,16 @@ def markdown(res: dict) -> str:
     if rss:
         lines += ["", "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): "
                   + ", ".join(f"{r['variant']} {r['server_peak_rss_gib']}" for r in rss)]
+    splits = [(r["variant"], [save_split(q.get("reports")) for q in r["queues"]]) for r in res["rows"]
+              if r.get("queues") and any(save_split(q.get("reports")) for q in r["queues"])]
+    if splits:
+        lines += ["", "Accel Save Video's stage by its own report, per Queue (decode: ComfyUI's decode with the "
+                  "output's way to the CPU; encoder tail: the encoder still running after it; node: the node's own "
+                  "time; the rest of the stage is ComfyUI's, before and after the node):"]
+        for variant, per_q in splits:
+            lines.append(f"- {variant}: " + "; ".join(
+                f"Queue {i + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in sp.items()) for i, sp in enumerate(per_q)
+                if sp))
     reps = [(r["variant"], r["queues"][-1]["reports"]) for r in res["rows"]
             if r.get("queues") and r["queues"][-1].get("reports")]
     if reps:
