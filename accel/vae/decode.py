@@ -160,7 +160,6 @@ class AccelState:
         self.compile_failed: str | None = None
         self.decodes = 0
         self.last_tiles: dict | None = None  # decode_tiled arguments of the last tiled decode (None: a full decode)
-        self.last_output: str | None = None  # why the last full decode's output went ComfyUI's way (accel.vae.output)
 
     def __deepcopy__(self, memo):
         return self
@@ -349,10 +348,9 @@ def _accel_class(base):
             else:
                 out, why = output.decode_to_host(self, samples_in, contiguous=True,
                                                  run=lambda v: base.decode(v, samples_in, *args, **kwargs))
-                if why is not None and getattr(self.device, "type", "") == "cuda":
+                if why is not None and output.on_cpu_from_gpu(self):  # ComfyUI's copy and conversion ran after all
                     log.info_once(("vae-output", why), "Accel VAE: decoded images converted on the CPU as ComfyUI "
                                   "does: %s", why)
-                st.last_output = why
         return out.contiguous()
 
     def decode_tiled(self, samples, *args, **kwargs):

@@ -54,6 +54,17 @@ def plan(vae, samples) -> str | None:
     return None
 
 
+def on_cpu_from_gpu(vae) -> bool:
+    """Whether ComfyUI's own decode of `vae` decodes on a CUDA GPU and hands its images out on the CPU (what
+    `decode_to_host` changes); False e.g. inside another caller's `decode_to_host`, which pointed the output at the
+    GPU already."""
+    import torch
+
+    device, out_dev = getattr(vae, "device", None), getattr(vae, "output_device", None)
+    return (isinstance(device, torch.device) and device.type == "cuda" and out_dev is not None
+            and torch.device(out_dev).type == "cpu")
+
+
 def decode_to_host(vae, samples, run=None, contiguous: bool = False):
     """(images, None): `run(v)` (default `v.decode(samples)`) on a copy of `vae` that keeps the output on the VAE's
     device, copied to pinned host memory (with the decode's strides, or contiguous); (images, why not) where `plan`

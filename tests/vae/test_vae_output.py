@@ -73,8 +73,9 @@ def test_steps_aside_without_room_or_with_gpu_outputs(VO, CC, wan_vae, monkeypat
     out, why2 = VO.decode_to_host(v, z, run=lambda t: seen.append(t) or torch.zeros(1))
     assert why2 == why and seen == [v]  # ComfyUI's decode on the VAE as it is
     v = _as_cuda(wan_vae, monkeypatch, CC, free=64 * 2**30)
+    assert VO.on_cpu_from_gpu(v) and not VO.on_cpu_from_gpu(wan_vae)
     v.output_device = torch.device("cuda", 0)
-    assert "--gpu-only" in VO.plan(v, z)
+    assert "--gpu-only" in VO.plan(v, z) and not VO.on_cpu_from_gpu(v)
     v = _as_cuda(wan_vae, monkeypatch, CC, free=64 * 2**30)
     v.first_stage_model = type("Chunked", (), {"comfy_has_chunked_io": True})()
     assert "chunked output" in VO.plan(v, z)
