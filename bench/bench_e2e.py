@@ -1006,8 +1006,8 @@ def markdown(res: dict) -> str:
     if rss:
         lines += ["", "Peak host RSS of each variant's ComfyUI server (VmHWM, GiB): "
                   + ", ".join(f"{r['variant']} {r['server_peak_rss_gib']}" for r in rss)]
-    splits = [(r["variant"], [save_split(q.get("reports")) for q in r["queues"]]) for r in res["rows"]
-              if r.get("queues") and any(save_split(q.get("reports")) for q in r["queues"])]
+    splits = [(r["variant"], [save_split(q.get("reports")) for q in r.get("queues") or []]) for r in res["rows"]]
+    splits = [(variant, per_q) for variant, per_q in splits if any(per_q)]
     if splits:
         lines += ["", "Accel Save Video's stage by its own report, per Queue (decode: ComfyUI's decode with the "
                   "output's way to the CPU; encoder tail: the encoder still running after it; node: the node's own "

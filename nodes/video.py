@@ -64,7 +64,8 @@ class AccelSaveVideo(AccelNode):
             ],
             outputs=[io.Image.Output(display_name="images", tooltip="The frames saved (VAE Decode's output when it "
                                                                      "decoded)."),
-                     report_output("The file written, which encoder ran, and whether encoding overlapped the decode.")],
+                     report_output("The file written, which encoder ran, whether encoding overlapped the decode, "
+                                   "where the decoded images were converted, and the node's own time.")],
             hidden=[io.Hidden.prompt, io.Hidden.extra_pnginfo],
             is_output_node=True,
         )

@@ -22,11 +22,10 @@ import copy
 import math
 
 
-def plan(vae, samples) -> str | None:
-    """None where `decode_to_host` converts on the VAE's device, else why it leaves ComfyUI's decode as it is."""
+def _not_gpu_to_cpu(vae) -> str | None:
+    """None where ComfyUI's decode of `vae` runs on a CUDA GPU and hands its images out on the CPU (what this module
+    changes), else why not."""
     import torch
-
-    from .. import comfy_compat
 
     device = getattr(vae, "device", None)
     if not isinstance(device, torch.device) or device.type != "cuda":
@@ -36,6 +35,22 @@ def plan(vae, samples) -> str | None:
         return "this ComfyUI's VAE has no output device to point at the GPU"
     if torch.device(out_dev).type != "cpu":
         return "ComfyUI keeps decoded images on the GPU here (--gpu-only)"
+    return None
+
+
+def on_cpu_from_gpu(vae) -> bool:
+    """Whether ComfyUI's own decode of `vae` decodes on a CUDA GPU and hands its images out on the CPU; False e.g.
+    inside another caller's `decode_to_host`, which pointed the output at the GPU already."""
+    return _not_gpu_to_cpu(vae) is None
+
+
+def plan(vae, samples) -> str | None:
+    """None where `decode_to_host` converts on the VAE's device, else why it leaves ComfyUI's decode as it is."""
+    from .. import comfy_compat
+
+    why = _not_gpu_to_cpu(vae)
+    if why is not None:
+        return why
     if getattr(getattr(vae, "first_stage_model", None), "comfy_has_chunked_io", False):
         return "this VAE writes each decoded chunk straight into ComfyUI's output (its chunked output)"
     shape = tuple(samples.shape)
@@ -52,17 +67,6 @@ def plan(vae, samples) -> str | None:
         return (f"the GPU's free memory ({free / 2**30:.1f} GiB) does not hold the decode and the float32 video "
                 f"({math.ceil(need / 2**27) / 8:.1f} GiB)")
     return None
-
-
-def on_cpu_from_gpu(vae) -> bool:
-    """Whether ComfyUI's own decode of `vae` decodes on a CUDA GPU and hands its images out on the CPU (what
-    `decode_to_host` changes); False e.g. inside another caller's `decode_to_host`, which pointed the output at the
-    GPU already."""
-    import torch
-
-    device, out_dev = getattr(vae, "device", None), getattr(vae, "output_device", None)
-    return (isinstance(device, torch.device) and device.type == "cuda" and out_dev is not None
-            and torch.device(out_dev).type == "cpu")
 
 
 def decode_to_host(vae, samples, run=None, contiguous: bool = False):
@@ -84,8 +88,7 @@ def decode_to_host(vae, samples, run=None, contiguous: bool = False):
         host = torch.empty(images.shape, dtype=images.dtype, device="cpu", pin_memory=True)
     else:
         host = torch.empty_strided(images.shape, images.stride(), dtype=images.dtype, device="cpu", pin_memory=True)
-    host.copy_(images, non_blocking=True)
-    torch.cuda.current_stream(images.device).synchronize()
+    host.copy_(images)  # into pinned memory: one DMA transfer at the link's speed, returns when it is done
     return host, None
 
 
@@ -99,12 +102,11 @@ def report_line(why: str | None, device) -> str:
 
 def node_line(vae, tiled: bool) -> str:
     """Accel VAE's report line (made before any decode runs: whether the GPU has room is decided per decode)."""
-    import torch
-
-    device = getattr(vae, "device", None)
-    if not isinstance(device, torch.device) or device.type != "cuda":
-        return f"output: ComfyUI's own conversion (the VAE decodes on {device}, not a CUDA GPU)"
+    why = _not_gpu_to_cpu(vae)
+    if why is not None:
+        return f"output: ComfyUI's own conversion ({why})"
     if tiled:
         return "output: ComfyUI's own conversion (tiled decodes)"
-    return (f"output: converted to float32 on {device} and copied to the CPU through pinned memory (the same pixels "
-            "as VAE Decode's), where the GPU has room for it when the decode runs, else ComfyUI's way (logged once)")
+    return (f"output: converted to float32 on {vae.device} and copied to the CPU through pinned memory (the same "
+            "pixels as VAE Decode's), where the GPU has room for it when the decode runs, else ComfyUI's way (logged "
+            "once)")
