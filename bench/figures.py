@@ -2817,6 +2817,116 @@ rows(S_E2E_SHIPPED_I2V, "h200/e2e_lightx2v_033/i2v_whole_card_shipped_faster/e2e
      ("e2ef_i2v.h200.level1_save.later.total", "json:rows/1/later_median/total_s", 11.45, "{:.1f} s",
       "the shipped workflow (x264 faster), whole Queue"))
 
+# The decode's output path (accel/vae/output.py) and Accel VAE in front of Accel Save Video: the A14B workflows as
+# shipped since (level1+vae+save), against the graph without Accel VAE (level1+save) and stock
+_E2E_VAE = _E2E_SHIPPED.replace("Accel Save Video at encoder cpu and preset faster as shipped",
+                                "Accel VAE at its Hopper choice (channels_last, fused_norm) in front of Accel Save "
+                                "Video at encoder cpu and preset faster, both as shipped")
+S_E2E_VAE_T2V = Setup("H200", "0.33.0", 141, _E2E_VAE.format(
+    wf="T2V", card="", q=4, cmd="--variants stock,level1+save,level1+vae+save --queues 4 --compile-cache shared"))
+S_E2E_VAE_I2V = Setup("H200", "0.33.0", 141, _E2E_VAE.format(
+    wf="I2V", card="", q=2, cmd="--workflow wan22_i2v_lightx2v --variants stock,level1+vae+save --queues 2; one "
+                                "Queue after the first, so Queue 2 itself"))
+rows(S_E2E_VAE_T2V, "h200/e2e_lightx2v_033/whole_card_output_vae/e2e_wan22_t2v_lightx2v.json",
+     ("e2ev.h200.stock.later.total", "json:rows/0/later_median/total_s", 18.961, "{:.1f} s", "stock, whole Queue"),
+     ("e2ev.h200.level1_save.later.total", "json:rows/1/later_median/total_s", 10.73, "{:.1f} s",
+      "Level-1 + Accel Save Video (no Accel VAE), whole Queue"),
+     ("e2ev.h200.level1_vae_save.later.total", "json:rows/2/later_median/total_s", 10.286, "{:.1f} s",
+      "the shipped workflow (Accel VAE + Accel Save Video), whole Queue"),
+     ("e2ev.h200.stock.later.decode", "json:rows/0/later_median/stages_s/VAE decode", 2.079, "{:.1f} s",
+      "stock, VAE Decode"),
+     ("e2ev.h200.stock.later.save", "json:rows/0/later_median/stages_s/save", 2.975, "{:.1f} s",
+      "stock, Create Video -> Save Video"),
+     ("e2ev.h200.level1_save.later.decode_save", "json:rows/1/later_median/stages_s/decode + save", 2.224,
+      "{:.1f} s", "Accel Save Video without Accel VAE: decode + save"),
+     ("e2ev.h200.level1_vae_save.later.decode_save", "json:rows/2/later_median/stages_s/decode + save", 1.822,
+      "{:.1f} s", "Accel VAE + Accel Save Video: decode + save"),
+     ("e2ev.h200.stock.later.sampler_high", "json:rows/0/later_median/stages_s/sampler high-noise", 6.933,
+      "{:.1f} s", "stock, the high-noise expert's sampler"),
+     ("e2ev.h200.level1_vae_save.later.sampler_high", "json:rows/2/later_median/stages_s/sampler high-noise",
+      4.249, "{:.1f} s", "Level-1, the high-noise expert's sampler"),
+     ("e2ev.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 31.718, "{:.1f} s", "stock, Queue 1"),
+     ("e2ev.h200.level1_vae_save.q1.total", "json:rows/2/queues/0/total_s", 26.174, "{:.1f} s",
+      "the shipped workflow, Queue 1 (compiled by an earlier server: shared inductor cache)"),
+     ("e2ev.h200.level1_save.q1.total", "json:rows/1/queues/0/total_s", 34.022, "{:.1f} s",
+      "Level-1 + Accel Save Video, Queue 1 (the first compiling server)"))
+rows(S_E2E_VAE_I2V, "h200/e2e_lightx2v_033/i2v_whole_card_output_vae/e2e_wan22_i2v_lightx2v.json",
+     ("e2ev_i2v.h200.stock.q2.total", "json:rows/0/queues/1/total_s", 20.061, "{:.1f} s", "stock, Queue 2"),
+     ("e2ev_i2v.h200.level1_vae_save.q2.total", "json:rows/1/queues/1/total_s", 10.73, "{:.1f} s",
+      "the shipped I2V workflow, Queue 2"),
+     ("e2ev_i2v.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 36.509, "{:.1f} s", "stock, Queue 1"),
+     ("e2ev_i2v.h200.level1_vae_save.q1.total", "json:rows/1/queues/0/total_s", 43.808, "{:.1f} s",
+      "the shipped I2V workflow, Queue 1 (compiles)"))
+
+S_VAE_H200_OUTPUT = Setup("H200", "0.33.0", 141,
+    "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, stock, the decode's "
+    "output path alone (accel/vae/output.py: every Accel VAE option off) and Accel VAE's Hopper choice (channels_last "
+    "+ fused_norm, with the output path) in one process on the same latents, 1 warm-up and 3 decodes each, then 3 "
+    "interleaved rounds, the median over all decodes, then one profiled decode each (bench_vae.py --vaes wan2.1 "
+    "--variants stock,output,cl+fn --rounds 3 --profile --no-fp32-reference)")
+rows(S_VAE_H200_OUTPUT, "h200/vae_033_output/vae.json",
+     ("vae.h200.output.stock.time", "json:rows/0/time_s", 1.7194, "{:.2f} s", "stock decode"),
+     ("vae.h200.output.output.time", "json:rows/1/time_s", 1.5193, "{:.2f} s", "the output path alone"),
+     ("vae.h200.output.output.speedup", "json:rows/1/speedup", 1.132, "{:.2f}x", "the output path alone vs stock"),
+     ("vae.h200.output.output.maxdiff", "json:rows/1/max_abs_diff", 0.0, "{:g}",
+      "the output path alone: max |diff| to stock's decode (bit-identical)"),
+     ("vae.h200.output.cl_fn.speedup", "json:rows/2/speedup", 1.492, "{:.2f}x",
+      "Accel VAE's Hopper choice with the output path vs stock"))
+
+S_WF_H200_8_PROFILE = Setup("H200", "0.33.0", 8,
+    "H200 141GB as an 8 GB card: another process holds the rest of the GPU before ComfyUI starts, so every allocator "
+    "sees 8 GiB; Wan 2.2 A14B T2V users' workflow: two experts loaded by ComfyUI's loader from a random file in "
+    "ComfyUI's scaled-fp8 layout, a rank-32 LightX2V-layout LoRA on each, shift 5, 480p 81 frames, 4 steps CFG 1 split "
+    "2+2, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM), sampling of both experts, each chain on its own after its "
+    "first run, 2 timed runs (the later one quoted), then one run under torch.profiler (bench_matrix.py --workflow "
+    "lightx2v --sequential --card 8 --occupy --rounds 2 --profile)")
+rows(S_WF_H200_8_PROFILE, "h200/wf_lightx2v_033/card8_occupied_profile/matrix.json",
+     ("wf8p.h200.stock.time", "json:chains/stock/times_s/1", 15.312, "{:.1f} s", "stock sampling"),
+     ("wf8p.h200.level1.time", "json:chains/level1/times_s/1", 9.654, "{:.1f} s", "Level-1 sampling"),
+     ("wf8p.h200.level1.speedup", "json:chains/level1/speedup", 1.586, "{:.2f}x", "Level-1 vs stock"),
+     ("wf8p.h200.level1.copy", "json:chains/level1/profile/copy_ms", 1099.8, "{:.0f} ms",
+      "Level-1, profiled run: weight copies to the GPU"),
+     ("wf8p.h200.level1.copy_alone", "json:chains/level1/profile/copy_alone_ms", 254.5, "{:.0f} ms",
+      "Level-1, profiled run: copies with no compute beside them"),
+     ("wf8p.h200.level1.busy", "json:chains/level1/profile/gpu_busy", 0.915, "{:.3f}",
+      "Level-1, profiled run: share of the run the GPU was busy"),
+     ("wf8p.h200.stock.copy_alone", "json:chains/stock/profile/copy_alone_ms", 223.7, "{:.0f} ms",
+      "stock, profiled run: copies with no compute beside them"))
+
+S_FAMILY_H200_H3_FA4 = Setup("H200", "0.33.0", 141,
+    _H3_TURBO + ", whole card, flash-attn-4 4.0.0b36 carried (quality sparse's kernel: FlashAttention-4's "
+    "block-sparse one), stock, Level-1 and Level-1 quality sparse: first runs, then 1 timed round (--chains "
+    "stock,shipped,level1_h3_sparse --rounds 1)")
+rows(S_FAMILY_H200_H3_FA4, "h200/family_033_minimax_h3_turbo/sparse_fa4/matrix.json",
+     ("family.h200.minimax_h3_turbo.sparse_fa4.stock.time", "json:chains/stock/times_s/0", 30.533, "{:.1f} s",
+      "stock"),
+     ("family.h200.minimax_h3_turbo.sparse_fa4.time", "json:chains/level1_h3_sparse/times_s/0", 12.244, "{:.1f} s",
+      "Level-1 quality sparse (FlashAttention-4)"),
+     ("family.h200.minimax_h3_turbo.sparse_fa4.cosine", "json:chains/level1_h3_sparse/cosine", 0.995661, "{:.4f}",
+      "Level-1 quality sparse (FlashAttention-4), final latent vs stock's first run"),
+     ("family.h200.minimax_h3_turbo.sparse_fa4.shipped.speedup", "json:chains/shipped/speedup", 1.648, "{:.2f}x",
+      "Level-1 (exact) in the same run"))
+about(S_FAMILY_H200_H3_FA4,
+      ("family.h200.minimax_h3_turbo.sparse_fa4.speedup",
+       "Accel MiniMax-H3 Level-1 quality sparse (radial, FlashAttention-4's kernel) vs stock"))
+S_FAMILY_H200_H3_24_PROFILE = Setup("H200", "0.33.0", 24,
+    _H3_TURBO + ", as a 24 GB card (--card 24 --occupy: another process holds the rest of the GPU before ComfyUI "
+    "starts), each chain on its own after its first run, 1 timed run, then one run under torch.profiler "
+    "(--sequential --profile --chains stock,shipped)")
+rows(S_FAMILY_H200_H3_24_PROFILE, "h200/family_033_minimax_h3_turbo/card24_profile/matrix.json",
+     ("family.h200.24p.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.418, "{:.2f}x",
+      "Level-1 vs stock"),
+     ("family.h200.24p.minimax_h3_turbo.stock.copy", "json:chains/stock/profile/copy_ms", 1.6922, "{:.1f} s",
+      "stock, profiled run: weight copies to the GPU", 0.001),
+     ("family.h200.24p.minimax_h3_turbo.stock.copy_alone", "json:chains/stock/profile/copy_alone_ms", 0.2048,
+      "{:.1f} s", "stock, profiled run: copies with no compute beside them", 0.001),
+     ("family.h200.24p.minimax_h3_turbo.shipped.copy", "json:chains/shipped/profile/copy_ms", 4.6958, "{:.1f} s",
+      "Level-1, profiled run: weight copies to the GPU", 0.001),
+     ("family.h200.24p.minimax_h3_turbo.shipped.copy_alone", "json:chains/shipped/profile/copy_alone_ms", 4.695,
+      "{:.1f} s", "Level-1, profiled run: copies with no compute beside them", 0.001),
+     ("family.h200.24p.minimax_h3_turbo.shipped.compute", "json:chains/shipped/profile/compute_busy_ms", 16.7643,
+      "{:.1f} s", "Level-1, profiled run: compute busy", 0.001))
+
 
 def _s_card_shipped(card, variants):
     article = "an" if card == 8 else "a"
