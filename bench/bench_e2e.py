@@ -52,11 +52,12 @@ experts take no CLIP vision). Every file name the workflow loads gets a random f
   Samplers are reported per expert ("sampler high-noise", "sampler low-noise": the UNETLoader file name at the
   head of the sampler's model chain).
 Variants with Accel Save Video in place of VAE Decode -> Create Video -> Save Video (the node decodes and encodes
-while decoding; its stage is "decode + save"): level1+save (the shipped A14B graph as it is: it
+while decoding; its stage is "decode + save"): level1+save (the shipped A14B graph without its Accel VAE: it
 saves with Accel Save Video, x264 preset faster), level1+save_medium (the same at Save Video's preset, medium),
-level1+vae+save (and Accel VAE at its defaults),
-stock+save (stock ComfyUI with it only). `stock` and `level1` run the shipped graph with ComfyUI's own three nodes in
-its place (with_core_save).
+level1+vae+save (the shipped A14B graph as it is: Accel VAE at the workflow's values in front of Accel Save Video; on
+a workflow without one, Accel VAE at the node's defaults), stock+save (stock ComfyUI with it only). `stock`,
+`level1` and `level1+vae` run the graph with ComfyUI's own three nodes in its place (with_core_save); every variant
+but the `+vae` ones leaves the shipped Accel VAE out (without_accel_vae).
 Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
       kj_sage_compile  KJNodes PathchSageAttentionKJ (sage_attention auto) -> TorchCompileModelAdvanced (defaults);
                        KJNodes from $KJNODES_PATH (default /tmp/carry/kjnodes), linked into the server's
@@ -66,7 +67,7 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
                        ComfyUI / GPU does not offer it in /object_info).
       level1+prefetch  as shipped with Level-1's prefetch_weights on (the next block's streamed weights fetched
                        while a block runs: cards where ComfyUI streams the weights, --card N --occupy), ComfyUI's save;
-      level1+save+prefetch  the same with Accel Save Video (the shipped graph as it is, prefetch_weights on);
+      level1+save+prefetch  the same with Accel Save Video (level1+save, prefetch_weights on);
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -140,14 +141,14 @@ DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
 WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
 VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast", "level1_fast")
 # Accel Save Video in place of VAE Decode -> Create Video -> Save Video (it decodes and encodes while decoding): the
-# shipped graph with it (`level1+save`; at Save Video's x264 preset `level1+save_medium`), with Accel VAE too
-# (`level1+vae+save`), and stock ComfyUI with it only
+# shipped A14B graph without its Accel VAE (`level1+save`; at Save Video's x264 preset `level1+save_medium`), the
+# shipped graph as it is, Accel VAE too (`level1+vae+save`), and stock ComfyUI with it only
 SAVE_VARIANTS = ("level1+save", "level1+save_medium", "level1+vae+save", "stock+save")
 # what each Queue after the seed-changed ones changes (--changes), each from the Queue before it
 CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
-# Level-1 with prefetch_weights on (accel/compile/prefetch.py): with ComfyUI's save (`level1+prefetch`), and in the
-# shipped graph as it is, with Accel Save Video (`level1+save+prefetch`)
+# Level-1 with prefetch_weights on (accel/compile/prefetch.py): with ComfyUI's save (`level1+prefetch`), and with
+# Accel Save Video (`level1+save+prefetch`), both without the shipped Accel VAE
 PREFETCH_VARIANTS = ("level1+prefetch", "level1+save+prefetch")
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
@@ -275,10 +276,11 @@ def load_workflow(name: str | None = None) -> dict:
 
 def bypass_accel(prompt: dict) -> dict:
     """The stock twin: Accel Save Video back to ComfyUI's own nodes (with_core_save), then every Accel* node with a
-    `model` input removed, links to it going to its model input."""
+    `model` input, and every Accel VAE, removed, links to it going to its model (VAE) input."""
     p = with_core_save(prompt)
-    accel = {k: v["inputs"]["model"] for k, v in p.items()
-             if v["class_type"].startswith("Accel") and isinstance(v["inputs"].get("model"), list)}
+    accel = {k: v["inputs"][k_in] for k, v in p.items() for k_in in ("model", "vae")
+             if v["class_type"].startswith("Accel") and isinstance(v["inputs"].get(k_in), list)
+             and (k_in == "model" or v["class_type"] == "AccelVAE")}
 
     def resolve(link):
         while isinstance(link, list) and link[0] in accel:
@@ -351,8 +353,29 @@ def fill_defaults(prompt: dict, object_info: dict, classes=PEER_NODES) -> dict:
     return p
 
 
+def without_accel_vae(prompt: dict) -> tuple[dict, dict]:
+    """(the prompt with every Accel VAE removed, its consumers taking its VAE input; the option inputs of the one
+    removed, {} where there was none): the shipped A14B workflows decode through one, which the `level1` and
+    `level1+save` variants leave out and the `+vae` ones put back with these values."""
+    p = copy.deepcopy(prompt)
+    found = {k: v for k, v in p.items() if v["class_type"] == "AccelVAE"}
+    if len(found) > 1:
+        raise ValueError(f"{len(found)} Accel VAE nodes: the variants put back one")
+    options = {}
+    for k, v in found.items():
+        options = {n: x for n, x in v["inputs"].items() if n != "vae"}
+        del p[k]
+        for w in p.values():
+            for name, val in w["inputs"].items():
+                if val == [k, 0]:
+                    w["inputs"][name] = v["inputs"]["vae"]
+    return p, options
+
+
 def with_accel_vae(prompt: dict, **options) -> dict:
     """Accel VAE (the node's defaults, `options` on top) between the VAE loader and every VAE Decode."""
+    if any(v["class_type"] == "AccelVAE" for v in prompt.values()):
+        raise ValueError("the prompt has an Accel VAE already (without_accel_vae takes it out)")
     p = copy.deepcopy(prompt)
     loader = next(k for k, v in p.items() if v["class_type"] == "VAELoader")
     nid = str(max(int(k) for k in p) + 1)
@@ -524,7 +547,8 @@ def gguf_loaders(prompt: dict) -> dict:
 
 
 def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
-    base = with_core_save(load_workflow(getattr(a, "workflow", None)))  # level1: the shipped chain, core's save
+    # level1: the shipped chain with core's save and without the shipped Accel VAE; the +vae variants put it back
+    base, shipped_vae = without_accel_vae(with_core_save(load_workflow(getattr(a, "workflow", None))))
     if variant == "stock":
         p = bypass_accel(base)
     elif variant == "level1":
@@ -536,7 +560,7 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
     elif variant == "level1+save+prefetch":
         p = with_level1_inputs(with_accel_save(base), prefetch_weights=True)
     elif variant == "level1+vae":
-        p = with_accel_vae(base)
+        p = with_accel_vae(base, **shipped_vae)
     elif variant == "level1+vae_fused":
         p = with_accel_vae(base, fused_norm=True)
     elif variant == "level1+vae_fast":
@@ -546,7 +570,7 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
     elif variant == "level1+save_medium":
         p = with_accel_save(base, cpu_preset=SAVE_VIDEO_PRESET)
     elif variant == "level1+vae+save":
-        p = with_accel_save(with_accel_vae(base))
+        p = with_accel_save(with_accel_vae(base, **shipped_vae))
     elif variant == "stock+save":
         p = with_accel_save(bypass_accel(base))
     elif variant in PEER_CHAINS:

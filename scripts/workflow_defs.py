@@ -502,6 +502,11 @@ FEWSTEP_SAVE = "accel"
 # Accel Save Video's x264 preset in them: the fastest that kept Save Video's quality and file size in
 # bench/results/h200/save_video_033_16core/ (its README says how it was chosen).
 FEWSTEP_CPU_PRESET = "faster"
+# Accel VAE in front of the decode (both the "accel" and the "core" save): its measured Hopper choice
+# (accel/vae/measured.py DECODE_DEFAULTS; a test holds the two equal). One H200 to itself measured the shipped T2V Queue
+# 10.73 s without it and 10.29 s with it, I2V 10.73 s with it against stock's 20.06 s
+# (bench/results/h200/e2e_lightx2v_033/whole_card_output_vae/, i2v_whole_card_output_vae/).
+FEWSTEP_VAE = {"fused_norm": True}
 _FEWSTEP_BODY = """
 Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
 the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
@@ -523,9 +528,17 @@ Newer LightX2V LoRA versions (e.g. `*_lora_rank64_lightx2v_4step_1217`) are at
 and pick it in the two LoRA nodes."""
 
 
-def _fewstep_body(save: str) -> str:
-    """The A14B LightX2V note, with how this file decodes and saves (`save`: "accel" or "core")."""
-    return _FEWSTEP_BODY.format(save=_FEWSTEP_SAVE_NOTE[save])
+def _fewstep_body(save: str, accel_vae: bool = True) -> str:
+    """The A14B LightX2V note, with how this file decodes and saves (`save`: "accel" or "core"; `accel_vae`: whether
+    it decodes through Accel VAE, _fewstep_out)."""
+    return _FEWSTEP_BODY.format(save=_FEWSTEP_SAVE_NOTE[save] + ("\n\n" + _FEWSTEP_VAE_NOTE if accel_vae else ""))
+
+
+_FEWSTEP_VAE_NOTE = """**Accel VAE** in front of the decode: the same VAE weights with channels-last convolutions and a
+fused norm + SiLU kernel (`fused_norm`), the choice measured fastest on Hopper within the exact bound: no farther from
+a float32 decode than ComfyUI's own bf16 decode (the node's help has the figures). Its report says what ran; where the
+fused kernel cannot run (no Triton) it falls back to ComfyUI's norm and says so. To decode with the VAE as ComfyUI
+loads it, connect Load VAE straight to the decode."""
 
 
 _FEWSTEP_SAVE_NOTE = {
@@ -588,9 +601,11 @@ def _fewstep_files(kind: str, lora_version: str) -> list[str]:
 
 
 def _fewstep_out(f: Flow, latent: list, vae: list, prefix: str, save: str) -> list[str]:
+    """Accel VAE (FEWSTEP_VAE) between the VAE loader and the decode, then the decode and save (`save`)."""
+    fast = f.add("AccelVAE", "Accel VAE (faster decode)", vae=vae, **FEWSTEP_VAE)
     if save == "accel":
-        return _accel_video_out(f, latent, vae, prefix, cpu_preset=FEWSTEP_CPU_PRESET)
-    return _video_out(f, latent, vae, prefix)
+        return [fast] + _accel_video_out(f, latent, f.out(fast), prefix, cpu_preset=FEWSTEP_CPU_PRESET)
+    return [fast] + _video_out(f, latent, f.out(fast), prefix)
 
 
 def wan22_a14b_t2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
@@ -603,7 +618,7 @@ def wan22_a14b_t2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     outs = _fewstep_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_level1", save)
     f.outputs = {"sampler": k2, "save": outs[-1]}
     n = _about(f, "Wan 2.2 T2V A14B, 4 steps (LightX2V LoRAs) + Level-1", _fewstep_body(save),
-               _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 470))
+               _fewstep_files("t2v", "v1.1") + [_UMT5, _WAN_VAE], size=(500, 560))
     _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae],
                      [("2 · Prompt", [pos, neg]), ("3 · Size", [lat])], experts, (k1, k2), outs)
     return f
@@ -619,7 +634,8 @@ def wan22_a14b_t2v_4step_720p_sparse(info) -> Flow:
     k1, k2 = _fewstep_samplers(f, experts, f.out(pos), f.out(neg), f.out(lat))
     outs = _video_out(f, f.out(k2), f.out(vae), "video/wan2.2_A14B_4step_720p_sparse")
     f.outputs = {"sampler": k2, "save": outs[-1]}
-    n = _about(f, "Wan 2.2 T2V A14B at 720p, 4 steps (LightX2V LoRAs) + Level-1 sparse", _fewstep_body("core") + """
+    n = _about(f, "Wan 2.2 T2V A14B at 720p, 4 steps (LightX2V LoRAs) + Level-1 sparse",
+               _fewstep_body("core", accel_vae=False) + """
 
 **720p with sparse attention (opt-in, not exact).** This is the workflow above at 1280x720: there attention is
 most of the time, so both Level-1 nodes use **quality: sparse (radial, opt-in)**: radial attention (Li et al.,
@@ -651,7 +667,7 @@ def wan22_a14b_i2v_4step(info, save: str = FEWSTEP_SAVE) -> Flow:
     n = _about(f, "Wan 2.2 I2V A14B, 4 steps (LightX2V LoRAs) + Level-1",
                _fewstep_body(save) + "\n\nPut your start image into the Load Image node (Wan 2.2 needs no CLIP vision "
                                "model).",
-               _fewstep_files("i2v", "v1") + [_UMT5, _WAN_VAE], size=(500, 500))
+               _fewstep_files("i2v", "v1") + [_UMT5, _WAN_VAE], size=(500, 590))
     _fewstep_columns(f, n, [experts["high"]["unet"], experts["low"]["unet"], clip, vae, img],
                      [("2 · Prompt", [pos, neg]), ("3 · Image conditioning", [i2v])], experts, (k1, k2), outs)
     return f

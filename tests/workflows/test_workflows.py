@@ -574,6 +574,39 @@ def test_core_save_twins_are_what_the_benchmark_measures(info, model_files, name
     assert diff == {sid} and medium[sid]["inputs"] == {**shipped[sid]["inputs"], "cpu_preset": "medium"}
     stock = B.bypass_accel(shipped)
     assert not any(v["class_type"].startswith("Accel") for v in stock.values())
+    [vloader] = [k for k, v in shipped.items() if v["class_type"] == "VAELoader"]
+    assert next(v for v in stock.values() if v["class_type"] == "VAEDecode")["inputs"]["vae"] == [vloader, 0]
+
+
+@pytest.mark.parametrize("name", ["wan2.2_t2v_A14B_lightx2v_4step_level1", "wan2.2_i2v_A14B_lightx2v_4step_level1"])
+def test_a14b_workflows_decode_through_accel_vae_at_its_hopper_choice(name):
+    """The A14B LightX2V workflows put Accel VAE between Load VAE and Accel Save Video, with the node's own defaults
+    and the option values accel/vae/measured.py chose for Hopper (what bench_e2e.py measured end to end); the
+    benchmark's level1 / level1+save variants leave it out, level1+vae+save puts it back as shipped."""
+    import workflow_defs
+
+    from accel_harness import env
+
+    measured = env.pack_module("accel.vae.measured").DECODE_DEFAULTS["Hopper (sm90)"]
+    assert workflow_defs.FEWSTEP_VAE == measured.options
+    shipped = _api(name)
+    [(vid, vae)] = [(k, v) for k, v in shipped.items() if v["class_type"] == "AccelVAE"]
+    [loader] = [k for k, v in shipped.items() if v["class_type"] == "VAELoader"]
+    assert vae["inputs"]["vae"] == [loader, 0]
+    [save] = [v for v in shipped.values() if v["class_type"] == "AccelSaveVideo"]
+    assert save["inputs"]["vae"] == [vid, 0]
+    opts = env.pack_module("accel.vae.options").VAEOptions()
+    expect = {n: getattr(opts, n) for n in vae["inputs"] if hasattr(opts, n)} | measured.options
+    assert {n: x for n, x in vae["inputs"].items() if n in expect} == expect
+    B = _bench_e2e()
+    a = B.parse(["--smoke", "--workflow", "wan22_i2v_lightx2v" if "i2v" in name else "wan22_t2v_lightx2v"])
+    for variant in ("level1", "level1+save", "stock"):
+        assert not any(v["class_type"] == "AccelVAE" for v in B.variant_prompt(variant, a, None).values()), variant
+    both = B.variant_prompt("level1+vae+save", a, None)
+    [(bid, got)] = [(k, v) for k, v in both.items() if v["class_type"] == "AccelVAE"]
+    assert {n: x for n, x in got["inputs"].items() if n != "vae"} == {n: x for n, x in vae["inputs"].items()
+                                                                      if n != "vae"}
+    assert next(v for v in both.values() if v["class_type"] == "AccelSaveVideo")["inputs"]["vae"] == [bid, 0]
 
 
 def test_validation_catches_a_wrong_model_name(model_files):
