@@ -288,6 +288,15 @@ def _fa4_capable(device) -> bool:
     return torch.cuda.get_device_capability(dev)[0] in (9, 10)
 
 
+# the report line's opening where FlashAttention-4's block-sparse kernel is what runs (a preset's gain line reads it)
+FA4_RAN = "sparse kernel: FlashAttention-4 block-sparse"
+
+
+def ran_fa4(sections) -> bool:
+    """Whether an attention report's sections say FlashAttention-4's block-sparse kernel runs (pick_kernel's line)."""
+    return any(line.strip().startswith(FA4_RAN + " (") for s in sections for line in s.render())
+
+
 def pick_kernel(device) -> tuple[str, list]:
     """('fa4' or 'flex', report lines): FA4 block-sparse where it imports and passes the probe, else flex."""
     from ...kernels.attention.sparse import ops
@@ -297,9 +306,9 @@ def pick_kernel(device) -> tuple[str, list]:
     if st.get("fa4") is None:
         why = probe_sparse("fa4", device)
         if why is None:
-            return "fa4", ["sparse kernel: FlashAttention-4 block-sparse (flash_attn.cute, block_sparse_tensors): "
-                           "passed a probe against the masked reference here; checked against it on an H100 "
-                           "(bench/results/h100/attention_033_fa4), not by the CPU tests (it needs the GPU)"]
+            return "fa4", [FA4_RAN + " (flash_attn.cute, block_sparse_tensors): passed a probe against the masked "
+                           "reference here; checked against it on an H100 (bench/results/h100/attention_033_fa4), not "
+                           "by the CPU tests (it needs the GPU)"]
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {why}")
     else:
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {st['fa4']}")

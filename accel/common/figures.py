@@ -103,6 +103,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.652, "{:.2f}x"),
         ("family.h200.minimax_h3_turbo.sparse.speedup", "json:chains/level1_h3_sparse/speedup", 2.054, "{:.2f}x"),
         ("family.h200.minimax_h3_turbo.stock.cosine", "json:chains/stock/cosine", 0.999275, "{:.4f}")],
+    "h200/family_033_minimax_h3_turbo/sparse_fa4/matrix.json": [
+        ("family.h200.minimax_h3_turbo.sparse_fa4.speedup", "json:chains/level1_h3_sparse/speedup", 2.494,
+         "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/flux/matrix.json": [
         ("fp8auto.h200.flux.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.696, "{:.2f}x"),
         ("fp8auto.h200.flux.shipped.speedup", "json:chains/shipped/speedup", 1.333, "{:.2f}x")],

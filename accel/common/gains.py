@@ -10,7 +10,8 @@ from . import figures
 
 EXACT = "exact"  # the family's exact chain: Accel Wan Level-1 on Wan, Accel CUDA Settings -> Attention -> Compile else
 FP8 = "fp8"  # Accel Load Diffusion Model (FP8) before the exact chain
-SPARSE = "sparse"  # the family's Level-1 preset with quality sparse (radial, opt-in; not exact)
+SPARSE = "sparse"  # the family's Level-1 preset with quality sparse (radial, opt-in; not exact), torch flex_attention
+SPARSE_FA4 = "sparse_fa4"  # the same where its sparse kernel is FlashAttention-4's block-sparse one
 
 # chain -> kind of model -> GPU class -> figure id (bench/figures.py says how each was measured). A node that is part
 # of the exact chain (Attention, Compile, CUDA Settings) quotes the chain's figure, and says so.
@@ -46,6 +47,9 @@ GAINS = {
     SPARSE: {
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.sparse.speedup"},
     },
+    SPARSE_FA4: {
+        "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.sparse_fa4.speedup"},
+    },
 }
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
@@ -74,7 +78,9 @@ def chain_name(chain: str, family) -> str:
     exact = ("Accel Wan Level-1" if family.is_wan else "Accel MiniMax-H3 Level-1" if family.family == "minimax_h3"
              else "CUDA Settings + Attention + Compile")
     if chain == SPARSE:
-        return exact + " quality sparse (not exact)"
+        return exact + " quality sparse (not exact; flex_attention)"
+    if chain == SPARSE_FA4:
+        return exact + " quality sparse (not exact; FlashAttention-4)"
     return "the FP8 loader + " + exact if chain == FP8 else exact
 
 

@@ -256,6 +256,7 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     # 1. attention -----------------------------------------------------------------------------
     fast_deviation = None  # the measured deviation of quantized attention, where quality fast uses it
     sparse_deviation = None  # what stands for the deviation where the sparse quality runs its pattern
+    sparse_fa4 = False  # its kernel is FlashAttention-4's block-sparse one (the gain line quotes that measurement)
     if options.attention:
         m, report = attention.apply(m, options.attention_options(), profile=prof,
                                     tensor_device_types=tensor_device_types)
@@ -264,6 +265,9 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
         hints += report.hints
         if options.quality == SPARSE:
             sparse_deviation = report.deviation
+            from ..attention.sparse import ran_fa4
+
+            sparse_fa4 = ran_fa4(report.sections)
         else:
             fast_deviation = report.deviation
     else:
@@ -318,23 +322,26 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
     if options.compile:
         _attach_run_summary(m, current_title() or target.title)
     ran.append("TF32 on" if options.tf32 else "TF32 off")
-    summary = _first_screen(fam, prof, options, ran, hints, exact=not (fast_deviation or sparse_deviation))
+    summary = _first_screen(fam, prof, options, ran, hints, exact=not (fast_deviation or sparse_deviation),
+                            sparse_fa4=sparse_fa4)
     log.info("%s applied to %s (attention %s, compile %s, tf32 %s)", current_title() or target.title, fam.name,
              ("fast" if fast_deviation else "sparse" if sparse_deviation else "on") if options.attention else "off",
              "on" if options.compile else "off", "on" if options.tf32 else "off")
     return m, Report(sections, deviation=" ".join(deviation), summary=summary)
 
 
-def _first_screen(fam, prof, options: WanLevel1Options, ran: list, hints: list, exact: bool) -> tuple:
+def _first_screen(fam, prof, options: WanLevel1Options, ran: list, hints: list, exact: bool,
+                  sparse_fa4: bool = False) -> tuple:
     """What is set to run, the measured gain of Level-1 on this kind of model and GPU, what to install or change for
     more (at most FIRST_SCREEN - 1 lines: the report after a run adds one above). `exact`: the exact path is what runs
-    (quality exact, or a quality that stood down)."""
+    (quality exact, or a quality that stood down); `sparse_fa4`: quality sparse runs FlashAttention-4's kernel."""
     from ..common import gains
     from ..common.report import FIRST_SCREEN
 
     head = Section(current_title(), f"{fam.name} on {_device_text(prof)}: {', '.join(ran)}").render()[0]
-    if not exact and options.quality == SPARSE and gains.measured(gains.SPARSE, fam, prof):
-        gain = gains.gain_line(gains.SPARSE, fam, prof)
+    sparse_chain = gains.SPARSE_FA4 if sparse_fa4 else gains.SPARSE
+    if not exact and options.quality == SPARSE and gains.measured(sparse_chain, fam, prof):
+        gain = gains.gain_line(sparse_chain, fam, prof)
     elif not exact:
         gain = gains.unmeasured_line(f"quality {options.quality}")
     elif options.attention and options.compile:
