@@ -42,7 +42,14 @@ Legacy patcher (ComfyUI 0.3.x; 0.33 with --disable-dynamic-vram or `clone(disabl
 What the pack's compiled blocks do without this (accel/compile/stream.py `BlockFetcher`): each block's weights are
 fetched in one go just before it runs, outside the graph: `cast_modules_with_vbar` for the VBAR layers (ComfyUI's
 stream rotation, so the copies overlap the block before when the host is ahead), `cast_bias_weight` on the compute
-stream for legacy ones (no overlap at all). An earlier version faulted the next block's VBAR layers while a block ran
+stream for legacy ones (no overlap at all). Where the model's forward runs ComfyUI's block queue (MiniMax-H3, LTX-2),
+the layers the queue fetched are used as it left them, as stock's layers use them. An earlier version fetched them a
+second time: as ComfyUI 0.33's code reads, each streamed layer copied twice a call, the second copy on the offload
+stream `get_offload_stream` had just made wait for all the compute queued (two calls per block turn its rotation of
+two streams around); bench/results/h200/family_033_minimax_h3_turbo/card24_profile measured that version: 4.7 s of
+copies a run with no compute beside them on a 24 GB card, against stock's 1.7 s nearly all hidden (this one is not
+measured yet). There `prefetch_weights` fetches nothing ahead (the queue would fetch it again) and says so.
+An earlier version faulted the next block's VBAR layers while a block ran
 (reverted; bench/results/h200/wf_lightx2v_033/README.md): their pages stayed pinned while the running block
 allocated, evictions passed them, and the host time per call tripled.
 
@@ -98,6 +105,7 @@ SKIP_BUDGET = "over the VRAM budget"
 SKIP_UNPINNED = "host copy not pinned by ComfyUI"
 SKIP_STREAMS = "fewer than two offload streams"
 SKIP_OOM = "out of memory while fetching ahead"
+SKIP_QUEUE = "fetched by ComfyUI's own block queue (this model's forward runs it)"
 
 # the two halves of prefetch_weights, for A/B runs of one of them (bench/bench_matrix.py --switch prefetch_room=off,
 # prefetch_ahead=off): 1. of the module docstring, and 2. / 3.
@@ -245,6 +253,9 @@ class Prefetcher:
         self.streamed = self.ahead = self.room = 0
         self.skipped: collections.Counter = collections.Counter()
         self.stats.calls += 1
+        # the model's forward fetches each block itself (comfy.model_prefetch's queue: MiniMax-H3, LTX-2), seen by the
+        # block fetcher: a block fetched ahead here would be fetched again by the queue, so nothing is fetched ahead
+        self.comfy_queue = False
 
     # -- order, room ------------------------------------------------------------------------------------------
     def set_order(self, blocks):
@@ -300,6 +311,9 @@ class Prefetcher:
         """2. / 3. of the module docstring for the block after `block`, right after `block` was queued."""
         nxt = self.next_of.get(id(block))
         if nxt is None or self.stats.fell_back or not FETCH_AHEAD:
+            return
+        if self.comfy_queue:
+            self._skip(SKIP_QUEUE)
             return
         layers = self.fetcher.pending(nxt)
         if not layers:

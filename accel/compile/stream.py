@@ -26,6 +26,9 @@ are fetched as stored
 Only one block's streamed weights are materialised at a time, like stock ComfyUI's per-layer casting
 (a 14B Wan block is ~0.7 GB in fp16). Everything is feature-detected; where the running ComfyUI lacks
 the cast API, `comfy_compat.block_fetch_support()` says why and the caller turns DynamicVRAM off for the model instead.
+Where the model's forward fetches each block itself before calling it (ComfyUI's block queue, `comfy.model_prefetch`:
+MiniMax-H3, LTX-2), its layers arrive with ComfyUI's fetch state on them; those are used as they are, as stock's
+`cast_bias_weight` uses them, and released by the queue, not fetched a second time.
 """
 from __future__ import annotations
 
@@ -110,6 +113,7 @@ class BlockFetcher:
             self.streamed += 1
             if pf is not None:
                 pf.note(f.copied, got is not None)
+                pf.comfy_queue = pf.comfy_queue or bool(f.queued)
         try:
             out = _with_plain(slots, fn, block, args, kwargs)
         finally:
@@ -139,6 +143,13 @@ class BlockFetcher:
             started = set(map(id, done))
             rest = [m for m in layers if getattr(m, "_v", None) is not None and m.weight.device != device
                     and id(m) not in started]
+            # fetched for this call by ComfyUI's own block queue (comfy.model_prefetch, which MiniMax-H3's and LTX-2's
+            # forwards run before each block): used as stock's cast_bias_weight uses them, not fetched again (a
+            # second copy of each streamed layer, on a stream rotation that makes it wait for the block before) and
+            # left to the queue to release at its next block
+            f.queued = [m for m in rest if hasattr(m, "_prefetch")]
+            if f.queued:
+                rest = [m for m in rest if not hasattr(m, "_prefetch")]
             if rest:
                 f.vbar += rest
                 stream = ops.cast_modules_with_vbar(rest, dtype, device, dtype, nb)
@@ -148,12 +159,12 @@ class BlockFetcher:
 
                     mp.cleanup_prefetched_modules(block, done)
                     f.streams.append(ops.cast_modules_with_vbar(done, dtype, device, dtype, nb))
-            f.copied = any(not getattr(m, "_prefetch", {}).get("resident", True) for m in f.vbar) or any(
+            f.copied = any(not getattr(m, "_prefetch", {}).get("resident", True) for m in f.vbar + f.queued) or any(
                 getattr(m, "_v", None) is None and (m.weight.device != device or self.casts_per_call(m))
                 for m in layers)
             for stream in f.streams:
                 mm.sync_stream(device, stream)
-            vset = set(map(id, f.vbar))
+            vset = set(map(id, f.vbar + f.queued))
             saved = f.saved
             for m in layers:
                 if comfy_compat.is_quantized_layer(m):
@@ -210,14 +221,15 @@ class BlockFetcher:
 
 class Fetched:
     """One block's weights fetched for one call: the layers, what to put back (`saved`), the VBAR layers holding
-    ComfyUI's fetch state, the offload streams their copies ran on, and whether anything was copied or cast per call
+    ComfyUI's fetch state (`vbar`: fetched here, released here; `queued`: fetched by ComfyUI's block queue, released
+    by it), the offload streams their copies ran on, and whether anything was copied or cast per call
     (`copied`: the block streams, for the report)."""
 
-    __slots__ = ("block", "device", "layers", "saved", "vbar", "streams", "copied")
+    __slots__ = ("block", "device", "layers", "saved", "vbar", "queued", "streams", "copied")
 
     def __init__(self, block, device, layers):
         self.block, self.device, self.layers = block, device, list(layers)
-        self.saved, self.vbar, self.streams, self.copied = [], [], [], False
+        self.saved, self.vbar, self.queued, self.streams, self.copied = [], [], [], [], False
 
 
 def _own_cast(m):

@@ -268,3 +268,64 @@ def test_room_is_what_the_next_call_faults_in_taken_from_the_least_recent(P, mod
     assert P.room_plan(5, [("te", 2), ("expert1", 10), ("vae", 4)]) == [("te", 2), ("expert1", 3)]
     assert P.room_plan(20, [("te", 2), ("expert1", 10)]) == [("te", 2), ("expert1", 10)]  # never more than held
     assert P.room_plan(0, [("te", 2)]) == []
+
+
+def test_layers_fetched_by_comfyuis_block_queue_are_not_fetched_again(mod, monkeypatch):
+    """MiniMax-H3's and LTX-2's forwards run ComfyUI's block queue (comfy.model_prefetch.prefetch_queue_pop) before
+    each block: it fetches the block's VBAR layers and leaves ComfyUI's fetch state on each (`_prefetch`). A compiled
+    block then uses that state as stock's `cast_bias_weight` does (`resolve_cast_module_with_vbar`), fetches only the
+    layers the queue did not, and leaves releasing the queue's layers to the queue's next pop. comfy-aimdo's functions
+    are GPU-only: `cast_modules_with_vbar`, `resolve_cast_module_with_vbar` and `cleanup_prefetched_modules` are
+    stand-ins restating what ComfyUI 0.33.0's comfy/ops.py and comfy/model_prefetch.py do with that state."""
+    import comfy.model_management as mm
+    import comfy.model_prefetch as mp
+    import comfy.ops as ops
+
+    S = mod("accel.compile.stream")
+    block = torch.nn.Sequential(*[ops.disable_weight_init.Linear(4, 4, device="meta") for _ in range(3)])
+    for m in block:
+        m._v = object()  # a slice of the model's VBAR: the weight stays where ComfyUI keeps it (meta here)
+    fetched, resolved, cleaned = [], [], []
+
+    def cast_modules_with_vbar(mods, dtype, device, bias_dtype, non_blocking):
+        fetched.append(list(mods))
+        for m in mods:
+            m._prefetch = {"resident": False}
+        return None  # no offload stream on the CPU
+
+    def resolve(m, dtype, device, bias_dtype, compute_dtype, want_requant):
+        assert hasattr(m, "_prefetch")
+        resolved.append(m)
+        return torch.full((4, 4), float(len(resolved)), device=device, dtype=dtype), None
+
+    def cleanup(module, mods):
+        for m in mods:
+            cleaned.append(m)
+            del m._prefetch
+
+    monkeypatch.setattr(ops, "cast_modules_with_vbar", cast_modules_with_vbar)
+    monkeypatch.setattr(ops, "resolve_cast_module_with_vbar", resolve)
+    monkeypatch.setattr(mp, "cleanup_prefetched_modules", cleanup)
+    monkeypatch.setattr(mm, "device_supports_non_blocking", lambda device: True)
+    x = torch.zeros(2, 4)
+    fetcher = S.BlockFetcher()
+    # the queue fetched the first two layers for this call; the third it did not (e.g. no VBAR slice when it ran)
+    block[0]._prefetch = {"resident": False}
+    block[1]._prefetch = {"resident": True}
+    f = fetcher.fetch(block, fetcher.pending(block), x)
+    assert fetched == [[block[2]]]  # only the layer the queue did not fetch
+    assert set(map(id, resolved)) == set(map(id, block)) and f.copied
+    assert f.queued == [block[0], block[1]] and f.vbar == [block[2]]
+    assert all(m.weight.device == x.device for m in block)  # each layer holds its fetched weight for the call
+    fetcher.release(f)
+    assert cleaned == [block[2]]  # the queue's layers keep ComfyUI's state until its next pop releases them
+    assert hasattr(block[0], "_prefetch") and hasattr(block[1], "_prefetch")
+    assert all(m.weight.device.type == "meta" for m in block)  # and get their own weights back
+    # without the queue (Wan's forward runs none), every streamed layer is fetched here and released here
+    for m in block[:2]:
+        del m._prefetch
+    fetched.clear(), cleaned.clear()
+    f = fetcher.fetch(block, fetcher.pending(block), x)
+    assert fetched == [list(block)] and f.queued == []
+    fetcher.release(f)
+    assert cleaned == list(block)
