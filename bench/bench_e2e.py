@@ -68,6 +68,7 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       level1+prefetch  as shipped with Level-1's prefetch_weights on (the next block's streamed weights fetched
                        while a block runs: cards where ComfyUI streams the weights, --card N --occupy), ComfyUI's save;
       level1+save+prefetch  the same with Accel Save Video (level1+save, prefetch_weights on);
+      level1+vae+save+prefetch  the shipped A14B graph as it is (level1+vae+save) with prefetch_weights on;
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -148,8 +149,9 @@ SAVE_VARIANTS = ("level1+save", "level1+save_medium", "level1+vae+save", "stock+
 CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
 PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
 # Level-1 with prefetch_weights on (accel/compile/prefetch.py): with ComfyUI's save (`level1+prefetch`), and with
-# Accel Save Video (`level1+save+prefetch`), both without the shipped Accel VAE
-PREFETCH_VARIANTS = ("level1+prefetch", "level1+save+prefetch")
+# Accel Save Video (`level1+save+prefetch`), both without the shipped Accel VAE; the shipped graph as it is with it
+# on (`level1+vae+save+prefetch`)
+PREFETCH_VARIANTS = ("level1+prefetch", "level1+save+prefetch", "level1+vae+save+prefetch")
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
@@ -559,6 +561,8 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = with_level1_inputs(base, prefetch_weights=True)
     elif variant == "level1+save+prefetch":
         p = with_level1_inputs(with_accel_save(base), prefetch_weights=True)
+    elif variant == "level1+vae+save+prefetch":
+        p = with_level1_inputs(with_accel_save(with_accel_vae(base, **shipped_vae)), prefetch_weights=True)
     elif variant == "level1+vae":
         p = with_accel_vae(base, **shipped_vae)
     elif variant == "level1+vae_fused":

@@ -367,6 +367,15 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
         both[k]["inputs"]["prefetch_weights"] = False
     assert json.dumps(both, sort_keys=True) == json.dumps(saved, sort_keys=True).replace(
         '"e2e/level1_save"', '"e2e/level1_save_prefetch"')
+    # level1+vae+save+prefetch: the shipped graph as it is (Accel VAE, Accel Save Video) with prefetch_weights on
+    shipped_all, all_pf = (B.variant_prompt("level1+vae+save", a, None),
+                           B.variant_prompt("level1+vae+save+prefetch", a, None))
+    assert any(v["class_type"] == "AccelVAE" for v in all_pf.values())
+    assert all(all_pf[k]["inputs"]["prefetch_weights"] is True for k in nodes)
+    for k in nodes:
+        all_pf[k]["inputs"]["prefetch_weights"] = False
+    assert json.dumps(all_pf, sort_keys=True) == json.dumps(shipped_all, sort_keys=True).replace(
+        '"e2e/level1_vae_save"', '"e2e/level1_vae_save_prefetch"')
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
                         "wan22_t2v_lightx2v", "--variants", "stock,level1+prefetch", "--queues", "1", "--changes",
