@@ -359,23 +359,17 @@ def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
         pre[k]["inputs"]["prefetch_weights"] = False
     assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace(
         '"e2e/level1"', '"e2e/level1_prefetch"')
-    # level1+save+prefetch: the shipped graph as it is (Accel Save Video) with prefetch_weights on, nothing else
-    saved, both = B.variant_prompt("level1+save", a, None), B.variant_prompt("level1+save+prefetch", a, None)
-    assert any(v["class_type"] == "AccelSaveVideo" for v in both.values())
-    assert all(both[k]["inputs"]["prefetch_weights"] is True for k in nodes)
-    for k in nodes:
-        both[k]["inputs"]["prefetch_weights"] = False
-    assert json.dumps(both, sort_keys=True) == json.dumps(saved, sort_keys=True).replace(
-        '"e2e/level1_save"', '"e2e/level1_save_prefetch"')
-    # level1+vae+save+prefetch: the shipped graph as it is (Accel VAE, Accel Save Video) with prefetch_weights on
-    shipped_all, all_pf = (B.variant_prompt("level1+vae+save", a, None),
-                           B.variant_prompt("level1+vae+save+prefetch", a, None))
-    assert any(v["class_type"] == "AccelVAE" for v in all_pf.values())
-    assert all(all_pf[k]["inputs"]["prefetch_weights"] is True for k in nodes)
-    for k in nodes:
-        all_pf[k]["inputs"]["prefetch_weights"] = False
-    assert json.dumps(all_pf, sort_keys=True) == json.dumps(shipped_all, sort_keys=True).replace(
-        '"e2e/level1_vae_save"', '"e2e/level1_vae_save_prefetch"')
+    # level1+save+prefetch: Level-1 and Accel Save Video with prefetch_weights on, nothing else;
+    # level1+vae+save+prefetch: the shipped graph as it is (Accel VAE, Accel Save Video) with it on
+    for base, node in (("level1+save", "AccelSaveVideo"), ("level1+vae+save", "AccelVAE")):
+        plain, on = B.variant_prompt(base, a, None), B.variant_prompt(base + "+prefetch", a, None)
+        assert any(v["class_type"] == node for v in on.values()), base
+        assert all(on[k]["inputs"]["prefetch_weights"] is True for k in nodes), base
+        for k in nodes:
+            on[k]["inputs"]["prefetch_weights"] = False
+        prefix = "e2e/" + base.replace("+", "_")
+        assert json.dumps(on, sort_keys=True) == json.dumps(plain, sort_keys=True).replace(
+            f'"{prefix}"', f'"{prefix}_prefetch"'), base
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--workflow",
                         "wan22_t2v_lightx2v", "--variants", "stock,level1+prefetch", "--queues", "1", "--changes",
