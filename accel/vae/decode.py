@@ -349,8 +349,9 @@ def _accel_class(base):
                 out, why = output.decode_to_host(self, samples_in, contiguous=True,
                                                  run=lambda v: base.decode(v, samples_in, *args, **kwargs))
                 if why is not None and output.on_cpu_from_gpu(self):  # ComfyUI's copy and conversion ran after all
-                    log.info_once(("vae-output", why), "Accel VAE: decoded images converted on the CPU as ComfyUI "
-                                  "does: %s", why)
+                    # keyed by the reason's kind, not its figures (free memory differs from decode to decode)
+                    log.info_once(("vae-output", why.split("(")[0]), "Accel VAE: decoded images converted on the CPU "
+                                  "as ComfyUI does: %s", why)
         return out.contiguous()
 
     def decode_tiled(self, samples, *args, **kwargs):

@@ -25,11 +25,6 @@ def Opts(mod):
 
 
 @pytest.fixture(scope="module")
-def wan_vae(M):
-    return M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
-
-
-@pytest.fixture(scope="module")
 def kl_vae(M):
     return M.vae_from_state_dict(M.kl_vae_state_dict("flux", seed=0), dtype=torch.float32)
 

@@ -11,11 +11,6 @@ def VO(mod):
     return mod("accel.vae.output")
 
 
-@pytest.fixture(scope="module")
-def wan_vae(M):
-    return M.vae_from_state_dict(M.wan21_vae_state_dict("tiny", seed=0), dtype=torch.float32)
-
-
 def latent(seed=1):
     return torch.randn(1, 16, 3, 4, 6, generator=torch.Generator().manual_seed(seed))
 
