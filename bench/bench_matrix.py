@@ -70,6 +70,7 @@ CHAINS = {
     "compile": "Accel Compile (defaults)",
     "cuda_attn_compile": "Accel CUDA Settings -> Accel Attention -> Accel Compile (defaults)",
     "cuda_attn_compile_graphs": "Accel CUDA Settings -> Accel Attention -> Accel Compile, cuda_graphs on",
+    "cuda_attn_compile_model_scope": "Accel CUDA Settings -> Accel Attention -> Accel Compile, scope model",
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
     "level1_prefetch": "Accel Wan Level-1, prefetch_weights on (the next block's streamed weights fetched while a "
@@ -109,6 +110,9 @@ CHAINS = {
                "Wan: Accel Wan Level-1)",
     "shipped_graphs": "the shipped chain with Accel Compile's cuda_graphs on (each model call replayed as one CUDA "
                       "graph where the weights are resident; the compile summary says which path ran)",
+    "shipped_model_scope": "the shipped chain with Accel Compile's scope model (the whole diffusion model one compiled "
+                           "region, as ComfyUI's TorchCompileModel compiles it; the pack's attention and DynamicVRAM "
+                           "kept)",
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped "
                    "chain",
     "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
@@ -635,16 +639,17 @@ class Matrix:
         """(model, report) of chain `name` applied to a loaded model."""
         if name == "stock":
             return base, ""
-        if name in ("shipped", "shipped_graphs"):  # the family's shipped chain (families.Family.shipped), +- graphs
-            return self.patch(families.spec(self.a.family).shipped + name[len("shipped"):], base)
+        if name in ("shipped", "shipped_graphs", "shipped_model_scope"):  # the family's shipped chain
+            return self.patch(families.spec(self.a.family).shipped + name[len("shipped"):], base)  # +- an option
         if name == "attention":
             return call_node("AccelAttention", model=base)[:2]
         if name == "compile":
             return call_node("AccelCompile", model=base)[:2]
-        if name in ("cuda_attn_compile", "cuda_attn_compile_graphs"):
+        if name in ("cuda_attn_compile", "cuda_attn_compile_graphs", "cuda_attn_compile_model_scope"):
             m = call_node("AccelCUDASettings", model=base)[0]
             m = call_node("AccelAttention", model=m)[0]
-            return call_node("AccelCompile", model=m, cuda_graphs="on" if name.endswith("_graphs") else "off")[:2]
+            return call_node("AccelCompile", model=m, cuda_graphs="on" if name.endswith("_graphs") else "off",
+                             scope="model" if name.endswith("_model_scope") else "blocks")[:2]
         if name == "level1":
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_h3":

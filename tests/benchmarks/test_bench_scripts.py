@@ -464,6 +464,9 @@ def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
         assert set(spec.chains.split(",")) == {"stock", "shipped", "core_compile", "fp8_auto_shipped"}
     assert fam.not_applicable(family, "level1_h3") == (None if family == "minimax_h3" else
                                                        "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only")
+    # the compile options of the generic chain: not for a family whose shipped chain is a preset
+    for chain in ("shipped_graphs", "shipped_model_scope"):
+        assert (fam.not_applicable(family, chain) is None) == (spec.shipped == "cuda_attn_compile"), chain
 
 
 @pytest.mark.parametrize("family", ["flux", "qwen_image"])
@@ -538,20 +541,25 @@ def test_bench_matrix_stored_fp8_scaled_weights(tmp_path, M, mod):
 
 
 def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
-    """bench_matrix --family z_image --sequential with the CUDA-graph chain and --resolution-change (CPU, inductor):
+    """bench_matrix --family z_image --sequential with the CUDA-graph chain, the shipped chain at scope model and
+    --resolution-change (CPU, inductor):
     tiny Z-Image with its template's sampler and shift; the graph path cannot run on a CPU, and the compile summary
     and matrix.md say which path ran and why; the size change and back, twice, with times and recompiles after each
     pair (the second pair compiles nothing more)."""
     out = tmp_path / "z"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--family",
-                        "z_image", "--sequential", "--chains", "stock,shipped_graphs", "--resolution-change", "48x48",
+                        "z_image", "--sequential", "--chains", "stock,shipped_graphs,shipped_model_scope",
+                        "--resolution-change", "48x48",
                         "--out", str(out), "--weights", str(tmp_path / "w")], capture_output=True, text=True,
                        timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "matrix.json").read_text())
     assert not res["errors"], res["errors"]
     ch = res["chains"]
-    assert list(ch) == ["stock", "shipped_graphs", "stock_again"]
+    assert list(ch) == ["stock", "shipped_graphs", "shipped_model_scope", "stock_again"]
+    # scope model: the whole diffusion model one region (ComfyUI's TorchCompileModel's granularity), the same latent
+    [whole] = ch["shipped_model_scope"]["compile"]
+    assert whole["regions"] == 1 and ch["shipped_model_scope"]["cosine"] > 0.999
     assert ch["shipped_graphs"]["cosine"] > 0.999 and ch["shipped_graphs"]["times_s"]
     [c] = ch["shipped_graphs"]["compile"]
     assert "CUDA graphs need a CUDA device" in c["graph_reason"] and c["graph_last_run"]["replays"] == 0
