@@ -54,10 +54,12 @@ experts take no CLIP vision). Every file name the workflow loads gets a random f
 Variants with Accel Save Video in place of VAE Decode -> Create Video -> Save Video (the node decodes and encodes
 while decoding; its stage is "decode + save"): level1+save (the shipped A14B graph without its Accel VAE: it
 saves with Accel Save Video, x264 preset faster), level1+save_medium (the same at Save Video's preset, medium),
-level1+vae+save (the shipped A14B graph as it is: Accel VAE at the workflow's values in front of Accel Save Video; on
-a workflow without one, Accel VAE at the node's defaults), stock+save (stock ComfyUI with it only). `stock`,
+level1+vae+save (the shipped A14B graph with Level-1's prefetch_weights off: Accel VAE at the workflow's values in
+front of Accel Save Video; on a workflow without one, Accel VAE at the node's defaults), stock+save (stock ComfyUI
+with it only). `stock`,
 `level1` and `level1+vae` run the graph with ComfyUI's own three nodes in its place (with_core_save); every variant
-but the `+vae` ones leaves the shipped Accel VAE out (without_accel_vae).
+but the `+vae` ones leaves the shipped Accel VAE out (without_accel_vae), and every one but the `+prefetch` ones
+runs Level-1 with prefetch_weights off (the A14B workflows ship it on).
 Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
       kj_sage_compile  KJNodes PathchSageAttentionKJ (sage_attention auto) -> TorchCompileModelAdvanced (defaults);
                        KJNodes from $KJNODES_PATH (default /tmp/carry/kjnodes), linked into the server's
@@ -65,10 +67,10 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       core_compile     ComfyUI's TorchCompileModel (backend inductor);
       core_ck_int8     ComfyUI's ModelAttentionBackend "comfy kitchen attention" (an error row where this
                        ComfyUI / GPU does not offer it in /object_info).
-      level1+prefetch  as shipped with Level-1's prefetch_weights on (the next block's streamed weights fetched
+      level1+prefetch  level1 with Level-1's prefetch_weights on (the next block's streamed weights fetched
                        while a block runs: cards where ComfyUI streams the weights, --card N --occupy), ComfyUI's save;
       level1+save+prefetch  the same with Accel Save Video (level1+save, prefetch_weights on);
-      level1+vae+save+prefetch  the shipped A14B graph as it is (level1+vae+save) with prefetch_weights on;
+      level1+vae+save+prefetch  the shipped A14B graph as it is (level1+vae+save with prefetch_weights on);
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -549,8 +551,11 @@ def gguf_loaders(prompt: dict) -> dict:
 
 
 def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
-    # level1: the shipped chain with core's save and without the shipped Accel VAE; the +vae variants put it back
+    # level1: the shipped chain with core's save, without the shipped Accel VAE and with Level-1's prefetch_weights
+    # off; the +vae variants put Accel VAE back, the +prefetch ones prefetch_weights (as shipped since
+    # card16_output_vae/: level1+vae+save+prefetch is the shipped A14B graph as it is)
     base, shipped_vae = without_accel_vae(with_core_save(load_workflow(getattr(a, "workflow", None))))
+    base = with_level1_inputs(base, prefetch_weights=False)
     if variant == "stock":
         p = bypass_accel(base)
     elif variant == "level1":

@@ -2274,6 +2274,27 @@ rows(S_FP8STORED_H200, "h200/fp8_stored_033_interleaved/own_base/matrix.json",
       "the FP8 loader's own layers -> LoRA -> Level-1, final latent vs stock"),
      ("fp8stored.h200.wf.level1.cosine", "json:chains/level1/cosine", 0.999927, "{:.5f}",
       "Level-1 on ComfyUI's loader, final latent vs stock"))
+_Z_PEERS = ("Z-Image Turbo 6B at its true config, random bf16 weights, 1024x1024, 9 steps res_multistep/simple, CFG 1, "
+            "ComfyUI 0.33.0 as main.py starts it (DynamicVRAM, cudaMallocAsync), torch 2.11.0+cu130, an H200 on a "
+            "machine that ran nothing else, KJNodes carried, {card}each chain on its own (--sequential: stock first "
+            "and again last), 2 timed runs (bench_matrix.py --family z_image --sequential --chains "
+            "shipped,core_compile,kj_sage_compile --rounds 2{flag})")
+# the slower of each chain's 2 timed runs (matrix.md's time column): (value, index in times_s)
+for _zc, _zfolder, _zv in ((141, "whole_card", ((1.16, 0), (1.042, 1), (1.022, 1), (1.459, 0))),
+                           (24, "card24", ((1.271, 1), (1.042, 1), (1.037, 0), (1.593, 1)))):
+    _ztag = "" if _zc == 141 else ".24"
+    rows(Setup("H200", "0.33.0", _zc, _Z_PEERS.format(
+            card="" if _zc == 141 else "as a 24 GB card (another process holds the rest of the GPU before ComfyUI "
+                                       "starts), ", flag="" if _zc == 141 else " --card 24 --occupy")),
+         f"h200/family_033_z_image_peers/{_zfolder}/matrix.json",
+         (f"zpeers.h200{_ztag}.stock_again.time", f"json:chains/stock_again/times_s/{_zv[0][1]}", _zv[0][0], "{:.2f} s",
+          "stock, the closing run"),
+         (f"zpeers.h200{_ztag}.shipped.time", f"json:chains/shipped/times_s/{_zv[1][1]}", _zv[1][0], "{:.2f} s",
+          "the exact chain (CUDA Settings -> Attention -> Compile)"),
+         (f"zpeers.h200{_ztag}.core_compile.time", f"json:chains/core_compile/times_s/{_zv[2][1]}", _zv[2][0],
+          "{:.2f} s", "ComfyUI TorchCompileModel"),
+         (f"zpeers.h200{_ztag}.kj.time", f"json:chains/kj_sage_compile/times_s/{_zv[3][1]}", _zv[3][0], "{:.2f} s",
+          "KJNodes Sage -> TorchCompileModelAdvanced"))
 rows(S_GRAPHS_H200_ZIMAGE, "h200/graph_check_033/z_image_6B_disable_cuda_malloc/matrix.json",
      ("graphs.h200.z_image.shipped.speedup", "json:chains/shipped/speedup", 1.207, "{:.2f}x",
       "the exact chain vs stock"),
@@ -2691,15 +2712,11 @@ rows(S_E2E_SAVE_ONE, "h200/e2e_lightx2v_033/whole_card_accel_save/e2e_wan22_t2v_
       "stock, portrait after landscape"),
      ("e2e1.h200.level1_save.portrait.total", "json:rows/2/queues/3/total_s", 12.0, "{:.1f} s",
       "the shipped workflow, portrait after landscape"))
-for _card, _vals in ((8, (20.002, 15.414, 15.468)), (12, (20.569, 15.978, 15.96)), (16, (20.637, None, None)),
+for _card, _vals in ((8, (20.002, 15.414, 15.468)), (12, (20.569, 15.978, 15.96)), (16, (20.637, 15.892, 14.628)),
                      (24, (20.398, 15.862, 14.451))):
     _file = f"h200/e2e_lightx2v_033/prefetch_card{_card}/e2e_wan22_t2v_lightx2v_card{_card}.json"
     rows(_s_prefetch(_card), _file, (f"e2epf.h200.{_card}.stock.q2.total", "json:rows/0/queues/1/total_s", _vals[0],
                                      "{:.1f} s", f"stock, {_card} GB card, Queue 2"))
-    if _vals[1] is None:  # the pack's rows (the node help quotes them)
-        about(_s_prefetch(_card), (f"e2epf.h200.{_card}.level1.q2.total", f"Level-1, {_card} GB card, Queue 2"),
-              (f"e2epf.h200.{_card}.prefetch.q2.total", f"Level-1 with prefetch_weights, {_card} GB card, Queue 2"))
-        continue
     rows(_s_prefetch(_card), _file,
          (f"e2epf.h200.{_card}.level1.q2.total", "json:rows/1/queues/1/total_s", _vals[1], "{:.1f} s",
           f"Level-1, {_card} GB card, Queue 2"),
@@ -2857,6 +2874,22 @@ rows(S_E2E_VAE_I2V, "h200/e2e_lightx2v_033/i2v_whole_card_output_vae/e2e_wan22_i
      ("e2ev_i2v.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 36.509, "{:.1f} s", "stock, Queue 1"),
      ("e2ev_i2v.h200.level1_vae_save.q1.total", "json:rows/1/queues/0/total_s", 43.808, "{:.1f} s",
       "the shipped I2V workflow, Queue 1 (compiles)"))
+S_E2E_VAE_16 = Setup("H200", "0.33.0", 16, _E2E_VAE.format(
+    wf="T2V", card="as a 16 GB card (--card 16 --occupy: another process holds the rest of the GPU before the servers "
+                    "start), ", q=3,
+    cmd="--card 16 --occupy --variants stock,level1+vae+save,level1+vae+save+prefetch --queues 3 --compile-cache "
+        "shared"))
+rows(S_E2E_VAE_16, "h200/e2e_lightx2v_033/card16_output_vae/e2e_wan22_t2v_lightx2v_card16.json",
+     ("e2ev.h200.16.stock.later.total", "json:rows/0/later_median/total_s", 20.587, "{:.1f} s",
+      "stock, whole Queue, 16 GB card"),
+     ("e2ev.h200.16.stock.rss", "json:rows/0/server_peak_rss_gib", 38.91, "{:.1f} GiB",
+      "stock, the server's peak host RSS"),
+     ("e2ev.h200.16.prefetch.rss", "json:rows/2/server_peak_rss_gib", 39.27, "{:.1f} GiB",
+      "with prefetch_weights, the server's peak host RSS"))
+about(S_E2E_VAE_16,  # the pack's rows (prefetch_weights' tooltip quotes them)
+      ("e2ev.h200.16.level1_vae_save.later.total", "Level-1 + Accel VAE + Accel Save Video, whole Queue, 16 GB card"),
+      ("e2ev.h200.16.prefetch.later.total", "the same with prefetch_weights on (the A14B workflows as shipped), whole "
+                                            "Queue, 16 GB card"))
 
 S_VAE_H200_OUTPUT = Setup("H200", "0.33.0", 141,
     "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, stock, the decode's "
@@ -2895,17 +2928,19 @@ rows(S_WF_H200_8_PROFILE, "h200/wf_lightx2v_033/card8_occupied_profile/matrix.js
 
 S_FAMILY_H200_H3_FA4 = Setup("H200", "0.33.0", 141,
     _H3_TURBO + ", whole card, flash-attn-4 4.0.0b36 carried (quality sparse's kernel: FlashAttention-4's "
-    "block-sparse one), stock, Level-1 and Level-1 quality sparse: first runs, then 1 timed round (--chains "
-    "stock,shipped,level1_h3_sparse --rounds 1)")
-rows(S_FAMILY_H200_H3_FA4, "h200/family_033_minimax_h3_turbo/sparse_fa4/matrix.json",
-     ("family.h200.minimax_h3_turbo.sparse_fa4.stock.time", "json:chains/stock/times_s/0", 30.533, "{:.1f} s",
+    "block-sparse one), stock, Level-1 and Level-1 quality sparse: first runs, then 2 timed rounds in alternating "
+    "order (--chains stock,shipped,level1_h3_sparse --rounds 2)")
+rows(S_FAMILY_H200_H3_FA4, "h200/family_033_minimax_h3_turbo/sparse_fa4_2rounds/matrix.json",
+     ("family.h200.minimax_h3_turbo.sparse_fa4.stock.time", "json:chains/stock/times_s/0", 30.47, "{:.1f} s",
       "stock"),
-     ("family.h200.minimax_h3_turbo.sparse_fa4.time", "json:chains/level1_h3_sparse/times_s/0", 12.244, "{:.1f} s",
+     ("family.h200.minimax_h3_turbo.sparse_fa4.time", "json:chains/level1_h3_sparse/times_s/0", 12.192, "{:.1f} s",
       "Level-1 quality sparse (FlashAttention-4)"),
      ("family.h200.minimax_h3_turbo.sparse_fa4.cosine", "json:chains/level1_h3_sparse/cosine", 0.995661, "{:.4f}",
       "Level-1 quality sparse (FlashAttention-4), final latent vs stock's first run"),
-     ("family.h200.minimax_h3_turbo.sparse_fa4.shipped.speedup", "json:chains/shipped/speedup", 1.648, "{:.2f}x",
-      "Level-1 (exact) in the same run"))
+     ("family.h200.minimax_h3_turbo.sparse_fa4.shipped.speedup", "json:chains/shipped/speedup", 1.647, "{:.2f}x",
+      "Level-1 (exact) in the same run"),
+     ("family.h200.minimax_h3_turbo.sparse_fa4.speedup3", "json:chains/level1_h3_sparse/speedup", 2.499, "{:.3f}x",
+      "Level-1 quality sparse (FlashAttention-4) vs stock, three decimals (issue #54's line is 2.5x)"))
 about(S_FAMILY_H200_H3_FA4,
       ("family.h200.minimax_h3_turbo.sparse_fa4.speedup",
        "Accel MiniMax-H3 Level-1 quality sparse (radial, FlashAttention-4's kernel) vs stock"))
@@ -2926,6 +2961,23 @@ rows(S_FAMILY_H200_H3_24_PROFILE, "h200/family_033_minimax_h3_turbo/card24_profi
       "{:.1f} s", "Level-1, profiled run: copies with no compute beside them", 0.001),
      ("family.h200.24p.minimax_h3_turbo.shipped.compute", "json:chains/shipped/profile/compute_busy_ms", 16.7643,
       "{:.1f} s", "Level-1, profiled run: compute busy", 0.001))
+S_FAMILY_H200_H3_24_FIX = Setup("H200", "0.33.0", 24,
+    _H3_TURBO + ", as a 24 GB card (--card 24 --occupy: another process holds the rest of the GPU before ComfyUI "
+    "starts), the version that uses the layers ComfyUI's block queue fetched (accel/compile/stream.py), each chain on "
+    "its own after its first run, 1 timed run, then one run under torch.profiler (--sequential --profile --chains "
+    "stock,shipped)")
+rows(S_FAMILY_H200_H3_24_FIX, "h200/family_033_minimax_h3_turbo/card24_fix/matrix.json",
+     ("family.h200.24f.minimax_h3_turbo.stock.time", "json:chains/stock/times_s/0", 30.8, "{:.1f} s", "stock"),
+     ("family.h200.24f.minimax_h3_turbo.shipped.time", "json:chains/shipped/times_s/0", 18.566, "{:.1f} s",
+      "Level-1"),
+     ("family.h200.24f.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.659, "{:.2f}x",
+      "Level-1 vs stock"),
+     ("family.h200.24f.minimax_h3_turbo.shipped.copy", "json:chains/shipped/profile/copy_ms", 1.5672, "{:.1f} s",
+      "Level-1, profiled run: weight copies to the GPU", 0.001),
+     ("family.h200.24f.minimax_h3_turbo.shipped.copy_alone", "json:chains/shipped/profile/copy_alone_ms", 0.1537,
+      "{:.2f} s", "Level-1, profiled run: copies with no compute beside them", 0.001),
+     ("family.h200.24f.minimax_h3_turbo.stock.copy_alone", "json:chains/stock/profile/copy_alone_ms", 0.1953,
+      "{:.2f} s", "stock, profiled run: copies with no compute beside them", 0.001))
 
 
 def _s_card_shipped(card, variants):

@@ -507,14 +507,22 @@ FEWSTEP_CPU_PRESET = "faster"
 # 10.73 s without it and 10.29 s with it, I2V 10.73 s with it against stock's 20.06 s
 # (bench/results/h200/e2e_lightx2v_033/whole_card_output_vae/, i2v_whole_card_output_vae/).
 FEWSTEP_VAE = {"fused_norm": True}
+# Level-1's inputs in them: prefetch_weights on (exact: the same computations, only earlier; on a card that holds both
+# experts it has nothing to do). One H200 to itself as a 16 GB card measured the shipped T2V Queue 13.43 s without it
+# and 11.97 s with it against stock's 20.59 s (bench/results/h200/e2e_lightx2v_033/card16_output_vae/); as 16 and
+# 24 GB cards it gained 1.3-1.4 s a Queue before, as 8 and 12 GB cards nothing (prefetch_card*/).
+FEWSTEP_LEVEL1 = {"prefetch_weights": True}
 _FEWSTEP_BODY = """
-Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil
-the guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**,
-euler / simple. The **high-noise expert** runs steps 0-2 and the **low-noise expert** steps 2-4, each with its
-own LoRA (high / low) loaded by LoraLoaderModelOnly, then **Accel Wan Level-1** (fast attention + per-block
-compile + TF32). Changing a LoRA strength recompiles nothing. (ComfyUI gives every `fp8_scaled` model its own
-layer class, so the low-noise expert's blocks compile once more on the first run; with **Accel Load Diffusion
-Model (FP8)** as the loaders, the second expert reuses the first one's compiled code.)
+Wan 2.2 A14B with **LightX2V's 4-step distill LoRAs**: 4 steps instead of 20-40 and **CFG 1** (the LoRAs distil the
+guidance in, so only the positive prompt runs; the negative prompt is ignored at CFG 1), **shift 5**, euler /
+simple. The **high-noise expert** runs steps 0-2 and the **low-noise expert** steps 2-4, each with its own LoRA
+(high / low) loaded by LoraLoaderModelOnly, then **Accel Wan Level-1** (fast attention + per-block compile + TF32).
+Changing a LoRA strength recompiles nothing. Level-1's **prefetch_weights** is on: on a card that cannot hold the
+experts (ComfyUI then streams their weights), the next block's weights are fetched while a block runs (the same
+computations; on a card that holds them it does nothing). On the smaller cards measured it made the whole Queue
+faster or changed nothing: the node's help has the measurements. (ComfyUI gives every `fp8_scaled` model its own
+layer class, so the low-noise expert's blocks compile once more on the first run; with **Accel Load Diffusion Model
+(FP8)** as the loaders, the second expert reuses the first one's compiled code.)
 
 **Why no TeaCache / MagCache here:** a step cache saves time by skipping steps whose output changes little,
 which needs many similar steps. With 4 steps every step changes the video a lot and each one is needed: a
@@ -554,7 +562,7 @@ place decodes and encodes at the same time (the A14B 4-step workflows use it).""
 
 def _fewstep_experts(f: Flow, kind: str, lora_version: str, level1: dict | None = None) -> dict:
     """Both A14B experts: UNETLoader -> LoraLoaderModelOnly (LightX2V 4-step) -> shift 5 -> Accel Wan Level-1
-    (with `level1`'s input values, e.g. its quality)."""
+    (FEWSTEP_LEVEL1's input values, then `level1`'s, e.g. its quality)."""
     out = {}
     for tag in ("high", "low"):
         unet = _unet(f, f"Load Wan 2.2 {kind.upper()} {tag}-noise expert",
@@ -563,7 +571,8 @@ def _fewstep_experts(f: Flow, kind: str, lora_version: str, level1: dict | None 
                      lora_name=f"wan2.2_{kind}_lightx2v_4steps_lora_{lora_version}_{tag}_noise.safetensors",
                      strength_model=1.0)
         shift = f.add("ModelSamplingSD3", f"Shift 5 ({tag}-noise)", model=f.out(lora), shift=FEWSTEP_SHIFT)
-        [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"], f"{tag}-noise", values={"AccelWanLevel1": level1 or {}})
+        [l1] = _chain(f, f.out(shift), ["AccelWanLevel1"], f"{tag}-noise",
+                      values={"AccelWanLevel1": {**FEWSTEP_LEVEL1, **(level1 or {})}})
         out[tag] = {"unet": unet, "chain": [lora, shift, l1]}
     return out
 

@@ -47,8 +47,9 @@ the layers the queue fetched are used as it left them, as stock's layers use the
 second time: as ComfyUI 0.33's code reads, each streamed layer copied twice a call, the second copy on the offload
 stream `get_offload_stream` had just made wait for all the compute queued (two calls per block turn its rotation of
 two streams around); bench/results/h200/family_033_minimax_h3_turbo/card24_profile measured that version: 4.7 s of
-copies a run with no compute beside them on a 24 GB card, against stock's 1.7 s nearly all hidden (this one is not
-measured yet). There `prefetch_weights` fetches nothing ahead (the queue would fetch it again) and says so.
+copies a run with no compute beside them on a 24 GB card, against stock's 1.7 s nearly all hidden; this one
+(card24_fix/ beside it) copies 1.6 s, 0.15 s of it not hidden, and runs as fast on that card as on the whole card.
+There `prefetch_weights` fetches nothing ahead (the queue would fetch it again) and says so.
 An earlier version faulted the next block's VBAR layers while a block ran
 (reverted; bench/results/h200/wf_lightx2v_033/README.md): their pages stayed pinned while the running block
 allocated, evictions passed them, and the host time per call tripled.

@@ -399,8 +399,8 @@ def _attach_run_summary(m, title):
 
 def prefetch_measured() -> str:
     """What prefetch_weights measured, for its tooltip (the figures from their result file)."""
-    return (f"Wan 2.2 A14B on an H200 as a 16 GB card: a Queue {_fig('e2epf.h200.16.level1.q2.total')} -> "
-            f"{_fig('e2epf.h200.16.prefetch.q2.total')}")
+    return (f"Wan 2.2 A14B on an H200 as a 16 GB card: a Queue {_fig('e2ev.h200.16.level1_vae_save.later.total')} -> "
+            f"{_fig('e2ev.h200.16.prefetch.later.total')}")
 
 
 def _no_prefetch(options) -> list:

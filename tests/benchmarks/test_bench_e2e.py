@@ -347,14 +347,15 @@ def test_umt5_scaled_fp8_file_loads_through_comfyui_text_encoder_path(comfy, mon
 
 
 def test_bench_e2e_smoke_prefetch_variant_and_peak_rss(tmp_path):
-    """level1+prefetch: the shipped A14B graph with prefetch_weights on both Level-1 nodes (nothing else changed);
+    """level1+prefetch: the level1 graph with prefetch_weights on both Level-1 nodes (nothing else changed);
     every variant's row carries its server's peak host RSS, listed under the table."""
     B = _bench()
     a = B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v"])
     shipped, pre = B.variant_prompt("level1", a, None), B.variant_prompt("level1+prefetch", a, None)
     nodes = [k for k, v in pre.items() if v["class_type"] == "AccelWanLevel1"]
     assert len(nodes) == 2 and all(pre[k]["inputs"]["prefetch_weights"] is True for k in nodes)
-    assert all(shipped[k]["inputs"]["prefetch_weights"] is False for k in nodes)  # the shipped default: off
+    # the workflow ships it on; every variant without "+prefetch" turns it off
+    assert all(shipped[k]["inputs"]["prefetch_weights"] is False for k in nodes)
     for k in nodes:
         pre[k]["inputs"]["prefetch_weights"] = False
     assert json.dumps(pre, sort_keys=True) == json.dumps(shipped, sort_keys=True).replace(
