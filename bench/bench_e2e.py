@@ -71,6 +71,8 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
                        while a block runs: cards where ComfyUI streams the weights, --card N --occupy), ComfyUI's save;
       level1+save+prefetch  the same with Accel Save Video (level1+save, prefetch_weights on);
       level1+vae+save+prefetch  the shipped A14B graph as it is (level1+vae+save with prefetch_weights on);
+      level1_fast+vae+save+prefetch  the shipped A14B graph with Level-1's opt-in `quality: fast` (FP8 attention
+                       outside the schedule's first and last steps): the opt-in row of the whole Queue;
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -154,6 +156,8 @@ PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
 # Accel Save Video (`level1+save+prefetch`), both without the shipped Accel VAE; the shipped graph as it is with it
 # on (`level1+vae+save+prefetch`)
 PREFETCH_VARIANTS = ("level1+prefetch", "level1+save+prefetch", "level1+vae+save+prefetch")
+# the shipped A14B graph with an opt-in choice that trades accuracy (its report says what it cost)
+OPTIN_VARIANTS = ("level1_fast+vae+save+prefetch",)
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
@@ -187,8 +191,8 @@ def parse(argv=None):
                     help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
                          "--smoke: tiny)")
     ap.add_argument("--variants", default=None,
-                    help="comma list of: " + ", ".join(VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + PEER_VARIANTS
-                                                       + GGUF_VARIANTS)
+                    help="comma list of: " + ", ".join(VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + OPTIN_VARIANTS
+                                                       + PEER_VARIANTS + GGUF_VARIANTS)
                          + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
@@ -233,7 +237,7 @@ def parse(argv=None):
         a.te_format = "fp8_scaled" if a.wan22 else "bf16"
     if a.variants is None:
         a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
-    known = VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
+    known = VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + OPTIN_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
     bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in known]
     if bad:
         ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)})")
@@ -245,7 +249,7 @@ def parse(argv=None):
         ap.error("--variants gguf*: only for the A14B workflows (--workflow wan22_*)")
     if a.save == "auto":
         a.save = "video" if pyav_installed() else "webp"
-    if a.save == "webp" and any(v.strip() in SAVE_VARIANTS for v in a.variants.split(",")):
+    if a.save == "webp" and any("+save" in v for v in a.variants.split(",")):
         ap.error("--variants *+save: Accel Save Video writes a video with PyAV (not installed here, or --save webp)")
     return a
 
@@ -566,8 +570,9 @@ def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
         p = with_level1_inputs(base, prefetch_weights=True)
     elif variant == "level1+save+prefetch":
         p = with_level1_inputs(with_accel_save(base), prefetch_weights=True)
-    elif variant == "level1+vae+save+prefetch":
-        p = with_level1_inputs(with_accel_save(with_accel_vae(base, **shipped_vae)), prefetch_weights=True)
+    elif variant in ("level1+vae+save+prefetch", "level1_fast+vae+save+prefetch"):
+        extra = {"quality": "fast"} if variant.startswith("level1_fast") else {}
+        p = with_level1_inputs(with_accel_save(with_accel_vae(base, **shipped_vae)), prefetch_weights=True, **extra)
     elif variant == "level1+vae":
         p = with_accel_vae(base, **shipped_vae)
     elif variant == "level1+vae_fused":

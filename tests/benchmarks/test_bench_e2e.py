@@ -41,6 +41,16 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
     assert inp["fused_norm"] is True and inp["channels_last"] is True
     fast = B.variant_prompt("level1_fast", B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v"]), None)
     assert [v["inputs"].get("quality") for v in fast.values() if v["class_type"] == "AccelWanLevel1"] == ["fast"] * 2
+    # the opt-in row: the graph as shipped (level1+vae+save+prefetch) with quality fast on both experts, nothing else
+    a = B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v"])
+    optin, as_shipped = (B.variant_prompt(v, a, None) for v in ("level1_fast+vae+save+prefetch",
+                                                                  "level1+vae+save+prefetch"))
+    for k, v in optin.items():
+        if v["class_type"] == "AccelWanLevel1":
+            assert v["inputs"].pop("quality") == "fast"
+            as_shipped[k]["inputs"].pop("quality", None)
+    assert json.dumps(optin, sort_keys=True) == json.dumps(as_shipped, sort_keys=True).replace(
+        '"e2e/level1_vae_save_prefetch"', '"e2e/level1_fast_vae_save_prefetch"')
     # the change Queues: every LoRA's strength, then the size; nothing to change gives None
     a14b = B.load_workflow("wan22_t2v_lightx2v")
     lora = B.changed(a14b, "lora")
