@@ -220,6 +220,9 @@ def parse(argv=None):
                     help="shared: every server uses TORCHINDUCTOR_CACHE_DIR as set (a later variant or run may find "
                          "its graphs compiled: Queue 1 as after a ComfyUI restart); fresh: an empty inductor cache "
                          "per server (Queue 1 as a user's very first run)")
+    ap.add_argument("--comfy-args", default="",
+                    help="extra ComfyUI command-line arguments for every server, written with '=' since they start "
+                         "with a dash (e.g. --comfy-args=--disable-dynamic-vram: the legacy loader)")
     ap.add_argument("--occupy", action="store_true", help="with --card: occupy (free - N) GiB of the GPU in a child "
                     "process before the first server starts, until the benchmark ends")
     a = ap.parse_args(argv)
@@ -1138,7 +1141,7 @@ def main(argv=None):
     models = write_models(a, base, M)
     res["meta"]["models"] = models["files"]
     save()
-    occupier, extra_args = None, []
+    occupier, extra_args = None, a.comfy_args.split()
     try:
         if a.card and not a.smoke:
             from accel_harness import mainlike
@@ -1149,9 +1152,9 @@ def main(argv=None):
                 # (free - N): this process's own CUDA context (it wrote the files) is not left to the server
                 occupier = runner.occupy(a.card, free, log)
             elif total:
-                extra_args = mainlike.simulate_card_args(total, a.card)
-            res["meta"]["server_args"] = extra_args
-            save()
+                extra_args = extra_args + mainlike.simulate_card_args(total, a.card)
+        res["meta"]["server_args"] = extra_args
+        save()
         for variant in [v.strip() for v in a.variants.split(",") if v.strip()]:
             row = {"variant": variant}
             try:

@@ -70,11 +70,13 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
 def test_bench_e2e_smoke(tmp_path):
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, str(H.REPO_ROOT / "bench" / "bench_e2e.py"), "--smoke", "--out", str(out),
-                        "--base", str(tmp_path / "base"), "--changes", "none"], capture_output=True, text=True,
-                       timeout=600)
+                        "--base", str(tmp_path / "base"), "--changes", "none",
+                        "--comfy-args=--preview-method none"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     data = json.loads((out / "e2e.json").read_text())
     assert not data["errors"], data["errors"]
+    # --comfy-args reach every server's command line (and the results say so)
+    assert data["meta"]["server_args"] == ["--preview-method", "none"]
     rows = {x["variant"]: x for x in data["rows"]}
     assert set(rows) == {"stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast"}
     for name, row in rows.items():
