@@ -56,8 +56,8 @@ while decoding; its stage is "decode + save"): level1+save (the shipped A14B gra
 saves with Accel Save Video, x264 preset faster), level1+save_medium (the same at Save Video's preset, medium),
 level1+vae+save (the shipped A14B graph with Level-1's prefetch_weights off: Accel VAE at the workflow's values in
 front of Accel Save Video; on a workflow without one, Accel VAE at the node's defaults), stock+save (stock ComfyUI
-with it only). `stock`,
-`level1` and `level1+vae` run the graph with ComfyUI's own three nodes in its place (with_core_save); every variant
+with it only). `stock`, `level1` and `level1+vae` run the graph with ComfyUI's own three nodes in its place
+(with_core_save); every variant
 but the `+vae` ones leaves the shipped Accel VAE out (without_accel_vae), and every one but the `+prefetch` ones
 runs Level-1 with prefetch_weights off (the A14B workflows ship it on).
 Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at its place in the model chain):
@@ -146,8 +146,8 @@ DEFAULT_WORKFLOW = "wan21_t2v_1.3B"
 WORKFLOW = REPO / "workflows" / "api" / WORKFLOWS[DEFAULT_WORKFLOW]
 VARIANTS = ("stock", "level1", "level1+vae", "level1+vae_fused", "level1+vae_fast", "level1_fast")
 # Accel Save Video in place of VAE Decode -> Create Video -> Save Video (it decodes and encodes while decoding): the
-# shipped A14B graph without its Accel VAE (`level1+save`; at Save Video's x264 preset `level1+save_medium`), the
-# shipped graph as it is, Accel VAE too (`level1+vae+save`), and stock ComfyUI with it only
+# shipped A14B graph without its Accel VAE (`level1+save`; at Save Video's x264 preset `level1+save_medium`), with it
+# (`level1+vae+save`: the shipped graph with prefetch_weights off), and stock ComfyUI with it only
 SAVE_VARIANTS = ("level1+save", "level1+save_medium", "level1+vae+save", "stock+save")
 # what each Queue after the seed-changed ones changes (--changes), each from the Queue before it
 CHANGES = {"lora": "LoRA strength 1.0 -> 0.7", "resolution": "resolution swapped (portrait)"}
@@ -161,6 +161,7 @@ OPTIN_VARIANTS = ("level1_fast+vae+save+prefetch",)
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
+ALL_VARIANTS = VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + OPTIN_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
 DEFAULT_VARIANTS = {DEFAULT_WORKFLOW: VARIANTS[:5], "wan22_t2v_lightx2v": ("stock", "level1", "level1+vae"),
                     "wan22_i2v_lightx2v": ("stock", "level1", "level1+vae")}
 PEER_NODES = ("PathchSageAttentionKJ", "TorchCompileModelAdvanced", "TorchCompileModel", "ModelAttentionBackend",
@@ -191,8 +192,7 @@ def parse(argv=None):
                     help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
                          "--smoke: tiny)")
     ap.add_argument("--variants", default=None,
-                    help="comma list of: " + ", ".join(VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + OPTIN_VARIANTS
-                                                       + PEER_VARIANTS + GGUF_VARIANTS)
+                    help="comma list of: " + ", ".join(ALL_VARIANTS)
                          + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
@@ -240,7 +240,7 @@ def parse(argv=None):
         a.te_format = "fp8_scaled" if a.wan22 else "bf16"
     if a.variants is None:
         a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
-    known = VARIANTS + SAVE_VARIANTS + PREFETCH_VARIANTS + OPTIN_VARIANTS + PEER_VARIANTS + GGUF_VARIANTS
+    known = ALL_VARIANTS
     bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in known]
     if bad:
         ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)})")
@@ -559,43 +559,42 @@ def gguf_loaders(prompt: dict) -> dict:
 
 def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
     # level1: the shipped chain with core's save, without the shipped Accel VAE and with Level-1's prefetch_weights
-    # off; the +vae variants put Accel VAE back, the +prefetch ones prefetch_weights (as shipped since
-    # card16_output_vae/: level1+vae+save+prefetch is the shipped A14B graph as it is)
+    # off; the +vae variants put Accel VAE back. Level-1's inputs: a `level1_fast` head sets quality fast (FP8
+    # attention outside the exact steps, opt-in), a `+prefetch` tail prefetch_weights on (so level1+vae+save+prefetch
+    # is the shipped A14B graph as it is, since card16_output_vae/)
     base, shipped_vae = without_accel_vae(with_core_save(load_workflow(getattr(a, "workflow", None))))
     base = with_level1_inputs(base, prefetch_weights=False)
-    if variant == "stock":
+    graph, inputs = variant, {}
+    if graph.endswith("+prefetch"):
+        graph, inputs["prefetch_weights"] = graph[: -len("+prefetch")], True
+    if graph.startswith("level1_fast"):
+        graph, inputs["quality"] = "level1" + graph[len("level1_fast"):], "fast"
+    if graph == "stock":
         p = bypass_accel(base)
-    elif variant == "level1":
+    elif graph == "level1":
         p = base
-    elif variant == "level1_fast":  # Level-1's opt-in quality: fast (FP8 attention outside the exact steps)
-        p = with_level1_inputs(base, quality="fast")
-    elif variant == "level1+prefetch":
-        p = with_level1_inputs(base, prefetch_weights=True)
-    elif variant == "level1+save+prefetch":
-        p = with_level1_inputs(with_accel_save(base), prefetch_weights=True)
-    elif variant in ("level1+vae+save+prefetch", "level1_fast+vae+save+prefetch"):
-        extra = {"quality": "fast"} if variant.startswith("level1_fast") else {}
-        p = with_level1_inputs(with_accel_save(with_accel_vae(base, **shipped_vae)), prefetch_weights=True, **extra)
-    elif variant == "level1+vae":
+    elif graph == "level1+vae":
         p = with_accel_vae(base, **shipped_vae)
-    elif variant == "level1+vae_fused":
+    elif graph == "level1+vae_fused":
         p = with_accel_vae(base, fused_norm=True)
-    elif variant == "level1+vae_fast":
+    elif graph == "level1+vae_fast":
         p = with_accel_vae(base, fused_norm=True, cudnn_benchmark=True)
-    elif variant == "level1+save":
+    elif graph == "level1+save":
         p = with_accel_save(base)
-    elif variant == "level1+save_medium":
+    elif graph == "level1+save_medium":
         p = with_accel_save(base, cpu_preset=SAVE_VIDEO_PRESET)
-    elif variant == "level1+vae+save":
+    elif graph == "level1+vae+save":
         p = with_accel_save(with_accel_vae(base, **shipped_vae))
-    elif variant == "stock+save":
+    elif graph == "stock+save":
         p = with_accel_save(bypass_accel(base))
-    elif variant in PEER_CHAINS:
-        p = replace_level1(base, PEER_CHAINS[variant])
-    elif variant in GGUF_VARIANTS:
-        p = gguf_loaders(bypass_accel(base) if variant == "gguf" else base)
+    elif graph in PEER_CHAINS:
+        p = replace_level1(base, PEER_CHAINS[graph])
+    elif graph in GGUF_VARIANTS:
+        p = gguf_loaders(bypass_accel(base) if graph == "gguf" else base)
     else:
         raise ValueError(f"unknown variant {variant!r}")
+    if inputs:
+        p = with_level1_inputs(p, **inputs)
     return reduce(p, a, unet_name, variant.replace("+", "_"))
 
 

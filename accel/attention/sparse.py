@@ -288,15 +288,6 @@ def _fa4_capable(device) -> bool:
     return torch.cuda.get_device_capability(dev)[0] in (9, 10)
 
 
-# the report line's opening where FlashAttention-4's block-sparse kernel is what runs (a preset's gain line reads it)
-FA4_RAN = "sparse kernel: FlashAttention-4 block-sparse"
-
-
-def ran_fa4(sections) -> bool:
-    """Whether an attention report's sections say FlashAttention-4's block-sparse kernel runs (pick_kernel's line)."""
-    return any(line.strip().startswith(FA4_RAN + " (") for s in sections for line in s.render())
-
-
 def pick_kernel(device) -> tuple[str, list]:
     """('fa4' or 'flex', report lines): FA4 block-sparse where it imports and passes the probe, else flex."""
     from ...kernels.attention.sparse import ops
@@ -306,9 +297,9 @@ def pick_kernel(device) -> tuple[str, list]:
     if st.get("fa4") is None:
         why = probe_sparse("fa4", device)
         if why is None:
-            return "fa4", [FA4_RAN + " (flash_attn.cute, block_sparse_tensors): passed a probe against the masked "
-                           "reference here; checked against it on an H100 (bench/results/h100/attention_033_fa4), not "
-                           "by the CPU tests (it needs the GPU)"]
+            return "fa4", ["sparse kernel: FlashAttention-4 block-sparse (flash_attn.cute, block_sparse_tensors): "
+                           "passed a probe against the masked reference here; checked against it on an H100 "
+                           "(bench/results/h100/attention_033_fa4), not by the CPU tests (it needs the GPU)"]
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {why}")
     else:
         lines.append(f"sparse kernel: FlashAttention-4 block-sparse not used: {st['fa4']}")
@@ -382,11 +373,24 @@ def setup(m, kern, settings, exact_kern, exact_label: str, policy: Policy, devic
     return run, lines
 
 
-def report_lines(patcher) -> list:
-    """The run's measurements (live report after a sampling run), [] without a sparse wrapper."""
+def _wrapper(patcher):
+    """The patcher's sparse wrapper, or None."""
     try:
         ws = patcher.get_wrappers(apply_model_wrappers(), keys.ATTENTION)
     except Exception:  # noqa: BLE001
-        return []
+        return None
     w = ws[-1] if ws else None
-    return w.report_lines() if isinstance(w, SparseWrapper) else []
+    return w if isinstance(w, SparseWrapper) else None
+
+
+def report_lines(patcher) -> list:
+    """The run's measurements (live report after a sampling run), [] without a sparse wrapper."""
+    w = _wrapper(patcher)
+    return w.report_lines() if w is not None else []
+
+
+def sparse_kernel(patcher) -> str | None:
+    """The sparse kernel the patcher's radial pattern runs ("fa4", "flex": pick_kernel's choice), None without one
+    (a preset's gain line quotes that kernel's measurement)."""
+    w = _wrapper(patcher)
+    return w.run.settings.kernel if w is not None else None

@@ -265,9 +265,9 @@ def apply(model, options: WanLevel1Options, *, profile=None, tensor_device_types
         hints += report.hints
         if options.quality == SPARSE:
             sparse_deviation = report.deviation
-            from ..attention.sparse import ran_fa4
+            from ..attention.sparse import sparse_kernel
 
-            sparse_fa4 = ran_fa4(report.sections)
+            sparse_fa4 = sparse_kernel(m) == "fa4"
         else:
             fast_deviation = report.deviation
     else:

@@ -74,6 +74,25 @@ def test_h3_level1_sparse_quality_runs_radial_on_the_video(M, mod, h3, eager_lev
     assert "none of the exact path's measured bounds is claimed" in text
 
 
+def test_h3_sparse_gain_line_quotes_the_kernel_that_runs(M, mod, h3, eager_level1, monkeypatch):
+    """On an H200 the first screen quotes the speed-up measured with the sparse kernel the pattern runs: flex_attention
+    (what the CPU gives) or FlashAttention-4 where it imports and passes its probe (simulated here)."""
+    P, SP, F = mod("accel.wan_level1.preset"), mod("accel.attention.sparse"), mod("accel.common.figures")
+    hw = mod("accel.common.hardware")
+    prof = hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H200", sm=(9, 0), torch_version=torch.__version__,
+                              cuda_version="13.0", libraries={})
+    opts = P.WanLevel1Options(quality=P.SPARSE, compile=False)
+    for kernel, fid, name in (("flex", "family.h200.minimax_h3_turbo.sparse.speedup", "flex_attention"),
+                              ("fa4", "family.h200.minimax_h3_turbo.sparse_fa4.speedup", "FlashAttention-4")):
+        if kernel == "fa4":
+            monkeypatch.setattr(SP, "pick_kernel", lambda device: ("fa4", ["sparse kernel: FlashAttention-4 (test)"]))
+        patched, report = P.apply(h3, opts, profile=prof, tensor_device_types=("cpu",), target=P.MINIMAX_H3)
+        assert SP.sparse_kernel(patched) == kernel
+        gain = "\n".join(report.summary)
+        assert f"gain: {F.text(fid)} vs stock" in gain and f"(not exact; {name})" in gain, gain
+    assert SP.sparse_kernel(h3) is None  # the input model: no sparse wrapper
+
+
 @pytest.mark.parametrize("other", ["wan", "kandinsky5"])
 def test_other_families_are_refused_naming_the_node_to_use(M, mod, h3, other):
     model = M.wan_model("t2v") if other == "wan" else M.family_model(other)

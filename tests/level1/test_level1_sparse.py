@@ -148,6 +148,7 @@ def test_no_sparse_kernel_with_error_names_quality(pack, mod, M, L, AccelError, 
     m, rep = L.apply(tiny_wan(M), L.WanLevel1Options(compile=False, quality=L.SPARSE), profile=prof,
                      tensor_device_types=("cpu",))
     assert not override_of(m).kernel.sparse and "quality sparse: stayed exact" in rep.render()
+    assert SP.sparse_kernel(m) is None  # no sparse wrapper: the gain line quotes no sparse kernel's figure
 
 
 # --- 2. the sparse path ---------------------------------------------------------------------------------------------

@@ -116,11 +116,6 @@ def test_gain_lines_quote_the_figure_table(mod):
     line = gains.gain_line(gains.SPARSE_FA4, h3, h200)  # the same run with flash-attn-4 installed: its own figure
     assert (f"{figures.text('family.h200.minimax_h3_turbo.sparse_fa4.speedup')} vs stock, measured for Accel "
             "MiniMax-H3 Level-1 quality sparse (not exact; FlashAttention-4)") in line, line
-    sparse_mod, Section = mod("accel.attention.sparse"), mod("accel.common.report").Section
-    ran = [Section("attention", "radial_sparse", [f"  {sparse_mod.FA4_RAN} (flash_attn.cute, ...): passed"])]
-    assert sparse_mod.ran_fa4(ran)
-    assert not sparse_mod.ran_fa4([Section("attention", "radial_sparse",
-                                           [f"  {sparse_mod.FA4_RAN} not used: no module named flash_attn"])])
     assert gains.measured(gains.SPARSE, wan14, h200) is None
     # the newer families, measured at fewer steps than their templates: the line says how many
     hv15 = families.Family("hunyuan_video15", "HunyuanVideo15")
