@@ -71,6 +71,7 @@ CHAINS = {
     "cuda_attn_compile": "Accel CUDA Settings -> Accel Attention -> Accel Compile (defaults)",
     "cuda_attn_compile_graphs": "Accel CUDA Settings -> Accel Attention -> Accel Compile, cuda_graphs on",
     "cuda_attn_compile_model_scope": "Accel CUDA Settings -> Accel Attention -> Accel Compile, scope model",
+    "cuda_attn_compile_resident": "Accel CUDA Settings -> Accel Attention -> Accel Compile, resident_weights on",
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
     "level1_prefetch": "Accel Wan Level-1, prefetch_weights on (the next block's streamed weights fetched while a "
@@ -113,6 +114,9 @@ CHAINS = {
     "shipped_model_scope": "the shipped chain with Accel Compile's scope model (the whole diffusion model one compiled "
                            "region, as ComfyUI's TorchCompileModel compiles it; the pack's attention and DynamicVRAM "
                            "kept)",
+    "shipped_resident": "the shipped chain with Accel Compile's resident_weights on (a model that fits the card loads "
+                        "resident instead of DynamicVRAM's per-step fetch; the compile summary's memory line says "
+                        "which path ran)",
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped "
                    "chain",
     "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
@@ -639,17 +643,19 @@ class Matrix:
         """(model, report) of chain `name` applied to a loaded model."""
         if name == "stock":
             return base, ""
-        if name in ("shipped", "shipped_graphs", "shipped_model_scope"):  # the family's shipped chain
+        if name in ("shipped", "shipped_graphs", "shipped_model_scope", "shipped_resident"):  # the family's chain
             return self.patch(families.spec(self.a.family).shipped + name[len("shipped"):], base)  # +- an option
         if name == "attention":
             return call_node("AccelAttention", model=base)[:2]
         if name == "compile":
             return call_node("AccelCompile", model=base)[:2]
-        if name in ("cuda_attn_compile", "cuda_attn_compile_graphs", "cuda_attn_compile_model_scope"):
+        if name in ("cuda_attn_compile", "cuda_attn_compile_graphs", "cuda_attn_compile_model_scope",
+                    "cuda_attn_compile_resident"):
             m = call_node("AccelCUDASettings", model=base)[0]
             m = call_node("AccelAttention", model=m)[0]
             return call_node("AccelCompile", model=m, cuda_graphs="on" if name.endswith("_graphs") else "off",
-                             scope="model" if name.endswith("_model_scope") else "blocks")[:2]
+                             scope="model" if name.endswith("_model_scope") else "blocks",
+                             resident_weights=name.endswith("_resident"))[:2]
         if name == "level1":
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_h3":

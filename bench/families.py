@@ -160,6 +160,8 @@ def not_applicable(family: str, chain: str) -> str | None:
         return f"the family's shipped chain ({spec(family).shipped}) has no cuda_graphs option"
     if chain == "shipped_model_scope" and spec(family).shipped != "cuda_attn_compile":
         return f"the family's shipped chain ({spec(family).shipped}) has no scope option"
+    if chain == "shipped_resident" and spec(family).shipped != "cuda_attn_compile":
+        return f"the family's shipped chain ({spec(family).shipped}) has no resident_weights option"
     rules = [p for p in _ONLY if chain == p or chain.startswith(p + "_")]
     if not rules:
         return None

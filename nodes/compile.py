@@ -63,6 +63,11 @@ class AccelCompile(AccelNode):
                     "Experimental. on: replay each sampling step as one CUDA graph (same kernels, no per-step "
                     "Python) while the model's weights stay on the GPU. Needs ComfyUI started with "
                     "--disable-cuda-malloc. The report says whether it ran and why not.")),
+                io.Boolean.Input("resident_weights", default=False, optional=True, tooltip=(
+                    "Where ComfyUI streams this model's weights (DynamicVRAM) but the whole model fits the card now: "
+                    "load it resident instead, for this model only (as --disable-dynamic-vram and ComfyUI's "
+                    "TorchCompileModel do), so no block fetches its weights at every step. The same weights and "
+                    "computations. A model that does not fit keeps streaming; the report says which path ran.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "
@@ -71,13 +76,14 @@ class AccelCompile(AccelNode):
 
     @classmethod
     @checked
-    def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, cuda_graphs="off"):
+    def execute(cls, model, mode, scope, dynamic, fullgraph, backend, recompile_limit, on_failure, cuda_graphs="off",
+                resident_weights=False):
         from ..accel.compile import options as compile_
 
         options = compile_.CompileOptions(mode=mode, scope=scope, dynamic=dynamic, fullgraph=fullgraph, backend=backend,
                                           recompile_limit=recompile_limit,
                                           policy=failure_policy("on_failure", on_failure, LEGACY_ON_FAILURE),
-                                          cuda_graphs=cuda_graphs)
+                                          cuda_graphs=cuda_graphs, resident=resident_weights)
         return patched_live(compile_.apply(model, options), cls.DISPLAY)
 
 

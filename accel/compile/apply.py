@@ -125,25 +125,28 @@ def _fits(model) -> tuple[bool, str]:
 
 def _clone(model, cfg: CompileConfig):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
-    (accel.compile.stream), unless CUDA graphs are on and it fits the card: then, as where that API is missing,
-    `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy way, resident
-    where it fits, partly where it does not."""
+    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on and it fits the card: then, as where that
+    API is missing, `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy
+    way, resident where it fits, partly where it does not (a second model on the card later), and the compiled blocks
+    no longer fetch each block's weights per call."""
     if not comfy_compat.patcher_is_dynamic(model):
         return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
                                "fully loaded" if cfg.cuda_graphs else None)
     why = comfy_compat.block_fetch_support()
     keep = ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches its weights just "
             "before it runs)")
-    if why is None and cfg.cuda_graphs:
+    if why is None and (cfg.cuda_graphs or cfg.resident):
+        wants = "CUDA graphs do not run on it" if cfg.cuda_graphs else "resident_weights: kept streaming"
         fits, text = _fits(model)
         if not fits:
-            keep += f"; CUDA graphs do not run on it: {text}"
+            keep += f"; {wants}: {text}"
         elif not (comfy_compat.clone_can_disable_dynamic(model) and comfy_compat.can_reload_patcher(model)
                   and model.cached_patcher_init is not None):
-            keep += ("; CUDA graphs do not run on it: its loader cannot re-create it without DynamicVRAM (no "
-                     "cached_patcher_init; a core loader or Accel Load Diffusion Model (FP8) can)")
+            keep += (f"; {wants}: its loader cannot re-create it without DynamicVRAM (no cached_patcher_init; a core "
+                     "loader or Accel Load Diffusion Model (FP8) can)")
         else:
-            why = f"CUDA graphs need its weights resident, and {text}"
+            why = (f"CUDA graphs need its weights resident, and {text}" if cfg.cuda_graphs
+                   else f"resident_weights on, and {text}")
     if why is None:
         return model.clone(), keep
     if comfy_compat.clone_can_disable_dynamic(model):

@@ -43,11 +43,12 @@ class CompileConfig:
     keys: tuple = ()
     cuda_graphs: bool = False
     prefetch: object = None  # accel.compile.prefetch.PrefetchSettings with prefetch_weights on, else None
+    resident: bool = False  # resident_weights: a DynamicVRAM model that fits the card loads resident (apply._clone)
 
     @property
     def key(self) -> tuple:
         return (self.chain, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit, self.keys,
-                self.cuda_graphs, self.prefetch)
+                self.cuda_graphs, self.prefetch, self.resident)
 
 
 @dataclass
@@ -190,10 +191,13 @@ def validate(options) -> CompileConfig:
                                             ("on" if cuda_graphs is True else "off" if cuda_graphs is False else None))
     if graphs is None:
         raise AccelError("cuda_graphs", f"unknown value {cuda_graphs!r}", "choose off or on")
+    resident = getattr(options, "resident", False)
+    if not isinstance(resident, bool):
+        raise AccelError("resident_weights", f"not on or off: {resident!r}", "set it on (true) or off (false)")
     settings = None
     if prefetch:
         from .prefetch import PrefetchSettings
 
         settings = PrefetchSettings(policy=Policy(policy), title=current_title())
     return CompileConfig(tuple(chain), sc, dyn, dyn_text, bool(fullgraph), backend, limit, Policy(policy),
-                         current_title(), cuda_graphs=graphs, prefetch=settings)
+                         current_title(), cuda_graphs=graphs, prefetch=settings, resident=resident)

@@ -15,7 +15,8 @@ class CompileOptions:
     mode_chain (presets and scripts; the node compiles `mode` alone): modes tried in order when compiling or a
     compiled call fails, eager after the last; it replaces `mode`. cuda_graphs: "off" | "on" (accel.compile.graphs).
     prefetch: fetch the next block's streamed weights while a block runs (accel.compile.prefetch; Wan Level-1's
-    `prefetch_weights`)."""
+    `prefetch_weights`). resident: a DynamicVRAM model that fits the card is loaded resident instead (the node's
+    `resident_weights`; accel.compile.apply `_clone`)."""
 
     mode: str = "default"
     scope: str = "blocks"
@@ -27,6 +28,7 @@ class CompileOptions:
     mode_chain: tuple | None = None
     cuda_graphs: str = "off"
     prefetch: bool = False
+    resident: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "policy", as_policy(self.policy))

@@ -465,7 +465,7 @@ def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
     assert fam.not_applicable(family, "level1_h3") == (None if family == "minimax_h3" else
                                                        "Accel MiniMax-H3 Level-1 patches MiniMax-H3 only")
     # the compile options of the generic chain: not for a family whose shipped chain is a preset
-    for chain in ("shipped_graphs", "shipped_model_scope"):
+    for chain in ("shipped_graphs", "shipped_model_scope", "shipped_resident"):
         assert (fam.not_applicable(family, chain) is None) == (spec.shipped == "cuda_attn_compile"), chain
 
 

@@ -717,3 +717,55 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
         C.apply_compile(dyn, backend="eager")
     msg = str(e.value)
     assert "[Accel Compile]" in msg and "'model'" in msg and "--disable-dynamic-vram" in msg
+
+
+def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod, monkeypatch):
+    """resident_weights on: a DynamicVRAM model (ComfyUI 0.33) that fits the card is cloned with disable_dynamic=True,
+    re-created through its loader's cached_patcher_init (as for CUDA graphs and core's TorchCompileModel), so no block
+    fetches its weights per call; the report's memory line says why. One that does not fit, or whose loader cannot
+    re-create it, keeps streaming and the line says why not; off, nothing changes. Each computes what the uncompiled
+    model does. A value that is not on or off is refused naming the input."""
+    import inspect
+
+    if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the "
+                    "ComfyUI 0.33 main bed (scripts/test.sh)")
+    compat, apply_ = mod("accel.comfy_compat"), mod("accel.compile.apply")
+    monkeypatch.setattr(compat, "block_fetch_support", lambda: None)  # this ComfyUI's block-fetch API (a GPU's)
+    recreated = []
+
+    def dynamic(init=True):
+        dyn = wan.clone()
+        dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
+        # what a core loader registers: re-create the patcher, here without DynamicVRAM (the test's own model)
+        dyn.cached_patcher_init = ((lambda disable_dynamic=False: recreated.append(disable_dynamic) or wan.clone(), ())
+                                   if init else None)
+        return dyn
+
+    x, ctx = inputs()
+    ref = forward(wan, x, ctx)
+    fits = [True, "the model fits: 1.0 GiB of weights + 1.0 GiB to sample <= 9.0 GiB free"]
+    monkeypatch.setattr(apply_, "_fits", lambda model: tuple(fits))
+    m, report = C.apply_compile(dynamic(), backend="eager", resident=True)
+    assert recreated == [True]
+    assert "memory: DynamicVRAM OFF for this model (resident_weights on, and the model fits" in report, report
+    assert not compat.patcher_is_dynamic(m)
+    assert _close(forward(m, x, ctx), ref)
+
+    fits[:] = [False, "the model does not fit: 20.0 GiB of weights + 4.0 GiB to sample > 9.0 GiB free"]
+    m, report = C.apply_compile(dynamic(), backend="eager", resident=True)
+    assert recreated == [True]
+    assert "DynamicVRAM kept" in report and "resident_weights: kept streaming: the model does not fit" in report
+    assert _close(forward(m, x, ctx), ref)
+
+    fits[0] = True
+    m, report = C.apply_compile(dynamic(init=False), backend="eager", resident=True)
+    assert recreated == [True] and "resident_weights: kept streaming: its loader cannot re-create it" in report
+
+    m, report = C.apply_compile(dynamic(), backend="eager")  # off: as before
+    assert recreated == [True] and "DynamicVRAM kept" in report and "resident_weights" not in report
+    assert _close(forward(m, x, ctx), ref)
+
+    with pytest.raises(mod("accel.common.errors").AccelError) as e:
+        C.apply_compile(dynamic(), backend="eager", resident="yes")
+    assert "resident_weights" in str(e.value)
