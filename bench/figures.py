@@ -2891,6 +2891,41 @@ about(S_E2E_VAE_16,  # the pack's rows (prefetch_weights' tooltip quotes them)
       ("e2ev.h200.16.prefetch.later.total", "the same with prefetch_weights on (the A14B workflows as shipped), whole "
                                             "Queue, 16 GB card"))
 
+# The A14B workflows as shipped since (Level-1 prefetch_weights on) on the other simulated cards, the opt-in row and
+# the I2V workflow on 16 GB: a later H200 machine to itself, 2026-11-29
+for _gb in (24, 12, 8):
+    rows(Setup("H200", "0.33.0", _gb, _E2E_VAE.format(
+        wf="T2V", card=f"as a {_gb} GB card (--card {_gb} --occupy: another process holds the rest of the GPU before "
+                       "the servers start), Level-1 prefetch_weights on as shipped, ", q=3,
+        cmd=f"--card {_gb} --occupy --variants stock,level1+vae+save+prefetch --queues 3 --compile-cache shared")),
+         f"h200/e2e_lightx2v_033/card{_gb}_output_vae/e2e_wan22_t2v_lightx2v_card{_gb}.json",
+         (f"e2ev.h200.{_gb}.stock.later.total", "json:rows/0/later_median/total_s",
+          {24: 21.066, 12: 21.598, 8: 20.695}[_gb], "{:.1f} s", f"stock, whole Queue, {_gb} GB card"),
+         (f"e2ev.h200.{_gb}.prefetch.later.total", "json:rows/1/later_median/total_s",
+          {24: 11.149, 12: 13.153, 8: 12.445}[_gb], "{:.1f} s",
+          f"the shipped workflow (prefetch_weights on), whole Queue, {_gb} GB card"),
+         (f"e2ev.h200.{_gb}.prefetch.rss", "json:rows/1/server_peak_rss_gib", {24: 39.02, 12: 39.11, 8: 39.14}[_gb],
+          "{:.1f} GiB", "the shipped workflow, the server's peak host RSS"))
+rows(Setup("H200", "0.33.0", 141, _E2E_VAE.format(
+        wf="T2V", card="Level-1 prefetch_weights on as shipped, ", q=3,
+        cmd="--variants stock,level1+vae+save+prefetch,level1_fast+vae+save+prefetch --queues 3 --compile-cache "
+            "shared")),
+     "h200/e2e_lightx2v_033/whole_card_optin/e2e_wan22_t2v_lightx2v.json",
+     ("e2eo.h200.stock.later.total", "json:rows/0/later_median/total_s", 19.614, "{:.1f} s", "stock, whole Queue"),
+     ("e2eo.h200.shipped.later.total", "json:rows/1/later_median/total_s", 10.555, "{:.1f} s",
+      "the shipped workflow, whole Queue"),
+     ("e2eo.h200.fast.later.total", "json:rows/2/later_median/total_s", 10.138, "{:.1f} s",
+      "the same with Level-1 quality fast (FP8 attention, not exact), whole Queue"))
+rows(Setup("H200", "0.33.0", 16, _E2E_VAE.format(
+        wf="I2V", card="as a 16 GB card (--card 16 --occupy), Level-1 prefetch_weights on as shipped, ", q=3,
+        cmd="--workflow wan22_i2v_lightx2v --card 16 --occupy --variants stock,level1+vae+save+prefetch --queues 3 "
+            "--compile-cache shared")),
+     "h200/e2e_lightx2v_033/i2v_card16_output_vae/e2e_wan22_i2v_lightx2v_card16.json",
+     ("e2ev_i2v.h200.16.stock.later.total", "json:rows/0/later_median/total_s", 21.057, "{:.1f} s",
+      "stock, whole Queue, 16 GB card"),
+     ("e2ev_i2v.h200.16.prefetch.later.total", "json:rows/1/later_median/total_s", 13.183, "{:.1f} s",
+      "the shipped I2V workflow, whole Queue, 16 GB card"))
+
 S_VAE_H200_OUTPUT = Setup("H200", "0.33.0", 141,
     "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, stock, the decode's "
     "output path alone (accel/vae/output.py: every Accel VAE option off) and Accel VAE's Hopper choice (channels_last "
