@@ -73,6 +73,8 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
       level1+vae+save+prefetch  the shipped A14B graph as it is (level1+vae+save with prefetch_weights on);
       level1_fast+vae+save+prefetch  the shipped A14B graph with Level-1's opt-in `quality: fast` (FP8 attention
                        outside the schedule's first and last steps): the opt-in row of the whole Queue;
+      level1_sparse+vae+save+prefetch  the same with Level-1's opt-in `quality: sparse (radial, opt-in)` (radial
+                       sparse attention, dense on the first steps and blocks; flash-attn-4 where installed);
   and, for the A14B workflows, the experts loaded from a Q8_0 GGUF file of the same random weights
   (accel_harness.gguf_files) by ComfyUI-GGUF's UnetLoaderGGUF in place of each UNETLoader:
       gguf             stock ComfyUI on the GGUF experts;
@@ -157,7 +159,8 @@ PEER_VARIANTS = ("kj_sage_compile", "core_compile", "core_ck_int8")
 # on (`level1+vae+save+prefetch`)
 PREFETCH_VARIANTS = ("level1+prefetch", "level1+save+prefetch", "level1+vae+save+prefetch")
 # the shipped A14B graph with an opt-in choice that trades accuracy (its report says what it cost)
-OPTIN_VARIANTS = ("level1_fast+vae+save+prefetch",)
+OPTIN_VARIANTS = ("level1_fast+vae+save+prefetch", "level1_sparse+vae+save+prefetch")
+OPTIN_QUALITY = {"level1_fast": "fast", "level1_sparse": "sparse (radial, opt-in)"}  # a variant's head -> quality
 # the A14B workflows with their experts loaded from a Q8_0 GGUF file by ComfyUI-GGUF's "Unet Loader (GGUF)" (a peer
 # pack, benchmarks only) in place of Load Diffusion Model: stock, and the shipped graph (Level-1 on each expert)
 GGUF_VARIANTS = ("gguf", "gguf+level1")
@@ -559,16 +562,17 @@ def gguf_loaders(prompt: dict) -> dict:
 
 def variant_prompt(variant: str, a, unet_name: str | None) -> dict:
     # level1: the shipped chain with core's save, without the shipped Accel VAE and with Level-1's prefetch_weights
-    # off; the +vae variants put Accel VAE back. Level-1's inputs: a `level1_fast` head sets quality fast (FP8
-    # attention outside the exact steps, opt-in), a `+prefetch` tail prefetch_weights on (so level1+vae+save+prefetch
-    # is the shipped A14B graph as it is, since card16_output_vae/)
+    # off; the +vae variants put Accel VAE back. Level-1's inputs: a `level1_fast` / `level1_sparse` head sets its
+    # opt-in quality (OPTIN_QUALITY), a `+prefetch` tail prefetch_weights on (so level1+vae+save+prefetch is the
+    # shipped A14B graph as it is, since card16_output_vae/)
     base, shipped_vae = without_accel_vae(with_core_save(load_workflow(getattr(a, "workflow", None))))
     base = with_level1_inputs(base, prefetch_weights=False)
     graph, inputs = variant, {}
     if graph.endswith("+prefetch"):
         graph, inputs["prefetch_weights"] = graph[: -len("+prefetch")], True
-    if graph.startswith("level1_fast"):
-        graph, inputs["quality"] = "level1" + graph[len("level1_fast"):], "fast"
+    head = graph.split("+", 1)[0]
+    if head in OPTIN_QUALITY:
+        graph, inputs["quality"] = "level1" + graph[len(head):], OPTIN_QUALITY[head]
     if graph == "stock":
         p = bypass_accel(base)
     elif graph == "level1":

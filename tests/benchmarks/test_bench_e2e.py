@@ -51,6 +51,12 @@ def test_stock_twin_and_accel_vae_variant_are_derived_from_the_shipped_prompt(co
             as_shipped[k]["inputs"].pop("quality", None)
     assert json.dumps(optin, sort_keys=True) == json.dumps(as_shipped, sort_keys=True).replace(
         '"e2e/level1_vae_save_prefetch"', '"e2e/level1_fast_vae_save_prefetch"')
+    # the sparse opt-in row: the same with the node's own sparse choice
+    sparse = B.variant_prompt("level1_sparse+vae+save+prefetch", a, None)
+    quality = [v["inputs"]["quality"] for v in sparse.values() if v["class_type"] == "AccelWanLevel1"]
+    assert quality == [H.pack_module("accel.wan_level1.preset").SPARSE] * 2
+    assert all(v["inputs"]["prefetch_weights"] is True for v in sparse.values() if v["class_type"] == "AccelWanLevel1")
+    assert set(B.OPTIN_QUALITY.values()) <= set(H.pack_module("accel.wan_level1.preset").QUALITIES)
     # the change Queues: every LoRA's strength, then the size; nothing to change gives None
     a14b = B.load_workflow("wan22_t2v_lightx2v")
     lora = B.changed(a14b, "lora")
