@@ -108,6 +108,10 @@ def run_lines(st: dict) -> list[str]:
 
             lines.append("  " + describe(plans))
         lines += ["  " + g for g in graph_lines(st)]
+        if st.get("streamed_regions") and not (st.get("prefetch") or {}).get("line"):
+            lines.append(f"  weights: {st['streamed_regions']} of {st['regions']} compiled region(s) fetched their "
+                         f"weights in the last model call ({st['fetch_host_ms']:.1f} ms of host time; ComfyUI "
+                         "streams them)")
     if (st.get("prefetch") or {}).get("line"):
         lines.append(st["prefetch"]["line"])
     if st.get("cache_note"):

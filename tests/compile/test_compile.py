@@ -257,7 +257,7 @@ def test_lora_before_and_after_compile_take_effect(M, wan, C):
     assert C.compile_status(before05)["recompiles"] == 0 and C.compile_status(after05)["recompiles"] == 0
 
 
-def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
+def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C, mod):
     """Partial load (lowvram) + LoRA: ComfyUI casts those weights per call and applies the LoRA there with
     LowVramPatch objects that dynamo would guard on (a recompile per block per LoRA change). The compile
     wrapper fetches each block's weights outside the graph (accel.compile.stream), so the blocks stay
@@ -277,6 +277,10 @@ def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C):
     # the host time of that model call, and the part of it spent fetching and restoring the blocks' weights
     assert 0 < st["fetch_host_ms"] < st["call_host_ms"], st
     assert graphs() > g00 and not st["fell_back"], st  # ... and ran compiled
+    # the report after the run says so, with that host time
+    run = mod("accel.compile.report").run_lines(st)
+    assert f"  weights: 2 of 2 compiled region(s) fetched their weights in the last model call " \
+           f"({st['fetch_host_ms']:.1f} ms of host time; ComfyUI streams them)" in run, run
     assert _close(out1, forward(with_lora(wan, sd, 1.0), x, ctx))
     g0 = graphs()
     out05 = lowvram_forward(with_lora(compiled, sd, 0.5))
