@@ -64,10 +64,9 @@ class AccelCompile(AccelNode):
                     "Python) while the model's weights stay on the GPU. Needs ComfyUI started with "
                     "--disable-cuda-malloc. The report says whether it ran and why not.")),
                 io.Boolean.Input("resident_weights", default=False, optional=True, tooltip=(
-                    "Where ComfyUI streams this model's weights (DynamicVRAM) but the whole model fits the card now: "
-                    "load it resident instead, for this model only (as --disable-dynamic-vram and ComfyUI's "
-                    "TorchCompileModel do), so no block fetches its weights at every step. The same weights and "
-                    "computations. A model that does not fit keeps streaming; the report says which path ran.")),
+                    "On: a model ComfyUI would stream (DynamicVRAM) that fits the card loads resident instead, as "
+                    "TorchCompileModel loads it: no per-step weight fetch, same computations. One that does not fit "
+                    "keeps streaming; the report says which.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "

@@ -407,7 +407,9 @@ def test_node_input(pack, M, AccelError, zimage):
 
     node = pack.nodes.NODE_CLASS_MAPPINGS["AccelCompile"]
     inputs = {i.id: i for i in node.GET_SCHEMA().inputs}
-    assert list(inputs)[-1] == "cuda_graphs" and inputs["cuda_graphs"].default == "off"
+    # the options added since, in order, after every input saved workflows give positionally; each off by default
+    assert list(inputs)[-2:] == ["cuda_graphs", "resident_weights"] and inputs["cuda_graphs"].default == "off"
+    assert inputs["resident_weights"].default is False and inputs["resident_weights"].optional
     out = H.call_node(node, model=zimage, mode="default", scope="blocks", dynamic="auto", fullgraph=False,
                       backend="inductor", recompile_limit=64, on_failure="fall back", cuda_graphs="on")["result"]
     assert "CUDA graphs: on" in out[1] and "memory: ComfyUI's own loading" in out[1]
