@@ -511,6 +511,15 @@ class Matrix:
         lat = M.wan_latent(self.a.frames, self.a.height, self.a.width)
         return pos, neg, lat
 
+    def spanned(self, model):
+        """The chain's model (the workflow's pair of experts: each) with every model call a profiler range of its own,
+        named after the expert (runner.call_spans)."""
+        n = [0]
+        if self.a.workflow:
+            high, low = model
+            return runner.call_spans(high, "high-noise", n), runner.call_spans(low, "low-noise", n)
+        return runner.call_spans(model, self.a.family or "model", n)
+
     def sample(self, model):
         pos, neg, lat = self.inputs()
         if self.cuda:
@@ -906,8 +915,10 @@ class Matrix:
                     r["self_max_abs_diff"] = _self_diff(lat, first, r)
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)
-                if self.a.profile:
-                    r["profile"], _ = runner.profile_kernels(lambda m=m: self.sample(m))
+                if self.a.profile:  # each model call a range of its own (runner.call_spans): the profile splits by call
+                    spanned = self.spanned(m)
+                    r["profile"], _ = runner.profile_kernels(lambda m=spanned: self.sample(m))
+                    spanned = None
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
                         r["profile"]["sync_sites"], _ = runner.sync_sites(lambda m=m: self.sample(m))
                     if self.a.host_profile:
@@ -1080,6 +1091,12 @@ class Matrix:
                     lines += ["", f"Copies {p['copy_ms']} ms, compute busy {p['compute_busy_ms']} ms; copies with no "
                                   f"compute running beside them {p['copy_alone_ms']} ms (the GPU waited on those "
                                   "transfers)."]
+                if p.get("calls"):
+                    lines += ["", "| model call | host ms | GPU window ms | busy ms | copies ms | copies alone ms | "
+                                  "GPU idle ms |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+                    lines += [f"| {c['name']} | {c['host_ms']} | {c.get('window_ms', '')} | {c.get('busy_ms', '')} | "
+                              f"{c.get('copy_ms', '')} | {c.get('copy_alone_ms', '')} | {c.get('idle_ms', '')} |"
+                              for c in p["calls"]]
                 lines += ["", "| kernel | ms | category |", "| --- | ---: | --- |"]
                 lines += [f"| `{k}` | {ms} | {c} |" for k, ms, c in p["top"]]
                 if p.get("host_top"):

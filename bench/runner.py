@@ -438,6 +438,57 @@ def host_profile_tables(fn, top: int = 25) -> tuple[dict, object]:
     return {"own": [list(r) for r in own], "cumulative": [list(r) for r in cum]}, out
 
 
+SPAN_PREFIX = "model call"
+
+
+def call_spans(model, label: str, counter: list):
+    """A clone of the ModelPatcher `model` whose every model call (ComfyUI's `model_function_wrapper`, around
+    `apply_model` in the sampler) runs inside a torch.profiler range `model call N (label)`, N counting up over the
+    clones sharing `counter` (a one-item list): a profiled run then splits by model call (`span_split`). `model` itself
+    where it has a `model_function_wrapper` already (its own wrapper stays in charge; no split)."""
+    if model.model_options.get("model_function_wrapper") is not None:
+        return model
+
+    def wrapper(apply_model, args):
+        import torch
+
+        counter[0] += 1
+        with torch.profiler.record_function(f"{SPAN_PREFIX} {counter[0]} ({label})"):
+            return apply_model(args["input"], args["timestep"], **args["c"])
+
+    m = model.clone()
+    m.set_model_unet_function_wrapper(wrapper)
+    return m
+
+
+def span_split(prof, cuda: bool) -> list:
+    """Per `call_spans` range of a profiled run, in the order they ran: {name, host_ms} (the host's time in the call:
+    it may return before the GPU finishes), and on a GPU the call's device window (the range's GPU side, from its
+    first kernel to its last): window_ms, busy_ms (kernels and copies), copy_ms, copy_alone_ms (copies with no compute
+    beside them: weights fetched without overlap, `copy_overlap`) and idle_ms (the window less busy: the GPU waited on
+    the host). [] where the run had no such ranges."""
+    host, dev = {}, {}
+    for e in prof.events():
+        if not e.name.startswith(SPAN_PREFIX) or getattr(e, "time_range", None) is None:
+            continue
+        on_gpu = "CUDA" in str(getattr(e, "device_type", ""))
+        (dev if on_gpu else host).setdefault(e.name, (float(e.time_range.start), float(e.time_range.end)))
+    spans = []
+    copies = device_intervals(prof, "copy") if cuda else []
+    compute = device_intervals(prof, "compute") if cuda else []
+    for name, (s0, s1) in sorted(host.items(), key=lambda kv: kv[1][0]):
+        row = {"name": name, "host_ms": round((s1 - s0) / 1000.0, 1)}
+        if name in dev:
+            w0, w1 = dev[name]
+            cp = [(max(a, w0), min(b, w1)) for a, b in copies if b > w0 and a < w1]
+            co = [(max(a, w0), min(b, w1)) for a, b in compute if b > w0 and a < w1]
+            busy = busy_ms(cp + co)
+            row.update({"window_ms": round((w1 - w0) / 1000.0, 1), "busy_ms": round(busy, 1), **copy_overlap(cp, co),
+                        "idle_ms": round((w1 - w0) / 1000.0 - busy, 1)})
+        spans.append(row)
+    return spans
+
+
 def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     """Run fn() once under torch.profiler (CPU + CUDA activity): wall ms, GPU kernel ms (`kernel_times`) by category
     (`kernel_summary`), the `top` kernels, `gpu_busy` = busy ms (the union of the kernel intervals, `busy_ms`) /
@@ -462,11 +513,15 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
     if cuda:
         copies, compute = device_intervals(prof, "copy"), device_intervals(prof, "compute")
         split, busy = copy_overlap(copies, compute), busy_ms(copies + compute)
-    return {"wall_ms": round(wall, 1), "kernel_ms": round(s["kernel_total_ms"], 1), "busy_ms": round(busy, 1),
-            "gpu_busy": round(busy / wall, 3) if wall > 0 else None, **split,
-            "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
-            "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
-            "host_top": [list(r) for r in host_ops(prof, top)]}, out
+    out_s = {"wall_ms": round(wall, 1), "kernel_ms": round(s["kernel_total_ms"], 1), "busy_ms": round(busy, 1),
+             "gpu_busy": round(busy / wall, 3) if wall > 0 else None, **split,
+             "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
+             "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
+             "host_top": [list(r) for r in host_ops(prof, top)]}
+    calls = span_split(prof, cuda)
+    if calls:
+        out_s["calls"] = calls
+    return out_s, out
 
 
 # --- a simulated small card ----------------------------------------------------------------------------------

@@ -203,6 +203,51 @@ def test_profile_kernels_names_the_host_side_ops():
     assert rows["host_sleep"][0] == 1 and rows["host_sleep"][1] >= 45.0  # (the order depends on the CPU's load)
 
 
+def test_call_spans_split_a_profiled_run_by_model_call():
+    """runner.call_spans / span_split: a clone whose model calls (ComfyUI's model_function_wrapper) each run in a
+    profiler range of their own, numbered over the clones sharing a counter and named after their model; a profiled
+    run then lists each call with its host time, in the order they ran (the device window needs a GPU). A model with a
+    wrapper of its own is left as it is."""
+    import time
+
+    import torch
+
+    R = _runner()
+
+    class Patcher:  # the part of ComfyUI's ModelPatcher call_spans uses
+        def __init__(self, options=None):
+            self.model_options = dict(options or {})
+
+        def clone(self):
+            return Patcher(self.model_options)
+
+        def set_model_unet_function_wrapper(self, fn):
+            self.model_options["model_function_wrapper"] = fn
+
+    def apply_model(x, t, c_crossattn=None):
+        time.sleep(0.02 if t.item() > 0.5 else 0.0)
+        return x + c_crossattn
+
+    n = [0]
+    base = Patcher()
+    high, low = R.call_spans(base, "high-noise", n), R.call_spans(base, "low-noise", n)
+    assert "model_function_wrapper" not in base.model_options  # a clone was patched
+    x = torch.zeros(2)
+
+    def sample():  # what the sampler does: two calls of each expert
+        for m, t in ((high, 0.9), (high, 0.7), (low, 0.4), (low, 0.2)):
+            m.model_options["model_function_wrapper"](
+                apply_model, {"input": x, "timestep": torch.tensor(t), "c": {"c_crossattn": x}})
+
+    s, _ = R.profile_kernels(sample, top=5)
+    assert [c["name"] for c in s["calls"]] == ["model call 1 (high-noise)", "model call 2 (high-noise)",
+                                               "model call 3 (low-noise)", "model call 4 (low-noise)"]
+    assert all(c["host_ms"] >= 15.0 for c in s["calls"][:2]) and all(c["host_ms"] < 15.0 for c in s["calls"][2:])
+    assert "window_ms" not in s["calls"][0]  # no GPU here
+    own = Patcher({"model_function_wrapper": lambda f, a: f(a["input"], a["timestep"], **a["c"])})
+    assert R.call_spans(own, "x", n) is own
+
+
 def test_sync_sites_groups_the_hosts_waits_by_python_frames(monkeypatch):
     """runner.sync_sites: with torch's sync debug mode on, every wait warns ("called a synchronizing CUDA operation");
     the warnings are grouped by the Python frames that led there. On the CPU the mode itself is stood in for (it needs

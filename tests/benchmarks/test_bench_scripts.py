@@ -616,6 +616,10 @@ def test_bench_matrix_users_workflow_smoke(tmp_path):
     # --profile: one more run of each chain under torch.profiler (on the CPU: torch ops stand in for kernels)
     prof = ch["fp8"]["profile"]
     assert prof["kernel_ms"] > 0 and prof["by_category_ms"] and prof["top"]
+    # ... split by model call: the workflow's 4 steps, 2 per expert, in order
+    assert [c["name"] for c in prof["calls"]] == [f"model call {i} ({e}-noise)" for i, e in
+                                                  ((1, "high"), (2, "high"), (3, "low"), (4, "low"))]
+    assert "| model call | host ms |" in (out / "matrix.md").read_text()
     assert prof["host_top"] and all(n > 0 and ms > 0 for _, n, ms in prof["host_top"])  # the host side, op by op
     md = (out / "matrix.md").read_text()
     assert "## fp8: one profiled run" in md and "| host op (self CPU time) | calls | ms |" in md
