@@ -753,6 +753,7 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     m, report = C.apply_compile(dynamic(), backend="eager", resident=True)
     assert recreated == [True]
     assert "memory: DynamicVRAM OFF for this model (resident_weights on, and the model fits" in report, report
+    assert report.splitlines()[0].endswith("weights resident (DynamicVRAM off for this model)"), report
     assert not compat.patcher_is_dynamic(m)
     assert _close(forward(m, x, ctx), ref)
 
@@ -760,6 +761,7 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     m, report = C.apply_compile(dynamic(), backend="eager", resident=True)
     assert recreated == [True]
     assert "DynamicVRAM kept" in report and "resident_weights: kept streaming: the model does not fit" in report
+    assert report.splitlines()[0].endswith("weights streamed by ComfyUI (see memory below)"), report
     assert _close(forward(m, x, ctx), ref)
 
     fits[0] = True
@@ -768,6 +770,7 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
 
     m, report = C.apply_compile(dynamic(), backend="eager")  # off: as before
     assert recreated == [True] and "DynamicVRAM kept" in report and "resident_weights" not in report
+    assert "weights streamed" not in report.splitlines()[0]
     assert _close(forward(m, x, ctx), ref)
 
     with pytest.raises(mod("accel.common.errors").AccelError) as e:
