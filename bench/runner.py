@@ -461,12 +461,13 @@ def call_spans(model, label: str, counter: list):
     return m
 
 
-def span_split(prof, cuda: bool) -> list:
+def span_split(prof, copies: list, compute: list) -> list:
     """Per `call_spans` range of a profiled run, in the order they ran: {name, host_ms} (the host's time in the call:
     it may return before the GPU finishes), and on a GPU the call's device window (the range's GPU side, from its
     first kernel to its last): window_ms, busy_ms (kernels and copies), copy_ms, copy_alone_ms (copies with no compute
     beside them: weights fetched without overlap, `copy_overlap`) and idle_ms (the window less busy: the GPU waited on
-    the host). [] where the run had no such ranges."""
+    the host). `copies`, `compute`: the run's `device_intervals` ([] on the CPU). [] where the run had no such
+    ranges."""
     host, dev = {}, {}
     for e in prof.events():
         if not e.name.startswith(SPAN_PREFIX) or getattr(e, "time_range", None) is None:
@@ -474,8 +475,6 @@ def span_split(prof, cuda: bool) -> list:
         on_gpu = "CUDA" in str(getattr(e, "device_type", ""))
         (dev if on_gpu else host).setdefault(e.name, (float(e.time_range.start), float(e.time_range.end)))
     spans = []
-    copies = device_intervals(prof, "copy") if cuda else []
-    compute = device_intervals(prof, "compute") if cuda else []
     for name, (s0, s1) in sorted(host.items(), key=lambda kv: kv[1][0]):
         row = {"name": name, "host_ms": round((s1 - s0) / 1000.0, 1)}
         if name in dev:
@@ -509,7 +508,7 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
         sync()
         wall = (time.perf_counter() - t0) * 1e3
     s = kernel_summary(kernel_times(prof, cuda), top)
-    split, busy = {}, s["kernel_total_ms"]
+    split, busy, copies, compute = {}, s["kernel_total_ms"], [], []
     if cuda:
         copies, compute = device_intervals(prof, "copy"), device_intervals(prof, "compute")
         split, busy = copy_overlap(copies, compute), busy_ms(copies + compute)
@@ -518,7 +517,7 @@ def profile_kernels(fn, top: int = 12) -> tuple[dict, object]:
              "by_category_ms": {k: round(v, 1) for k, v in s["category_ms"].items()},
              "top": [[n, round(ms, 1), c] for n, ms, c in s["top"]],
              "host_top": [list(r) for r in host_ops(prof, top)]}
-    calls = span_split(prof, cuda)
+    calls = span_split(prof, copies, compute)
     if calls:
         out_s["calls"] = calls
     return out_s, out

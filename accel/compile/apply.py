@@ -8,7 +8,7 @@ from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.report import Report
 from . import cache as compile_cache
-from .config import CORE_WRAPPER_KEY, WRAPPER_KEY, CompileConfig, status_for
+from .config import CORE_WRAPPER_KEY, MEMORY_KEPT, MEMORY_OFF, WRAPPER_KEY, CompileConfig, status_for
 from .dynamo_compat import shares_block_graphs
 from .graphs import resident_decision
 from .preflight import fail_preflight, preflight_problem
@@ -133,8 +133,8 @@ def _clone(model, cfg: CompileConfig):
         return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
                                "fully loaded" if cfg.cuda_graphs else None)
     why = comfy_compat.block_fetch_support()
-    keep = ("memory: DynamicVRAM kept (ComfyUI streams the weights; each compiled block fetches its weights just "
-            "before it runs)")
+    keep = (f"{MEMORY_KEPT} (ComfyUI streams the weights; each compiled block fetches its weights just before it "
+            "runs)")
     if why is None and (cfg.cuda_graphs or cfg.resident):
         wants = "CUDA graphs do not run on it" if cfg.cuda_graphs else "resident_weights: kept streaming"
         fits, text = _fits(model)
@@ -157,7 +157,7 @@ def _clone(model, cfg: CompileConfig):
                              "load it with a core loader (Load Diffusion Model / Load Checkpoint) or 'Accel Load "
                              "Diffusion Model (FP8)', or start ComfyUI with --disable-dynamic-vram")
         log.warning("compile: DynamicVRAM turned off for this model (%s); it loads like --disable-dynamic-vram", why)
-        return model.clone(disable_dynamic=True), (f"memory: DynamicVRAM OFF for this model ({why}); "
+        return model.clone(disable_dynamic=True), (f"{MEMORY_OFF} ({why}); "
                                                    "ComfyUI loads it the legacy way (resident, or partial on small "
                                                    "cards)")
     return model.clone(), None

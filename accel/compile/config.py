@@ -24,6 +24,10 @@ DYNAMIC = ("auto", "true", "false")
 CUDA_GRAPHS = ("off", "on")  # on: each model call replayed as one CUDA graph where safe (accel.compile.graphs)
 BACKENDS = ("inductor", "cudagraphs")  # the node offers these; apply_compile accepts any registered backend
 
+# how the report's memory line opens (accel.compile.apply `_clone`); the report's first line reads which one it is
+MEMORY_KEPT = "memory: DynamicVRAM kept"
+MEMORY_OFF = "memory: DynamicVRAM OFF for this model"
+
 _SCOPE_ALIASES = {"blocks": "blocks", "transformer blocks": "blocks", "block": "blocks",
                   "model": "model", "whole model": "model", "whole diffusion model": "model",
                   "diffusion_model": "model"}

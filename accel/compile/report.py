@@ -16,9 +16,9 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
     head = (f"mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
             f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")
     if (cfg.resident or cfg.cuda_graphs) and memory_note:  # the user asked where the weights live: say it first
-        if memory_note.startswith("memory: DynamicVRAM OFF"):
+        if memory_note.startswith(config.MEMORY_OFF):
             head += ", weights resident (DynamicVRAM off for this model)"
-        elif memory_note.startswith("memory: DynamicVRAM kept"):
+        elif memory_note.startswith(config.MEMORY_KEPT):
             head += ", weights streamed by ComfyUI (see memory below)"
     lines = []
     if len(cfg.chain) > 1:

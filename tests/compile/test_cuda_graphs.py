@@ -416,3 +416,11 @@ def test_node_input(pack, M, AccelError, zimage):
     with pytest.raises(AccelError, match="cuda_graphs"):
         H.call_node(node, model=zimage, mode="default", scope="blocks", dynamic="auto", fullgraph=False,
                     backend="inductor", recompile_limit=64, on_failure="fall back", cuda_graphs="maybe")
+    # resident_weights through the node: a model ComfyUI loads its own way (no DynamicVRAM here) is left as it is;
+    # a value that is not on or off names the input
+    out = H.call_node(node, model=zimage, mode="default", scope="blocks", dynamic="auto", fullgraph=False,
+                      backend="inductor", recompile_limit=64, on_failure="fall back", resident_weights=True)["result"]
+    assert out[1].startswith("Accel Compile") and "DynamicVRAM" not in out[1], out[1]
+    with pytest.raises(AccelError, match="resident_weights"):
+        H.call_node(node, model=zimage, mode="default", scope="blocks", dynamic="auto", fullgraph=False,
+                    backend="inductor", recompile_limit=64, on_failure="fall back", resident_weights="maybe")
