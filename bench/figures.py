@@ -2295,6 +2295,48 @@ for _zc, _zfolder, _zv in ((141, "whole_card", ((1.16, 0), (1.042, 1), (1.022, 1
           "{:.2f} s", "ComfyUI TorchCompileModel"),
          (f"zpeers.h200{_ztag}.kj.time", f"json:chains/kj_sage_compile/times_s/{_zv[3][1]}", _zv[3][0], "{:.2f} s",
           "KJNodes Sage -> TorchCompileModelAdvanced"))
+# Accel Compile's resident_weights against DynamicVRAM's per-call fetch (a later H200 machine to itself, 2026-11-29)
+_RESIDENT = ("H200 141GB on a machine that ran nothing else, whole card, {model}, random bf16 weights loaded by "
+             "ComfyUI's loader, ComfyUI 0.33.0 as main.py starts it (DynamicVRAM, cudaMallocAsync), torch "
+             "2.11.0+cu130; stock, the exact chain (Accel CUDA Settings -> Attention -> Compile, DynamicVRAM kept), "
+             "the same with Accel Compile's resident_weights on and ComfyUI's TorchCompileModel, each chain on its own "
+             "(--sequential: stock first and again last), 3 timed runs each, the median (bench_matrix.py --family "
+             "{fam} --sequential --chains shipped,shipped_resident,core_compile --rounds 3{flag})")
+S_RESIDENT_H200_ZIMAGE = Setup("H200", "0.33.0", 141, _RESIDENT.format(
+    model="Z-Image Turbo 6B 1024x1024, 9 steps CFG 1, res_multistep/simple, shift 3", fam="z_image",
+    flag=" --profile; then one profiled run each"))
+S_RESIDENT_H200_FLUX = Setup("H200", "0.33.0", 141, _RESIDENT.format(
+    model="Flux.1-dev 12B 1024x1024, 20 steps CFG 1, guidance 3.5, euler/simple", fam="flux", flag=""))
+rows(S_RESIDENT_H200_ZIMAGE, "h200/family_033_z_image_peers/resident/matrix.json",
+     ("zres.h200.stock.time", "json:chains/stock/times_s/0", 1.17, "{:.2f} s", "stock"),
+     ("zres.h200.shipped.time", "json:chains/shipped/times_s/1", 0.939, "{:.2f} s",
+      "the exact chain, DynamicVRAM kept"),
+     ("zres.h200.shipped_resident.time", "json:chains/shipped_resident/times_s/1", 0.913, "{:.2f} s",
+      "the exact chain with resident_weights on"),
+     ("zres.h200.core_compile.time", "json:chains/core_compile/times_s/2", 1.033, "{:.2f} s",
+      "ComfyUI TorchCompileModel"),
+     ("family.h200.zimage_resident.shipped.speedup", "json:chains/shipped/speedup", 1.246, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("family.h200.zimage_resident.core_compile.speedup", "json:chains/core_compile/speedup", 1.133, "{:.2f}x",
+      "ComfyUI TorchCompileModel vs stock"),
+     ("zres.h200.shipped_resident.kernels", "json:chains/shipped_resident/profile/kernel_ms", 806.7, "{:.0f} ms",
+      "the exact chain with resident_weights on, profiled run: GPU kernel time"))
+about(S_RESIDENT_H200_ZIMAGE, ("family.h200.zimage_resident.shipped_resident.speedup",
+                               "the exact chain with resident_weights on vs stock"))
+rows(S_RESIDENT_H200_FLUX, "h200/family_033_flux_1024_resident/matrix.json",
+     ("fluxres.h200.stock.time", "json:chains/stock/times_s/1", 3.477, "{:.2f} s", "stock"),
+     ("fluxres.h200.shipped.time", "json:chains/shipped/times_s/1", 2.778, "{:.2f} s",
+      "the exact chain, DynamicVRAM kept"),
+     ("fluxres.h200.shipped_resident.time", "json:chains/shipped_resident/times_s/0", 2.537, "{:.2f} s",
+      "the exact chain with resident_weights on"),
+     ("fluxres.h200.core_compile.time", "json:chains/core_compile/times_s/0", 3.029, "{:.2f} s",
+      "ComfyUI TorchCompileModel"),
+     ("family.h200.flux_resident.shipped.speedup", "json:chains/shipped/speedup", 1.252, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("fluxres.h200.core_compile.cosine", "json:chains/core_compile/cosine", 0.952701, "{:.4f}",
+      "ComfyUI TorchCompileModel, final latent vs stock"))
+about(S_RESIDENT_H200_FLUX, ("family.h200.flux_resident.shipped_resident.speedup",
+                             "the exact chain with resident_weights on vs stock"))
 rows(S_GRAPHS_H200_ZIMAGE, "h200/graph_check_033/z_image_6B_disable_cuda_malloc/matrix.json",
      ("graphs.h200.z_image.shipped.speedup", "json:chains/shipped/speedup", 1.207, "{:.2f}x",
       "the exact chain vs stock"),
@@ -2925,6 +2967,52 @@ rows(Setup("H200", "0.33.0", 16, _E2E_VAE.format(
       "stock, whole Queue, 16 GB card"),
      ("e2ev_i2v.h200.16.prefetch.later.total", "json:rows/1/later_median/total_s", 13.183, "{:.1f} s",
       "the shipped I2V workflow, whole Queue, 16 GB card"))
+
+# The peers on a 16 GB card and the sparse opt-in in the whole Queue (a later H200 machine to itself, 2026-11-29)
+S_E2E_PEERS_16 = Setup("H200", "0.33.0", 16, _E2E_VAE.format(
+    wf="T2V", card="as a 16 GB card (--card 16 --occupy), Level-1 prefetch_weights on as shipped; the peers KJNodes "
+                   "Sage -> TorchCompileModelAdvanced and comfy-kitchen INT8 attention (ModelAttentionBackend) with "
+                   "core's decode and save, ", q=3,
+    cmd="--card 16 --occupy --variants stock,level1+vae+save+prefetch,kj_sage_compile,core_ck_int8 --queues 3 "
+        "--compile-cache shared"))
+rows(S_E2E_PEERS_16, "h200/e2e_lightx2v_033/card16_peers/e2e_wan22_t2v_lightx2v_card16.json",
+     ("e2ep.h200.16.stock.later.total", "json:rows/0/later_median/total_s", 19.987, "{:.1f} s",
+      "stock, whole Queue, 16 GB card"),
+     ("e2ep.h200.16.shipped.later.total", "json:rows/1/later_median/total_s", 11.834, "{:.1f} s",
+      "the shipped workflow, whole Queue, 16 GB card"),
+     ("e2ep.h200.16.kj.later.total", "json:rows/2/later_median/total_s", 18.62, "{:.1f} s",
+      "KJNodes Sage -> TorchCompileModelAdvanced, whole Queue, 16 GB card"),
+     ("e2ep.h200.16.ck_int8.later.total", "json:rows/3/later_median/total_s", 17.737, "{:.1f} s",
+      "comfy-kitchen INT8 attention, whole Queue, 16 GB card"))
+S_E2E_SPARSE = Setup("H200", "0.33.0", 141, _E2E_VAE.format(
+    wf="T2V", card="Level-1 prefetch_weights on as shipped, flash-attn-4 4.0.0b36 carried, ", q=3,
+    cmd="--variants stock,level1_sparse+vae+save+prefetch --queues 3 --compile-cache shared"))
+rows(S_E2E_SPARSE, "h200/e2e_lightx2v_033/whole_card_sparse/e2e_wan22_t2v_lightx2v.json",
+     ("e2es.h200.stock.later.total", "json:rows/0/later_median/total_s", 19.966, "{:.1f} s", "stock, whole Queue"),
+     ("e2es.h200.sparse.later.total", "json:rows/1/later_median/total_s", 8.486, "{:.1f} s",
+      "the shipped workflow with Level-1 quality sparse (radial sparse attention, FlashAttention-4 block-sparse; not "
+      "exact), whole Queue"),
+     ("e2es.h200.stock.q1.total", "json:rows/0/queues/0/total_s", 26.245, "{:.1f} s", "stock, Queue 1"),
+     ("e2es.h200.sparse.q1.total", "json:rows/1/queues/0/total_s", 44.654, "{:.1f} s",
+      "the same with quality sparse, Queue 1 (it compiled)"))
+
+S_WF_H200_12_PROFILE = Setup("H200", "0.33.0", 12,
+    "H200 141GB as a 12 GB card: another process holds the rest of the GPU before ComfyUI starts; Wan 2.2 A14B T2V "
+    "users' workflow: two experts loaded by ComfyUI's loader from a random file in ComfyUI's scaled-fp8 layout, a "
+    "rank-32 LightX2V-layout LoRA on each, shift 5, 480p 81 frames, 4 steps CFG 1 split 2+2, ComfyUI 0.33.0 as main.py "
+    "starts it (DynamicVRAM), sampling of both experts, each chain on its own after its first run, 1 timed run, then "
+    "one run under torch.profiler split by model call (bench_matrix.py --workflow lightx2v --sequential --card 12 "
+    "--occupy --chains stock,level1_prefetch --rounds 1 --profile)")
+rows(S_WF_H200_12_PROFILE, "h200/wf_lightx2v_033/card12_occupied_profile/matrix.json",
+     ("wf12p.h200.stock.time", "json:chains/stock/times_s/0", 15.24, "{:.1f} s", "stock sampling"),
+     ("wf12p.h200.prefetch.time", "json:chains/level1_prefetch/times_s/0", 10.853, "{:.1f} s",
+      "Level-1 with prefetch_weights sampling"),
+     ("wf12p.h200.prefetch.call1.idle", "json:chains/level1_prefetch/profile/calls/0/idle_ms", 721.7, "{:.0f} ms",
+      "Level-1 with prefetch_weights, profiled run: GPU idle in the high-noise expert's first model call"),
+     ("wf12p.h200.prefetch.call3.idle", "json:chains/level1_prefetch/profile/calls/2/idle_ms", 1258.7, "{:.0f} ms",
+      "the same in the low-noise expert's first model call"),
+     ("wf12p.h200.prefetch.call2.idle", "json:chains/level1_prefetch/profile/calls/1/idle_ms", 31.5, "{:.0f} ms",
+      "the same in the high-noise expert's second model call"))
 
 S_VAE_H200_OUTPUT = Setup("H200", "0.33.0", 141,
     "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, stock, the decode's "

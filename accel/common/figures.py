@@ -85,6 +85,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/card16_output_vae/e2e_wan22_t2v_lightx2v_card16.json": [
         ("e2ev.h200.16.level1_vae_save.later.total", "json:rows/1/later_median/total_s", 13.434, "{:.1f} s"),
         ("e2ev.h200.16.prefetch.later.total", "json:rows/2/later_median/total_s", 11.973, "{:.1f} s")],
+    "h200/family_033_flux_1024_resident/matrix.json": [
+        ("family.h200.flux_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.371,
+         "{:.2f}x")],
     "h200/family_033_flux2_8steps/matrix.json": [
         ("family.h200.flux2_8steps.shipped.speedup", "json:chains/shipped/speedup", 1.4, "{:.2f}x")],
     "h200/family_033_hunyuan_video15_2steps/fp8_auto/matrix.json": [
@@ -105,6 +108,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.minimax_h3_turbo.stock.cosine", "json:chains/stock/cosine", 0.999275, "{:.4f}")],
     "h200/family_033_minimax_h3_turbo/sparse_fa4_2rounds/matrix.json": [
         ("family.h200.minimax_h3_turbo.sparse_fa4.speedup", "json:chains/level1_h3_sparse/speedup", 2.499,
+         "{:.2f}x")],
+    "h200/family_033_z_image_peers/resident/matrix.json": [
+        ("family.h200.zimage_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.281,
          "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/flux/matrix.json": [
         ("fp8auto.h200.flux.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.696, "{:.2f}x"),

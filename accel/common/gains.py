@@ -12,6 +12,7 @@ EXACT = "exact"  # the family's exact chain: Accel Wan Level-1 on Wan, Accel CUD
 FP8 = "fp8"  # Accel Load Diffusion Model (FP8) before the exact chain
 SPARSE = "sparse"  # the family's Level-1 preset with quality sparse (radial, opt-in; not exact), torch flex_attention
 SPARSE_FA4 = "sparse_fa4"  # the same where its sparse kernel is FlashAttention-4's block-sparse one
+RESIDENT = "resident"  # the exact chain with Accel Compile's resident_weights on, where the model loaded resident
 
 # chain -> kind of model -> GPU class -> figure id (bench/figures.py says how each was measured). A node that is part
 # of the exact chain (Attention, Compile, CUDA Settings) quotes the chain's figure, and says so.
@@ -50,6 +51,10 @@ GAINS = {
     SPARSE_FA4: {
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.sparse_fa4.speedup"},
     },
+    RESIDENT: {
+        "flux": {"H200": "family.h200.flux_resident.shipped_resident.speedup"},
+        "z_image": {"H200": "family.h200.zimage_resident.shipped_resident.speedup"},
+    },
 }
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
@@ -81,6 +86,8 @@ def chain_name(chain: str, family) -> str:
         return exact + " quality sparse (not exact; flex_attention)"
     if chain == SPARSE_FA4:
         return exact + " quality sparse (not exact; FlashAttention-4)"
+    if chain == RESIDENT:
+        return exact + " with resident_weights (the model loaded resident)"
     return "the FP8 loader + " + exact if chain == FP8 else exact
 
 

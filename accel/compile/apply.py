@@ -58,17 +58,20 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
     report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note, family_line)
     log.info("%s", report.details().splitlines()[0])
-    return m, replace(report, summary=_first_screen(m, report, status))
+    return m, replace(report, summary=_first_screen(m, report, status, cfg))
 
 
-def _first_screen(model, report, status) -> tuple:
+def _first_screen(model, report, status, cfg: CompileConfig) -> tuple:
     """What is set to run (the node's title and the settings), the measured gain of the family's exact chain (compile
-    is one part of it) and, where compile cannot run here, what to do about it."""
+    is one part of it; with resident_weights, where the model loads resident and that was measured, the chain's
+    figure with it) and, where compile cannot run here, what to do about it."""
     from ..common import families, gains, hardware
 
     head = report.sections[0]
-    lines = [f"{current_title() or head.title}: {head.text}",
-             gains.gain_line(gains.EXACT, families.detect(model), hardware.profile())]
+    fam, prof = families.detect(model), hardware.profile()
+    resident = cfg.resident and (status.memory or "").startswith(MEMORY_OFF)
+    chain = gains.RESIDENT if resident and gains.measured(gains.RESIDENT, fam, prof) else gains.EXACT
+    lines = [f"{current_title() or head.title}: {head.text}", gains.gain_line(chain, fam, prof)]
     if status.fell_back:
         lines.append(f"for more: make compile run here ({status.reason})")
     return tuple(lines)

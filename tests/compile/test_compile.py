@@ -750,10 +750,16 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     ref = forward(wan, x, ctx)
     fits = [True, "the model fits: 1.0 GiB of weights + 1.0 GiB to sample <= 9.0 GiB free"]
     monkeypatch.setattr(apply_, "_fits", lambda model: tuple(fits))
+    # the gain line quotes the resident chain's figure where the model loaded resident and that chain was measured for
+    # this kind of model and GPU (Z-Image, Flux.1 on the H200), else the exact chain's
+    gains = mod("accel.common.gains")
+    monkeypatch.setattr(gains, "measured", lambda chain, fam, prof: "a row" if chain == gains.RESIDENT else None)
+    monkeypatch.setattr(gains, "gain_line", lambda chain, fam, prof: f"gain: the {chain} chain's row")
     m, report = C.apply_compile(dynamic(), backend="eager", resident=True)
     assert recreated == [True]
     assert "memory: DynamicVRAM OFF for this model (resident_weights on, and the model fits" in report, report
     assert report.splitlines()[0].endswith("weights resident (DynamicVRAM off for this model)"), report
+    assert report.splitlines()[1] == "gain: the resident chain's row", report
     assert not compat.patcher_is_dynamic(m)
     assert _close(forward(m, x, ctx), ref)
 
@@ -762,6 +768,7 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     assert recreated == [True]
     assert "DynamicVRAM kept" in report and "resident_weights: kept streaming: the model does not fit" in report
     assert report.splitlines()[0].endswith("weights streamed by ComfyUI (see memory below)"), report
+    assert report.splitlines()[1] == "gain: the exact chain's row", report  # it streamed: not the resident figure
     assert _close(forward(m, x, ctx), ref)
 
     fits[0] = True

@@ -126,6 +126,12 @@ def test_gain_lines_quote_the_figure_table(mod):
     hint = gains.fp8_hint(hv15, h200)  # the FP8 loader's auto measured faster there (one timed run)
     assert hint and figures.text("family.h200.hunyuan_video15_2steps.fp8_auto.speedup") in hint
     assert gains.measured(gains.FP8, families.Family("flux2", "Flux2"), h200) is None  # not run on Flux.2
+    z_image = families.Family("z_image", "ZImage")  # Accel Compile's resident_weights, measured on the H200
+    line = gains.gain_line(gains.RESIDENT, z_image, h200)
+    assert line.startswith(f"gain: {figures.text('family.h200.zimage_resident.shipped_resident.speedup')} vs stock, "
+                           "measured for CUDA Settings + Attention + Compile with resident_weights (the model loaded "
+                           "resident) on Z-Image Turbo, H200"), line
+    assert gains.measured(gains.RESIDENT, families.Family("flux", "Flux"), h100) is None  # measured on the H200 only
     for chain, kinds in gains.GAINS.items():  # every row exists
         for kind, per_gpu in kinds.items():
             assert kind in gains.KINDS and set(per_gpu) <= set(gains.GPUS), (chain, kind)
