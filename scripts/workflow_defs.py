@@ -8,6 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workflow_parts import (  # noqa: E402
+    _ACCEL_VALUES,
     _UMT5,
     _WAN_VAE,
     ACCEL_GROUP,
@@ -323,6 +324,11 @@ one CUDA graph where the model stays on the GPU. Where this chain was measured o
 the `family:` line of Accel Compile's report, and the pack's docs/nodes.md, "Model families"."""
 
 
+# Z-Image Turbo's chain loads the model resident where it fits (Accel Compile resident_weights): faster than
+# DynamicVRAM's per-call weight fetch on the H200 (bench/results/h200/family_033_z_image_peers/resident/).
+Z_IMAGE_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
+
+
 def z_image_turbo(info) -> Flow:
     f = Flow("z_image_turbo_attention_compile", info)
     unet = _unet(f, "Load Z-Image Turbo", "z_image_turbo_bf16.safetensors")
@@ -333,11 +339,15 @@ def z_image_turbo(info) -> Flow:
     f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
     lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
     shift = f.add("ModelSamplingAuraFlow", "Shift 3", model=f.out(unet), shift=3.0)
-    chain = _chain(f, f.out(shift), SHIPPED_CHAIN)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN, values=Z_IMAGE_VALUES)
     ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(zero), f.out(lat), steps=8, cfg=1.0, sampler="res_multistep")
     outs = _image_out(f, f.out(ks), f.out(vae), "z_image_turbo_accel")
     f.outputs = {"sampler": ks, "save": outs[-1]}
     n = _about(f, "Z-Image Turbo + CUDA settings, attention, compile", _IMAGE_BODY.format(model="Z-Image") + """
+
+Accel Compile's `resident_weights` is on here: where the model fits the card, ComfyUI loads it resident instead of
+fetching each block's weights at every step (same output; where it does not fit it keeps streaming, and the
+report's first line says which).
 
 The graph is ComfyUI's Z-Image Turbo template: distilled (CFG 1, the negative is zeroed), shift 3, 8 steps
 res_multistep / simple at 1024x1024.""", ["z_image_turbo_bf16.safetensors", "qwen_3_4b.safetensors", "ae.safetensors"],
