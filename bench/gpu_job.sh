@@ -8,7 +8,9 @@
 # (every bench/*.py takes it), its console in res/NAME/log.txt, stopped with SIGINT after LIMIT_S seconds (SIGKILL 30 s
 # later). A line `! COMMAND` runs as it is (e.g. `! rm -rf /tmp/w/flux` to free the disk between families). `#`
 # starts a comment. The steps run after `source $ACCEL_JOB_ENV` (default: bench/gpu_env.sh 033; empty: none).
-# State: $ACCEL_JOB_DIR (default /tmp/accel-job): status (one line per step: name, rc, seconds), res/, job.log.
+# The steps run in $ACCEL_JOB_DIR/src, a copy of the tree taken when the plan starts (a later call's copy of the working
+# tree does not reach a running plan). State: $ACCEL_JOB_DIR (default /tmp/accel-job): status (one line per step: name,
+# rc, seconds), res/, src/, job.log.
 set -uo pipefail
 JOB="${ACCEL_JOB_DIR:-/tmp/accel-job}"
 cmd="${1:-}"
@@ -29,6 +31,11 @@ case "$cmd" in
       # shellcheck disable=SC1090,SC2086
       source ${ACCEL_JOB_ENV-bench/gpu_env.sh 033} || { echo "env failed" >> "$JOB/status"; touch "$JOB/done"; exit 1; }
     fi
+    # the steps run from a snapshot of the tree taken now (its hidden folders, the carried archives, left out: the
+    # environment above has unpacked them): each later device call copies the working tree onto the machine again,
+    # and a step importing the pack while that copy lands failed (ImportError from accel_harness)
+    rm -rf "$JOB/src" && mkdir -p "$JOB/src" && tar -C . --exclude='./.*' -cf - . | tar -C "$JOB/src" -xf - \
+      && cd "$JOB/src" || { echo "snapshot failed" >> "$JOB/status"; touch "$JOB/done"; exit 1; }
     # a job started in the background inherits SIGINT ignored: give each step SIGINT back, so the time limit's SIGINT
     # stops it as Ctrl-C would (Python's KeyboardInterrupt: a benchmark's servers are shut down, its results kept)
     if env --default-signal=INT true 2>/dev/null; then

@@ -28,9 +28,10 @@ def test_a_plan_runs_detached_step_by_step(tmp_path):
         f"! touch {tmp_path}/between\n"
         "\n"
         f"slow 1 python3 {slow}\n"
+        "where 30 bash -c 'pwd; test -f bench/gpu_job.sh && echo has-the-tree' _\n"
         "last 30 bash -c 'echo \"$1 $2\"' _\n")
     r = job(tmp_path, "start", str(plan))
-    assert r.returncode == 0 and "started 3 step(s)" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "started 4 step(s)" in r.stdout, r.stdout + r.stderr
     again = job(tmp_path, "start", str(plan))  # one plan at a time
     assert again.returncode == 2 and "still running" in again.stdout
     t0 = time.time()
@@ -39,7 +40,12 @@ def test_a_plan_runs_detached_step_by_step(tmp_path):
     assert time.time() - t0 < 40  # the slow step was stopped at its limit
     res = tmp_path / "job" / "res"
     status = (tmp_path / "job" / "status").read_text().splitlines()
-    assert [s.split()[:2] for s in status] == [["first", "rc=0"], ["slow", "rc=124"], ["last", "rc=0"]]
+    assert [s.split()[:2] for s in status] == [["first", "rc=0"], ["slow", "rc=124"], ["where", "rc=0"],
+                                               ["last", "rc=0"]]
+    # the steps ran in a copy of the tree taken at the start (a later device call's copy of the working tree cannot
+    # reach them), without the hidden folders (the carried archives)
+    assert (res / "where" / "log.txt").read_text().split() == [str(tmp_path / "job" / "src"), "has-the-tree"]
+    assert not (tmp_path / "job" / "src" / ".git").exists()
     assert (res / "first" / "r.json").read_text().strip() == '{"ok": 1}'
     assert (res / "first" / "log.txt").read_text().strip() == "wrote"
     assert (res / "slow" / "log.txt").read_text().strip() == "stopped"  # SIGINT reached it (not ignored)
