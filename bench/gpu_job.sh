@@ -13,6 +13,7 @@
 # rc, seconds), res/, src/, job.log.
 set -uo pipefail
 JOB="${ACCEL_JOB_DIR:-/tmp/accel-job}"
+case "$JOB" in /*) ;; *) JOB="$PWD/$JOB" ;; esac  # absolute: the steps run in another folder (src/, below)
 cmd="${1:-}"
 case "$cmd" in
   start)
