@@ -45,6 +45,7 @@ image-edit model (FLUX.1 Kontext dev, Qwen-Image-Edit), one reference latent of 
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -916,9 +917,7 @@ class Matrix:
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)
                 if self.a.profile:  # each model call a range of its own (runner.call_spans): the profile splits by call
-                    spanned = self.spanned(m)
-                    r["profile"], _ = runner.profile_kernels(lambda m=spanned: self.sample(m))
-                    spanned = None
+                    r["profile"], _ = runner.profile_kernels(functools.partial(self.sample, self.spanned(m)))
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
                         r["profile"]["sync_sites"], _ = runner.sync_sites(lambda m=m: self.sample(m))
                     if self.a.host_profile:
