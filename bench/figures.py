@@ -3014,6 +3014,63 @@ rows(S_WF_H200_12_PROFILE, "h200/wf_lightx2v_033/card12_occupied_profile/matrix.
      ("wf12p.h200.prefetch.call2.idle", "json:chains/level1_prefetch/profile/calls/1/idle_ms", 31.5, "{:.0f} ms",
       "the same in the high-noise expert's second model call"))
 
+# The peers on an 8 GB card; the 12 GB card's allocator (2026-11-30, two H200 machines in succession, each to itself)
+S_E2E_PEERS_8 = Setup("H200", "0.33.0", 8, _E2E_VAE.format(
+    wf="T2V", card="as an 8 GB card (--card 8 --occupy), Level-1 prefetch_weights on as shipped; the peer "
+                   "comfy-kitchen INT8 attention (ModelAttentionBackend) with core's decode and save, ", q=3,
+    cmd="--card 8 --occupy --variants stock,level1+vae+save+prefetch,core_ck_int8 --queues 3 --compile-cache shared"))
+rows(S_E2E_PEERS_8, "h200/e2e_lightx2v_033/card8_peers/e2e_wan22_t2v_lightx2v_card8.json",
+     ("e2ep.h200.8.stock.later.total", "json:rows/0/later_median/total_s", 21.145, "{:.1f} s",
+      "stock, whole Queue, 8 GB card"),
+     ("e2ep.h200.8.shipped.later.total", "json:rows/1/later_median/total_s", 11.977, "{:.1f} s",
+      "the shipped workflow, whole Queue, 8 GB card"),
+     ("e2ep.h200.8.ck_int8.later.total", "json:rows/2/later_median/total_s", 18.992, "{:.1f} s",
+      "comfy-kitchen INT8 attention, whole Queue, 8 GB card"))
+S_E2E_KJ_8 = Setup("H200", "0.33.0", 8, _E2E_VAE.format(
+    wf="T2V", card="as an 8 GB card (--card 8 --occupy), the peer KJNodes Sage -> TorchCompileModelAdvanced with "
+                   "core's decode and save (no stock in that call; the INT8 variant cut by the step's limit), ", q=2,
+    cmd="--card 8 --occupy --variants kj_sage_compile,core_ck_int8 --queues 2 --compile-cache shared; one Queue "
+        "after the first, so Queue 2 itself"))
+rows(S_E2E_KJ_8, "h200/e2e_lightx2v_033/card8_peers_kj/e2e_wan22_t2v_lightx2v_card8.json",
+     ("e2ep.h200.8.kj.q2.total", "json:rows/0/queues/1/total_s", 18.373, "{:.1f} s",
+      "KJNodes Sage -> TorchCompileModelAdvanced, whole Queue 2, 8 GB card"))
+
+_WF12A = ("H200 141GB as a 12 GB card: another process holds the rest of the GPU before ComfyUI starts; Wan 2.2 A14B "
+          "T2V users' workflow: two experts loaded by ComfyUI's loader from a random file in ComfyUI's scaled-fp8 "
+          "layout, a rank-32 LightX2V-layout LoRA on each, shift 5, 480p 81 frames, 4 steps CFG 1 split 2+2, ComfyUI "
+          "0.33.0 as main.py starts it (DynamicVRAM){flags}, sampling of both experts, each chain on its own after its "
+          "first run, 1 timed run (bench_matrix.py --workflow lightx2v --sequential --card 12 --occupy --chains "
+          "stock,level1_prefetch --rounds 1{cmd})")
+S_WF_H200_12_ALLOC = Setup("H200", "0.33.0", 12, _WF12A.format(flags=" with its default allocator (cudaMallocAsync)",
+                                                              cmd=""))
+S_WF_H200_12_NOCM = Setup("H200", "0.33.0", 12, _WF12A.format(
+    flags=" started with --disable-cuda-malloc (PyTorch's caching allocator)",
+    cmd=" --comfy-args=--disable-cuda-malloc"))
+rows(S_WF_H200_12_ALLOC, "h200/wf_lightx2v_033/card12_allocator/default/matrix.json",
+     ("wf12a.h200.default.stock.time", "json:chains/stock/times_s/0", 15.056, "{:.1f} s", "stock sampling"),
+     ("wf12a.h200.default.prefetch.time", "json:chains/level1_prefetch/times_s/0", 10.832, "{:.1f} s",
+      "Level-1 with prefetch_weights sampling"))
+rows(S_WF_H200_12_NOCM, "h200/wf_lightx2v_033/card12_allocator/no_cuda_malloc/matrix.json",
+     ("wf12a.h200.nocm.stock.time", "json:chains/stock/times_s/0", 16.558, "{:.1f} s",
+      "stock sampling, ComfyUI started with --disable-cuda-malloc"),
+     ("wf12a.h200.nocm.prefetch.time", "json:chains/level1_prefetch/times_s/0", 10.328, "{:.1f} s",
+      "Level-1 with prefetch_weights sampling, ComfyUI started with --disable-cuda-malloc"))
+S_E2E_12_STOCK = Setup("H200", "0.33.0", 12, _E2E_VAE.format(
+    wf="T2V", card="as a 12 GB card (--card 12 --occupy), ComfyUI's default flags, ", q=2,
+    cmd="--card 12 --occupy --variants stock --queues 2 --compile-cache shared; one Queue after the first, so Queue 2 "
+        "itself"))
+S_E2E_12_NOCM = Setup("H200", "0.33.0", 12, _E2E_VAE.format(
+    wf="T2V", card="as a 12 GB card (--card 12 --occupy), the server started with --disable-cuda-malloc, Level-1 "
+                   "prefetch_weights on as shipped, ", q=2,
+    cmd="--card 12 --occupy --variants level1+vae+save+prefetch --queues 2 --compile-cache shared "
+        "--comfy-args=--disable-cuda-malloc; one Queue after the first, so Queue 2 itself"))
+rows(S_E2E_12_STOCK, "h200/e2e_lightx2v_033/card12_no_cuda_malloc/stock/e2e_wan22_t2v_lightx2v_card12.json",
+     ("e2en.h200.12.stock.q2.total", "json:rows/0/queues/1/total_s", 21.425, "{:.1f} s",
+      "stock, whole Queue 2, 12 GB card, default flags"))
+rows(S_E2E_12_NOCM, "h200/e2e_lightx2v_033/card12_no_cuda_malloc/shipped/e2e_wan22_t2v_lightx2v_card12.json",
+     ("e2en.h200.12.shipped.q2.total", "json:rows/0/queues/1/total_s", 12.638, "{:.1f} s",
+      "the shipped workflow, whole Queue 2, 12 GB card, the server started with --disable-cuda-malloc"))
+
 S_VAE_H200_OUTPUT = Setup("H200", "0.33.0", 141,
     "H200 on a machine that ran nothing else, Wan 2.1 VAE random weights bf16, 81 frames 832x480, stock, the decode's "
     "output path alone (accel/vae/output.py: every Accel VAE option off) and Accel VAE's Hopper choice (channels_last "
