@@ -85,6 +85,9 @@ Variants, besides the ones above (each replaces every Accel Wan Level-1 node, at
 `--compile-cache fresh`: each server gets an empty TORCHINDUCTOR_CACHE_DIR (Queue 1 = a user's very first run);
 the default `shared` leaves the cache as set (gpu_env.sh: /tmp/inductor-cache), so a variant whose graphs an
 earlier one (or an earlier run) compiled starts warm, like a ComfyUI restart.
+A variant may end in `@FLAG@FLAG...`: its server gets these ComfyUI flags besides the run's own (`--comfy-args`, the
+card's), so one run compares a flag with the default, e.g. `--variants stock,level1+vae+save+prefetch,
+level1+vae+save+prefetch@--disable-cuda-malloc` (the row's `server_flags` lists them; its variant is the whole string).
 Simulated small card: `--card N` gives the server --reserve-vram (total - N); `--card N --occupy` instead has a
 child process take (free - N) GiB of the GPU (a plain torch allocation, bench_matrix.occupy) after the model files
 are written and before the first server starts, held until the benchmark ends: every allocator sees N GiB.
@@ -195,7 +198,8 @@ def parse(argv=None):
                     help="Wan diffusion model size (default: 1.3B for wan21_t2v_1.3B, 14B for the A14B workflows; "
                          "--smoke: tiny)")
     ap.add_argument("--variants", default=None,
-                    help="comma list of: " + ", ".join(ALL_VARIANTS)
+                    help="comma list of: " + ", ".join(ALL_VARIANTS) + "; NAME@FLAG@FLAG... runs NAME on a server "
+                         "started with these ComfyUI flags too (e.g. level1+vae+save+prefetch@--disable-cuda-malloc)"
                          + " (default: all of the first five for wan21_t2v_1.3B, stock,level1,level1+vae otherwise)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--frames", type=int, default=81)
@@ -244,18 +248,22 @@ def parse(argv=None):
     if a.variants is None:
         a.variants = ",".join(DEFAULT_VARIANTS[a.workflow])
     known = ALL_VARIANTS
-    bad = [v for v in a.variants.split(",") if v.strip() and v.strip() not in known]
+    bad = [v for v in a.variants.split(",") if v.strip() and split_variant(v)[0] not in known]
     if bad:
-        ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)})")
+        ap.error(f"--variants: unknown {', '.join(bad)} (choose from {', '.join(known)}; a variant may end in "
+                 "@FLAG@FLAG...: ComfyUI flags for its server only)")
+    empty = [v for v in a.variants.split(",") if v.strip() and "" in split_variant(v)[1]]
+    if empty:
+        ap.error(f"--variants: an empty @FLAG in {', '.join(empty)} (write NAME@--flag@value)")
     a.changes = [c.strip() for c in a.changes.split(",") if c.strip() and c.strip() != "none"]
     if set(a.changes) - set(CHANGES):
         ap.error(f"--changes: unknown {', '.join(sorted(set(a.changes) - set(CHANGES)))} (choose from "
                  f"{', '.join(CHANGES)}, none)")
-    if not a.wan22 and any(v.strip() in GGUF_VARIANTS for v in a.variants.split(",")):
+    if not a.wan22 and any(split_variant(v)[0] in GGUF_VARIANTS for v in a.variants.split(",")):
         ap.error("--variants gguf*: only for the A14B workflows (--workflow wan22_*)")
     if a.save == "auto":
         a.save = "video" if pyav_installed() else "webp"
-    if a.save == "webp" and any("+save" in v for v in a.variants.split(",")):
+    if a.save == "webp" and any("+save" in split_variant(v)[0] for v in a.variants.split(",")):
         ap.error("--variants *+save: Accel Save Video writes a video with PyAV (not installed here, or --save webp)")
     return a
 
@@ -777,7 +785,7 @@ def write_models_wan22(a, base: Path, M) -> dict:
     real = models / "diffusion_models" / f"random_wan22_{variant}_{a.size}_{a.expert_format}.safetensors"
     info["diffusion_models"]["random file"] = _written(real, expert, M)
     gguf = None
-    if any(v.strip() in GGUF_VARIANTS for v in a.variants.split(",")):
+    if any(split_variant(v)[0] in GGUF_VARIANTS for v in a.variants.split(",")):
         # the same random weights (bf16, seed 0) as a Q8_0 GGUF file in ComfyUI-GGUF's layout
         from accel_harness import gguf_files
 
@@ -845,16 +853,28 @@ def link_peers(base: Path, variant: str) -> None:
             link.symlink_to(src.resolve(), target_is_directory=True)
 
 
+def split_variant(variant: str) -> tuple[str, list[str]]:
+    """`NAME@FLAG@FLAG...` -> (NAME, [FLAG, ...]): the graph variant NAME on a server started with these ComfyUI flags
+    besides the run's own (`--comfy-args`, the card's), e.g. `level1+vae+save+prefetch@--disable-cuda-malloc` or
+    `stock@--reserve-vram@2`; a plain NAME has none. The row keeps the whole string as its variant."""
+    name, *flags = variant.strip().split("@")
+    return name, flags
+
+
 def run_variant(a, base: Path, variant: str, unet: str | None, extra_args=(), row: dict | None = None) -> dict:
     """One variant on a fresh server: its Queues' timings into `row` (the caller's dict, so a variant that fails
     keeps what it measured and its server console), which is returned."""
     row = {"variant": variant} if row is None else row
     row["variant"] = variant
-    prompt = variant_prompt(variant, a, unet)
-    link_peers(base, variant)
+    name, flags = split_variant(variant)
+    if flags:
+        row["server_flags"] = flags
+    extra_args = [*extra_args, *flags]
+    prompt = variant_prompt(name, a, unet)
+    link_peers(base, name)
     env = {}
     if getattr(a, "compile_cache", "shared") == "fresh":
-        env["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"inductor-{variant.replace('+', '_')}-")
+        env["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"inductor-{name.replace('+', '_')}-")
         row["inductor_cache"] = env["TORCHINDUCTOR_CACHE_DIR"]
     t0 = time.perf_counter()
     log_path = base / "server.log"  # ComfyServer appends every server's console to it

@@ -421,3 +421,34 @@ def test_later_queues_median():
     md = B.markdown({"meta": {}, "rows": [{"variant": "level1", "queues": queues,
                                            "later_median": B.later_median(queues)}]})
     assert "Median of the Queues after the first" in md and "| level1 | 3 | 8.0 | 3.0 | 12.0 |" in md
+
+
+def test_a_variant_can_carry_its_own_server_flags(monkeypatch, tmp_path):
+    """`NAME@FLAG@FLAG...`: the graph of NAME on a server started with the run's flags plus these, so one run can
+    compare a ComfyUI flag with the default (a variant without flags keeps the run's flags alone); bad forms are
+    refused before anything runs."""
+    B = _bench()
+    assert B.split_variant(" level1+prefetch@--reserve-vram@2 ") == ("level1+prefetch", ["--reserve-vram", "2"])
+    assert B.split_variant("stock") == ("stock", [])
+    a = B.parse(["--smoke", "--workflow", "wan22_t2v_lightx2v", "--variants",
+                 "stock,level1+prefetch,level1+prefetch@--disable-cuda-malloc", "--out", str(tmp_path / "out")])
+    seen = {}
+
+    def fake_serve(a_, base, variant, prompt, row, extra_args, env, t0):
+        seen[variant] = (list(extra_args), prompt)
+        row["queues"] = [{"total_s": 1.0, "stages_s": {}, "per_node_s": {}, "outputs": []}]
+
+    monkeypatch.setattr(B, "_serve_variant", fake_serve)
+    monkeypatch.setattr(B, "keep_server_log", lambda *args, **kwargs: {})
+    flagged = B.run_variant(a, tmp_path, "level1+prefetch@--disable-cuda-malloc", None, ["--cpu"])
+    plain = B.run_variant(a, tmp_path, "level1+prefetch", None, ["--cpu"])
+    assert seen["level1+prefetch@--disable-cuda-malloc"][0] == ["--cpu", "--disable-cuda-malloc"]
+    assert seen["level1+prefetch"][0] == ["--cpu"]
+    assert flagged["variant"] == "level1+prefetch@--disable-cuda-malloc"
+    assert flagged["server_flags"] == ["--disable-cuda-malloc"] and "server_flags" not in plain
+    # the same graph: the flags change the server, not the prompt
+    assert json.dumps(seen["level1+prefetch@--disable-cuda-malloc"][1], sort_keys=True) == json.dumps(
+        seen["level1+prefetch"][1], sort_keys=True)
+    for bad in ("nope@--cpu", "stock@", "stock@@--cpu"):
+        with pytest.raises(SystemExit):
+            B.parse(["--smoke", "--variants", bad, "--out", str(tmp_path / "out")])
