@@ -3235,15 +3235,77 @@ for _stem, _cos in (("hunyuan_video15_2steps", 0.989685), ("kandinsky5_2steps", 
          (f"family.h200.{_stem}.fp8_auto.cosine", "json:chains/fp8_auto_shipped/cosine", _cos, "{:.4f}",
           "the FP8 loader (auto) -> the exact chain, final latent vs stock"))
 
+# 2026-11-30, a host of two H200s (nvidia-h200-x2), one benchmark per GPU, two at a time: --disable-cuda-malloc over
+# three Queues on the 12 and 16 GB cards, MiniMax-H3's 20-step template, SDXL; then SDXL after the whole-model fix
+_E2E_FLAGS = ("Wan 2.2 A14B T2V LightX2V shipped graph end to end (bench_e2e.py --workflow wan22_t2v_lightx2v --occupy "
+              "--variants stock,stock@--disable-cuda-malloc,level1+vae+save+prefetch,"
+              "level1+vae+save+prefetch@--disable-cuda-malloc --save video --queues 3 --changes none --compile-cache "
+              "shared), 480p 81 frames, a server per variant, the median of Queues 2-3, one GPU of a two-H200 host "
+              "while the other GPU ran another benchmark")
+for _gb, _vals in ((12, (22.278, 21.81, 13.366, 12.419)), (16, (21.527, 22.794, 12.057, 11.86))):
+    _setup = Setup("H200", "0.33.0", _gb, _E2E_FLAGS + f", as a {_gb} GB card (--card {_gb})", shared=True)
+    _file = f"h200/e2e_lightx2v_033/card{_gb}_flags/e2e_wan22_t2v_lightx2v_card{_gb}.json"
+    _ids = [f"e2eflag.h200.{_gb}.{v}.later.total" for v in ("stock", "stock_nocm", "shipped", "shipped_nocm")]
+    _whats = ("stock, ComfyUI's default flags", "stock, --disable-cuda-malloc", "the shipped graph, default flags",
+              "the shipped graph, --disable-cuda-malloc")
+    if _gb == 12:  # the pack quotes the shipped graph's two (accel/compile/report.py allocator_hint)
+        about(_setup, (_ids[2], _whats[2]), (_ids[3], _whats[3]))
+        rows(_setup, _file, *[(_ids[i], f"json:rows/{i}/later_median/total_s", _vals[i], "{:.1f} s", _whats[i])
+                              for i in (0, 1)])
+    else:
+        rows(_setup, _file, *[(_ids[i], f"json:rows/{i}/later_median/total_s", _vals[i], "{:.1f} s", _whats[i])
+                              for i in range(4)])
+
+_H3_20 = ("MiniMax-H3 33B from a scaled-fp8 file (random weights, bench_matrix.py --family minimax_h3 --stored "
+          "fp8_scaled), 1344x768 124 frames with audio, 20 steps res_multistep, no CFG (ComfyUI's standard H3 "
+          "template), whole card, flash-attn-4 4.0.0b36 carried, one GPU of a two-H200 host while the other GPU ran "
+          "another benchmark, first runs then 1 timed round")
+S_FAMILY_H200_H3_20 = Setup("H200", "0.33.0", 141, _H3_20 + " (--chains stock,shipped,level1_h3_sparse)", shared=True)
+rows(S_FAMILY_H200_H3_20, "h200/family_033_minimax_h3/matrix/matrix.json",
+     ("family.h200.minimax_h3.stock.time", "json:chains/stock/times_s/0", 151.213, "{:.1f} s", "stock"),
+     ("family.h200.minimax_h3.shipped.first_run", "json:chains/shipped/first_run_s", 107.32, "{:.0f} s",
+      "Accel MiniMax-H3 Level-1, first run (compiles)"),
+     ("family.h200.minimax_h3.sparse.speedup", "json:chains/level1_h3_sparse/speedup", 2.503, "{:.3f}x",
+      "Level-1 quality sparse (FlashAttention-4 block-sparse) vs stock sampling, three decimals"),
+     ("family.h200.minimax_h3.sparse.cosine", "json:chains/level1_h3_sparse/cosine", 0.995908, "{:.4f}",
+      "Level-1 quality sparse, final latent vs stock's first run"))
+about(S_FAMILY_H200_H3_20, ("family.h200.minimax_h3.shipped.speedup", "Accel MiniMax-H3 Level-1 vs stock sampling"))
+S_FAMILY_H200_H3_20B = Setup("H200", "0.33.0", 141, _H3_20 + " (--chains stock,level1_h3_sparse), the other GPU",
+                             shared=True)
+rows(S_FAMILY_H200_H3_20B, "h200/family_033_minimax_h3/sparse_again/matrix.json",
+     ("family.h200.minimax_h3.again.sparse.speedup", "json:chains/level1_h3_sparse/speedup", 2.493, "{:.3f}x",
+      "Level-1 quality sparse vs stock sampling, three decimals"))
+
+_SDXL = ("SDXL 1.0 base fp16 random weights loaded by ComfyUI's loader, 1024x1024, 20 steps euler/normal, CFG 7, "
+         "whole card, each chain on its own: first run then 2 timed runs (bench_matrix.py --family sdxl "
+         "--sequential), the slower timed runs")
+S_FAMILY_H200_SDXL = Setup("H200", "0.33.0", 141, _SDXL + ", before the whole-model fix (--chains stock,shipped,"
+                           "core_compile,kj_sage_compile), GPU 0 of a two-H200 host while GPU 1 ran another "
+                           "benchmark", shared=True)
+rows(S_FAMILY_H200_SDXL, "h200/family_033_sdxl/matrix/matrix.json",
+     ("family.h200.sdxl.before.shipped.speedup", "json:chains/shipped/speedup", 0.774, "{:.2f}x",
+      "the shipped chain vs stock, the whole UNet one region streaming its weights"),
+     ("family.h200.sdxl.core_compile.speedup", "json:chains/core_compile/speedup", 1.981, "{:.2f}x",
+      "ComfyUI's TorchCompileModel vs stock"),
+     ("family.h200.sdxl.core_compile.first_run", "json:chains/core_compile/first_run_s", 103.06, "{:.0f} s",
+      "ComfyUI's TorchCompileModel, first run"),
+     ("family.h200.sdxl.kj.speedup", "json:chains/kj_sage_compile/speedup", 0.402, "{:.2f}x",
+      "KJNodes Sage -> TorchCompileModelAdvanced vs stock"))
+S_FAMILY_H200_SDXL_FIX = Setup("H200", "0.33.0", 141, _SDXL + ", after the whole-model fix (--chains stock,shipped), "
+                               "one H200 to itself")
+about(S_FAMILY_H200_SDXL_FIX, ("family.h200.sdxl.shipped.speedup", "Accel CUDA Settings -> Attention -> Compile vs "
+                                                                   "stock, the UNet loaded resident"))
+rows(S_FAMILY_H200_SDXL_FIX, "h200/family_033_sdxl/after_fix/matrix.json",
+     ("family.h200.sdxl.shipped.time", "json:chains/shipped/times_s/1", 1.185, "{:.2f} s", "the shipped chain"),
+     ("family.h200.sdxl.stock.time", "json:chains/stock/times_s/0", 2.584, "{:.2f} s", "stock"),
+     ("family.h200.sdxl.shipped.first_run", "json:chains/shipped/first_run_s", 109.89, "{:.0f} s",
+      "the shipped chain, first run (compiles the UNet)"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
-    "family.h200.minimax_h3.shipped.speedup": (_H3_RUN + ": Accel MiniMax-H3 Level-1 vs stock sampling "
-                                               "(--family minimax_h3)"),
-    "family.h200.minimax_h3.shipped.first_run": _H3_RUN + ": Accel MiniMax-H3 Level-1, first run (compiles)",
-    "family.h200.minimax_h3.sparse.speedup": _H3_RUN + ": Level-1 quality sparse (radial) vs stock sampling",
     "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
     "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
 }

@@ -85,6 +85,11 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/card16_output_vae/e2e_wan22_t2v_lightx2v_card16.json": [
         ("e2ev.h200.16.level1_vae_save.later.total", "json:rows/1/later_median/total_s", 13.434, "{:.1f} s"),
         ("e2ev.h200.16.prefetch.later.total", "json:rows/2/later_median/total_s", 11.973, "{:.1f} s")],
+    "h200/e2e_lightx2v_033/card12_flags/e2e_wan22_t2v_lightx2v_card12.json": [
+        ("e2eflag.h200.12.shipped.later.total", "json:rows/2/later_median/total_s", 13.366, "{:.1f} s"),
+        ("e2eflag.h200.12.shipped_nocm.later.total", "json:rows/3/later_median/total_s", 12.419, "{:.1f} s")],
+    "h200/family_033_sdxl/after_fix/matrix.json": [
+        ("family.h200.sdxl.shipped.speedup", "json:chains/shipped/speedup", 2.181, "{:.2f}x")],
     "h200/family_033_flux_1024_resident/matrix.json": [
         ("family.h200.flux_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.371,
          "{:.2f}x")],
@@ -101,6 +106,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.kandinsky5_2steps.shipped.speedup", "json:chains/shipped/speedup", 1.624, "{:.2f}x")],
     "h200/family_033_ltx2_4steps/matrix.json": [
         ("family.h200.ltx2_4steps.shipped.speedup", "json:chains/shipped/speedup", 1.413, "{:.2f}x")],
+    "h200/family_033_minimax_h3/matrix/matrix.json": [
+        ("family.h200.minimax_h3.shipped.speedup", "json:chains/shipped/speedup", 1.646, "{:.2f}x")],
     "h200/family_033_minimax_h3_turbo/matrix/matrix.json": [
         ("family.h200.minimax_h3_turbo.shipped.cosine", "json:chains/shipped/cosine", 0.999083, "{:.4f}"),
         ("family.h200.minimax_h3_turbo.shipped.speedup", "json:chains/shipped/speedup", 1.652, "{:.2f}x"),
