@@ -66,7 +66,8 @@ class AccelCompile(AccelNode):
                 io.Boolean.Input("resident_weights", default=False, optional=True, tooltip=(
                     "On: a model ComfyUI would stream (DynamicVRAM) that fits the card loads resident instead, as "
                     "TorchCompileModel loads it: no per-step weight fetch, same computations. One that does not fit "
-                    "keeps streaming; the report says which.")),
+                    "keeps streaming; the report says which. A model compiled as one region (SDXL, scope model) "
+                    "loads resident where it fits even with this off.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "

@@ -26,6 +26,7 @@ GAINS = {
         "ltxv": {"H200": "fp8auto.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
         "qwen_image": {"H200": "fp8auto.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.shipped.speedup"},
+        "sdxl": {"H200": "family.h200.sdxl.shipped.speedup"},
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.shipped.speedup"},
         "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.shipped.speedup"},
         "ltxav": {"H200": "family.h200.ltx2_4steps.shipped.speedup"},
@@ -59,6 +60,7 @@ GAINS = {
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
          "hunyuan_video": "HunyuanVideo", "ltxv": "LTX-Video", "qwen_image": "Qwen-Image", "z_image": "Z-Image Turbo",
+         "sdxl": "SDXL",
          "minimax_h3": "MiniMax-H3", "hunyuan_video15": "HunyuanVideo 1.5 (2 of its template's 20 steps)",
          "ltxav": "LTX-2 (4 of its template's 20 steps)", "flux2": "Flux.2-dev (8 of its template's 20 steps)",
          "kandinsky5": "Kandinsky 5 Video Lite (2 of its template's 50 steps)"}

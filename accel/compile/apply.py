@@ -20,7 +20,8 @@ from .wrapper import CompileWrapper
 def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     """A clone of `model` whose diffusion model runs compiled (lazily, on its first sampling step), with checked
     settings (accel.compile.config.validate, CompileOptions.config): returns (patched clone, Report)."""
-    m, memory_note = _clone(model, cfg)
+    keys, region_note, family_line = _region_keys(model, cfg.scope)
+    m, memory_note = _clone(model, cfg, whole=keys == ["diffusion_model"])
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -30,7 +31,6 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
         log.info("compile: replaced ComfyUI core's TorchCompileModel wrapper on this model (one compile wrapper at a "
                  "time)")
 
-    keys, region_note, family_line = _region_keys(m, cfg.scope)
     cfg.keys = tuple(keys)
     if len(keys) > 1 and not shares_block_graphs():
         # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
@@ -126,20 +126,25 @@ def _fits(model) -> tuple[bool, str]:
     return resident_decision(weights, room, hardware.free_vram(hardware.profile()))
 
 
-def _clone(model, cfg: CompileConfig):
+def _clone(model, cfg: CompileConfig, whole: bool = False):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
-    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on and it fits the card: then, as where that
-    API is missing, `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy
-    way, resident where it fits, partly where it does not (a second model on the card later), and the compiled blocks
-    no longer fetch each block's weights per call."""
+    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on, or `whole` (the compiled region is the
+    whole diffusion model: SDXL's UNet, scope model), and it fits the card: then, as where that API is missing,
+    `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy way, resident where
+    it fits, partly where it does not (a second model on the card later), and the compiled blocks no longer fetch each
+    block's weights per call. One region over the whole model fetches every weight before any of its compute (nothing
+    to overlap the fetch with, unlike stock's layer-by-layer stream): SDXL 1024² ran 0.77x stock that way on an H200
+    (bench/results/h200/family_033_sdxl/)."""
     if not comfy_compat.patcher_is_dynamic(model):
         return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
                                "fully loaded" if cfg.cuda_graphs else None)
     why = comfy_compat.block_fetch_support()
     keep = (f"{MEMORY_KEPT} (ComfyUI streams the weights; each compiled block fetches its weights just before it "
             "runs)")
-    if why is None and (cfg.cuda_graphs or cfg.resident):
-        wants = "CUDA graphs do not run on it" if cfg.cuda_graphs else "resident_weights: kept streaming"
+    if why is None and (cfg.cuda_graphs or cfg.resident or whole):
+        wants = ("CUDA graphs do not run on it" if cfg.cuda_graphs else "resident_weights: kept streaming"
+                 if cfg.resident else "the whole model is one compiled region, which fetches all its weights before "
+                 "it computes (slower than stock while it streams): kept streaming")
         fits, text = _fits(model)
         if not fits:
             keep += f"; {wants}: {text}"
@@ -149,7 +154,9 @@ def _clone(model, cfg: CompileConfig):
                      "loader or Accel Load Diffusion Model (FP8) can)")
         else:
             why = (f"CUDA graphs need its weights resident, and {text}" if cfg.cuda_graphs
-                   else f"resident_weights on, and {text}")
+                   else f"resident_weights on, and {text}" if cfg.resident
+                   else f"the whole model is one compiled region, which would fetch all its weights before it "
+                        f"computes, and {text}")
     if why is None:
         return model.clone(), keep
     if comfy_compat.clone_can_disable_dynamic(model):

@@ -15,7 +15,8 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
     chain = " -> ".join(cfg.chain) + " -> eager"
     head = (f"mode {st.mode} ({cfg.backend}), scope {region_note}, dynamic {cfg.dynamic_text}, "
             f"fullgraph {'on' if cfg.fullgraph else 'off'}, recompile limit {cfg.recompile_limit}")
-    if (cfg.resident or cfg.cuda_graphs) and memory_note:  # the user asked where the weights live: say it first
+    if memory_note and (cfg.resident or cfg.cuda_graphs or memory_note.startswith(config.MEMORY_OFF)):
+        # the user asked where the weights live, or the pack moved them (one region over the whole model): say it first
         if memory_note.startswith(config.MEMORY_OFF):
             head += ", weights resident (DynamicVRAM off for this model)"
         elif memory_note.startswith(config.MEMORY_KEPT):

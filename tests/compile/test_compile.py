@@ -783,3 +783,47 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     with pytest.raises(mod("accel.common.errors").AccelError) as e:
         C.apply_compile(dynamic(), backend="eager", resident="yes")
     assert "resident_weights" in str(e.value)
+
+
+def test_one_region_over_the_whole_model_loads_resident_where_it_fits(wan, C, mod, monkeypatch):
+    """A compiled region that is the whole diffusion model (SDXL's UNet; scope model) would fetch every weight before
+    any of its compute, with nothing to overlap the fetch with (SDXL 1024² ran 0.77x stock so on an H200): a DynamicVRAM
+    model that fits is cloned with disable_dynamic=True without resident_weights, and the report's memory line says
+    why; one that does not fit keeps streaming and the line says what that costs. Per-block regions are unchanged
+    (they fetch one block's weights while the block before computes)."""
+    import inspect
+
+    if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the "
+                    "ComfyUI 0.33 main bed (scripts/test.sh)")
+    compat, apply_ = mod("accel.comfy_compat"), mod("accel.compile.apply")
+    monkeypatch.setattr(compat, "block_fetch_support", lambda: None)
+    recreated = []
+
+    def dynamic():
+        dyn = wan.clone()
+        dyn.is_dynamic = lambda: True
+        dyn.cached_patcher_init = (lambda disable_dynamic=False: recreated.append(disable_dynamic) or wan.clone(), ())
+        return dyn
+
+    x, ctx = inputs()
+    ref = forward(wan, x, ctx)
+    fits = [True, "the model fits: 1.0 GiB of weights + 1.0 GiB to sample <= 9.0 GiB free"]
+    monkeypatch.setattr(apply_, "_fits", lambda model: tuple(fits))
+    m, report = C.apply_compile(dynamic(), backend="eager", scope="model")
+    assert recreated == [True] and not compat.patcher_is_dynamic(m)
+    assert ("memory: DynamicVRAM OFF for this model (the whole model is one compiled region, which would fetch all "
+            "its weights before it computes, and the model fits") in report, report
+    assert _close(forward(m, x, ctx), ref)
+
+    fits[:] = [False, "the model does not fit: 20.0 GiB of weights + 4.0 GiB to sample > 9.0 GiB free"]
+    m, report = C.apply_compile(dynamic(), backend="eager", scope="model")
+    assert recreated == [True]  # not re-created: the clone streams as the model did
+    assert ("DynamicVRAM kept" in report and "the whole model is one compiled region, which fetches all its weights "
+            "before it computes (slower than stock while it streams): kept streaming: the model does not fit") in report
+    assert _close(forward(m, x, ctx), ref)
+
+    fits[0] = True  # per-block regions: streaming kept, nothing re-created
+    m, report = C.apply_compile(dynamic(), backend="eager", scope="blocks")
+    assert recreated == [True] and "DynamicVRAM kept" in report and "one compiled region" not in report
+
