@@ -93,9 +93,17 @@ def after_run_lines(patcher) -> list[str]:
     accel.common.live_report by this package)."""
     try:
         st = compile_status(patcher)
+        st["allocator"] = _allocator()
     except Exception:  # noqa: BLE001 - the report must never break a run
         return []
     return report_run_lines(st)
+
+
+def _allocator() -> str:
+    """PyTorch's CUDA allocator backend in this process ("native", "cudaMallocAsync"); "" without CUDA."""
+    import torch
+
+    return torch.cuda.get_allocator_backend() if torch.cuda.is_available() else ""
 
 
 def clear_cache() -> str:

@@ -8,6 +8,7 @@ from . import cache as compile_cache
 from . import config
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported, inductor_has
+from .graphs import ASYNC_ALLOCATOR
 
 
 def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info,
@@ -88,6 +89,19 @@ def graph_lines(st: dict) -> list[str]:
     return [text]
 
 
+def allocator_hint() -> str:
+    """The line for a run whose weights streamed under cudaMallocAsync: what ComfyUI's --disable-cuda-malloc measured
+    on a streaming card (bench/results/h200/e2e_lightx2v_033/card12_flags/: over the budget, an allocation gives back
+    resident weight pages, which the next block call faults in again; PyTorch's own allocator keeps its blocks)."""
+    from ..common import figures
+
+    without = figures.fig("e2eflag.h200.12.shipped.later.total")
+    with_ = figures.fig("e2eflag.h200.12.shipped_nocm.later.total")
+    return (f"for more: the weights streamed under cudaMallocAsync (ComfyUI's default allocator); starting ComfyUI "
+            f"with --disable-cuda-malloc took the shipped Wan 2.2 graph's Queue on a 12 GB card from {without.text} "
+            f"to {with_.text} (H200, {figures.RESULTS}/{with_.file}); it changes the allocator of the whole process")
+
+
 def run_lines(st: dict) -> list[str]:
     """What the sampling runs of a model compiled so far (`compile_status` as a dict), as lines for the report after
     the run (accel.common.live_report); [] where the model carries no compile wrapper."""
@@ -120,6 +134,8 @@ def run_lines(st: dict) -> list[str]:
                          "streams them)")
     if (st.get("prefetch") or {}).get("line"):
         lines.append(st["prefetch"]["line"])
+    if st.get("allocator") == ASYNC_ALLOCATOR and (st.get("prefetch") or {}).get("streamed_blocks"):
+        lines.append(allocator_hint())
     if st.get("cache_note"):
         lines.append("  " + st["cache_note"])
     for mode, why in st.get("failures", [])[:3]:

@@ -827,3 +827,19 @@ def test_one_region_over_the_whole_model_loads_resident_where_it_fits(wan, C, mo
     m, report = C.apply_compile(dynamic(), backend="eager", scope="blocks")
     assert recreated == [True] and "DynamicVRAM kept" in report and "one compiled region" not in report
 
+
+def test_run_lines_name_the_allocator_flag_where_weights_streamed_under_cudamallocasync(mod):
+    """After a run whose compiled blocks streamed their weights (prefetch counted streamed block calls) under PyTorch's
+    cudaMallocAsync, the report names ComfyUI's --disable-cuda-malloc with the figure measured for it (the shipped Wan
+    2.2 graph on a 12 GB card, from its result file); not under PyTorch's own allocator, not where nothing streamed."""
+    R, F = mod("accel.compile.report"), mod("accel.common.figures")
+    base = {"enabled": True, "fell_back": False, "calls": 0, "prefetch": {"streamed_blocks": 20, "line": "weights: x"}}
+    lines = R.run_lines({**base, "allocator": "cudaMallocAsync"})
+    hint = [line for line in lines if "--disable-cuda-malloc" in line]
+    without = F.fig("e2eflag.h200.12.shipped.later.total")
+    with_ = F.fig("e2eflag.h200.12.shipped_nocm.later.total")
+    assert hint == [R.allocator_hint()] and hint[0].startswith("for more: "), lines
+    assert f"from {without.text} to {with_.text}" in hint[0] and with_.file in hint[0] and with_.value < without.value
+    assert not any("--disable-cuda-malloc" in line for line in R.run_lines({**base, "allocator": "native"}))
+    resident = {**base, "allocator": "cudaMallocAsync", "prefetch": {"streamed_blocks": 0, "line": "weights: y"}}
+    assert not any("--disable-cuda-malloc" in line for line in R.run_lines(resident))
