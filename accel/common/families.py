@@ -172,8 +172,12 @@ MEASURED = {
                                      ("H200", "fp8auto.h200.hv.shipped.speedup")),
     ("ltxv", ""): _measured(_EXACT, "LTX-Video 2B 768x512 121 frames:", ("H100", "family.h100.ltxv.shipped.speedup"),
                             ("H200", "fp8auto.h200.ltxv.shipped.speedup")),
-    ("minimax_h3", ""): _measured(_LEVEL1_H3, "MiniMax-H3 33B fp8_scaled, 1344x768 124 frames, 4 steps (the turbo "
-                                                "template):", ("H200", "family.h200.minimax_h3_turbo.shipped.speedup")),
+    ("minimax_h3", ""): Measured(("H200",), _LEVEL1_H3, (
+        f"MiniMax-H3 33B fp8_scaled, 1344x768 124 frames: {_fig('family.h200.minimax_h3.shipped.speedup')} with the "
+        f"standard template's 20 steps, {_fig('family.h200.minimax_h3_turbo.shipped.speedup')} with the turbo "
+        "template's 4 (H200) stock sampling (bench/results/h200/family_033_minimax_h3, "
+        "bench/results/h200/family_033_minimax_h3_turbo)"),
+        ("family.h200.minimax_h3.shipped.speedup", "family.h200.minimax_h3_turbo.shipped.speedup")),
     ("hunyuan_video15", ""): _measured(_EXACT, "HunyuanVideo 1.5 8.3B 848x480 121 frames, 2 of the template's 20 "
                                                "steps:",
                                        ("H200", "family.h200.hunyuan_video15_2steps.shipped.speedup")),
@@ -183,6 +187,8 @@ MEASURED = {
                              ("H200", "family.h200.flux2_8steps.shipped.speedup")),
     ("kandinsky5", ""): _measured(_EXACT, "Kandinsky 5 Video Lite 2B 768x512 121 frames, 2 of the template's 50 steps:",
                                   ("H200", "family.h200.kandinsky5_2steps.shipped.speedup")),
+    ("sdxl", ""): _measured(_EXACT, "SDXL 1.0 base 1024px 20 steps, the UNet loaded resident:",
+                            ("H200", "family.h200.sdxl.shipped.speedup")),
     ("z_image", ""): Measured(("H200",), _EXACT, (
         f"Z-Image Turbo 6B 1024px 9 steps: {_fig('fp8auto.h200.zimage.shipped.speedup')} (H200) stock sampling, "
         f"{_fig('family.h200.zimage_resident.shipped_resident.speedup')} (H200) with Accel Compile's resident_weights "
