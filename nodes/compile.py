@@ -65,9 +65,8 @@ class AccelCompile(AccelNode):
                     "--disable-cuda-malloc. The report says whether it ran and why not.")),
                 io.Boolean.Input("resident_weights", default=False, optional=True, tooltip=(
                     "On: a model ComfyUI would stream (DynamicVRAM) that fits the card loads resident instead, as "
-                    "TorchCompileModel loads it: no per-step weight fetch, same computations. One that does not fit "
-                    "keeps streaming; the report says which. A model compiled as one region (SDXL, scope model) "
-                    "loads resident where it fits even with this off.")),
+                    "TorchCompileModel loads it: same computations, no per-step fetch. One that does not fit keeps "
+                    "streaming. One-region models (SDXL, scope model) always load so where they fit.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "
