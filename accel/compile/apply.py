@@ -10,7 +10,7 @@ from ..common.report import Report
 from . import cache as compile_cache
 from .config import CORE_WRAPPER_KEY, MEMORY_KEPT, MEMORY_OFF, WRAPPER_KEY, CompileConfig, status_for
 from .dynamo_compat import shares_block_graphs
-from .graphs import resident_decision
+from .graphs import CudaGraphs, resident_decision
 from .preflight import fail_preflight, preflight_problem
 from .report import compile_report
 from .report import run_lines as report_run_lines
@@ -100,10 +100,10 @@ def after_run_lines(patcher) -> list[str]:
 
 
 def _allocator() -> str:
-    """PyTorch's CUDA allocator backend in this process ("native", "cudaMallocAsync"); "" without CUDA."""
+    """PyTorch's CUDA allocator backend in this process (accel.compile.graphs); "" without CUDA."""
     import torch
 
-    return torch.cuda.get_allocator_backend() if torch.cuda.is_available() else ""
+    return CudaGraphs.allocator() if torch.cuda.is_available() else ""
 
 
 def clear_cache() -> str:
@@ -141,8 +141,8 @@ def _clone(model, cfg: CompileConfig, whole: bool = False):
     `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy way, resident where
     it fits, partly where it does not (a second model on the card later), and the compiled blocks no longer fetch each
     block's weights per call. One region over the whole model fetches every weight before any of its compute (nothing
-    to overlap the fetch with, unlike stock's layer-by-layer stream): SDXL 1024² ran 0.77x stock that way on an H200
-    (bench/results/h200/family_033_sdxl/)."""
+    to overlap the fetch with, unlike stock's layer-by-layer stream): slower than stock on SDXL
+    (bench/results/h200/family_033_sdxl/README.md)."""
     if not comfy_compat.patcher_is_dynamic(model):
         return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
                                "fully loaded" if cfg.cuda_graphs else None)

@@ -787,10 +787,11 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
 
 def test_one_region_over_the_whole_model_loads_resident_where_it_fits(wan, C, mod, monkeypatch):
     """A compiled region that is the whole diffusion model (SDXL's UNet; scope model) would fetch every weight before
-    any of its compute, with nothing to overlap the fetch with (SDXL 1024² ran 0.77x stock so on an H200): a DynamicVRAM
-    model that fits is cloned with disable_dynamic=True without resident_weights, and the report's memory line says
-    why; one that does not fit keeps streaming and the line says what that costs. Per-block regions are unchanged
-    (they fetch one block's weights while the block before computes)."""
+    any of its compute, with nothing to overlap the fetch with (slower than stock on SDXL:
+    bench/results/h200/family_033_sdxl/): a DynamicVRAM model that fits is cloned with disable_dynamic=True without
+    resident_weights, and the report's memory line says why; one that does not fit keeps streaming and the line says
+    what that costs. Per-block regions are unchanged (they fetch one block's weights while the block before
+    computes)."""
     import inspect
 
     if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
