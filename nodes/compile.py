@@ -42,8 +42,9 @@ class AccelCompile(AccelNode):
                     "(minutes on the first run, cached). max-autotune and reduce-overhead add CUDA graphs: "
                     "experimental.")),
                 io.Combo.Input("scope", options=["blocks", "model"], default="blocks", tooltip=(
-                    "blocks: compile each transformer block (one shared graph: fast compile, few recompiles). "
-                    "model: compile the whole diffusion model (longer compile, breaks at wrappers).")),
+                    "blocks: compile each transformer block (one shared graph: fast compile, few recompiles; "
+                    "a UNet: its attention and residual layers). model: compile the whole diffusion model "
+                    "(longer compile, breaks at wrappers).")),
                 io.Combo.Input("dynamic", options=["auto", "true", "false"], default="auto", **advanced(), tooltip=(
                     "auto: static shapes first; a new resolution or frame count recompiles once as a dynamic "
                     "graph. true: dynamic from the start (slower kernels). false: recompile for every new shape.")),

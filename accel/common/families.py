@@ -48,10 +48,15 @@ BLOCK_LISTS = ("blocks", "double_blocks", "single_blocks", "transformer_blocks",
 # as a module.
 FAMILY_BLOCK_LISTS = {"z_image": ("context_refiner", "siglip_refiner", "noise_refiner", "layers"),
                       "lumina2": ("context_refiner", "siglip_refiner", "noise_refiner", "layers")}
-# Families compiled as one region, and why: a UNet's blocks are containers its forward walks layer by layer (each
-# layer called with arguments chosen by its type), so they cannot be swapped for a compiled stand-in.
-WHOLE_MODEL = {"sdxl": "SDXL is a UNet (its blocks are containers ComfyUI walks layer by layer)",
-               "sd1": "SD1.x/2.x is a UNet (its blocks are containers ComfyUI walks layer by layer)"}
+# UNets (SDXL, SD1.x/2.x): their blocks are containers ComfyUI's forward walks layer by layer, calling each layer with
+# arguments chosen by its type (`forward_timestep_embed`). The layers compiled are each block's attention
+# (SpatialTransformer) and residual (ResBlock) layers, each stood in for by a region of its own class so that walk still
+# recognises it; equal layers share one graph (bench/results/h200/family_033_sdxl/README.md: one region over the
+# whole UNet compiled for 110 s, and its first resolution change had not finished recompiling after minutes).
+UNET = {"sdxl": "SDXL is a UNet", "sd1": "SD1.x/2.x is a UNet"}
+UNET_CONTAINERS = ("input_blocks", "middle_block", "output_blocks")
+UNET_LAYERS = {"SpatialTransformer": "attention", "SpatialVideoTransformer": "attention", "ResBlock": "residual",
+               "VideoResBlock": "residual"}
 
 # Wan variants told apart by ComfyUI's BaseModel class (the diffusion model class alone does not: FlowRVS runs the
 # plain WanModel) -> (variant id, display name)
@@ -187,8 +192,9 @@ MEASURED = {
                              ("H200", "family.h200.flux2_8steps.shipped.speedup")),
     ("kandinsky5", ""): _measured(_EXACT, "Kandinsky 5 Video Lite 2B 768x512 121 frames, 2 of the template's 50 steps:",
                                   ("H200", "family.h200.kandinsky5_2steps.shipped.speedup")),
-    ("sdxl", ""): _measured(_EXACT, "SDXL 1.0 base 1024px 20 steps, the UNet loaded resident:",
-                            ("H200", "family.h200.sdxl.shipped.speedup")),
+    ("sdxl", ""): _measured(_EXACT, "SDXL 1.0 base 1024px 20 steps, its attention and residual layers compiled, the "
+                                    "UNet loaded resident, on a shared host:",
+                            ("H200", "family.h200.sdxl.layers_resident.speedup")),
     ("z_image", ""): Measured(("H200",), _EXACT, (
         f"Z-Image Turbo 6B 1024px 9 steps: {_fig('fp8auto.h200.zimage.shipped.speedup')} (H200) stock sampling, "
         f"{_fig('family.h200.zimage_resident.shipped_resident.speedup')} (H200) with Accel Compile's resident_weights "
@@ -210,8 +216,9 @@ def measured_text(fam: Family) -> str:
     if m is not None:
         return f"family: {fam.name}: {m.text()}"
     lists = sorted({k.rsplit(".", 1)[0].split(".", 1)[-1] for k in fam.block_keys})
-    where = (f"its {len(fam.block_keys)} blocks ({', '.join(lists)})" if lists and fam.family not in WHOLE_MODEL
-             else "the whole diffusion model" + ("" if fam.family in WHOLE_MODEL else " (no block list)"))
+    where = (unet_layers_text(fam) if fam.family in UNET and fam.block_keys else
+             f"its {len(fam.block_keys)} blocks ({', '.join(lists)})" if lists else
+             "the whole diffusion model (no block list)")
     return (f"family: {fam.name}: not measured here (no GPU run of this family or variant yet); the generic path: "
             f"{where} compiled, attention through ComfyUI's hook")
 
@@ -239,7 +246,9 @@ def detect(model) -> Family:
     if fam == "lumina2" and _is_z_image(base):
         fam = "z_image"
     info = Family(fam, cls)
-    if dm is not None:
+    if dm is not None and fam in UNET:
+        info.block_keys, info.dims = _unet_layer_keys(dm)
+    elif dm is not None:
         for attr in FAMILY_BLOCK_LISTS.get(fam, BLOCK_LISTS):
             blocks = getattr(dm, attr, None)
             if blocks is not None and hasattr(blocks, "__len__") and len(blocks) and hasattr(blocks, "__getitem__"):
@@ -264,6 +273,37 @@ def detect(model) -> Family:
         else:
             info.variant = mt
     return info
+
+
+def unet_layer_kind(layer) -> str | None:
+    """"attention" or "residual" for a UNet layer the compile path compiles (its class or an ancestor in
+    UNET_LAYERS), else None."""
+    return next((UNET_LAYERS[k.__name__] for k in type(layer).__mro__ if k.__name__ in UNET_LAYERS), None)
+
+
+def _unet_layer_keys(dm) -> tuple:
+    """(the keys of a UNet's attention and residual layers in forward order: input blocks, middle block, output
+    blocks: `diffusion_model.input_blocks.4.1`, `diffusion_model.middle_block.0`, ...; how many of each kind)."""
+    out, kinds = [], {"attention": 0, "residual": 0}
+    for attr in UNET_CONTAINERS:
+        container = getattr(dm, attr, None)
+        if container is None:
+            continue
+        seqs = ([(f"{attr}.{i}", seq) for i, seq in enumerate(container)] if attr != "middle_block"
+                else [(attr, container)])
+        for prefix, seq in seqs:
+            for j, layer in enumerate(seq if hasattr(seq, "__iter__") else ()):
+                kind = unet_layer_kind(layer)
+                if kind:
+                    out.append(f"diffusion_model.{prefix}.{j}")
+                    kinds[kind] += 1
+    return out, kinds
+
+
+def unet_layers_text(fam: Family) -> str:
+    """What the compile report says a UNet's regions are: "22 layers of SDXL (8 attention, 14 residual)"."""
+    return (f"{len(fam.block_keys)} layers of {fam.name} ({fam.dims.get('attention', 0)} attention, "
+            f"{fam.dims.get('residual', 0)} residual; {UNET[fam.family]} whose blocks ComfyUI walks layer by layer)")
 
 
 def _is_z_image(base) -> bool:

@@ -21,7 +21,7 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     """A clone of `model` whose diffusion model runs compiled (lazily, on its first sampling step), with checked
     settings (accel.compile.config.validate, CompileOptions.config): returns (patched clone, Report)."""
     keys, region_note, family_line = _region_keys(model, cfg.scope)
-    m, memory_note = _clone(model, cfg, whole=keys == ["diffusion_model"])
+    m, memory_note = _clone(model, cfg, whole=_resident_reason(model, keys))
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -134,15 +134,35 @@ def _fits(model) -> tuple[bool, str]:
     return resident_decision(weights, room, hardware.free_vram(hardware.profile()))
 
 
-def _clone(model, cfg: CompileConfig, whole: bool = False):
+# Why some regions load their model resident where it fits, without resident_weights (`_resident_reason`): what
+# streaming them costs, as the report's memory line says it (bench/results/h200/family_033_sdxl/README.md)
+_WHOLE = ("the whole model is one compiled region, which would fetch all its weights before it computes",
+          "the whole model is one compiled region, which fetches all its weights before it computes (slower than "
+          "stock while it streams)")
+_UNET = ("its compiled UNet layers ran slower than stock while they streamed their weights",
+         "its compiled UNet layers run slower than stock while they stream their weights")
+
+
+def _resident_reason(model, keys) -> tuple | None:
+    """(why, what streaming costs) where the compiled regions want the model resident where it fits: one region over
+    the whole diffusion model (`_WHOLE`), or a UNet's layers (`_UNET`: each fetch has little compute beside it);
+    None for transformer blocks (each fetches its weights while the block before computes)."""
+    from ..common import families
+
+    if list(keys) == ["diffusion_model"]:
+        return _WHOLE
+    return _UNET if families.detect(model).family in families.UNET else None
+
+
+def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
-    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on, or `whole` (the compiled region is the
-    whole diffusion model: SDXL's UNet, scope model), and it fits the card: then, as where that API is missing,
-    `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy way, resident where
-    it fits, partly where it does not (a second model on the card later), and the compiled blocks no longer fetch each
-    block's weights per call. One region over the whole model fetches every weight before any of its compute (nothing
-    to overlap the fetch with, unlike stock's layer-by-layer stream): slower than stock on SDXL
-    (bench/results/h200/family_033_sdxl/README.md)."""
+    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on, or `whole` (`_resident_reason`: the
+    compiled region is the whole diffusion model, or SDXL's UNet layers), and it fits the card: then, as where that
+    API is missing, `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy
+    way, resident where it fits, partly where it does not (a second model on the card later), and the compiled blocks
+    no longer fetch each block's weights per call. One region over the whole model fetches every weight before any of
+    its compute (nothing to overlap the fetch with, unlike stock's layer-by-layer stream), and SDXL's compiled layers
+    fetching theirs ran slower than stock too (bench/results/h200/family_033_sdxl/README.md)."""
     if not comfy_compat.patcher_is_dynamic(model):
         return model.clone(), ("memory: ComfyUI's own loading (not DynamicVRAM): CUDA graphs replay while the model is "
                                "fully loaded" if cfg.cuda_graphs else None)
@@ -151,8 +171,7 @@ def _clone(model, cfg: CompileConfig, whole: bool = False):
             "runs)")
     if why is None and (cfg.cuda_graphs or cfg.resident or whole):
         wants = ("CUDA graphs do not run on it" if cfg.cuda_graphs else "resident_weights: kept streaming"
-                 if cfg.resident else "the whole model is one compiled region, which fetches all its weights before "
-                 "it computes (slower than stock while it streams): kept streaming")
+                 if cfg.resident else f"{whole[1]}: kept streaming")
         fits, text = _fits(model)
         if not fits:
             keep += f"; {wants}: {text}"
@@ -163,8 +182,7 @@ def _clone(model, cfg: CompileConfig, whole: bool = False):
         else:
             why = (f"CUDA graphs need its weights resident, and {text}" if cfg.cuda_graphs
                    else f"resident_weights on, and {text}" if cfg.resident
-                   else f"the whole model is one compiled region, which would fetch all its weights before it "
-                        f"computes, and {text}")
+                   else f"{whole[0]}, and {text}")
     if why is None:
         return model.clone(), keep
     if comfy_compat.clone_can_disable_dynamic(model):
@@ -189,8 +207,8 @@ def _region_keys(model, scope):
     fam = families.detect(model)
     line = families.measured_text(fam)
     if scope == "blocks":
-        if fam.family in families.WHOLE_MODEL:
-            return ["diffusion_model"], f"whole diffusion model ({families.WHOLE_MODEL[fam.family]})", line
+        if fam.family in families.UNET and fam.block_keys:
+            return list(fam.block_keys), families.unet_layers_text(fam), line
         if fam.block_keys:
             lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
             return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", line

@@ -36,15 +36,20 @@ def compiled_runner(cls, sig, mode, cfg: CompileConfig):
         if hasattr(code, "co_qualname"):
             code = code.replace(co_qualname=name)
         raw = types.FunctionType(code, _runner_template.__globals__, name)
-        fn = torch.compile(raw, **_compile_kwargs(mode, cfg))
+        fn = torch.compile(raw, **_compile_kwargs(mode, cfg, patched=_has_patches(sig)))
         _RUNNERS[key] = fn
         RUNNER_CODES[id(fn)] = code
         return fn
 
 
-def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
+def _has_patches(sig: str) -> bool:
+    """Whether a runner's signature (accel.compile.signature) names model patches that run inside the compiled code."""
+    return any(part.startswith(("patches=", "replace=")) for part in (sig or "").split("|"))
+
+
+def _compile_kwargs(mode, cfg: CompileConfig, patched: bool = False) -> dict:
     kw = {"backend": cfg.backend, "fullgraph": cfg.fullgraph, "dynamic": cfg.dynamic}
-    gf = _guard_filter if guard_filter_supported() else None
+    gf = (_guard_filter_patched if patched else _guard_filter) if guard_filter_supported() else None
     if cfg.backend == "inductor":
         opts = inductor_mode_options(mode)  # options instead of mode: torch refuses both, and the filter needs options
         if gf is not None:
@@ -75,8 +80,21 @@ def _compile_kwargs(mode, cfg: CompileConfig) -> dict:
 _KEEP_GUARDS_ON = (keys.ATTENTION + ".",)
 
 
+# ... and, where model patches run inside the compiled code (a runner whose signature names them: IPAdapter-style
+# attention patches on a UNet), the values ComfyUI's UNet walk sets outside a compiled layer and its block reads to
+# find the patch of this block: without these guards the patch found for the first layer compiled would serve every
+# layer. One graph per block then, only for the patched runner.
+_KEEP_GUARDS_PATCHED = _KEEP_GUARDS_ON + ("['block']", "['transformer_index']")
+
+
 def _guard_filter(entries):
     """Keep every guard except those on transformer_options (tensor shape/dtype guards there stay, and so do
     the guards on the pack's own switches in _KEEP_GUARDS_ON: one graph per value, two for a bool)."""
     return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH"
             or any(k in e.name for k in _KEEP_GUARDS_ON) for e in entries]
+
+
+def _guard_filter_patched(entries):
+    """`_guard_filter` for a runner with model patches inside: also keeps _KEEP_GUARDS_PATCHED."""
+    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH"
+            or any(k in e.name for k in _KEEP_GUARDS_PATCHED) for e in entries]

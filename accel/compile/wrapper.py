@@ -27,8 +27,10 @@ class _Region(torch.nn.Module):
     """Stands in for one compiled module during apply_model: calls the shared compiled runner with the
     original module as its first argument. Attribute reads fall through to the original module."""
 
+    _arg_names: tuple | None = None  # a typed stand-in (`_typed_region`): the forward's argument names
+
     def __init__(self, orig, call_state):
-        super().__init__()
+        torch.nn.Module.__init__(self)  # not the original class's __init__ in a typed stand-in
         self._orig_mod = orig
         object.__setattr__(self, "_call_state", call_state)  # not a submodule; shared by the wrapper
 
@@ -52,9 +54,44 @@ class _Region(torch.nn.Module):
         fn = cs.runners.get(type(orig))
         if fn is None:
             return orig(*args, **kwargs)
+        names = self._arg_names
+        if names and args and len(args) <= len(names):
+            # by name: the guard filter knows transformer_options by its name (a UNet's walk passes it positionally)
+            kwargs = {**dict(zip(names[:len(args)], args, strict=True)), **kwargs}
+            args = ()
         return cs.fetcher.run(orig, fn, args, kwargs)
 
     forward = __call__
+
+
+_TYPED: dict = {}
+
+
+def _typed_region(cls) -> type:
+    """A stand-in class that is also a `cls`: for the layers of a UNet block, which ComfyUI's walk
+    (`forward_timestep_embed`) calls with arguments chosen by `isinstance` (a ResBlock gets the timestep embedding, a
+    SpatialTransformer the context). Attribute reads still fall through to the original module: the stand-in holds no
+    state of `cls`'s own (its __init__ is not run)."""
+    typed = _TYPED.get(cls)
+    if typed is None:
+        import inspect
+
+        try:
+            params = list(inspect.signature(cls.forward).parameters.values())[1:]
+        except (TypeError, ValueError):
+            params = []
+        plain = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params)
+        names = tuple(p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD) if plain else None
+        typed = _TYPED[cls] = type(f"_Region_{cls.__name__}", (_Region, cls),
+                                   {"__module__": __name__, "_arg_names": names})
+    return typed
+
+
+def _stand_in(parent, orig, call_state):
+    """The region standing in for `orig` in `parent`: typed where the parent calls its layers by their type."""
+    if any(k.__name__ == "TimestepEmbedSequential" for k in type(parent).__mro__):
+        return _typed_region(type(orig))(orig, call_state)
+    return _Region(orig, call_state)
 
 
 _NO_RUNNERS: dict = {}
@@ -318,7 +355,7 @@ class CompileWrapper:
         for key in self.cfg.keys:
             parent, name = _resolve_parent(base, key)
             orig = parent._modules[name]
-            targets.append((parent, name, orig, _Region(orig, cs)))
+            targets.append((parent, name, orig, _stand_in(parent, orig, cs)))
         cs.targets = targets
         st.regions = len(targets)
         self._states[base] = cs
@@ -336,7 +373,7 @@ class CompileWrapper:
                     # of the same class, else leave it alone
                     if cur is None or isinstance(cur, _Region) or type(cur) not in cs.runners:
                         continue
-                    region = _Region(cur, cs)
+                    region = _stand_in(parent, cur, cs)
                     targets[i] = (parent, name, cur, region)
                     orig = cur
                 parent._modules[name] = region

@@ -24,16 +24,20 @@ def test_flux_family(mod, M):
     ("tiny_z_image", "z_image", "Z-Image", ["context_refiner.0", "noise_refiner.0", "layers.0", "layers.1"]),
     ("tiny_flux2", "flux2", "Flux.2", ["double_blocks.0", "single_blocks.0"]),
     ("tiny_qwen_image", "qwen_image", "Qwen-Image", ["transformer_blocks.0", "transformer_blocks.1"]),
-    ("tiny_sdxl", "sdxl", "SDXL", []),
+    ("tiny_sdxl", "sdxl", "SDXL", ["input_blocks.1.0", "input_blocks.3.0", "input_blocks.3.1", "middle_block.0",
+                                   "middle_block.1", "middle_block.2", "output_blocks.0.0", "output_blocks.0.1",
+                                   "output_blocks.1.0", "output_blocks.1.1", "output_blocks.2.0",
+                                   "output_blocks.3.0"]),
 ])
 def test_image_families(mod, M, builder, family, name, lists):
     """Z-Image is its own family (ComfyUI builds it as a Lumina 2 model): its blocks are the caption and image
-    refiners, then the main layers, in forward order. SDXL's UNet has no block list (compiled whole)."""
+    refiners, then the main layers, in forward order. SDXL's UNet: its blocks' attention and residual layers, in
+    forward order (tests/compile/test_unet_layers.py compiles them)."""
     families = mod("accel.common.families")
     fam = families.detect(getattr(M, builder)())
     assert (fam.family, fam.name) == (family, name)
     assert fam.block_keys == [f"diffusion_model.{k}" for k in lists]
-    assert (family in families.WHOLE_MODEL) == (not lists)
+    assert (family in families.UNET) == (family == "sdxl")
 
 
 def test_z_image_from_its_config_before_the_build(mod, M):
@@ -47,10 +51,10 @@ def test_z_image_from_its_config_before_the_build(mod, M):
     assert families.family_name("z_image") == "Z-Image"
 
 
-def test_sdxl_compiles_as_one_region(mod, M):
+def test_sdxl_compiles_its_layers(mod, M):
     m, report = mod("accel.compile").apply_compile(M.tiny_sdxl(), backend="eager")
-    assert "whole diffusion model (SDXL is a UNet" in report
-    assert "no transformer block list" not in report
+    assert "scope 12 layers of SDXL (4 attention, 8 residual" in report
+    assert "no transformer block list" not in report and "whole diffusion model" not in report
 
 
 def test_forward_helper_matches_sampling_path(M):
