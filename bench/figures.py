@@ -149,6 +149,8 @@ _PACK_FORMAT_ROWS = {
     "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json": [
         ("wf.h200.141.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.46, "{:.2f}x"),
         ("wf.h200.141.fix.level1.speedup", "json:chains/level1/speedup", 1.585, "{:.2f}x")],
+    "h200/family_033_sdxl/after_fix/matrix.json": [
+        ("family.h200.sdxl.shipped.speedup", "json:chains/shipped/speedup", 2.181, "{:.2f}x")],
 }
 _PACK_FORMAT = {r[0]: PACK.Figure(r[0], file, *r[1:]) for file, rs in _PACK_FORMAT_ROWS.items() for r in rs}
 
@@ -3294,12 +3296,96 @@ rows(S_FAMILY_H200_SDXL, "h200/family_033_sdxl/matrix/matrix.json",
 S_FAMILY_H200_SDXL_FIX = Setup("H200", "0.33.0", 141, _SDXL + ", after the whole-model fix (--chains stock,shipped), "
                                "one H200 to itself")
 about(S_FAMILY_H200_SDXL_FIX, ("family.h200.sdxl.shipped.speedup", "Accel CUDA Settings -> Attention -> Compile vs "
-                                                                   "stock, the UNet loaded resident"))
+                                                                   "stock, the whole UNet one region (what scope "
+                                                                   "model compiles now), loaded resident"))
 rows(S_FAMILY_H200_SDXL_FIX, "h200/family_033_sdxl/after_fix/matrix.json",
      ("family.h200.sdxl.shipped.time", "json:chains/shipped/times_s/1", 1.185, "{:.2f} s", "the shipped chain"),
      ("family.h200.sdxl.stock.time", "json:chains/stock/times_s/0", 2.584, "{:.2f} s", "stock"),
      ("family.h200.sdxl.shipped.first_run", "json:chains/shipped/first_run_s", 109.89, "{:.0f} s",
       "the shipped chain, first run (compiles the UNet)"))
+
+# The same SDXL runs on a two-H200 host, each GPU its own plan (2026-11-30): CPU-bound compiles and host-bound
+# sampling on the other GPU beside each, so every row is a shared host's
+_SDXL_X2 = ("H200 (two H200s of one host), SDXL 1.0 base fp16 random weights loaded by ComfyUI's loader, 1024x1024, 20 steps euler/normal, CFG 7, "
+            "each chain on its own: first run then 2 timed runs, the slower (bench_matrix.py --family sdxl "
+            "--sequential)")
+S_SDXL_PEERS = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", the whole UNet one region (--chains stock,shipped,"
+                     "core_compile,kj_sage_compile --rounds 2), GPU 0 while GPU 1 ran MiniMax-H3 and Qwen-Image",
+                     shared=True)
+rows(S_SDXL_PEERS, "h200/family_033_sdxl/peers_shared/matrix.json",
+     ("sdxlpeers.h200.shipped.time", "json:chains/shipped/times_s/0", 1.861, "{:.2f} s",
+      "the shipped chain, the whole UNet one region, slower timed run"),
+     ("sdxlpeers.h200.core_compile.time", "json:chains/core_compile/times_s/0", 1.12, "{:.2f} s",
+      "ComfyUI TorchCompileModel, slower timed run"),
+     ("sdxlpeers.h200.shipped.first_run", "json:chains/shipped/first_run_s", 124.58, "{:.0f} s",
+      "the shipped chain, first run (inductor cache empty)"))
+S_SDXL_24 = Setup("H200", "0.33.0", 24, _SDXL_X2 + ", the whole UNet one region, as a 24 GB card (--card 24 --occupy), "
+                  "the inductor cache warm from the run before (--chains stock,shipped,core_compile --rounds 2), GPU 0 "
+                  "while GPU 1 ran Qwen-Image", shared=True)
+rows(S_SDXL_24, "h200/family_033_sdxl/card24_shared/matrix.json",
+     ("sdxl24.h200.shipped.speedup", "json:chains/shipped/speedup", 2.036, "{:.2f}x", "the shipped chain vs stock"),
+     ("sdxl24.h200.core_compile.speedup", "json:chains/core_compile/speedup", 1.708, "{:.2f}x",
+      "ComfyUI TorchCompileModel vs stock"),
+     ("sdxl24.h200.shipped.first_run", "json:chains/shipped/first_run_s", 36.88, "{:.0f} s",
+      "the shipped chain, first run with the inductor cache warm"))
+S_SDXL_LAYERS = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", its attention and residual layers compiled, then 832x1216 "
+                      "and back twice (--chains stock,shipped,shipped_resident --rounds 2 --resolution-change 832x1216),"
+                      " GPU 0 while GPU 1 ran the next row's plan", shared=True)
+about(S_SDXL_LAYERS, ("family.h200.sdxl.layers_resident.speedup",
+                      "the layers loaded resident (resident_weights on; this version loads SDXL's layers resident "
+                      "where they fit without it) vs stock"))
+rows(S_SDXL_LAYERS, "h200/family_033_sdxl/layers_shared/matrix.json",
+     ("sdxllayers.h200.streamed.speedup", "json:chains/shipped/speedup", 0.795, "{:.2f}x",
+      "the layers streaming their weights (DynamicVRAM kept) vs stock"),
+     ("sdxllayers.h200.resident.time", "json:chains/shipped_resident/times_s/1", 1.976, "{:.2f} s",
+      "the layers loaded resident, slower timed run"),
+     ("sdxllayers.h200.streamed.first_run", "json:chains/shipped/first_run_s", 137.61, "{:.0f} s",
+      "the layers, first run (inductor cache empty)"),
+     ("sdxllayers.h200.resize.first", "json:chains/shipped/resolution_change/pairs/0/times_s/0", 8.839, "{:.1f} s",
+      "the layers, first run at 832x1216 (recompiles once)"),
+     ("sdxllayers.h200.resident.resize.first", "json:chains/shipped_resident/resolution_change/pairs/0/times_s/0",
+      1.85, "{:.2f} s", "the layers loaded resident, first run at 832x1216"))
+S_SDXL_SCOPES = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", the layers and the whole UNet (scope model) beside "
+                      "ComfyUI's TorchCompileModel (--chains stock,shipped,shipped_model_scope,core_compile "
+                      "--rounds 2), GPU 1 while GPU 0 ran the row before's plan", shared=True)
+rows(S_SDXL_SCOPES, "h200/family_033_sdxl/scopes_shared/matrix.json",
+     ("sdxlscopes.h200.model_scope.time", "json:chains/shipped_model_scope/times_s/1", 1.763, "{:.2f} s",
+      "scope model (the whole UNet, loaded resident), slower timed run"),
+     ("sdxlscopes.h200.model_scope.speedup", "json:chains/shipped_model_scope/speedup", 1.56, "{:.2f}x",
+      "scope model vs stock"),
+     ("sdxlscopes.h200.core_compile.time", "json:chains/core_compile/times_s/0", 0.893, "{:.2f} s",
+      "ComfyUI TorchCompileModel, slower timed run"),
+     ("sdxlscopes.h200.core_compile.speedup", "json:chains/core_compile/speedup", 3.081, "{:.2f}x",
+      "ComfyUI TorchCompileModel vs stock"),
+     ("sdxlscopes.h200.model_scope.first_run", "json:chains/shipped_model_scope/first_run_s", 109.47, "{:.0f} s",
+      "scope model, first run"),
+     ("sdxlscopes.h200.core_compile.first_run", "json:chains/core_compile/first_run_s", 82.9, "{:.0f} s",
+      "ComfyUI TorchCompileModel, first run"),
+     ("sdxlscopes.h200.model_scope.host_ms", "json:chains/shipped_model_scope/compile/0/call_host_ms", 85.89,
+      "{:.0f} ms", "scope model: host time of the last model call"))
+
+_H3_TURBO_X2 = ("MiniMax-H3 33B in ComfyUI's scaled-fp8 layout (random weights), 1344x768 124 frames with audio, 4 steps "
+                "res_multistep, no CFG (ComfyUI's 4-step H3 template without its LoRA), 1 timed run (bench_matrix.py "
+                "--family minimax_h3_turbo --stored fp8_scaled --chains stock,fp8_auto_shipped --rounds 1), GPU 1 of a "
+                "two-H200 host while GPU 0 ran SDXL")
+S_H3_FP8 = Setup("H200", "0.33.0", 141, _H3_TURBO_X2, shared=True)
+about(S_H3_FP8, ("family.h200.minimax_h3_turbo.fp8_auto.speedup",
+                 "Accel Load Diffusion Model (FP8) auto -> Accel MiniMax-H3 Level-1 vs stock"))
+rows(S_H3_FP8, "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json",
+     ("h3fp8.h200.time", "json:chains/fp8_auto_shipped/times_s/0", 18.594, "{:.1f} s", "FP8 loader auto -> Level-1"),
+     ("h3fp8.h200.cosine", "json:chains/fp8_auto_shipped/cosine", 0.998712, "{:.4f}",
+      "FP8 loader auto -> Level-1, final latent vs stock's first run"),
+     ("h3fp8.h200.stock.cosine", "json:chains/stock/cosine", 0.999275, "{:.4f}",
+      "stock's timed run vs its own first run"))
+S_QWEN_RES = Setup("H200", "0.33.0", 141, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, 1328x1328, "
+                   "8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py --family "
+                   "qwen_image --steps 8 --sequential --chains stock,shipped,shipped_resident --rounds 2), GPU 1 of a "
+                   "two-H200 host while GPU 0 ran SDXL", shared=True)
+about(S_QWEN_RES, ("family.h200.qwen_resident.shipped_resident.speedup",
+                   "the exact chain with Accel Compile's resident_weights on vs stock"))
+rows(S_QWEN_RES, "h200/family_033_qwen_image_8steps/resident_shared/matrix.json",
+     ("qwenres.h200.shipped.speedup", "json:chains/shipped/speedup", 1.367, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"))
 
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.

@@ -26,7 +26,7 @@ GAINS = {
         "ltxv": {"H200": "fp8auto.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
         "qwen_image": {"H200": "fp8auto.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.shipped.speedup"},
-        "sdxl": {"H200": "family.h200.sdxl.shipped.speedup"},
+        "sdxl": {"H200": "family.h200.sdxl.layers_resident.speedup"},
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.shipped.speedup"},
         "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.shipped.speedup"},
         "ltxav": {"H200": "family.h200.ltx2_4steps.shipped.speedup"},
@@ -45,6 +45,7 @@ GAINS = {
         "z_image": {"H200": "fp8auto.h200.zimage.fp8_shipped.speedup"},
         "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.fp8_auto.speedup"},
         "kandinsky5": {"H200": "family.h200.kandinsky5_2steps.fp8_auto.speedup"},
+        "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.fp8_auto.speedup"},
     },
     SPARSE: {
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.sparse.speedup"},
@@ -55,6 +56,7 @@ GAINS = {
     RESIDENT: {
         "flux": {"H200": "family.h200.flux_resident.shipped_resident.speedup"},
         "z_image": {"H200": "family.h200.zimage_resident.shipped_resident.speedup"},
+        "qwen_image": {"H200": "family.h200.qwen_resident.shipped_resident.speedup"},
     },
 }
 
