@@ -3306,9 +3306,9 @@ rows(S_FAMILY_H200_SDXL_FIX, "h200/family_033_sdxl/after_fix/matrix.json",
 
 # The same SDXL runs on a two-H200 host, each GPU its own plan (2026-11-30): CPU-bound compiles and host-bound
 # sampling on the other GPU beside each, so every row is a shared host's
-_SDXL_X2 = ("H200 (two H200s of one host), SDXL 1.0 base fp16 random weights loaded by ComfyUI's loader, 1024x1024, 20 steps euler/normal, CFG 7, "
-            "each chain on its own: first run then 2 timed runs, the slower (bench_matrix.py --family sdxl "
-            "--sequential)")
+_SDXL_X2 = ("H200 (two H200s of one host), SDXL 1.0 base fp16 random weights loaded by ComfyUI's loader, 1024x1024, "
+            "20 steps euler/normal, CFG 7, each chain on its own: first run then 2 timed runs, the slower "
+            "(bench_matrix.py --family sdxl --sequential)")
 S_SDXL_PEERS = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", the whole UNet one region (--chains stock,shipped,"
                      "core_compile,kj_sage_compile --rounds 2), GPU 0 while GPU 1 ran MiniMax-H3 and Qwen-Image",
                      shared=True)
@@ -3329,8 +3329,8 @@ rows(S_SDXL_24, "h200/family_033_sdxl/card24_shared/matrix.json",
      ("sdxl24.h200.shipped.first_run", "json:chains/shipped/first_run_s", 36.88, "{:.0f} s",
       "the shipped chain, first run with the inductor cache warm"))
 S_SDXL_LAYERS = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", its attention and residual layers compiled, then 832x1216 "
-                      "and back twice (--chains stock,shipped,shipped_resident --rounds 2 --resolution-change 832x1216),"
-                      " GPU 0 while GPU 1 ran the next row's plan", shared=True)
+                      "and back twice (--chains stock,shipped,shipped_resident --rounds 2 --resolution-change "
+                      "832x1216), GPU 0 while GPU 1 ran the next row's plan", shared=True)
 about(S_SDXL_LAYERS, ("family.h200.sdxl.layers_resident.speedup",
                       "the layers loaded resident (resident_weights on; this version loads SDXL's layers resident "
                       "where they fit without it) vs stock"))
@@ -3364,10 +3364,10 @@ rows(S_SDXL_SCOPES, "h200/family_033_sdxl/scopes_shared/matrix.json",
      ("sdxlscopes.h200.model_scope.host_ms", "json:chains/shipped_model_scope/compile/0/call_host_ms", 85.89,
       "{:.0f} ms", "scope model: host time of the last model call"))
 
-_H3_TURBO_X2 = ("MiniMax-H3 33B in ComfyUI's scaled-fp8 layout (random weights), 1344x768 124 frames with audio, 4 steps "
-                "res_multistep, no CFG (ComfyUI's 4-step H3 template without its LoRA), 1 timed run (bench_matrix.py "
-                "--family minimax_h3_turbo --stored fp8_scaled --chains stock,fp8_auto_shipped --rounds 1), GPU 1 of a "
-                "two-H200 host while GPU 0 ran SDXL")
+_H3_TURBO_X2 = ("MiniMax-H3 33B in ComfyUI's scaled-fp8 layout (random weights), 1344x768 124 frames with audio, 4 "
+                "steps res_multistep, no CFG (ComfyUI's 4-step H3 template without its LoRA), 1 timed run "
+                "(bench_matrix.py --family minimax_h3_turbo --stored fp8_scaled --chains stock,fp8_auto_shipped "
+                "--rounds 1), GPU 1 of a two-H200 host while GPU 0 ran SDXL")
 S_H3_FP8 = Setup("H200", "0.33.0", 141, _H3_TURBO_X2, shared=True)
 about(S_H3_FP8, ("family.h200.minimax_h3_turbo.fp8_auto.speedup",
                  "Accel Load Diffusion Model (FP8) auto -> Accel MiniMax-H3 Level-1 vs stock"))
