@@ -2250,27 +2250,20 @@ rows(S_FAMILY_H200_QWEN_24, "h200/family_033_qwen_image_8steps_24GB_occupied/mat
       "FP8 loader -> the exact chain, final latent vs stock"),
      ("family.h200.24.qwen.stock_again.speedup", "json:chains/stock_again/speedup", 0.976, "{:.2f}x",
       "stock again at the end vs the first stock"))
-rows(S_FP8AUTO_H200_FLUX, "h200/fp8_auto_033_interleaved/flux/matrix.json",
-     ("fp8auto.h200.flux.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.999412, "{:.4f}",
-      "FP8 loader -> the exact chain, final latent vs stock"))
-rows(S_FP8AUTO_H200_HV, "h200/fp8_auto_033_interleaved/hv/matrix.json",
-     ("fp8auto.h200.hv.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.99911, "{:.4f}",
-      "FP8 loader -> the exact chain, final latent vs stock"))
-rows(S_FP8AUTO_H200_LTXV, "h200/fp8_auto_033_interleaved/ltxv/matrix.json",
-     ("fp8auto.h200.ltxv.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998707, "{:.4f}",
-      "FP8 loader -> the exact chain, final latent vs stock"))
-rows(S_FP8AUTO_H200_QWEN, "h200/fp8_auto_033_interleaved/qwen/matrix.json",
-     ("fp8auto.h200.qwen.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.999263, "{:.4f}",
-      "FP8 loader -> the exact chain, final latent vs stock"))
-rows(S_FP8AUTO_H200_TI2V, "h200/fp8_auto_033_interleaved/ti2v/matrix.json",
-     ("fp8auto.h200.ti2v.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.994172, "{:.4f}",
-      "FP8 loader -> the exact chain, final latent vs stock"))
-rows(S_FP8AUTO_H200_ZIMAGE, "h200/fp8_auto_033_interleaved/zimage/matrix.json",
-     ("fp8auto.h200.zimage.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998838, "{:.4f}",
-      "FP8 loader -> the exact chain, final latent vs stock"))
-rows(S_FP8AUTO_H200_WAN21, "h200/fp8_auto_033_interleaved/wan14/matrix.json",
-     ("fp8auto.h200.wan21.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.995575, "{:.4f}",
-      "FP8 loader -> Level-1, final latent vs stock"))
+about(S_FP8AUTO_H200_FLUX,
+      ("fp8auto.h200.flux.fp8_shipped.cosine", "FP8 loader -> the exact chain, final latent vs stock"))
+about(S_FP8AUTO_H200_HV,
+      ("fp8auto.h200.hv.fp8_shipped.cosine", "FP8 loader -> the exact chain, final latent vs stock"))
+about(S_FP8AUTO_H200_LTXV,
+      ("fp8auto.h200.ltxv.fp8_shipped.cosine", "FP8 loader -> the exact chain, final latent vs stock"))
+about(S_FP8AUTO_H200_QWEN,
+      ("fp8auto.h200.qwen.fp8_shipped.cosine", "FP8 loader -> the exact chain, final latent vs stock"))
+about(S_FP8AUTO_H200_TI2V,
+      ("fp8auto.h200.ti2v.fp8_shipped.cosine", "FP8 loader -> the exact chain, final latent vs stock"))
+about(S_FP8AUTO_H200_ZIMAGE,
+      ("fp8auto.h200.zimage.fp8_shipped.cosine", "FP8 loader -> the exact chain, final latent vs stock"))
+about(S_FP8AUTO_H200_WAN21,
+      ("fp8auto.h200.wan21.fp8_level1.cosine", "FP8 loader -> Level-1, final latent vs stock"))
 rows(S_FP8STORED_H200, "h200/fp8_stored_033_interleaved/own_base/matrix.json",
      ("fp8stored.h200.wf.fp8own_level1.cosine", "json:chains/fp8own_level1/cosine", 0.999256, "{:.5f}",
       "the FP8 loader's own layers -> LoRA -> Level-1, final latent vs stock"),
@@ -3370,11 +3363,11 @@ _H3_TURBO_X2 = ("MiniMax-H3 33B in ComfyUI's scaled-fp8 layout (random weights),
                 "--rounds 1), GPU 1 of a two-H200 host while GPU 0 ran SDXL")
 S_H3_FP8 = Setup("H200", "0.33.0", 141, _H3_TURBO_X2, shared=True)
 about(S_H3_FP8, ("family.h200.minimax_h3_turbo.fp8_auto.speedup",
-                 "Accel Load Diffusion Model (FP8) auto -> Accel MiniMax-H3 Level-1 vs stock"))
+                 "Accel Load Diffusion Model (FP8) auto -> Accel MiniMax-H3 Level-1 vs stock"),
+      ("family.h200.minimax_h3_turbo.fp8_auto.cosine",
+       "FP8 loader auto -> Level-1, final latent vs stock's first run"))
 rows(S_H3_FP8, "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json",
      ("h3fp8.h200.time", "json:chains/fp8_auto_shipped/times_s/0", 18.594, "{:.1f} s", "FP8 loader auto -> Level-1"),
-     ("h3fp8.h200.cosine", "json:chains/fp8_auto_shipped/cosine", 0.998712, "{:.4f}",
-      "FP8 loader auto -> Level-1, final latent vs stock's first run"),
      ("h3fp8.h200.stock.cosine", "json:chains/stock/cosine", 0.999275, "{:.4f}",
       "stock's timed run vs its own first run"))
 S_QWEN_RES = Setup("H200", "0.33.0", 141, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, 1328x1328, "

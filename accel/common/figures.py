@@ -91,6 +91,7 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/family_033_sdxl/layers_shared/matrix.json": [
         ("family.h200.sdxl.layers_resident.speedup", "json:chains/shipped_resident/speedup", 1.827, "{:.2f}x")],
     "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json": [
+        ("family.h200.minimax_h3_turbo.fp8_auto.cosine", "json:chains/fp8_auto_shipped/cosine", 0.998712, "{:.4f}"),
         ("family.h200.minimax_h3_turbo.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.63, "{:.2f}x")],
     "h200/family_033_qwen_image_8steps/resident_shared/matrix.json": [
         ("family.h200.qwen_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.467,
@@ -125,24 +126,31 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.zimage_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.281,
          "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/flux/matrix.json": [
+        ("fp8auto.h200.flux.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.999412, "{:.4f}"),
         ("fp8auto.h200.flux.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.696, "{:.2f}x"),
         ("fp8auto.h200.flux.shipped.speedup", "json:chains/shipped/speedup", 1.333, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/hv/matrix.json": [
+        ("fp8auto.h200.hv.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.99911, "{:.4f}"),
         ("fp8auto.h200.hv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.859, "{:.2f}x"),
         ("fp8auto.h200.hv.shipped.speedup", "json:chains/shipped/speedup", 1.551, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/ltxv/matrix.json": [
+        ("fp8auto.h200.ltxv.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998707, "{:.4f}"),
         ("fp8auto.h200.ltxv.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.507, "{:.2f}x"),
         ("fp8auto.h200.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.297, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/qwen/matrix.json": [
+        ("fp8auto.h200.qwen.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.999263, "{:.4f}"),
         ("fp8auto.h200.qwen.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.653, "{:.2f}x"),
         ("fp8auto.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.382, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/ti2v/matrix.json": [
+        ("fp8auto.h200.ti2v.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.994172, "{:.4f}"),
         ("fp8auto.h200.ti2v.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.813, "{:.2f}x"),
         ("fp8auto.h200.ti2v.shipped.speedup", "json:chains/shipped/speedup", 1.522, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/wan14/matrix.json": [
+        ("fp8auto.h200.wan21.fp8_level1.cosine", "json:chains/fp8_level1/cosine", 0.995575, "{:.4f}"),
         ("fp8auto.h200.wan21.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.868, "{:.2f}x"),
         ("fp8auto.h200.wan21.level1.speedup", "json:chains/level1/speedup", 1.523, "{:.2f}x")],
     "h200/fp8_auto_033_interleaved/zimage/matrix.json": [
+        ("fp8auto.h200.zimage.fp8_shipped.cosine", "json:chains/fp8_shipped/cosine", 0.998838, "{:.4f}"),
         ("fp8auto.h200.zimage.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.512, "{:.2f}x"),
         ("fp8auto.h200.zimage.shipped.speedup", "json:chains/shipped/speedup", 1.219, "{:.2f}x")],
     "h200/fp8_stored_033_interleaved/own_base/matrix.json": [

@@ -375,7 +375,8 @@ def _report(res: LoadResult, keep_dtype, path_reason: str, weight_format: str, a
             comp += "; e5m2 layers dequantize (FP8 matmul needs e4m3fn)"
     lines.append(f"  compute: {comp}")
     if stats.formats:
-        lines.append(f"  measured deviation: {measured_deviation(rt.mode, rt.use_fast_accum)}")
+        deviation = measured_deviation(rt.mode, rt.use_fast_accum, gains.model_kind(family))
+        lines.append(f"  measured deviation: {deviation}")
     for note in norm.notes:
         lines.append(f"  note: {note}")
     tip = _scaled_fp8_tip(norm, family)

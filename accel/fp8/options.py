@@ -52,7 +52,32 @@ MEASURED_DEVIATION = {
 }
 
 
-def measured_deviation(mode: str, fast_accum: bool) -> str:
+# The family's own measured deviation on the row-wise FP8 path (the FP8 loader -> the family's exact chain, final
+# latent vs stock's; random weights, H200, ComfyUI 0.33), where a run measured it: kind of model
+# (accel.common.gains.KINDS) -> (figure id, the run in words). The loader's report quotes it before Wan's figure.
+FAMILY_DEVIATION = {
+    "wan14B": ("fp8auto.h200.wan21.fp8_level1.cosine", "Wan 2.1 T2V 14B 480p 81 frames, 4 steps CFG 5"),
+    "wan5B": ("fp8auto.h200.ti2v.fp8_shipped.cosine", "Wan 2.2 TI2V-5B 1280x704 121 frames, 4 steps"),
+    "flux": ("fp8auto.h200.flux.fp8_shipped.cosine", "Flux.1-dev 1024px, 20 steps"),
+    "hunyuan_video": ("fp8auto.h200.hv.fp8_shipped.cosine", "HunyuanVideo 960x544 33 frames, 4 steps"),
+    "ltxv": ("fp8auto.h200.ltxv.fp8_shipped.cosine", "LTX-Video 768x512 121 frames, 20 steps"),
+    "qwen_image": ("fp8auto.h200.qwen.fp8_shipped.cosine", "Qwen-Image 1328px, 8 steps CFG 2.5"),
+    "z_image": ("fp8auto.h200.zimage.fp8_shipped.cosine", "Z-Image Turbo 1024px, 9 steps"),
+    "minimax_h3": ("family.h200.minimax_h3_turbo.fp8_auto.cosine",
+                   "MiniMax-H3 from a scaled-fp8 file, 1344x768 124 frames, 4 steps, a shared host"),
+}
+
+
+def measured_deviation(mode: str, fast_accum: bool, kind: str | None = None) -> str:
+    """The report's `measured deviation:` text: this kind of model's own figure where one was measured on this
+    path, else the path's figure on Wan 14B (MEASURED_DEVIATION)."""
+    if mode == "scaled_mm_rowwise" and fast_accum and kind in FAMILY_DEVIATION:
+        from ..common.figures import fig
+
+        fid, run = FAMILY_DEVIATION[kind]
+        f = fig(fid)
+        return (f"final-latent cosine {f.text} vs stock, measured on this kind of model ({run}, random weights, H200, "
+                f"ComfyUI 0.33; bench/results/{f.file.rsplit('/', 1)[0]})")
     return MEASURED_DEVIATION.get((mode, fast_accum), "not measured for this path yet (bench/bench_fp8_quality.py)")
 
 

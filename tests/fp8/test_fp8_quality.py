@@ -257,3 +257,22 @@ def test_bench_fp8_quality_smoke(tmp_path):
     assert all(0.9 < e2e[c]["cosine"] <= 1.0 + 1e-9 for c in e2e)
     assert any(k.startswith("keep:") for k in res["sensitivity"])
     assert (tmp_path / "fp8_quality.md").read_text().startswith("# FP8 linears: quality")
+
+
+def test_measured_deviation_is_the_model_kinds_own(mod, K):
+    """The loader's `measured deviation:` line quotes the deviation measured on this kind of model where a run measured
+    it on this path (the FP8 loader -> the family's exact chain, final latent vs stock), naming its result folder;
+    elsewhere the path's figure on Wan 14B; other paths theirs or "not measured"."""
+    opts, figs, gains = mod("accel.fp8.options"), mod("accel.common.figures"), mod("accel.common.gains")
+    root = Path(__file__).resolve().parents[2]
+    for kind, (fid, run) in opts.FAMILY_DEVIATION.items():
+        assert kind in gains.KINDS
+        f = figs.fig(fid)
+        text = opts.measured_deviation("scaled_mm_rowwise", True, kind)
+        assert text.startswith(f"final-latent cosine {f.text} vs stock, measured on this kind of model ({run}, "), text
+        assert (root / "bench/results" / f.file).exists() and f.file.rsplit("/", 1)[0] in text
+    assert "final-latent cosine 0.9987 vs stock" in opts.measured_deviation("scaled_mm_rowwise", True, "minimax_h3")
+    generic = opts.measured_deviation("scaled_mm_rowwise", True, None)
+    assert generic == opts.MEASURED_DEVIATION[("scaled_mm_rowwise", True)] and "0.9941" in generic
+    assert opts.measured_deviation("scaled_mm_rowwise", False, "flux").startswith("not measured for this path")
+    assert opts.measured_deviation(K.BLOCK_MODE, True, "flux") == opts.MEASURED_DEVIATION[(K.BLOCK_MODE, True)]
