@@ -372,6 +372,32 @@ def tiny_sdxl(seed: int = 0, dtype=torch.float32):
     return tiny_model_from_config(SDXL_TINY, seed, dtype, config_class="SDXL")
 
 
+def sdxl_inputs(side: int = 64, batch: int = 1, seed: int = 1):
+    """(positive, negative, latent) for tiny_sdxl at `side` pixels: context (1, 77, 64) with `pooled_output` and the
+    size conditioning, an empty latent (batch, 4, side/8, side/8)."""
+    g = torch.Generator().manual_seed(seed)
+
+    def cond():
+        return [[torch.randn(1, 77, 64, generator=g), {"pooled_output": torch.randn(1, 1280, generator=g),
+                                                          "width": side, "height": side}]]
+    return cond(), cond(), {"samples": torch.zeros(batch, 4, side // 8, side // 8)}
+
+
+def sdpa_override(func, *args, **kwargs):
+    """An attention override (`transformer_options["optimized_attention_override"]`) calling ComfyUI's
+    attention_pytorch (SDPA): on the CPU ComfyUI's default attention calls psutil, which breaks dynamo's graphs."""
+    from comfy.ldm.modules.attention import attention_pytorch
+
+    return attention_pytorch(*args, **kwargs)
+
+
+def with_sdpa(model):
+    """A clone of `model` whose attention runs through `sdpa_override`."""
+    m = model.clone()
+    m.model_options.setdefault("transformer_options", {})["optimized_attention_override"] = sdpa_override
+    return m
+
+
 def tiny_flux2(seed: int = 0, dtype=torch.float32):
     """Flux.2 at its tiny config (TINY_CONFIGS, the fields this ComfyUI's FluxParams has), built in memory with
     ComfyUI's Flux2 config and model (0.3.75's detection reads no tiny Flux.2 file back: family_model needs 0.33)."""

@@ -41,21 +41,9 @@ def emu(G):
     G.TEST_BACKEND = None
 
 
-def sdpa_override(func, *args, **kwargs):
-    from comfy.ldm.modules.attention import attention_pytorch
-
-    return attention_pytorch(*args, **kwargs)
-
-
-def with_sdpa(model):
-    m = model.clone()
-    m.model_options.setdefault("transformer_options", {})["optimized_attention_override"] = sdpa_override
-    return m
-
-
 @pytest.fixture
 def zimage(M):
-    return with_sdpa(M.tiny_z_image(seed=1))
+    return M.with_sdpa(M.tiny_z_image(seed=1))
 
 
 def z_inputs(side=64, batch=1, seed=1):
@@ -63,15 +51,6 @@ def z_inputs(side=64, batch=1, seed=1):
     pos = [[torch.randn(1, 16, 32, generator=g), {}]]
     neg = [[torch.zeros(1, 16, 32), {}]]
     return pos, neg, {"samples": torch.zeros(batch, 16, side // 8, side // 8)}
-
-
-def sdxl_inputs(side=64, batch=1, seed=1):
-    g = torch.Generator().manual_seed(seed)
-
-    def cond():
-        return [[torch.randn(1, 77, 64, generator=g), {"pooled_output": torch.randn(1, 1280, generator=g),
-                                                          "width": side, "height": side}]]
-    return cond(), cond(), {"samples": torch.zeros(batch, 4, side // 8, side // 8)}
 
 
 def run(M, model, inputs, steps=4, cfg=1.0):
@@ -128,7 +107,7 @@ def test_static_inputs_are_on_the_device_where_comfyui_copies_them_inside_the_ca
     if family == "z_image":
         model, inputs, cfg = M.tiny_z_image(seed=1), z_inputs(), 1.0
     else:
-        model, inputs, cfg = M.tiny_sdxl(seed=1), sdxl_inputs(), 5.0
+        model, inputs, cfg = M.tiny_sdxl(seed=1), M.sdxl_inputs(), 5.0
     model = model.clone()
     model.add_wrapper_with_key(comfy.patcher_extension.WrappersMP.APPLY_MODEL, "test", wrapper)
     run(M, model, inputs, steps=2, cfg=cfg)
@@ -155,9 +134,9 @@ def test_graphs_replay_each_run_and_match_the_compiled_blocks(M, C, mod, emu, fa
     key is compiled already). The graphs go when ComfyUI cleans up after each run. Same output as the compiled blocks
     without graphs, bit for bit; the report's after-run line says what ran."""
     if family == "z_image":
-        model, inputs, cfg = with_sdpa(M.tiny_z_image(seed=1)), z_inputs(), 1.0
+        model, inputs, cfg = M.with_sdpa(M.tiny_z_image(seed=1)), z_inputs(), 1.0
     else:
-        model, inputs, cfg = with_sdpa(M.tiny_sdxl(seed=1)), sdxl_inputs(), 5.0
+        model, inputs, cfg = M.with_sdpa(M.tiny_sdxl(seed=1)), M.sdxl_inputs(), 5.0
     off, on = both(C, model)
     want = run(M, off, inputs, cfg=cfg)
     assert torch.equal(run(M, on, inputs, cfg=cfg), want)
@@ -248,7 +227,7 @@ def test_weights_replaced_during_a_run_drop_the_graphs(M, C, emu, zimage):
 
 def test_a_second_model_on_the_card(M, C, emu):
     """Two models sampled in turn, each with its own graphs: neither replays the other's."""
-    a, b = with_sdpa(M.tiny_z_image(seed=1)), with_sdpa(M.tiny_z_image(seed=2))
+    a, b = M.with_sdpa(M.tiny_z_image(seed=1)), M.with_sdpa(M.tiny_z_image(seed=2))
     a_off, a_on = both(C, a)
     b_off, b_on = both(C, b)
     inputs = z_inputs()

@@ -26,30 +26,13 @@ def _fresh_dynamo():
     torch._dynamo.reset()
 
 
-def sdpa_override(func, *args, **kwargs):
-    from comfy.ldm.modules.attention import attention_pytorch
-
-    return attention_pytorch(*args, **kwargs)
-
-
 @pytest.fixture
 def sdxl(M):
-    m = M.tiny_sdxl(seed=1).clone()
-    m.model_options.setdefault("transformer_options", {})["optimized_attention_override"] = sdpa_override
-    return m
-
-
-def sdxl_inputs(side=64, batch=1, seed=1):
-    g = torch.Generator().manual_seed(seed)
-
-    def cond():
-        return [[torch.randn(1, 77, 64, generator=g), {"pooled_output": torch.randn(1, 1280, generator=g),
-                                                          "width": side, "height": side}]]
-    return cond(), cond(), {"samples": torch.zeros(batch, 4, side // 8, side // 8)}
+    return M.with_sdpa(M.tiny_sdxl(seed=1))
 
 
 def run(M, model, side=64, steps=3):
-    pos, neg, lat = sdxl_inputs(side)
+    pos, neg, lat = M.sdxl_inputs(side)
     return M.sample(model, pos, neg, lat, steps=steps, cfg=5.0, seed=0)
 
 
