@@ -51,8 +51,8 @@ FAMILY_BLOCK_LISTS = {"z_image": ("context_refiner", "siglip_refiner", "noise_re
 # UNets (SDXL, SD1.x/2.x): their blocks are containers ComfyUI's forward walks layer by layer, calling each layer with
 # arguments chosen by its type (`forward_timestep_embed`). The layers compiled are each block's attention
 # (SpatialTransformer) and residual (ResBlock) layers, each stood in for by a region of its own class so that walk still
-# recognises it; equal layers share one graph (bench/results/h200/family_033_sdxl/README.md: one region over the
-# whole UNet compiled for 110 s, and its first resolution change had not finished recompiling after minutes).
+# recognises it; equal layers share one graph. A new resolution recompiles those layers once, in seconds; one region
+# over the whole UNet (scope model) recompiled for more than three minutes (bench/results/h200/family_033_sdxl/).
 UNET = {"sdxl": "SDXL is a UNet", "sd1": "SD1.x/2.x is a UNet"}
 UNET_CONTAINERS = ("input_blocks", "middle_block", "output_blocks")
 UNET_LAYERS = {"SpatialTransformer": "attention", "SpatialVideoTransformer": "attention", "ResBlock": "residual",
@@ -301,7 +301,7 @@ def _unet_layer_keys(dm) -> tuple:
 
 
 def unet_layers_text(fam: Family) -> str:
-    """What the compile report says a UNet's regions are: "22 layers of SDXL (8 attention, 14 residual)"."""
+    """What the compile report says a UNet's regions are: "28 layers of SDXL (11 attention, 17 residual; ...)"."""
     return (f"{len(fam.block_keys)} layers of {fam.name} ({fam.dims.get('attention', 0)} attention, "
             f"{fam.dims.get('residual', 0)} residual; {UNET[fam.family]} whose blocks ComfyUI walks layer by layer)")
 
