@@ -149,8 +149,6 @@ _PACK_FORMAT_ROWS = {
     "h200/wf_lightx2v_033/sequential_141GB_fp8_fixes/matrix.json": [
         ("wf.h200.141.fix.fp8_level1.speedup", "json:chains/fp8_level1/speedup", 1.46, "{:.2f}x"),
         ("wf.h200.141.fix.level1.speedup", "json:chains/level1/speedup", 1.585, "{:.2f}x")],
-    "h200/family_033_sdxl/after_fix/matrix.json": [
-        ("family.h200.sdxl.shipped.speedup", "json:chains/shipped/speedup", 2.181, "{:.2f}x")],
 }
 _PACK_FORMAT = {r[0]: PACK.Figure(r[0], file, *r[1:]) for file, rs in _PACK_FORMAT_ROWS.items() for r in rs}
 

@@ -192,9 +192,12 @@ MEASURED = {
                              ("H200", "family.h200.flux2_8steps.shipped.speedup")),
     ("kandinsky5", ""): _measured(_EXACT, "Kandinsky 5 Video Lite 2B 768x512 121 frames, 2 of the template's 50 steps:",
                                   ("H200", "family.h200.kandinsky5_2steps.shipped.speedup")),
-    ("sdxl", ""): _measured(_EXACT, "SDXL 1.0 base 1024px 20 steps, its attention and residual layers compiled, the "
-                                    "UNet loaded resident, on a shared host:",
-                            ("H200", "family.h200.sdxl.layers_resident.speedup")),
+    ("sdxl", ""): Measured(("H200",), _EXACT, (
+        f"SDXL 1.0 base 1024px 20 steps, the UNet loaded resident: its attention and residual layers compiled "
+        f"{_fig('family.h200.sdxl.layers_resident.speedup')} (H200, on a shared host), the whole UNet one region "
+        f"(scope model) {_fig('family.h200.sdxl.shipped.speedup')} (H200) stock sampling "
+        "(bench/results/h200/family_033_sdxl)"),
+        ("family.h200.sdxl.layers_resident.speedup", "family.h200.sdxl.shipped.speedup")),
     ("z_image", ""): Measured(("H200",), _EXACT, (
         f"Z-Image Turbo 6B 1024px 9 steps: {_fig('fp8auto.h200.zimage.shipped.speedup')} (H200) stock sampling, "
         f"{_fig('family.h200.zimage_resident.shipped_resident.speedup')} (H200) with Accel Compile's resident_weights "

@@ -88,6 +88,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/card12_flags/e2e_wan22_t2v_lightx2v_card12.json": [
         ("e2eflag.h200.12.shipped.later.total", "json:rows/2/later_median/total_s", 13.366, "{:.1f} s"),
         ("e2eflag.h200.12.shipped_nocm.later.total", "json:rows/3/later_median/total_s", 12.419, "{:.1f} s")],
+    "h200/family_033_sdxl/after_fix/matrix.json": [
+        ("family.h200.sdxl.shipped.speedup", "json:chains/shipped/speedup", 2.181, "{:.2f}x")],
     "h200/family_033_sdxl/layers_shared/matrix.json": [
         ("family.h200.sdxl.layers_resident.speedup", "json:chains/shipped_resident/speedup", 1.827, "{:.2f}x")],
     "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json": [
