@@ -278,7 +278,7 @@ def detect(model) -> Family:
     return info
 
 
-def unet_layer_kind(layer) -> str | None:
+def _unet_layer_kind(layer) -> str | None:
     """"attention" or "residual" for a UNet layer the compile path compiles (its class or an ancestor in
     UNET_LAYERS), else None."""
     return next((UNET_LAYERS[k.__name__] for k in type(layer).__mro__ if k.__name__ in UNET_LAYERS), None)
@@ -296,7 +296,7 @@ def _unet_layer_keys(dm) -> tuple:
                 else [(attr, container)])
         for prefix, seq in seqs:
             for j, layer in enumerate(seq if hasattr(seq, "__iter__") else ()):
-                kind = unet_layer_kind(layer)
+                kind = _unet_layer_kind(layer)
                 if kind:
                     out.append(f"diffusion_model.{prefix}.{j}")
                     kinds[kind] += 1

@@ -20,8 +20,8 @@ from .wrapper import CompileWrapper
 def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     """A clone of `model` whose diffusion model runs compiled (lazily, on its first sampling step), with checked
     settings (accel.compile.config.validate, CompileOptions.config): returns (patched clone, Report)."""
-    keys, region_note, family_line = _region_keys(model, cfg.scope)
-    m, memory_note = _clone(model, cfg, whole=_resident_reason(model, keys))
+    keys, region_note, family_line, unet = _region_keys(model, cfg.scope)
+    m, memory_note = _clone(model, cfg, whole=_WHOLE if keys == ["diffusion_model"] else _UNET if unet else None)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
         if m.get_wrappers(_wrappers_mp().APPLY_MODEL, key):
@@ -134,8 +134,10 @@ def _fits(model) -> tuple[bool, str]:
     return resident_decision(weights, room, hardware.free_vram(hardware.profile()))
 
 
-# Why some regions load their model resident where it fits, without resident_weights (`_resident_reason`): what
-# streaming them costs, as the report's memory line says it (bench/results/h200/family_033_sdxl/README.md)
+# Why some regions load their model resident where it fits, without resident_weights: one region over the whole
+# diffusion model (`_WHOLE`), or a UNet's layers (`_UNET`: each fetch has little compute beside it); transformer blocks
+# do not (each fetches its weights while the block before computes). (why, what streaming costs), as the report's
+# memory line says it (bench/results/h200/family_033_sdxl/README.md)
 _WHOLE = ("the whole model is one compiled region, which would fetch all its weights before it computes",
           "the whole model is one compiled region, which fetches all its weights before it computes (slower than "
           "stock while it streams)")
@@ -143,20 +145,9 @@ _UNET = ("its compiled UNet layers ran slower than stock while they streamed the
          "its compiled UNet layers run slower than stock while they stream their weights")
 
 
-def _resident_reason(model, keys) -> tuple | None:
-    """(why, what streaming costs) where the compiled regions want the model resident where it fits: one region over
-    the whole diffusion model (`_WHOLE`), or a UNet's layers (`_UNET`: each fetch has little compute beside it);
-    None for transformer blocks (each fetches its weights while the block before computes)."""
-    from ..common import families
-
-    if list(keys) == ["diffusion_model"]:
-        return _WHOLE
-    return _UNET if families.detect(model).family in families.UNET else None
-
-
 def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
     """(clone, memory note). A DynamicVRAM model stays dynamic where this ComfyUI has the block-fetch API
-    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on, or `whole` (`_resident_reason`: the
+    (accel.compile.stream), unless CUDA graphs or `resident_weights` are on, or `whole` (`_WHOLE` / `_UNET`: the
     compiled region is the whole diffusion model, or SDXL's UNet layers), and it fits the card: then, as where that
     API is missing, `clone(disable_dynamic=True)` (what core's TorchCompileModel does): ComfyUI loads it the legacy
     way, resident where it fits, partly where it does not (a second model on the card later), and the compiled blocks
@@ -201,18 +192,18 @@ def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
 
 def _region_keys(model, scope):
     """(module keys to compile, the report's scope text, the report's family line: accel.common.families'
-    measured_text)."""
+    measured_text, whether the keys are a UNet's layers)."""
     from ..common import families
 
     fam = families.detect(model)
     line = families.measured_text(fam)
     if scope == "blocks":
         if fam.family in families.UNET and fam.block_keys:
-            return list(fam.block_keys), families.unet_layers_text(fam), line
+            return list(fam.block_keys), families.unet_layers_text(fam), line, True
         if fam.block_keys:
             lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
-            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", line
+            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", line, False
         log.warn_once(("compile", "noblocks", fam.base_class),
                       "compile: no transformer block list found in %s; compiling the whole diffusion model", fam.name)
-        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)", line
-    return ["diffusion_model"], f"whole diffusion model ({fam.name})", line
+        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)", line, False
+    return ["diffusion_model"], f"whole diffusion model ({fam.name})", line, False

@@ -87,14 +87,17 @@ _KEEP_GUARDS_ON = (keys.ATTENTION + ".",)
 _KEEP_GUARDS_PATCHED = _KEEP_GUARDS_ON + ("['block']", "['transformer_index']")
 
 
+def _keep(entries, kept) -> list:
+    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH"
+            or any(k in e.name for k in kept) for e in entries]
+
+
 def _guard_filter(entries):
     """Keep every guard except those on transformer_options (tensor shape/dtype guards there stay, and so do
     the guards on the pack's own switches in _KEEP_GUARDS_ON: one graph per value, two for a bool)."""
-    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH"
-            or any(k in e.name for k in _KEEP_GUARDS_ON) for e in entries]
+    return _keep(entries, _KEEP_GUARDS_ON)
 
 
 def _guard_filter_patched(entries):
     """`_guard_filter` for a runner with model patches inside: also keeps _KEEP_GUARDS_PATCHED."""
-    return [("transformer_options" not in e.name) or e.guard_type == "TENSOR_MATCH"
-            or any(k in e.name for k in _KEEP_GUARDS_PATCHED) for e in entries]
+    return _keep(entries, _KEEP_GUARDS_PATCHED)

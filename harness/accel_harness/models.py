@@ -398,6 +398,17 @@ def with_sdpa(model):
     return m
 
 
+def as_dynamic(patcher, recreated: list, reloadable: bool = True):
+    """A clone of `patcher` that the pack takes for a DynamicVRAM patcher (ComfyUI 0.33's ModelPatcherDynamic needs a
+    GPU to exist): `is_dynamic()` true and, where `reloadable`, the `cached_patcher_init` a core loader registers,
+    re-creating a clone of `patcher` and appending the `disable_dynamic` it was asked for to `recreated`."""
+    dyn = patcher.clone()
+    dyn.is_dynamic = lambda: True
+    dyn.cached_patcher_init = ((lambda disable_dynamic=False: recreated.append(disable_dynamic) or patcher.clone(), ())
+                               if reloadable else None)
+    return dyn
+
+
 def tiny_flux2(seed: int = 0, dtype=torch.float32):
     """Flux.2 at its tiny config (TINY_CONFIGS, the fields this ComfyUI's FluxParams has), built in memory with
     ComfyUI's Flux2 config and model (0.3.75's detection reads no tiny Flux.2 file back: family_model needs 0.33)."""

@@ -723,7 +723,7 @@ def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
     assert "[Accel Compile]" in msg and "'model'" in msg and "--disable-dynamic-vram" in msg
 
 
-def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod, monkeypatch):
+def test_resident_weights_load_a_model_that_fits_without_dynamicvram(M, wan, C, mod, monkeypatch):
     """resident_weights on: a DynamicVRAM model (ComfyUI 0.33) that fits the card is cloned with disable_dynamic=True,
     re-created through its loader's cached_patcher_init (as for CUDA graphs and core's TorchCompileModel), so no block
     fetches its weights per call; the report's memory line says why. One that does not fit, or whose loader cannot
@@ -739,12 +739,7 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     recreated = []
 
     def dynamic(init=True):
-        dyn = wan.clone()
-        dyn.is_dynamic = lambda: True  # what ModelPatcherDynamic reports (it needs a GPU to exist)
-        # what a core loader registers: re-create the patcher, here without DynamicVRAM (the test's own model)
-        dyn.cached_patcher_init = ((lambda disable_dynamic=False: recreated.append(disable_dynamic) or wan.clone(), ())
-                                   if init else None)
-        return dyn
+        return M.as_dynamic(wan, recreated, reloadable=init)
 
     x, ctx = inputs()
     ref = forward(wan, x, ctx)
@@ -785,7 +780,7 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(wan, C, mod
     assert "resident_weights" in str(e.value)
 
 
-def test_one_region_over_the_whole_model_loads_resident_where_it_fits(wan, C, mod, monkeypatch):
+def test_one_region_over_the_whole_model_loads_resident_where_it_fits(M, wan, C, mod, monkeypatch):
     """A compiled region that is the whole diffusion model (SDXL's UNet; scope model) would fetch every weight before
     any of its compute, with nothing to overlap the fetch with (slower than stock on SDXL:
     bench/results/h200/family_033_sdxl/): a DynamicVRAM model that fits is cloned with disable_dynamic=True without
@@ -802,10 +797,7 @@ def test_one_region_over_the_whole_model_loads_resident_where_it_fits(wan, C, mo
     recreated = []
 
     def dynamic():
-        dyn = wan.clone()
-        dyn.is_dynamic = lambda: True
-        dyn.cached_patcher_init = (lambda disable_dynamic=False: recreated.append(disable_dynamic) or wan.clone(), ())
-        return dyn
+        return M.as_dynamic(wan, recreated)
 
     x, ctx = inputs()
     ref = forward(wan, x, ctx)

@@ -120,10 +120,7 @@ def test_sdxl_layers_load_resident_where_they_fit(M, C, mod, monkeypatch, sdxl):
     recreated = []
 
     def dynamic():
-        dyn = sdxl.clone()
-        dyn.is_dynamic = lambda: True
-        dyn.cached_patcher_init = (lambda disable_dynamic=False: recreated.append(disable_dynamic) or sdxl.clone(), ())
-        return dyn
+        return M.as_dynamic(sdxl, recreated)
 
     ref = run(M, sdxl)
     fits = [True, "the model fits: 1.0 GiB of weights + 1.0 GiB to sample <= 9.0 GiB free"]
