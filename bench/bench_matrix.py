@@ -73,6 +73,11 @@ CHAINS = {
     "cuda_attn_compile_graphs": "Accel CUDA Settings -> Accel Attention -> Accel Compile, cuda_graphs on",
     "cuda_attn_compile_model_scope": "Accel CUDA Settings -> Accel Attention -> Accel Compile, scope model",
     "cuda_attn_compile_resident": "Accel CUDA Settings -> Accel Attention -> Accel Compile, resident_weights on",
+    "cuda_attn_compile_sdpa": "Accel CUDA Settings -> Accel Attention sdpa -> Accel Compile (PyTorch's SDPA in "
+                              "place of the Hopper default FlashAttention-3)",
+    "cuda_attn_compile_model_scope_sdpa": "Accel CUDA Settings -> Accel Attention sdpa -> Accel Compile, scope model",
+    "cuda_attn_compile_model_scope_static": "Accel CUDA Settings -> Accel Attention -> Accel Compile, scope model, "
+                                            "dynamic false",
     "level1": "Accel Wan Level-1 (defaults)",
     "level1_default": "Accel Wan Level-1, compile_mode default",
     "level1_prefetch": "Accel Wan Level-1, prefetch_weights on (the next block's streamed weights fetched while a "
@@ -118,6 +123,11 @@ CHAINS = {
     "shipped_resident": "the shipped chain with Accel Compile's resident_weights on (a model that fits the card loads "
                         "resident instead of DynamicVRAM's per-step fetch; the compile summary's memory line says "
                         "which path ran)",
+    "shipped_sdpa": "the shipped chain with Accel Attention's backend sdpa (PyTorch's SDPA kernels, cuDNN first "
+                    "after Accel CUDA Settings on Hopper, in place of FlashAttention-3)",
+    "shipped_model_scope_sdpa": "shipped_model_scope with Accel Attention's backend sdpa",
+    "shipped_model_scope_static": "shipped_model_scope with Accel Compile's dynamic false (a static graph per size: "
+                                  "the shipped SDXL workflow's setting)",
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped "
                    "chain",
     "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
@@ -130,6 +140,9 @@ CHAINS = {
     "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls "
                   "even where `auto` keeps a 16-bit file 16-bit)",
 }
+_CUDA_ATTN_COMPILE = ("cuda_attn_compile", "cuda_attn_compile_graphs", "cuda_attn_compile_model_scope",
+                      "cuda_attn_compile_resident", "cuda_attn_compile_sdpa", "cuda_attn_compile_model_scope_sdpa",
+                      "cuda_attn_compile_model_scope_static")
 # issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
 # (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
 _KEEP_XATTN_QO = "blocks.*.cross_attn.q, blocks.*.cross_attn.o"
@@ -653,19 +666,25 @@ class Matrix:
         """(model, report) of chain `name` applied to a loaded model."""
         if name == "stock":
             return base, ""
-        if name in ("shipped", "shipped_graphs", "shipped_model_scope", "shipped_resident"):  # the family's chain
+        if name in ("shipped", "shipped_graphs", "shipped_model_scope", "shipped_resident", "shipped_sdpa",
+                    "shipped_model_scope_sdpa", "shipped_model_scope_static"):  # the family's chain
             return self.patch(families.spec(self.a.family).shipped + name[len("shipped"):], base)  # +- an option
         if name == "attention":
             return call_node("AccelAttention", model=base)[:2]
         if name == "compile":
             return call_node("AccelCompile", model=base)[:2]
-        if name in ("cuda_attn_compile", "cuda_attn_compile_graphs", "cuda_attn_compile_model_scope",
-                    "cuda_attn_compile_resident"):
+        if name in _CUDA_ATTN_COMPILE:  # cuda_attn_compile[_graphs|_model_scope|_resident][_sdpa|_static]
+            opts = name[len("cuda_attn_compile"):]
+            static = opts.endswith("_static")
+            opts = opts.removesuffix("_static")
             m = call_node("AccelCUDASettings", model=base)[0]
-            m = call_node("AccelAttention", model=m)[0]
-            return call_node("AccelCompile", model=m, cuda_graphs="on" if name.endswith("_graphs") else "off",
-                             scope="model" if name.endswith("_model_scope") else "blocks",
-                             resident_weights=name.endswith("_resident"))[:2]
+            # fallback error: a call sdpa cannot serve fails the chain instead of measuring ComfyUI's attention
+            m = (call_node("AccelAttention", model=m, backend="sdpa", fallback="error") if opts.endswith("_sdpa")
+                 else call_node("AccelAttention", model=m))[0]
+            opts = opts.removesuffix("_sdpa")
+            return call_node("AccelCompile", model=m, cuda_graphs="on" if opts == "_graphs" else "off",
+                             scope="model" if opts == "_model_scope" else "blocks",
+                             resident_weights=opts == "_resident", dynamic="false" if static else "auto")[:2]
         if name == "level1":
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_h3":

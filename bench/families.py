@@ -158,10 +158,12 @@ def not_applicable(family: str, chain: str) -> str | None:
     (level1_h3 is MiniMax-H3's, not a Wan level1 chain)."""
     if chain.endswith("shipped_graphs") and spec(family).shipped != "cuda_attn_compile":
         return f"the family's shipped chain ({spec(family).shipped}) has no cuda_graphs option"
-    if chain == "shipped_model_scope" and spec(family).shipped != "cuda_attn_compile":
+    if chain.startswith("shipped_model_scope") and spec(family).shipped != "cuda_attn_compile":
         return f"the family's shipped chain ({spec(family).shipped}) has no scope option"
     if chain == "shipped_resident" and spec(family).shipped != "cuda_attn_compile":
         return f"the family's shipped chain ({spec(family).shipped}) has no resident_weights option"
+    if chain == "shipped_sdpa" and spec(family).shipped != "cuda_attn_compile":
+        return f"the family's shipped chain ({spec(family).shipped}) has no attention backend input"
     rules = [p for p in _ONLY if chain == p or chain.startswith(p + "_")]
     if not rules:
         return None

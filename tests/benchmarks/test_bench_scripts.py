@@ -384,7 +384,9 @@ def test_bench_matrix_smoke(tmp_path):
     # tiny Wan 2.2 TI2V-5B goes through the file: ComfyUI's loader, its fp8_e4m3fn_fast option and the pack's FP8 loader
     ("wan_ti2v_5b", "stock,attention,core_fp8_fast,fp8", {"stock", "attention", "core_fp8_fast", "fp8"}),
     # tiny SDXL (built in memory: detection needs SDXL's true widths): its latent, pooled CLIP and size conditioning
-    ("sdxl", "stock,attention,fp8_shipped", {"stock", "attention"}),
+    # and the whole UNet one region with PyTorch's SDPA in place of the Hopper default, and with dynamic false
+    ("sdxl", "stock,attention,shipped_model_scope_sdpa,shipped_model_scope_static,fp8_shipped",
+     {"stock", "attention", "shipped_model_scope_sdpa", "shipped_model_scope_static"}),
 ])
 def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
     """bench_matrix --family on the family's tiny model (CPU): its latent and conditioning, sampler settings, every
@@ -417,6 +419,9 @@ def test_bench_matrix_family_smoke(tmp_path, family, chains, expect):
         assert md.startswith("# Matrix: Flux.1-dev") and "guidance 3.5" in md.splitlines()[0]
     elif family == "sdxl":
         assert meta["cfg"] == 7.0 and meta["sampler"] == "euler/normal" and md.startswith("# Matrix: SDXL 1.0 base")
+        static, sdpa = ch["shipped_model_scope_static"]["report"], ch["shipped_model_scope_sdpa"]["report"]
+        assert "scope whole diffusion model (SDXL), dynamic false" in static, static
+        assert "scope whole diffusion model (SDXL), dynamic auto" in sdpa, sdpa
     else:
         assert 0.9 < ch["fp8"]["cosine"] < 1.0 and 0.9 < ch["core_fp8_fast"]["cosine"] < 1.0  # fp8 deviates, measurably
         assert meta["frames"] == 5 and meta["sampler"] == "uni_pc/simple"
