@@ -3263,6 +3263,19 @@ rows(S_FAMILY_H200_H3_20, "h200/family_033_minimax_h3/matrix/matrix.json",
      ("family.h200.minimax_h3.sparse.cosine", "json:chains/level1_h3_sparse/cosine", 0.995908, "{:.4f}",
       "Level-1 quality sparse, final latent vs stock's first run"))
 about(S_FAMILY_H200_H3_20, ("family.h200.minimax_h3.shipped.speedup", "Accel MiniMax-H3 Level-1 vs stock sampling"))
+S_FAMILY_H200_H3_24 = Setup("H200", "0.33.0", 24, "MiniMax-H3 33B from a scaled-fp8 file (random weights, "
+                             "bench_matrix.py --family minimax_h3 --stored fp8_scaled), 1344x768 124 frames with "
+                             "audio, 20 steps res_multistep, no CFG (ComfyUI's standard H3 template), as a 24 GB card "
+                             "(--card 24 --occupy: another process holds the rest of the GPU before ComfyUI starts), "
+                             "first runs then 1 timed round (--chains stock,shipped --rounds 1), GPU 1 of a two-H200 "
+                             "host while GPU 0 ran SDXL", shared=True)
+rows(S_FAMILY_H200_H3_24, "h200/family_033_minimax_h3/card24_shared/matrix.json",
+     ("family.h200.24.minimax_h3.shipped.speedup", "json:chains/shipped/speedup", 1.642, "{:.2f}x",
+      "Accel MiniMax-H3 Level-1 vs stock sampling on a 24 GB card"),
+     ("family.h200.24.minimax_h3.stock.time", "json:chains/stock/times_s/0", 151.736, "{:.1f} s",
+      "stock on a 24 GB card"),
+     ("family.h200.24.minimax_h3.shipped.time", "json:chains/shipped/times_s/0", 92.407, "{:.1f} s",
+      "Accel MiniMax-H3 Level-1 on a 24 GB card"))
 S_FAMILY_H200_H3_20B = Setup("H200", "0.33.0", 141, _H3_20 + " (--chains stock,level1_h3_sparse), the other GPU",
                              shared=True)
 rows(S_FAMILY_H200_H3_20B, "h200/family_033_minimax_h3/sparse_again/matrix.json",
@@ -3286,10 +3299,10 @@ rows(S_FAMILY_H200_SDXL, "h200/family_033_sdxl/matrix/matrix.json",
       "KJNodes Sage -> TorchCompileModelAdvanced vs stock"))
 S_FAMILY_H200_SDXL_FIX = Setup("H200", "0.33.0", 141, _SDXL + ", after the whole-model fix (--chains stock,shipped), "
                                "one H200 to itself")
-about(S_FAMILY_H200_SDXL_FIX, ("family.h200.sdxl.shipped.speedup", "Accel CUDA Settings -> Attention -> Compile vs "
-                                                                   "stock, the whole UNet one region (what scope "
-                                                                   "model compiles now), loaded resident"))
 rows(S_FAMILY_H200_SDXL_FIX, "h200/family_033_sdxl/after_fix/matrix.json",
+     ("family.h200.sdxl.shipped.speedup", "json:chains/shipped/speedup", 2.181, "{:.2f}x",
+      "Accel CUDA Settings -> Attention -> Compile vs stock, the whole UNet one region (what scope model compiles "
+      "now), loaded resident"),
      ("family.h200.sdxl.shipped.time", "json:chains/shipped/times_s/1", 1.185, "{:.2f} s", "the shipped chain"),
      ("family.h200.sdxl.stock.time", "json:chains/stock/times_s/0", 2.584, "{:.2f} s", "stock"),
      ("family.h200.sdxl.shipped.first_run", "json:chains/shipped/first_run_s", 109.89, "{:.0f} s",
@@ -3322,10 +3335,10 @@ rows(S_SDXL_24, "h200/family_033_sdxl/card24_shared/matrix.json",
 S_SDXL_LAYERS = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", its attention and residual layers compiled, then 832x1216 "
                       "and back twice (--chains stock,shipped,shipped_resident --rounds 2 --resolution-change "
                       "832x1216), GPU 0 while GPU 1 ran the next row's plan", shared=True)
-about(S_SDXL_LAYERS, ("family.h200.sdxl.layers_resident.speedup",
-                      "the layers loaded resident (resident_weights on; this version loads SDXL's layers resident "
-                      "where they fit without it) vs stock"))
 rows(S_SDXL_LAYERS, "h200/family_033_sdxl/layers_shared/matrix.json",
+     ("family.h200.sdxl.layers_resident.speedup", "json:chains/shipped_resident/speedup", 1.827, "{:.2f}x",
+      "the layers loaded resident (resident_weights on; SDXL's layers now load resident where they fit without it) "
+      "vs stock"),
      ("sdxllayers.h200.streamed.speedup", "json:chains/shipped/speedup", 0.795, "{:.2f}x",
       "the layers streaming their weights (DynamicVRAM kept) vs stock"),
      ("sdxllayers.h200.resident.time", "json:chains/shipped_resident/times_s/1", 1.976, "{:.2f} s",
@@ -3354,6 +3367,63 @@ rows(S_SDXL_SCOPES, "h200/family_033_sdxl/scopes_shared/matrix.json",
       "ComfyUI TorchCompileModel, first run"),
      ("sdxlscopes.h200.model_scope.host_ms", "json:chains/shipped_model_scope/compile/0/call_host_ms", 85.89,
       "{:.0f} ms", "scope model: host time of the last model call"))
+
+S_SDXL_ATTN = Setup("H200", "0.33.0", 141, _SDXL_X2 + ", the whole UNet one region (scope model) with the Hopper "
+                    "default FlashAttention-3 and with PyTorch's SDPA (cuDNN first), beside ComfyUI's "
+                    "TorchCompileModel, then one profiled run each (--chains shipped_model_scope,"
+                    "shipped_model_scope_sdpa,core_compile --rounds 2 --profile --host-profile), GPU 0 while GPU 1 "
+                    "ran MiniMax-H3 on a 24 GB card", shared=True)
+about(S_SDXL_ATTN, ("sdxlattn.h200.fa3.time", "scope model with FlashAttention-3 (fp16 inputs cast to bf16), slower "
+                                              "timed run"),
+      ("sdxlattn.h200.sdpa.time", "scope model with Accel Attention sdpa (cuDNN first), slower timed run"))
+rows(S_SDXL_ATTN, "h200/family_033_sdxl/attention_shared/matrix.json",
+     ("sdxlattn.h200.core_compile.time", "json:chains/core_compile/times_s/1", 2.008, "{:.2f} s",
+      "ComfyUI TorchCompileModel, slower timed run"),
+     ("sdxlattn.h200.fa3.fast", "json:chains/shipped_model_scope/times_s/0", 1.837, "{:.2f} s",
+      "scope model with FlashAttention-3, faster timed run"),
+     ("sdxlattn.h200.sdpa.fast", "json:chains/shipped_model_scope_sdpa/times_s/0", 1.592, "{:.2f} s",
+      "scope model with sdpa, faster timed run"),
+     ("sdxlattn.h200.core_compile.fast", "json:chains/core_compile/times_s/0", 1.502, "{:.2f} s",
+      "ComfyUI TorchCompileModel, faster timed run"),
+     ("sdxlattn.h200.stock.time", "json:chains/stock/times_s/1", 4.076, "{:.2f} s", "stock, slower timed run"),
+     ("sdxlattn.h200.sdpa.first_run", "json:chains/shipped_model_scope_sdpa/first_run_s", 92.85, "{:.0f} s",
+      "scope model with sdpa, first run (the convolutions' kernels cached by the chain before)"))
+
+S_SDXL_SDPA = Setup("H200", "0.33.0", 141, "SDXL 1.0 base fp16 random weights loaded by ComfyUI's loader, 1024x1024, "
+                    "20 steps euler/normal, CFG 7, whole card, each chain on its own: first run then 3 timed runs, "
+                    "the median (bench_matrix.py --family sdxl --sequential --chains shipped,shipped_model_scope,"
+                    "core_compile --rounds 3), Accel Attention auto picking sdpa for SDXL, one H200 to itself")
+about(S_SDXL_SDPA, ("sdxlsdpa.h200.layers.speedup", "the shipped chain (scope blocks: the layers, loaded resident) vs "
+                                                    "stock"),
+      ("sdxlsdpa.h200.model_scope.speedup", "the shipped chain with scope model (the whole UNet) vs stock"),
+      ("sdxlsdpa.h200.layers.time", "the shipped chain (the layers), median"),
+      ("sdxlsdpa.h200.model_scope.time", "scope model, median"))
+rows(S_SDXL_SDPA, "h200/family_033_sdxl/sdpa_default/matrix.json",
+     ("sdxlsdpa.h200.core_compile.speedup", "json:chains/core_compile/speedup", 2.842, "{:.2f}x",
+      "ComfyUI TorchCompileModel vs stock"),
+     ("sdxlsdpa.h200.layers.first_run", "json:chains/shipped/first_run_s", 112.16, "{:.0f} s",
+      "the shipped chain (the layers), first run (inductor cache empty)"),
+     ("sdxlsdpa.h200.model_scope.first_run", "json:chains/shipped_model_scope/first_run_s", 94.13, "{:.0f} s",
+      "scope model, first run"),
+     ("sdxlsdpa.h200.core_compile.first_run", "json:chains/core_compile/first_run_s", 89.08, "{:.0f} s",
+      "ComfyUI TorchCompileModel, first run"))
+rows(S_SDXL_SDPA, "h200/family_033_sdxl/sdpa_default/matrix.md",
+     ("sdxlsdpa.h200.stock.time", "md:stock|time (s)", 2.714, "{:.2f} s", "stock, median"),
+     ("sdxlsdpa.h200.core_compile.time", "md:core_compile|time (s)", 0.955, "{:.2f} s",
+      "ComfyUI TorchCompileModel, median"))
+
+S_SDXL_STATIC = Setup("H200", "0.33.0", 141, "SDXL 1.0 base fp16 random weights loaded by ComfyUI's loader, 20 steps "
+                      "euler/normal, CFG 7, whole card, the whole UNet one region with dynamic false (the shipped SDXL "
+                      "workflow's Accel Compile), first run then 2 timed runs at 1024x1024, then 832x1216 and back "
+                      "twice (bench_matrix.py --family sdxl --sequential --chains stock,shipped_model_scope_static "
+                      "--rounds 2 --resolution-change 832x1216), one H200 to itself, the inductor cache empty")
+rows(S_SDXL_STATIC, "h200/family_033_sdxl/static_resize/matrix.json",
+     ("sdxlstatic.h200.first_run", "json:chains/shipped_model_scope_static/first_run_s", 133.97, "{:.0f} s",
+      "first run at 1024x1024 (compiles the UNet)"),
+     ("sdxlstatic.h200.resize.first", "json:chains/shipped_model_scope_static/resolution_change/pairs/0/times_s/0",
+      133.836, "{:.0f} s", "the first 832x1216 run (compiles the UNet again, static)"),
+     ("sdxlstatic.h200.speedup", "json:chains/shipped_model_scope_static/speedup", 2.447, "{:.2f}x",
+      "the slower timed 1024x1024 run vs stock's"))
 
 _H3_TURBO_X2 = ("MiniMax-H3 33B in ComfyUI's scaled-fp8 layout (random weights), 1344x768 124 frames with audio, 4 "
                 "steps res_multistep, no CFG (ComfyUI's 4-step H3 template without its LoRA), 1 timed run "
@@ -3384,5 +3454,4 @@ _H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 
            "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
 AWAITING_GPU: dict[str, str] = {
     "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
-    "family.h200.24.minimax_h3.shipped.speedup": _H3_RUN + ", 24 GB card (--card 24 --occupy): Level-1 vs stock",
 }

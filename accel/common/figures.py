@@ -88,10 +88,15 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/e2e_lightx2v_033/card12_flags/e2e_wan22_t2v_lightx2v_card12.json": [
         ("e2eflag.h200.12.shipped.later.total", "json:rows/2/later_median/total_s", 13.366, "{:.1f} s"),
         ("e2eflag.h200.12.shipped_nocm.later.total", "json:rows/3/later_median/total_s", 12.419, "{:.1f} s")],
-    "h200/family_033_sdxl/after_fix/matrix.json": [
-        ("family.h200.sdxl.shipped.speedup", "json:chains/shipped/speedup", 2.181, "{:.2f}x")],
-    "h200/family_033_sdxl/layers_shared/matrix.json": [
-        ("family.h200.sdxl.layers_resident.speedup", "json:chains/shipped_resident/speedup", 1.827, "{:.2f}x")],
+    "h200/family_033_sdxl/attention_shared/matrix.json": [
+        ("sdxlattn.h200.fa3.time", "json:chains/shipped_model_scope/times_s/1", 2.382, "{:.2f} s"),
+        ("sdxlattn.h200.sdpa.time", "json:chains/shipped_model_scope_sdpa/times_s/1", 1.814, "{:.2f} s")],
+    "h200/family_033_sdxl/sdpa_default/matrix.json": [
+        ("sdxlsdpa.h200.layers.speedup", "json:chains/shipped/speedup", 1.763, "{:.2f}x"),
+        ("sdxlsdpa.h200.model_scope.speedup", "json:chains/shipped_model_scope/speedup", 2.827, "{:.2f}x")],
+    "h200/family_033_sdxl/sdpa_default/matrix.md": [  # `time (s)`: the median of the 3 timed runs
+        ("sdxlsdpa.h200.layers.time", "md:shipped|time (s)", 1.539, "{:.2f} s"),
+        ("sdxlsdpa.h200.model_scope.time", "md:shipped_model_scope|time (s)", 0.96, "{:.2f} s")],
     "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json": [
         ("family.h200.minimax_h3_turbo.fp8_auto.cosine", "json:chains/fp8_auto_shipped/cosine", 0.998712, "{:.4f}"),
         ("family.h200.minimax_h3_turbo.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.63, "{:.2f}x")],
