@@ -259,12 +259,12 @@ def _install_hint(name: str, problem: str) -> str:
     return f"package: {spec.install}"
 
 
-def _resolve(prof, backend: str, policy: Policy, extra_device_types, device):
-    """(kernel or None, why-line, skipped [(name, why)])."""
+def _resolve(prof, backend: str, policy: Policy, extra_device_types, device, family: str | None = None):
+    """(kernel or None, why-line, skipped [(name, why)]). `family`: the model's (families.detect), for `auto`."""
     if backend == "auto":
         exclude: dict = {}
         while True:
-            name, why, skipped = defaults.choose_attention(prof, exclude)
+            name, why, skipped = defaults.choose_attention(prof, exclude, family)
             if name in exclude:  # the last resort failed too
                 return None, "auto: no backend works here; ComfyUI's own attention stays in use", skipped
             kern, problem = _build(name, prof, extra_device_types, device)
@@ -370,9 +370,9 @@ def patch_sparse_attention(model, backend: str = "radial_sparse", policy: Policy
     return m, report.plus("  quality sparse: stayed exact, because " + (problem or "radial_sparse stood down (above)"))
 
 
-def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device):
+def _hybrid_setup(m, hybrid: Hybrid, prof, extra_device_types, device, family: str | None = None):
     """Attach the step wrapper to clone `m`; returns (override of the exact kernel or None, report lines)."""
-    name, _why, _skipped = defaults.choose_attention(prof)
+    name, _why, _skipped = defaults.choose_attention(prof, family=family)
     exact_kern, problem = _build(name, prof, extra_device_types, device)
     if exact_kern is not None and not exact_kern.low_precision:
         exact_ov = AttentionOverride(exact_kern, Policy.FALL_BACK)
@@ -483,7 +483,8 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     strict = policy is Policy.ERROR
     prof = profile if profile is not None else hardware.profile()
     device = _device()
-    kern, why, skipped = _resolve(prof, backend, policy, tuple(tensor_device_types), device)
+    fam = families.detect(model)
+    kern, why, skipped = _resolve(prof, backend, policy, tuple(tensor_device_types), device, fam.family)
 
     lines, deviation = [], None
     where = f"{prof.gpu_name or prof.device_kind}" + (f" (sm{prof.sm_int})" if prof.sm_int else "")
@@ -520,7 +521,7 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
         exact_ov, hybrid_lines = None, []
         use_hybrid = hybrid is not None and not hybrid.is_off() and kern.low_precision and not kern.sparse
         if use_hybrid:
-            exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device)
+            exact_ov, hybrid_lines = _hybrid_setup(m, hybrid, prof, tuple(tensor_device_types), device, fam.family)
         if kern.sparse:
             exact_ov = sparse_exact
         to[OVERRIDE_KEY] = AttentionOverride(kern, policy, tuner, hybrid if use_hybrid else None, exact_ov)
@@ -560,16 +561,16 @@ def patch_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_B
     if kern is not None:
         log.info("attention=%s for %s", kern.label, where)
     section = Section(current_title(), head, lines)
-    return m, Report([section], deviation, summary=(section.render()[0], _gain(kern, model, prof), *hints),
+    return m, Report([section], deviation, summary=(section.render()[0], _gain(kern, fam, prof), *hints),
                      hints=hints)
 
 
-def _gain(kern, model, prof) -> str:
+def _gain(kern, fam, prof) -> str:
     """The first screen's gain line: for an exact kernel, the measured figure of the exact chain Accel Attention is part
     of on this kind of model and GPU (a quantized or sparse kernel's figures are per call: in the details)."""
     if kern is not None and (kern.low_precision or kern.sparse):
         return gains.unmeasured_line(kern.label)
-    return gains.gain_line(gains.EXACT, families.detect(model), prof)
+    return gains.gain_line(gains.EXACT, fam, prof)
 
 
 def apply_attention(model, backend: str = "auto", policy: Policy = Policy.FALL_BACK, autotune: bool = False, *,

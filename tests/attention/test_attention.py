@@ -535,6 +535,25 @@ def test_auto_follows_the_hardware_table(A, M, mod, fakes, stats, sm, drop, expe
         assert skipped_part in report
 
 
+def test_auto_on_hopper_picks_sdpa_for_sdxl(A, M, mod, fakes, stats):
+    """SDXL on Hopper: `auto` takes the family's measured backend (PyTorch's SDPA) over FlashAttention-3, and says why
+    with both run times; other families on the same machine keep FlashAttention-3 (the test above)."""
+    libs, _ = fakes
+    defaults, figs = mod("accel.common.defaults"), mod("accel.common.figures")
+    prof = sim_profile(mod, libs, sm=(9, 0))
+    with mod("accel.common.errors").titled("Accel Attention"):
+        patched, report = A.apply_attention(M.tiny_sdxl(), "auto", profile=prof)
+        flux, _ = A.apply_attention(M.tiny_flux(), "auto", profile=prof, tensor_device_types=("cpu",))
+    assert override_of(A, patched).backend == "sdpa", report
+    assert override_of(A, flux).backend == "flash_attn_3"
+    assert report.splitlines()[0].startswith("Accel Attention: sdpa")
+    assert "at SDXL's attention shapes" in report
+    assert figs.text("sdxlattn.h200.sdpa.time") in report and figs.text("sdxlattn.h200.fa3.time") in report
+    # the entry only reorders: where its backend cannot be used, the row's list follows
+    assert defaults.choose_attention(prof, {"sdpa": "excluded"}, "sdxl")[0] == "flash_attn_3"
+    assert defaults.choose_attention(prof, None, "flux")[0] == "flash_attn_3"
+
+
 def test_auto_skips_a_backend_whose_probe_fails(A, M, mod, fakes, stats):
     libs, fc = fakes
     mod("kernels.attention.adapters").forget()
