@@ -327,6 +327,18 @@ the `family:` line of Accel Compile's report, and the pack's docs/nodes.md, "Mod
 # Z-Image Turbo's chain loads the model resident where it fits (Accel Compile resident_weights): faster than
 # DynamicVRAM's per-call weight fetch on the H200 (bench/results/h200/family_033_z_image_peers/resident/).
 Z_IMAGE_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
+# SDXL's template keeps one size: the whole UNet as one region ran faster than its layers and level with ComfyUI's
+# TorchCompileModel (bench/results/h200/family_033_sdxl/sdpa_default/); dynamic false: a new size compiles a static
+# graph once more instead of the dynamic recompile that ran for minutes (resolution_change_cut/).
+SDXL_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"scope": "model", "dynamic": "false"}}
+SDXL_NOTE = """
+
+The graph is ComfyUI's SDXL template: the base model samples steps 0-20 of 25 and hands its leftover noise to the
+refiner for the rest (CFG 8, euler / normal, 1024x1024); each model has its own chain. Accel Compile's `scope` is
+`model` here: the whole UNet as one region, the fastest measured where the size stays. Each new size compiles the UNet
+again, about as long as the first run (`dynamic: false`: one static graph per size). If you change sizes often, set
+`scope` to `blocks`: SDXL's attention and residual layers compile as regions, a new size recompiles them in seconds,
+and each run is slower."""
 
 
 def z_image_turbo(info) -> Flow:
@@ -439,7 +451,7 @@ def sdxl_base_refiner(info) -> Flow:
     for tag, ckpt in (("base", "sd_xl_base_1.0.safetensors"), ("refiner", "sd_xl_refiner_1.0.safetensors")):
         models[tag] = f.add("CheckpointLoaderSimple", f"Load SDXL {tag}", ckpt_name=ckpt)
         prompts[tag] = _prompts(f, f.out(models[tag], 1), IMAGE_POSITIVE, IMAGE_NEGATIVE)
-        chains[tag] = _chain(f, f.out(models[tag]), SHIPPED_CHAIN, tag)
+        chains[tag] = _chain(f, f.out(models[tag]), SHIPPED_CHAIN, tag, values=SDXL_VALUES)
     lat = f.add("EmptyLatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
     common = dict(steps=25, cfg=8.0, sampler_name="euler", scheduler="normal")
     k1 = f.add("KSamplerAdvanced", "KSampler (base, steps 0-20)", model=f.out(chains["base"][-1]), add_noise="enable",
@@ -451,11 +463,9 @@ def sdxl_base_refiner(info) -> Flow:
                return_with_leftover_noise="disable", **common)
     outs = _image_out(f, f.out(k2), f.out(models["refiner"], 2), "sdxl_accel")
     f.outputs = {"sampler": k2, "save": outs[-1]}
-    n = _about(f, "SDXL base + refiner + CUDA settings, attention, compile", _IMAGE_BODY.format(model="SDXL") + """
-
-The graph is ComfyUI's SDXL template: the base model samples steps 0-20 of 25 and hands its leftover noise to the
-refiner for the rest (CFG 8, euler / normal, 1024x1024); each model has its own chain. SDXL is a UNet: Accel Compile
-compiles it as one region.""", ["sd_xl_base_1.0.safetensors", "sd_xl_refiner_1.0.safetensors"], size=(480, 340))
+    n = _about(f, "SDXL base + refiner + CUDA settings, attention, compile",
+               _IMAGE_BODY.format(model="SDXL") + SDXL_NOTE,
+               ["sd_xl_base_1.0.safetensors", "sd_xl_refiner_1.0.safetensors"], size=(480, 340))
     f.column(("Read me", [n]))
     f.column(("1 · Models", [models["base"], models["refiner"]]))
     f.column(("2 · Prompts (base, refiner)", [*prompts["base"], *prompts["refiner"]]), ("3 · Size", [lat]))

@@ -54,6 +54,11 @@ FAMILY_BLOCK_LISTS = {"z_image": ("context_refiner", "siglip_refiner", "noise_re
 # recognises it; equal layers share one graph. A new resolution recompiles those layers once, in seconds; one region
 # over the whole UNet (scope model) recompiled for more than three minutes (bench/results/h200/family_033_sdxl/).
 UNET = {"sdxl": "SDXL is a UNet", "sd1": "SD1.x/2.x is a UNet"}
+# What scope model gave over the layers where the size stays (Accel Compile's first screen, scope blocks)
+UNET_MODEL_SCOPE = {"sdxl": (f"scope model ran SDXL's whole UNet as one region in "
+                             f"{_fig('sdxlsdpa.h200.model_scope.time')} a 20-step 1024x1024 run against the layers' "
+                             f"{_fig('sdxlsdpa.h200.layers.time')} (H200); it compiles the whole UNet again for each "
+                             "new size")}
 UNET_CONTAINERS = ("input_blocks", "middle_block", "output_blocks")
 UNET_LAYERS = {"SpatialTransformer": "attention", "SpatialVideoTransformer": "attention", "ResBlock": "residual",
                "VideoResBlock": "residual"}
@@ -194,10 +199,9 @@ MEASURED = {
                                   ("H200", "family.h200.kandinsky5_2steps.shipped.speedup")),
     ("sdxl", ""): Measured(("H200",), _EXACT, (
         f"SDXL 1.0 base 1024px 20 steps, the UNet loaded resident: its attention and residual layers compiled "
-        f"{_fig('family.h200.sdxl.layers_resident.speedup')} (H200, on a shared host), the whole UNet one region "
-        f"(scope model) {_fig('family.h200.sdxl.shipped.speedup')} (H200) stock sampling "
-        "(bench/results/h200/family_033_sdxl)"),
-        ("family.h200.sdxl.layers_resident.speedup", "family.h200.sdxl.shipped.speedup")),
+        f"{_fig('sdxlsdpa.h200.layers.speedup')} (H200), the whole UNet one region (scope model) "
+        f"{_fig('sdxlsdpa.h200.model_scope.speedup')} (H200) stock sampling (bench/results/h200/family_033_sdxl)"),
+        ("sdxlsdpa.h200.layers.speedup", "sdxlsdpa.h200.model_scope.speedup")),
     ("z_image", ""): Measured(("H200",), _EXACT, (
         f"Z-Image Turbo 6B 1024px 9 steps: {_fig('fp8auto.h200.zimage.shipped.speedup')} (H200) stock sampling, "
         f"{_fig('family.h200.zimage_resident.shipped_resident.speedup')} (H200) with Accel Compile's resident_weights "

@@ -26,7 +26,7 @@ GAINS = {
         "ltxv": {"H200": "fp8auto.h200.ltxv.shipped.speedup", "H100": "family.h100.ltxv.shipped.speedup"},
         "qwen_image": {"H200": "fp8auto.h200.qwen.shipped.speedup", "H100": "family.h100.qwen.fix.shipped.speedup"},
         "z_image": {"H200": "fp8auto.h200.zimage.shipped.speedup"},
-        "sdxl": {"H200": "family.h200.sdxl.layers_resident.speedup"},
+        "sdxl": {"H200": "sdxlsdpa.h200.layers.speedup"},
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.shipped.speedup"},
         "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.shipped.speedup"},
         "ltxav": {"H200": "family.h200.ltx2_4steps.shipped.speedup"},

@@ -74,6 +74,8 @@ def _first_screen(model, report, status, cfg: CompileConfig) -> tuple:
     lines = [f"{current_title() or head.title}: {head.text}", gains.gain_line(chain, fam, prof)]
     if status.fell_back:
         lines.append(f"for more: make compile run here ({status.reason})")
+    elif cfg.scope == "blocks" and fam.family in families.UNET_MODEL_SCOPE:
+        lines.append("for more, where the size stays: " + families.UNET_MODEL_SCOPE[fam.family])
     return tuple(lines)
 
 

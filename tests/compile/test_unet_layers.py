@@ -106,6 +106,27 @@ def test_sdxl_layers_compiled_match_eager_and_a_new_size_recompiles_once(M, C, s
     assert close(run(M, whole), ref) and C.compile_status(whole)["regions"] == 1
 
 
+def test_sdxl_whole_unet_static_per_size_and_the_layers_hint(M, C, mod, sdxl):
+    """The shipped SDXL workflow's setting (scope model, dynamic false): one static graph per size, so a new size
+    compiles one more graph, a third size one more again (no dynamic graph), and a size seen before none. The layers'
+    first screen points at scope model with the measured times; scope model's does not."""
+    families, figs = mod("accel.common.families"), mod("accel.common.figures")
+    ref = run(M, sdxl)
+    m, report = C.apply_compile(sdxl, backend="eager", scope="model", dynamic="false")
+    assert "for more, where the size stays" not in report
+    assert close(run(M, m), ref)
+    counts = [C.compile_status(m)["graphs"]]
+    for side in (96, 128, 64):
+        assert close(run(M, m, side=side, steps=2), run(M, sdxl, side=side, steps=2))
+        counts.append(C.compile_status(m)["graphs"])
+    assert counts[0] > 0 and counts[1] == counts[0] + 1 and counts[2] == counts[1] + 1 and counts[3] == counts[2], \
+        counts
+    _, layers = C.apply_compile(sdxl, backend="eager")
+    hint = next(x for x in layers.splitlines() if x.startswith("for more, where the size stays: scope model"))
+    assert figs.text("sdxlsdpa.h200.model_scope.time") in hint and figs.text("sdxlsdpa.h200.layers.time") in hint
+    assert hint.endswith(families.UNET_MODEL_SCOPE["sdxl"])
+
+
 def test_sdxl_layers_load_resident_where_they_fit(M, C, mod, monkeypatch, sdxl):
     """SDXL's compiled layers streaming their weights ran slower than stock (each fetch with little compute beside it:
     bench/results/h200/family_033_sdxl/README.md): a DynamicVRAM UNet that fits is re-created without DynamicVRAM, as
