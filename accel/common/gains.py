@@ -13,6 +13,7 @@ FP8 = "fp8"  # Accel Load Diffusion Model (FP8) before the exact chain
 SPARSE = "sparse"  # the family's Level-1 preset with quality sparse (radial, opt-in; not exact), torch flex_attention
 SPARSE_FA4 = "sparse_fa4"  # the same where its sparse kernel is FlashAttention-4's block-sparse one
 RESIDENT = "resident"  # the exact chain with Accel Compile's resident_weights on, where the model loaded resident
+WHOLE = "whole"  # the exact chain with Accel Compile's scope model (the whole diffusion model one region)
 
 # chain -> kind of model -> GPU class -> figure id (bench/figures.py says how each was measured). A node that is part
 # of the exact chain (Attention, Compile, CUDA Settings) quotes the chain's figure, and says so.
@@ -58,6 +59,9 @@ GAINS = {
         "z_image": {"H200": "family.h200.zimage_resident.shipped_resident.speedup"},
         "qwen_image": {"H200": "family.h200.qwen_resident.shipped_resident.speedup"},
     },
+    WHOLE: {
+        "sdxl": {"H200": "sdxlsdpa.h200.model_scope.speedup"},
+    },
 }
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
@@ -92,6 +96,8 @@ def chain_name(chain: str, family) -> str:
         return exact + " quality sparse (not exact; FlashAttention-4)"
     if chain == RESIDENT:
         return exact + " with resident_weights (the model loaded resident)"
+    if chain == WHOLE:
+        return exact + " with scope model (the whole model one region)"
     return "the FP8 loader + " + exact if chain == FP8 else exact
 
 

@@ -64,13 +64,16 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
 def _first_screen(model, report, status, cfg: CompileConfig) -> tuple:
     """What is set to run (the node's title and the settings), the measured gain of the family's exact chain (compile
     is one part of it; with resident_weights, where the model loads resident and that was measured, the chain's
-    figure with it) and, where compile cannot run here, what to do about it."""
+    figure with it; with scope model, where that was measured, its figure) and, where compile cannot run here, what
+    to do about it."""
     from ..common import families, gains, hardware
 
     head = report.sections[0]
     fam, prof = families.detect(model), hardware.profile()
     resident = cfg.resident and (status.memory or "").startswith(MEMORY_OFF)
     chain = gains.RESIDENT if resident and gains.measured(gains.RESIDENT, fam, prof) else gains.EXACT
+    if cfg.scope == "model" and gains.measured(gains.WHOLE, fam, prof):
+        chain = gains.WHOLE
     lines = [f"{current_title() or head.title}: {head.text}", gains.gain_line(chain, fam, prof)]
     if status.fell_back:
         lines.append(f"for more: make compile run here ({status.reason})")

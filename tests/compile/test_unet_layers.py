@@ -127,6 +127,19 @@ def test_sdxl_whole_unet_static_per_size_and_the_layers_hint(M, C, mod, sdxl):
     assert hint.endswith(families.UNET_MODEL_SCOPE["sdxl"])
 
 
+def test_sdxl_gain_line_follows_the_scope(M, C, mod, monkeypatch, sdxl):
+    """On an H200 the first screen quotes the figure measured for the scope that runs: the layers' for scope blocks,
+    the whole UNet's for scope model."""
+    hw, figs = mod("accel.common.hardware"), mod("accel.common.figures")
+    real = hw.profile()
+    monkeypatch.setattr(hw, "profile", lambda refresh=False: real.replace(gpu_name="NVIDIA H200"))
+    lines = {scope: next(x for x in C.apply_compile(sdxl, backend="eager", scope=scope)[1].splitlines()
+                         if x.startswith("gain: ")) for scope in ("blocks", "model")}
+    assert lines["blocks"].startswith(f"gain: {figs.text('sdxlsdpa.h200.layers.speedup')} vs stock"), lines
+    assert lines["model"].startswith(f"gain: {figs.text('sdxlsdpa.h200.model_scope.speedup')} vs stock"), lines
+    assert "with scope model" in lines["model"] and "scope model" not in lines["blocks"]
+
+
 def test_sdxl_layers_load_resident_where_they_fit(M, C, mod, monkeypatch, sdxl):
     """SDXL's compiled layers streaming their weights ran slower than stock (each fetch with little compute beside it:
     bench/results/h200/family_033_sdxl/README.md): a DynamicVRAM UNet that fits is re-created without DynamicVRAM, as

@@ -132,6 +132,12 @@ def test_gain_lines_quote_the_figure_table(mod):
                            "measured for CUDA Settings + Attention + Compile with resident_weights (the model loaded "
                            "resident) on Z-Image Turbo, H200"), line
     assert gains.measured(gains.RESIDENT, families.Family("flux", "Flux"), h100) is None  # measured on the H200 only
+    sdxl = families.Family("sdxl", "SDXL")  # Accel Compile's scope model: the whole UNet one region, H200
+    line = gains.gain_line(gains.WHOLE, sdxl, h200)
+    assert line.startswith(f"gain: {figures.text('sdxlsdpa.h200.model_scope.speedup')} vs stock, measured for CUDA "
+                           "Settings + Attention + Compile with scope model (the whole model one region) on SDXL, "
+                           "H200"), line
+    assert gains.measured(gains.WHOLE, flux, h200) is None
     for chain, kinds in gains.GAINS.items():  # every row exists
         for kind, per_gpu in kinds.items():
             assert kind in gains.KINDS and set(per_gpu) <= set(gains.GPUS), (chain, kind)
