@@ -23,6 +23,8 @@ import torch
 import accel_harness as H
 from accel_harness.forward import lowvram_apply
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
 # fp32 CPU: inductor's fused kernels reorder float sums; 1e-4 relative to the output scale is far above
 # that (~1e-6) and far below any real difference (a LoRA at strength 1 changes outputs by ~1e-1).
 TOL = 1e-4
@@ -34,21 +36,6 @@ def _close(a, b, tol=TOL):
 
 
 # ------------------------------------------------------------------------------------------------ fixtures
-
-@pytest.fixture(scope="module")
-def C(mod):
-    return mod("accel.compile")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    """No dynamo state leaks between tests (or into other test files)."""
-    import torch._dynamo
-
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
 
 def sdpa_override(func, *args, **kwargs):
     from comfy.ldm.modules.attention import attention_pytorch

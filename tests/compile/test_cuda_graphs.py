@@ -14,24 +14,12 @@ import torch
 import accel_harness as H
 from accel_harness.graph_emulation import EmulatedGraphs
 
-
-@pytest.fixture(scope="module")
-def C(mod):
-    return mod("accel.compile")
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 @pytest.fixture(scope="module")
 def G(mod):
     return mod("accel.compile.graphs")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    import torch._dynamo
-
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
 
 
 @pytest.fixture

@@ -3,19 +3,12 @@ and means what the pack assumes. A torch that renames or changes one fails here,
 import pytest
 import torch
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
 
 @pytest.fixture(scope="module")
 def D(mod):
     return mod("accel.compile.dynamo_compat")
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    import torch._dynamo
-
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
 
 
 def _major_minor():

@@ -49,18 +49,11 @@ import torch
 import accel_harness as H
 from accel_harness.forward import lowvram_apply
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
 STEPS, SPLIT, SHIFT = 4, 2, 5.0
 COS_MIN, MAX_ABS = 0.99999, 1e-4  # Level-1 vs eager, same weights
 LORA_MIN = 1e-2  # a LoRA (or a strength change) moves the output by at least this (max |diff|)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    import torch._dynamo
-
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
 
 
 def fidelity(a, b):

@@ -11,6 +11,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
 
 class _PackedMixin:
     """GGUF-style layer: weight stored packed (int8, flat, per-row scale beside it), dequantized by its own method."""
@@ -57,13 +59,6 @@ def _forward(patcher, x, ctx):
 
     with Forward(patcher) as f:
         return f(x, 0.7, ctx).float()
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
 
 
 def test_layers_with_their_own_cast_compile_and_match_their_eager_path(M, mod):

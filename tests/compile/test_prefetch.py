@@ -15,26 +15,14 @@ import torch
 
 from accel_harness.forward import lowvram_apply
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
 BLOCKS = 4
-
-
-@pytest.fixture(scope="module")
-def C(mod):
-    return mod("accel.compile")
 
 
 @pytest.fixture(scope="module")
 def P(mod):
     return mod("accel.compile.prefetch")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    import torch._dynamo
-
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
 
 
 def _sdpa(func, *args, **kwargs):

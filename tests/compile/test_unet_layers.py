@@ -9,21 +9,9 @@ attention calls psutil and breaks graphs. fp32: the compiled output equals the e
 import pytest
 import torch
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
 TOL = 1e-4
-
-
-@pytest.fixture(scope="module")
-def C(mod):
-    return mod("accel.compile")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    import torch._dynamo
-
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
 
 
 @pytest.fixture
