@@ -36,6 +36,9 @@ class Row:
     fp8: Callable  # profile -> (path, reason)
     sdpa_order: tuple | None = None  # PyTorch SDPA kernel order for `auto` (None: leave PyTorch's/ComfyUI's)
     sdpa_why: str = "not measured on this GPU class: PyTorch's (or ComfyUI's) own order is kept"
+    # family (accel.common.families' key) -> (backend, why): an exact backend measured faster than `attention`'s first
+    # choice on that family; it goes first in this row's list for that family only
+    family_attention: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -132,25 +135,20 @@ _HOPPER_SDPA_WHY = (f"cuDNN first: the fastest exact SDPA kernel measured on H10
                     "bench/results/h100/attention_kernels_and_model_before_fp16_fix.md); "
                     "ComfyUI 0.33 puts FlashAttention-2 first")
 
-# Families whose attention measured faster on another exact backend than their row's first choice:
-# (row name, family) -> (backend, why). The backend goes first in that row's list for that family only.
-# SDXL: head_dim 64, 1,024-4,096 tokens, fp16 (ComfyUI's default for SDXL); fa3-fwd is built without fp16, so each
-# of its 140 attention calls a model call adds casts and a custom op's host time where SDXL is host-bound.
+# SDXL on Hopper (the row's family_attention): head_dim 64, 1,024-4,096 tokens, fp16 (ComfyUI's default for SDXL);
+# fa3-fwd is built without fp16, so each of its 140 attention calls a model call adds casts and a custom op's host
+# time where SDXL is host-bound.
 _SDXL_SDPA_WHY = (f"at SDXL's attention shapes (head_dim 64, fp16) PyTorch's SDPA with cuDNN first ran the whole UNet "
                   f"compiled in {_fig('sdxlattn.h200.sdpa.time')} a 20-step 1024x1024 run against "
                   f"{_fig('sdxlattn.h200.fa3.time')} with FlashAttention-3 (H200, a shared host, "
                   "bench/results/h200/family_033_sdxl/attention_shared)")
-FAMILY_ATTENTION = {
-    ("Hopper (sm90)", "sdxl"): ("sdpa", _SDXL_SDPA_WHY),
-}
-
 ROWS: tuple[Row, ...] = (
     Row("Hopper (sm90)", _sm(90),
         (("flash_attn_3", _FA3_WHY, None),
          ("sdpa_cudnn", _CUDNN_WHY, None),
          ("flash_attn_2", _FA2_WHY, None),
          ("sdpa", _SDPA_WHY, None)),
-        _compile_gpu, _fp8_cuda, _HOPPER_SDPA, _HOPPER_SDPA_WHY),
+        _compile_gpu, _fp8_cuda, _HOPPER_SDPA, _HOPPER_SDPA_WHY, {"sdxl": ("sdpa", _SDXL_SDPA_WHY)}),
     Row("Blackwell datacenter (sm100-103)", _sm(100, 103),
         (("flash_attn_4", "FlashAttention-4 (CuTe) targets Blackwell tensor cores", None),
          ("sdpa_cudnn", "cuDNN fused attention supports Blackwell", None),
@@ -196,11 +194,11 @@ def row_for(profile) -> Row:
 def choose_attention(profile, exclude: dict | None = None, family: str | None = None) -> tuple[str, str, list]:
     """(backend, reason, skipped) for `auto` on this profile. `exclude` maps backends found unusable
     after the profile was taken (e.g. a failed probe) to why; they are skipped with that reason. `family`
-    (accel.common.families' key of the model): a FAMILY_ATTENTION entry for the row and family goes first."""
+    (accel.common.families' key of the model): the row's family_attention entry for it goes first."""
     row = row_for(profile)
     skipped = []
     prefs = row.attention
-    first = FAMILY_ATTENTION.get((row.name, family))
+    first = row.family_attention.get(family)
     if first is not None:
         prefs = ((first[0], first[1], None),) + tuple(p for p in prefs if p[0] != first[0])
     for name, why, extra in prefs:
