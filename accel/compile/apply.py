@@ -20,7 +20,10 @@ from .wrapper import CompileWrapper
 def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     """A clone of `model` whose diffusion model runs compiled (lazily, on its first sampling step), with checked
     settings (accel.compile.config.validate, CompileOptions.config): returns (patched clone, Report)."""
-    keys, region_note, family_line, unet = _region_keys(model, cfg.scope)
+    from ..common import families
+
+    keys, region_note, fam = _region_keys(model, cfg.scope)
+    unet = fam.family in families.UNET and keys == fam.block_keys  # a UNet's layers
     m, memory_note = _clone(model, cfg, whole=_WHOLE if keys == ["diffusion_model"] else _UNET if unet else None)
     removed = []
     for key in (WRAPPER_KEY, CORE_WRAPPER_KEY):
@@ -56,20 +59,20 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
     compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
     if compiler_note:
         memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
-    report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note, family_line)
+    report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note, families.measured_text(fam))
     log.info("%s", report.details().splitlines()[0])
-    return m, replace(report, summary=_first_screen(m, report, status, cfg))
+    return m, replace(report, summary=_first_screen(fam, report, status, cfg))
 
 
-def _first_screen(model, report, status, cfg: CompileConfig) -> tuple:
+def _first_screen(fam, report, status, cfg: CompileConfig) -> tuple:
     """What is set to run (the node's title and the settings), the measured gain of the family's exact chain (compile
     is one part of it; with resident_weights, where the model loads resident and that was measured, the chain's
     figure with it; with scope model, where that was measured, its figure) and, where compile cannot run here, what
-    to do about it."""
+    to do about it. `fam`: the model's accel.common.families.Family."""
     from ..common import families, gains, hardware
 
     head = report.sections[0]
-    fam, prof = families.detect(model), hardware.profile()
+    prof = hardware.profile()
     resident = cfg.resident and (status.memory or "").startswith(MEMORY_OFF)
     chain = gains.RESIDENT if resident and gains.measured(gains.RESIDENT, fam, prof) else gains.EXACT
     if cfg.scope == "model" and gains.measured(gains.WHOLE, fam, prof):
@@ -196,19 +199,17 @@ def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
 
 
 def _region_keys(model, scope):
-    """(module keys to compile, the report's scope text, the report's family line: accel.common.families'
-    measured_text, whether the keys are a UNet's layers)."""
+    """(module keys to compile, the report's scope text, the model's accel.common.families.Family)."""
     from ..common import families
 
     fam = families.detect(model)
-    line = families.measured_text(fam)
     if scope == "blocks":
         if fam.family in families.UNET and fam.block_keys:
-            return list(fam.block_keys), families.unet_layers_text(fam), line, True
+            return list(fam.block_keys), families.unet_layers_text(fam), fam
         if fam.block_keys:
             lists = sorted({k.rsplit(".", 1)[0] for k in fam.block_keys})
-            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", line, False
+            return list(fam.block_keys), f"{len(fam.block_keys)} blocks of {fam.name} ({', '.join(lists)})", fam
         log.warn_once(("compile", "noblocks", fam.base_class),
                       "compile: no transformer block list found in %s; compiling the whole diffusion model", fam.name)
-        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)", line, False
-    return ["diffusion_model"], f"whole diffusion model ({fam.name})", line, False
+        return ["diffusion_model"], f"whole diffusion model ({fam.name} has no block list)", fam
+    return ["diffusion_model"], f"whole diffusion model ({fam.name})", fam
