@@ -128,21 +128,26 @@ CHAINS = {
     "shipped_model_scope_sdpa": "shipped_model_scope with Accel Attention's backend sdpa",
     "shipped_model_scope_static": "shipped_model_scope with Accel Compile's dynamic false (a static graph per size: "
                                   "the shipped SDXL workflow's setting)",
+    "shipped_model_scope_resident": "shipped_model_scope with resident_weights on (the whole model one compiled region "
+                                    "over weights loaded resident, as TorchCompileModel loads them)",
+    "shipped_model_scope_static_resident": "shipped_model_scope_static with resident_weights on",
     "fp8_shipped": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel -> the shipped "
                    "chain",
     "fp8_shipped_graphs": "Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel -> the shipped chain "
                           "with cuda_graphs on",
     "fp8_auto_shipped": "Accel Load Diffusion Model (FP8), defaults (weight_format auto: what a user gets) -> the "
                         "shipped chain",
+    "fp8_shipped_resident": "fp8_shipped with Accel Compile's resident_weights on",
+    "fp8_shipped_resident_keep1": "fp8_shipped_resident, keep_high_precision 'standard + first & last block'",
+    "fp8_shipped_resident_keep2": "fp8_shipped_resident, keep_high_precision 'standard + first 2 & last 2 blocks'",
+    "fp8_shipped_resident_fp32acc": "fp8_shipped_resident, activation_scaling 'per-token, fp32 accumulation'",
+    "fp8_shipped_resident_block": "fp8_shipped_resident, activation_scaling '1x128 blocks'",
     "level1_h3": "Accel MiniMax-H3 Level-1 (defaults)",
     "level1_h3_sparse": "Accel MiniMax-H3 Level-1 quality sparse (radial, opt-in; dense first steps and blocks)",
     "level1_h3_prefetch": "Accel MiniMax-H3 Level-1, prefetch_weights on (on_failure error)",
     "fp8_forced": "Accel Load Diffusion Model (FP8), defaults but weight_format fp8_e4m3fn per-channel (FP8 matmuls "
                   "even where `auto` keeps a 16-bit file 16-bit)",
 }
-_CUDA_ATTN_COMPILE = ("cuda_attn_compile", "cuda_attn_compile_graphs", "cuda_attn_compile_model_scope",
-                      "cuda_attn_compile_resident", "cuda_attn_compile_sdpa", "cuda_attn_compile_model_scope_sdpa",
-                      "cuda_attn_compile_model_scope_static")
 # issue #19: cross-attention q/o kept in 16-bit moved Wan 1.3B's final latent from 0.9950 to 0.9977
 # (bench/results/h200/fp8_quality_sensitivity_1.3B.md); the pattern names those layers for Wan 1.3B and 14B
 _KEEP_XATTN_QO = "blocks.*.cross_attn.q, blocks.*.cross_attn.o"
@@ -580,15 +585,18 @@ class Matrix:
         if name == "core_fp8_fast":
             # what UNETLoader does for weight_dtype fp8_e4m3fn_fast
             return self._shift(self._load(path, {"dtype": torch.float8_e4m3fn, "fp8_optimizations": True})), ""
-        if name in ("fp8_shipped", "fp8_shipped_graphs", "fp8_forced", "fp8_auto_shipped"):
+        fp8_opts = families.chain_options(name, "fp8_shipped")
+        if fp8_opts is not None or name in ("fp8_forced", "fp8_auto_shipped"):
             # the weight format `auto` quantizes to, named: `auto` keeps a family 16-bit where FP8 measured slower
             # (accel.common.defaults.FP8_AUTO_MEASURED), and these chains measure the FP8 path that rule is based on;
             # fp8_auto_shipped: `auto` itself (a family it has no measurement for: quantized, and the report says so)
+            compile_opts, loader = fp8_opts or (set(), {})
             fmt = {} if name == "fp8_auto_shipped" else {"weight_format": _FP8_FORMAT}
-            res = self.H.pack_module("accel.fp8").load_file(str(path), **fmt)
+            res = self.H.pack_module("accel.fp8").load_file(str(path), **fmt, **loader)
             if name == "fp8_forced":
                 return self._shift(res.patcher), res.report
-            m, rep = self.patch(name.removeprefix("fp8_").removeprefix("auto_"), self._shift(res.patcher))
+            shipped = "shipped" + "".join(f"_{o}" for o in families.COMPILE_OPTS if o in compile_opts)
+            m, rep = self.patch(shipped, self._shift(res.patcher))
             return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1
             F = self.H.pack_module("accel.fp8")
@@ -666,25 +674,24 @@ class Matrix:
         """(model, report) of chain `name` applied to a loaded model."""
         if name == "stock":
             return base, ""
-        if name in ("shipped", "shipped_graphs", "shipped_model_scope", "shipped_resident", "shipped_sdpa",
-                    "shipped_model_scope_sdpa", "shipped_model_scope_static"):  # the family's chain
-            return self.patch(families.spec(self.a.family).shipped + name[len("shipped"):], base)  # +- an option
+        opts = families.chain_options(name, "shipped")
+        if opts is not None:  # the family's chain, +- Accel Compile options (families.not_applicable: a preset's none)
+            shipped = families.spec(self.a.family).shipped
+            return self.patch(families.compile_chain(opts[0]) if opts[0] else shipped, base)
         if name == "attention":
             return call_node("AccelAttention", model=base)[:2]
         if name == "compile":
             return call_node("AccelCompile", model=base)[:2]
-        if name in _CUDA_ATTN_COMPILE:  # cuda_attn_compile[_graphs|_model_scope|_resident][_sdpa|_static]
-            opts = name[len("cuda_attn_compile"):]
-            static = opts.endswith("_static")
-            opts = opts.removesuffix("_static")
+        opts = families.chain_options(name, "cuda_attn_compile")
+        if opts is not None:  # cuda_attn_compile[_graphs][_model_scope][_resident][_sdpa][_static]
+            opts = opts[0]
             m = call_node("AccelCUDASettings", model=base)[0]
             # fallback error: a call sdpa cannot serve fails the chain instead of measuring ComfyUI's attention
-            m = (call_node("AccelAttention", model=m, backend="sdpa", fallback="error") if opts.endswith("_sdpa")
+            m = (call_node("AccelAttention", model=m, backend="sdpa", fallback="error") if "sdpa" in opts
                  else call_node("AccelAttention", model=m))[0]
-            opts = opts.removesuffix("_sdpa")
-            return call_node("AccelCompile", model=m, cuda_graphs="on" if opts == "_graphs" else "off",
-                             scope="model" if opts == "_model_scope" else "blocks",
-                             resident_weights=opts == "_resident", dynamic="false" if static else "auto")[:2]
+            return call_node("AccelCompile", model=m, cuda_graphs="on" if "graphs" in opts else "off",
+                             scope="model" if "model_scope" in opts else "blocks",
+                             resident_weights="resident" in opts, dynamic="false" if "static" in opts else "auto")[:2]
         if name == "level1":
             return call_node("AccelWanLevel1", model=base)[:2]
         if name == "level1_h3":
@@ -1150,7 +1157,7 @@ def graphs_chain_problem(name: str, allocator: str | None) -> str | None:
     """Why a cuda_graphs chain would measure no graph in this process (None: it can): Accel Compile records none with
     PyTorch's cudaMallocAsync allocator (accel.compile.graphs.backend_problem), ComfyUI's default as main.py starts it.
     `allocator`: torch.cuda.get_allocator_backend() on a CUDA run, None elsewhere (the CPU smoke's stand-in records)."""
-    if name.endswith("_graphs") and allocator == "cudaMallocAsync":
+    if "graphs" in name.split("_") and allocator == "cudaMallocAsync":
         return ("Accel Compile records no CUDA graph with the cudaMallocAsync allocator this ComfyUI started with: run "
                 "with --comfy-args=--disable-cuda-malloc to measure the graphs")
     return None

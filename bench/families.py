@@ -34,6 +34,7 @@ Imports no torch at module level (bench_matrix starts ComfyUI the way main.py do
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 # MiniMax-H3: stock, the exact chain (its Level-1 node), the opt-in sparse quality, the FP8 loader's auto -> Level-1,
@@ -153,17 +154,49 @@ def defaults(a) -> None:
         a.steps = 2
 
 
+# Accel Compile's options a chain name adds to `cuda_attn_compile` / `shipped` / `fp8_shipped`
+# (cuda_attn_compile_graphs, shipped_model_scope_static_resident, ...), and the FP8 loader's inputs `fp8_shipped` adds
+# (their values as the loader's choices spell them: accel.fp8.options, which checks them)
+COMPILE_OPTS = ("graphs", "model_scope", "resident", "sdpa", "static")
+_FP8_OPTS = {"keep1": ("keep", "standard + first & last block"),
+             "keep2": ("keep", "standard + first 2 & last 2 blocks"),
+             "fp32acc": ("activation_scaling", "per-token, fp32 accumulation"),
+             "block": ("activation_scaling", "1x128 blocks")}
+
+
+def chain_options(name: str, prefix: str) -> tuple[set, dict] | None:
+    """(Accel Compile options, FP8 loader inputs) of a chain `prefix[_option...]` (None: the name is not one): the
+    options in any order, each at most once, FP8 ones only after `fp8_shipped`. E.g. chain_options(
+    "fp8_shipped_resident_keep1", "fp8_shipped") == ({"resident"}, {"keep": "standard + first & last block"})."""
+    if name != prefix and not name.startswith(prefix + "_"):
+        return None
+    words = re.findall(r"model_scope|[a-z0-9]+", name[len(prefix):])
+    allowed = COMPILE_OPTS + (tuple(_FP8_OPTS) if prefix == "fp8_shipped" else ())
+    if any(w not in allowed for w in words) or len(set(words)) != len(words):
+        return None
+    fp8 = dict(_FP8_OPTS[w] for w in words if w in _FP8_OPTS)
+    if len(fp8) != len([w for w in words if w in _FP8_OPTS]):  # two values for one input
+        return None
+    return {w for w in words if w in COMPILE_OPTS}, fp8
+
+
+def compile_chain(opts: set) -> str:
+    """The `cuda_attn_compile[_option...]` chain name of a set of Accel Compile options (in COMPILE_OPTS order)."""
+    return "_".join(["cuda_attn_compile", *[o for o in COMPILE_OPTS if o in opts]])
+
+
+_OPT_INPUT = {"graphs": "cuda_graphs", "model_scope": "scope", "resident": "resident_weights",
+              "sdpa": "attention backend", "static": "dynamic"}
+
+
 def not_applicable(family: str, chain: str) -> str | None:
     """Why `chain` is not measured on `family` (None: it is). The longest rule that names the chain decides
     (level1_h3 is MiniMax-H3's, not a Wan level1 chain)."""
-    if chain.endswith("shipped_graphs") and spec(family).shipped != "cuda_attn_compile":
-        return f"the family's shipped chain ({spec(family).shipped}) has no cuda_graphs option"
-    if chain.startswith("shipped_model_scope") and spec(family).shipped != "cuda_attn_compile":
-        return f"the family's shipped chain ({spec(family).shipped}) has no scope option"
-    if chain == "shipped_resident" and spec(family).shipped != "cuda_attn_compile":
-        return f"the family's shipped chain ({spec(family).shipped}) has no resident_weights option"
-    if chain == "shipped_sdpa" and spec(family).shipped != "cuda_attn_compile":
-        return f"the family's shipped chain ({spec(family).shipped}) has no attention backend input"
+    for prefix in ("shipped", "fp8_shipped"):
+        opts = chain_options(chain, prefix)
+        if opts and opts[0] and spec(family).shipped != "cuda_attn_compile":  # a preset: no Accel Compile inputs
+            names = ", ".join(_OPT_INPUT[o] for o in COMPILE_OPTS if o in opts[0])
+            return f"the family's shipped chain ({spec(family).shipped}) has no {names} input"
     rules = [p for p in _ONLY if chain == p or chain.startswith(p + "_")]
     if not rules:
         return None

@@ -474,6 +474,45 @@ def test_bench_matrix_newer_family_smoke(tmp_path, M, family):
         assert (fam.not_applicable(family, chain) is None) == (spec.shipped == "cuda_attn_compile"), chain
 
 
+def test_chain_names_compose_compile_and_fp8_options(M, mod):
+    """A chain name adds Accel Compile's options to `shipped` / `cuda_attn_compile` / `fp8_shipped` in any order, and
+    the FP8 loader's to `fp8_shipped`: the node inputs they set are the ones the name says, the FP8 values are the
+    loader's own choices, a name with an unknown or repeated option is not a chain, and a family whose shipped chain
+    is a preset (Wan, MiniMax-H3) refuses the compile options instead of measuring another chain."""
+    import importlib.util
+    import types
+
+    import comfy.patcher_extension as pe
+
+    sys.path.insert(0, str(H.REPO_ROOT / "bench"))
+    import families as fam
+
+    assert fam.chain_options("shipped_model_scope_static_resident", "shipped") == (
+        {"model_scope", "static", "resident"}, {})
+    assert fam.chain_options("fp8_shipped_resident_keep1", "fp8_shipped") == (
+        {"resident"}, {"keep": "standard + first & last block"})
+    for bad in ("shipped_keep1", "shipped_resident_resident", "shippedx", "shipped_fast"):
+        assert fam.chain_options(bad, "shipped") is None, bad
+    assert fam.chain_options("fp8_shipped_keep1_keep2", "fp8_shipped") is None  # two values for one input
+    opts = mod("accel.fp8.options")
+    for key, value in fam._FP8_OPTS.values():
+        assert value in {"keep": opts.KEEP_CHOICES, "activation_scaling": opts.ACT_CHOICES}[key], value
+    assert fam.compile_chain({"static", "model_scope", "resident"}) == "cuda_attn_compile_model_scope_resident_static"
+    assert "resident_weights" in fam.not_applicable("wan", "fp8_shipped_resident")
+    assert fam.not_applicable("z_image", "fp8_shipped_resident_keep1") is None
+    assert fam.not_applicable("flux", "shipped_model_scope_static_resident") is None
+
+    spec = importlib.util.spec_from_file_location("bench_matrix_under_test", H.REPO_ROOT / "bench" / "bench_matrix.py")
+    bm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bm)
+    run = types.SimpleNamespace(a=types.SimpleNamespace(family="z_image"))
+    run.patch = lambda name, base: bm.Matrix.patch(run, name, base)
+    m, report = run.patch("shipped_model_scope_static_resident", M.wan_model("t2v", "tiny"))
+    assert "scope whole diffusion model" in report and "dynamic false" in report, report
+    cfg = m.get_wrappers(pe.WrappersMP.APPLY_MODEL, "accel.compile")[-1].cfg
+    assert cfg.resident and cfg.scope == "model" and not cfg.cuda_graphs, cfg
+
+
 @pytest.mark.parametrize("family", ["flux", "qwen_image"])
 def test_edit_runs_carry_one_reference_latent_the_model_reads(M, family):
     """bench_matrix --edit (FLUX.1 Kontext dev, Qwen-Image-Edit): the positive conditioning carries one reference
