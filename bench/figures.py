@@ -3448,10 +3448,77 @@ rows(S_QWEN_RES, "h200/family_033_qwen_image_8steps/resident_shared/matrix.json"
      ("qwenres.h200.shipped.speedup", "json:chains/shipped/speedup", 1.367, "{:.2f}x",
       "the exact chain, DynamicVRAM kept, vs stock"))
 
+# A two-H200 host, 2026-11-30: Z-Image Turbo then Qwen-Image on GPU 0 while Flux.1 then MiniMax-H3 ran on GPU 1
+_X2_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Flux.1 and MiniMax-H3"
+_X2_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran Z-Image Turbo and Qwen-Image"
+S_ZFP8_RES = Setup("H200", "0.33.0", 141, "Z-Image Turbo 6B bf16 random weights loaded by ComfyUI's loader (the FP8 "
+                   "chains by Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel scaled), 1024x1024, "
+                   "9 steps res_multistep, CFG 1, each chain on its own, the median of 3 timed runs (bench_matrix.py "
+                   "--family z_image --sequential --chains shipped_resident,shipped_model_scope_resident,"
+                   "fp8_shipped_resident,fp8_shipped_resident_keep1,fp8_shipped_resident_fp32acc --rounds 3), "
+                   + _X2_GPU0, shared=True)
+rows(S_ZFP8_RES, "h200/family_033_z_image_peers/fp8_resident_shared/matrix.json",
+     ("zfp8res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.29, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("zfp8res.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.285, "{:.2f}x",
+      "the same with scope model vs stock"),
+     ("zfp8res.h200.fp8.speedup", "json:chains/fp8_shipped_resident/speedup", 1.663, "{:.2f}x",
+      "FP8 loader -> the exact chain, resident_weights on, vs stock"),
+     ("zfp8res.h200.fp8.cosine", "json:chains/fp8_shipped_resident/cosine", 0.998848, "{:.4f}",
+      "FP8 loader -> the exact chain, resident, final latent vs stock"),
+     ("zfp8res.h200.fp8_keep1.speedup", "json:chains/fp8_shipped_resident_keep1/speedup", 1.68, "{:.2f}x",
+      "the same, keep_high_precision standard + first & last block, vs stock"),
+     ("zfp8res.h200.fp8_keep1.cosine", "json:chains/fp8_shipped_resident_keep1/cosine", 0.998806, "{:.4f}",
+      "the same, keep first & last block, final latent vs stock"),
+     ("zfp8res.h200.fp8_fp32acc.speedup", "json:chains/fp8_shipped_resident_fp32acc/speedup", 1.626, "{:.2f}x",
+      "the same, activation_scaling per-token fp32 accumulation, vs stock"),
+     ("zfp8res.h200.fp8_fp32acc.cosine", "json:chains/fp8_shipped_resident_fp32acc/cosine", 0.998855, "{:.4f}",
+      "the same, fp32 accumulation, final latent vs stock"))
+S_QWEN_SCOPE = Setup("H200", "0.33.0", 141, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, "
+                     "1328x1328, 8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py "
+                     "--family qwen_image --steps 8 --sequential --chains shipped_resident,shipped_model_scope_resident "
+                     "--rounds 2), " + _X2_GPU0, shared=True)
+rows(S_QWEN_SCOPE, "h200/family_033_qwen_image_8steps/model_scope_resident_shared/matrix.json",
+     ("qwenscope.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.46, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("qwenscope.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.422, "{:.2f}x",
+      "the same with scope model vs stock"),
+     ("qwenscope.h200.model_scope.first_run", "json:chains/shipped_model_scope_resident/first_run_s", 138.65,
+      "{:.0f} s", "the same with scope model, first run (compiles)"))
+S_FLUX_WHOLE = Setup("H200", "0.33.0", 141, "Flux.1-dev 12B bf16 random weights loaded by ComfyUI's loader, 1024x1024, "
+                     "20 steps, guidance 3.5, each chain on its own, the median of 3 timed runs, then one profiled run "
+                     "each (bench_matrix.py --family flux --sequential --chains shipped_resident,"
+                     "shipped_model_scope_resident,shipped_model_scope_static_resident --rounds 3 --profile), "
+                     + _X2_GPU1, shared=True)
+about(S_FLUX_WHOLE,
+      ("fluxwhole.h200.model_scope.cosine", "the exact chain with scope model and resident_weights, final latent vs "
+                                            "stock"),
+      ("fluxwhole.h200.blocks.cosine", "the exact chain (blocks) with resident_weights, final latent vs stock"),
+      ("fluxwhole.h200.model_scope.time", "the exact chain with scope model and resident_weights"),
+      ("fluxwhole.h200.model_scope.speedup", "the exact chain with scope model and resident_weights vs stock"),
+      ("fluxwhole.h200.blocks.time", "the exact chain (blocks) with resident_weights"))
+rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.json",
+     ("fluxwhole.h200.stock.time", "json:chains/stock/times_s/1", 3.372, "{:.2f} s", "stock, the median run"),
+     ("fluxwhole.h200.blocks.speedup", "json:chains/shipped_resident/speedup", 1.328, "{:.2f}x",
+      "the exact chain (blocks), resident_weights on, vs stock"),
+     ("fluxwhole.h200.static.cosine", "json:chains/shipped_model_scope_static_resident/cosine", 0.9527, "{:.4f}",
+      "scope model, dynamic false, final latent vs stock"),
+     ("fluxwhole.h200.blocks.kernels", "json:chains/shipped_resident/profile/kernel_ms", 2327.8, "{:.0f} ms",
+      "the exact chain (blocks), resident: GPU kernel time of the profiled run"),
+     ("fluxwhole.h200.blocks.wall", "json:chains/shipped_resident/profile/wall_ms", 2560.4, "{:.0f} ms",
+      "the exact chain (blocks), resident: wall time of the profiled run"))
+S_H3_FP8_20 = Setup("H200", "0.33.0", 141, "MiniMax-H3 33B from a scaled-fp8 file (random weights, bench_matrix.py "
+                    "--family minimax_h3 --stored fp8_scaled), 1344x768 124 frames with audio, 20 steps res_multistep, "
+                    "no CFG (ComfyUI's standard H3 template), first runs then 1 timed round (--chains "
+                    "stock,fp8_auto_shipped --rounds 1), " + _X2_GPU1, shared=True)
+rows(S_H3_FP8_20, "h200/family_033_minimax_h3/fp8_auto_shared/matrix.json",
+     ("family.h200.minimax_h3.fp8_shipped.speedup", "json:chains/fp8_auto_shipped/speedup", 1.653, "{:.2f}x",
+      "FP8 loader (auto) -> Accel MiniMax-H3 Level-1 vs stock sampling"),
+     ("family.h200.minimax_h3.fp8_shipped.cosine", "json:chains/fp8_auto_shipped/cosine", 0.999439, "{:.4f}",
+      "FP8 loader (auto) -> Level-1, final latent vs stock's first run"),
+     ("family.h200.minimax_h3.fp8_shipped.time", "json:chains/fp8_auto_shipped/times_s/0", 90.668, "{:.1f} s",
+      "FP8 loader (auto) -> Level-1"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
-_H3_RUN = ("MiniMax-H3 33B bf16 random weights, 1344x768 124 frames with audio, 20 steps res_multistep, no CFG "
-           "(ComfyUI's standard H3 template), H200, ComfyUI 0.33")
-AWAITING_GPU: dict[str, str] = {
-    "family.h200.minimax_h3.fp8_shipped.speedup": _H3_RUN + ": FP8 loader (auto) -> Level-1 vs stock sampling",
-}
+AWAITING_GPU: dict[str, str] = {}
