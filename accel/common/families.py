@@ -59,6 +59,14 @@ UNET_MODEL_SCOPE = {"sdxl": (f"scope model ran SDXL's whole UNet as one region i
                              f"{_fig('sdxlsdpa.h200.model_scope.time')} a 20-step 1024x1024 run against the layers' "
                              f"{_fig('sdxlsdpa.h200.layers.time')} (H200); it compiles the whole UNet again for each "
                              "new size")}
+# Where scope model (the whole diffusion model one region) measured a final latent far from stock's while the blocks
+# matched it (Accel Compile's first screen, scope model): family -> what was measured
+WHOLE_MODEL_DEVIATES = {"flux": (f"the whole Flux.1 model as one region gave a final latent at cosine "
+                                 f"{_fig('fluxwhole.h200.model_scope.cosine')} to stock's, the blocks "
+                                 f"{_fig('fluxwhole.h200.blocks.cosine')}, and ran no faster "
+                                 f"({_fig('fluxwhole.h200.model_scope.time')} against "
+                                 f"{_fig('fluxwhole.h200.blocks.time')}, 20 steps at 1024x1024, H200; ComfyUI's "
+                                 "TorchCompileModel deviates as much)")}
 UNET_CONTAINERS = ("input_blocks", "middle_block", "output_blocks")
 UNET_LAYERS = {"SpatialTransformer": "attention", "SpatialVideoTransformer": "attention", "ResBlock": "residual",
                "VideoResBlock": "residual"}

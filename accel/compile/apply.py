@@ -78,6 +78,8 @@ def _first_screen(fam, report, status, cfg: CompileConfig) -> tuple:
     if cfg.scope == "model" and gains.measured(gains.WHOLE, fam, prof):
         chain = gains.WHOLE
     lines = [f"{current_title() or head.title}: {head.text}", gains.gain_line(chain, fam, prof)]
+    if cfg.scope == "model" and fam.family in families.WHOLE_MODEL_DEVIATES:
+        lines.append(f"deviation: {families.WHOLE_MODEL_DEVIATES[fam.family]}; set scope to blocks")
     if status.fell_back:
         lines.append(f"for more: make compile run here ({status.reason})")
     elif cfg.scope == "blocks" and fam.family in families.UNET_MODEL_SCOPE:

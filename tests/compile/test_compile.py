@@ -672,6 +672,25 @@ def test_whole_model_scope_and_core_wrapper_replaced(wan, C):
     assert st["regions"] == 1 and st["graphs"] >= 1 and not st["fell_back"]
 
 
+def test_whole_model_scope_on_flux_says_it_deviates(M, wan, C, mod):
+    """Flux.1's whole model as one region measured a final latent far from stock's where its blocks matched it
+    (bench/results/h200/family_033_flux_1024_model_scope_shared/): Accel Compile's first screen at scope model says so
+    with the measured figures and tells the user to keep blocks; at scope blocks it says nothing of it, and neither
+    does another family's scope model."""
+    figs = mod("accel.common.figures")
+    flux = M.tiny_flux()
+    _, whole = C.apply_compile(flux, scope="model", backend="eager")
+    first = whole.split("-- details --")[0].splitlines()
+    line = next(x for x in first if x.startswith("deviation: "))
+    assert figs.text("fluxwhole.h200.model_scope.cosine") in line and figs.text("fluxwhole.h200.blocks.cosine") in line
+    assert "TorchCompileModel" in line and line.endswith("; set scope to blocks"), line
+    assert first.index(line) == 2 and len(first) <= 6, first  # under the title and the gain line
+    _, blocks = C.apply_compile(flux, backend="eager")
+    assert "deviation: " not in blocks
+    _, wan_whole = C.apply_compile(wan, scope="model", backend="eager")
+    assert "deviation: " not in wan_whole
+
+
 def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
     """ComfyUI 0.33 DynamicVRAM: where ComfyUI has the block-fetch API, the compiled model stays dynamic
     (the report says so). Where it has not, the model is cloned with disable_dynamic=True, which raises a
