@@ -206,7 +206,8 @@ def _first_screen(text: str, picks: tuple, family, profile, chain: str, loaded: 
     `loaded`, the measured gain of `chain` on this kind of model and GPU, and what to chain after the loader (the gain
     is measured with it); the rest of `text` as details."""
     lines = text.splitlines()
-    after = "Accel Wan Level-1" if family.is_wan else "Accel Attention and Accel Compile"
+    after = ("Accel Wan Level-1" if family.is_wan else "Accel MiniMax-H3 Level-1" if family.family == "minimax_h3"
+             else "Accel Attention and Accel Compile")
     first = [lines[i] for i in picks] + ([loaded] if loaded else [])
     first += [gains.gain_line(chain, family, profile), f"for more: chain {after} after this loader"]
     return join_details(first, "\n".join(line for i, line in enumerate(lines) if i not in picks))

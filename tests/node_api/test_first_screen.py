@@ -145,6 +145,24 @@ def test_gain_lines_quote_the_figure_table(mod):
                 assert figures.fig(fid).fmt.endswith("x"), fid
 
 
+def test_fp8_loader_names_the_chain_its_gain_was_measured_with(mod):
+    """The FP8 loader's first screen tells the user what to chain after it: the chain its gain line was measured with
+    (Wan: its Level-1 node; MiniMax-H3: its own Level-1 node; the others: Accel Attention and Accel Compile)."""
+    load, gains, families, hw = (mod("accel.fp8.load"), mod("accel.common.gains"), mod("accel.common.families"),
+                                 mod("accel.common.hardware"))
+    h200 = hw.HardwareProfile(device_kind="cuda", gpu_name="NVIDIA H200", sm=(9, 0), torch_version="2.11")
+    after = {}
+    for fam in (families.Family("wan21", "WAN21", variant="t2v", size="14B"), families.Family("minimax_h3", "H3"),
+                families.Family("flux", "Flux")):
+        first = load._first_screen("file.safetensors\ndetail", (0,), fam, h200, gains.FP8).split("-- details --")[0]
+        after[fam.family] = next(x for x in first.splitlines() if x.startswith("for more: "))
+        assert gains.chain_name(gains.FP8, fam).removeprefix("the FP8 loader + ") in (
+            "Accel Wan Level-1", "Accel MiniMax-H3 Level-1", "CUDA Settings + Attention + Compile")
+    assert after == {"wan21": "for more: chain Accel Wan Level-1 after this loader",
+                     "minimax_h3": "for more: chain Accel MiniMax-H3 Level-1 after this loader",
+                     "flux": "for more: chain Accel Attention and Accel Compile after this loader"}, after
+
+
 # inputs a tiny model needs (the caches' `auto` finds no published set for it)
 CHOICES = {"AccelTeaCache": {"coefficients": "wan2.1_t2v_1.3B"}, "AccelMagCache": {"ratios": "wan2.1_t2v_1.3B"}}
 NODES = ["AccelAttention", "AccelCompile", "AccelCUDASettings", "AccelWanLevel1", "AccelTeaCache", "AccelMagCache",
