@@ -3452,16 +3452,15 @@ rows(S_QWEN_RES, "h200/family_033_qwen_image_8steps/resident_shared/matrix.json"
 _X2_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Flux.1 and MiniMax-H3"
 _X2_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran Z-Image Turbo and Qwen-Image"
 S_ZFP8_RES = Setup("H200", "0.33.0", 141, "Z-Image Turbo 6B bf16 random weights loaded by ComfyUI's loader (the FP8 "
-                   "chains by Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel scaled), 1024x1024, "
-                   "9 steps res_multistep, CFG 1, each chain on its own, the median of 3 timed runs (bench_matrix.py "
-                   "--family z_image --sequential --chains shipped_resident,shipped_model_scope_resident,"
-                   "fp8_shipped_resident,fp8_shipped_resident_keep1,fp8_shipped_resident_fp32acc --rounds 3), "
+                   "chains by Accel Load Diffusion Model (FP8), weight_format fp8_e4m3fn per-channel scaled), "
+                   "1024x1024, 9 steps res_multistep, CFG 1, each chain on its own, the median of 3 timed runs "
+                   "(bench_matrix.py --family z_image --sequential --chains shipped_resident,"
+                   "shipped_model_scope_resident,fp8_shipped_resident,fp8_shipped_resident_keep1,"
+                   "fp8_shipped_resident_fp32acc --rounds 3), "
                    + _X2_GPU0, shared=True)
+about(S_ZFP8_RES, ("zfp8res.h200.shipped_resident.speedup", "the exact chain, resident_weights on, vs stock"),
+      ("zfp8res.h200.model_scope.speedup", "the same with scope model vs stock"))
 rows(S_ZFP8_RES, "h200/family_033_z_image_peers/fp8_resident_shared/matrix.json",
-     ("zfp8res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.29, "{:.2f}x",
-      "the exact chain, resident_weights on, vs stock"),
-     ("zfp8res.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.285, "{:.2f}x",
-      "the same with scope model vs stock"),
      ("zfp8res.h200.fp8.speedup", "json:chains/fp8_shipped_resident/speedup", 1.663, "{:.2f}x",
       "FP8 loader -> the exact chain, resident_weights on, vs stock"),
      ("zfp8res.h200.fp8.cosine", "json:chains/fp8_shipped_resident/cosine", 0.998848, "{:.4f}",
@@ -3476,13 +3475,11 @@ rows(S_ZFP8_RES, "h200/family_033_z_image_peers/fp8_resident_shared/matrix.json"
       "the same, fp32 accumulation, final latent vs stock"))
 S_QWEN_SCOPE = Setup("H200", "0.33.0", 141, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, "
                      "1328x1328, 8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py "
-                     "--family qwen_image --steps 8 --sequential --chains shipped_resident,shipped_model_scope_resident "
-                     "--rounds 2), " + _X2_GPU0, shared=True)
+                     "--family qwen_image --steps 8 --sequential --chains shipped_resident,"
+                     "shipped_model_scope_resident --rounds 2), " + _X2_GPU0, shared=True)
+about(S_QWEN_SCOPE, ("qwenscope.h200.shipped_resident.speedup", "the exact chain, resident_weights on, vs stock"),
+      ("qwenscope.h200.model_scope.speedup", "the same with scope model vs stock"))
 rows(S_QWEN_SCOPE, "h200/family_033_qwen_image_8steps/model_scope_resident_shared/matrix.json",
-     ("qwenscope.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.46, "{:.2f}x",
-      "the exact chain, resident_weights on, vs stock"),
-     ("qwenscope.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.422, "{:.2f}x",
-      "the same with scope model vs stock"),
      ("qwenscope.h200.model_scope.first_run", "json:chains/shipped_model_scope_resident/first_run_s", 138.65,
       "{:.0f} s", "the same with scope model, first run (compiles)"))
 S_FLUX_WHOLE = Setup("H200", "0.33.0", 141, "Flux.1-dev 12B bf16 random weights loaded by ComfyUI's loader, 1024x1024, "
@@ -3496,11 +3493,10 @@ about(S_FLUX_WHOLE,
       ("fluxwhole.h200.blocks.cosine", "the exact chain (blocks) with resident_weights, final latent vs stock"),
       ("fluxwhole.h200.model_scope.time", "the exact chain with scope model and resident_weights"),
       ("fluxwhole.h200.model_scope.speedup", "the exact chain with scope model and resident_weights vs stock"),
-      ("fluxwhole.h200.blocks.time", "the exact chain (blocks) with resident_weights"))
+      ("fluxwhole.h200.blocks.time", "the exact chain (blocks) with resident_weights"),
+      ("fluxwhole.h200.blocks.speedup", "the exact chain (blocks) with resident_weights vs stock"))
 rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.json",
      ("fluxwhole.h200.stock.time", "json:chains/stock/times_s/1", 3.372, "{:.2f} s", "stock, the median run"),
-     ("fluxwhole.h200.blocks.speedup", "json:chains/shipped_resident/speedup", 1.328, "{:.2f}x",
-      "the exact chain (blocks), resident_weights on, vs stock"),
      ("fluxwhole.h200.static.cosine", "json:chains/shipped_model_scope_static_resident/cosine", 0.9527, "{:.4f}",
       "scope model, dynamic false, final latent vs stock"),
      ("fluxwhole.h200.blocks.kernels", "json:chains/shipped_resident/profile/kernel_ms", 2327.8, "{:.0f} ms",

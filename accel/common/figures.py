@@ -100,6 +100,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json": [
         ("family.h200.minimax_h3_turbo.fp8_auto.cosine", "json:chains/fp8_auto_shipped/cosine", 0.998712, "{:.4f}"),
         ("family.h200.minimax_h3_turbo.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.63, "{:.2f}x")],
+    "h200/family_033_qwen_image_8steps/model_scope_resident_shared/matrix.json": [
+        ("qwenscope.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.422, "{:.2f}x"),
+        ("qwenscope.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.46, "{:.2f}x")],
     "h200/family_033_qwen_image_8steps/resident_shared/matrix.json": [
         ("family.h200.qwen_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.467,
          "{:.2f}x")],
@@ -109,7 +112,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/family_033_flux_1024_model_scope_shared/matrix.json": [
         ("fluxwhole.h200.blocks.cosine", "json:chains/shipped_resident/cosine", 0.999995, "{:.6f}"),
         ("fluxwhole.h200.model_scope.cosine", "json:chains/shipped_model_scope_resident/cosine", 0.952702, "{:.4f}"),
-        ("fluxwhole.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.307, "{:.2f}x")],
+        ("fluxwhole.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.307, "{:.2f}x"),
+        ("fluxwhole.h200.blocks.speedup", "json:chains/shipped_resident/speedup", 1.328, "{:.2f}x")],
     "h200/family_033_flux_1024_model_scope_shared/matrix.md": [  # `time (s)`: the median of the 3 timed runs
         ("fluxwhole.h200.blocks.time", "md:shipped_resident|time (s)", 2.54, "{:.2f} s"),
         ("fluxwhole.h200.model_scope.time", "md:shipped_model_scope_resident|time (s)", 2.579, "{:.2f} s")],
@@ -136,6 +140,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/family_033_minimax_h3_turbo/sparse_fa4_2rounds/matrix.json": [
         ("family.h200.minimax_h3_turbo.sparse_fa4.speedup", "json:chains/level1_h3_sparse/speedup", 2.499,
          "{:.2f}x")],
+    "h200/family_033_z_image_peers/fp8_resident_shared/matrix.json": [
+        ("zfp8res.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.285, "{:.2f}x"),
+        ("zfp8res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.29, "{:.2f}x")],
     "h200/family_033_z_image_peers/resident/matrix.json": [
         ("family.h200.zimage_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.281,
          "{:.2f}x")],

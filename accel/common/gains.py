@@ -61,8 +61,17 @@ GAINS = {
     },
     WHOLE: {
         "sdxl": {"H200": "sdxlsdpa.h200.model_scope.speedup"},
-        "flux": {"H200": "fluxwhole.h200.model_scope.speedup"},  # its final latent deviates: families.WHOLE_MODEL_DEVIATES
+        "flux": {"H200": "fluxwhole.h200.model_scope.speedup"},  # deviates: families.WHOLE_MODEL_DEVIATES
+        "z_image": {"H200": "zfp8res.h200.model_scope.speedup"},
+        "qwen_image": {"H200": "qwenscope.h200.model_scope.speedup"},
     },
+}
+# The blocks (scope blocks) in the same run as each WHOLE figure: kind of model -> GPU class -> figure id
+BLOCKS_BESIDE_WHOLE = {
+    "sdxl": {"H200": "sdxlsdpa.h200.layers.speedup"},
+    "flux": {"H200": "fluxwhole.h200.blocks.speedup"},
+    "z_image": {"H200": "zfp8res.h200.shipped_resident.speedup"},
+    "qwen_image": {"H200": "qwenscope.h200.shipped_resident.speedup"},
 }
 
 KINDS = {"wan14B": "Wan 14B", "wan1.3B": "Wan 1.3B", "wan5B": "Wan 2.2 TI2V-5B", "flux": "Flux.1",
@@ -130,6 +139,17 @@ def fp8_hint(family, profile) -> str | None:
         return None
     return (f"for more: load the model with Accel Load Diffusion Model (FP8): {figures.text(fp8)} vs stock measured "
             "here (FP8 weights: not exact)")
+
+
+def blocks_hint(family, profile) -> str | None:
+    """"for more" line at Accel Compile's scope model where the blocks ran faster than the whole model in the same
+    run on this kind of model and GPU, else None."""
+    whole = measured(WHOLE, family, profile)
+    blocks = BLOCKS_BESIDE_WHOLE.get(model_kind(family), {}).get(gpu_class(profile))
+    if whole is None or blocks is None or figures.fig(blocks).value <= figures.fig(whole).value:
+        return None
+    return (f"for more: set scope to blocks: {figures.text(blocks)} vs stock in the same run, against "
+            f"{figures.text(whole)} for the whole model ({gpu_class(profile)})")
 
 
 def install_hints(skipped) -> tuple:

@@ -84,6 +84,8 @@ def _first_screen(fam, report, status, cfg: CompileConfig) -> tuple:
         lines.append(f"for more: make compile run here ({status.reason})")
     elif cfg.scope == "blocks" and fam.family in families.UNET_MODEL_SCOPE:
         lines.append("for more, where the size stays: " + families.UNET_MODEL_SCOPE[fam.family])
+    elif cfg.scope == "model" and (hint := gains.blocks_hint(fam, prof)):
+        lines.append(hint)
     return tuple(lines)
 
 
