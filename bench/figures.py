@@ -3487,15 +3487,15 @@ S_FLUX_WHOLE = Setup("H200", "0.33.0", 141, "Flux.1-dev 12B bf16 random weights 
                      "each (bench_matrix.py --family flux --sequential --chains shipped_resident,"
                      "shipped_model_scope_resident,shipped_model_scope_static_resident --rounds 3 --profile), "
                      + _X2_GPU1, shared=True)
-about(S_FLUX_WHOLE,
-      ("fluxwhole.h200.model_scope.cosine", "the exact chain with scope model and resident_weights, final latent vs "
-                                            "stock"),
-      ("fluxwhole.h200.blocks.cosine", "the exact chain (blocks) with resident_weights, final latent vs stock"),
-      ("fluxwhole.h200.model_scope.time", "the exact chain with scope model and resident_weights"),
-      ("fluxwhole.h200.model_scope.speedup", "the exact chain with scope model and resident_weights vs stock"),
-      ("fluxwhole.h200.blocks.time", "the exact chain (blocks) with resident_weights"),
-      ("fluxwhole.h200.blocks.speedup", "the exact chain (blocks) with resident_weights vs stock"))
 rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.json",
+     ("fluxwhole.h200.blocks.cosine", "json:chains/shipped_resident/cosine", 0.999995, "{:.6f}",
+      "the exact chain (blocks) with resident_weights, final latent vs stock"),
+     ("fluxwhole.h200.model_scope.cosine", "json:chains/shipped_model_scope_resident/cosine", 0.952702, "{:.4f}",
+      "the exact chain with scope model and resident_weights (inductor's default roundings), final latent vs stock"),
+     ("fluxwhole.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.307, "{:.2f}x",
+      "the exact chain with scope model and resident_weights (inductor's default roundings) vs stock"),
+     ("fluxwhole.h200.blocks.speedup", "json:chains/shipped_resident/speedup", 1.328, "{:.2f}x",
+      "the exact chain (blocks) with resident_weights vs stock"),
      ("fluxwhole.h200.stock.time", "json:chains/stock/times_s/1", 3.372, "{:.2f} s", "stock, the median run"),
      ("fluxwhole.h200.static.cosine", "json:chains/shipped_model_scope_static_resident/cosine", 0.9527, "{:.4f}",
       "scope model, dynamic false, final latent vs stock"),
@@ -3503,6 +3503,11 @@ rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.json",
       "the exact chain (blocks), resident: GPU kernel time of the profiled run"),
      ("fluxwhole.h200.blocks.wall", "json:chains/shipped_resident/profile/wall_ms", 2560.4, "{:.0f} ms",
       "the exact chain (blocks), resident: wall time of the profiled run"))
+rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.md",  # `time (s)`: the median of 3 timed runs
+     ("fluxwhole.h200.blocks.time", "md:shipped_resident|time (s)", 2.54, "{:.2f} s",
+      "the exact chain (blocks) with resident_weights"),
+     ("fluxwhole.h200.model_scope.time", "md:shipped_model_scope_resident|time (s)", 2.579, "{:.2f} s",
+      "the exact chain with scope model and resident_weights (inductor's default roundings)"))
 S_H3_FP8_20 = Setup("H200", "0.33.0", 141, "MiniMax-H3 33B from a scaled-fp8 file (random weights, bench_matrix.py "
                     "--family minimax_h3 --stored fp8_scaled), 1344x768 124 frames with audio, 20 steps res_multistep, "
                     "no CFG (ComfyUI's standard H3 template), first runs then 1 timed round (--chains "

@@ -109,14 +109,6 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/family_033_flux_1024_resident/matrix.json": [
         ("family.h200.flux_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.371,
          "{:.2f}x")],
-    "h200/family_033_flux_1024_model_scope_shared/matrix.json": [
-        ("fluxwhole.h200.blocks.cosine", "json:chains/shipped_resident/cosine", 0.999995, "{:.6f}"),
-        ("fluxwhole.h200.model_scope.cosine", "json:chains/shipped_model_scope_resident/cosine", 0.952702, "{:.4f}"),
-        ("fluxwhole.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.307, "{:.2f}x"),
-        ("fluxwhole.h200.blocks.speedup", "json:chains/shipped_resident/speedup", 1.328, "{:.2f}x")],
-    "h200/family_033_flux_1024_model_scope_shared/matrix.md": [  # `time (s)`: the median of the 3 timed runs
-        ("fluxwhole.h200.blocks.time", "md:shipped_resident|time (s)", 2.54, "{:.2f} s"),
-        ("fluxwhole.h200.model_scope.time", "md:shipped_model_scope_resident|time (s)", 2.579, "{:.2f} s")],
     "h200/family_033_flux2_8steps/matrix.json": [
         ("family.h200.flux2_8steps.shipped.speedup", "json:chains/shipped/speedup", 1.4, "{:.2f}x")],
     "h200/family_033_hunyuan_video15_2steps/fp8_auto/matrix.json": [

@@ -61,7 +61,6 @@ GAINS = {
     },
     WHOLE: {
         "sdxl": {"H200": "sdxlsdpa.h200.model_scope.speedup"},
-        "flux": {"H200": "fluxwhole.h200.model_scope.speedup"},  # deviates: families.WHOLE_MODEL_DEVIATES
         "z_image": {"H200": "zfp8res.h200.model_scope.speedup"},
         "qwen_image": {"H200": "qwenscope.h200.model_scope.speedup"},
     },
@@ -69,7 +68,6 @@ GAINS = {
 # The blocks (scope blocks) in the same run as each WHOLE figure: kind of model -> GPU class -> figure id
 BLOCKS_BESIDE_WHOLE = {
     "sdxl": {"H200": "sdxlsdpa.h200.layers.speedup"},
-    "flux": {"H200": "fluxwhole.h200.blocks.speedup"},
     "z_image": {"H200": "zfp8res.h200.shipped_resident.speedup"},
     "qwen_image": {"H200": "qwenscope.h200.shipped_resident.speedup"},
 }

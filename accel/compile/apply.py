@@ -14,6 +14,7 @@ from .graphs import CudaGraphs, resident_decision
 from .preflight import fail_preflight, preflight_problem
 from .report import compile_report
 from .report import run_lines as report_run_lines
+from .runners import keeps_casts
 from .wrapper import CompileWrapper
 
 
@@ -35,6 +36,7 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
                  "time)")
 
     cfg.keys = tuple(keys)
+    cfg.keep_casts = keeps_casts(cfg.backend, keys == ["diffusion_model"], fam.family)
     if len(keys) > 1 and not shares_block_graphs():
         # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
         need = 2 * len(keys) + 8
@@ -78,8 +80,6 @@ def _first_screen(fam, report, status, cfg: CompileConfig) -> tuple:
     if cfg.scope == "model" and gains.measured(gains.WHOLE, fam, prof):
         chain = gains.WHOLE
     lines = [f"{current_title() or head.title}: {head.text}", gains.gain_line(chain, fam, prof)]
-    if cfg.scope == "model" and fam.family in families.WHOLE_MODEL_DEVIATES:
-        lines.append(f"deviation: {families.WHOLE_MODEL_DEVIATES[fam.family]}; set scope to blocks")
     if status.fell_back:
         lines.append(f"for more: make compile run here ({status.reason})")
     elif cfg.scope == "blocks" and fam.family in families.UNET_MODEL_SCOPE:

@@ -48,11 +48,12 @@ class CompileConfig:
     cuda_graphs: bool = False
     prefetch: object = None  # accel.compile.prefetch.PrefetchSettings with prefetch_weights on, else None
     resident: bool = False  # resident_weights: a DynamicVRAM model that fits the card loads resident (apply._clone)
+    keep_casts: bool = False  # compiled with eager's 16-bit roundings kept (accel.compile.runners.keeps_casts)
 
     @property
     def key(self) -> tuple:
         return (self.chain, self.scope, self.dynamic, self.fullgraph, self.backend, self.recompile_limit, self.keys,
-                self.cuda_graphs, self.prefetch, self.resident)
+                self.cuda_graphs, self.prefetch, self.resident, self.keep_casts)
 
 
 @dataclass

@@ -22,7 +22,7 @@ RUNNER_CODES: dict = {}  # id(compiled fn) -> its code object (for cache-entry c
 
 
 def compiled_runner(cls, sig, mode, cfg: CompileConfig):
-    key = (cls, sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph, cfg.recompile_limit)
+    key = (cls, sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph, cfg.recompile_limit, cfg.keep_casts)
     fn = _RUNNERS.get(key)
     if fn is not None:
         return fn
@@ -30,7 +30,8 @@ def compiled_runner(cls, sig, mode, cfg: CompileConfig):
         fn = _RUNNERS.get(key)
         if fn is not None:
             return fn
-        digest = hashlib.sha1(repr((sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph)).encode()).hexdigest()[:10]
+        digest = hashlib.sha1(repr((sig, mode, cfg.backend, cfg.dynamic, cfg.fullgraph, cfg.keep_casts)).encode()
+                              ).hexdigest()[:10]
         name = "accel_" + re.sub(r"\W", "_", cls.__name__) + "_" + digest
         code = _runner_template.__code__.replace(co_name=name)
         if hasattr(code, "co_qualname"):
@@ -47,11 +48,29 @@ def _has_patches(sig: str) -> bool:
     return any(part.startswith(("patches=", "replace=")) for part in (sig or "").split("|"))
 
 
+def keeps_casts(backend: str, whole: bool, family: str) -> bool:
+    """Whether a region compiles with eager's 16-bit roundings kept (inductor's `emulate_precision_casts`): one over
+    the whole diffusion model does (`whole`), unless its family measured at stock's rounding without it
+    (accel.common.families.WHOLE_MODEL_AT_STOCK: the measured configuration stays as it was measured). Inductor fuses a
+    16-bit operation into the next one in fp32 and drops the rounding between them; in the code outside the blocks
+    that can change what the model computes, not only its last bits: Flux.1's guidance embedding reads ComfyUI's bf16
+    guidance, stock's 1000 * 3.5 rounds to 3504 in bf16 where the fused kernel kept 3500, and every sinusoid of the
+    embedding moved (bench/results/h200/family_033_flux_1024_model_scope_shared/: final-latent cosine 0.9527 to stock;
+    tests/compile/test_compile.py reproduces it on the CPU). The blocks keep inductor's default: their fusions change
+    rounding only (measured at stock's on every family)."""
+    from ..common import families
+
+    return (backend == "inductor" and whole and family not in families.WHOLE_MODEL_AT_STOCK
+            and inductor_has("emulate_precision_casts"))
+
+
 def _compile_kwargs(mode, cfg: CompileConfig, patched: bool = False) -> dict:
     kw = {"backend": cfg.backend, "fullgraph": cfg.fullgraph, "dynamic": cfg.dynamic}
     gf = (_guard_filter_patched if patched else _guard_filter) if guard_filter_supported() else None
     if cfg.backend == "inductor":
         opts = inductor_mode_options(mode)  # options instead of mode: torch refuses both, and the filter needs options
+        if cfg.keep_casts:
+            opts["emulate_precision_casts"] = True
         if gf is not None:
             opts["guard_filter_fn"] = gf
         if inductor_has("pre_grad_custom_pass"):
