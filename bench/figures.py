@@ -3508,6 +3508,16 @@ rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.md",  # 
       "the exact chain (blocks) with resident_weights"),
      ("fluxwhole.h200.model_scope.time", "md:shipped_model_scope_resident|time (s)", 2.579, "{:.2f} s",
       "the exact chain with scope model and resident_weights (inductor's default roundings)"))
+S_ROUNDINGS = Setup("H200", "0.33.0", 141, "Flux.1 at its true widths with 2 double and 2 single blocks, random bf16 "
+                    "weights, through ComfyUI's sampler: 1024x1024, 4 steps, guidance 3.5, CFG 1 (bench/"
+                    "probe_roundings.py), one H200 to itself")
+rows(S_ROUNDINGS, "h200/family_033_flux_1024_model_scope_shared/roundings/probe_roundings.json",
+     ("roundings.h200.blocks.cosine", "json:rows/blocks/cosine", 0.9999952105400529, "{:.6f}",
+      "Accel Compile scope blocks, final latent vs stock"),
+     ("roundings.h200.whole.cosine", "json:rows/whole/cosine", 0.9999963473139576, "{:.6f}",
+      "Accel Compile scope model with eager's roundings kept (as the pack compiles it), final latent vs stock"),
+     ("roundings.h200.whole_default.cosine", "json:rows/whole_default/cosine", 0.9840143860524403, "{:.4f}",
+      "Accel Compile scope model with inductor's default roundings (before the fix), final latent vs stock"))
 S_H3_FP8_20 = Setup("H200", "0.33.0", 141, "MiniMax-H3 33B from a scaled-fp8 file (random weights, bench_matrix.py "
                     "--family minimax_h3 --stored fp8_scaled), 1344x768 124 frames with audio, 20 steps res_multistep, "
                     "no CFG (ComfyUI's standard H3 template), first runs then 1 timed round (--chains "

@@ -636,6 +636,22 @@ def test_graph_check_smoke(tmp_path):
     assert "| replay | z_image run 2 | True |" in (out / "graph_check.md").read_text()
 
 
+def test_probe_roundings_smoke(tmp_path):
+    """bench/probe_roundings.py --smoke: tiny Flux in bf16 through ComfyUI's sampler, stock and Accel Compile's blocks,
+    whole model and whole model with inductor's default roundings, each final latent against stock's (dynamo's eager
+    backend on the CPU: the same latents; the roundings themselves: tests/compile/test_compile.py)."""
+    out = _smoke(tmp_path / "pr", "probe_roundings")
+    res = json.loads((out / "probe_roundings.json").read_text())
+    assert not res["errors"], res["errors"]
+    rows = res["rows"]
+    assert list(rows) == ["stock", "blocks", "whole", "whole_default"], rows
+    assert all(rows[n]["cosine"] == 1.0 for n in ("blocks", "whole", "whole_default")), rows
+    assert not any(r["roundings_kept"] for r in rows.values())  # the eager backend: inductor's option does not apply
+    md = (out / "probe_roundings.md").read_text()
+    assert md.startswith("# Accel Compile's whole-model region and eager's roundings: tiny Flux.1 (smoke)")
+    assert "| whole_default | no | 1.000000 | 0 |" in md, md
+
+
 def test_bench_matrix_users_workflow_smoke(tmp_path):
     """bench_matrix --workflow lightx2v --sequential on tiny Wan (CPU): both experts from one file in ComfyUI's
     scaled-fp8 layout, a LightX2V-layout LoRA on each, shift 5, 4 steps CFG 1 split 2 + 2; each chain alone, stock
