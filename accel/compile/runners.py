@@ -57,7 +57,7 @@ def keeps_casts(backend: str, whole: bool, family: str) -> bool:
     guidance, stock's 1000 * 3.5 rounds to 3504 in bf16 where the fused kernel kept 3500, and every sinusoid of the
     embedding moved (bench/results/h200/family_033_flux_1024_model_scope_shared/: final-latent cosine 0.9527 to stock;
     tests/compile/test_compile.py reproduces it on the CPU). The blocks keep inductor's default: their fusions change
-    rounding only (measured at stock's on every family)."""
+    rounding only (wherever the blocks were measured, they stood at stock's rounding)."""
     from ..common import families
 
     return (backend == "inductor" and whole and family not in families.WHOLE_MODEL_AT_STOCK
