@@ -36,7 +36,7 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
                  "time)")
 
     cfg.keys = tuple(keys)
-    cfg.keep_casts = keeps_casts(cfg.backend, keys == ["diffusion_model"], fam.family)
+    cfg.keep_casts, casts_note = keeps_casts(cfg.backend, keys == ["diffusion_model"], fam.family)
     if len(keys) > 1 and not shares_block_graphs():
         # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
         need = 2 * len(keys) + 8
@@ -59,8 +59,9 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
         m.add_callback_with_key(cleanup, WRAPPER_KEY, wrapper.end_run)
     status.memory = memory_note or ""
     compiler_note = comfy_compat.disable_comfy_compiler_for(m)  # None where this ComfyUI has no Comfy Compiler
-    if compiler_note:
-        memory_note = f"{memory_note}\n  {compiler_note}" if memory_note else compiler_note
+    for note in (compiler_note, casts_note):
+        if note:
+            memory_note = f"{memory_note}\n  {note}" if memory_note else note
     report = compile_report(m.model, cfg, status, region_note, cache_info, memory_note, families.measured_text(fam))
     log.info("%s", report.details().splitlines()[0])
     return m, replace(report, summary=_first_screen(fam, report, status, cfg))

@@ -41,10 +41,6 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
                          "layer norms: LTX-Video, newer ComfyUI's Wan), the compiled blocks run them as "
                          "comfy-kitchen's own eager math, fused by inductor (no Python dispatch per call; same math, "
                          "rounding level)")
-    if cfg.keep_casts:
-        lines.append("  roundings: the whole model compiles with eager's 16-bit roundings kept (inductor's "
-                     "emulate_precision_casts): ComfyUI's code outside the blocks computes as stock does (without it "
-                     "Flux.1's guidance embedding moved and its final latent deviated)")
     if cfg.cuda_graphs:
         lines.append("  CUDA graphs: on: from the second call of a resolution and batch, each model call is replayed "
                      "as one CUDA graph while the weights stay where they are (same kernels; captured per run, dropped "

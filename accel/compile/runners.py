@@ -8,7 +8,7 @@ import types
 
 import torch
 
-from ..common import keys
+from ..common import families, keys, log
 from .config import CompileConfig, compile_lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
 
@@ -48,20 +48,31 @@ def _has_patches(sig: str) -> bool:
     return any(part.startswith(("patches=", "replace=")) for part in (sig or "").split("|"))
 
 
-def keeps_casts(backend: str, whole: bool, family: str) -> bool:
-    """Whether a region compiles with eager's 16-bit roundings kept (inductor's `emulate_precision_casts`): one over
-    the whole diffusion model does (`whole`), unless its family measured at stock's rounding without it
-    (accel.common.families.WHOLE_MODEL_AT_STOCK: the measured configuration stays as it was measured). Inductor fuses a
+KEPT_CASTS = ("roundings: the whole model compiles with eager's 16-bit roundings kept (inductor's "
+              "emulate_precision_casts): ComfyUI's code outside the blocks computes as stock does (without it Flux.1's "
+              "guidance embedding moved and its final latent deviated)")
+NO_CASTS = ("roundings: this torch's inductor cannot keep eager's 16-bit roundings (no emulate_precision_casts), so "
+            "the whole model compiles with its own and can move away from stock's result (Flux.1's did, measured on an "
+            "H200): set scope to blocks, or update torch")
+
+
+def keeps_casts(backend: str, whole: bool, family: str) -> tuple[bool, str | None]:
+    """(whether a region compiles with eager's 16-bit roundings kept, the report's line about it or None). A region
+    over the whole diffusion model (`whole`) keeps them (inductor's `emulate_precision_casts`), unless its family
+    measured at stock's rounding without them (accel.common.families.WHOLE_MODEL_AT_STOCK: the measured configuration
+    stays as it was measured); where this torch lacks the option the line says so (logged once). Inductor fuses a
     16-bit operation into the next one in fp32 and drops the rounding between them; in the code outside the blocks
     that can change what the model computes, not only its last bits: Flux.1's guidance embedding reads ComfyUI's bf16
     guidance, stock's 1000 * 3.5 rounds to 3504 in bf16 where the fused kernel kept 3500, and every sinusoid of the
     embedding moved (bench/results/h200/family_033_flux_1024_model_scope_shared/: final-latent cosine 0.9527 to stock;
     tests/compile/test_compile.py reproduces it on the CPU). The blocks keep inductor's default: their fusions change
     rounding only (wherever the blocks were measured, they stood at stock's rounding)."""
-    from ..common import families
-
-    return (backend == "inductor" and whole and family not in families.WHOLE_MODEL_AT_STOCK
-            and inductor_has("emulate_precision_casts"))
+    if backend != "inductor" or not whole or family in families.WHOLE_MODEL_AT_STOCK:
+        return False, None
+    if not inductor_has("emulate_precision_casts"):
+        log.warn_once(("compile", "no_casts"), "compile: %s", NO_CASTS)
+        return False, NO_CASTS
+    return True, KEPT_CASTS
 
 
 def _compile_kwargs(mode, cfg: CompileConfig, patched: bool = False) -> dict:

@@ -703,9 +703,14 @@ def test_whole_model_keeps_eager_roundings_outside_the_blocks(M, wan, C, mod, mo
     default = cos(M.sample(m, pos, neg, lat, steps=2, cfg=1.0), ref)
     torch._dynamo.reset()
     assert kept > 0.9999 and default < 0.999, (kept, default)
+    monkeypatch.setattr(families, "WHOLE_MODEL_AT_STOCK", frozenset({"wan21", "wan22"}))
     for model, scope in ((flux, "blocks"), (wan, "model")):  # blocks; a family measured at stock's without it
-        monkeypatch.setattr(families, "WHOLE_MODEL_AT_STOCK", frozenset({"wan21", "wan22"}))
         assert "roundings:" not in C.apply_compile(model, scope=scope, backend="inductor")[1]
+    # a torch whose inductor cannot keep them: the report says so and what to change (and the log, once)
+    runners = mod("accel.compile.runners")
+    monkeypatch.setattr(runners, "inductor_has", lambda name: name != "emulate_precision_casts")
+    _, report = C.apply_compile(flux, scope="model", backend="inductor")
+    assert "  " + runners.NO_CASTS in report and "set scope to blocks" in runners.NO_CASTS, report
 
 
 def test_dynamic_patcher_kept_or_clear_error(wan, C, mod, monkeypatch):
