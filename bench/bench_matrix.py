@@ -595,8 +595,7 @@ class Matrix:
             res = self.H.pack_module("accel.fp8").load_file(str(path), **fmt, **loader)
             if name == "fp8_forced":
                 return self._shift(res.patcher), res.report
-            shipped = "shipped" + "".join(f"_{o}" for o in families.COMPILE_OPTS if o in compile_opts)
-            m, rep = self.patch(shipped, self._shift(res.patcher))
+            m, rep = self.patch(families.compile_chain(compile_opts, "shipped"), self._shift(res.patcher))
             return m, res.report + "\n" + rep
         if name.startswith("fp8") and name in CHAINS:  # FP8 loader options (bench_fp8_quality.py), +- Level-1
             F = self.H.pack_module("accel.fp8")

@@ -180,9 +180,9 @@ def chain_options(name: str, prefix: str) -> tuple[set, dict] | None:
     return {w for w in words if w in COMPILE_OPTS}, fp8
 
 
-def compile_chain(opts: set) -> str:
-    """The `cuda_attn_compile[_option...]` chain name of a set of Accel Compile options (in COMPILE_OPTS order)."""
-    return "_".join(["cuda_attn_compile", *[o for o in COMPILE_OPTS if o in opts]])
+def compile_chain(opts: set, prefix: str = "cuda_attn_compile") -> str:
+    """The `prefix[_option...]` chain name of a set of Accel Compile options (in COMPILE_OPTS order)."""
+    return "_".join([prefix, *[o for o in COMPILE_OPTS if o in opts]])
 
 
 _OPT_INPUT = {"graphs": "cuda_graphs", "model_scope": "scope", "resident": "resident_weights",

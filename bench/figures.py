@@ -3510,7 +3510,7 @@ rows(S_FLUX_WHOLE, "h200/family_033_flux_1024_model_scope_shared/matrix.md",  # 
       "the exact chain with scope model and resident_weights (inductor's default roundings)"))
 S_ROUNDINGS = Setup("H200", "0.33.0", 141, "Flux.1 at its true widths with 2 double and 2 single blocks, random bf16 "
                     "weights, through ComfyUI's sampler: 1024x1024, 4 steps, guidance 3.5, CFG 1 (bench/"
-                    "probe_roundings.py), one H200 to itself")
+                    "probe_roundings.py, ComfyUI imported as a library), one H200 to itself")
 rows(S_ROUNDINGS, "h200/family_033_flux_1024_model_scope_shared/roundings/probe_roundings.json",
      ("roundings.h200.blocks.cosine", "json:rows/blocks/cosine", 0.9999952105400529, "{:.6f}",
       "Accel Compile scope blocks, final latent vs stock"),
