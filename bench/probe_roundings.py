@@ -72,7 +72,7 @@ def main(argv=None):
 
     from accel_harness import models as M
 
-    C, families = H.pack_module("accel.compile"), H.pack_module("accel.common.families")
+    C, runners_mod = H.pack_module("accel.compile"), H.pack_module("accel.compile.runners")
     backend = "eager" if a.smoke else "inductor"
     tokens, ctx, pooled = (8, 64, 32) if a.smoke else (256, 4096, 768)
     g = torch.Generator().manual_seed(3)
@@ -90,15 +90,15 @@ def main(argv=None):
         with runner.captured(res, name, log=log):
             torch._dynamo.reset()
             m, report = model, ""
-            saved = families.WHOLE_MODEL_AT_STOCK
-            if name == "whole_default":  # as if Flux.1 had measured at stock's without the roundings
-                families.WHOLE_MODEL_AT_STOCK = saved | {"flux"}
+            real = runners_mod.inductor_has
+            if name == "whole_default":  # as a torch without the option compiles it: inductor's default roundings
+                runners_mod.inductor_has = lambda opt, real=real: opt != "emulate_precision_casts" and real(opt)
             try:
                 if name != "stock":
                     m, report = C.apply_compile(model, scope="blocks" if name == "blocks" else "model",
                                                 backend=backend)
             finally:
-                families.WHOLE_MODEL_AT_STOCK = saved
+                runners_mod.inductor_has = real
             out[name] = M.sample(m, pos, neg, lat, steps=a.steps, cfg=1.0)
             row = {"roundings_kept": "roundings: the whole model compiles with eager's" in report}
             if name != "stock":

@@ -59,12 +59,6 @@ UNET_MODEL_SCOPE = {"sdxl": (f"scope model ran SDXL's whole UNet as one region i
                              f"{_fig('sdxlsdpa.h200.model_scope.time')} a 20-step 1024x1024 run against the layers' "
                              f"{_fig('sdxlsdpa.h200.layers.time')} (H200); it compiles the whole UNet again for each "
                              "new size")}
-# Where the whole diffusion model as one compiled region (scope model) measured at stock's rounding with inductor's
-# default roundings: it keeps them (the measured configuration); other families' whole-model regions keep eager's
-# 16-bit roundings (accel.compile.runners.keeps_casts). SDXL: bench/results/h200/family_033_sdxl/sdpa_default/,
-# Z-Image Turbo: family_033_z_image_peers/fp8_resident_shared/, Qwen-Image: family_033_qwen_image_8steps/
-# model_scope_resident_shared/ (final-latent cosine 1.0, 0.99996, 0.99988 to stock).
-WHOLE_MODEL_AT_STOCK = frozenset({"sdxl", "z_image", "qwen_image"})
 UNET_CONTAINERS = ("input_blocks", "middle_block", "output_blocks")
 UNET_LAYERS = {"SpatialTransformer": "attention", "SpatialVideoTransformer": "attention", "ResBlock": "residual",
                "VideoResBlock": "residual"}

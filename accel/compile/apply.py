@@ -36,7 +36,7 @@ def compile_model(model, cfg: CompileConfig) -> tuple[object, Report]:
                  "time)")
 
     cfg.keys = tuple(keys)
-    cfg.keep_casts, casts_note = keeps_casts(cfg.backend, keys == ["diffusion_model"], fam.family)
+    cfg.keep_casts, casts_note = keeps_casts(cfg.backend, keys == ["diffusion_model"])
     if len(keys) > 1 and not shares_block_graphs():
         # without inlined nn.Modules dynamo guards on each block's identity: one variant per block
         need = 2 * len(keys) + 8

@@ -8,7 +8,7 @@ import types
 
 import torch
 
-from ..common import families, keys, log
+from ..common import keys, log
 from .config import CompileConfig, compile_lock
 from .dynamo_compat import compile_accepts, guard_filter_supported, inductor_has, inductor_mode_options
 
@@ -56,18 +56,17 @@ NO_CASTS = ("roundings: this torch's inductor cannot keep eager's 16-bit roundin
             "H200): set scope to blocks, or update torch")
 
 
-def keeps_casts(backend: str, whole: bool, family: str) -> tuple[bool, str | None]:
-    """(whether a region compiles with eager's 16-bit roundings kept, the report's line about it or None). A region
-    over the whole diffusion model (`whole`) keeps them (inductor's `emulate_precision_casts`), unless its family
-    measured at stock's rounding without them (accel.common.families.WHOLE_MODEL_AT_STOCK: the measured configuration
-    stays as it was measured); where this torch lacks the option the line says so (logged once). Inductor fuses a
-    16-bit operation into the next one in fp32 and drops the rounding between them; in the code outside the blocks
-    that can change what the model computes, not only its last bits: Flux.1's guidance embedding reads ComfyUI's bf16
-    guidance, stock's 1000 * 3.5 rounds to 3504 in bf16 where the fused kernel kept 3500, and every sinusoid of the
-    embedding moved (bench/results/h200/family_033_flux_1024_model_scope_shared/: final-latent cosine 0.9527 to stock;
+def keeps_casts(backend: str, whole: bool) -> tuple[bool, str | None]:
+    """(whether a region compiles with eager's 16-bit roundings kept, the report's line about it or None). A region over
+    the whole diffusion model (`whole`) keeps them (inductor's `emulate_precision_casts`); where this torch lacks the
+    option the line says so (logged once). Inductor fuses a 16-bit operation into the next one in fp32 and drops the
+    rounding between them; in the code outside the blocks that can change what the model computes, not only its last
+    bits: Flux.1's guidance embedding reads ComfyUI's bf16 guidance, stock's 1000 * 3.5 rounds to 3504 in bf16 where the
+    fused kernel kept 3500, and every sinusoid of the embedding moved
+    (bench/results/h200/family_033_flux_1024_model_scope_shared/: final-latent cosine 0.9527 to stock;
     tests/compile/test_compile.py reproduces it on the CPU). The blocks keep inductor's default: their fusions change
     rounding only (wherever the blocks were measured, they stood at stock's rounding)."""
-    if backend != "inductor" or not whole or family in families.WHOLE_MODEL_AT_STOCK:
+    if backend != "inductor" or not whole:
         return False, None
     if not inductor_has("emulate_precision_casts"):
         log.warn_once(("compile", "no_casts"), "compile: %s", NO_CASTS)
