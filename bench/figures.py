@@ -106,6 +106,14 @@ _PACK_FORMAT_ROWS = {
         ("family.h200.ltxv.fp8_shipped.time1", "json:chains/fp8_shipped/times_s/1", 2.12, "{:.2f} s"),
         ("family.h200.ltxv.shipped.speedup", "json:chains/shipped/speedup", 1.316, "{:.2f}x"),
         ("family.h200.ltxv.shipped.time0", "json:chains/shipped/times_s/0", 2.294, "{:.2f} s")],
+    "h200/family_033_sdxl/sdpa_default/matrix.json": [
+        ("sdxlsdpa.h200.model_scope.speedup", "json:chains/shipped_model_scope/speedup", 2.827, "{:.2f}x")],
+    "h200/family_033_qwen_image_8steps/model_scope_resident_shared/matrix.json": [
+        ("qwenscope.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.422, "{:.2f}x"),
+        ("qwenscope.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.46, "{:.2f}x")],
+    "h200/family_033_z_image_peers/fp8_resident_shared/matrix.json": [
+        ("zfp8res.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.285, "{:.2f}x"),
+        ("zfp8res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.29, "{:.2f}x")],
     "h200/family_033_qwen_image_8steps/matrix.json": [
         ("family.h200.qwen.fp8_shipped.speedup", "json:chains/fp8_shipped/speedup", 1.63, "{:.2f}x"),
         ("family.h200.qwen.shipped.speedup", "json:chains/shipped/speedup", 1.39, "{:.2f}x")],
@@ -3529,6 +3537,113 @@ rows(S_H3_FP8_20, "h200/family_033_minimax_h3/fp8_auto_shared/matrix.json",
       "FP8 loader (auto) -> Level-1, final latent vs stock's first run"),
      ("family.h200.minimax_h3.fp8_shipped.time", "json:chains/fp8_auto_shipped/times_s/0", 90.668, "{:.1f} s",
       "FP8 loader (auto) -> Level-1"))
+
+
+# A two-H200 host, 2026-11-30, two calls: Flux.1 then Z-Image Turbo on GPU 0 while Qwen-Image then SDXL ran on GPU 1
+# (call 1); Qwen-Image then Z-Image Turbo on GPU 0 while SDXL then FLUX.1 Kontext ran on GPU 1 (call 2)
+_R1_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Qwen-Image and SDXL"
+_R1_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran Flux.1 and Z-Image Turbo"
+_R2_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran SDXL and FLUX.1 Kontext"
+_R2_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran Qwen-Image and Z-Image Turbo"
+S_FLUX_KEPT = Setup("H200", "0.33.0", 141, "Flux.1-dev 12B bf16 random weights loaded by ComfyUI's loader, 1024x1024, "
+                    "20 steps, guidance 3.5, each chain on its own, 2 timed runs, the slower; scope model with eager's "
+                    "roundings kept (bench_matrix.py --family flux --steps 20 --sequential --chains shipped_resident,"
+                    "shipped_model_scope_resident,kj_sage_compile --rounds 2), " + _R1_GPU0, shared=True)
+about(S_FLUX_KEPT, ("fluxkept.h200.shipped_resident.speedup", "the exact chain (blocks), resident, vs stock"),
+      ("fluxkept.h200.model_scope.speedup", "the same with scope model (eager's roundings kept) vs stock"))
+rows(S_FLUX_KEPT, "h200/family_033_flux_1024_model_scope_shared/roundings_kept_kj/matrix.json",
+     ("fluxkept.h200.model_scope.cosine", "json:chains/shipped_model_scope_resident/cosine", 0.999996, "{:.6f}",
+      "scope model (eager's roundings kept), final latent vs stock"),
+     ("fluxkept.h200.model_scope.first_run", "json:chains/shipped_model_scope_resident/first_run_s", 82.97,
+      "{:.0f} s", "scope model, first run (compiles)"),
+     ("fluxkept.h200.blocks.first_run", "json:chains/shipped_resident/first_run_s", 32.43, "{:.0f} s",
+      "the blocks, first run (compiles)"),
+     ("fluxkept.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 0.697, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_QWEN_KJ = Setup("H200", "0.33.0", 141, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, 1328x1328, "
+                  "8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower; scope model with inductor's "
+                  "default roundings (bench_matrix.py --family qwen_image --steps 8 --sequential --chains "
+                  "shipped_resident,shipped_model_scope_resident,kj_sage_compile --rounds 2), " + _R1_GPU1,
+                  shared=True)
+rows(S_QWEN_KJ, "h200/family_033_qwen_image_8steps/kj_shared/matrix.json",
+     ("qwenkj.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.01, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"),
+     ("qwenkj.h200.kj.first_run", "json:chains/kj_sage_compile/first_run_s", 28.51, "{:.0f} s",
+      "KJNodes' chain, first run"),
+     ("qwenkj.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.457, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("qwenkj.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.43, "{:.2f}x",
+      "the same with scope model (inductor's default roundings) vs stock"))
+S_Z_DEFAULT = Setup("H200", "0.33.0", 141, "Z-Image Turbo 6B bf16 random weights loaded by ComfyUI's loader, "
+                    "1024x1024, 9 steps, CFG 1, each chain on its own, the median of 3 timed runs; scope model with "
+                    "inductor's default roundings (bench_matrix.py --family z_image --sequential --chains "
+                    "shipped_resident,shipped_model_scope_resident --rounds 3), " + _R1_GPU0, shared=True)
+rows(S_Z_DEFAULT, "h200/family_033_z_image_peers/default_roundings_shared/matrix.json",
+     ("zdefault.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.36, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("zdefault.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.346, "{:.2f}x",
+      "the same with scope model (inductor's default roundings) vs stock"))
+S_QWEN_KEPT = Setup("H200", "0.33.0", 141, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, "
+                    "1328x1328, 8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower; scope model with "
+                    "eager's roundings kept (bench_matrix.py --family qwen_image --steps 8 --sequential --chains "
+                    "shipped_resident,shipped_model_scope_resident --rounds 2), " + _R2_GPU0, shared=True)
+about(S_QWEN_KEPT, ("qwenkept.h200.shipped_resident.speedup", "the exact chain, resident_weights on, vs stock"),
+      ("qwenkept.h200.model_scope.speedup", "the same with scope model (eager's roundings kept) vs stock"))
+rows(S_QWEN_KEPT, "h200/family_033_qwen_image_8steps/roundings_kept_shared/matrix.json",
+     ("qwenkept.h200.model_scope.first_run", "json:chains/shipped_model_scope_resident/first_run_s", 113.47,
+      "{:.0f} s", "scope model, first run (compiles)"),
+     ("qwenkept.h200.model_scope.cosine", "json:chains/shipped_model_scope_resident/cosine", 0.999876, "{:.5f}",
+      "scope model, final latent vs stock"))
+S_Z_KEPT = Setup("H200", "0.33.0", 141, "Z-Image Turbo 6B bf16 random weights loaded by ComfyUI's loader, 1024x1024, "
+                 "9 steps, CFG 1, each chain on its own, the median of 3 timed runs; scope model with eager's "
+                 "roundings kept (bench_matrix.py --family z_image --sequential --chains shipped_resident,"
+                 "shipped_model_scope_resident --rounds 3), " + _R2_GPU0, shared=True)
+about(S_Z_KEPT, ("zkept.h200.shipped_resident.speedup", "the exact chain, resident_weights on, vs stock"),
+      ("zkept.h200.model_scope.speedup", "the same with scope model (eager's roundings kept) vs stock"))
+rows(S_Z_KEPT, "h200/family_033_z_image_peers/roundings_kept_shared/matrix.json",
+     ("zkept.h200.model_scope.first_run", "json:chains/shipped_model_scope_resident/first_run_s", 46.47, "{:.0f} s",
+      "scope model, first run (compiles)"),
+     ("zkept.h200.model_scope.cosine", "json:chains/shipped_model_scope_resident/cosine", 0.999979, "{:.5f}",
+      "scope model, final latent vs stock"),
+     ("zkept.h200.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999962, "{:.5f}",
+      "the blocks, final latent vs stock"))
+S_KONTEXT_PEERS = Setup("H200", "0.33.0", 141, "FLUX.1 Kontext dev 12B bf16 random weights loaded by ComfyUI's loader, "
+                        "1024x1024 with one 1024x1024 reference latent, 20 steps, guidance 3.5, each chain on its own, "
+                        "2 timed runs, the slower (bench_matrix.py --family flux --edit --sequential --chains "
+                        "shipped_resident,core_compile,kj_sage_compile --rounds 2), " + _R2_GPU1, shared=True)
+rows(S_KONTEXT_PEERS, "h200/family_033_flux_kontext/peers_shared/matrix.json",
+     ("kontextpeers.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.431, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("kontextpeers.h200.core_compile.speedup", "json:chains/core_compile/speedup", 1.113, "{:.2f}x",
+      "ComfyUI TorchCompileModel vs stock"),
+     ("kontextpeers.h200.core_compile.cosine", "json:chains/core_compile/cosine", 0.947212, "{:.4f}",
+      "ComfyUI TorchCompileModel, final latent vs stock"),
+     ("kontextpeers.h200.core_compile.first_run", "json:chains/core_compile/first_run_s", 75.8, "{:.0f} s",
+      "ComfyUI TorchCompileModel, first run"),
+     ("kontextpeers.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.066, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"),
+     ("kontextpeers.h200.shipped_resident.first_run", "json:chains/shipped_resident/first_run_s", 24.36, "{:.0f} s",
+      "the exact chain, resident, first run"))
+S_SDXL_AB = Setup("H200", "0.33.0", 141, "SDXL 2.6B fp16 random weights loaded by ComfyUI's loader, 1024x1024, 20 "
+                  "steps CFG 7, first runs then 3 interleaved timed rounds, the median (bench_matrix.py --family sdxl "
+                  "--chains shipped_model_scope --rounds 3), twice in one call, one H200 to itself: with eager's "
+                  "roundings kept (as the pack compiles it), then with accel/compile/runners.py edited to inductor's "
+                  "default roundings")
+about(S_SDXL_AB, ("sdxlkept.h200.model_scope.speedup",
+                  "the exact chain with scope model (eager's roundings kept) vs stock"))
+rows(S_SDXL_AB, "h200/family_033_sdxl/roundings_ab/kept/matrix.md",
+     ("sdxlab.h200.kept.time", "md:shipped_model_scope|time (s)", 0.872, "{:.2f} s",
+      "scope model, eager's roundings kept, the median run"),
+     ("sdxlab.h200.kept.stock.time", "md:stock|time (s)", 2.243, "{:.2f} s", "stock in the same process"))
+rows(S_SDXL_AB, "h200/family_033_sdxl/roundings_ab/kept/matrix.json",
+     ("sdxlab.h200.kept.first_run", "json:chains/shipped_model_scope/first_run_s", 111.44, "{:.0f} s",
+      "scope model, eager's roundings kept, first run (compiles)"),
+     ("sdxlab.h200.kept.cosine", "json:chains/shipped_model_scope/cosine", 1.0, "{:.4f}",
+      "scope model, eager's roundings kept, final latent vs stock"))
+rows(S_SDXL_AB, "h200/family_033_sdxl/roundings_ab/default/matrix.md",
+     ("sdxlab.h200.default.time", "md:shipped_model_scope|time (s)", 0.91, "{:.2f} s",
+      "scope model, inductor's default roundings, the median run"),
+     ("sdxlab.h200.default.stock.time", "md:stock|time (s)", 2.593, "{:.2f} s", "stock in the same process"))
 
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.

@@ -200,8 +200,8 @@ MEASURED = {
     ("sdxl", ""): Measured(("H200",), _EXACT, (
         f"SDXL 1.0 base 1024px 20 steps, the UNet loaded resident: its attention and residual layers compiled "
         f"{_fig('sdxlsdpa.h200.layers.speedup')} (H200), the whole UNet one region (scope model) "
-        f"{_fig('sdxlsdpa.h200.model_scope.speedup')} (H200) stock sampling (bench/results/h200/family_033_sdxl)"),
-        ("sdxlsdpa.h200.layers.speedup", "sdxlsdpa.h200.model_scope.speedup")),
+        f"{_fig('sdxlkept.h200.model_scope.speedup')} (H200) stock sampling (bench/results/h200/family_033_sdxl)"),
+        ("sdxlsdpa.h200.layers.speedup", "sdxlkept.h200.model_scope.speedup")),
     ("z_image", ""): Measured(("H200",), _EXACT, (
         f"Z-Image Turbo 6B 1024px 9 steps: {_fig('fp8auto.h200.zimage.shipped.speedup')} (H200) stock sampling, "
         f"{_fig('family.h200.zimage_resident.shipped_resident.speedup')} (H200) with Accel Compile's resident_weights "

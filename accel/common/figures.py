@@ -92,17 +92,21 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("sdxlattn.h200.fa3.time", "json:chains/shipped_model_scope/times_s/1", 2.382, "{:.2f} s"),
         ("sdxlattn.h200.sdpa.time", "json:chains/shipped_model_scope_sdpa/times_s/1", 1.814, "{:.2f} s")],
     "h200/family_033_sdxl/sdpa_default/matrix.json": [
-        ("sdxlsdpa.h200.layers.speedup", "json:chains/shipped/speedup", 1.763, "{:.2f}x"),
-        ("sdxlsdpa.h200.model_scope.speedup", "json:chains/shipped_model_scope/speedup", 2.827, "{:.2f}x")],
+        ("sdxlsdpa.h200.layers.speedup", "json:chains/shipped/speedup", 1.763, "{:.2f}x")],
     "h200/family_033_sdxl/sdpa_default/matrix.md": [  # `time (s)`: the median of the 3 timed runs
         ("sdxlsdpa.h200.layers.time", "md:shipped|time (s)", 1.539, "{:.2f} s"),
         ("sdxlsdpa.h200.model_scope.time", "md:shipped_model_scope|time (s)", 0.96, "{:.2f} s")],
     "h200/family_033_minimax_h3_turbo/fp8_auto_shared/matrix.json": [
         ("family.h200.minimax_h3_turbo.fp8_auto.cosine", "json:chains/fp8_auto_shipped/cosine", 0.998712, "{:.4f}"),
         ("family.h200.minimax_h3_turbo.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.63, "{:.2f}x")],
-    "h200/family_033_qwen_image_8steps/model_scope_resident_shared/matrix.json": [
-        ("qwenscope.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.422, "{:.2f}x"),
-        ("qwenscope.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.46, "{:.2f}x")],
+    "h200/family_033_qwen_image_8steps/roundings_kept_shared/matrix.json": [
+        ("qwenkept.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.439, "{:.2f}x"),
+        ("qwenkept.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.464, "{:.2f}x")],
+    "h200/family_033_flux_1024_model_scope_shared/roundings_kept_kj/matrix.json": [
+        ("fluxkept.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.403, "{:.2f}x"),
+        ("fluxkept.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.395, "{:.2f}x")],
+    "h200/family_033_sdxl/roundings_ab/kept/matrix.json": [
+        ("sdxlkept.h200.model_scope.speedup", "json:chains/shipped_model_scope/speedup", 2.572, "{:.2f}x")],
     "h200/family_033_qwen_image_8steps/resident_shared/matrix.json": [
         ("family.h200.qwen_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.467,
          "{:.2f}x")],
@@ -132,9 +136,9 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
     "h200/family_033_minimax_h3_turbo/sparse_fa4_2rounds/matrix.json": [
         ("family.h200.minimax_h3_turbo.sparse_fa4.speedup", "json:chains/level1_h3_sparse/speedup", 2.499,
          "{:.2f}x")],
-    "h200/family_033_z_image_peers/fp8_resident_shared/matrix.json": [
-        ("zfp8res.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.285, "{:.2f}x"),
-        ("zfp8res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.29, "{:.2f}x")],
+    "h200/family_033_z_image_peers/roundings_kept_shared/matrix.json": [
+        ("zkept.h200.model_scope.speedup", "json:chains/shipped_model_scope_resident/speedup", 1.337, "{:.2f}x"),
+        ("zkept.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.385, "{:.2f}x")],
     "h200/family_033_z_image_peers/resident/matrix.json": [
         ("family.h200.zimage_resident.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.281,
          "{:.2f}x")],

@@ -124,7 +124,7 @@ def test_sdxl_gain_line_follows_the_scope(M, C, mod, monkeypatch, sdxl):
     lines = {scope: next(x for x in C.apply_compile(sdxl, backend="eager", scope=scope)[1].splitlines()
                          if x.startswith("gain: ")) for scope in ("blocks", "model")}
     assert lines["blocks"].startswith(f"gain: {figs.text('sdxlsdpa.h200.layers.speedup')} vs stock"), lines
-    assert lines["model"].startswith(f"gain: {figs.text('sdxlsdpa.h200.model_scope.speedup')} vs stock"), lines
+    assert lines["model"].startswith(f"gain: {figs.text('sdxlkept.h200.model_scope.speedup')} vs stock"), lines
     assert "with scope model" in lines["model"] and "scope model" not in lines["blocks"]
 
 

@@ -134,17 +134,18 @@ def test_gain_lines_quote_the_figure_table(mod):
     assert gains.measured(gains.RESIDENT, families.Family("flux", "Flux"), h100) is None  # measured on the H200 only
     sdxl = families.Family("sdxl", "SDXL")  # Accel Compile's scope model: the whole UNet one region, H200
     line = gains.gain_line(gains.WHOLE, sdxl, h200)
-    assert line.startswith(f"gain: {figures.text('sdxlsdpa.h200.model_scope.speedup')} vs stock, measured for CUDA "
+    assert line.startswith(f"gain: {figures.text('sdxlkept.h200.model_scope.speedup')} vs stock, measured for CUDA "
                            "Settings + Attention + Compile with scope model (the whole model one region) on SDXL, "
                            "H200"), line
     assert gains.measured(gains.WHOLE, flux, h100) is None  # Flux.1's whole-model region: measured on the H200 only
     # at scope model, where the blocks ran faster in the same run, the first screen says so; not where the whole model
-    # ran faster (SDXL) or nothing was measured (H100)
+    # ran faster (Flux.1), no blocks ran beside it (SDXL) or nothing was measured (H100)
     qwen = families.Family("qwen_image", "QwenImage")
     hint = gains.blocks_hint(qwen, h200)
-    assert hint == (f"for more: set scope to blocks: {figures.text('qwenscope.h200.shipped_resident.speedup')} vs "
-                    f"stock in the same run, against {figures.text('qwenscope.h200.model_scope.speedup')} for the "
+    assert hint == (f"for more: set scope to blocks: {figures.text('qwenkept.h200.shipped_resident.speedup')} vs "
+                    f"stock in the same run, against {figures.text('qwenkept.h200.model_scope.speedup')} for the "
                     "whole model (H200)"), hint
+    assert gains.blocks_hint(flux, h200) is None and gains.measured(gains.WHOLE, flux, h200) is not None
     assert gains.blocks_hint(sdxl, h200) is None and gains.blocks_hint(qwen, h100) is None
     for kind in gains.BLOCKS_BESIDE_WHOLE:  # each blocks figure has the whole-model figure of its run
         assert set(gains.BLOCKS_BESIDE_WHOLE[kind]) == set(gains.GAINS[gains.WHOLE][kind]), kind
