@@ -252,12 +252,13 @@ def parse(argv=None):
                     help="with --sequential: after each chain's timed runs, sample at WxH, at the run's size again, "
                          "then both once more: the times and the compile summary's recompiles and CUDA-graph captures "
                          "after each pair (a size change should recompile at most once, then never again)")
-    ap.add_argument("--stored", default="", choices=["", "fp8_scaled"],
-                    help="--family: write the random weights in ComfyUI's scaled-fp8 layout (every 2-D weight of the "
-                    "family's block lists float8_e4m3fn with a per-tensor scale, the `scaled_fp8` marker: the "
-                    "*_fp8_scaled files Comfy-Org publishes), loaded by ComfyUI's loader as such a file; half the disk "
-                    "of bf16 (MiniMax-H3 33B: about 33 GB, where its 66 GB bf16 file does not fit the GPU machine's "
-                    "64 GiB disk)")
+    ap.add_argument("--stored", default="", choices=["", "fp8_scaled", "fp8_e4m3fn"],
+                    help="--family: write the random weights in ComfyUI's scaled-fp8 layout (fp8_scaled: every 2-D "
+                    "weight of the family's block lists float8_e4m3fn with a per-tensor scale, the `scaled_fp8` "
+                    "marker: the *_fp8_scaled files Comfy-Org publishes) or as a plain fp8 file (fp8_e4m3fn: the same "
+                    "weights cast to float8_e4m3fn, no scale: the *_fp8_e4m3fn files, e.g. Qwen-Image's), loaded by "
+                    "ComfyUI's loader as such a file; half the disk of bf16 (MiniMax-H3 33B: about 33 GB, where its "
+                    "66 GB bf16 file does not fit the GPU machine's 64 GiB disk)")
     ap.add_argument("--edit", action="store_true",
                     help="--family flux / qwen_image / flux2: an image-edit run (FLUX.1 Kontext dev, Qwen-Image-Edit, "
                     "Flux.2 with a reference): one random reference latent of the output's size in the conditioning, "
@@ -449,7 +450,7 @@ class Matrix:
 
     def block_prefixes(self) -> tuple:
         """Key prefixes of the family's block lists, as the pack finds its blocks (accel.common.families): what a
-        `*_fp8_scaled` file stores in fp8 (--stored fp8_scaled)."""
+        `*_fp8_scaled` or `*_fp8_e4m3fn` file stores in fp8 (--stored)."""
         fam = self.H.pack_module("accel.common.families")
         key = families.NEW_FAMILIES.get(self.a.family, self.a.family)
         return tuple(f"{b}." for b in fam.FAMILY_BLOCK_LISTS.get(key, fam.BLOCK_LISTS))
@@ -468,6 +469,8 @@ class Matrix:
             sd, metadata = families.state_dict(self.a.family, self.a.smoke, seed, dt, self.dev, depth)
             if self.a.stored == "fp8_scaled":
                 sd = M.comfy_scaled_fp8(sd, self.block_prefixes())
+            elif self.a.stored == "fp8_e4m3fn":
+                sd = M.comfy_plain_fp8(sd, self.block_prefixes())
             tmp = path.with_suffix(".partial")
             M.save_safetensors(sd, tmp, metadata=metadata)
             os.replace(tmp, path)

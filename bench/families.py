@@ -214,7 +214,7 @@ def weights_name(a, depth: dict | None = None) -> str:
     if depth:
         size += "_" + "x".join(str(v) for v in depth.values())
     # one file per model: minimax_h3 and minimax_h3_turbo load the same weights
-    stored = "_fp8_scaled" if getattr(a, "stored", "") == "fp8_scaled" else ""
+    stored = f"_{a.stored}" if getattr(a, "stored", "") else ""  # fp8_scaled, fp8_e4m3fn
     return f"{NEW_FAMILIES.get(a.family, a.family)}_{size}_{a.dtype}{stored}_seed{{seed}}.safetensors"
 
 
@@ -356,7 +356,8 @@ def title(meta: dict) -> str:
     guid = f", guidance {f.guidance:g}" if f.guidance is not None else ""
     shift = f", {f.shift[0]} {next(iter(f.shift[1].values())):g}" if f.shift else ""
     size = "tiny (smoke)" if meta.get("smoke") else "true config"
-    stored = " stored fp8_scaled (ComfyUI's scaled-fp8 layout)" if meta.get("stored") == "fp8_scaled" else ""
+    stored = {"fp8_scaled": " stored fp8_scaled (ComfyUI's scaled-fp8 layout)",
+              "fp8_e4m3fn": " stored fp8_e4m3fn (plain fp8 weights, no scale)"}.get(meta.get("stored"), "")
     edit = f" as {EDIT_FAMILIES[meta['family']][0]} (one reference latent)" if meta.get("edit") else ""
     return (f"{f.label}{edit} {size} {meta.get('dtype')}{stored}, {shape}{meta.get('height')}x{meta.get('width')}, "
             f"{meta.get('steps')} steps CFG {meta.get('cfg')}{guid}, {f.sampler}/{f.scheduler}{shift}, "

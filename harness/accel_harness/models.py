@@ -183,6 +183,19 @@ def comfy_scaled_fp8(sd: dict, prefixes: tuple = ("blocks.",), skip: str | None 
     return sd
 
 
+def comfy_plain_fp8(sd: dict, prefixes: tuple = ("blocks.",)) -> dict:
+    """`sd` in the layout of the plain `*_fp8_e4m3fn.safetensors` diffusion models Comfy-Org publishes (Qwen-Image's
+    and Qwen-Image-Edit's, which the shipped workflows load): every 2-D weight under `prefixes` (the model's block
+    lists) cast to float8_e4m3fn, saturated at +-448, with no scale and no `scaled_fp8` marker; the rest as it was.
+    ComfyUI takes the dtype holding most of the file's numbers (comfy.utils.weight_dtype) as the model's storage
+    dtype and, on a GPU, casts each layer's weight to the compute dtype per call. Converts in place, on the tensors'
+    device."""
+    e4m3 = torch.float8_e4m3fn
+    for k in [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2]:
+        sd[k] = sd[k].float().clamp(-448, 448).to(e4m3)
+    return sd
+
+
 def comfy_scaled_fp8_text_encoder(sd: dict, prefix: str = "encoder.block.") -> dict:
     """`sd` (a T5 / umt5 encoder state dict, e.g. umt5-xxl's) in ComfyUI's scaled-fp8 layout for text encoders, the
     one of the `*_fp8_e4m3fn_scaled.safetensors` text encoders Comfy-Org publishes (umt5_xxl_fp8_e4m3fn_scaled: 168

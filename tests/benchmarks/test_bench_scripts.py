@@ -584,6 +584,41 @@ def test_bench_matrix_stored_fp8_scaled_weights(tmp_path, M, mod):
         assert sum(1 for m in dm.modules() if compat.is_quantized_layer(m)) == len(fp8)
 
 
+def test_bench_matrix_stored_plain_fp8_weights(tmp_path, M):
+    """--stored fp8_e4m3fn: the layout of the plain `*_fp8_e4m3fn` files the shipped Qwen-Image workflows load: the
+    block lists' 2-D weights cast to float8_e4m3fn (saturated at +-448) with no scale and no marker, the rest as
+    written; ComfyUI reads the file's storage dtype as fp8 (comfy.utils.weight_dtype, what its loader picks the model's
+    weight dtype from). Written by the weights step, as for fp8_scaled above (the tiny MiniMax-H3: the tiny Qwen-Image
+    is built in memory); on the CPU ComfyUI upcasts such a file at load, so the fp8 layers are the GPU's to measure."""
+    sys.path.insert(0, str(H.REPO_ROOT / "bench"))
+    import families as fam
+    import torch
+    from safetensors.torch import load_file
+
+    why = M.lacks_family(fam.NEW_FAMILIES["minimax_h3"])
+    if why:
+        pytest.skip(why)
+    bench = [sys.executable, str(H.REPO_ROOT / "bench" / "bench_matrix.py"), "--smoke", "--out", str(tmp_path / "o"),
+             "--weights", str(tmp_path / "w")]
+    for stored in ("", "fp8_e4m3fn"):
+        r = subprocess.run(bench + ["--family", "minimax_h3", "--weights-only"] + (["--stored", stored] if stored
+                                                                                    else []),
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    plain = load_file(str(tmp_path / "w" / "minimax_h3_tiny_bf16_seed0.safetensors"))
+    sd = load_file(str(tmp_path / "w" / "minimax_h3_tiny_bf16_fp8_e4m3fn_seed0.safetensors"))
+    assert set(sd) == set(plain), "no scale or marker keys"
+    fp8 = {k for k, v in sd.items() if v.dtype == torch.float8_e4m3fn}
+    assert fp8 == {k for k, v in plain.items() if k.startswith("blocks.") and k.endswith(".weight") and v.ndim == 2}
+    k = sorted(fp8)[0]
+    want = plain[k].float().clamp(-448, 448).to(torch.float8_e4m3fn).float()
+    assert torch.equal(sd[k].float(), want), "each weight is the bf16 one cast to e4m3fn"
+    assert all(torch.equal(sd[k], plain[k]) for k in set(sd) - fp8)
+    import comfy.utils
+
+    assert comfy.utils.weight_dtype(sd) == torch.float8_e4m3fn
+
+
 def test_bench_matrix_cuda_graph_chain_and_resolution_change_smoke(tmp_path):
     """bench_matrix --family z_image --sequential with the CUDA-graph chain, the shipped chain at scope model and
     --resolution-change (CPU, inductor):
