@@ -173,8 +173,7 @@ def comfy_scaled_fp8(sd: dict, prefixes: tuple = ("blocks.",), skip: str | None 
     0.33 converts it to quantized-tensor layers. Converts in place, on the device the tensors live on (the file of a
     14B model is written from GPU tensors without a second copy)."""
     e4m3 = torch.float8_e4m3fn
-    for k in [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2
-              and not (skip and skip in k)]:
+    for k in _block_weights(sd, prefixes, skip):
         w = sd[k]
         scale = (w.abs().amax().float() / torch.finfo(e4m3).max).clamp_min(1e-12)
         sd[k] = (w.float() / scale).clamp(-448, 448).to(e4m3)
@@ -190,10 +189,15 @@ def comfy_plain_fp8(sd: dict, prefixes: tuple = ("blocks.",)) -> dict:
     ComfyUI takes the dtype holding most of the file's numbers (comfy.utils.weight_dtype) as the model's storage
     dtype and, on a GPU, casts each layer's weight to the compute dtype per call. Converts in place, on the tensors'
     device."""
-    e4m3 = torch.float8_e4m3fn
-    for k in [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2]:
-        sd[k] = sd[k].float().clamp(-448, 448).to(e4m3)
+    for k in _block_weights(sd, prefixes):
+        sd[k] = sd[k].float().clamp(-448, 448).to(torch.float8_e4m3fn)
     return sd
+
+
+def _block_weights(sd: dict, prefixes: tuple, skip: str | None = None) -> list:
+    """The 2-D weights' keys under `prefixes` (but those holding `skip`): what ComfyUI's fp8 files store as fp8."""
+    return [k for k, v in sd.items() if k.startswith(prefixes) and k.endswith(".weight") and v.ndim == 2
+            and not (skip and skip in k)]
 
 
 def comfy_scaled_fp8_text_encoder(sd: dict, prefix: str = "encoder.block.") -> dict:
