@@ -403,6 +403,67 @@ def can_reload_patcher(patcher) -> bool:
     return hasattr(patcher, "cached_patcher_init")
 
 
+def legacy_load_rounds(patcher) -> tuple[int, str] | None:
+    """(tensors, dtype name): how many of `patcher`'s diffusion-model tensors ComfyUI's legacy load would store
+    narrower than the model holds them now, where its weight dtype is a float8 one; else None. ComfyUI 0.33 loads a
+    DynamicVRAM model's tensors as its file stores them (`load_model_weights(assign=True)`); the legacy patcher
+    (`clone(disable_dynamic=True)`: resident loading, CUDA graphs, core's TorchCompileModel) copies them into layers
+    built in the model's weight dtype (`assign=False`). A plain `*_fp8_e4m3fn` file whose biases, norms or outer layers
+    are 16-bit then loses them to float8 with no scale: another model than the one stock samples. The layers' built
+    dtypes come from the diffusion model's class built again on the meta device with the model's config (layers a model
+    builds in another dtype, e.g. Wan's float32 patch embedding, round nothing); where that cannot be built, every
+    wider tensor of a ComfyUI layer counts. Quantized-tensor models (`quant_config`: each layer keeps its own dtype)
+    and 16- or 32-bit weight dtypes: None."""
+    import torch
+
+    base = getattr(patcher, "model", None)
+    dm = getattr(base, "diffusion_model", None)
+    get = getattr(base, "get_dtype", None)
+    if dm is None or not callable(get):
+        return None
+    if getattr(getattr(base, "model_config", None), "quant_config", None):
+        return None
+    try:
+        dtype = get()
+    except Exception:  # noqa: BLE001 - a model class without a weight dtype
+        return None
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point or dtype.itemsize != 1:
+        return None
+    built = _built_dtypes(base, dm)
+    rounded = 0
+    for m in dm.modules():
+        if not hasattr(m, "comfy_cast_weights"):
+            continue
+        if is_quantized_layer(m):
+            return None
+        for name, t in m.named_parameters(recurse=False):
+            if t is None or not t.is_floating_point():
+                continue
+            into = built.get((id(m), name), dtype) if built is not None else dtype
+            if into.itemsize < t.dtype.itemsize:
+                rounded += 1
+    return (rounded, str(dtype).replace("torch.", "")) if rounded else None
+
+
+def _built_dtypes(base, dm) -> dict | None:
+    """{(id of a layer of `dm`, parameter name): dtype} as the legacy load builds `dm`'s class from the model's config
+    (on the meta device: no memory), None where this model cannot be built that way."""
+    import torch
+
+    try:
+        import comfy.ops
+
+        cfg = dict(base.model_config.unet_config)
+        with torch.device("meta"):
+            fresh = type(dm)(**cfg, device="meta", operations=comfy.ops.disable_weight_init)
+        mods = dict(fresh.named_modules())
+        return {(id(m), n): mods[k]._parameters[n].dtype for k, m in dm.named_modules()
+                for n, t in m._parameters.items()
+                if t is not None and k in mods and mods[k]._parameters.get(n) is not None}
+    except Exception:  # noqa: BLE001 - a model class built another way than from its config
+        return None
+
+
 def block_fetch_support() -> str | None:
     """None when the running ComfyUI has the block-fetch API Accel Compile uses under DynamicVRAM, else why not."""
     try:

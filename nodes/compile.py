@@ -67,7 +67,8 @@ class AccelCompile(AccelNode):
                 io.Boolean.Input("resident_weights", default=False, optional=True, tooltip=(
                     "On: a model ComfyUI would stream (DynamicVRAM) that fits the card loads resident instead, as "
                     "TorchCompileModel loads it: same computations, no per-step fetch. One that does not fit keeps "
-                    "streaming. One-region models (SDXL, scope model) always load so where they fit.")),
+                    "streaming, and so does a file mixing fp8 and 16-bit tensors (a resident load would round them). "
+                    "One-region models (SDXL, scope model) always load so where they fit.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "

@@ -183,6 +183,9 @@ def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
                   and model.cached_patcher_init is not None):
             keep += (f"; {wants}: its loader cannot re-create it without DynamicVRAM (no cached_patcher_init; a core "
                      "loader or Accel Load Diffusion Model (FP8) can)")
+        elif (rounds := comfy_compat.legacy_load_rounds(model)) is not None:
+            keep += f"; {wants}: {legacy_rounding_text(*rounds)}"
+            log.warning("compile: %s: %s", wants, legacy_rounding_text(*rounds))
         else:
             why = (f"CUDA graphs need its weights resident, and {text}" if cfg.cuda_graphs
                    else f"resident_weights on, and {text}" if cfg.resident
@@ -201,6 +204,12 @@ def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
                                                    "ComfyUI loads it the legacy way (resident, or partial on small "
                                                    "cards)")
     return model.clone(), None
+
+
+def legacy_rounding_text(tensors: int, dtype: str) -> str:
+    """The memory line's words where a resident load would change the model (comfy_compat.legacy_load_rounds)."""
+    return (f"this file mixes {dtype} with wider tensors, and ComfyUI's resident load would round {tensors} of them to "
+            f"{dtype} (another image than stock's; streamed, they stay as stored)")
 
 
 def _region_keys(model, scope):

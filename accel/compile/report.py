@@ -129,9 +129,10 @@ def run_lines(st: dict) -> list[str]:
             lines.append("  " + describe(plans))
         lines += ["  " + g for g in graph_lines(st)]
         if st.get("streamed_regions") and not (st.get("prefetch") or {}).get("line"):
+            how = ("the stored weights cast to the compute dtype per call, as stock casts them"
+                   if st.get("memory", "").startswith(config.MEMORY_OFF) else "ComfyUI streams them")
             lines.append(f"  weights: {st['streamed_regions']} of {st['regions']} compiled region(s) fetched their "
-                         f"weights in the last model call ({st['fetch_host_ms']:.1f} ms of host time; ComfyUI "
-                         "streams them)")
+                         f"weights in the last model call ({st['fetch_host_ms']:.1f} ms of host time; {how})")
     if (st.get("prefetch") or {}).get("line"):
         lines.append(st["prefetch"]["line"])
     if st.get("allocator") == ASYNC_ALLOCATOR and (st.get("prefetch") or {}).get("streamed_blocks"):

@@ -268,6 +268,11 @@ def test_lowvram_lora_blocks_stay_compiled_no_storm(M, wan, C, mod):
     run = mod("accel.compile.report").run_lines(st)
     assert f"  weights: 2 of 2 compiled region(s) fetched their weights in the last model call " \
            f"({st['fetch_host_ms']:.1f} ms of host time; ComfyUI streams them)" in run, run
+    # a model loaded resident whose layers still cast per call (a plain fp8 file): cast, not streamed
+    cfg = mod("accel.compile.config")
+    run = mod("accel.compile.report").run_lines({**st, "memory": cfg.MEMORY_OFF + " (resident_weights on)"})
+    assert any(line.endswith("; the stored weights cast to the compute dtype per call, as stock casts them)")
+               for line in run) and not any("ComfyUI streams them" in line for line in run), run
     assert _close(out1, forward(with_lora(wan, sd, 1.0), x, ctx))
     g0 = graphs()
     out05 = lowvram_forward(with_lora(compiled, sd, 0.5))
@@ -801,6 +806,63 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(M, wan, C, 
     with pytest.raises(mod("accel.common.errors").AccelError) as e:
         C.apply_compile(dynamic(), backend="eager", resident="yes")
     assert "resident_weights" in str(e.value)
+
+
+def test_comfyui_resident_load_rounds_a_mixed_plain_fp8_file(M, mod):
+    """ComfyUI's own loader, the premise of the check below: a plain `*_fp8_e4m3fn` file whose block weights are
+    float8 and whose other tensors are 16-bit, loaded in a float8 weight dtype. The legacy patcher (what
+    `clone(disable_dynamic=True)` re-creates: resident loading, CUDA graphs, core's TorchCompileModel) copies every
+    tensor into layers built in that dtype, rounding the 16-bit ones; DynamicVRAM assigns them as stored
+    (`load_model_weights(assign=True)`). `legacy_load_rounds` counts the tensors the copy would round in the assigned
+    model, and none once they are float8; a 16-bit model has none to round."""
+    import comfy.sd
+
+    compat = mod("accel.comfy_compat")
+    fp8 = torch.float8_e4m3fn
+    sd = M.comfy_plain_fp8(M.wan_state_dict(dtype=torch.bfloat16, seed=2))
+    wider = {k for k, v in sd.items() if v.dtype != fp8 and v.is_floating_point()}
+    assert wider and any(v.dtype == fp8 for v in sd.values())
+    legacy = comfy.sd.load_diffusion_model_state_dict(dict(sd), model_options={"dtype": fp8})
+    assert not compat.patcher_is_dynamic(legacy) and legacy.model.get_dtype() == fp8
+    dm = dict(legacy.model.diffusion_model.named_parameters())
+    k = next(k for k in sorted(wider) if k.endswith(".bias") and k in dm)
+    assert dm[k].dtype == fp8 and not torch.equal(dm[k].float(), sd[k].float()), "the copy rounded a 16-bit bias"
+    assert compat.legacy_load_rounds(legacy) is None  # what is float8 already has nothing left to round
+
+    legacy.model.load_model_weights(dict(sd), "", assign=True)  # as ComfyUI 0.33 loads a DynamicVRAM model
+    n, dtype = compat.legacy_load_rounds(legacy)
+    assert dtype == "float8_e4m3fn" and 0 < n <= len(wider), (n, len(wider))
+    assert compat.legacy_load_rounds(M.wan_model(dtype=torch.bfloat16)) is None
+
+
+def test_resident_load_refused_where_it_would_round_the_file(M, wan, C, mod, monkeypatch):
+    """resident_weights on, CUDA graphs or one region over the whole model, on a DynamicVRAM model that fits, whose
+    file mixes float8 and wider tensors: ComfyUI's resident load would round the wider ones to float8 (the test
+    above), another image than stock's, so the model keeps streaming, the report's memory line says why, and its
+    output stays the uncompiled model's."""
+    import inspect
+
+    if "disable_dynamic" not in inspect.signature(wan.clone).parameters:
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic): runs in CI on the "
+                    "ComfyUI 0.33 main bed (scripts/test.sh)")
+    compat, apply_ = mod("accel.comfy_compat"), mod("accel.compile.apply")
+    monkeypatch.setattr(compat, "block_fetch_support", lambda: None)
+    monkeypatch.setattr(apply_, "_fits", lambda model: (True, "the model fits: 1.0 GiB of weights"))
+    # what legacy_load_rounds finds in such a file (the test above, on ComfyUI's loader); this model samples as it is
+    n = 7
+    monkeypatch.setattr(compat, "legacy_load_rounds",
+                        lambda model: (n, "float8_e4m3fn") if model.model is wan.model else None)
+    recreated = []
+    x, ctx = inputs()
+    ref = forward(wan, x, ctx)
+    for kw, wants in (({"resident": True}, "resident_weights: kept streaming"),
+                      ({"scope": "model"}, "kept streaming"), ({"cuda_graphs": "on"}, "CUDA graphs do not run on it")):
+        m, report = C.apply_compile(M.as_dynamic(wan, recreated), backend="eager", **kw)
+        assert recreated == [], kw  # not re-created: the clone streams as the model did
+        assert (f"{wants}: this file mixes float8_e4m3fn with wider tensors, and ComfyUI's resident load would round "
+                f"{n} of them to float8_e4m3fn") in report, report
+        assert "DynamicVRAM kept" in report
+        assert _close(forward(m, x, ctx), ref)
 
 
 def test_one_region_over_the_whole_model_loads_resident_where_it_fits(M, wan, C, mod, monkeypatch):
