@@ -327,6 +327,10 @@ the `family:` line of Accel Compile's report, and the pack's docs/nodes.md, "Mod
 # Z-Image Turbo's chain loads the model resident where it fits (Accel Compile resident_weights): faster than
 # DynamicVRAM's per-call weight fetch on the H200 (bench/results/h200/family_033_z_image_peers/resident/).
 Z_IMAGE_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
+# FLUX.1 Kontext's chain loads its fp8_scaled model resident where it fits: 1.61x against 1.58x streamed, the same final
+# latent (bench/results/h200/family_033_flux_kontext/fp8_scaled_resident_shared/). Not the Qwen-Image workflows: their
+# plain fp8 files' resident load rounds the 16-bit tensors to fp8 (Accel Compile keeps such a file streaming).
+KONTEXT_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
 # SDXL's template keeps one size: the whole UNet as one region ran faster than its layers and level with ComfyUI's
 # TorchCompileModel (bench/results/h200/family_033_sdxl/sdpa_default/); dynamic false: a new size compiles a static
 # graph once more instead of the dynamic recompile that ran for minutes (resolution_change_cut/).
@@ -386,12 +390,16 @@ def flux_kontext_dev(info) -> Flow:
     guid = f.add("FluxGuidance", "Guidance 2.5", conditioning=f.out(ref), guidance=2.5)
     zero = f.add("ConditioningZeroOut", "Negative (unused at CFG 1)", conditioning=f.out(pos))
     f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
-    chain = _chain(f, f.out(unet), SHIPPED_CHAIN)
+    chain = _chain(f, f.out(unet), SHIPPED_CHAIN, values=KONTEXT_VALUES)
     ks = _ksampler(f, f.out(chain[-1]), f.out(guid), f.out(zero), f.out(enc), steps=20, cfg=1.0, sampler="euler")
     outs = _image_out(f, f.out(ks), f.out(vae), "flux1_kontext_accel")
     f.outputs = {"sampler": ks, "save": outs[-1]}
     n = _about(f, "FLUX.1 Kontext dev (image edit) + CUDA settings, attention, compile", _IMAGE_BODY.format(
         model="FLUX.1 Kontext") + """
+
+Accel Compile's `resident_weights` is on here: where the model fits the card, ComfyUI loads it resident instead of
+fetching each block's weights at every step (same output; where it does not fit it keeps streaming, and the
+report's first line says which).
 
 The graph is ComfyUI's FLUX.1 Kontext dev template with one input image: the image is scaled to a Kontext size,
 encoded, given to the prompt as its reference latent and used as the start latent; guidance 2.5, 20 steps euler /
