@@ -3645,6 +3645,108 @@ rows(S_SDXL_AB, "h200/family_033_sdxl/roundings_ab/default/matrix.md",
       "scope model, inductor's default roundings, the median run"),
      ("sdxlab.h200.default.stock.time", "md:stock|time (s)", 2.593, "{:.2f} s", "stock in the same process"))
 
+_R3_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Qwen-Image from its plain fp8 file and on a 24 GB card"
+_R3_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran FLUX.1 Kontext and Flux.1 on a 24 GB card"
+_R4_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Qwen-Image and Qwen-Image-Edit"
+_R4_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran MiniMax-H3"
+S_KONTEXT_FP8 = Setup("H200", "0.33.0", 141, "FLUX.1 Kontext dev 12B random weights in ComfyUI's scaled-fp8 layout (the "
+                      "shipped workflow's flux1-dev-kontext_fp8_scaled), 1024x1024 with one 1024x1024 reference latent, "
+                      "20 steps, guidance 3.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py --family "
+                      "flux --edit --stored fp8_scaled --sequential --chains shipped,shipped_resident --rounds 2), "
+                      + _R3_GPU0, shared=True)
+rows(S_KONTEXT_FP8, "h200/family_033_flux_kontext/fp8_scaled_resident_shared/matrix.json",
+     ("kontextfp8.h200.shipped.speedup", "json:chains/shipped/speedup", 1.584, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("kontextfp8.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.61, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("kontextfp8.h200.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999925, "{:.6f}",
+      "the exact chain, resident, final latent vs stock"),
+     ("kontextfp8.h200.shipped.cosine", "json:chains/shipped/cosine", 0.999925, "{:.6f}",
+      "the exact chain, streamed, final latent vs stock"))
+S_QWEN_FP8RES = Setup("H200", "0.33.0", 141, "Qwen-Image 20B random weights in the plain fp8 layout of "
+                      "qwen_image_fp8_e4m3fn (the block linears float8_e4m3fn with no scale, the other tensors bf16), "
+                      "1328x1328, 8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py "
+                      "--family qwen_image --steps 8 --stored fp8_e4m3fn --sequential --chains shipped,shipped_resident "
+                      "--rounds 2), " + _R3_GPU1, shared=True)
+rows(S_QWEN_FP8RES, "h200/family_033_qwen_image_8steps/fp8_e4m3fn_resident_shared/matrix.json",
+     ("qwenfp8.h200.shipped.speedup", "json:chains/shipped/speedup", 1.336, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("qwenfp8.h200.shipped.cosine", "json:chains/shipped/cosine", 0.999876, "{:.6f}",
+      "the exact chain, streamed, final latent vs stock"),
+     ("qwenfp8.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.421, "{:.2f}x",
+      "the exact chain loaded resident by ComfyUI's legacy load (before Accel Compile refused it) vs stock"),
+     ("qwenfp8.h200.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999327, "{:.6f}",
+      "the same, final latent vs stock (the legacy load rounded the file's 16-bit tensors to fp8)"))
+S_QWEN_FP8_LEGACY = Setup("H200", "0.33.0", 141, "Qwen-Image 20B random weights in the plain fp8 layout, 1328x1328, 8 "
+                          "steps CFG 2.5, ComfyUI started with --disable-dynamic-vram, first runs then 2 interleaved "
+                          "timed rounds, the slower (bench_matrix.py --family qwen_image --steps 8 --stored fp8_e4m3fn "
+                          "--chains stock,shipped --rounds 2 --comfy-args=--disable-dynamic-vram), " + _R4_GPU1,
+                          shared=True)
+rows(S_QWEN_FP8_LEGACY, "h200/family_033_qwen_image_8steps/fp8_e4m3fn_legacy_shared/matrix.json",
+     ("qwenfp8legacy.h200.shipped.cosine", "json:chains/shipped/cosine", 0.999876, "{:.6f}",
+      "the exact chain, final latent vs stock, both on ComfyUI's legacy load"))
+S_FLUX24_PEERS = Setup("H200", "0.33.0", 24, "Flux.1-dev 12B bf16 random weights loaded by ComfyUI's loader, "
+                       "1024x1024, 20 steps, a simulated 24 GB card (another process holds the rest of the GPU), each "
+                       "chain on its own, 2 timed runs, the slower (bench_matrix.py --family flux --sequential --card 24 "
+                       "--occupy --chains shipped,core_compile,kj_sage_compile --rounds 2), " + _R3_GPU0, shared=True)
+rows(S_FLUX24_PEERS, "h200/family_033_flux_1024_24GB_occupied/peers_shared/matrix.json",
+     ("flux24peers.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.249, "{:.2f}x",
+      "the exact chain vs stock"),
+     ("flux24peers.h200.24.kj.speedup", "json:chains/kj_sage_compile/speedup", 0.725, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_QWEN24_PEERS = Setup("H200", "0.33.0", 24, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, "
+                       "1328x1328, 8 steps CFG 2.5, a simulated 24 GB card, each chain on its own, 2 timed runs, the "
+                       "slower (bench_matrix.py --family qwen_image --steps 8 --sequential --card 24 --occupy --chains "
+                       "shipped,core_compile,kj_sage_compile --rounds 2; cut by its time limit before KJNodes), "
+                       + _R3_GPU1, shared=True)
+rows(S_QWEN24_PEERS, "h200/family_033_qwen_image_8steps_24GB_occupied/peers_cut_shared/matrix.json",
+     ("qwen24peers.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.431, "{:.2f}x",
+      "the exact chain vs stock"))
+S_QWEN24_KJ = Setup("H200", "0.33.0", 24, "Qwen-Image 20B bf16 random weights loaded by ComfyUI's loader, 1328x1328, "
+                    "8 steps CFG 2.5, a simulated 24 GB card, each chain on its own, 2 timed runs, the slower "
+                    "(bench_matrix.py --family qwen_image --steps 8 --sequential --card 24 --occupy --chains "
+                    "kj_sage_compile --rounds 2), " + _R4_GPU1, shared=True)
+rows(S_QWEN24_KJ, "h200/family_033_qwen_image_8steps_24GB_occupied/kj_shared/matrix.json",
+     ("qwen24kj.h200.24.kj.speedup", "json:chains/kj_sage_compile/speedup", 0.589, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_QEDIT_CUT = Setup("H200", "0.33.0", 141, "Qwen-Image-Edit 20B bf16 random weights loaded by ComfyUI's loader, "
+                    "1328x1328 with one reference latent, 8 steps CFG 2.5, each chain on its own, 2 timed runs, the "
+                    "slower (bench_matrix.py --family qwen_image --edit --steps 8 --sequential --chains "
+                    "shipped,core_compile,kj_sage_compile --rounds 2; cut by its time limit in TorchCompileModel's "
+                    "first run), " + _R4_GPU1, shared=True)
+rows(S_QEDIT_CUT, "h200/family_033_qwen_image_edit_8steps/peers_cut_shared/matrix.json",
+     ("qeditcut.h200.shipped.speedup", "json:chains/shipped/speedup", 1.494, "{:.2f}x", "the exact chain vs stock"))
+S_H3_KJ = Setup("H200", "0.33.0", 141, "MiniMax-H3 33B random weights in ComfyUI's scaled-fp8 layout, the standard "
+                "template's 1344x768 124 frames with stereo audio, 8 of its 20 steps, first runs then one timed round "
+                "(bench_matrix.py --family minimax_h3 --stored fp8_scaled --steps 8 --chains "
+                "stock,shipped,kj_sage_compile --rounds 1), " + _R4_GPU0, shared=True)
+rows(S_H3_KJ, "h200/family_033_minimax_h3/kj_8steps_shared/matrix.json",
+     ("h3kj.h200.shipped.speedup", "json:chains/shipped/speedup", 1.657, "{:.2f}x",
+      "Accel MiniMax-H3 Level-1 vs stock"),
+     ("h3kj.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.174, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+
+_R5_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Flux.2"
+_R5_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran Qwen-Image-Edit"
+S_QEDIT_PEERS = Setup("H200", "0.33.0", 141, "Qwen-Image-Edit 20B bf16 random weights loaded by ComfyUI's loader, "
+                      "1328x1328 with one reference latent, 8 steps CFG 2.5, first runs then one timed round "
+                      "(bench_matrix.py --family qwen_image --edit --steps 8 --chains stock,core_compile,kj_sage_compile "
+                      "--rounds 1), " + _R5_GPU0, shared=True)
+rows(S_QEDIT_PEERS, "h200/family_033_qwen_image_edit_8steps/tcm_kj_shared/matrix.json",
+     ("qeditpeers.h200.core_compile.speedup", "json:chains/core_compile/speedup", 1.109, "{:.2f}x",
+      "ComfyUI TorchCompileModel vs stock"),
+     ("qeditpeers.h200.core_compile.first_run", "json:chains/core_compile/first_run_s", 121.1, "{:.0f} s",
+      "ComfyUI TorchCompileModel, first run"),
+     ("qeditpeers.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.168, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_FLUX2_KJ = Setup("H200", "0.33.0", 141, "Flux.2-dev 32B random weights in ComfyUI's scaled-fp8 layout, 1248x832, 8 "
+                   "of 20 steps, guidance 4, first runs then one timed round (bench_matrix.py --family flux2 --stored "
+                   "fp8_scaled --steps 8 --chains stock,shipped,kj_sage_compile --rounds 1), " + _R5_GPU1, shared=True)
+rows(S_FLUX2_KJ, "h200/family_033_flux2_8steps/kj_shared/matrix.json",
+     ("flux2kj.h200.shipped.speedup", "json:chains/shipped/speedup", 1.319, "{:.2f}x", "the exact chain vs stock"),
+     ("flux2kj.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.006, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU: dict[str, str] = {}
