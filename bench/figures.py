@@ -3649,11 +3649,11 @@ _R3_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Qwen-Image from its plain f
 _R3_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran FLUX.1 Kontext and Flux.1 on a 24 GB card"
 _R4_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Qwen-Image and Qwen-Image-Edit"
 _R4_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran MiniMax-H3"
-S_KONTEXT_FP8 = Setup("H200", "0.33.0", 141, "FLUX.1 Kontext dev 12B random weights in ComfyUI's scaled-fp8 layout (the "
-                      "shipped workflow's flux1-dev-kontext_fp8_scaled), 1024x1024 with one 1024x1024 reference latent, "
-                      "20 steps, guidance 3.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py --family "
-                      "flux --edit --stored fp8_scaled --sequential --chains shipped,shipped_resident --rounds 2), "
-                      + _R3_GPU0, shared=True)
+S_KONTEXT_FP8 = Setup("H200", "0.33.0", 141, "FLUX.1 Kontext dev 12B random weights in ComfyUI's scaled-fp8 layout "
+                      "(the shipped workflow's flux1-dev-kontext_fp8_scaled), 1024x1024 with one 1024x1024 reference "
+                      "latent, 20 steps, guidance 3.5, each chain on its own, 2 timed runs, the slower "
+                      "(bench_matrix.py --family flux --edit --stored fp8_scaled --sequential --chains "
+                      "shipped,shipped_resident --rounds 2), " + _R3_GPU0, shared=True)
 rows(S_KONTEXT_FP8, "h200/family_033_flux_kontext/fp8_scaled_resident_shared/matrix.json",
      ("kontextfp8.h200.shipped.speedup", "json:chains/shipped/speedup", 1.584, "{:.2f}x",
       "the exact chain, DynamicVRAM kept, vs stock"),
@@ -3666,8 +3666,8 @@ rows(S_KONTEXT_FP8, "h200/family_033_flux_kontext/fp8_scaled_resident_shared/mat
 S_QWEN_FP8RES = Setup("H200", "0.33.0", 141, "Qwen-Image 20B random weights in the plain fp8 layout of "
                       "qwen_image_fp8_e4m3fn (the block linears float8_e4m3fn with no scale, the other tensors bf16), "
                       "1328x1328, 8 steps CFG 2.5, each chain on its own, 2 timed runs, the slower (bench_matrix.py "
-                      "--family qwen_image --steps 8 --stored fp8_e4m3fn --sequential --chains shipped,shipped_resident "
-                      "--rounds 2), " + _R3_GPU1, shared=True)
+                      "--family qwen_image --steps 8 --stored fp8_e4m3fn --sequential --chains "
+                      "shipped,shipped_resident --rounds 2), " + _R3_GPU1, shared=True)
 rows(S_QWEN_FP8RES, "h200/family_033_qwen_image_8steps/fp8_e4m3fn_resident_shared/matrix.json",
      ("qwenfp8.h200.shipped.speedup", "json:chains/shipped/speedup", 1.336, "{:.2f}x",
       "the exact chain, DynamicVRAM kept, vs stock"),
@@ -3687,8 +3687,9 @@ rows(S_QWEN_FP8_LEGACY, "h200/family_033_qwen_image_8steps/fp8_e4m3fn_legacy_sha
       "the exact chain, final latent vs stock, both on ComfyUI's legacy load"))
 S_FLUX24_PEERS = Setup("H200", "0.33.0", 24, "Flux.1-dev 12B bf16 random weights loaded by ComfyUI's loader, "
                        "1024x1024, 20 steps, a simulated 24 GB card (another process holds the rest of the GPU), each "
-                       "chain on its own, 2 timed runs, the slower (bench_matrix.py --family flux --sequential --card 24 "
-                       "--occupy --chains shipped,core_compile,kj_sage_compile --rounds 2), " + _R3_GPU0, shared=True)
+                       "chain on its own, 2 timed runs, the slower (bench_matrix.py --family flux --sequential --card "
+                       "24 --occupy --chains shipped,core_compile,kj_sage_compile --rounds 2), " + _R3_GPU0,
+                       shared=True)
 rows(S_FLUX24_PEERS, "h200/family_033_flux_1024_24GB_occupied/peers_shared/matrix.json",
      ("flux24peers.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.249, "{:.2f}x",
       "the exact chain vs stock"),
@@ -3730,8 +3731,8 @@ _R5_GPU0 = "GPU 0 of a two-H200 host while GPU 1 ran Flux.2"
 _R5_GPU1 = "GPU 1 of a two-H200 host while GPU 0 ran Qwen-Image-Edit"
 S_QEDIT_PEERS = Setup("H200", "0.33.0", 141, "Qwen-Image-Edit 20B bf16 random weights loaded by ComfyUI's loader, "
                       "1328x1328 with one reference latent, 8 steps CFG 2.5, first runs then one timed round "
-                      "(bench_matrix.py --family qwen_image --edit --steps 8 --chains stock,core_compile,kj_sage_compile "
-                      "--rounds 1), " + _R5_GPU0, shared=True)
+                      "(bench_matrix.py --family qwen_image --edit --steps 8 --chains "
+                      "stock,core_compile,kj_sage_compile --rounds 1), " + _R5_GPU0, shared=True)
 rows(S_QEDIT_PEERS, "h200/family_033_qwen_image_edit_8steps/tcm_kj_shared/matrix.json",
      ("qeditpeers.h200.core_compile.speedup", "json:chains/core_compile/speedup", 1.109, "{:.2f}x",
       "ComfyUI TorchCompileModel vs stock"),
