@@ -282,7 +282,9 @@ def _clone_off_gpu(model):
     m = model.clone()
     if getattr(m, "load_device", None) is None or m.load_device.type == "cpu":
         return m, "ComfyUI's process: the weights stay on the CPU (the workers hold one copy per GPU)"
+    rounds = None
     if comfy_compat.patcher_is_dynamic(m):
+        rounds = comfy_compat.legacy_load_rounds(model)
         try:
             m = model.clone(disable_dynamic=True)
         except Exception as e:  # no cached_patcher_init (a model not loaded from a file)
@@ -290,8 +292,14 @@ def _clone_off_gpu(model):
                        "VRAM patcher could not be made plain); GPU 0 then holds two copies of the weights")
     m.load_device = cpu
     m.offload_device = cpu
-    return m, (f"ComfyUI's process: loads this model to the CPU instead of {model.load_device} (worker 0 holds the "
-               "copy on GPU 0; one copy per GPU)")
+    line = (f"ComfyUI's process: loads this model to the CPU instead of {model.load_device} (worker 0 holds the "
+            "copy on GPU 0; one copy per GPU)")
+    if rounds is not None:
+        n, dtype = rounds
+        log.warning("multigpu: the plain copy of this model rounds %d of its tensors to %s", n, dtype)
+        line += (f"; NOTE: this file mixes {dtype} with wider tensors, and that plain copy rounds {n} of them to "
+                 f"{dtype} (the image differs from a single-GPU run's under DynamicVRAM)")
+    return m, line
 
 
 def apply_multigpu(model, gpus: int = 2, device: str = "cuda", cfg_parallel: str = "on", **pool_opts):

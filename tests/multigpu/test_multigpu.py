@@ -231,6 +231,34 @@ def test_comfy_process_keeps_no_gpu_copy(M, MG, monkeypatch):
     assert "loads this model to the CPU instead of cuda:0" in report
 
 
+def test_comfy_process_copy_says_where_it_rounds_the_file(M, MG, mod, monkeypatch):
+    """A DynamicVRAM model made plain for ComfyUI's process (loaded to the CPU, sent to the workers from there):
+    where its file mixes float8 with wider tensors, ComfyUI's plain load rounds those to float8
+    (comfy_compat.legacy_load_rounds, tested on ComfyUI's loader in tests/compile), and the report says the image
+    differs from a single-GPU run's."""
+    import inspect
+
+    model = wan(M, heads=2).clone()
+    if "disable_dynamic" not in inspect.signature(model.clone).parameters:
+        pytest.skip("this ComfyUI has no DynamicVRAM patchers (clone() takes no disable_dynamic)")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    model.load_device = torch.device("cuda", 0)
+    compat, recreated = mod("accel.comfy_compat"), []
+    monkeypatch.setattr(compat, "legacy_load_rounds", lambda p: (5, "float8_e4m3fn"))
+    plain = set()  # the patchers the plain clones return (ModelPatcherDynamic's own clones stay dynamic)
+    monkeypatch.setattr(compat, "patcher_is_dynamic", lambda p: id(p) not in plain)
+    real_clone = model.clone
+    monkeypatch.setattr(model, "clone", lambda *a, **kw: (lambda c: plain.add(id(c)) or c)(real_clone(*a, **kw)),
+                        raising=False)
+    m, report = MG.apply_multigpu(M.as_dynamic(model, recreated), gpus=2, device="cuda")
+    assert recreated == [True] and m.load_device.type == "cpu"
+    assert "that plain copy rounds 5 of them to float8_e4m3fn (the image differs from a single-GPU run's" in report
+    monkeypatch.setattr(compat, "legacy_load_rounds", lambda p: None)
+    m, report = MG.apply_multigpu(M.as_dynamic(model, recreated), gpus=2, device="cuda")
+    assert "rounds" not in report and "loads this model to the CPU instead of cuda:0" in report
+
+
 def test_one_gpu_is_stock(M, MG, P):
     model = wan(M, heads=2, seed=1)
     m, report = MG.apply_multigpu(model, gpus=1, device="cpu")
