@@ -65,10 +65,9 @@ class AccelCompile(AccelNode):
                     "Python) while the model's weights stay on the GPU. Needs ComfyUI started with "
                     "--disable-cuda-malloc. The report says whether it ran and why not.")),
                 io.Boolean.Input("resident_weights", default=False, optional=True, tooltip=(
-                    "On: a model ComfyUI would stream (DynamicVRAM) that fits the card loads resident instead, as "
-                    "TorchCompileModel loads it: same computations, no per-step fetch. One that does not fit keeps "
-                    "streaming, and so does a file mixing fp8 and 16-bit tensors (a resident load would round them). "
-                    "One-region models (SDXL, scope model) always load so where they fit.")),
+                    "On: a model ComfyUI would stream (DynamicVRAM) loads resident where it fits: same computations, "
+                    "no per-step fetch. It keeps streaming where it does not fit, or where its file mixes fp8 and "
+                    "16-bit tensors. One-region models (SDXL, scope model) always load so where they fit.")),
             ],
             outputs=[model_output("The model, compiled on its first sampling step."),
                      report_output("What was applied: mode, scope, cache folder, compile seconds and recompiles so "
