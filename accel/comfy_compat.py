@@ -431,37 +431,31 @@ def legacy_load_rounds(patcher) -> tuple[int, str] | None:
         return None
     built = _built_dtypes(base, dm)
     rounded = 0
-    for m in dm.modules():
+    for prefix, m in dm.named_modules():
         if not hasattr(m, "comfy_cast_weights"):
             continue
         if is_quantized_layer(m):
             return None
         for name, t in m.named_parameters(recurse=False):
-            if t is None or not t.is_floating_point():
-                continue
-            into = built.get((id(m), name), dtype) if built is not None else dtype
-            if into.itemsize < t.dtype.itemsize:
+            into = built.get(f"{prefix}.{name}" if prefix else name, dtype)
+            if t.is_floating_point() and into.itemsize < t.dtype.itemsize:
                 rounded += 1
     return (rounded, str(dtype).replace("torch.", "")) if rounded else None
 
 
-def _built_dtypes(base, dm) -> dict | None:
-    """{(id of a layer of `dm`, parameter name): dtype} as the legacy load builds `dm`'s class from the model's config
-    (on the meta device: no memory), None where this model cannot be built that way."""
+def _built_dtypes(base, dm) -> dict:
+    """{parameter name: dtype} of `dm` as the legacy load builds its class from the model's config (on the meta device:
+    no memory); {} where this model cannot be built that way."""
     import torch
 
     try:
         import comfy.ops
 
-        cfg = dict(base.model_config.unet_config)
         with torch.device("meta"):
-            fresh = type(dm)(**cfg, device="meta", operations=comfy.ops.disable_weight_init)
-        mods = dict(fresh.named_modules())
-        return {(id(m), n): mods[k]._parameters[n].dtype for k, m in dm.named_modules()
-                for n, t in m._parameters.items()
-                if t is not None and k in mods and mods[k]._parameters.get(n) is not None}
+            fresh = type(dm)(**base.model_config.unet_config, device="meta", operations=comfy.ops.disable_weight_init)
     except Exception:  # noqa: BLE001 - a model class built another way than from its config
-        return None
+        return {}
+    return {n: t.dtype for n, t in fresh.named_parameters()}
 
 
 def block_fetch_support() -> str | None:

@@ -185,7 +185,8 @@ def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
                      "loader or Accel Load Diffusion Model (FP8) can)")
         elif (rounds := comfy_compat.legacy_load_rounds(model)) is not None:
             keep += f"; {wants}: {legacy_rounding_text(*rounds)}"
-            log.warning("compile: %s: %s", wants, legacy_rounding_text(*rounds))
+            log.warn_once(("compile", "legacy_rounds", id(model.model)), "compile: %s: %s", wants,
+                          legacy_rounding_text(*rounds))
         else:
             why = (f"CUDA graphs need its weights resident, and {text}" if cfg.cuda_graphs
                    else f"resident_weights on, and {text}" if cfg.resident

@@ -283,7 +283,7 @@ def _clone_off_gpu(model):
     if getattr(m, "load_device", None) is None or m.load_device.type == "cpu":
         return m, "ComfyUI's process: the weights stay on the CPU (the workers hold one copy per GPU)"
     rounds = None
-    if comfy_compat.patcher_is_dynamic(m):
+    if comfy_compat.patcher_is_dynamic(model):  # and so its clone
         rounds = comfy_compat.legacy_load_rounds(model)
         try:
             m = model.clone(disable_dynamic=True)
@@ -296,7 +296,8 @@ def _clone_off_gpu(model):
             "copy on GPU 0; one copy per GPU)")
     if rounds is not None:
         n, dtype = rounds
-        log.warning("multigpu: the plain copy of this model rounds %d of its tensors to %s", n, dtype)
+        log.warn_once(("multigpu", "legacy_rounds", id(model.model)),
+                      "multigpu: the plain copy of this model rounds %d of its tensors to %s", n, dtype)
         line += (f"; NOTE: this file mixes {dtype} with wider tensors, and that plain copy rounds {n} of them to "
                  f"{dtype} (the image differs from a single-GPU run's under DynamicVRAM)")
     return m, line
