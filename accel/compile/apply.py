@@ -8,7 +8,16 @@ from ..common import log
 from ..common.errors import AccelError, current_title
 from ..common.report import Report
 from . import cache as compile_cache
-from .config import CORE_WRAPPER_KEY, MEMORY_KEPT, MEMORY_OFF, WRAPPER_KEY, CompileConfig, status_for
+from .config import (
+    CORE_WRAPPER_KEY,
+    GRAPHS_KEPT,
+    MEMORY_KEPT,
+    MEMORY_OFF,
+    RESIDENT_KEPT,
+    WRAPPER_KEY,
+    CompileConfig,
+    status_for,
+)
 from .dynamo_compat import shares_block_graphs
 from .graphs import CudaGraphs, resident_decision
 from .preflight import fail_preflight, preflight_problem
@@ -174,8 +183,8 @@ def _clone(model, cfg: CompileConfig, whole: tuple | None = None):
     keep = (f"{MEMORY_KEPT} (ComfyUI streams the weights; each compiled block fetches its weights just before it "
             "runs)")
     if why is None and (cfg.cuda_graphs or cfg.resident or whole):
-        wants = ("CUDA graphs do not run on it" if cfg.cuda_graphs else "resident_weights: kept streaming"
-                 if cfg.resident else f"{whole[1]}: kept streaming")
+        wants = (GRAPHS_KEPT if cfg.cuda_graphs else RESIDENT_KEPT if cfg.resident
+                 else f"{whole[1]}: kept streaming")
         fits, text = _fits(model)
         if not fits:
             keep += f"; {wants}: {text}"

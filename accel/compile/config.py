@@ -27,6 +27,9 @@ BACKENDS = ("inductor", "cudagraphs")  # the node offers these; apply_compile ac
 # how the report's memory line opens (accel.compile.apply `_clone`); the report's first line reads which one it is
 MEMORY_KEPT = "memory: DynamicVRAM kept"
 MEMORY_OFF = "memory: DynamicVRAM OFF for this model"
+# what the memory line says where an input that needs resident weights was not applied, before its reason
+RESIDENT_KEPT = "resident_weights: kept streaming"
+GRAPHS_KEPT = "CUDA graphs do not run on it"
 
 _SCOPE_ALIASES = {"blocks": "blocks", "transformer blocks": "blocks", "block": "blocks",
                   "model": "model", "whole model": "model", "whole diffusion model": "model",

@@ -1,6 +1,8 @@
 """The text Accel Compile shows: settings, guard filter, epilogue, memory, cache and status."""
 from __future__ import annotations
 
+import re
+
 import torch
 
 from ..common.report import Report, Section
@@ -9,6 +11,17 @@ from . import config
 from .config import CompileConfig, CompileStatus
 from .dynamo_compat import guard_filter_supported, inductor_has
 from .graphs import ASYNC_ALLOCATOR
+
+
+def _not_applied(memory_note: str) -> str:
+    """Where resident_weights or CUDA graphs were asked for and the model kept streaming, which one and why, short (the
+    memory line's reason up to its details: apply._clone writes `; {what}: {reason}`), for the report's first line."""
+    for what, name in ((config.RESIDENT_KEPT, "resident_weights"), (config.GRAPHS_KEPT, "CUDA graphs")):
+        _, found, reason = memory_note.partition(f"; {what}: ")
+        if found:
+            short = re.split(r": | [(]|\n", reason, maxsplit=1)[0]
+            return f"{name} not applied: {short}; "
+    return ""
 
 
 def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str, cache_info,
@@ -21,7 +34,7 @@ def compile_report(base, cfg: CompileConfig, st: CompileStatus, region_note: str
         if memory_note.startswith(config.MEMORY_OFF):
             head += ", weights resident (DynamicVRAM off for this model)"
         elif memory_note.startswith(config.MEMORY_KEPT):
-            head += ", weights streamed by ComfyUI (see memory below)"
+            head += f", weights streamed by ComfyUI ({_not_applied(memory_note)}see memory below)"
     lines = []
     if len(cfg.chain) > 1:
         lines.append(f"  fallback chain: {chain}")

@@ -790,13 +790,16 @@ def test_resident_weights_load_a_model_that_fits_without_dynamicvram(M, wan, C, 
     m, report = C.apply_compile(dynamic(), backend="eager", resident=True)
     assert recreated == [True]
     assert "DynamicVRAM kept" in report and "resident_weights: kept streaming: the model does not fit" in report
-    assert report.splitlines()[0].endswith("weights streamed by ComfyUI (see memory below)"), report
+    assert report.splitlines()[0].endswith("weights streamed by ComfyUI (resident_weights not applied: the model does "
+                                           "not fit; see memory below)"), report
     assert report.splitlines()[1] == "gain: the exact chain's row", report  # it streamed: not the resident figure
     assert _close(forward(m, x, ctx), ref)
 
     fits[0] = True
     m, report = C.apply_compile(dynamic(init=False), backend="eager", resident=True)
     assert recreated == [True] and "resident_weights: kept streaming: its loader cannot re-create it" in report
+    assert report.splitlines()[0].endswith("(resident_weights not applied: its loader cannot re-create it without "
+                                           "DynamicVRAM; see memory below)"), report
 
     m, report = C.apply_compile(dynamic(), backend="eager")  # off: as before
     assert recreated == [True] and "DynamicVRAM kept" in report and "resident_weights" not in report
@@ -862,6 +865,15 @@ def test_resident_load_refused_where_it_would_round_the_file(M, wan, C, mod, mon
         assert (f"{wants}: this file mixes float8_e4m3fn with wider tensors, and ComfyUI's resident load would round "
                 f"{n} of them to float8_e4m3fn") in report, report
         assert "DynamicVRAM kept" in report
+        # the first line says the input was not applied, and why (scope model: no input asked for resident weights)
+        head = {"resident": "resident_weights", "cuda_graphs": "CUDA graphs"}.get(next(iter(kw)))
+        first = report.splitlines()[0]
+        if head:
+            assert first.endswith(f"({head} not applied: this file mixes float8_e4m3fn with wider tensors, and "
+                                  f"ComfyUI's resident load would round {n} of them to float8_e4m3fn; see memory "
+                                  "below)"), report
+        else:
+            assert "not applied" not in first, report
         assert _close(forward(m, x, ctx), ref)
 
 
