@@ -3748,6 +3748,96 @@ rows(S_FLUX2_KJ, "h200/family_033_flux2_8steps/kj_shared/matrix.json",
      ("flux2kj.h200.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.006, "{:.2f}x",
       "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
 
+_R6 = "one H200 to itself, 2026-11-30, one list of runs after another"
+S_QWEN_FP8_REFUSED = Setup("H200", "0.33.0", 141, "Qwen-Image 20B random weights in the plain fp8 layout of "
+                           "qwen_image_fp8_e4m3fn, 1328x1328, 8 steps CFG 2.5, each chain on its own, one timed run "
+                           "(bench_matrix.py --family qwen_image --steps 8 --stored fp8_e4m3fn --sequential --chains "
+                           "shipped,shipped_resident --rounds 1), after Accel Compile refused the rounding resident "
+                           "load, " + _R6)
+rows(S_QWEN_FP8_REFUSED, "h200/family_033_qwen_image_8steps/fp8_e4m3fn_refused/matrix.json",
+     ("qwenfp8refused.h200.shipped.speedup", "json:chains/shipped/speedup", 1.363, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("qwenfp8refused.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.357, "{:.2f}x",
+      "the exact chain with resident_weights on, kept streaming, vs stock"),
+     ("qwenfp8refused.h200.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999876, "{:.6f}",
+      "the same, final latent vs stock"))
+S_KONTEXT24 = Setup("H200", "0.33.0", 24, "FLUX.1 Kontext dev 12B random weights in ComfyUI's scaled-fp8 layout, "
+                    "1024x1024 with one 1024x1024 reference latent, 20 steps, guidance 3.5, a simulated 24 GB card "
+                    "(another process holds the rest of the GPU), each chain on its own, one timed run "
+                    "(bench_matrix.py --family flux --edit --stored fp8_scaled --sequential --card 24 --occupy "
+                    "--chains shipped,shipped_resident,core_compile,kj_sage_compile --rounds 1), " + _R6)
+rows(S_KONTEXT24, "h200/family_033_flux_kontext/card24/matrix.json",
+     ("kontext24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.545, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("kontext24.h200.24.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.565, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("kontext24.h200.24.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999925, "{:.6f}",
+      "the same, final latent vs stock"),
+     ("kontext24.h200.24.kj.speedup", "json:chains/kj_sage_compile/speedup", 0.613, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_QEDIT24 = Setup("H200", "0.33.0", 24, "Qwen-Image-Edit 20B bf16 random weights loaded by ComfyUI's loader, "
+                  "1328x1328 with one reference latent, 8 steps CFG 2.5, a simulated 24 GB card, each chain on its "
+                  "own, one timed run (bench_matrix.py --family qwen_image --edit --steps 8 --sequential --card 24 "
+                  "--occupy --chains shipped,core_compile,kj_sage_compile --rounds 1; stopped by its time limit while "
+                  "stock ran again last), " + _R6)
+rows(S_QEDIT24, "h200/family_033_qwen_image_edit_8steps/card24_cut/matrix.json",
+     ("qedit24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.579, "{:.2f}x", "the exact chain vs stock"),
+     ("qedit24.h200.24.shipped.cosine", "json:chains/shipped/cosine", 0.999899, "{:.6f}",
+      "the exact chain, final latent vs stock"),
+     ("qedit24.h200.24.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.114, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_FLUX2_24 = Setup("H200", "0.33.0", 24, "Flux.2-dev 32B random weights in ComfyUI's scaled-fp8 layout, 1248x832, 8 of "
+                   "20 steps, guidance 4, a simulated 24 GB card, each chain on its own, one timed run "
+                   "(bench_matrix.py --family flux2 --stored fp8_scaled --steps 8 --sequential --card 24 --occupy "
+                   "--chains shipped,kj_sage_compile --rounds 1), " + _R6)
+rows(S_FLUX2_24, "h200/family_033_flux2_8steps/card24/matrix.json",
+     ("flux2_24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.32, "{:.2f}x", "the exact chain vs stock"),
+     ("flux2_24.h200.24.kj.speedup", "json:chains/kj_sage_compile/speedup", 1.025, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+S_SDXL24_KJ = Setup("H200", "0.33.0", 24, "SDXL 1.0 base UNet fp16 random weights loaded by ComfyUI's loader, "
+                    "1024x1024, 20 steps CFG 7, a simulated 24 GB card, each chain on its own, 2 timed runs, the "
+                    "slower (bench_matrix.py --family sdxl --sequential --card 24 --occupy --chains kj_sage_compile "
+                    "--rounds 2), " + _R6)
+rows(S_SDXL24_KJ, "h200/family_033_sdxl/card24_kj/matrix.json",
+     ("sdxl24kj.h200.24.kj.speedup", "json:chains/kj_sage_compile/speedup", 0.371, "{:.2f}x",
+      "KJNodes PathchSageAttentionKJ (auto) -> TorchCompileModelAdvanced vs stock"))
+
+S_ZRES_RC = Setup("H200", "0.33.0", 141, "Z-Image Turbo 6B bf16 random weights loaded by ComfyUI's loader, 1024x1024, "
+                  "9 steps, each chain on its own, one timed run, then 832x1216 and 1024x1024 twice (bench_matrix.py "
+                  "--family z_image --sequential --chains shipped_resident --rounds 1 --resolution-change 832x1216), "
+                  + _R6)
+rows(S_ZRES_RC, "h200/family_033_z_image_peers/resolution_change/matrix.json",
+     ("zresrc.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.325, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("zresrc.h200.shipped_resident.resize.first", "json:chains/shipped_resident/resolution_change/pairs/0/times_s/0",
+      0.898, "{:.2f} s", "the exact chain's first run at 832x1216"),
+     ("zresrc.h200.shipped_resident.resize.recompiles",
+      "json:chains/shipped_resident/resolution_change/pairs/1/recompiles", 0, "{:d}",
+      "the exact chain's recompiles after both size changes"))
+S_FLUX_RC = Setup("H200", "0.33.0", 141, "Flux.1-dev 12B bf16 random weights loaded by ComfyUI's loader, 1024x1024, 20 "
+                  "steps, each chain on its own, one timed run, then 832x1216 and 1024x1024 twice (bench_matrix.py "
+                  "--family flux --sequential --chains shipped_resident --rounds 1 --resolution-change 832x1216; "
+                  "packed while stock ran again last), " + _R6)
+rows(S_FLUX_RC, "h200/family_033_flux_1024_resident/resolution_change_cut/matrix.json",
+     ("fluxrc.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.351, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("fluxrc.h200.shipped_resident.resize.first", "json:chains/shipped_resident/resolution_change/pairs/0/times_s/0",
+      10.819, "{:.1f} s", "the exact chain's first run at 832x1216 (recompiling)"),
+     ("fluxrc.h200.shipped_resident.resize.recompiles",
+      "json:chains/shipped_resident/resolution_change/pairs/1/recompiles", 2, "{:d}",
+      "the exact chain's recompiles after both size changes (Flux has two kinds of blocks)"))
+S_FLUX2_RES = Setup("H200", "0.33.0", 141, "Flux.2-dev 32B random weights in ComfyUI's scaled-fp8 layout, 1248x832, 8 "
+                    "of 20 steps, guidance 4, each chain on its own, 2 timed runs, the slower (bench_matrix.py "
+                    "--family flux2 --stored fp8_scaled --steps 8 --sequential --chains shipped,shipped_resident "
+                    "--rounds 2), "
+                    + _R6)
+rows(S_FLUX2_RES, "h200/family_033_flux2_8steps/resident/matrix.json",
+     ("flux2res.h200.shipped.speedup", "json:chains/shipped/speedup", 1.332, "{:.2f}x",
+      "the exact chain, DynamicVRAM kept, vs stock"),
+     ("flux2res.h200.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999856, "{:.6f}",
+      "the same, final latent vs stock"))
+about(S_FLUX2_RES, ("flux2res.h200.shipped_resident.speedup", "the exact chain with resident_weights on vs stock"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU: dict[str, str] = {}

@@ -331,6 +331,9 @@ Z_IMAGE_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
 # latent (bench/results/h200/family_033_flux_kontext/fp8_scaled_resident_shared/). Not the Qwen-Image workflows: their
 # plain fp8 files' resident load rounds the 16-bit tensors to fp8 (Accel Compile keeps such a file streaming).
 KONTEXT_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
+# Flux.2-dev's chain the same: 1.38x against 1.33x streamed on its scaled-fp8 layout, the same final latent
+# (bench/results/h200/family_033_flux2_8steps/resident/); on a card its 32 GiB do not fit, it keeps streaming.
+FLUX2_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
 # SDXL's template keeps one size: the whole UNet as one region ran faster than its layers and level with ComfyUI's
 # TorchCompileModel (bench/results/h200/family_033_sdxl/sdpa_default/); dynamic false: a new size compiles a static
 # graph once more instead of the dynamic recompile that ran for minutes (resolution_change_cut/).
@@ -919,7 +922,7 @@ def flux2_dev(info) -> Flow:
     guid = f.add("FluxGuidance", "Guidance 4", conditioning=f.out(pos), guidance=4.0)
     f.colors[pos] = POS_COLOR
     lat = f.add("EmptyFlux2LatentImage", "Image size (1248x832)", width=1248, height=832, batch_size=1)
-    chain = _chain(f, f.out(unet), SHIPPED_CHAIN)
+    chain = _chain(f, f.out(unet), SHIPPED_CHAIN, values=FLUX2_VALUES)
     guider = f.add("BasicGuider", "Guider", model=f.out(chain[-1]), conditioning=f.out(guid))
     sigmas = f.add("Flux2Scheduler", "Flux.2 Scheduler (20 steps)", steps=20, width=1248, height=832)
     sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler")
@@ -927,6 +930,10 @@ def flux2_dev(info) -> Flow:
     f.outputs = {"sampler": sample[-1], "save": outs[-1]}
     n = _about(f, "Flux.2-dev + CUDA settings, attention, compile", _FAMILY_BODY.format(model="Flux.2").replace(
         "the video differs", "the image differs") + """
+
+Accel Compile's `resident_weights` is on here: where the model fits the card, ComfyUI loads it resident instead of
+fetching each block's weights at every step (same output; where it does not fit the card it keeps streaming, and
+the report's first line says which).
 
 The graph is ComfyUI's Flux.2 template without its reference image (text to image): 1248x832, guidance 4, 20 steps
 euler, Flux2Scheduler.""",

@@ -115,6 +115,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
          "{:.2f}x")],
     "h200/family_033_flux2_8steps/matrix.json": [
         ("family.h200.flux2_8steps.shipped.speedup", "json:chains/shipped/speedup", 1.4, "{:.2f}x")],
+    "h200/family_033_flux2_8steps/resident/matrix.json": [
+        ("flux2res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.383, "{:.2f}x")],
     "h200/family_033_hunyuan_video15_2steps/fp8_auto/matrix.json": [
         ("family.h200.hunyuan_video15_2steps.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.95,
          "{:.2f}x")],

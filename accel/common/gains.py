@@ -58,6 +58,7 @@ GAINS = {
         "flux": {"H200": "family.h200.flux_resident.shipped_resident.speedup"},
         "z_image": {"H200": "family.h200.zimage_resident.shipped_resident.speedup"},
         "qwen_image": {"H200": "family.h200.qwen_resident.shipped_resident.speedup"},
+        "flux2": {"H200": "flux2res.h200.shipped_resident.speedup"},
     },
     WHOLE: {  # measured with eager's 16-bit roundings kept, as the whole model compiles (accel.compile.runners)
         "sdxl": {"H200": "sdxlkept.h200.model_scope.speedup"},
