@@ -327,12 +327,12 @@ the `family:` line of Accel Compile's report, and the pack's docs/nodes.md, "Mod
 # Z-Image Turbo's chain loads the model resident where it fits (Accel Compile resident_weights): faster than
 # DynamicVRAM's per-call weight fetch on the H200 (bench/results/h200/family_033_z_image_peers/resident/).
 Z_IMAGE_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
-# FLUX.1 Kontext's chain loads its fp8_scaled model resident where it fits: 1.61x against 1.58x streamed, the same final
-# latent (bench/results/h200/family_033_flux_kontext/fp8_scaled_resident_shared/). Not the Qwen-Image workflows: their
+# FLUX.1 Kontext's chain loads its fp8_scaled model resident where it fits: faster than streamed, the same final latent
+# (bench/results/h200/family_033_flux_kontext/fp8_scaled_resident_shared/). Not the Qwen-Image workflows: their
 # plain fp8 files' resident load rounds the 16-bit tensors to fp8 (Accel Compile keeps such a file streaming).
 KONTEXT_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
-# Flux.2-dev's chain the same: 1.38x against 1.33x streamed on its scaled-fp8 layout, the same final latent
-# (bench/results/h200/family_033_flux2_8steps/resident/); on a card its 32 GiB do not fit, it keeps streaming.
+# Flux.2-dev's chain the same: faster than streamed on its scaled-fp8 layout, the same final latent
+# (bench/results/h200/family_033_flux2_8steps/resident/); on a card it does not fit, it keeps streaming.
 FLUX2_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
 # SDXL's template keeps one size: the whole UNet as one region ran faster than its layers and level with ComfyUI's
 # TorchCompileModel (bench/results/h200/family_033_sdxl/sdpa_default/); dynamic false: a new size compiles a static
