@@ -3838,6 +3838,69 @@ rows(S_FLUX2_RES, "h200/family_033_flux2_8steps/resident/matrix.json",
       "the same, final latent vs stock"))
 about(S_FLUX2_RES, ("flux2res.h200.shipped_resident.speedup", "the exact chain with resident_weights on vs stock"))
 
+_R7 = "one H200 to itself, 2026-11-30, a later machine, one list of runs after another"
+S_FLUX2_20 = Setup("H200", "0.33.0", 141, "Flux.2-dev 32B random weights in ComfyUI's scaled-fp8 layout, 1248x832, "
+                   "the template's 20 steps, guidance 4, each chain on its own, 2 timed runs, the slower "
+                   "(bench_matrix.py --family flux2 --stored fp8_scaled --sequential --chains shipped_resident "
+                   "--rounds 2), " + _R7)
+rows(S_FLUX2_20, "h200/family_033_flux2_8steps/steps20_resident/matrix.json",
+     ("flux2_20.h200.shipped_resident.cosine", "json:chains/shipped_resident/cosine", 0.999942, "{:.6f}",
+      "the same, final latent vs stock"),
+     ("flux2_20.h200.shipped_resident.first", "json:chains/shipped_resident/first_run_s", 30.6, "{:.1f} s",
+      "the exact chain's first run, the inductor cache empty"))
+about(S_FLUX2_20, ("flux2_20.h200.shipped_resident.speedup", "the exact chain, resident_weights on, vs stock"))
+S_FLUX2_PROF = Setup("H200", "0.33.0", 141, "Flux.2-dev 32B random weights in ComfyUI's scaled-fp8 layout, 1248x832, "
+                     "8 of 20 steps, guidance 4, each chain on its own, one timed run, then one run under "
+                     "torch.profiler (bench_matrix.py --family flux2 --stored fp8_scaled --steps 8 --sequential "
+                     "--chains shipped_resident --rounds 1 --profile), " + _R7)
+rows(S_FLUX2_PROF, "h200/family_033_flux2_8steps/resident_profile/matrix.json",
+     ("flux2prof.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.347, "{:.2f}x",
+      "the exact chain, resident_weights on, vs stock"),
+     ("flux2prof.h200.stock.wall", "json:chains/stock/profile/wall_ms", 3292.1, "{:.0f} ms",
+      "stock's profiled run, wall"),
+     ("flux2prof.h200.stock.matmul", "json:chains/stock/profile/by_category_ms/matmul", 1411.0, "{:.0f} ms",
+      "stock's profiled run, matmul kernels"),
+     ("flux2prof.h200.stock.attention", "json:chains/stock/profile/by_category_ms/attention", 785.1, "{:.0f} ms",
+      "stock's profiled run, attention kernels"),
+     ("flux2prof.h200.shipped_resident.wall", "json:chains/shipped_resident/profile/wall_ms", 2447.4, "{:.0f} ms",
+      "the exact chain's profiled run, wall"),
+     ("flux2prof.h200.shipped_resident.kernels", "json:chains/shipped_resident/profile/kernel_ms", 2227.2,
+      "{:.0f} ms", "the exact chain's profiled run, GPU kernels"),
+     ("flux2prof.h200.shipped_resident.matmul", "json:chains/shipped_resident/profile/by_category_ms/matmul", 1533.7,
+      "{:.0f} ms", "the exact chain's profiled run, matmul kernels"),
+     ("flux2prof.h200.shipped_resident.attention", "json:chains/shipped_resident/profile/by_category_ms/attention",
+      396.0, "{:.0f} ms", "the exact chain's profiled run, attention kernels"),
+     ("flux2prof.h200.shipped_resident.triton", "json:chains/shipped_resident/profile/by_category_ms/triton", 256.3,
+      "{:.0f} ms", "the exact chain's profiled run, inductor's fused kernels"))
+S_LTX2_20 = Setup("H200", "0.33.0", 141, "LTX-2 19B random weights in ComfyUI's scaled-fp8 layout, 1280x704 121 "
+                  "frames with audio, the template's 20 steps, CFG 4, each chain on its own, one timed run "
+                  "(bench_matrix.py --family ltxav --stored fp8_scaled --sequential --chains shipped --rounds 1), "
+                  + _R7)
+rows(S_LTX2_20, "h200/family_033_ltx2_4steps/steps20/matrix.json",
+     ("ltx2_20.h200.shipped.cosine", "json:chains/shipped/cosine", 0.998607, "{:.6f}",
+      "the same, final latent vs stock's first run"),
+     ("ltx2_20.h200.stock.cosine", "json:chains/stock/cosine", 0.99886, "{:.6f}",
+      "stock's timed run, final latent vs stock's first run"))
+about(S_LTX2_20, ("ltx2_20.h200.shipped.speedup", "the exact chain vs stock"))
+S_LTX2_24 = Setup("H200", "0.33.0", 24, "LTX-2 19B random weights in ComfyUI's scaled-fp8 layout, 1280x704 121 frames "
+                  "with audio, 4 of 20 steps, CFG 4, a simulated 24 GB card (another process holds the rest of the "
+                  "GPU), each chain on its own, one timed run (bench_matrix.py --family ltxav --stored fp8_scaled "
+                  "--steps 4 --sequential --card 24 --occupy --chains shipped --rounds 1), " + _R7)
+rows(S_LTX2_24, "h200/family_033_ltx2_4steps/card24/matrix.json",
+     ("ltx2_24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.349, "{:.2f}x", "the exact chain vs stock"))
+S_HV15_24 = Setup("H200", "0.33.0", 24, "HunyuanVideo 1.5 8.3B bf16 random weights loaded by ComfyUI's loader, "
+                  "848x480 121 frames, 2 of 20 steps, CFG 6, a simulated 24 GB card, each chain on its own, one "
+                  "timed run (bench_matrix.py --family hunyuan_video15 --steps 2 --sequential --card 24 --occupy "
+                  "--chains shipped --rounds 1), " + _R7)
+rows(S_HV15_24, "h200/family_033_hunyuan_video15_2steps/card24/matrix.json",
+     ("hv15_24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.841, "{:.2f}x", "the exact chain vs stock"))
+S_K5_24 = Setup("H200", "0.33.0", 24, "Kandinsky 5 Video Lite 2B bf16 random weights loaded by ComfyUI's loader, "
+                "768x512 121 frames, 2 of 50 steps, CFG 5, a simulated 24 GB card, each chain on its own, one timed "
+                "run (bench_matrix.py --family kandinsky5 --steps 2 --sequential --card 24 --occupy --chains shipped "
+                "--rounds 1), " + _R7)
+rows(S_K5_24, "h200/family_033_kandinsky5_2steps/card24/matrix.json",
+     ("k5_24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.635, "{:.2f}x", "the exact chain vs stock"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU: dict[str, str] = {}

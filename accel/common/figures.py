@@ -117,6 +117,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.flux2_8steps.shipped.speedup", "json:chains/shipped/speedup", 1.4, "{:.2f}x")],
     "h200/family_033_flux2_8steps/resident/matrix.json": [
         ("flux2res.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.383, "{:.2f}x")],
+    "h200/family_033_flux2_8steps/steps20_resident/matrix.json": [
+        ("flux2_20.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.364, "{:.2f}x")],
     "h200/family_033_hunyuan_video15_2steps/fp8_auto/matrix.json": [
         ("family.h200.hunyuan_video15_2steps.fp8_auto.speedup", "json:chains/fp8_auto_shipped/speedup", 1.95,
          "{:.2f}x")],
@@ -128,6 +130,8 @@ _ROWS = {  # file under bench/results/: [(id, src, value as the file holds it, f
         ("family.h200.kandinsky5_2steps.shipped.speedup", "json:chains/shipped/speedup", 1.624, "{:.2f}x")],
     "h200/family_033_ltx2_4steps/matrix.json": [
         ("family.h200.ltx2_4steps.shipped.speedup", "json:chains/shipped/speedup", 1.413, "{:.2f}x")],
+    "h200/family_033_ltx2_4steps/steps20/matrix.json": [
+        ("ltx2_20.h200.shipped.speedup", "json:chains/shipped/speedup", 1.435, "{:.2f}x")],
     "h200/family_033_minimax_h3/matrix/matrix.json": [
         ("family.h200.minimax_h3.shipped.speedup", "json:chains/shipped/speedup", 1.646, "{:.2f}x")],
     "h200/family_033_minimax_h3_turbo/matrix/matrix.json": [
