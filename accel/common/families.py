@@ -191,14 +191,19 @@ MEASURED = {
     ("hunyuan_video15", ""): _measured(_EXACT, "HunyuanVideo 1.5 8.3B 848x480 121 frames, 2 of the template's 20 "
                                                "steps:",
                                        ("H200", "family.h200.hunyuan_video15_2steps.shipped.speedup")),
-    ("ltxav", ""): _measured(_EXACT, "LTX-2 19B fp8_scaled 1280x704 121 frames with audio, 4 of the template's 20 "
-                                     "steps:", ("H200", "family.h200.ltx2_4steps.shipped.speedup")),
+    ("ltxav", ""): Measured(("H200",), _EXACT, (
+        f"LTX-2 19B fp8_scaled 1280x704 121 frames with audio: {_fig('ltx2_20.h200.shipped.speedup')} with the "
+        f"template's 20 steps, {_fig('family.h200.ltx2_4steps.shipped.speedup')} with 4 of them (H200) stock sampling "
+        "(bench/results/h200/family_033_ltx2_4steps)"),
+        ("ltx2_20.h200.shipped.speedup", "family.h200.ltx2_4steps.shipped.speedup")),
     ("flux2", ""): Measured(("H200",), _EXACT, (
         f"Flux.2-dev 32B fp8_scaled 1248x832, 8 of the template's 20 steps: "
-        f"{_fig('family.h200.flux2_8steps.shipped.speedup')} (H200) stock sampling, "
-        f"{_fig('flux2res.h200.shipped_resident.speedup')} (H200, a later run) with Accel Compile's resident_weights "
-        "on (bench/results/h200/family_033_flux2_8steps)"),
-        ("family.h200.flux2_8steps.shipped.speedup", "flux2res.h200.shipped_resident.speedup")),
+        f"{_fig('family.h200.flux2_8steps.shipped.speedup')} (H200) stock sampling; with Accel Compile's "
+        f"resident_weights on {_fig('flux2res.h200.shipped_resident.speedup')} (H200, a later run), "
+        f"{_fig('flux2_20.h200.shipped_resident.speedup')} with all 20 steps (H200, a later run) "
+        "(bench/results/h200/family_033_flux2_8steps)"),
+        ("family.h200.flux2_8steps.shipped.speedup", "flux2res.h200.shipped_resident.speedup",
+         "flux2_20.h200.shipped_resident.speedup")),
     ("kandinsky5", ""): _measured(_EXACT, "Kandinsky 5 Video Lite 2B 768x512 121 frames, 2 of the template's 50 steps:",
                                   ("H200", "family.h200.kandinsky5_2steps.shipped.speedup")),
     ("sdxl", ""): Measured(("H200",), _EXACT, (

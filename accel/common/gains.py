@@ -30,7 +30,7 @@ GAINS = {
         "sdxl": {"H200": "sdxlsdpa.h200.layers.speedup"},
         "minimax_h3": {"H200": "family.h200.minimax_h3_turbo.shipped.speedup"},
         "hunyuan_video15": {"H200": "family.h200.hunyuan_video15_2steps.shipped.speedup"},
-        "ltxav": {"H200": "family.h200.ltx2_4steps.shipped.speedup"},
+        "ltxav": {"H200": "ltx2_20.h200.shipped.speedup"},
         "flux2": {"H200": "family.h200.flux2_8steps.shipped.speedup"},
         "kandinsky5": {"H200": "family.h200.kandinsky5_2steps.shipped.speedup"},
     },
@@ -58,7 +58,7 @@ GAINS = {
         "flux": {"H200": "family.h200.flux_resident.shipped_resident.speedup"},
         "z_image": {"H200": "family.h200.zimage_resident.shipped_resident.speedup"},
         "qwen_image": {"H200": "family.h200.qwen_resident.shipped_resident.speedup"},
-        "flux2": {"H200": "flux2res.h200.shipped_resident.speedup"},
+        "flux2": {"H200": "flux2_20.h200.shipped_resident.speedup"},
     },
     WHOLE: {  # measured with eager's 16-bit roundings kept, as the whole model compiles (accel.compile.runners)
         "sdxl": {"H200": "sdxlkept.h200.model_scope.speedup"},
