@@ -45,6 +45,7 @@ image-edit model (FLUX.1 Kontext dev, Qwen-Image-Edit), one reference latent of 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -240,6 +241,11 @@ def parse(argv=None):
     ap.add_argument("--profile", action="store_true", help="with --sequential: after each chain's timed runs, one more "
                     "run under torch.profiler: GPU kernel time by category, top kernels, GPU-busy share of the wall "
                     "time")
+    ap.add_argument("--clocks", action="store_true",
+                    help="sample the GPU's SM clock, power, temperature and clock slowdown reasons (nvidia-smi, "
+                    "every 0.1 s) while each chain's timed runs, and its profiled run (the sampling, not the "
+                    "profiler's processing after it), run: each chain's `clocks` and `clocks_profiled` in "
+                    "matrix.json, a table in matrix.md (to tell a slower kernel from a slower clock)")
     ap.add_argument("--sync-sites", action="store_true",
                     help="with --profile: one more run with torch's CUDA sync debug "
                     "mode on: where the host waited for the GPU, grouped by the Python frames that led there")
@@ -297,6 +303,33 @@ def parse(argv=None):
 
 
 log = runner.Log("bench_matrix")
+
+
+def clock_lines(chains: dict) -> list[str]:
+    """matrix.md's table of the GPU's clocks per chain (--clocks): its timed runs, then its profiled run."""
+    rows = []
+    for n, r in chains.items():
+        for field, what in (("clocks", "timed runs"), ("clocks_profiled", "profiled run")):
+            c = r.get(field)
+            if not c:
+                continue
+            if not c.get("samples"):
+                rows.append(f"| {n} | {what} | 0 | | | | | {c.get('error', '')} |")
+                continue
+            slow = ", ".join(f"{k[6:]} {v}" for k, v in c.items() if k.startswith("share_")) or "none"
+            rows.append(f"| {n} | {what} | {c['samples']} | {c['sm_mhz_median']} | {c['sm_mhz_min']} | "
+                        f"{c['power_w_median']} | {c['temp_c_max']} | {slow} |")
+    if not rows:
+        return []
+    return ["", "## GPU clocks while each chain ran (nvidia-smi every 0.1 s)", "",
+            "| chain | runs | samples | SM MHz median | SM MHz min | power W median | temp C max | share of samples "
+            "slowed, by reason |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |", *rows]
+
+
+def monitor_gpu_index(env=None) -> int:
+    """nvidia-smi's index of the first GPU CUDA_VISIBLE_DEVICES names (0 where it is unset or names a UUID)."""
+    first = (os.environ if env is None else env).get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return int(first) if first.isdigit() else 0
 
 
 class MemSampler:
@@ -366,6 +399,10 @@ class Matrix:
     def boot(self):
         sys.path.insert(0, str(REPO / "harness"))
         from accel_harness import mainlike
+        from accel_harness.timing import GpuMonitor
+
+        # the GPU this process sees first, by nvidia-smi's index (bench/run_parallel.sh sets CUDA_VISIBLE_DEVICES)
+        self.mon = GpuMonitor(gpu=monitor_gpu_index()).__enter__() if self.a.clocks and not self.a.smoke else None
 
         comfy_args = self.a.comfy_args.split()
         total = None if self.a.smoke else runner.gpu_total_gib()
@@ -847,7 +884,7 @@ class Matrix:
         for rnd in range(self.a.rounds):
             for n in (order if rnd % 2 == 0 else order[::-1]):
                 r = self.res["chains"][n]
-                t, lat = self.timed(models[n], r)
+                t, lat = self.timed(models[n], r, n)
                 r.update(_fidelity(lat, ref))
                 r["self_max_abs_diff"] = _self_diff(lat, firsts[n], r)
                 log(f"round {rnd}: {n} {t:.2f} s {_short(r)}")
@@ -875,18 +912,40 @@ class Matrix:
         self.torch._dynamo.reset()  # compiled code cached on shared code objects outlives the model objects
         self.res["after_dynamo_reset_gib"] = self._unload()
 
-    def timed(self, model, r):
-        """One timed sample: its time appended to r["times_s"], torch's and the device's peak memory in r."""
+    def timed(self, model, r, label: str):
+        """One timed sample: its time appended to r["times_s"], torch's and the device's peak memory in r; with
+        --clocks the GPU's clocks while it ran in r["clocks"] (every timed run of `label` so far)."""
         torch = self.torch
         if self.cuda:
             torch.cuda.reset_peak_memory_stats()
-        with MemSampler(torch) if self.cuda else _Null() as ms:
+        with MemSampler(torch) if self.cuda else _Null() as ms, self.clocks(label, r, "clocks"):
             t, lat = self.sample(model)
         r["times_s"].append(round(t, 3))
         if self.cuda:
             r["peak_alloc_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
             r["peak_device_gib"] = round(ms.peak / 2 ** 30, 2)
         return t, lat
+
+    @contextlib.contextmanager
+    def clocks(self, label: str, r: dict, field: str):
+        """With --clocks: the monitor files its samples under `label` while the block runs; r[field] = their summary."""
+        mon = getattr(self, "mon", None)
+        if mon is None:
+            yield
+            return
+        mon.phase(label)
+        try:
+            yield
+        finally:
+            mon.phase(None)
+            summ = mon.summary()
+            r[field] = summ.get(label) or {"samples": 0, **({"error": summ["_error"]} if "_error" in summ else {})}
+
+    def clocked(self, label: str, r: dict, field: str, model):
+        """self.sample(model) with --clocks' samples of that run alone in r[field] (not the profiler's processing
+        after it, when the GPU idles)."""
+        with self.clocks(label, r, field):
+            return self.sample(model)
 
     def fp8_calls(self, m):
         """Layer calls per path of the FP8 loader's model(s) of a chain over its runs (accel.fp8.ops FP8Runtime.calls:
@@ -940,12 +999,13 @@ class Matrix:
                     ref = lat
                 first = lat
                 for _ in range(self.a.rounds):
-                    t, lat = self.timed(m, r)
+                    t, lat = self.timed(m, r, key)
                     r["self_max_abs_diff"] = _self_diff(lat, first, r)
                 if self.a.resolution_change:
                     r["resolution_change"] = self.resolution_change(m)
                 if self.a.profile:  # each model call a range of its own (runner.call_spans): the profile splits by call
-                    r["profile"], _ = runner.profile_kernels(functools.partial(self.sample, self.spanned(m)))
+                    r["profile"], _ = runner.profile_kernels(functools.partial(
+                        self.clocked, key + " (profiled)", r, "clocks_profiled", self.spanned(m)))
                     if self.a.sync_sites and self.cuda:  # sync debug mode needs CUDA
                         r["profile"]["sync_sites"], _ = runner.sync_sites(lambda m=m: self.sample(m))
                     if self.a.host_profile:
@@ -1091,6 +1151,7 @@ class Matrix:
         if "after_unload_alloc_gib" in self.res:
             lines.append(f"\nAllocated after unload_all_models(): {self.res['after_unload_alloc_gib']} GiB "
                          f"(baseline before loading: {self.res.get('baseline_alloc_gib')} GiB)")
+        lines += clock_lines(self.res["chains"])
         if "released_per_chain_gib" in self.res:
             rel = ", ".join(f"{n} {g}" for n, g in self.res["released_per_chain_gib"].items())
             lines.append(f"Then each chain's model object dropped in turn, GiB released: {rel}; allocated with every "

@@ -146,6 +146,39 @@ def test_matrix_marks_a_chain_whose_timed_runs_differ_more_than_twice_as_unstabl
     assert "Unstable, not a speed measurement**: stock:" in md and "attention:" not in md.split("Unstable")[1]
 
 
+def test_matrix_clocks_file_each_chains_samples_under_its_runs(tmp_path):
+    """--clocks: a chain's timed runs and its profiled run get the samples taken while they ran, and matrix.md a row
+    each; samples taken between runs belong to none; no nvidia-smi reading gives a row that says so."""
+    import time
+
+    from accel_harness.timing import GpuMonitor
+
+    bm = _bench_matrix()
+    assert bm.monitor_gpu_index({"CUDA_VISIBLE_DEVICES": "1,0"}) == 1 and bm.monitor_gpu_index({}) == 0
+    assert bm.monitor_gpu_index({"CUDA_VISIBLE_DEVICES": "GPU-6a1b"}) == 0
+
+    m = bm.Matrix.__new__(bm.Matrix)  # the clocks helper needs only the monitor
+    fake = [sys.executable, "-c", "print('1650, 690.5, 70, 0x4')"]
+    with GpuMonitor(interval_s=0.01, command=fake) as m.mon:
+        r = {}
+        time.sleep(0.2)  # between runs: filed under no chain
+        with m.clocks("shipped", r, "clocks"):
+            deadline = time.time() + 20
+            while not m.mon._samples.get("shipped") and time.time() < deadline:
+                time.sleep(0.05)
+        assert r["clocks"]["sm_mhz_median"] == 1650 and r["clocks"]["share_sw_power_cap"] == 1.0
+        assert set(m.mon.summary()) == {"shipped"}
+    m.mon = None
+    with m.clocks("stock", r, "clocks_profiled"):  # no --clocks: nothing recorded
+        pass
+    assert "clocks_profiled" not in r
+    lines = bm.clock_lines({"shipped": r, "stock": {"clocks": {"samples": 0, "error": "nvidia-smi not found"}}})
+    md = "\n".join(lines)
+    assert "| shipped | timed runs |" in md and "| 1650 | 1650 | 690.5 | 70.0 | sw_power_cap 1.0 |" in md
+    assert "| stock | timed runs | 0 |" in md and "nvidia-smi not found" in md
+    assert bm.clock_lines({"stock": {"times_s": [1.0]}}) == []
+
+
 def test_matrix_skips_graph_chains_that_would_record_no_graph():
     """Under cudaMallocAsync (ComfyUI's default) Accel Compile records no CUDA graph, so a `_graphs` chain would time
     the compiled blocks under a graphs label: it is skipped with the flag that measures it; the native allocator and
