@@ -3901,6 +3901,27 @@ S_K5_24 = Setup("H200", "0.33.0", 24, "Kandinsky 5 Video Lite 2B bf16 random wei
 rows(S_K5_24, "h200/family_033_kandinsky5_2steps/card24/matrix.json",
      ("k5_24.h200.24.shipped.speedup", "json:chains/shipped/speedup", 1.635, "{:.2f}x", "the exact chain vs stock"))
 
+_R8 = "one H200 to itself, 2026-11-30, a third machine, power limit 700 W"
+S_FLUX2_CLK = Setup("H200", "0.33.0", 141, "Flux.2-dev 32B random weights in ComfyUI's scaled-fp8 layout, 1248x832, 8 "
+                    "of 20 steps, guidance 4, each chain on its own, 2 timed runs, the GPU's clocks sampled by "
+                    "nvidia-smi every 0.1 s while they ran (bench_matrix.py --family flux2 --stored fp8_scaled "
+                    "--steps 8 --sequential --chains shipped_resident --rounds 2 --profile --clocks), " + _R8)
+rows(S_FLUX2_CLK, "h200/family_033_flux2_8steps/clocks/matrix.json",
+     ("flux2clk.h200.shipped_resident.speedup", "json:chains/shipped_resident/speedup", 1.54, "{:.2f}x",
+      "the exact chain, resident_weights on, vs the slower of stock's first two runs"),
+     ("flux2clk.h200.shipped_resident.time", "json:chains/shipped_resident/times_s/0", 2.324, "{:.2f} s",
+      "the exact chain's slower timed run"),
+     ("flux2clk.h200.stock.time1", "json:chains/stock/times_s/0", 3.58, "{:.2f} s", "stock's first timed run"),
+     ("flux2clk.h200.stock.time2", "json:chains/stock/times_s/1", 3.194, "{:.2f} s", "stock's second timed run"),
+     ("flux2clk.h200.stock.mhz", "json:chains/stock/clocks/sm_mhz_median", 1680, "{:.0f} MHz",
+      "stock's timed runs, median SM clock"),
+     ("flux2clk.h200.stock_again.mhz", "json:chains/stock_again/clocks/sm_mhz_median", 1702, "{:.0f} MHz",
+      "stock's timed runs again last, median SM clock"),
+     ("flux2clk.h200.shipped_resident.mhz", "json:chains/shipped_resident/clocks/sm_mhz_median", 1455, "{:.0f} MHz",
+      "the exact chain's timed runs, median SM clock"),
+     ("flux2clk.h200.shipped_resident.power", "json:chains/shipped_resident/clocks/power_w_median", 688.0,
+      "{:.0f} W", "the exact chain's timed runs, median power"))
+
 # Figures the docs want but no file under bench/results/ holds yet: the docs carry `<!-- TODO(gpu): <id> -->` where
 # they belong and state no number. When the run exists, add a row above and replace the TODO with the figure.
 AWAITING_GPU: dict[str, str] = {}
