@@ -324,16 +324,13 @@ one CUDA graph where the model stays on the GPU. Where this chain was measured o
 the `family:` line of Accel Compile's report, and the pack's docs/nodes.md, "Model families"."""
 
 
-# Z-Image Turbo's chain loads the model resident where it fits (Accel Compile resident_weights): faster than
-# DynamicVRAM's per-call weight fetch on the H200 (bench/results/h200/family_033_z_image_peers/resident/).
-Z_IMAGE_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
-# FLUX.1 Kontext's chain loads its fp8_scaled model resident where it fits: faster than streamed, the same final latent
-# (bench/results/h200/family_033_flux_kontext/fp8_scaled_resident_shared/). Not the Qwen-Image workflows: their
-# plain fp8 files' resident load rounds the 16-bit tensors to fp8 (Accel Compile keeps such a file streaming).
-KONTEXT_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
-# Flux.2-dev's chain the same: faster than streamed on its scaled-fp8 layout, the same final latent
-# (bench/results/h200/family_033_flux2_8steps/resident/); on a card it does not fit, it keeps streaming.
-FLUX2_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
+# The chains that load the model resident where it fits (Accel Compile resident_weights; on a card it does not fit,
+# it keeps streaming), each faster than DynamicVRAM's per-call weight fetch on the H200 with the same final latent:
+# Z-Image Turbo (bench/results/h200/family_033_z_image_peers/resident/), FLUX.1 Kontext's fp8_scaled model
+# (family_033_flux_kontext/fp8_scaled_resident_shared/), Flux.2-dev's scaled-fp8 model
+# (family_033_flux2_8steps/resident/). Not the Qwen-Image workflows: their plain fp8 files' resident load rounds the
+# 16-bit tensors to fp8 (Accel Compile keeps such a file streaming).
+RESIDENT_VALUES = {**_ACCEL_VALUES, "AccelCompile": {"resident_weights": True}}
 # SDXL's template keeps one size: the whole UNet as one region ran faster than its layers and level with ComfyUI's
 # TorchCompileModel (bench/results/h200/family_033_sdxl/sdpa_default/); dynamic false: a new size compiles a static
 # graph once more instead of the dynamic recompile that ran for minutes (resolution_change_cut/).
@@ -358,7 +355,7 @@ def z_image_turbo(info) -> Flow:
     f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
     lat = f.add("EmptySD3LatentImage", "Image size (1024x1024)", width=1024, height=1024, batch_size=1)
     shift = f.add("ModelSamplingAuraFlow", "Shift 3", model=f.out(unet), shift=3.0)
-    chain = _chain(f, f.out(shift), SHIPPED_CHAIN, values=Z_IMAGE_VALUES)
+    chain = _chain(f, f.out(shift), SHIPPED_CHAIN, values=RESIDENT_VALUES)
     ks = _ksampler(f, f.out(chain[-1]), f.out(pos), f.out(zero), f.out(lat), steps=8, cfg=1.0, sampler="res_multistep")
     outs = _image_out(f, f.out(ks), f.out(vae), "z_image_turbo_accel")
     f.outputs = {"sampler": ks, "save": outs[-1]}
@@ -393,7 +390,7 @@ def flux_kontext_dev(info) -> Flow:
     guid = f.add("FluxGuidance", "Guidance 2.5", conditioning=f.out(ref), guidance=2.5)
     zero = f.add("ConditioningZeroOut", "Negative (unused at CFG 1)", conditioning=f.out(pos))
     f.colors[pos], f.colors[zero] = POS_COLOR, NEG_COLOR
-    chain = _chain(f, f.out(unet), SHIPPED_CHAIN, values=KONTEXT_VALUES)
+    chain = _chain(f, f.out(unet), SHIPPED_CHAIN, values=RESIDENT_VALUES)
     ks = _ksampler(f, f.out(chain[-1]), f.out(guid), f.out(zero), f.out(enc), steps=20, cfg=1.0, sampler="euler")
     outs = _image_out(f, f.out(ks), f.out(vae), "flux1_kontext_accel")
     f.outputs = {"sampler": ks, "save": outs[-1]}
@@ -922,7 +919,7 @@ def flux2_dev(info) -> Flow:
     guid = f.add("FluxGuidance", "Guidance 4", conditioning=f.out(pos), guidance=4.0)
     f.colors[pos] = POS_COLOR
     lat = f.add("EmptyFlux2LatentImage", "Image size (1248x832)", width=1248, height=832, batch_size=1)
-    chain = _chain(f, f.out(unet), SHIPPED_CHAIN, values=FLUX2_VALUES)
+    chain = _chain(f, f.out(unet), SHIPPED_CHAIN, values=RESIDENT_VALUES)
     guider = f.add("BasicGuider", "Guider", model=f.out(chain[-1]), conditioning=f.out(guid))
     sigmas = f.add("Flux2Scheduler", "Flux.2 Scheduler (20 steps)", steps=20, width=1248, height=832)
     sample = _custom_sampler(f, guider, sigmas, f.out(lat), "euler")
